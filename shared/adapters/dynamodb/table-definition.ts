@@ -1,0 +1,47 @@
+/**
+ * The one definition of the service's DynamoDB table, used by the CDK stack (infra/) and by the
+ * local bootstrap (local/), so the two can never drift.
+ *
+ * Single-table design; every partition key starts with the tenant:
+ * - `PK = T#<tenant>`, `SK = SCH#<schedule id>`: a schedule (ids are ULIDs, so SK order is age order).
+ * - `PK = T#<tenant>`, `SK = META#schedule-count`: the tenant's schedule counter (quota).
+ * - GSI1 `GSI1PK = T#<tenant>#SCH#TYPE#<scan_type>`, `GSI1SK = <schedule id>`: list by scan type.
+ * - GSI2 `GSI2PK = T#<tenant>#SCH#EN#<true|false>`, `GSI2SK = <schedule id>`: list by enabled.
+ */
+export const tableDefinition = {
+  partitionKey: { name: 'PK', type: 'S' },
+  sortKey: { name: 'SK', type: 'S' },
+  globalSecondaryIndexes: [
+    { indexName: 'GSI1', partitionKey: { name: 'GSI1PK', type: 'S' }, sortKey: { name: 'GSI1SK', type: 'S' } },
+    { indexName: 'GSI2', partitionKey: { name: 'GSI2PK', type: 'S' }, sortKey: { name: 'GSI2SK', type: 'S' } },
+  ],
+  billingMode: 'PAY_PER_REQUEST',
+} as const;
+
+export type KeyAttribute = { name: string; type: 'S' | 'N' };
+
+/** The table as a DynamoDB CreateTable input (local bootstrap, tests). */
+export function createTableInput(tableName: string) {
+  const keys: KeyAttribute[] = [
+    tableDefinition.partitionKey,
+    tableDefinition.sortKey,
+    ...tableDefinition.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
+  return {
+    TableName: tableName,
+    BillingMode: tableDefinition.billingMode,
+    AttributeDefinitions: keys.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
+    KeySchema: [
+      { AttributeName: tableDefinition.partitionKey.name, KeyType: 'HASH' as const },
+      { AttributeName: tableDefinition.sortKey.name, KeyType: 'RANGE' as const },
+    ],
+    GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+        { AttributeName: index.sortKey.name, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'ALL' as const },
+    })),
+  };
+}
