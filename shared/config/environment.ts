@@ -1,0 +1,28 @@
+/**
+ * Names of the environment variables the Lambda functions read. The CDK stack sets them with these
+ * constants; shared/config/*-config.ts parse them with zod at cold start.
+ */
+export const ENV = {
+  /** DynamoDB table of schedules, scans, findings. */
+  tableName: 'TABLE_NAME',
+  /** EventBridge Scheduler group holding one schedule per enabled row. */
+  scheduleGroupName: 'SCHEDULE_GROUP_NAME',
+  /** ARN of the scan queue: the trigger target. */
+  scanQueueArn: 'SCAN_QUEUE_ARN',
+  /** URL of the scan queue (run now, manual scans). */
+  scanQueueUrl: 'SCAN_QUEUE_URL',
+  /** Role EventBridge Scheduler assumes to send to the scan queue. */
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  /** Queue for fires the scheduler could not deliver. */
+  schedulerDlqArn: 'SCHEDULER_DLQ_ARN',
+  /** Secrets Manager secret holding the HS256 session key. */
+  sessionKeySecretArn: 'SESSION_KEY_SECRET_ARN',
+  /** Comma-separated origins allowed to send mutating browser requests (CSRF check). */
+  allowedOrigins: 'ALLOWED_ORIGINS',
+  /** Per-tenant schedule quota (default 500). */
+  scheduleQuota: 'SCHEDULE_QUOTA',
+  /** dev | prod. */
+  environment: 'APP_ENV',
+  /** Service version shown by /api/health. */
+  serviceVersion: 'SERVICE_VERSION',
+} as const;
