@@ -1,0 +1,46 @@
+import type { ReportFinding } from '../catalogue.ts';
+import type { Resolver } from '../dns/resolver.ts';
+
+/** A check that could not complete; it is listed in the report, never turned into a finding. */
+export interface CheckError {
+  surface: string;
+  check: string;
+  message: string;
+}
+
+/** What the posture surface hands to the reputation checks, so nothing is resolved twice. */
+export interface ReputationInput {
+  domain: string;
+  /** MX hosts with their resolved addresses (already looked up by posture). */
+  mx: { host: string; preference: number; ipv4: string[]; ipv6: string[] }[];
+  /** SPF lookup count from posture's expansion; null when there is no SPF record. */
+  spfLookups: number | null;
+  /** DKIM keys found by posture. */
+  dkimKeys: { selector: string; keyType: string; bits: number | null; hashAlgorithms: string[] }[];
+}
+
+/** Environment and configuration for the reputation checks (DESIGN §6). */
+export interface ReputationContext {
+  resolver: Resolver;
+  /** HTTP GET with size cap, timeout and SSRF guard; see http/safe-fetch.ts. */
+  fetch: (url: string, options?: { maxBytes?: number; headers?: Record<string, string> }) => Promise<{ status: number; headers: Record<string, string>; body: Uint8Array }>;
+  config: {
+    dnsbl: { ipZones: string[]; domainZones: string[] };
+    trustlist: { zones: string[] };
+    /** Spamhaus DQS key (MAILSCAN_SPAMHAUS_DQS_KEY): rewrites Spamhaus zones to the DQS form. */
+    spamhausDqsKey?: string;
+    senderScore: { endpoint: string; key?: string; timeoutMs: number };
+    threatIntel: { endpoint: string; key?: string; timeoutMs: number };
+    /** PEM roots trusted for VMC validation; defaults to the bundled BIMI roots. */
+    vmcRoots: string[];
+  };
+  now: () => Date;
+  log: (event: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface SurfaceResult<T> {
+  status: 'ok' | 'error' | 'skipped';
+  data: T;
+  findings: ReportFinding[];
+  errors: CheckError[];
+}
