@@ -2,6 +2,8 @@
  * The HTTP API's routes: one list used by the CDK stack (API Gateway routes) and the local server,
  * so both expose exactly the same surface. `handler` names the Lambda entry under functions/.
  */
+import type { Role } from '../domain/identity.ts';
+
 export type HandlerName = 'schedules' | 'meta';
 
 export interface RouteDefinition {
@@ -11,21 +13,32 @@ export interface RouteDefinition {
   handler: HandlerName;
   /** false only for the health check and the OpenAPI document. */
   authenticated: boolean;
+  /** The least role that may call it (DESIGN §3); ignored when not authenticated. */
+  role: Role;
 }
 
 export const routes: RouteDefinition[] = [
-  { method: 'GET', path: '/api/scans/schedules/', handler: 'schedules', authenticated: true },
-  { method: 'POST', path: '/api/scans/schedules/', handler: 'schedules', authenticated: true },
-  { method: 'GET', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true },
-  { method: 'PATCH', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true },
-  { method: 'DELETE', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true },
-  { method: 'POST', path: '/api/scans/schedules/{id}/toggle/', handler: 'schedules', authenticated: true },
-  { method: 'GET', path: '/api/scan-types/', handler: 'meta', authenticated: true },
-  { method: 'GET', path: '/api/health', handler: 'meta', authenticated: false },
-  { method: 'GET', path: '/api/openapi.json', handler: 'meta', authenticated: false },
+  { method: 'GET', path: '/api/scans/schedules/', handler: 'schedules', authenticated: true, role: 'viewer' },
+  { method: 'POST', path: '/api/scans/schedules/', handler: 'schedules', authenticated: true, role: 'operator' },
+  { method: 'GET', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'viewer' },
+  { method: 'PATCH', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'operator' },
+  { method: 'DELETE', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'admin' },
+  { method: 'POST', path: '/api/scans/schedules/{id}/toggle/', handler: 'schedules', authenticated: true, role: 'operator' },
+  { method: 'GET', path: '/api/scan-types/', handler: 'meta', authenticated: true, role: 'viewer' },
+  { method: 'GET', path: '/api/health', handler: 'meta', authenticated: false, role: 'viewer' },
+  { method: 'GET', path: '/api/openapi.json', handler: 'meta', authenticated: false, role: 'viewer' },
 ];
 
 /** The same path without its trailing slash is accepted too (DESIGN §3). */
 export function pathVariants(path: string): string[] {
   return path.endsWith('/') ? [path, path.slice(0, -1)] : [path];
+}
+
+/** The route key without its trailing slash: `PATCH /api/scans/schedules/{id}`. */
+export function routeKeyOf(method: string, path: string): string {
+  return `${method} ${path.replace(/\/$/, '')}`;
+}
+
+export function routesOf(handler: HandlerName): RouteDefinition[] {
+  return routes.filter((route) => route.handler === handler);
 }

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Context } from 'aws-lambda';
+import { authorize } from '../shared/auth/authorize.ts';
+import { errorResponse } from '../shared/http/error-body.ts';
+import type { ApiEvent, ApiResult } from '../shared/http/api-types.ts';
+import { MAX_BODY_BYTES } from '../shared/http/middlewares.ts';
+import { NotFoundError } from '../shared/domain/errors.ts';
+import type { HandlerName, RouteDefinition } from '../shared/http/routes.ts';
+
+export type LambdaLikeHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+
+/** Extra local-only endpoints (e.g. reconcile), outside /api. */
+export type LocalEndpoint = (request: IncomingMessage, body: string) => Promise<{ status: number; body: unknown }>;
+
+export interface LocalHttpServerOptions {
+  routes: RouteDefinition[];
+  handlers: Record<HandlerName, LambdaLikeHandler>;
+  sessionKey: string;
+  localEndpoints?: Record<string, LocalEndpoint>;
+}
+
+interface CompiledRoute {
+  route: RouteDefinition;
+  pattern: RegExp;
+  params: string[];
+}
+
+function compile(route: RouteDefinition): CompiledRoute {
+  const params: string[] = [];
+  const source = route.path.replace(/\/$/, '').replace(/\{(\w+)\}/g, (_match, name: string) => {
+    params.push(name);
+    return '([^/]+)';
+  });
+  return { route, pattern: new RegExp(`^${source}/?$`), params };
+}
+
+/** Reads at most MAX_BODY_BYTES + 1 bytes: enough for the handler to answer 413, never more in memory. */
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    if (size > MAX_BODY_BYTES) continue;
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1).toString('utf8');
+}
+
+function lambdaContext(requestId: string): Context {
+  const deadline = Date.now() + 30_000;
+  return {
+    awsRequestId: requestId,
+    functionName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  } as Context;
+}
+
+function send(response: ServerResponse, result: ApiResult): void {
+  response.writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>);
+  response.end(result.body ?? '');
+}
+
+/**
+ * The local stand-in for API Gateway: turns HTTP requests into HTTP API (payload 2.0) events,
+ * runs the same authorizer code for authenticated routes, and invokes the same handlers.
+ */
+export function makeLocalRequestListener({ routes, handlers, sessionKey, localEndpoints = {} }: LocalHttpServerOptions): RequestListener {
+  const compiled = routes.map(compile);
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = request.method ?? 'GET';
+    const requestId = randomUUID();
+    const body = await readBody(request);
+
+    const local = localEndpoints[url.pathname];
+    if (local && method === 'POST') {
+      const result = await local(request, body);
+      send(response, { statusCode: result.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result.body) });
+      return;
+    }
+
+    let matched: { compiledRoute: CompiledRoute; values: string[] } | undefined;
+    for (const compiledRoute of compiled) {
+      const match = compiledRoute.pattern.exec(url.pathname);
+      if (match && compiledRoute.route.method === method) matched = { compiledRoute, values: match.slice(1) };
+    }
+    if (!matched) {
+      const { status, body: errorBody } = errorResponse(new NotFoundError(`no route ${method} ${url.pathname}`), requestId);
+      send(response, { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorBody) });
+      return;
+    }
+    const { route, params } = matched.compiledRoute;
+    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
+    const cookies = headers.cookie?.split(';').map((part) => part.trim()).filter(Boolean);
+    const query: Record<string, string> = {};
+    for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+
+    const event = {
+      version: '2.0',
+      routeKey: `${method} ${route.path}`,
+      rawPath: url.pathname,
+      rawQueryString: url.search.slice(1),
+      cookies,
+      headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'cookie')),
+      queryStringParameters: url.search ? query : undefined,
+      pathParameters: params.length ? Object.fromEntries(params.map((name, i) => [name, decodeURIComponent(matched.values[i]!)])) : undefined,
+      requestContext: {
+        requestId,
+        routeKey: `${method} ${route.path}`,
+        http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: request.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+        authorizer: route.authenticated ? { lambda: await authorize({ ...headers, cookie: headers.cookie }, undefined, sessionKey) } : undefined,
+      },
+      body: body === '' ? undefined : body,
+      isBase64Encoded: false,
+    } as unknown as ApiEvent;
+    send(response, await handlers[route.handler](event, lambdaContext(requestId)));
+  }
+
+  return (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      const { status, body } = errorResponse(error, 'local');
+      console.error(JSON.stringify({ level: 'ERROR', message: 'local server failed', error: String(error) }));
+      if (!response.headersSent) send(response, { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      else response.end();
+    });
+  };
+}

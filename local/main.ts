@@ -1,0 +1,31 @@
+import { resolve } from 'node:path';
+import { startLocalRuntime } from './runtime.ts';
+
+// `npm start`: the whole service in one process on embedded defaults.
+const port = Number(process.env.PORT ?? 3000);
+const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+const quota = process.env.SCHEDULE_QUOTA ? Number(process.env.SCHEDULE_QUOTA) : undefined;
+const allowedOrigins = (process.env.ALLOWED_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+
+const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, startTimers: true });
+process.stdout.write(
+  `scan service listening on ${runtime.url}\n` +
+    `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed)\n` +
+    `  session: npm run session -- --tenant acme --role admin\n`,
+);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`${signal}: stopping\n`);
+  runtime.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,0 +1,130 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
+import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
+import { LocalQueue } from '../shared/adapters/local/local-queue.ts';
+import { LocalTriggerScheduler } from '../shared/adapters/local/local-trigger-scheduler.ts';
+import { routes } from '../shared/http/routes.ts';
+import { makeLogger } from '../shared/observability/logger.ts';
+import { systemClock, type Clock } from '../shared/ports/clock.ts';
+import { makeUlidGenerator, type IdGenerator } from '../shared/ports/id-generator.ts';
+import type { Logger } from '../shared/ports/logger.ts';
+import type { ScheduleRepository } from '../shared/ports/schedule-repository.ts';
+import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
+import { makeReconcileService } from '../shared/services/reconcile-service.ts';
+import { desiredTrigger, makeScheduleService } from '../shared/services/schedule-service.ts';
+import { makeMetaHandler } from '../functions/api/meta-handler.ts';
+import { makeSchedulesHandler } from '../functions/api/schedules-handler.ts';
+import { startDynalite } from './dynalite.ts';
+import { makeLocalRequestListener } from './http-server.ts';
+import { loadOrCreateSessionKey } from './session-key.ts';
+
+export const LOCAL_TABLE_NAME = 'scan-service-local';
+/** SQS defaults of the deployed scan queue (infra/): visibility 6 × the dispatch timeout, 5 receives. */
+const QUEUE_VISIBILITY_MS = 6 * 60 * 1000;
+const QUEUE_MAX_RECEIVES = 5;
+
+export interface LocalRuntimeOptions {
+  port?: number;
+  /** Persist dynalite and the session key here; omit for an in-memory store (tests). */
+  dataDir?: string;
+  /** Where the session key lives when dataDir is omitted; defaults to a random in-memory key. */
+  sessionKey?: string;
+  clock?: Clock;
+  ids?: IdGenerator;
+  quota?: number;
+  allowedOrigins?: string[];
+  /** Wraps the trigger scheduler (tests inject faults with it). */
+  wrapTriggers?: (scheduler: TriggerScheduler) => TriggerScheduler;
+  /** Run the scheduler on a real timer (npm start); tests drive `scheduler.runDue()` themselves. */
+  startTimers?: boolean;
+  logger?: Logger;
+  version?: string;
+}
+
+export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
+
+/**
+ * Everything `npm start` runs in one process: dynalite, the in-process scheduler and queue, and
+ * the same handlers as the Lambda functions behind a local HTTP server. Only the adapters differ.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? makeLogger('local');
+  const dynamo = await startDynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, tableName: LOCAL_TABLE_NAME });
+  const documentClient = makeDocumentClient(dynamo.clientConfig);
+  const repo: ScheduleRepository = makeDynamoDbScheduleRepository(documentClient, LOCAL_TABLE_NAME);
+
+  const deadLetterQueue = new LocalQueue({ name: 'scan-dlq', clock, visibilityTimeoutMs: QUEUE_VISIBILITY_MS });
+  const scanQueue = new LocalQueue({ name: 'scan', clock, visibilityTimeoutMs: QUEUE_VISIBILITY_MS, maxReceiveCount: QUEUE_MAX_RECEIVES, deadLetterQueue });
+  const scheduler = new LocalTriggerScheduler({
+    clock,
+    queue: scanQueue,
+    onError: (error) => logger.error('local scheduler run failed', { error }),
+  });
+  const triggers = options.wrapTriggers ? options.wrapTriggers(scheduler) : scheduler;
+
+  // Triggers live in memory: re-arm them from the table, the source of truth, at every start.
+  let rearmed = 0;
+  for await (const row of repo.listAll()) {
+    const trigger = desiredTrigger(row);
+    if (trigger) {
+      await scheduler.sync(row.tenant, row.id, trigger);
+      rearmed += 1;
+    }
+  }
+
+  const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
+  const schedules = makeScheduleService({ repo, triggers, clock, ids: options.ids ?? makeUlidGenerator(() => clock.now().getTime()), logger, quota: options.quota ?? 500 });
+  const reconciler = makeReconcileService({ repo, triggers, logger });
+
+  // Listen first: the allowed origins of the CSRF check include the port the OS hands out.
+  const server = createServer();
+  server.listen(options.port ?? 0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const allowedOrigins = [url, `http://localhost:${port}`, ...(options.allowedOrigins ?? [])];
+  const version = options.version ?? '0.1.0';
+  server.on('request', makeLocalRequestListener({
+    routes,
+    sessionKey,
+    handlers: {
+      schedules: makeSchedulesHandler({ schedules, logger, allowedOrigins }),
+      meta: makeMetaHandler({ version, runners: new Set(), logger, allowedOrigins }),
+    },
+    localEndpoints: {
+      '/_local/reconcile': async (request, body) => {
+        if (request.headers['x-local-admin-key'] !== sessionKey) return { status: 403, body: { error: 'local admin key required' } };
+        const { dry_run: dryRun = false, tenant } = (body ? JSON.parse(body) : {}) as { dry_run?: boolean; tenant?: string };
+        return { status: 200, body: await reconciler.reconcile({ dryRun, tenant }) };
+      },
+    },
+  }));
+
+  if (options.startTimers) scheduler.start();
+
+  return {
+    url,
+    port,
+    sessionKey,
+    repo,
+    scheduler,
+    scanQueue,
+    deadLetterQueue,
+    schedules,
+    reconciler,
+    rearmed,
+    dynamoEndpoint: dynamo.endpoint,
+    async stop(): Promise<void> {
+      scheduler.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      documentClient.destroy();
+      await dynamo.close();
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError, QuotaExceededError } from '../../domain/errors.ts';
+import type { ScheduleRecord } from '../../domain/schedule.ts';
+import type { Page, ScheduleFilter, ScheduleRepository } from '../../ports/schedule-repository.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { keys } from './keys.ts';
+
+const RECORD_FIELDS = [
+  'id', 'tenant', 'version', 'name', 'description', 'scan_type', 'target', 'targets', 'scope', 'cadence',
+  'cron_expression', 'timezone', 'enabled', 'trigger_definition', 'last_run_at', 'last_run_status',
+  'last_scan_id', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof ScheduleRecord)[];
+
+function toItem(record: ScheduleRecord) {
+  return {
+    PK: keys.tenant(record.tenant),
+    SK: keys.schedule(record.id),
+    GSI1PK: keys.schedulesByType(record.tenant, record.scan_type),
+    GSI1SK: record.id,
+    GSI2PK: keys.schedulesByEnabled(record.tenant, record.enabled),
+    GSI2SK: record.id,
+    ...record,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): ScheduleRecord {
+  return Object.fromEntries(RECORD_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScheduleRecord;
+}
+
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+/**
+ * Schedules in the single table. Request paths use GetItem, Query and conditional writes only;
+ * `listAll` scans, and only reconcile and the local start-up call it.
+ *
+ * The quota counter is a separate item changed by conditional updates around the row write,
+ * because dynalite (the local DynamoDB) has no transactions; a crash between the two writes can
+ * leave the counter off by one, which `recount` repairs (reconcile calls it).
+ */
+export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, tableName: string): ScheduleRepository {
+  const counterKey = (tenant: string) => ({ PK: keys.tenant(tenant), SK: keys.scheduleCounter });
+
+  async function adjustCounter(tenant: string, delta: 1 | -1, quota?: number): Promise<void> {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: counterKey(tenant),
+        UpdateExpression: 'SET #count = if_not_exists(#count, :zero) + :delta',
+        ConditionExpression: delta > 0 ? 'attribute_not_exists(#count) OR #count < :quota' : 'attribute_exists(#count) AND #count > :zero',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':zero': 0, ':delta': delta, ...(delta > 0 ? { ':quota': quota } : {}) },
+      }),
+    );
+  }
+
+  async function get(tenant: string, id: string): Promise<ScheduleRecord | null> {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) } }));
+    return Item ? fromItem(Item) : null;
+  }
+
+  async function* listAll(tenant?: string): AsyncIterable<ScheduleRecord> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = tenant === undefined
+        ? await client.send(new ScanCommand({
+          TableName: tableName,
+          FilterExpression: 'begins_with(SK, :sch)',
+          ExpressionAttributeValues: { ':sch': 'SCH#' },
+          ExclusiveStartKey: startKey,
+        }))
+        : await client.send(new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
+          ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' },
+          ExclusiveStartKey: startKey,
+        }));
+      for (const item of page.Items ?? []) yield fromItem(item);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+  }
+
+  async function staleOrMissing(tenant: string, id: string): Promise<Error> {
+    return (await get(tenant, id)) ? new ConflictError(`schedule ${id} was changed by another request; retry`) : new NotFoundError(`schedule ${id} not found`);
+  }
+
+  function queryFor(tenant: string, filter: ScheduleFilter): { index: string; partitionPrefix: string; input: Omit<QueryCommandInput, 'Limit'> } {
+    const base = { TableName: tableName, ScanIndexForward: false };
+    if (filter.scanType !== undefined) {
+      const enabledFilter = filter.enabled === undefined ? {} : {
+        FilterExpression: '#enabled = :enabled',
+        ExpressionAttributeNames: { '#enabled': 'enabled' },
+      };
+      return {
+        index: 'GSI1',
+        partitionPrefix: keys.schedulesByType(tenant, filter.scanType),
+        input: {
+          ...base,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ...enabledFilter,
+          ExpressionAttributeValues: { ':pk': keys.schedulesByType(tenant, filter.scanType), ...(filter.enabled === undefined ? {} : { ':enabled': filter.enabled }) },
+        },
+      };
+    }
+    if (filter.enabled !== undefined) {
+      return {
+        index: 'GSI2',
+        partitionPrefix: keys.schedulesByEnabled(tenant, filter.enabled),
+        input: { ...base, IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': keys.schedulesByEnabled(tenant, filter.enabled) } },
+      };
+    }
+    return {
+      index: '',
+      partitionPrefix: keys.tenant(tenant),
+      input: { ...base, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)', ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' } },
+    };
+  }
+
+  return {
+    async create(record, quota) {
+      try {
+        await adjustCounter(record.tenant, 1, quota);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
+        throw error;
+      }
+      try {
+        await client.send(new PutCommand({ TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' }));
+      } catch (error) {
+        await adjustCounter(record.tenant, -1);
+        if (isConditionFailure(error)) throw new ConflictError(`schedule ${record.id} already exists`);
+        throw error;
+      }
+    },
+
+    get,
+
+    async update(record) {
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: toItem(record),
+            ConditionExpression: '#version = :expected',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':expected': record.version - 1 },
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw await staleOrMissing(record.tenant, record.id);
+        throw error;
+      }
+    },
+
+    async delete(tenant, id, expectedVersion) {
+      try {
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+            ConditionExpression: '#version = :expected',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':expected': expectedVersion },
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw await staleOrMissing(tenant, id);
+        throw error;
+      }
+      try {
+        await adjustCounter(tenant, -1);
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async list(tenant, filter, limit, cursor): Promise<Page<ScheduleRecord>> {
+      const { index, partitionPrefix, input } = queryFor(tenant, filter);
+      let startKey = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partitionPrefix);
+      const items: ScheduleRecord[] = [];
+      // A filter can leave a page short; keep reading until the page is full or the index ends.
+      do {
+        const page = await client.send(new QueryCommand({ ...input, Limit: limit - items.length, ExclusiveStartKey: startKey }));
+        items.push(...(page.Items ?? []).map(fromItem));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined && items.length < limit);
+      return { items, nextCursor: startKey === undefined ? null : encodeCursor(tenant, index, startKey) };
+    },
+
+    listAll,
+
+    async count(tenant) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: counterKey(tenant) }));
+      return typeof Item?.count === 'number' ? Item.count : 0;
+    },
+
+    async recount(tenant) {
+      let count = 0;
+      for await (const _record of listAll(tenant)) count += 1;
+      await client.send(new PutCommand({ TableName: tableName, Item: { ...counterKey(tenant), count } }));
+      return count;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { DomainError } from '../domain/errors.ts';
+import type { Identity } from '../domain/identity.ts';
+import { extractSessionToken, verifySessionToken } from './session-token.ts';
+
+/**
+ * The authorizer context handed to the API functions (requestContext.authorizer.lambda).
+ * `via` tells the CSRF check whether a browser could have attached the credential by itself.
+ */
+export type AuthorizerContext =
+  | (Identity & { via: 'cookie' | 'bearer' })
+  | { auth_error: string };
+
+/**
+ * Verifies the request's session: the one piece of code behind the AWS Lambda authorizer and the
+ * local server. It never rejects: a failure is returned as `auth_error` so that the API answers
+ * with its own 401 body (API Gateway's own 401/403 bodies do not follow DESIGN §3).
+ */
+export async function authorize(
+  headers: Record<string, string | undefined>,
+  cookies: string[] | undefined,
+  sessionKey: string,
+  now?: Date,
+): Promise<AuthorizerContext> {
+  const token = extractSessionToken(headers, cookies);
+  if (token === null) return { auth_error: 'no session: send the session cookie or a Bearer token' };
+  try {
+    const identity = await verifySessionToken(token, sessionKey, now);
+    const cookieToken = extractSessionToken({ cookie: headers.cookie }, cookies);
+    return { ...identity, via: cookieToken === token ? 'cookie' : 'bearer' };
+  } catch (error) {
+    return { auth_error: error instanceof DomainError ? error.message : 'the session token is not valid' };
+  }
+}

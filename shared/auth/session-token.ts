@@ -1,0 +1,56 @@
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { UnauthenticatedError } from '../domain/errors.ts';
+import { Identity } from '../domain/identity.ts';
+
+const ALGORITHM = 'HS256';
+/** Clock skew tolerated between the token's minter and this verifier. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+function keyBytes(key: string): Uint8Array {
+  if (key.length < 32) throw new Error('the session key must be at least 32 characters');
+  return new TextEncoder().encode(key);
+}
+
+/** Mints a session token (local `npm run session`, tests). */
+export async function signSessionToken(identity: Identity, key: string, options: { ttlSeconds?: number; now?: Date } = {}): Promise<string> {
+  const issuedAt = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  return new SignJWT({ tenant: identity.tenant, role: identity.role })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setSubject(identity.sub)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + (options.ttlSeconds ?? 8 * 3600))
+    .sign(keyBytes(key));
+}
+
+/**
+ * Verifies a session token: HS256 only, `exp` required, claims checked against the Identity
+ * schema. Every failure is an UnauthenticatedError with a reason safe to show.
+ */
+export async function verifySessionToken(token: string, key: string, now: Date = new Date()): Promise<Identity> {
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(token, keyBytes(key), {
+      algorithms: [ALGORITHM],
+      requiredClaims: ['exp', 'sub'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: now,
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('the session has expired');
+    throw new UnauthenticatedError('the session token is not valid');
+  }
+  const identity = Identity.safeParse({ sub: payload.sub, tenant: payload.tenant, role: payload.role });
+  if (!identity.success) throw new UnauthenticatedError('the session token lacks a valid tenant or role');
+  return identity.data;
+}
+
+/** The token of a request: the `session` cookie, else `Authorization: Bearer`. */
+export function extractSessionToken(headers: Record<string, string | undefined>, cookies: string[] = []): string | null {
+  const cookieHeader = [...cookies, headers.cookie ?? ''].join(';');
+  for (const part of cookieHeader.split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === 'session' && value.length > 0) return decodeURIComponent(value.join('='));
+  }
+  const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+  return match ? match[1]! : null;
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { ENV } from './environment.ts';
+
+const list = z.string().default('').transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+
+/**
+ * Configuration of the API functions, parsed once at cold start: a missing variable fails the
+ * first invocation after a deploy rather than a customer's request later.
+ */
+export const ApiConfig = z.object({
+  [ENV.tableName]: z.string().min(1),
+  [ENV.allowedOrigins]: list,
+  [ENV.scheduleQuota]: z.coerce.number().int().min(1).default(500),
+  [ENV.serviceVersion]: z.string().default('0.1.0'),
+});
+
+export const TriggerConfig = z.object({
+  [ENV.scheduleGroupName]: z.string().min(1),
+  [ENV.scanQueueArn]: z.string().startsWith('arn:'),
+  [ENV.schedulerRoleArn]: z.string().startsWith('arn:'),
+  [ENV.schedulerDlqArn]: z.string().startsWith('arn:'),
+});
+
+export function readConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const names = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+    throw new Error(`invalid configuration: ${names}`);
+  }
+  return parsed.data as z.infer<S>;
+}

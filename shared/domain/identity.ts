@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export const Role = z.enum(ROLES);
+export type Role = z.infer<typeof Role>;
+
+/** A tenant id is the tenant's schema name (DESIGN §3). */
+export const TenantId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/);
+
+/** Who is calling: taken only from a verified session token. */
+export const Identity = z.object({
+  sub: z.string().min(1).max(256),
+  tenant: TenantId,
+  role: Role,
+});
+export type Identity = z.infer<typeof Identity>;
+
+const rank: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+
+/** viewer reads; operator also creates, edits, runs, toggles; admin also deletes. */
+export function roleAllows(role: Role, required: Role): boolean {
+  return rank[role] >= rank[required];
+}

@@ -1,0 +1,71 @@
+import { cadenceExpressions, convertCrontab, isValidTimeZone } from './cron/crontab.ts';
+import type { FieldIssue } from './errors.ts';
+import { ValidationError } from './errors.ts';
+import { validateTarget, type ScanType } from './scan-types.ts';
+import type { Cadence, Trigger } from './schedule.ts';
+import { checkScope, type Scope } from './scope.ts';
+
+/** The writable fields of a schedule after defaults: the input of the rules below. */
+export interface ScheduleFields {
+  name: string;
+  description: string;
+  scan_type: ScanType;
+  target: string;
+  targets: string[];
+  scope: Scope;
+  cadence: Cadence;
+  cron_expression: string | null;
+  timezone: string;
+  enabled: boolean;
+}
+
+/** Fields that passed every cross-field rule, normalised, with the trigger they emit. */
+export interface ValidSchedule extends ScheduleFields {
+  trigger_definition: Trigger;
+}
+
+/**
+ * Applies the cross-field rules of DESIGN §4–5 (targets per scan type, scope per scan type,
+ * cadence/cron/timezone) and converts the cadence to EventBridge expressions. Throws one
+ * ValidationError listing every problem, so a client fixes them in one round.
+ */
+export function validateScheduleFields(fields: ScheduleFields, options: { allowLegacyScopeKeys?: boolean } = {}): ValidSchedule {
+  const issues: FieldIssue[] = [];
+
+  const target = validateTarget(fields.scan_type, fields.target);
+  if (!target.ok) issues.push({ field: 'target', message: `${target.message} for scan_type ${fields.scan_type}` });
+
+  const targets: string[] = [];
+  fields.targets.forEach((entry, index) => {
+    const result = validateTarget(fields.scan_type, entry);
+    if (result.ok) targets.push(result.value);
+    else issues.push({ field: `targets.${index}`, message: result.message });
+  });
+  if (new Set(targets).size !== targets.length) issues.push({ field: 'targets', message: 'must not repeat a target' });
+
+  issues.push(...checkScope(fields.scan_type, fields.scope, { allowLegacyKeys: options.allowLegacyScopeKeys ?? false }));
+
+  let expressions: string[] = [];
+  if (fields.cadence === 'custom') {
+    if (fields.cron_expression === null) {
+      issues.push({ field: 'cron_expression', message: 'is required when cadence is custom' });
+    } else {
+      const converted = convertCrontab(fields.cron_expression);
+      if (converted.ok) expressions = converted.expressions;
+      else issues.push({ field: 'cron_expression', message: converted.message });
+    }
+    if (!isValidTimeZone(fields.timezone)) issues.push({ field: 'timezone', message: 'must be an IANA time zone such as Europe/Paris' });
+  } else {
+    if (fields.cron_expression !== null) issues.push({ field: 'cron_expression', message: 'is allowed only when cadence is custom' });
+    if (fields.timezone !== 'UTC') issues.push({ field: 'timezone', message: `is allowed only when cadence is custom (${fields.cadence} runs in UTC)` });
+    expressions = [cadenceExpressions[fields.cadence]];
+  }
+
+  if (issues.length > 0) throw new ValidationError('the schedule is not valid', issues);
+  return {
+    ...fields,
+    target: target.ok ? target.value : fields.target,
+    targets,
+    trigger_definition: { expressions, timezone: fields.timezone },
+  };
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { ScanType } from './scan-types.ts';
+import { Scope } from './scope.ts';
+
+export const CADENCES = ['daily', 'weekly', 'monthly', 'custom'] as const;
+export const Cadence = z.enum(CADENCES);
+export type Cadence = z.infer<typeof Cadence>;
+
+export const LAST_RUN_STATUSES = ['never_run', 'running', 'success', 'partial', 'failed'] as const;
+export const LastRunStatus = z.enum(LAST_RUN_STATUSES);
+export type LastRunStatus = z.infer<typeof LastRunStatus>;
+
+export const MAX_TARGETS = 100;
+
+export const Trigger = z.object({
+  expressions: z.array(z.string()).min(1).max(2),
+  timezone: z.string(),
+});
+export type Trigger = z.infer<typeof Trigger>;
+
+const writable = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000),
+  scan_type: ScanType,
+  target: z.string().min(1),
+  targets: z.array(z.string().min(1)).max(MAX_TARGETS),
+  scope: Scope,
+  cadence: Cadence,
+  cron_expression: z.string().min(1).max(256).nullable(),
+  timezone: z.string().min(1).max(64),
+  enabled: z.boolean(),
+};
+
+/** Fields a client may never write (DESIGN §4). */
+export const READ_ONLY_SCHEDULE_FIELDS = [
+  'id', 'last_run_at', 'last_run_status', 'last_scan_id', 'next_run_at', 'trigger', 'created_at', 'updated_at',
+] as const;
+
+/** POST /api/scans/schedules/ body. Cross-field rules live in schedule-rules.ts. */
+export const ScheduleCreateRequest = z.strictObject({
+  name: writable.name,
+  description: writable.description.optional(),
+  scan_type: writable.scan_type,
+  target: writable.target,
+  targets: writable.targets.optional(),
+  scope: writable.scope.optional(),
+  cadence: writable.cadence,
+  cron_expression: writable.cron_expression.optional(),
+  timezone: writable.timezone.optional(),
+  enabled: writable.enabled.optional(),
+});
+export type ScheduleCreateRequest = z.infer<typeof ScheduleCreateRequest>;
+
+/** PATCH body: any subset of the writable fields, at least one. */
+export const SchedulePatchRequest = ScheduleCreateRequest.partial().refine((body) => Object.keys(body).length > 0, {
+  message: 'must change at least one writable field',
+});
+export type SchedulePatchRequest = z.infer<typeof SchedulePatchRequest>;
+
+/** A schedule as the API returns it. */
+export const Schedule = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  scan_type: ScanType,
+  target: z.string(),
+  targets: z.array(z.string()),
+  scope: Scope,
+  cadence: Cadence,
+  cron_expression: z.string().nullable(),
+  timezone: z.string(),
+  enabled: z.boolean(),
+  last_run_at: z.string().nullable(),
+  last_run_status: LastRunStatus,
+  last_scan_id: z.string().nullable(),
+  next_run_at: z.string().nullable(),
+  trigger: Trigger.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Schedule = z.infer<typeof Schedule>;
+
+/** What is stored: the wire schedule minus derived fields, plus the tenant and an optimistic-lock version. */
+export interface ScheduleRecord extends Omit<Schedule, 'next_run_at' | 'trigger'> {
+  tenant: string;
+  version: number;
+  /** The trigger this row owns when enabled (null when the cadence cannot produce one). */
+  trigger_definition: Trigger;
+}
+
+export const ScheduleListQuery = z.strictObject({
+  scan_type: ScanType.optional(),
+  enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+export type ScheduleListQuery = z.infer<typeof ScheduleListQuery>;
+
+export const ScheduleList = z.object({ items: z.array(Schedule), next_cursor: z.string().nullable() });

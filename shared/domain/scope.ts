@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { ScanType } from './scan-types.ts';
+import type { FieldIssue } from './errors.ts';
+
+export const MAX_SCOPE_BYTES = 16 * 1024;
+
+/** Scope keys only the backfill may set (DESIGN §4). */
+export const LEGACY_SCOPE_KEYS = ['source_legacy_model', 'source_legacy_id'] as const;
+
+const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)');
+
+/**
+ * email_security scope (DESIGN §4). `rua` lists stored DMARC aggregate reports to parse and
+ * `header` names one stored .eml; both are object keys of uploads (docs/scan-types.md).
+ */
+export const EmailSecurityScope = z.strictObject({
+  reputation: z.boolean().optional(),
+  discover: z.boolean().optional(),
+  leak: z.boolean().optional(),
+  rua: z.array(z.string().min(1).max(1024)).min(1).max(20).optional(),
+  header: z.string().min(1).max(1024).optional(),
+  dkim_selectors: z.array(DkimSelector).max(50).optional(),
+});
+export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;
+
+export const Scope = z.record(z.string(), z.unknown());
+export type Scope = z.infer<typeof Scope>;
+
+/** Checks a scope for a scan type; returns issues with fields under `scope.`. */
+export function checkScope(scanType: ScanType, scope: Scope, options: { allowLegacyKeys: boolean }): FieldIssue[] {
+  if (Buffer.byteLength(JSON.stringify(scope)) > MAX_SCOPE_BYTES) {
+    return [{ field: 'scope', message: `must be at most ${MAX_SCOPE_BYTES} bytes as JSON` }];
+  }
+  const issues: FieldIssue[] = [];
+  if (!options.allowLegacyKeys) {
+    for (const key of LEGACY_SCOPE_KEYS) {
+      if (key in scope) issues.push({ field: `scope.${key}`, message: 'is read-only: set only by the backfill' });
+    }
+  }
+  if (scanType === 'email_security') {
+    const rest = Object.fromEntries(Object.entries(scope).filter(([key]) => !(LEGACY_SCOPE_KEYS as readonly string[]).includes(key)));
+    const parsed = EmailSecurityScope.safeParse(rest);
+    if (!parsed.success) issues.push(...zodIssues(parsed.error, 'scope'));
+  }
+  return issues;
+}
+
+/** Flattens a ZodError into field issues, `prefix` naming the parent field. */
+export function zodIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
+  return error.issues.flatMap((issue) => {
+    const base = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'is not a known field' }));
+    }
+    return [{ field: base, message: issue.message }];
+  });
+}

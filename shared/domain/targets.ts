@@ -1,0 +1,97 @@
+import { domainToASCII } from 'node:url';
+import { isIP } from 'node:net';
+import { parse as parseDomain } from 'tldts';
+
+/** A target check: the normalised target, or a user-facing reason it is not acceptable. */
+export type TargetResult = { ok: true; value: string } | { ok: false; message: string };
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+const MAX_TARGET_LENGTH = 2048;
+
+/** IDN → punycode, lowercase, no trailing dot; null when it is not a syntactically valid hostname. */
+export function normaliseHostname(input: string): string | null {
+  const trimmed = input.trim().replace(/\.$/, '');
+  if (trimmed === '' || /[\s/:@]/.test(trimmed)) return null;
+  const ascii = domainToASCII(trimmed.toLowerCase());
+  if (ascii === '' || ascii.length > 253) return null;
+  const labels = ascii.split('.');
+  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
+  if (/^\d+$/.test(labels[labels.length - 1]!)) return null;
+  return ascii;
+}
+
+/** An apex (registrable) domain per the public suffix list: `example.com`, not `mail.example.com`. */
+export function apexDomain(input: string): TargetResult {
+  const host = normaliseHostname(input);
+  if (host === null) return { ok: false, message: 'must be a domain name such as example.com' };
+  const parsed = parseDomain(host, { allowPrivateDomains: false });
+  if (!parsed.isIcann || parsed.domain === null) return { ok: false, message: 'must be a domain under a public suffix' };
+  if (parsed.domain !== host) return { ok: false, message: `must be the apex domain (${parsed.domain}), not a subdomain` };
+  return { ok: true, value: host };
+}
+
+export function hostnameWithOptionalPort(input: string): TargetResult {
+  const match = /^(.+?)(?::(\d{1,5}))?$/.exec(input.trim());
+  const host = match?.[1] ? normaliseHostname(match[1]) : null;
+  const port = match?.[2] === undefined ? undefined : Number(match[2]);
+  if (host === null) return { ok: false, message: 'must be a hostname, optionally with :port' };
+  if (port !== undefined && (port < 1 || port > 65535)) return { ok: false, message: 'port must be 1-65535' };
+  return { ok: true, value: port === undefined ? host : `${host}:${port}` };
+}
+
+export function httpUrl(input: string): TargetResult {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    return { ok: false, message: 'must be an http(s) URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: 'must be an http(s) URL' };
+  if (url.username || url.password) return { ok: false, message: 'must not carry credentials' };
+  if (!isIP(url.hostname.replace(/^\[|\]$/g, '')) && normaliseHostname(url.hostname) === null) {
+    return { ok: false, message: 'must have a valid host' };
+  }
+  return { ok: true, value: url.toString() };
+}
+
+/** `https://host/org/repo(.git)` or the scp-like `git@host:org/repo.git`. */
+export function repositoryUrl(input: string): TargetResult {
+  const value = input.trim();
+  const scp = /^[a-z0-9_.-]+@([a-z0-9.-]+):[\w.~/-]+$/i.exec(value);
+  if (scp) {
+    return normaliseHostname(scp[1]!) === null ? { ok: false, message: 'must be a repository URL' } : { ok: true, value };
+  }
+  const url = httpUrl(value);
+  if (!url.ok || !/^\/[^/]+\/[^/]+/.test(new URL(url.value).pathname)) {
+    return { ok: false, message: 'must be a repository URL such as https://github.com/org/repo' };
+  }
+  if (!url.value.startsWith('https:')) return { ok: false, message: 'repository URLs must use https' };
+  return url;
+}
+
+export function credentialAlias(input: string): TargetResult {
+  const value = input.trim();
+  return /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/.test(value)
+    ? { ok: true, value }
+    : { ok: false, message: 'must be a credential alias: 1-128 of letters, digits and ._:/@-' };
+}
+
+/** An IPv4/IPv6 address, a CIDR block, or a hostname. */
+export function hostOrNetwork(input: string): TargetResult {
+  const value = input.trim();
+  const [address, prefix, extra] = value.split('/');
+  const family = isIP(address ?? '');
+  if (family !== 0) {
+    if (extra !== undefined) return { ok: false, message: 'must be an IP, a CIDR block or a hostname' };
+    if (prefix === undefined) return { ok: true, value: address!.toLowerCase() };
+    const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+    if (bits < 0 || bits > (family === 4 ? 32 : 128)) return { ok: false, message: 'CIDR prefix length is out of range' };
+    return { ok: true, value: `${address!.toLowerCase()}/${bits}` };
+  }
+  const host = normaliseHostname(value);
+  return host === null ? { ok: false, message: 'must be an IP, a CIDR block or a hostname' } : { ok: true, value: host };
+}
+
+export function boundedTarget(check: (input: string) => TargetResult): (input: string) => TargetResult {
+  return (input) => (input.length > MAX_TARGET_LENGTH ? { ok: false, message: `must be at most ${MAX_TARGET_LENGTH} characters` } : check(input));
+}

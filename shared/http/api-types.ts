@@ -1,0 +1,26 @@
+import type { APIGatewayProxyEventV2WithLambdaAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { AuthorizerContext } from '../auth/authorize.ts';
+import type { Identity } from '../domain/identity.ts';
+
+export type ApiEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext | Record<string, never>>;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+/** What an operation receives once the middlewares have done their part. */
+export interface ApiRequest {
+  identity: Identity;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+  requestId: string;
+}
+
+export interface PublicRequest {
+  query: Record<string, string>;
+  requestId: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}

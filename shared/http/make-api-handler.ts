@@ -1,0 +1,56 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { Logger } from '../ports/logger.ts';
+import type { ApiEvent, ApiRequest, ApiResponse, ApiResult } from './api-types.ts';
+import { errorHandler, jsonBody, originCheck, requestIdOf, requireRole, resolveRoute, stateOf } from './middlewares.ts';
+import { routeKeyOf, type RouteDefinition } from './routes.ts';
+
+/** One use case behind one route. Public routes get no identity. */
+export type Operation = (request: ApiRequest) => Promise<ApiResponse>;
+
+export interface ApiHandlerOptions {
+  routes: RouteDefinition[];
+  /** Keyed by `routeKeyOf(method, path)`. */
+  operations: Record<string, Operation>;
+  logger: Logger & { appendKeys?: (keys: Record<string, unknown>) => void; resetKeys?: () => void };
+  allowedOrigins: string[];
+}
+
+function toResult({ status, body, headers }: ApiResponse): ApiResult {
+  if (body === undefined) return { statusCode: status, headers };
+  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * The middy chain every API function shares: error mapping, route, authentication and role,
+ * CSRF origin check, JSON body; then exactly one operation.
+ */
+export function makeApiHandler({ routes, operations, logger, allowedOrigins }: ApiHandlerOptions) {
+  for (const route of routes) {
+    if (!operations[routeKeyOf(route.method, route.path)]) throw new Error(`no operation for ${route.method} ${route.path}`);
+  }
+  return middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(errorHandler(logger))
+    .use(resolveRoute(routes))
+    .use(requireRole())
+    .use(originCheck(allowedOrigins))
+    .use(jsonBody())
+    .handler(async function runOperation(event) {
+      const { route, body } = stateOf(event);
+      const context = event.requestContext.authorizer?.lambda;
+      const identity = context && 'tenant' in context ? { sub: context.sub, tenant: context.tenant, role: context.role } : undefined;
+      const requestId = requestIdOf(event);
+      logger.resetKeys?.();
+      logger.appendKeys?.({ request_id: requestId, tenant: identity?.tenant });
+      const operation = operations[routeKeyOf(route.method, route.path)]!;
+      const response = await operation({
+        // Public routes never read it; authenticated ones passed requireRole.
+        identity: identity ?? { sub: '', tenant: '', role: 'viewer' },
+        params: (event.pathParameters ?? {}) as Record<string, string>,
+        query: (event.queryStringParameters ?? {}) as Record<string, string>,
+        body,
+        requestId,
+      });
+      return toResult(response);
+    });
+}

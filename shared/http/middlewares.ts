@@ -1,0 +1,126 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import {
+  ForbiddenError,
+  InvalidJsonError,
+  PayloadTooLargeError,
+  UnauthenticatedError,
+  UnsupportedMediaTypeError,
+} from '../domain/errors.ts';
+import { roleAllows } from '../domain/identity.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { ApiEvent, ApiResult } from './api-types.ts';
+import { errorResponse } from './error-body.ts';
+import { routeKeyOf, type RouteDefinition } from './routes.ts';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+type Middleware = MiddlewareObj<ApiEvent, ApiResult, Error, Context>;
+
+/** What the middlewares learned about a request, for the handler (middy does not pass `internal` to it). */
+export interface RequestState {
+  route: RouteDefinition;
+  body?: unknown;
+}
+const states = new WeakMap<ApiEvent, RequestState>();
+
+export function stateOf(event: ApiEvent): RequestState {
+  const state = states.get(event);
+  if (!state) throw new Error('resolveRoute did not run');
+  return state;
+}
+
+export function requestIdOf(event: ApiEvent): string {
+  return event.requestContext?.requestId ?? 'unknown';
+}
+
+/** The one error middleware: domain errors are exposed, anything else is logged and becomes a bare 500. */
+export function errorHandler(logger: Logger): Middleware {
+  return {
+    name: 'errorHandler',
+    onError: function mapErrorToResponse(request) {
+      const requestId = requestIdOf(request.event);
+      const { status, body, exposed } = errorResponse(request.error, requestId);
+      if (!exposed) logger.error('request failed', { request_id: requestId, error: request.error });
+      else if (status >= 500) logger.warn('request refused by a dependency', { request_id: requestId, code: body.error.code });
+      request.response = { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    },
+  };
+}
+
+/** Resolves the route of the event (the trailing slash is optional) and stores it for later phases. */
+export function resolveRoute(routes: RouteDefinition[]): Middleware {
+  const byKey = new Map(routes.map((route) => [routeKeyOf(route.method, route.path), route]));
+  return {
+    name: 'resolveRoute',
+    before: function findRoute(request) {
+      const [method, path = ''] = request.event.routeKey.split(' ');
+      const route = byKey.get(routeKeyOf(method ?? '', path));
+      if (!route) throw new Error(`no route for ${request.event.routeKey}`);
+      states.set(request.event, { route });
+    },
+  };
+}
+
+/** 401 without a verified identity, 403 when the role is below the route's. */
+export function requireRole(): Middleware {
+  return {
+    name: 'requireRole',
+    before: function checkRole(request) {
+      const { route } = stateOf(request.event);
+      if (!route.authenticated) return;
+      const context = request.event.requestContext.authorizer?.lambda;
+      if (!context || !('tenant' in context)) {
+        throw new UnauthenticatedError(context && 'auth_error' in context ? context.auth_error : 'no session');
+      }
+      if (!roleAllows(context.role, route.role)) throw new ForbiddenError(`the ${context.role} role may not do this`);
+    },
+  };
+}
+
+/**
+ * CSRF: a mutating request authenticated by the cookie must come from an allowed origin (Origin,
+ * else Referer). Bearer tokens are exempt: a browser never attaches them on its own.
+ */
+export function originCheck(allowedOrigins: string[]): Middleware {
+  const allowed = new Set(allowedOrigins);
+  return {
+    name: 'originCheck',
+    before: function checkOrigin(request) {
+      const { method } = request.event.requestContext.http;
+      const context = request.event.requestContext.authorizer?.lambda;
+      if (method === 'GET' || method === 'HEAD' || !context || !('via' in context) || context.via !== 'cookie') return;
+      const headers = request.event.headers ?? {};
+      let origin = headers.origin;
+      if (!origin && headers.referer) {
+        try {
+          origin = new URL(headers.referer).origin;
+        } catch {
+          origin = undefined;
+        }
+      }
+      if (!origin || !allowed.has(origin)) throw new ForbiddenError('cross-site request refused: the Origin is not allowed');
+    },
+  };
+}
+
+/** 415 for a body that is not application/json, 413 over 64 KiB, 400 invalid_json; parsed body in internal. */
+export function jsonBody(): Middleware {
+  return {
+    name: 'jsonBody',
+    before: function parseJsonBody(request) {
+      const { event } = request;
+      const raw = event.body;
+      if (raw === undefined || raw === null || raw === '') return;
+      const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+      const contentType = (event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (contentType !== 'application/json') throw new UnsupportedMediaTypeError('send the body as application/json');
+      if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new PayloadTooLargeError(`the body is over ${MAX_BODY_BYTES} bytes`);
+      try {
+        stateOf(event).body = JSON.parse(text) as unknown;
+      } catch {
+        throw new InvalidJsonError('the body is not valid JSON');
+      }
+    },
+  };
+}

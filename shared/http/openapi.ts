@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { ScanTypeList } from '../domain/scan-type-list.ts';
+import { Schedule, ScheduleCreateRequest, ScheduleList, SchedulePatchRequest } from '../domain/schedule.ts';
+import { routes, type RouteDefinition } from './routes.ts';
+
+const ErrorBody = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })),
+    request_id: z.string(),
+  }),
+});
+const Health = z.object({ status: z.literal('ok'), version: z.string() });
+
+interface OperationDoc {
+  summary: string;
+  request?: z.ZodType;
+  query?: Record<string, { schema: z.ZodType; description: string }>;
+  success: { status: number; schema?: z.ZodType; description: string };
+  errors: number[];
+}
+
+const listQuery = {
+  scan_type: { schema: Schedule.shape.scan_type, description: 'only this scan type' },
+  enabled: { schema: z.enum(['true', 'false']), description: 'only enabled or disabled schedules' },
+  limit: { schema: z.number().int().min(1).max(200).default(50), description: 'page size' },
+  cursor: { schema: z.string(), description: 'next_cursor of the previous page' },
+};
+
+const docs: Record<string, OperationDoc> = {
+  'GET /api/scans/schedules/': { summary: 'List schedules, newest first', query: listQuery, success: { status: 200, schema: ScheduleList, description: 'a page of schedules' }, errors: [400, 401, 403] },
+  'POST /api/scans/schedules/': { summary: 'Create a schedule (and its trigger when enabled)', request: ScheduleCreateRequest, success: { status: 201, schema: Schedule, description: 'the schedule; Location names it' }, errors: [400, 401, 403, 409, 413, 415, 503] },
+  'GET /api/scans/schedules/{id}/': { summary: 'Get a schedule', success: { status: 200, schema: Schedule, description: 'the schedule' }, errors: [401, 403, 404] },
+  'PATCH /api/scans/schedules/{id}/': { summary: 'Change any subset of the writable fields; the trigger follows', request: SchedulePatchRequest, success: { status: 200, schema: Schedule, description: 'the schedule' }, errors: [400, 401, 403, 404, 409, 413, 415, 503] },
+  'DELETE /api/scans/schedules/{id}/': { summary: 'Delete a schedule and its trigger; findings stay', success: { status: 204, description: 'deleted' }, errors: [401, 403, 404, 409, 503] },
+  'POST /api/scans/schedules/{id}/toggle/': { summary: 'Flip enabled: remove or provision the trigger', success: { status: 200, schema: Schedule, description: 'the schedule' }, errors: [401, 403, 404, 409, 503] },
+  'GET /api/scan-types/': { summary: 'Scan types, target hints and runner availability', success: { status: 200, schema: ScanTypeList, description: 'the scan types' }, errors: [401] },
+  'GET /api/health': { summary: 'Liveness and version', success: { status: 200, schema: Health, description: 'healthy' }, errors: [] },
+  'GET /api/openapi.json': { summary: 'This document', success: { status: 200, description: 'OpenAPI 3.1' }, errors: [] },
+};
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+
+function operationObject(route: RouteDefinition, doc: OperationDoc) {
+  const parameters = [
+    ...(route.path.includes('{id}') ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : []),
+    ...Object.entries(doc.query ?? {}).map(([name, { schema, description }]) => ({ name, in: 'query', required: false, description, schema: jsonSchema(schema, 'input') })),
+  ];
+  const responses: Record<string, unknown> = {
+    [doc.success.status]: {
+      description: doc.success.description,
+      ...(doc.success.schema ? { content: { 'application/json': { schema: jsonSchema(doc.success.schema, 'output') } } } : {}),
+    },
+  };
+  for (const status of doc.errors) responses[status] = { $ref: '#/components/responses/Error' };
+  return {
+    summary: doc.summary,
+    ...(route.authenticated ? {} : { security: [] }),
+    ...(parameters.length ? { parameters } : {}),
+    ...(doc.request ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.request, 'input') } } } } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document, generated from the route table and the zod schemas. */
+export function buildOpenApiDocument(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const doc = docs[`${route.method} ${route.path}`];
+    if (!doc) throw new Error(`no OpenAPI entry for ${route.method} ${route.path}`);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route, doc);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Scan Service API', version },
+    servers: [{ url: '/' }],
+    security: [{ sessionCookie: [] }, { bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      },
+      responses: { Error: { description: 'an error (DESIGN §3)', content: { 'application/json': { schema: jsonSchema(ErrorBody, 'output') } } } },
+    },
+  };
+}

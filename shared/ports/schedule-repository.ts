@@ -1,0 +1,36 @@
+import type { ScanType } from '../domain/scan-types.ts';
+import type { ScheduleRecord } from '../domain/schedule.ts';
+
+export interface ScheduleFilter {
+  scanType?: ScanType;
+  enabled?: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; bound to the tenant that listed it. */
+  nextCursor: string | null;
+}
+
+/**
+ * Port for schedule storage. Every method is scoped to one tenant; a row of another tenant is
+ * indistinguishable from a missing one. Conditional writes raise ConflictError on a stale
+ * version and QuotaExceededError when the tenant is at its quota.
+ */
+export interface ScheduleRepository {
+  /** Inserts a new row, counting it against the tenant's quota atomically with the insert's condition. */
+  create(record: ScheduleRecord, quota: number): Promise<void>;
+  get(tenant: string, id: string): Promise<ScheduleRecord | null>;
+  /** Replaces the row if its stored version is `record.version - 1`. */
+  update(record: ScheduleRecord): Promise<void>;
+  /** Deletes the row if its stored version is `expectedVersion`. */
+  delete(tenant: string, id: string, expectedVersion: number): Promise<void>;
+  /** Newest first. Throws ValidationError (field `cursor`) on a cursor that is not this tenant's. */
+  list(tenant: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<ScheduleRecord>>;
+  /** Every schedule of one tenant, or of all tenants: for reconcile and start-up only, never a request path. */
+  listAll(tenant?: string): AsyncIterable<ScheduleRecord>;
+  /** The tenant's schedule count as the quota sees it. */
+  count(tenant: string): Promise<number>;
+  /** Recomputes the quota counter from the rows (reconcile); returns the count. */
+  recount(tenant: string): Promise<number>;
+}

@@ -1,0 +1,80 @@
+import type { Logger } from '../ports/logger.ts';
+import type { ScheduleRepository } from '../ports/schedule-repository.ts';
+import { triggerNames, type ProvisionedTrigger, type TriggerScheduler } from '../ports/trigger-scheduler.ts';
+import { desiredTrigger } from './schedule-service.ts';
+
+export interface ReconcileAction {
+  /** provision: the row wants a trigger it lacks; update: the trigger differs; remove: no row wants it. */
+  kind: 'provision' | 'update' | 'remove';
+  tenant: string;
+  schedule_id: string;
+  reason: string;
+}
+
+export interface ReconcileReport {
+  dry_run: boolean;
+  tenant: string | null;
+  rows_checked: number;
+  triggers_checked: number;
+  actions: ReconcileAction[];
+  /** Actions that failed (the next run retries them). */
+  failures: (ReconcileAction & { error: string })[];
+}
+
+function describe(triggers: ProvisionedTrigger[]): string {
+  return JSON.stringify(triggers.map((t) => [t.name, t.expression, t.timezone]).sort());
+}
+
+/**
+ * Finds and repairs drift between rows and triggers in both directions: enabled rows without (or
+ * with stale) triggers, and triggers no row asks for. The rows are the truth.
+ */
+export function makeReconcileService({ repo, triggers, logger }: { repo: ScheduleRepository; triggers: TriggerScheduler; logger: Logger }) {
+  return {
+    async reconcile({ dryRun, tenant }: { dryRun: boolean; tenant?: string }): Promise<ReconcileReport> {
+      const provisioned = (await triggers.list()).filter((t) => tenant === undefined || t.tenant === tenant);
+      const bySchedule = new Map<string, ProvisionedTrigger[]>();
+      for (const trigger of provisioned) bySchedule.set(trigger.scheduleId, [...(bySchedule.get(trigger.scheduleId) ?? []), trigger]);
+
+      const actions: ReconcileAction[] = [];
+      const repairs: (() => Promise<void>)[] = [];
+      const tenants = new Set<string>();
+      let rows = 0;
+      for await (const row of repo.listAll(tenant)) {
+        rows += 1;
+        tenants.add(row.tenant);
+        const want = desiredTrigger(row);
+        const have = (bySchedule.get(row.id) ?? []).filter((t) => t.tenant === row.tenant);
+        bySchedule.delete(row.id);
+        const expected = want
+          ? triggerNames(row.id, want.expressions.length).map((name, i) => ({ name, expression: want.expressions[i]!, timezone: want.timezone }))
+          : [];
+        if (describe(have) === JSON.stringify(expected.map((t) => [t.name, t.expression, t.timezone]).sort())) continue;
+        const kind = have.length === 0 ? 'provision' : want === null ? 'remove' : 'update';
+        const reason = want === null ? 'the row is disabled but has triggers' : have.length === 0 ? 'the enabled row has no trigger' : 'the trigger differs from the row';
+        actions.push({ kind, tenant: row.tenant, schedule_id: row.id, reason });
+        repairs.push(() => triggers.sync(row.tenant, row.id, want));
+      }
+      for (const [scheduleId, orphans] of bySchedule) {
+        for (const owner of new Set(orphans.map((t) => t.tenant))) {
+          actions.push({ kind: 'remove', tenant: owner, schedule_id: scheduleId, reason: 'no row owns the trigger' });
+          repairs.push(() => triggers.sync(owner, scheduleId, null));
+        }
+      }
+
+      const failures: ReconcileReport['failures'] = [];
+      if (!dryRun) {
+        for (const [index, repair] of repairs.entries()) {
+          try {
+            await repair();
+          } catch (error) {
+            failures.push({ ...actions[index]!, error: error instanceof Error ? error.message : String(error) });
+          }
+        }
+        for (const owner of tenants) await repo.recount(owner);
+      }
+      logger.info('reconcile finished', { dry_run: dryRun, tenant, rows, triggers: provisioned.length, actions: actions.length, failures: failures.length });
+      return { dry_run: dryRun, tenant: tenant ?? null, rows_checked: rows, triggers_checked: provisioned.length, actions, failures };
+    },
+  };
+}

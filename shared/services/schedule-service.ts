@@ -1,0 +1,189 @@
+import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
+import { nextFireTimeOf } from '../domain/cron/eventbridge-cron.ts';
+import type { Schedule, ScheduleCreateRequest, SchedulePatchRequest, ScheduleRecord, Trigger } from '../domain/schedule.ts';
+import { validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { IdGenerator } from '../ports/id-generator.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { Page, ScheduleFilter, ScheduleRepository } from '../ports/schedule-repository.ts';
+import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
+
+export interface ScheduleServiceDeps {
+  repo: ScheduleRepository;
+  triggers: TriggerScheduler;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  /** Maximum schedules per tenant. */
+  quota: number;
+}
+
+export type ScheduleService = ReturnType<typeof makeScheduleService>;
+
+/** The trigger a row owns: its definition while enabled, none while disabled. */
+export function desiredTrigger(record: Pick<ScheduleRecord, 'enabled' | 'trigger_definition'>): Trigger | null {
+  return record.enabled ? record.trigger_definition : null;
+}
+
+function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Schedule use cases. The invariant: after every call, successful or not, the trigger scheduler
+ * holds exactly the trigger the stored row asks for. Triggers are changed before the row; when
+ * the row write then fails, the triggers are put back to what the row (re-read) says.
+ */
+export function makeScheduleService({ repo, triggers, clock, ids, logger, quota }: ScheduleServiceDeps) {
+  function toWire(record: ScheduleRecord): Schedule {
+    const trigger = desiredTrigger(record);
+    const next = trigger ? nextFireTimeOf(trigger.expressions, trigger.timezone, clock.now()) : null;
+    return {
+      id: record.id,
+      name: record.name,
+      description: record.description,
+      scan_type: record.scan_type,
+      target: record.target,
+      targets: record.targets,
+      scope: record.scope,
+      cadence: record.cadence,
+      cron_expression: record.cron_expression,
+      timezone: record.timezone,
+      enabled: record.enabled,
+      last_run_at: record.last_run_at,
+      last_run_status: record.last_run_status,
+      last_scan_id: record.last_scan_id,
+      next_run_at: next ? next.toISOString() : null,
+      trigger,
+      created_at: record.created_at,
+      updated_at: record.updated_at,
+    };
+  }
+
+  async function load(tenant: string, id: string): Promise<ScheduleRecord> {
+    const record = await repo.get(tenant, id);
+    if (!record) throw new NotFoundError(`schedule ${id} not found`);
+    return record;
+  }
+
+  /** Puts the triggers back in line with the stored row after a failed write. Never throws. */
+  async function restoreTriggers(tenant: string, id: string): Promise<void> {
+    try {
+      const current = await repo.get(tenant, id);
+      await triggers.sync(tenant, id, current ? desiredTrigger(current) : null);
+    } catch (error) {
+      logger.error('trigger restore failed; reconcile will repair it', { tenant, schedule_id: id, error });
+    }
+  }
+
+  /** Changes the trigger, then writes the row; on a failed write, restores the trigger. */
+  async function writeWithTrigger(previous: ScheduleRecord | null, next: ScheduleRecord, write: () => Promise<void>): Promise<void> {
+    const before = previous ? desiredTrigger(previous) : null;
+    const after = desiredTrigger(next);
+    const changes = !sameTrigger(before, after);
+    if (changes) {
+      try {
+        await triggers.sync(next.tenant, next.id, after);
+      } catch (error) {
+        await restoreTriggers(next.tenant, next.id);
+        throw error;
+      }
+    }
+    try {
+      await write();
+    } catch (error) {
+      if (changes) await restoreTriggers(next.tenant, next.id);
+      throw error;
+    }
+  }
+
+  function fieldsOf(record: ScheduleRecord): ScheduleFields {
+    const { name, description, scan_type, target, targets, scope, cadence, cron_expression, timezone, enabled } = record;
+    return { name, description, scan_type, target, targets, scope, cadence, cron_expression, timezone, enabled };
+  }
+
+  return {
+    async list(tenant: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<Schedule>> {
+      const page = await repo.list(tenant, filter, limit, cursor);
+      return { items: page.items.map(toWire), nextCursor: page.nextCursor };
+    },
+
+    async get(tenant: string, id: string): Promise<Schedule> {
+      return toWire(await load(tenant, id));
+    },
+
+    async create(tenant: string, input: ScheduleCreateRequest): Promise<Schedule> {
+      const valid = validateScheduleFields({
+        name: input.name,
+        description: input.description ?? '',
+        scan_type: input.scan_type,
+        target: input.target,
+        targets: input.targets ?? [],
+        scope: input.scope ?? {},
+        cadence: input.cadence,
+        cron_expression: input.cron_expression ?? null,
+        timezone: input.timezone ?? 'UTC',
+        enabled: input.enabled ?? true,
+      });
+      // Fail fast before provisioning anything; the conditional write below is the real guard.
+      if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
+      const now = clock.now().toISOString();
+      const record: ScheduleRecord = {
+        ...valid,
+        id: ids.newId('sch'),
+        tenant,
+        version: 1,
+        last_run_at: null,
+        last_run_status: 'never_run',
+        last_scan_id: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await writeWithTrigger(null, record, () => repo.create(record, quota));
+      logger.info('schedule created', { tenant, schedule_id: record.id, enabled: record.enabled });
+      return toWire(record);
+    },
+
+    async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {
+      const current = await load(tenant, id);
+      const merged: ScheduleFields = { ...fieldsOf(current), ...patch } as ScheduleFields;
+      // Leaving the custom cadence drops the crontab and its timezone instead of rejecting the patch.
+      if (patch.cadence !== undefined && patch.cadence !== 'custom') {
+        merged.cron_expression = patch.cron_expression ?? null;
+        merged.timezone = patch.timezone ?? 'UTC';
+      }
+      if (patch.cron_expression === null && merged.cadence === 'custom') {
+        throw new ValidationError('the schedule is not valid', [{ field: 'cron_expression', message: 'is required when cadence is custom' }]);
+      }
+      const valid = validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged) });
+      const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };
+      await writeWithTrigger(current, next, () => repo.update(next));
+      logger.info('schedule updated', { tenant, schedule_id: id, fields: Object.keys(patch) });
+      return toWire(next);
+    },
+
+    async toggle(tenant: string, id: string): Promise<Schedule> {
+      const current = await load(tenant, id);
+      const next: ScheduleRecord = { ...current, enabled: !current.enabled, version: current.version + 1, updated_at: clock.now().toISOString() };
+      await writeWithTrigger(current, next, () => repo.update(next));
+      logger.info('schedule toggled', { tenant, schedule_id: id, enabled: next.enabled });
+      return toWire(next);
+    },
+
+    async remove(tenant: string, id: string): Promise<void> {
+      const current = await load(tenant, id);
+      const gone: ScheduleRecord = { ...current, enabled: false };
+      await writeWithTrigger(current, gone, () => repo.delete(tenant, id, current.version));
+      logger.info('schedule deleted', { tenant, schedule_id: id });
+    },
+
+    toWire,
+  };
+}
+
+/** Rows migrated by the backfill keep their legacy tags through a PATCH that leaves them alone. */
+function legacyKeysUnchanged(current: ScheduleRecord, merged: ScheduleFields): boolean {
+  return (['source_legacy_model', 'source_legacy_id'] as const).every(
+    (key) => !(key in merged.scope) || merged.scope[key] === current.scope[key],
+  );
+}
