@@ -1,0 +1,82 @@
+import { signSessionToken } from '../../shared/auth/session-token.ts';
+import type { Role } from '../../shared/domain/identity.ts';
+import { ManualClock } from '../../shared/ports/clock.ts';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../local/runtime.ts';
+
+export const SESSION_KEY = 'test-session-key-0123456789-abcdefghijklmnopqrstuvwxyz';
+
+export interface ApiCall {
+  method?: string;
+  token?: string | null;
+  /** Sent as the `session` cookie instead of the Bearer header. */
+  cookie?: boolean;
+  body?: unknown;
+  /** A raw body string, sent as is. */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ApiReply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export interface TestService {
+  runtime: LocalRuntime;
+  clock: ManualClock;
+  token(tenant: string, role?: Role): Promise<string>;
+  call(path: string, options?: ApiCall): Promise<ApiReply>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole local service (dynalite in memory, local scheduler and queue, the real handlers behind
+ * the real HTTP server) on a random loopback port, with a clock the test moves.
+ */
+export async function startTestService(options: LocalRuntimeOptions = {}): Promise<TestService> {
+  const clock = new ManualClock('2026-03-02T10:00:00Z');
+  const runtime = await startLocalRuntime({ clock, sessionKey: SESSION_KEY, logger: silent, ...options });
+  const tokens = new Map<string, string>();
+  return {
+    runtime,
+    clock,
+    async token(tenant, role = 'admin') {
+      const key = `${tenant}/${role}`;
+      if (!tokens.has(key)) tokens.set(key, await signSessionToken({ sub: `${role}@${tenant}`, tenant, role }, SESSION_KEY));
+      return tokens.get(key)!;
+    },
+    async call(path, { method = 'GET', token, cookie = false, body, raw, headers = {} } = {}) {
+      const sent: Record<string, string> = { ...headers };
+      if (token) {
+        if (cookie) sent.cookie = `session=${token}`;
+        else sent.authorization = `Bearer ${token}`;
+      }
+      let payload: string | undefined = raw;
+      if (body !== undefined) {
+        payload = JSON.stringify(body);
+        sent['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${runtime.url}${path}`, { method, headers: sent, body: payload });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    },
+    stop: () => runtime.stop(),
+  };
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A valid create body; override any field. */
+export function scheduleBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: 'Mail posture', scan_type: 'email_security', target: 'example.com', cadence: 'daily', ...overrides };
+}
+
+/** Everything the tenant has stored and provisioned: to assert that a refused request changed nothing. */
+export async function snapshot(runtime: LocalRuntime, tenant?: string): Promise<string> {
+  const rows = [];
+  for await (const row of runtime.repo.listAll(tenant)) rows.push(row);
+  const triggers = (await runtime.scheduler.list()).filter((t) => tenant === undefined || t.tenant === tenant);
+  const counts = tenant ? await runtime.repo.count(tenant) : null;
+  return JSON.stringify({ rows: rows.sort((a, b) => a.id.localeCompare(b.id)), triggers: triggers.sort((a, b) => a.name.localeCompare(b.name)), counts, queued: runtime.scanQueue.stats() });
+}
