@@ -1,0 +1,151 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FireMessage } from '../../shared/domain/messages.ts';
+import { ManualClock } from '../../shared/ports/clock.ts';
+import { startLocalRuntime } from '../../local/runtime.ts';
+import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const MINUTE = 60_000;
+
+describe('local runtime restarts', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'scan-service-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('keeps schedules across a restart and re-arms the triggers of enabled rows', async () => {
+    const clock = new ManualClock('2026-03-02T10:00:00Z');
+    const first = await startLocalRuntime({ dataDir, clock, logger: silent });
+    const enabled = await first.schedules.create('acme', { name: 'kept', scan_type: 'email_security', target: 'example.com', cadence: 'custom', cron_expression: '0 0 1,15 * 1' });
+    await first.schedules.create('acme', { name: 'paused', scan_type: 'email_security', target: 'example.org', cadence: 'daily', enabled: false });
+    const key = first.sessionKey;
+    await first.stop();
+
+    const second = await startLocalRuntime({ dataDir, clock, logger: silent });
+    try {
+      const stored = await second.schedules.get('acme', enabled.id);
+      const triggers = await second.scheduler.list();
+
+      expect(stored).toEqual(enabled);
+      expect(second.sessionKey).toBe(key);
+      expect(second.rearmed).toBe(1);
+      expect(triggers.map((t) => t.name).sort()).toEqual([`${enabled.id}-dom`, `${enabled.id}-dow`]);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('local fires', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.stop());
+
+  function drain(): FireMessage[] {
+    const fires: FireMessage[] = [];
+    for (let batch = service.runtime.scanQueue.receive(10); batch.length > 0; batch = service.runtime.scanQueue.receive(10)) {
+      for (const message of batch) {
+        service.runtime.scanQueue.delete(message.receiptHandle);
+        fires.push(FireMessage.parse(JSON.parse(message.body)));
+      }
+    }
+    return fires;
+  }
+
+  it('puts a fire message on the scan queue at each tick of a custom schedule, in its timezone', async () => {
+    const token = await service.token('acme', 'operator');
+    const { body: created } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ cadence: 'custom', cron_expression: '0 */6 * * *', timezone: 'Asia/Kolkata' }),
+    });
+    drain();
+
+    service.clock.set('2026-03-03T00:00:00Z');
+    await service.runtime.scheduler.runDue();
+    const fires = drain().filter((fire) => fire.schedule_id === created.id);
+
+    // 00:00, 06:00, 12:00, 18:00 IST between 10:00Z on the 2nd and 00:00Z on the 3rd: 12:30Z and 18:30Z.
+    expect(fires.map((fire) => fire.scheduled_time)).toEqual(['2026-03-02T12:30:00Z', '2026-03-02T18:30:00Z']);
+    expect(fires[0]).toEqual({ kind: 'fire', tenant: 'acme', schedule_id: created.id, scheduled_time: '2026-03-02T12:30:00Z', execution_id: expect.any(String) });
+  });
+
+  it('stops firing once toggled off and fires the split pair twice on a day matching both', async () => {
+    const token = await service.token('acme', 'operator');
+    service.clock.set('2026-05-31T12:00:00Z');
+    const { body: split } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' }),
+    });
+    const { body: paused } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) });
+    await service.call(`/api/scans/schedules/${paused.id}/toggle/`, { method: 'POST', token });
+    drain();
+
+    service.clock.advance(12 * 60 * MINUTE + MINUTE); // past 2026-06-01T00:00Z, a Monday and the 1st
+    await service.runtime.scheduler.runDue();
+    const fires = drain();
+
+    expect(fires.filter((fire) => fire.schedule_id === paused.id)).toEqual([]);
+    const splitFires = fires.filter((fire) => fire.schedule_id === split.id);
+    expect(splitFires.map((fire) => fire.scheduled_time)).toEqual(['2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z']);
+    expect(new Set(splitFires.map((fire) => fire.execution_id)).size).toBe(2);
+  });
+});
+
+describe('reconcile', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.stop());
+
+  it('reports drift in both directions on a dry run and changes nothing, then repairs it', async () => {
+    const token = await service.token('drift', 'admin');
+    const { body: lost } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
+    const { body: stale } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
+    await service.runtime.scheduler.sync('drift', lost.id, null);
+    await service.runtime.scheduler.sync('drift', stale.id, { expressions: ['cron(0 9 * * ? *)'], timezone: 'UTC' });
+    await service.runtime.scheduler.sync('drift', 'sch_01KORPHANORPHANORPHANORPH', { expressions: ['cron(0 1 * * ? *)'], timezone: 'UTC' });
+    const before = JSON.stringify(await service.runtime.scheduler.list());
+
+    const dry = await service.runtime.reconciler.reconcile({ dryRun: true, tenant: 'drift' });
+    const afterDryRun = JSON.stringify(await service.runtime.scheduler.list());
+    const repaired = await service.runtime.reconciler.reconcile({ dryRun: false, tenant: 'drift' });
+    const clean = await service.runtime.reconciler.reconcile({ dryRun: true, tenant: 'drift' });
+
+    expect(dry.actions).toEqual(expect.arrayContaining([
+      expect.objectContaining({ kind: 'provision', schedule_id: lost.id }),
+      expect.objectContaining({ kind: 'update', schedule_id: stale.id }),
+      expect.objectContaining({ kind: 'remove', schedule_id: 'sch_01KORPHANORPHANORPHANORPH' }),
+    ]));
+    expect(dry.actions).toHaveLength(3);
+    expect(afterDryRun).toBe(before);
+    expect(repaired.failures).toEqual([]);
+    expect(clean.actions).toEqual([]);
+    const triggers = (await service.runtime.scheduler.list()).filter((t) => t.tenant === 'drift');
+    expect(triggers.map((t) => [t.scheduleId, t.expression]).sort()).toEqual([[lost.id, 'cron(0 2 * * ? *)'], [stale.id, 'cron(0 2 * * ? *)']].sort());
+  });
+
+  it('is reachable over loopback with the local admin key only', async () => {
+    const refused = await fetch(`${service.runtime.url}/_local/reconcile`, { method: 'POST', body: '{}' });
+    const accepted = await fetch(`${service.runtime.url}/_local/reconcile`, {
+      method: 'POST',
+      headers: { 'x-local-admin-key': SESSION_KEY },
+      body: JSON.stringify({ dry_run: true }),
+    });
+
+    expect(refused.status).toBe(403);
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toMatchObject({ dry_run: true, actions: [] });
+  });
+});
