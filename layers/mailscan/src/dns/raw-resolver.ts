@@ -1,0 +1,88 @@
+import { randomInt } from 'node:crypto';
+import * as packet from 'dns-packet';
+import type { DecodedPacket } from 'dns-packet';
+import { MAX_CHAIN, mapResponse, normaliseName, type DanglingCname } from './answer-mapping.ts';
+import type { Nameserver } from './nameservers.ts';
+import type { DnsAnswer, RecordType, Resolver } from './resolver.ts';
+import { exchangeTcp, exchangeUdp, type ExchangeResult } from './wire-exchange.ts';
+
+export interface RawResolverOptions {
+  servers: readonly Nameserver[];
+  /** How long one attempt waits for an answer. */
+  timeoutMs: number;
+  /** Attempts per query, rotating over the servers; only timeouts and transport errors are retried. */
+  attempts: number;
+  /** The scan's deadline: pending and later queries end as "unknown" (timeout). */
+  signal?: AbortSignal;
+}
+
+/** Large enough for DNSKEY and long TXT sets, small enough to avoid IP fragmentation (DNS flag day 2020). */
+const EDNS_PAYLOAD = 1232;
+
+/** Sends its own queries with dns-packet: UDP first, TCP when the answer is truncated. */
+export function makeRawResolver(options: RawResolverOptions): Resolver {
+  if (options.servers.length === 0) throw new Error('no nameserver to query');
+  const attempts = Math.max(1, options.attempts);
+
+  async function ask<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T> | DanglingCname> {
+    let last: DnsAnswer<T> = { status: 'unknown', reason: 'timeout', message: 'scan deadline reached' };
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
+      if (options.signal?.aborted) return last;
+      const server = options.servers[attempt % options.servers.length];
+      const id = randomInt(0, 65536);
+      const query = packet.encode({
+        type: 'query',
+        id,
+        flags: packet.RECURSION_DESIRED | packet.AUTHENTIC_DATA,
+        questions: [{ type, name, class: 'IN' }],
+        additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
+      });
+      const exchange = { timeoutMs: options.timeoutMs, signal: options.signal, accept: (message: Buffer) => answersQuery(message, id, name, type) };
+      let result: ExchangeResult = await exchangeUdp(server, query, exchange);
+      if (result.ok && packet.decode(result.message).flag_tc) result = await exchangeTcp(server, query, exchange);
+      if (!result.ok) {
+        last = { status: 'unknown', reason: result.reason, message: `${name} ${type} via ${server.host}:${server.port}: ${result.message}` };
+        continue;
+      }
+      const mapped = mapResponse(packet.decode(result.message), name, type);
+      // SERVFAIL/REFUSED are answers from that server: only another server may say otherwise.
+      const anotherServerLeft = options.servers.length > 1 && attempt < attempts - 1;
+      if (mapped.status === 'unknown' && anotherServerLeft) {
+        last = mapped;
+        continue;
+      }
+      return mapped;
+    }
+    return last;
+  }
+
+  return {
+    async query<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> {
+      let current = normaliseName(name);
+      if (!isQueryableName(current)) return { status: 'unknown', reason: 'error', message: `not a valid DNS name: ${name}` };
+      for (let hop = 0; hop <= MAX_CHAIN; hop += 1) {
+        const answer = await ask(current, type);
+        if (answer.status !== 'cname') return answer;
+        current = answer.target;
+      }
+      return { status: 'unknown', reason: 'error', message: `CNAME chain longer than ${MAX_CHAIN} at ${name}` };
+    },
+  };
+}
+
+function answersQuery(message: Buffer, id: number, name: string, type: RecordType): boolean {
+  let decoded: DecodedPacket;
+  try {
+    decoded = packet.decode(message);
+  } catch {
+    return false;
+  }
+  const question = decoded.questions?.[0];
+  return decoded.id === id && decoded.type === 'response' && question !== undefined
+    && question.type === type && normaliseName(question.name) === name;
+}
+
+function isQueryableName(name: string): boolean {
+  if (name.length === 0 || name.length > 253) return false;
+  return name.split('.').every((label) => label.length >= 1 && label.length <= 63);
+}

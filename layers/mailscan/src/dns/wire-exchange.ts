@@ -1,0 +1,72 @@
+import { createSocket } from 'node:dgram';
+import { isIP, connect } from 'node:net';
+import type { Nameserver } from './nameservers.ts';
+
+/** One request/response exchange with one server; a failed exchange is a value, the caller retries. */
+export type ExchangeResult =
+  | { ok: true; message: Buffer }
+  | { ok: false; reason: 'timeout' | 'error'; message: string };
+
+export interface ExchangeOptions {
+  timeoutMs: number;
+  /** Aborted when the scan's deadline passes: the exchange ends at once as a timeout. */
+  signal?: AbortSignal;
+  /** Rejects answers that are not for this query (wrong id or question), as a spoofing guard. */
+  accept: (message: Buffer) => boolean;
+}
+
+/** Settles exactly once, then releases the socket and timers however the exchange ended. */
+function settleOnce(release: () => void, resolve: (result: ExchangeResult) => void, options: ExchangeOptions) {
+  let done = false;
+  const onAbort = () => finish({ ok: false, reason: 'timeout', message: 'scan deadline reached' });
+  const timer = setTimeout(() => finish({ ok: false, reason: 'timeout', message: `no answer within ${options.timeoutMs} ms` }), options.timeoutMs);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  function finish(result: ExchangeResult) {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    release();
+    resolve(result);
+  }
+  return finish;
+}
+
+export function exchangeUdp(server: Nameserver, query: Buffer, options: ExchangeOptions): Promise<ExchangeResult> {
+  return new Promise((resolve) => {
+    const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
+    const finish = settleOnce(() => socket.close(), resolve, options);
+    socket.on('error', (error) => finish({ ok: false, reason: 'error', message: error.message }));
+    socket.on('message', (message) => {
+      if (options.accept(message)) finish({ ok: true, message });
+    });
+    socket.send(query, server.port, server.host, (error) => {
+      if (error) finish({ ok: false, reason: 'error', message: error.message });
+    });
+  });
+}
+
+/** DNS over TCP (RFC 7766): each message is prefixed with its two-byte length. */
+export function exchangeTcp(server: Nameserver, query: Buffer, options: ExchangeOptions): Promise<ExchangeResult> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: server.host, port: server.port });
+    const finish = settleOnce(() => socket.destroy(), resolve, options);
+    let buffered = Buffer.alloc(0);
+    socket.on('error', (error) => finish({ ok: false, reason: 'error', message: error.message }));
+    socket.on('connect', () => {
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(query.length);
+      socket.write(Buffer.concat([length, query]));
+    });
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (buffered.length < 2) return;
+      const size = buffered.readUInt16BE(0);
+      if (buffered.length < 2 + size) return;
+      const message = buffered.subarray(2, 2 + size);
+      if (options.accept(message)) finish({ ok: true, message });
+      else finish({ ok: false, reason: 'error', message: 'answer does not match the query' });
+    });
+    socket.on('end', () => finish({ ok: false, reason: 'error', message: 'connection closed before an answer' }));
+  });
+}
