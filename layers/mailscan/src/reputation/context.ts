@@ -22,8 +22,11 @@ export interface ReputationInput {
 /** Environment and configuration for the reputation checks (DESIGN §6). */
 export interface ReputationContext {
   resolver: Resolver;
-  /** HTTP GET with size cap, timeout and SSRF guard; see http/safe-fetch.ts. */
-  fetch: (url: string, options?: { maxBytes?: number; headers?: Record<string, string> }) => Promise<{ status: number; headers: Record<string, string>; body: Uint8Array }>;
+  /**
+   * HTTP GET with size cap, timeout and SSRF guard; see http/safe-fetch.ts. `timeoutMs` lets a
+   * vendor API keep its own configured timeout under the fetch's default one.
+   */
+  fetch: (url: string, options?: { maxBytes?: number; headers?: Record<string, string>; timeoutMs?: number }) => Promise<{ status: number; headers: Record<string, string>; body: Uint8Array }>;
   config: {
     dnsbl: { ipZones: string[]; domainZones: string[] };
     trustlist: { zones: string[] };

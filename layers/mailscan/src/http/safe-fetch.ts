@@ -1,0 +1,198 @@
+import { lookup as systemDnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import type { ReputationContext } from '../reputation/context.ts';
+import { blockedAddressReason } from './address-policy.ts';
+
+/**
+ * The one HTTP client of the reputation checks. URLs come from DNS data that the scanned domain
+ * controls, so every hop is vetted: scheme, resolved addresses (SSRF guard), size and time.
+ */
+
+export type FetchErrorCode =
+  | 'bad_url' | 'scheme_not_allowed' | 'host_not_found' | 'dns_failed' | 'address_blocked'
+  | 'too_large' | 'timeout' | 'too_many_redirects' | 'network';
+
+/** Why a fetch produced no response. Carries no request headers, so no operator key leaks into a report. */
+export class FetchError extends Error {
+  constructor(readonly code: FetchErrorCode, message: string) {
+    super(message);
+    this.name = 'FetchError';
+  }
+}
+
+export interface HostAddress { address: string; family: 4 | 6 }
+/** Resolves a host name to every address it has; throws FetchError host_not_found / dns_failed. */
+export type HostLookup = (hostname: string) => Promise<HostAddress[]>;
+
+export interface SafeFetchOptions {
+  /** Deadline for the whole fetch, redirects and DNS included. */
+  timeoutMs: number;
+  /** Default body cap; a call may lower or raise it. */
+  maxBytes: number;
+  /**
+   * MAILSCAN_ALLOW_PRIVATE=1: permits private/loopback addresses AND plain http:, because the
+   * loopback servers tests run speak plain HTTP. Link-local (cloud metadata) stays refused.
+   */
+  allowPrivate: boolean;
+  /** Host resolution; the system resolver by default, `lookupViaResolver` to share the scan's DNS. */
+  lookup?: HostLookup;
+  /** Replaces the system CA store for https: (tests trust their loopback server's test CA). */
+  tlsCa?: string[];
+  /** Redirects followed, each re-vetted; 3 by default. */
+  maxRedirects?: number;
+}
+
+export type SafeFetch = ReputationContext['fetch'];
+type FetchResponse = Awaited<ReturnType<SafeFetch>>;
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+export function makeSafeFetch(options: SafeFetchOptions): SafeFetch {
+  const lookup = options.lookup ?? systemLookup;
+  const maxRedirects = options.maxRedirects ?? 3;
+
+  async function vet(target: URL): Promise<HostAddress> {
+    const schemeAllowed = target.protocol === 'https:' || (target.protocol === 'http:' && options.allowPrivate);
+    if (!schemeAllowed) throw new FetchError('scheme_not_allowed', `${target.protocol} URLs are not fetched; only https:`);
+    const hostname = bareHost(target);
+    const family = isIP(hostname);
+    const addresses = family === 0 ? await lookup(hostname) : [{ address: hostname, family: family as 4 | 6 }];
+    if (addresses.length === 0) throw new FetchError('host_not_found', `${hostname} has no address`);
+    // Every address is checked, not just the one used: a host mixing public and private addresses is suspect.
+    for (const { address } of addresses) {
+      const reason = blockedAddressReason(address, options.allowPrivate);
+      if (reason) throw new FetchError('address_blocked', `${hostname} resolves to ${address} (${reason})`);
+    }
+    return addresses[0];
+  }
+
+  return async (url, callOptions = {}) => {
+    const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs;
+    const maxBytes = callOptions.maxBytes ?? options.maxBytes;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const timeoutError = (): FetchError => new FetchError('timeout', `no complete response within ${timeoutMs} ms`);
+    try {
+      let target = parseUrl(url);
+      let headers = callOptions.headers ?? {};
+      for (let hop = 0; ; hop += 1) {
+        const address = await raceAbort(vet(target), controller.signal, timeoutError);
+        const outcome = await request(target, address, { headers, maxBytes, signal: controller.signal, timeoutError, tlsCa: options.tlsCa });
+        if (!('location' in outcome)) return outcome;
+        if (hop >= maxRedirects) throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
+        const next = parseUrl(outcome.location, target);
+        // Caller headers can carry API keys; they go only to the origin they were meant for.
+        if (next.origin !== target.origin) headers = {};
+        target = next;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+interface RequestOptions {
+  headers: Record<string, string>;
+  maxBytes: number;
+  signal: AbortSignal;
+  timeoutError: () => FetchError;
+  tlsCa: string[] | undefined;
+}
+
+function request(target: URL, address: HostAddress, o: RequestOptions): Promise<FetchResponse | { location: string }> {
+  return new Promise((resolve, reject) => {
+    const hostname = bareHost(target);
+    // Connect to the vetted address: resolving again at connect time would reopen DNS rebinding.
+    const pinned: LookupFunction = (_host, lookupOptions, callback) => {
+      if (lookupOptions.all) callback(null, [address]);
+      else callback(null, address.address, address.family);
+    };
+    const isHttps = target.protocol === 'https:';
+    const req = (isHttps ? https : http).request({
+      host: hostname,
+      port: target.port === '' ? undefined : Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      method: 'GET',
+      headers: { 'user-agent': 'mailscan', accept: '*/*', 'accept-encoding': 'identity', ...o.headers },
+      lookup: pinned,
+      agent: false,
+      signal: o.signal,
+      ...(isHttps && o.tlsCa ? { ca: o.tlsCa } : {}),
+      ...(isHttps && isIP(hostname) === 0 ? { servername: hostname } : {}),
+    }, (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (redirectStatuses.has(status) && location) {
+        res.resume();
+        resolve({ location });
+        return;
+      }
+      const fail = (error: FetchError): void => {
+        req.destroy();
+        reject(error);
+      };
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > o.maxBytes) return fail(tooLarge(o.maxBytes));
+      const chunks: Buffer[] = [];
+      let total = 0;
+      res.on('data', (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > o.maxBytes) fail(tooLarge(o.maxBytes));
+        else chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status, headers: flattenHeaders(res.headers), body: new Uint8Array(Buffer.concat(chunks)) }));
+      res.on('error', (error) => reject(o.signal.aborted ? o.timeoutError() : new FetchError('network', error.message)));
+    });
+    req.on('error', (error) => reject(o.signal.aborted ? o.timeoutError() : new FetchError('network', error.message)));
+    req.end();
+  });
+}
+
+function tooLarge(maxBytes: number): FetchError {
+  return new FetchError('too_large', `body exceeds ${maxBytes} bytes`);
+}
+
+function parseUrl(url: string, base?: URL): URL {
+  try {
+    return new URL(url, base);
+  } catch {
+    throw new FetchError('bad_url', `not a URL: ${url.slice(0, 200)}`);
+  }
+}
+
+function bareHost(target: URL): string {
+  return target.hostname.replace(/^\[|\]$/g, '');
+}
+
+function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => Error): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const abort = (): void => reject(onAbort());
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (value) => { signal.removeEventListener('abort', abort); resolve(value); },
+      (error: Error) => { signal.removeEventListener('abort', abort); reject(error); },
+    );
+  });
+}
+
+async function systemLookup(hostname: string): Promise<HostAddress[]> {
+  try {
+    const addresses = await systemDnsLookup(hostname, { all: true, order: 'verbatim' });
+    return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') throw new FetchError('host_not_found', `${hostname} does not resolve`);
+    throw new FetchError('dns_failed', `${hostname}: ${code ?? 'lookup failed'}`);
+  }
+}

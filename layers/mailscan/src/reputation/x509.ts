@@ -1,0 +1,4 @@
+// Import order matters: the metadata stand-in must run before @peculiar/x509 loads tsyringe.
+import './reflect-metadata.ts';
+
+export * from '@peculiar/x509';
