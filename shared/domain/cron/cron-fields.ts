@@ -1,0 +1,30 @@
+/**
+ * The value sets of one EventBridge `cron(...)` expression: the common model between the crontab
+ * converter (which emits it) and the evaluator (which parses it back). Arrays are sorted and
+ * without duplicates.
+ */
+export interface CronFields {
+  minutes: readonly number[];
+  hours: readonly number[];
+  /** 1–31; `null` is EventBridge's `?`. */
+  daysOfMonth: readonly number[] | null;
+  /** 1–12. */
+  months: readonly number[];
+  /** 0 = Sunday … 6 = Saturday (Vixie numbering, not EventBridge's SUN=1); `null` is `?`. */
+  daysOfWeek: readonly number[] | null;
+  /** `null` is `*`. */
+  years: readonly number[] | null;
+}
+
+export const MONTH_NAMES = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] as const;
+
+/** Index = Vixie day-of-week number. */
+export const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] as const;
+
+/** Whether a civil date (with its day of week) is one of the days the fields fire on. */
+export function firesOnDay(fields: CronFields, year: number, month: number, day: number, weekday: number): boolean {
+  if (!fields.months.includes(month)) return false;
+  if (fields.years !== null && !fields.years.includes(year)) return false;
+  if (fields.daysOfMonth !== null) return fields.daysOfMonth.includes(day);
+  return fields.daysOfWeek !== null && fields.daysOfWeek.includes(weekday);
+}
