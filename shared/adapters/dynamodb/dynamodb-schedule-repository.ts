@@ -37,6 +37,16 @@ function fromItem(item: Record<string, unknown>): ScheduleRecord {
   return Object.fromEntries(RECORD_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScheduleRecord;
 }
 
+/** The key DynamoDB would return as LastEvaluatedKey for `item` in `index` ("" for the table). */
+function keyOf(item: Record<string, unknown>, index: string): Record<string, unknown> {
+  const key: Record<string, unknown> = { PK: item.PK, SK: item.SK };
+  if (index !== '') {
+    key[`${index}PK`] = item[`${index}PK`];
+    key[`${index}SK`] = item[`${index}SK`];
+  }
+  return key;
+}
+
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
 /**
@@ -187,14 +197,22 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
     async list(tenant, filter, limit, cursor): Promise<Page<ScheduleRecord>> {
       const { index, partitionPrefix, input } = queryFor(tenant, filter);
       let startKey = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partitionPrefix);
-      const items: ScheduleRecord[] = [];
-      // A filter can leave a page short; keep reading until the page is full or the index ends.
+      const items: Record<string, unknown>[] = [];
+      // Read one item past the page: if it exists there is a next page, and the cursor is the last
+      // kept item's key, so a client never fetches an empty final page. A filter can leave a read
+      // short; keep reading until the page is full or the index ends.
       do {
-        const page = await client.send(new QueryCommand({ ...input, Limit: limit - items.length, ExclusiveStartKey: startKey }));
-        items.push(...(page.Items ?? []).map(fromItem));
+        const page = await client.send(new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey: startKey }));
+        items.push(...(page.Items ?? []));
         startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined && items.length < limit);
-      return { items, nextCursor: startKey === undefined ? null : encodeCursor(tenant, index, startKey) };
+      } while (startKey !== undefined && items.length <= limit);
+      const hasMore = items.length > limit;
+      const kept = items.slice(0, limit);
+      const last = kept[kept.length - 1];
+      return {
+        items: kept.map(fromItem),
+        nextCursor: hasMore && last ? encodeCursor(tenant, index, keyOf(last, index)) : null,
+      };
     },
 
     listAll,
