@@ -1,0 +1,268 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  ListSchedulesCommand,
+  UpdateScheduleCommand,
+  type GetScheduleOutput,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import { TriggerUnavailableError } from '../../domain/errors.ts';
+import {
+  triggerNames,
+  type ProvisionedTrigger,
+  type TriggerDefinition,
+  type TriggerScheduler,
+} from '../../ports/trigger-scheduler.ts';
+import {
+  matchesRequest,
+  readTrigger,
+  scheduleRequest,
+  type DesiredTrigger,
+  type TriggerTarget,
+} from './schedule-request.ts';
+import { backoffDelayMs, errorName, isRetryable, type BackoffPolicy } from './throttle-backoff.ts';
+
+/** The slice of a structured logger (Powertools Logger fits) this adapter writes to. */
+export interface SchedulerLogger {
+  warn(message: string, attributes: Record<string, unknown>): void;
+}
+
+/** Constructor options of {@link EventBridgeTriggerScheduler}. */
+export interface EventBridgeTriggerSchedulerOptions {
+  /** Build it with makeSchedulerClient(), which turns SDK retries off (see there why). */
+  client: SchedulerClient;
+  /** The environment's schedule group; every trigger lives there. */
+  groupName: string;
+  /** The scan queue, the target of every trigger. */
+  queueArn: string;
+  /** The execution role that may only sqs:SendMessage to the scan queue. */
+  roleArn: string;
+  /** The queue that receives fires EventBridge could not deliver. */
+  deadLetterArn: string;
+  /** Attempts per API call, first included, before TriggerUnavailableError. Default 5. */
+  maxAttempts?: number;
+  /** Backoff ceiling before the first retry. Default 100 ms. */
+  baseDelayMs?: number;
+  /** Cap on any single backoff delay. Default 2 000 ms. */
+  maxDelayMs?: number;
+  /** GetSchedule calls in flight during list(). Default 8, well under the API's rate quota. */
+  listConcurrency?: number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  logger?: SchedulerLogger;
+}
+
+/** A schedule in the group that does not deliver a well-formed fire for the row its name claims. */
+export interface UnrecognisedTrigger {
+  name: string;
+  reason: string;
+}
+
+/** Everything in the schedule group, sorted by name. */
+export interface TriggerInventory {
+  triggers: ProvisionedTrigger[];
+  unrecognised: UnrecognisedTrigger[];
+}
+
+/** Passed through to the caller as-is instead of becoming TriggerUnavailableError. */
+type ExpectedError = 'ConflictException' | 'ResourceNotFoundException';
+
+/**
+ * TriggerScheduler on EventBridge Scheduler: one schedule per trigger name (DESIGN §5) in the
+ * environment's group, each sending the fire message to the scan queue.
+ *
+ * Every API call is retried on throttling, 5xx and network faults with exponential backoff and
+ * full jitter, up to `maxAttempts`; what still fails, and every other error, becomes
+ * TriggerUnavailableError naming the operation and the error's name only (SDK messages quote
+ * account ids and role ARNs, which must not reach an API client; they are logged instead).
+ */
+export class EventBridgeTriggerScheduler implements TriggerScheduler {
+  readonly #client: SchedulerClient;
+  readonly #target: TriggerTarget;
+  readonly #maxAttempts: number;
+  readonly #backoff: BackoffPolicy;
+  readonly #listConcurrency: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+  readonly #logger: SchedulerLogger | undefined;
+
+  constructor(options: EventBridgeTriggerSchedulerOptions) {
+    this.#client = options.client;
+    this.#target = {
+      groupName: options.groupName,
+      queueArn: options.queueArn,
+      roleArn: options.roleArn,
+      deadLetterArn: options.deadLetterArn,
+    };
+    this.#maxAttempts = options.maxAttempts ?? 5;
+    this.#backoff = { baseDelayMs: options.baseDelayMs ?? 100, maxDelayMs: options.maxDelayMs ?? 2_000 };
+    this.#listConcurrency = options.listConcurrency ?? 8;
+    this.#sleep = options.sleep ?? ((ms) => delay(ms));
+    this.#random = options.random ?? Math.random;
+    this.#logger = options.logger;
+  }
+
+  /**
+   * Creates or updates the wanted names first and deletes the other shape's names after, so a row
+   * that changes shape is never left without a trigger mid-way. A failure part-way leaves a state
+   * that syncing either the old or the new definition again repairs, since every step is
+   * idempotent.
+   */
+  async sync(tenant: string, scheduleId: string, definition: TriggerDefinition | null): Promise<void> {
+    const wanted: DesiredTrigger[] =
+      definition === null
+        ? []
+        : triggerNames(scheduleId, definition.expressions.length).map((name, index) => ({
+            name,
+            tenant,
+            scheduleId,
+            expression: definition.expressions[index],
+            timezone: definition.timezone,
+          }));
+    for (const trigger of wanted) await this.#put(trigger);
+    const wantedNames = new Set(wanted.map((trigger) => trigger.name));
+    const everyName = [...triggerNames(scheduleId, 1), ...triggerNames(scheduleId, 2)];
+    for (const name of everyName.filter((candidate) => !wantedNames.has(candidate))) {
+      await this.deleteTrigger(name);
+    }
+  }
+
+  /**
+   * The well-formed triggers of the group. Schedules that do not deliver a proper fire are left
+   * out (and logged); {@link inventory} reports them so reconcile can delete them.
+   */
+  async list(): Promise<ProvisionedTrigger[]> {
+    return (await this.inventory()).triggers;
+  }
+
+  /**
+   * Every schedule of the group, split into well-formed triggers and unrecognised ones. Reconcile
+   * deletes an unrecognised name with {@link deleteTrigger} when no row owns its schedule id; when
+   * a row does, re-syncing that row overwrites it. A name deleted between the listing and its
+   * GetSchedule is skipped.
+   */
+  async inventory(): Promise<TriggerInventory> {
+    const names = await this.#listNames();
+    const described = await mapConcurrently(names, this.#listConcurrency, async (name) => {
+      const schedule = await this.#get(name);
+      return schedule === null ? null : { name, read: readTrigger(this.#target.queueArn, name, schedule) };
+    });
+    const inventory: TriggerInventory = { triggers: [], unrecognised: [] };
+    for (const entry of described) {
+      if (entry === null) continue;
+      const { name, read } = entry;
+      if (read.ok) {
+        const { tenant, scheduleId, expression, timezone } = read;
+        inventory.triggers.push({ name, tenant, scheduleId, expression, timezone });
+      } else {
+        this.#logger?.warn('unrecognised trigger', { name, reason: read.reason });
+        inventory.unrecognised.push({ name, reason: read.reason });
+      }
+    }
+    return inventory;
+  }
+
+  /** Delete one schedule of the group by name; a name that does not exist counts as deleted. */
+  async deleteTrigger(name: string): Promise<void> {
+    try {
+      const input = { Name: name, GroupName: this.#target.groupName };
+      await this.#send('DeleteSchedule', () => this.#client.send(new DeleteScheduleCommand(input)), ['ResourceNotFoundException']);
+    } catch (error) {
+      if (errorName(error) !== 'ResourceNotFoundException') throw error;
+    }
+  }
+
+  /**
+   * Create, or on ConflictException bring the existing schedule to the request. Two rounds cover a
+   * concurrent delete between our calls (Get or Update then answers ResourceNotFound).
+   */
+  async #put(trigger: DesiredTrigger): Promise<void> {
+    const request = scheduleRequest(this.#target, trigger);
+    for (let round = 1; ; round++) {
+      const lastRound = round === 2;
+      try {
+        await this.#send('CreateSchedule', () => this.#client.send(new CreateScheduleCommand(request)), ['ConflictException']);
+        return;
+      } catch (error) {
+        if (errorName(error) !== 'ConflictException' || lastRound) throw this.#unavailable('CreateSchedule', error);
+      }
+      const existing = await this.#get(trigger.name);
+      if (existing === null) continue;
+      if (matchesRequest(existing, request)) return;
+      try {
+        await this.#send('UpdateSchedule', () => this.#client.send(new UpdateScheduleCommand(request)), ['ResourceNotFoundException']);
+        return;
+      } catch (error) {
+        if (errorName(error) !== 'ResourceNotFoundException' || lastRound) throw this.#unavailable('UpdateSchedule', error);
+      }
+    }
+  }
+
+  /** GetSchedule, or null when the name does not exist. */
+  async #get(name: string): Promise<GetScheduleOutput | null> {
+    try {
+      const input = { Name: name, GroupName: this.#target.groupName };
+      return await this.#send('GetSchedule', () => this.#client.send(new GetScheduleCommand(input)), ['ResourceNotFoundException']);
+    } catch (error) {
+      if (errorName(error) === 'ResourceNotFoundException') return null;
+      throw error;
+    }
+  }
+
+  async #listNames(): Promise<string[]> {
+    const names: string[] = [];
+    let nextToken: string | undefined;
+    do {
+      const input = { GroupName: this.#target.groupName, MaxResults: 100, ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
+      const page = await this.#send('ListSchedules', () => this.#client.send(new ListSchedulesCommand(input)));
+      for (const summary of page.Schedules ?? []) if (summary.Name !== undefined) names.push(summary.Name);
+      nextToken = page.NextToken;
+    } while (nextToken !== undefined);
+    return names.sort();
+  }
+
+  /**
+   * One API call with the backoff loop. Errors named in `expected` are rethrown untouched for the
+   * caller to handle; everything else that is final becomes TriggerUnavailableError.
+   */
+  async #send<T>(operation: string, call: () => Promise<T>, expected: readonly ExpectedError[] = []): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if ((expected as readonly string[]).includes(errorName(error))) throw error;
+        if (!isRetryable(error) || attempt >= this.#maxAttempts) throw this.#unavailable(operation, error, attempt);
+        await this.#sleep(backoffDelayMs(attempt, this.#backoff, this.#random));
+      }
+    }
+  }
+
+  #unavailable(operation: string, error: unknown, attempts = 1): TriggerUnavailableError {
+    if (error instanceof TriggerUnavailableError) return error;
+    const name = errorName(error);
+    this.#logger?.warn('scheduler call failed', {
+      operation,
+      error: name,
+      attempts,
+      detail: error instanceof Error ? error.message : String(error),
+    });
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+    return new TriggerUnavailableError(`EventBridge Scheduler ${operation} failed (${name})${tries}`);
+  }
+}
+
+/** Map with at most `limit` calls in flight; results keep the input order. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await map(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
