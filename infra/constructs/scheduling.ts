@@ -1,0 +1,131 @@
+import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '../../shared/config/environment.ts';
+import type { ServiceFunction } from './service-function.ts';
+
+export interface SchedulingProps {
+  scheduleGroupName: string;
+  removalPolicy: RemovalPolicy;
+  scanQueue: { visibilityTimeout: Duration; retentionPeriod: Duration; maxReceiveCount: number };
+  deadLetterRetentionPeriod: Duration;
+}
+
+/** Actions on individual schedules that the API needs to keep a row's triggers in sync. */
+const TRIGGER_ACTIONS = [
+  'scheduler:CreateSchedule',
+  'scheduler:UpdateSchedule',
+  'scheduler:DeleteSchedule',
+  'scheduler:GetSchedule',
+];
+
+/**
+ * Everything between "a schedule row is enabled" and "a fire message is on the scan queue":
+ * the environment's EventBridge Scheduler group, the scan queue (with its DLQ), the DLQ for fires
+ * the scheduler could not deliver, and the execution role the scheduler assumes to deliver them.
+ *
+ * `scanQueue` is the seam for the scan-dispatch function of a later issue: it will consume it.
+ */
+export class Scheduling extends Construct {
+  readonly group: ScheduleGroup;
+  readonly scanQueue: Queue;
+  readonly scanDeadLetterQueue: Queue;
+  readonly schedulerDeadLetterQueue: Queue;
+  readonly executionRole: iam.Role;
+  /** `arn:…:schedule/<group>/*`: every schedule (trigger) in the group. */
+  readonly schedulesInGroupArn: string;
+
+  constructor(scope: Construct, id: string, props: SchedulingProps) {
+    super(scope, id);
+
+    this.group = new ScheduleGroup(this, 'Group', {
+      scheduleGroupName: props.scheduleGroupName,
+      removalPolicy: props.removalPolicy,
+    });
+    const schedulerArn = `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}`;
+    this.schedulesInGroupArn = `${schedulerArn}:schedule/${props.scheduleGroupName}/*`;
+    const groupArn = `${schedulerArn}:schedule-group/${props.scheduleGroupName}`;
+
+    const queueDefaults = {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+    };
+    this.scanDeadLetterQueue = new Queue(this, 'ScanDeadLetterQueue', {
+      ...queueDefaults,
+      retentionPeriod: props.deadLetterRetentionPeriod,
+    });
+    this.scanQueue = new Queue(this, 'ScanQueue', {
+      ...queueDefaults,
+      visibilityTimeout: props.scanQueue.visibilityTimeout,
+      retentionPeriod: props.scanQueue.retentionPeriod,
+      deadLetterQueue: { queue: this.scanDeadLetterQueue, maxReceiveCount: props.scanQueue.maxReceiveCount },
+    });
+    // Fires EventBridge Scheduler could not deliver after its retries (queue missing, throttled,
+    // role broken). A standard queue: the scheduler does not support FIFO dead-letter queues.
+    this.schedulerDeadLetterQueue = new Queue(this, 'SchedulerDeadLetterQueue', {
+      ...queueDefaults,
+      retentionPeriod: props.deadLetterRetentionPeriod,
+    });
+
+    // Only EventBridge Scheduler, acting for a schedule of this group in this account, may assume
+    // the role (confused-deputy protection). The AWS guide asks for the schedule-group ARN as
+    // aws:SourceArn; the group's schedule ARNs are accepted too, so the trust holds whichever of
+    // the two the service presents. Both stay inside this one group.
+    this.executionRole = new iam.Role(this, 'ExecutionRole', {
+      description: `EventBridge Scheduler delivers fires of group ${props.scheduleGroupName} to the scan queue`,
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com').withConditions({
+        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        ArnLike: { 'aws:SourceArn': [groupArn, this.schedulesInGroupArn] },
+      }),
+    });
+    // The target send, and the dead-letter send: the scheduler delivers dead-letter events with
+    // the schedule's execution role too, so without the second ARN undeliverable fires are lost.
+    this.executionRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [this.scanQueue.queueArn, this.schedulerDeadLetterQueue.queueArn],
+      }),
+    );
+  }
+
+  /**
+   * Give `fn` what the EventBridge trigger adapter needs to provision and tear down triggers:
+   * the names it puts into CreateSchedule (group, target queue, role, DLQ) and the permissions
+   * to manage schedules of this group only and to hand the execution role to the scheduler only.
+   * `list` adds scheduler:ListSchedules for reconcile.
+   */
+  bindTriggerManagement(fn: ServiceFunction, options: { list: boolean }): void {
+    fn.setEnvironment(ENV.scheduleGroupName, this.group.scheduleGroupName)
+      .setEnvironment(ENV.scanQueueArn, this.scanQueue.queueArn)
+      .setEnvironment(ENV.schedulerRoleArn, this.executionRole.roleArn)
+      .setEnvironment(ENV.schedulerDlqArn, this.schedulerDeadLetterQueue.queueArn);
+
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: TRIGGER_ACTIONS, resources: [this.schedulesInGroupArn] }),
+    );
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.executionRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    if (options.list) {
+      // ListSchedules has no resource type in the Service Authorization Reference: IAM only
+      // accepts "*". The adapter passes GroupName, so the listing itself stays in this group.
+      fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }));
+    }
+  }
+
+  /**
+   * The scan queue URL, for the run-now and manual-scan paths. Deliberately no send permission
+   * yet: nothing in this issue sends to the queue; grant it (scanQueue.grantSendMessages) with
+   * the code that does.
+   */
+  exposeScanQueueUrl(fn: ServiceFunction): void {
+    fn.setEnvironment(ENV.scanQueueUrl, this.scanQueue.queueUrl);
+  }
+}

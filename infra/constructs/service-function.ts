@@ -1,0 +1,109 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import type { ENV } from '../../shared/config/environment.ts';
+import { repositoryRoot } from '../paths.ts';
+
+/** A variable name from shared/config/environment.ts: the only names our handlers read. */
+export type ServiceEnvName = (typeof ENV)[keyof typeof ENV];
+
+/** Settings every function of one environment shares. */
+export interface ServiceFunctionDefaults {
+  /** Powertools `service` key on every log line. */
+  serviceName: string;
+  logLevel: string;
+  logRetention: RetentionDays;
+  /** What happens to the log group when the stack is deleted. */
+  removalPolicy: RemovalPolicy;
+}
+
+export interface ServiceFunctionProps {
+  defaults: ServiceFunctionDefaults;
+  /** Entry file relative to the repository root, e.g. `functions/api/schedules.ts`; it exports `handler`. */
+  entry: string;
+  description: string;
+  /** Defaults to 10 s: an HTTP API integration gives up after 30 s anyway. */
+  timeout?: Duration;
+  /** Defaults to 512 MB (ARM: more memory also means more CPU for cold start). */
+  memorySize?: number;
+}
+
+/** The createRequire shim lets CommonJS dependencies that call `require` run inside the ESM bundle. */
+const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * The one way this service builds a Lambda function: Node.js 24 on ARM64, an ESM bundle made with
+ * the local esbuild (never Docker), minified with source maps, its own log group with the
+ * environment's retention, and an execution role that starts with nothing but writing to that
+ * log group. Every other permission is granted explicitly by the construct that owns the resource.
+ */
+export class ServiceFunction extends Construct {
+  readonly handler: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { defaults } = props;
+
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: defaults.logRetention,
+      removalPolicy: defaults.removalPolicy,
+    });
+
+    // Our own role instead of the default one: the default attaches AWSLambdaBasicExecutionRole,
+    // whose log permissions are on Resource "*". Here the function may only write its own log group.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [`${this.logGroup.logGroupArn}`],
+      }),
+    );
+
+    this.handler = new NodejsFunction(this, 'Function', {
+      entry: join(repositoryRoot, props.entry),
+      handler: 'handler',
+      projectRoot: repositoryRoot,
+      depsLockFilePath: join(repositoryRoot, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: defaults.serviceName,
+        LOG_LEVEL: defaults.logLevel,
+        // Stack traces point at the TypeScript sources instead of the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node24',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // The Node.js 24 runtime ships AWS SDK v3; bundling it would only grow the cold start.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+  }
+
+  /** Set one of the service's environment variables (names from shared/config/environment.ts). */
+  setEnvironment(name: ServiceEnvName, value: string): this {
+    this.handler.addEnvironment(name, value);
+    return this;
+  }
+}

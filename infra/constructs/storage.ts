@@ -1,0 +1,73 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { ENV } from '../../shared/config/environment.ts';
+import { tableDefinition, type KeyAttribute } from '../../shared/adapters/dynamodb/table-definition.ts';
+import type { ServiceFunction } from './service-function.ts';
+
+export interface StorageProps {
+  removalPolicy: RemovalPolicy;
+}
+
+/** What the request paths may do: item reads, queries and (conditional) writes. Never Scan. */
+const REQUEST_PATH_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  // TransactWriteItems is authorised per item by Put/Update/Delete/ConditionCheckItem.
+  'dynamodb:ConditionCheckItem',
+];
+
+function attribute(key: KeyAttribute): Attribute {
+  return { name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER };
+}
+
+/**
+ * The service's single DynamoDB table, built from shared/adapters/dynamodb/table-definition.ts
+ * (the same module the local bootstrap uses), with point-in-time recovery always on.
+ */
+export class Storage extends Construct {
+  readonly table: Table;
+
+  constructor(scope: Construct, id: string, props: StorageProps) {
+    super(scope, id);
+    const retain = props.removalPolicy === RemovalPolicy.RETAIN;
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: attribute(tableDefinition.partitionKey),
+      sortKey: attribute(tableDefinition.sortKey),
+      billingMode: BillingMode[tableDefinition.billingMode],
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: props.removalPolicy,
+      // A retained table is also protected against a `DeleteTable` by hand.
+      deletionProtection: retain,
+    });
+    for (const index of tableDefinition.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: attribute(index.partitionKey),
+        sortKey: attribute(index.sortKey),
+        // Same projection as createTableInput(): list pages are served from the index alone.
+        projectionType: ProjectionType.ALL,
+      });
+    }
+  }
+
+  /**
+   * Give `fn` the table name and item-level access to the table and its indexes. `scan` adds
+   * dynamodb:Scan, which only maintenance jobs (reconcile) need: request paths never scan.
+   */
+  bindTable(fn: ServiceFunction, options: { scan: boolean }): void {
+    fn.setEnvironment(ENV.tableName, this.table.tableName);
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: options.scan ? [...REQUEST_PATH_ACTIONS, 'dynamodb:Scan'] : REQUEST_PATH_ACTIONS,
+        resources: [this.table.tableArn, `${this.table.tableArn}/index/*`],
+      }),
+    );
+  }
+}

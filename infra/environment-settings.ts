@@ -1,0 +1,82 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { z } from 'zod';
+
+/** The deployment environments this app knows; `-c env=<name>` picks one. */
+export const environmentNames = ['dev', 'prod'] as const;
+export type EnvironmentName = (typeof environmentNames)[number];
+
+const retentionDays = new Set<number>(Object.values(RetentionDays).filter((value) => typeof value === 'number'));
+
+/**
+ * Per-environment settings, kept in cdk.json `context.environments.<env>` so an operator changes
+ * a number there, not code. Validated strictly: a typo in cdk.json fails the synth.
+ */
+export const EnvironmentSettings = z
+  .object({
+    stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/),
+    /** EventBridge Scheduler group name: `[0-9A-Za-z._-]`, at most 64 characters. */
+    scheduleGroupName: z.string().regex(/^[0-9A-Za-z._-]{1,64}$/),
+    /** `retain` keeps the table, queues, secret and logs when the stack is deleted. */
+    removalPolicy: z.enum(['retain', 'destroy']),
+    logRetentionDays: z.number().int().refine((days) => retentionDays.has(days), {
+      message: 'must be a CloudWatch Logs retention value (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...)',
+    }),
+    logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']),
+    /** Origins allowed to send mutating browser requests (CSRF check) and CORS preflights. */
+    allowedOrigins: z.array(z.url()).min(1),
+    scheduleQuota: z.number().int().positive(),
+    scanQueue: z
+      .object({
+        /** At least 6x the timeout of the (later) scan-dispatch function, per the SQS event source guidance. */
+        visibilityTimeoutSeconds: z.number().int().min(0).max(43_200),
+        retentionDays: z.number().int().min(1).max(14),
+        /** Receives before a scan message moves to the scan DLQ. */
+        maxReceiveCount: z.number().int().min(1).max(1000),
+      })
+      .strict(),
+    /** Retention of both dead-letter queues: long enough to inspect and redrive. */
+    deadLetterRetentionDays: z.number().int().min(1).max(14),
+    api: z
+      .object({
+        throttleRateLimit: z.number().positive(),
+        throttleBurstLimit: z.number().int().positive(),
+      })
+      .strict(),
+    /** EventBridge rule schedule of the nightly reconcile run. */
+    reconcileCron: z.string().regex(/^cron\(.+\)$/),
+  })
+  .strict();
+export type EnvironmentSettings = z.infer<typeof EnvironmentSettings>;
+
+/** The app was started without a usable `-c env=...` or with invalid settings: an operator error. */
+export class EnvironmentSelectionError extends Error {
+  override readonly name = 'EnvironmentSelectionError';
+}
+
+function isEnvironmentName(value: unknown): value is EnvironmentName {
+  return typeof value === 'string' && (environmentNames as readonly string[]).includes(value);
+}
+
+/**
+ * Resolve `-c env=<name>` and its settings from the app context. Throws with a message that
+ * names the fix, so `cdk synth` without `-c env=dev|prod` fails before building anything.
+ */
+export function resolveEnvironment(
+  envContext: unknown,
+  environmentsContext: unknown,
+): { name: EnvironmentName; settings: EnvironmentSettings } {
+  if (!isEnvironmentName(envContext)) {
+    const given = envContext === undefined ? 'nothing' : JSON.stringify(envContext);
+    throw new EnvironmentSelectionError(`Pass the target environment with -c env=${environmentNames.join('|')} (got ${given}).`);
+  }
+  const raw = (environmentsContext as Record<string, unknown> | undefined)?.[envContext];
+  if (raw === undefined) {
+    throw new EnvironmentSelectionError(`cdk.json has no context.environments.${envContext} block.`);
+  }
+  const parsed = EnvironmentSettings.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new EnvironmentSelectionError(`cdk.json context.environments.${envContext} is invalid:\n  ${problems.join('\n  ')}`);
+  }
+  return { name: envContext, settings: parsed.data };
+}
