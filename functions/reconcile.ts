@@ -10,16 +10,18 @@ import { makeReconcileHandler } from './reconcile-handler.ts';
 const config = readConfig(ApiConfig.pick({ TABLE_NAME: true }).and(TriggerConfig));
 const logger = makeLogger('reconcile');
 
+const triggers = new EventBridgeTriggerScheduler({
+  client: makeSchedulerClient(),
+  groupName: config.SCHEDULE_GROUP_NAME,
+  queueArn: config.SCAN_QUEUE_ARN,
+  roleArn: config.SCHEDULER_ROLE_ARN,
+  deadLetterArn: config.SCHEDULER_DLQ_ARN,
+  logger,
+});
 const reconciler = makeReconcileService({
   repo: makeDynamoDbScheduleRepository(makeDocumentClient(), config.TABLE_NAME),
-  triggers: new EventBridgeTriggerScheduler({
-    client: makeSchedulerClient(),
-    groupName: config.SCHEDULE_GROUP_NAME,
-    queueArn: config.SCAN_QUEUE_ARN,
-    roleArn: config.SCHEDULER_ROLE_ARN,
-    deadLetterArn: config.SCHEDULER_DLQ_ARN,
-    logger,
-  }),
+  triggers,
+  unrecognised: triggers,
   logger,
 });
 

@@ -105,7 +105,7 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
       cookies,
       headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'cookie')),
       queryStringParameters: url.search ? query : undefined,
-      pathParameters: params.length ? Object.fromEntries(params.map((name, i) => [name, decodeURIComponent(matched.values[i]!)])) : undefined,
+      pathParameters: params.length ? Object.fromEntries(params.map((name, i) => [name, decodeURIComponent(matched.values[i])])) : undefined,
       requestContext: {
         requestId,
         routeKey: `${method} ${route.path}`,

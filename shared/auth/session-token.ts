@@ -52,5 +52,5 @@ export function extractSessionToken(headers: Record<string, string | undefined>,
     if (name === 'session' && value.length > 0) return decodeURIComponent(value.join('='));
   }
   const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
-  return match ? match[1]! : null;
+  return match ? match[1] : null;
 }

@@ -27,5 +27,5 @@ export function readConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
     const names = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
     throw new Error(`invalid configuration: ${names}`);
   }
-  return parsed.data as z.infer<S>;
+  return parsed.data;
 }

@@ -16,7 +16,7 @@ export function normaliseHostname(input: string): string | null {
   if (ascii === '' || ascii.length > 253) return null;
   const labels = ascii.split('.');
   if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
-  if (/^\d+$/.test(labels[labels.length - 1]!)) return null;
+  if (/^\d+$/.test(labels[labels.length - 1])) return null;
   return ascii;
 }
 
@@ -59,7 +59,7 @@ export function repositoryUrl(input: string): TargetResult {
   const value = input.trim();
   const scp = /^[a-z0-9_.-]+@([a-z0-9.-]+):[\w.~/-]+$/i.exec(value);
   if (scp) {
-    return normaliseHostname(scp[1]!) === null ? { ok: false, message: 'must be a repository URL' } : { ok: true, value };
+    return normaliseHostname(scp[1]) === null ? { ok: false, message: 'must be a repository URL' } : { ok: true, value };
   }
   const url = httpUrl(value);
   if (!url.ok || !/^\/[^/]+\/[^/]+/.test(new URL(url.value).pathname)) {
@@ -83,10 +83,10 @@ export function hostOrNetwork(input: string): TargetResult {
   const family = isIP(address ?? '');
   if (family !== 0) {
     if (extra !== undefined) return { ok: false, message: 'must be an IP, a CIDR block or a hostname' };
-    if (prefix === undefined) return { ok: true, value: address!.toLowerCase() };
+    if (prefix === undefined) return { ok: true, value: address.toLowerCase() };
     const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
     if (bits < 0 || bits > (family === 4 ? 32 : 128)) return { ok: false, message: 'CIDR prefix length is out of range' };
-    return { ok: true, value: `${address!.toLowerCase()}/${bits}` };
+    return { ok: true, value: `${address.toLowerCase()}/${bits}` };
   }
   const host = normaliseHostname(value);
   return host === null ? { ok: false, message: 'must be an IP, a CIDR block or a hostname' } : { ok: true, value: host };

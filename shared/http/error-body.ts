@@ -24,7 +24,7 @@ export interface ErrorBody {
 export function errorResponse(error: unknown, requestId: string): { status: number; body: ErrorBody; exposed: boolean } {
   if (error instanceof DomainError && error.code in STATUS_BY_CODE) {
     return {
-      status: STATUS_BY_CODE[error.code]!,
+      status: STATUS_BY_CODE[error.code],
       body: { error: { code: error.code, message: error.message, details: error.details, request_id: requestId } },
       exposed: true,
     };

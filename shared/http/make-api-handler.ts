@@ -42,7 +42,7 @@ export function makeApiHandler({ routes, operations, logger, allowedOrigins }: A
       const requestId = requestIdOf(event);
       logger.resetKeys?.();
       logger.appendKeys?.({ request_id: requestId, tenant: identity?.tenant });
-      const operation = operations[routeKeyOf(route.method, route.path)]!;
+      const operation = operations[routeKeyOf(route.method, route.path)];
       const response = await operation({
         // Public routes never read it; authenticated ones passed requireRole.
         identity: identity ?? { sub: '', tenant: '', role: 'viewer' },

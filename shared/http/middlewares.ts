@@ -113,7 +113,7 @@ export function jsonBody(): Middleware {
       const raw = event.body;
       if (raw === undefined || raw === null || raw === '') return;
       const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-      const contentType = (event.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const contentType = (event.headers?.['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       if (contentType !== 'application/json') throw new UnsupportedMediaTypeError('send the body as application/json');
       if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new PayloadTooLargeError(`the body is over ${MAX_BODY_BYTES} bytes`);
       try {

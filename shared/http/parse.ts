@@ -15,12 +15,12 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, readOnl
   const parsed = schema.safeParse(rest);
   const issues = [...readOnly, ...(parsed.success ? [] : zodIssues(parsed.error))];
   if (issues.length > 0 || !parsed.success) throw new ValidationError('the request is not valid', issues);
-  return parsed.data as z.infer<S>;
+  return parsed.data;
 }
 
 /** Parses query parameters with a strict zod schema. */
 export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string>): z.infer<S> {
   const parsed = schema.safeParse(query);
   if (!parsed.success) throw new ValidationError('the query is not valid', zodIssues(parsed.error));
-  return parsed.data as z.infer<S>;
+  return parsed.data;
 }

@@ -29,7 +29,21 @@ function describe(triggers: ProvisionedTrigger[]): string {
  * Finds and repairs drift between rows and triggers in both directions: enabled rows without (or
  * with stale) triggers, and triggers no row asks for. The rows are the truth.
  */
-export function makeReconcileService({ repo, triggers, logger }: { repo: ScheduleRepository; triggers: TriggerScheduler; logger: Logger }) {
+/**
+ * Scheduler entries that belong to no row and cannot even be read as one (EventBridge schedules in
+ * the group whose input is not a fire message); only the EventBridge adapter has them.
+ */
+export interface UnrecognisedTriggers {
+  inventory(): Promise<{ unrecognised: { name: string; reason: string }[] }>;
+  deleteTrigger(name: string): Promise<void>;
+}
+
+export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
+  repo: ScheduleRepository;
+  triggers: TriggerScheduler;
+  logger: Logger;
+  unrecognised?: UnrecognisedTriggers;
+}) {
   return {
     async reconcile({ dryRun, tenant }: { dryRun: boolean; tenant?: string }): Promise<ReconcileReport> {
       const provisioned = (await triggers.list()).filter((t) => tenant === undefined || t.tenant === tenant);
@@ -47,7 +61,7 @@ export function makeReconcileService({ repo, triggers, logger }: { repo: Schedul
         const have = (bySchedule.get(row.id) ?? []).filter((t) => t.tenant === row.tenant);
         bySchedule.delete(row.id);
         const expected = want
-          ? triggerNames(row.id, want.expressions.length).map((name, i) => ({ name, expression: want.expressions[i]!, timezone: want.timezone }))
+          ? triggerNames(row.id, want.expressions.length).map((name, i) => ({ name, expression: want.expressions[i], timezone: want.timezone }))
           : [];
         if (describe(have) === JSON.stringify(expected.map((t) => [t.name, t.expression, t.timezone]).sort())) continue;
         const kind = have.length === 0 ? 'provision' : want === null ? 'remove' : 'update';
@@ -62,13 +76,21 @@ export function makeReconcileService({ repo, triggers, logger }: { repo: Schedul
         }
       }
 
+      // Tenant-scoped runs leave unreadable entries alone: their tenant is unknown.
+      if (unrecognised && tenant === undefined) {
+        for (const entry of (await unrecognised.inventory()).unrecognised) {
+          actions.push({ kind: 'remove', tenant: '', schedule_id: entry.name, reason: `unreadable trigger: ${entry.reason}` });
+          repairs.push(() => unrecognised.deleteTrigger(entry.name));
+        }
+      }
+
       const failures: ReconcileReport['failures'] = [];
       if (!dryRun) {
         for (const [index, repair] of repairs.entries()) {
           try {
             await repair();
           } catch (error) {
-            failures.push({ ...actions[index]!, error: error instanceof Error ? error.message : String(error) });
+            failures.push({ ...actions[index], error: error instanceof Error ? error.message : String(error) });
           }
         }
         for (const owner of tenants) await repo.recount(owner);

@@ -146,7 +146,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota 
 
     async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {
       const current = await load(tenant, id);
-      const merged: ScheduleFields = { ...fieldsOf(current), ...patch } as ScheduleFields;
+      const merged: ScheduleFields = { ...fieldsOf(current), ...patch };
       // Leaving the custom cadence drops the crontab and its timezone instead of rejecting the patch.
       if (patch.cadence !== undefined && patch.cadence !== 'custom') {
         merged.cron_expression = patch.cron_expression ?? null;
