@@ -1,0 +1,58 @@
+import type { ReportFinding } from '../catalogue.ts';
+import { branch } from '../dns/dependency-depth.ts';
+import type { Resolver } from '../dns/resolver.ts';
+import type { CheckError, ReputationInput } from '../reputation/context.ts';
+import { checkDkim, type DkimData } from './dkim-check.ts';
+import { checkDmarc, type DmarcData } from './dmarc-check.ts';
+import { checkMx, type MxData } from './mx-check.ts';
+import { scorePosture, type Grade, type PostureScore } from './score.ts';
+import { checkSpf, type SpfData } from './spf/spf-check.ts';
+
+export interface PostureSurface {
+  status: 'ok' | 'error';
+  score: number | null;
+  grade: Grade | null;
+  score_breakdown: PostureScore['breakdown'];
+  spf: SpfData;
+  dkim: DkimData;
+  dmarc: DmarcData;
+  mx: MxData;
+}
+
+export interface PostureResult {
+  surface: PostureSurface;
+  findings: ReportFinding[];
+  errors: CheckError[];
+  /** What the reputation checks need, so they resolve nothing twice. */
+  reputationInput: ReputationInput;
+  /** False when not one question about the domain itself got an answer: the scan could not start. */
+  domainAnswered: boolean;
+}
+
+/** SPF, DMARC, DKIM and MX are independent: all four start at once. */
+export async function runPosture(domain: string, resolver: Resolver, dkimSelectors: readonly string[]): Promise<PostureResult> {
+  const [spf, dmarc, dkim, mx] = await Promise.all([
+    branch(() => checkSpf(domain, resolver)),
+    branch(() => checkDmarc(domain, resolver)),
+    branch(() => checkDkim(domain, dkimSelectors, resolver)),
+    branch(() => checkMx(domain, resolver)),
+  ]);
+  const errors = [...spf.errors, ...dmarc.errors, ...dkim.errors, ...mx.errors];
+  const score = scorePosture(spf.data, dmarc.data, dkim.data);
+  return {
+    surface: {
+      status: errors.length > 0 ? 'error' : 'ok',
+      score: score.score,
+      grade: score.grade,
+      score_breakdown: score.breakdown,
+      spf: spf.data,
+      dkim: dkim.data,
+      dmarc: dmarc.data,
+      mx: mx.data,
+    },
+    findings: [...spf.findings, ...dmarc.findings, ...dkim.findings],
+    errors,
+    reputationInput: { domain, mx: mx.data.hosts, spfLookups: spf.lookupsForLimit, dkimKeys: dkim.keysForReputation },
+    domainAnswered: spf.answered || dmarc.answered || mx.answered,
+  };
+}
