@@ -51,7 +51,7 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
       .sort((a, b) => b.id.localeCompare(a.id))
       .filter((row) => cursor === undefined || row.id < cursor);
     const items = matching.slice(0, limit);
-    return { items, nextCursor: matching.length > limit ? items[items.length - 1]!.id : null };
+    return { items, nextCursor: matching.length > limit ? items[items.length - 1].id : null };
   }
 
   async *listAll(tenant?: string): AsyncIterable<ScheduleRecord> {
