@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
+import { ValidationError } from '../../shared/domain/errors.ts';
+import { validateTarget } from '../../shared/domain/scan-types.ts';
+
+describe('target validation', () => {
+  it.each([
+    ['email_security', 'Example.COM.', 'example.com'],
+    ['email_security', 'bücher.de', 'xn--bcher-kva.de'],
+    ['email_security', 'example.co.uk', 'example.co.uk'],
+    ['ssl', 'WWW.example.com:8443', 'www.example.com:8443'],
+    ['dast', 'https://app.example.com/login', 'https://app.example.com/login'],
+    ['secret_scan', 'https://github.com/acme/api', 'https://github.com/acme/api'],
+    ['secret_scan', 'git@github.com:acme/api.git', 'git@github.com:acme/api.git'],
+    ['nhi', 'ci-deploy-key', 'ci-deploy-key'],
+    ['vapt', '10.0.0.0/8', '10.0.0.0/8'],
+    ['vm', '2001:DB8::1', '2001:db8::1'],
+    ['vdi', 'desktop.example.com', 'desktop.example.com'],
+  ] as const)('accepts %s target %s as %s', (scanType, input, normalised) => {
+    expect(validateTarget(scanType, input)).toEqual({ ok: true, value: normalised });
+  });
+
+  it.each([
+    ['email_security', 'sub.example.com'],
+    ['email_security', 'co.uk'],
+    ['email_security', 'localhost'],
+    ['email_security', 'exa mple.com'],
+    ['ssl', 'example.com:0'],
+    ['dast', 'javascript:alert(1)'],
+    ['dast', 'https://user:pw@example.com/'],
+    ['secret_scan', 'http://github.com/acme/api'],
+    ['nhi', ''],
+    ['vapt', '300.1.1.1'],
+    ['vm', '10.0.0.0/8/1'],
+    ['dast', `https://example.com/${'a'.repeat(3000)}`],
+  ] as const)('refuses %s target %s', (scanType, input) => {
+    expect(validateTarget(scanType, input).ok).toBe(false);
+  });
+});
+
+describe('pagination cursors', () => {
+  const key = { PK: 'T#acme', SK: 'SCH#sch_1' };
+
+  it('round-trips a key for the same tenant and index', () => {
+    expect(decodeCursor(encodeCursor('acme', '', key), 'acme', '', 'T#acme')).toEqual(key);
+  });
+
+  it.each([
+    ['another tenant', () => decodeCursor(encodeCursor('acme', '', key), 'evil', '', 'T#evil')],
+    ['another index', () => decodeCursor(encodeCursor('acme', '', key), 'acme', 'GSI1', 'T#acme#SCH#TYPE#dast')],
+    ['a forged partition', () => decodeCursor(encodeCursor('evil', '', { PK: 'T#acme', SK: 'SCH#x' }), 'evil', '', 'T#evil')],
+    ['a GSI key of another partition', () => decodeCursor(encodeCursor('acme', 'GSI1', { PK: 'T#acme', SK: 'SCH#x', GSI1PK: 'T#acme#SCH#TYPE#ssl', GSI1SK: 'x' }), 'acme', 'GSI1', 'T#acme#SCH#TYPE#dast')],
+    ['non-string key values', () => decodeCursor(Buffer.from(JSON.stringify({ v: 1, t: 'acme', i: '', k: { PK: 'T#acme', SK: { S: 'x' } } })).toString('base64url'), 'acme', '', 'T#acme')],
+    ['garbage', () => decodeCursor('%%%', 'acme', '', 'T#acme')],
+  ])('refuses %s', (_name, decode) => {
+    expect(decode).toThrow(ValidationError);
+  });
+});
