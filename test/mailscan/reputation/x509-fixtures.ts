@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { createHash, type webcrypto } from 'node:crypto';
 import * as x509 from '../../../layers/mailscan/src/reputation/x509.ts';
@@ -51,11 +52,16 @@ export interface LeafOptions {
   /** The SVG whose hash (and gzipped copy) the logotype extension carries; null omits the extension. */
   logo?: Uint8Array | null;
   serial?: string;
+  /**
+   * standard: SHA-256 of the SVG plus the gzipped SVG in a data: URI; hash-of-gzip: the hash taken
+   * over the compressed bytes instead; hash-only: the hash and an https: URI, no embedded copy.
+   */
+  logotypeForm?: 'standard' | 'hash-of-gzip' | 'hash-only';
 }
 
-export const svgLogo = new TextEncoder().encode(
-  '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 10 10"><title>Brand</title><rect width="10" height="10"/></svg>',
-);
+const vmcFixtures = new URL('../../fixtures/mailscan/vmc/', import.meta.url);
+export const svgLogo = new Uint8Array(readFileSync(new URL('logo.svg', vmcFixtures)));
+export const otherSvgLogo = new Uint8Array(readFileSync(new URL('other-logo.svg', vmcFixtures)));
 
 /** A VMC leaf for brand.test valid through 2025 unless told otherwise. */
 export async function makeLeaf(issuer: Issuer, options: LeafOptions = {}): Promise<string> {
@@ -66,7 +72,7 @@ export async function makeLeaf(issuer: Issuer, options: LeafOptions = {}): Promi
   const eku = options.eku === undefined ? [BIMI_EKU] : options.eku;
   if (eku) extensions.push(new x509.ExtendedKeyUsageExtension(eku));
   const logo = options.logo === undefined ? svgLogo : options.logo;
-  if (logo) extensions.push(new x509.Extension(LOGOTYPE_OID, false, logotypeDer(logo)));
+  if (logo) extensions.push(new x509.Extension(LOGOTYPE_OID, false, logotypeDer(logo, options.logotypeForm ?? 'standard')));
   const cert = await x509.X509CertificateGenerator.create({
     subject: `CN=${(options.domains ?? ['brand.test'])[0]}`, issuer: issuer.cert.subject,
     publicKey: keys.publicKey, signingKey: issuer.keys.privateKey, serialNumber: options.serial ?? '10',
@@ -92,9 +98,10 @@ export async function makeTlsServerCert(root: Issuer, names: string[]): Promise<
 
 // RFC 3709 LogotypeExtn with a direct subjectLogo: image/svg+xml, SHA-256 of the SVG, and the
 // gzipped SVG in a data: URI, as VMC issuers publish it.
-function logotypeDer(svg: Uint8Array): Uint8Array {
-  const hash = createHash('sha256').update(svg).digest();
-  const uri = `data:image/svg+xml;base64,${gzipSync(svg).toString('base64')}`;
+function logotypeDer(svg: Uint8Array, form: NonNullable<LeafOptions['logotypeForm']>): Uint8Array {
+  const gzipped = gzipSync(svg);
+  const hash = createHash('sha256').update(form === 'hash-of-gzip' ? gzipped : svg).digest();
+  const uri = form === 'hash-only' ? 'https://brand.test/logo.svg' : `data:image/svg+xml;base64,${gzipped.toString('base64')}`;
   const details = seq(
     ia5(0x16, 'image/svg+xml'),
     seq(seq(seq(oid(SHA256_OID)), tlv(0x04, hash))),
