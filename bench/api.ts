@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { signSessionToken } from '../shared/auth/session-token.ts';
 import { LOCAL_TABLE_NAME, startLocalRuntime } from '../local/runtime.ts';
@@ -71,13 +71,21 @@ for (let i = 0; i < samples / 2; i += 1) {
     startKey = page.LastEvaluatedKey;
   }));
 }
+const barePut: number[] = [];
+for (let i = 0; i < samples; i += 1) {
+  barePut.push(await timed(() => client.send(new PutCommand({
+    TableName: LOCAL_TABLE_NAME,
+    Item: { PK: 'T#bench-bare', SK: `SCH#bare${i}`, name: `bare ${i}`, target: `site${i}.com` },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  }))));
+}
 client.destroy();
 await runtime.stop();
 await rm(dataDir, { recursive: true, force: true });
 
 const p50 = (values: number[]) => percentile(values, 50);
 const rows = [
-  ['create', create, null],
+  ['create', create, barePut],
   ['get', get, bareGet],
   ['list (50)', list, bareQuery],
 ] as const;
@@ -89,4 +97,5 @@ for (const [name, values, bare] of rows) {
   const bareText = bare ? ms(p50(bare)) : '-';
   console.log(`${name.padEnd(11)} ${ms(p50(values)).padEnd(10)} ${ms(percentile(values, 99)).padEnd(10)} ${bareText.padEnd(19)} ${ratio}`);
 }
-console.log('bare: GetItem / Query(Limit 50) with the same document client against the same dynalite.');
+console.log('bare: conditional PutItem / GetItem / Query(Limit 50) with the same document client against the same dynalite.');
+console.log('create does 3 DynamoDB calls (quota read, counter update, conditional put) plus the trigger sync.');
