@@ -1,0 +1,33 @@
+/**
+ * Bundles the CLI into one executable file, dist/bin/mailscan, which the Lambda layer mounts as
+ * /opt/bin/mailscan. `npm run build` runs this; tests call `buildMailscan()` with their own outfile.
+ */
+import { chmod } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+export const ENTRY = fileURLToPath(new URL('./src/bin/mailscan.ts', import.meta.url));
+export const DEFAULT_OUTFILE = fileURLToPath(new URL('./dist/bin/mailscan', import.meta.url));
+
+export async function buildMailscan(outfile: string = DEFAULT_OUTFILE): Promise<string> {
+  await build({
+    entryPoints: [ENTRY],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    // The shebang makes the file executable on its own; createRequire lets bundled CommonJS
+    // dependencies (dns-packet) require Node built-ins from an ES module.
+    banner: { js: "#!/usr/bin/env node\nimport { createRequire as __mailscanCreateRequire } from 'node:module';\nconst require = __mailscanCreateRequire(import.meta.url);" },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  await chmod(outfile, 0o755);
+  return outfile;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const outfile = await buildMailscan();
+  process.stdout.write(`built ${outfile}\n`);
+}

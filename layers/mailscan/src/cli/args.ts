@@ -1,0 +1,93 @@
+import { parseArgs as parseNodeArgs } from 'node:util';
+import { normaliseDomain } from '../domain-name.ts';
+
+export const USAGE = [
+  'mailscan scan <domain> [--no-reputation] [--dkim-selector NAME ...] [--nameserver HOST[:PORT] ...]',
+  '                       [--timeout SECONDS] [--config FILE] [--format json|text]',
+  'mailscan rules',
+  'mailscan --version',
+].join('\n');
+
+export interface ScanArgs {
+  kind: 'scan';
+  domain: string;
+  reputation: boolean;
+  dkimSelectors: string[];
+  nameservers: string[];
+  timeoutSeconds: number | null;
+  configPath: string | null;
+  format: 'json' | 'text';
+}
+
+export type Command = { kind: 'version' } | { kind: 'rules' } | { kind: 'help' } | ScanArgs;
+export type ParsedArgs = { ok: true; command: Command } | { ok: false; message: string };
+
+/** Surfaces the contract names but this build does not ship: asking for one is a usage error. */
+const UNBUILT_SURFACES = ['discover', 'leak', 'rua', 'eml'] as const;
+const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = { discover: 'discover', leak: 'leak', rua: 'rua', eml: 'header' };
+const MAX_TIMEOUT_SECONDS = 3600;
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  let parsed;
+  try {
+    parsed = parseNodeArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'no-reputation': { type: 'boolean' },
+        discover: { type: 'boolean' },
+        leak: { type: 'boolean' },
+        rua: { type: 'string', multiple: true },
+        eml: { type: 'string' },
+        'dkim-selector': { type: 'string', multiple: true },
+        nameserver: { type: 'string', multiple: true },
+        timeout: { type: 'string' },
+        config: { type: 'string' },
+        format: { type: 'string' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+  const { values, positionals } = parsed;
+  if (values.version) return positionals.length === 0 ? { ok: true, command: { kind: 'version' } } : { ok: false, message: '--version takes no arguments' };
+  if (values.help) return { ok: true, command: { kind: 'help' } };
+  const [command, ...rest] = positionals;
+  if (command === 'rules') return rest.length === 0 && Object.keys(values).length === 0 ? { ok: true, command: { kind: 'rules' } } : { ok: false, message: 'rules takes no arguments' };
+  if (command !== 'scan') return { ok: false, message: command === undefined ? 'no command given' : `unknown command "${command}"` };
+
+  for (const flag of UNBUILT_SURFACES) {
+    if (values[flag] !== undefined) return { ok: false, message: `surface ${SURFACE_OF_FLAG[flag]} is not available in this build` };
+  }
+  if (rest.length !== 1) return { ok: false, message: rest.length === 0 ? 'scan needs a domain' : 'scan takes exactly one domain' };
+  const domain = normaliseDomain(rest[0]);
+  if (domain === null) return { ok: false, message: `"${rest[0]}" is not a domain name` };
+  const format = values.format ?? 'json';
+  if (format !== 'json' && format !== 'text') return { ok: false, message: '--format must be json or text' };
+  let timeoutSeconds: number | null = null;
+  if (values.timeout !== undefined) {
+    timeoutSeconds = Number(values.timeout);
+    if (!/^\d+(\.\d+)?$/.test(values.timeout) || timeoutSeconds <= 0 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
+      return { ok: false, message: `--timeout must be a number of seconds between 0 and ${MAX_TIMEOUT_SECONDS}` };
+    }
+  }
+  const dkimSelectors = values['dkim-selector'] ?? [];
+  const badSelector = dkimSelectors.find((selector) => !/^[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*$/i.test(selector));
+  if (badSelector !== undefined) return { ok: false, message: `"${badSelector}" is not a DKIM selector` };
+  return {
+    ok: true,
+    command: {
+      kind: 'scan',
+      domain,
+      reputation: values['no-reputation'] !== true,
+      dkimSelectors,
+      nameservers: values.nameserver ?? [],
+      timeoutSeconds,
+      configPath: values.config ?? null,
+      format,
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { catalogue } from '../catalogue.ts';
+import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
+import { parseArgs, USAGE } from './args.ts';
+import { EXIT, makeStderrLog, type CliIo } from './io.ts';
+import { runScanCommand } from './scan-command.ts';
+
+/** Parses the command line and runs one command; returns the exit code (DESIGN §6). */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseArgs(argv);
+  if (!parsed.ok) {
+    makeStderrLog(io).error('usage error', { message: parsed.message, usage: USAGE });
+    return EXIT.usage;
+  }
+  const command = parsed.command;
+  switch (command.kind) {
+    case 'version':
+      io.stdout(`${SCANNER_NAME} ${SCANNER_VERSION}\n`);
+      return EXIT.ok;
+    case 'help':
+      io.stdout(`${USAGE}\n`);
+      return EXIT.ok;
+    case 'rules':
+      io.stdout(`${JSON.stringify({ scanner: { name: SCANNER_NAME, version: SCANNER_VERSION }, rules: catalogue }, null, 2)}\n`);
+      return EXIT.ok;
+    case 'scan':
+      return runScanCommand(command, io);
+  }
+}

@@ -1,0 +1,49 @@
+import { makeCachingResolver } from '../dns/caching-resolver.ts';
+import { makeRawResolver } from '../dns/raw-resolver.ts';
+import { lookupViaResolver } from '../http/resolver-lookup.ts';
+import { makeSafeFetch } from '../http/safe-fetch.ts';
+import { reputationDefaults } from '../reputation/defaults.ts';
+import { scanDomain } from '../scan/scan-domain.ts';
+import type { ScanArgs } from './args.ts';
+import { EXIT, makeStderrLog, type CliIo } from './io.ts';
+import { runReputation, vmcRoots } from './reputation-wiring.ts';
+import { resolveSettings } from './scan-settings.ts';
+import { renderText } from './text-report.ts';
+
+/** The composition root of `mailscan scan`: real resolver, real fetch, real reputation surface. */
+export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number> {
+  const log = makeStderrLog(io);
+  const resolved = await resolveSettings(args, io.env, vmcRoots());
+  if (!resolved.ok) {
+    log.error(resolved.exit === 'usage' ? 'usage error' : 'scan could not start', { message: resolved.message });
+    return resolved.exit === 'usage' ? EXIT.usage : EXIT.couldNotStart;
+  }
+  const settings = resolved.settings;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), settings.deadlineMs);
+  try {
+    const resolver = makeCachingResolver(makeRawResolver({ servers: settings.nameservers, ...settings.dns, signal: deadline.signal }));
+    const fetch = makeSafeFetch({
+      timeoutMs: settings.fetchTimeoutMs,
+      maxBytes: reputationDefaults.fetch.maxBytes,
+      allowPrivate: settings.allowPrivate,
+      lookup: lookupViaResolver(resolver),
+    });
+    const outcome = await scanDomain(
+      {
+        domain: args.domain,
+        dkimSelectors: settings.dkimSelectors,
+        reputation: args.reputation ? { run: runReputation, context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } } : null,
+      },
+      { resolver, now: io.now, log: log.info, deadline: deadline.signal },
+    );
+    if (outcome.kind === 'could_not_start') {
+      log.error('scan could not start', { domain: args.domain, message: outcome.message });
+      return EXIT.couldNotStart;
+    }
+    io.stdout(args.format === 'text' ? renderText(outcome.report) : `${JSON.stringify(outcome.report, null, 2)}\n`);
+    return EXIT.ok;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,28 @@
+import type { Report } from '../report.ts';
+
+const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
+
+/** `--format text`: a summary for a terminal; the JSON report stays the contract. */
+export function renderText(report: Report): string {
+  const posture = report.surfaces.posture;
+  const spf = posture.spf;
+  const dmarc = posture.dmarc;
+  const dkim = posture.dkim;
+  const lines = [
+    `${report.scanner.name} ${report.scanner.version}: ${report.domain}`,
+    `posture: ${posture.status}, score ${posture.score ?? 'unknown'}${posture.grade ? ` (grade ${posture.grade})` : ''}`,
+    `  SPF    ${spf.status}${spf.record ? `: ${spf.record}` : ''} (${spf.lookups} lookups, ${spf.void_lookups} void)`,
+    `  DMARC  ${dmarc.status}${dmarc.record ? `: ${dmarc.record}` : ''}${dmarc.source === 'organizational' ? ' (organizational domain)' : ''}`,
+    `  DKIM   ${dkim.status}: ${dkim.keys.length ? dkim.keys.map((key) => `${key.selector} ${key.key_type}${key.bits ? `/${key.bits}` : ''}${key.revoked ? ' revoked' : ''}`).join(', ') : `none of ${dkim.selectors_probed} selectors`}`,
+    ...(['reputation', 'discover', 'leak', 'rua', 'header'] as const).map((name) => `${name}: ${report.surfaces[name].status}`),
+    '',
+    `findings (${report.findings.length}):`,
+    ...[...report.findings]
+      .sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity))
+      .map((item) => `  [${item.severity}] ${item.rule_id}: ${item.detail}`),
+  ];
+  if (report.errors.length > 0) {
+    lines.push('', `errors (${report.errors.length}):`, ...report.errors.map((error) => `  ${error.surface}/${error.check}: ${error.message}`));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,19 @@
+import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * The scan target as DNS sees it: IDN to punycode, lowercase, no trailing dot. Null when it is not
+ * a domain name (an IP address, a URL, a single label).
+ */
+export function normaliseDomain(input: string): string | null {
+  const trimmed = input.trim().replace(/\.$/, '');
+  if (trimmed === '' || /[\s/:@]/.test(trimmed) || isIP(trimmed) !== 0) return null;
+  const ascii = domainToASCII(trimmed.toLowerCase());
+  if (ascii === '' || ascii.length > 253) return null;
+  const labels = ascii.split('.');
+  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
+  if (/^\d+$/.test(labels[labels.length - 1])) return null;
+  return ascii;
+}

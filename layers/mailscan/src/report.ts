@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * The report `mailscan scan` prints (DESIGN §6): the one contract between the CLI and the service's
+ * email_security runner, which parses stdout with `reportSchema`. Surface details are open objects
+ * (`looseObject`) so a newer scanner can add fields without breaking an older runner; the fields the
+ * runner relies on are typed.
+ */
+export const surfaceStatusSchema = z.enum(['ok', 'error', 'skipped']);
+export const severitySchema = z.enum(['critical', 'high', 'medium', 'low', 'info']);
+export const gradeSchema = z.enum(['A', 'B', 'C', 'D', 'F']);
+
+export const reportFindingSchema = z.object({
+  rule_id: z.string(),
+  severity: severitySchema,
+  title: z.string(),
+  detail: z.string(),
+  evidence: z.record(z.string(), z.unknown()),
+  remediation: z.string(),
+});
+
+export const checkErrorSchema = z.object({
+  surface: z.string(),
+  check: z.string(),
+  message: z.string(),
+});
+
+export const spfSchema = z.looseObject({
+  status: z.enum(['ok', 'none', 'permerror', 'temperror']),
+  record: z.string().nullable(),
+  records: z.array(z.string()),
+  lookups: z.number().int().nonnegative(),
+  void_lookups: z.number().int().nonnegative(),
+  all: z.string().nullable(),
+  tree: z.unknown(),
+});
+
+export const dmarcSchema = z.looseObject({
+  status: z.enum(['ok', 'none', 'invalid', 'temperror']),
+  record: z.string().nullable(),
+  source: z.enum(['domain', 'organizational']).nullable(),
+  policy: z.enum(['none', 'quarantine', 'reject']).nullable(),
+});
+
+export const dkimSchema = z.looseObject({
+  status: z.enum(['ok', 'none', 'temperror']),
+  selectors_probed: z.number().int().nonnegative(),
+  keys: z.array(z.looseObject({ selector: z.string(), key_type: z.string(), bits: z.number().int().nullable(), revoked: z.boolean() })),
+});
+
+export const postureSchema = z.looseObject({
+  status: surfaceStatusSchema,
+  score: z.number().int().min(0).max(100).nullable(),
+  grade: gradeSchema.nullable(),
+  spf: spfSchema,
+  dkim: dkimSchema,
+  dmarc: dmarcSchema,
+});
+
+/** A surface this scan did not run: `reason` says why (not requested, or not in this build). */
+export const otherSurfaceSchema = z.looseObject({ status: surfaceStatusSchema });
+
+export const reportSchema = z.object({
+  scanner: z.object({ name: z.literal('mailscan'), version: z.string() }),
+  domain: z.string(),
+  started_at: z.iso.datetime(),
+  finished_at: z.iso.datetime(),
+  surfaces: z.object({
+    posture: postureSchema,
+    reputation: otherSurfaceSchema,
+    discover: otherSurfaceSchema,
+    leak: otherSurfaceSchema,
+    rua: otherSurfaceSchema,
+    header: otherSurfaceSchema,
+  }),
+  findings: z.array(reportFindingSchema),
+  errors: z.array(checkErrorSchema),
+});
+
+export type Report = z.infer<typeof reportSchema>;

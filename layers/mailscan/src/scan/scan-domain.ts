@@ -1,0 +1,92 @@
+import { branch } from '../dns/dependency-depth.ts';
+import type { Resolver } from '../dns/resolver.ts';
+import { runPosture } from '../posture/run-posture.ts';
+import type { CheckError, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
+import { reportSchema, type Report } from '../report.ts';
+import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
+
+/** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
+export type RunReputation = (input: ReputationInput, ctx: ReputationContext) => Promise<SurfaceResult<Record<string, unknown>>>;
+
+export interface ScanRequest {
+  domain: string;
+  dkimSelectors: readonly string[];
+  /** null: the reputation surface is off (--no-reputation). */
+  reputation: { run: RunReputation; context: ReputationContext } | null;
+}
+
+export interface ScanDependencies {
+  resolver: Resolver;
+  now: () => Date;
+  log: (event: string, fields?: Record<string, unknown>) => void;
+  /** The scan's deadline (--timeout): checks still running then are reported as errors. */
+  deadline?: AbortSignal;
+}
+
+export type ScanOutcome = { kind: 'report'; report: Report } | { kind: 'could_not_start'; message: string };
+
+const NOT_REQUESTED = { status: 'skipped', reason: 'not requested' } as const;
+
+/**
+ * One scan: posture, then reputation as soon as posture has produced its inputs. Expected outcomes
+ * (missing records, unanswered queries) end up in the report; only a bug throws.
+ */
+export async function scanDomain(request: ScanRequest, deps: ScanDependencies): Promise<ScanOutcome> {
+  const startedAt = deps.now();
+  deps.log('scan started', { domain: request.domain, reputation: request.reputation !== null });
+  const posture = await branch(() => runPosture(request.domain, deps.resolver, request.dkimSelectors));
+  if (!posture.domainAnswered) {
+    return { kind: 'could_not_start', message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}` };
+  }
+  deps.log('posture finished', { domain: request.domain, score: posture.surface.score, findings: posture.findings.length, errors: posture.errors.length });
+
+  const reputation = request.reputation === null
+    ? { status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] }
+    : await runReputationSafely(request.reputation, posture.reputationInput, deps);
+
+  const report = reportSchema.parse({
+    scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
+    domain: request.domain,
+    started_at: startedAt.toISOString(),
+    finished_at: deps.now().toISOString(),
+    surfaces: {
+      posture: posture.surface,
+      reputation: { ...reputation.data, status: reputation.status },
+      discover: NOT_REQUESTED,
+      leak: NOT_REQUESTED,
+      rua: NOT_REQUESTED,
+      header: NOT_REQUESTED,
+    },
+    findings: [...posture.findings, ...reputation.findings],
+    errors: [...posture.errors, ...reputation.errors],
+  });
+  deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
+  return { kind: 'report', report };
+}
+
+/** A reputation fault or the deadline costs the surface, not the report. */
+async function runReputationSafely(
+  reputation: NonNullable<ScanRequest['reputation']>,
+  input: ReputationInput,
+  deps: ScanDependencies,
+): Promise<SurfaceResult<Record<string, unknown>>> {
+  const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({
+    status: 'error', data: {}, findings: [], errors: [{ surface: 'reputation', check: 'reputation', message } satisfies CheckError],
+  });
+  const deadline = deps.deadline;
+  let onDeadline: (() => void) | undefined;
+  const deadlineReached = new Promise<SurfaceResult<Record<string, unknown>>>((resolve) => {
+    if (!deadline) return;
+    onDeadline = () => resolve(failed('scan deadline reached before the reputation checks finished'));
+    if (deadline.aborted) onDeadline();
+    else deadline.addEventListener('abort', onDeadline, { once: true });
+  });
+  try {
+    return await Promise.race([branch(() => reputation.run(input, reputation.context)), deadlineReached]);
+  } catch (error) {
+    deps.log('reputation failed', { message: (error as Error).message });
+    return failed(`reputation checks failed: ${(error as Error).message}`);
+  } finally {
+    if (onDeadline) deadline?.removeEventListener('abort', onDeadline);
+  }
+}

@@ -1,0 +1,3 @@
+/** The scanner's identity, printed by --version and carried in every report. */
+export const SCANNER_NAME = 'mailscan';
+export const SCANNER_VERSION = '0.1.0';

@@ -1,0 +1,49 @@
+/**
+ * Runs the real, bundled mailscan executable. The bundle is built once per test process (memoised)
+ * into a temporary folder, so tests exercise exactly what the layer ships, and parallel test files
+ * never race on dist/.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildMailscan } from '../../../layers/mailscan/build.ts';
+import { reportSchema, type Report } from '../../../layers/mailscan/src/report.ts';
+
+let built: Promise<string> | undefined;
+
+/** Builds the CLI (once per process) and returns the executable's path. */
+export function buildCli(): Promise<string> {
+  built ??= buildMailscan(join(mkdtempSync(join(tmpdir(), 'mailscan-cli-')), 'mailscan'));
+  return built;
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stderr parsed as JSON lines (the CLI writes nothing else there). */
+  diagnostics: Record<string, unknown>[];
+}
+
+/**
+ * Runs the CLI with a clean environment: nothing from the developer's MAILSCAN_* leaks in, and
+ * MAILSCAN_ALLOW_PRIVATE=1 lets HTTP checks reach loopback fixtures.
+ */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const bin = await buildCli();
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1', ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      const diagnostics = stderr.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+      resolve({ code, stdout, stderr, diagnostics });
+    });
+  });
+}
+
+/** Scans with the test DNS server as the only nameserver and returns the parsed report. */
+export async function scan(domain: string, nameserver: string, flags: string[] = [], env: Record<string, string> = {}): Promise<{ run: CliRun; report: Report }> {
+  const run = await runCli(['scan', domain, '--nameserver', nameserver, ...flags], env);
+  if (run.code !== 0) throw new Error(`mailscan exited ${run.code}: ${run.stderr}`);
+  return { run, report: reportSchema.parse(JSON.parse(run.stdout)) };
+}
