@@ -1,5 +1,5 @@
 import type { ScanType } from '../domain/scan-types.ts';
-import type { ScheduleRecord } from '../domain/schedule.ts';
+import type { LastRunStatus, ScheduleRecord } from '../domain/schedule.ts';
 
 export interface ScheduleFilter {
   scanType?: ScanType;
@@ -21,8 +21,15 @@ export interface ScheduleRepository {
   /** Inserts a new row, counting it against the tenant's quota atomically with the insert's condition. */
   create(record: ScheduleRecord, quota: number): Promise<void>;
   get(tenant: string, id: string): Promise<ScheduleRecord | null>;
-  /** Replaces the row if its stored version is `record.version - 1`. */
+  /** Writes the editable fields if the stored version is `record.version - 1`; run fields are left alone. */
   update(record: ScheduleRecord): Promise<void>;
+  /** A fire or run-now started: sets the run fields; false when the row is gone. */
+  recordRun(tenant: string, id: string, run: { last_run_at: string; last_run_status: LastRunStatus; last_scan_id: string }): Promise<boolean>;
+  /**
+   * A job finished: sets last_run_status only while last_scan_id is still `scanId`, so an older
+   * job finishing late never overwrites a newer one's status. False when it did not apply.
+   */
+  finishRun(tenant: string, id: string, scanId: string, status: LastRunStatus): Promise<boolean>;
   /** Deletes the row if its stored version is `expectedVersion`. */
   delete(tenant: string, id: string, expectedVersion: number): Promise<void>;
   /** Newest first. Throws ValidationError (field `cursor`) on a cursor that is not this tenant's. */

@@ -32,7 +32,22 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
     const current = this.rows.get(this.#key(record.tenant, record.id));
     if (!current) throw new NotFoundError('missing');
     if (current.version !== record.version - 1) throw new ConflictError('stale');
-    this.rows.set(this.#key(record.tenant, record.id), structuredClone(record));
+    const { last_run_at, last_run_status, last_scan_id } = current;
+    this.rows.set(this.#key(record.tenant, record.id), { ...structuredClone(record), last_run_at, last_run_status, last_scan_id });
+  }
+
+  async recordRun(tenant: string, id: string, run: Pick<ScheduleRecord, 'last_run_at' | 'last_run_status' | 'last_scan_id'>): Promise<boolean> {
+    const current = this.rows.get(this.#key(tenant, id));
+    if (!current) return false;
+    Object.assign(current, run);
+    return true;
+  }
+
+  async finishRun(tenant: string, id: string, scanId: string, status: ScheduleRecord['last_run_status']): Promise<boolean> {
+    const current = this.rows.get(this.#key(tenant, id));
+    if (!current || current.last_scan_id !== scanId) return false;
+    current.last_run_status = status;
+    return true;
   }
 
   async delete(tenant: string, id: string, expectedVersion: number): Promise<void> {

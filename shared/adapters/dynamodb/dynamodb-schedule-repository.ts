@@ -21,6 +21,12 @@ const RECORD_FIELDS = [
   'last_scan_id', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof ScheduleRecord)[];
 
+/** What update() writes: everything but the identity, the creation time and the run fields. */
+const EDITABLE_FIELDS = [
+  'version', 'name', 'description', 'scan_type', 'target', 'targets', 'scope', 'cadence', 'cron_expression',
+  'timezone', 'enabled', 'trigger_definition', 'updated_at',
+] as const satisfies readonly (keyof ScheduleRecord)[];
+
 function toItem(record: ScheduleRecord) {
   return {
     PK: keys.tenant(record.tenant),
@@ -156,18 +162,58 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
     get,
 
     async update(record) {
+      // Only the fields a client or a toggle changes: the run fields belong to the dispatcher,
+      // which updates them without a version, and a PATCH must never write them back stale.
+      const item = toItem(record);
+      const fields = [...EDITABLE_FIELDS, 'GSI1PK', 'GSI2PK'] as const;
       try {
         await client.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: tableName,
-            Item: toItem(record),
+            Key: { PK: item.PK, SK: item.SK },
+            UpdateExpression: `SET ${fields.map((field) => `#${field} = :${field}`).join(', ')}`,
             ConditionExpression: '#version = :expected',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':expected': record.version - 1 },
+            ExpressionAttributeNames: Object.fromEntries(fields.map((field) => [`#${field}`, field])),
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(fields.map((field) => [`:${field}`, item[field]])),
+              ':expected': record.version - 1,
+            },
           }),
         );
       } catch (error) {
         if (isConditionFailure(error)) throw await staleOrMissing(record.tenant, record.id);
+        throw error;
+      }
+    },
+
+    async recordRun(tenant, id, run) {
+      try {
+        await client.send(new UpdateCommand({
+          TableName: tableName,
+          Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+          UpdateExpression: 'SET last_run_at = :at, last_run_status = :status, last_scan_id = :scan',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':at': run.last_run_at, ':status': run.last_run_status, ':scan': run.last_scan_id },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async finishRun(tenant, id, scanId, status) {
+      try {
+        await client.send(new UpdateCommand({
+          TableName: tableName,
+          Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+          UpdateExpression: 'SET last_run_status = :status',
+          ConditionExpression: 'last_scan_id = :scan',
+          ExpressionAttributeValues: { ':status': status, ':scan': scanId },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
         throw error;
       }
     },

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ScanType } from './scan-types.ts';
+import { Severity } from './scan-job.ts';
+
+export const Finding = z.object({
+  id: z.string(),
+  scan_id: z.string(),
+  schedule_id: z.string().nullable(),
+  scan_type: ScanType,
+  target: z.string(),
+  rule_id: z.string(),
+  severity: Severity,
+  title: z.string(),
+  description: z.string(),
+  evidence: z.record(z.string(), z.unknown()),
+  remediation: z.string(),
+  fingerprint: z.string(),
+  first_seen_at: z.string(),
+  last_seen_at: z.string(),
+  created_at: z.string(),
+});
+export type Finding = z.infer<typeof Finding>;
+
+export interface FindingRecord extends Finding {
+  tenant: string;
+}
+
+/** What a runner reports; the engine turns it into a Finding. */
+export const RunnerFinding = z.object({
+  rule_id: z.string().min(1).max(200),
+  severity: Severity,
+  title: z.string().max(500),
+  description: z.string().max(10_000),
+  evidence: z.record(z.string(), z.unknown()),
+  remediation: z.string().max(10_000),
+  /** What makes two sightings the same finding; defaults to the whole evidence. */
+  evidence_key: z.string().max(1000).optional(),
+});
+export type RunnerFinding = z.infer<typeof RunnerFinding>;
+
+export const FindingListQuery = z.strictObject({
+  scan_id: z.string().min(1).max(64).optional(),
+  rule_id: z.string().min(1).max(200).optional(),
+  severity: Severity.optional(),
+  target: z.string().min(1).max(2048).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+export type FindingListQuery = z.infer<typeof FindingListQuery>;
+
+export const FindingList = z.object({ items: z.array(Finding), next_cursor: z.string().nullable() });
+
+/** JSON with sorted keys, so equal evidence always hashes alike. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Stable across scans (DESIGN §4): tenant, target, rule id and the evidence key. */
+export function fingerprintOf(tenant: string, target: string, finding: Pick<RunnerFinding, 'rule_id' | 'evidence' | 'evidence_key'>): string {
+  const evidenceKey = finding.evidence_key ?? canonicalJson(finding.evidence);
+  return createHash('sha256').update([tenant, target, finding.rule_id, evidenceKey].join('\u0000')).digest('hex');
+}
+
+/** A finding's id: its scan's ULID then its fingerprint, so ids sort by scan age and a redelivered scan rewrites, never duplicates. */
+export function findingIdOf(scanId: string, fingerprint: string): string {
+  return `fnd_${scanId.replace(/^scan_/, '')}${fingerprint.slice(0, 20)}`;
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { ScanType } from './scan-types.ts';
+import { Scope } from './scope.ts';
+
+export const SCAN_STATUSES = ['queued', 'running', 'succeeded', 'partial', 'failed'] as const;
+export const ScanStatus = z.enum(SCAN_STATUSES);
+export type ScanStatus = z.infer<typeof ScanStatus>;
+export const FINISHED_STATUSES: readonly ScanStatus[] = ['succeeded', 'partial', 'failed'];
+
+export const SourceType = z.enum(['manual', 'schedule', 'cloud', 'adversary']);
+export const ScanTrigger = z.enum(['manual', 'cron', 'run_now']);
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export const Severity = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof Severity>;
+
+export const ScanSummary = z.object({
+  critical: z.number().int(),
+  high: z.number().int(),
+  medium: z.number().int(),
+  low: z.number().int(),
+  info: z.number().int(),
+  score: z.number().optional(),
+  grade: z.string().optional(),
+});
+export type ScanSummary = z.infer<typeof ScanSummary>;
+
+export const ScanError = z.object({ runner: z.string(), message: z.string() });
+export type ScanError = z.infer<typeof ScanError>;
+
+/** Where a scan's log lines are: a CloudWatch log group and an Insights query, or a local file. */
+export const ScanLogLocation = z.union([
+  z.object({ log_group: z.string(), insights_query: z.string() }),
+  z.object({ file: z.string() }),
+]);
+export type ScanLogLocation = z.infer<typeof ScanLogLocation>;
+
+export const ScanJob = z.object({
+  id: z.string(),
+  scan_type: ScanType,
+  target: z.string(),
+  targets: z.array(z.string()),
+  scope: Scope,
+  source_type: SourceType,
+  schedule_id: z.string().nullable(),
+  trigger: ScanTrigger,
+  scheduled_time: z.string().nullable(),
+  status: ScanStatus,
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  finding_count: z.number().int(),
+  summary: ScanSummary,
+  errors: z.array(ScanError),
+  log: ScanLogLocation,
+});
+export type ScanJob = z.infer<typeof ScanJob>;
+
+/** What is stored: the wire job plus its tenant. */
+export interface ScanJobRecord extends ScanJob {
+  tenant: string;
+}
+
+/** POST /api/scans/ body. */
+export const ManualScanRequest = z.strictObject({
+  scan_type: ScanType,
+  target: z.string().min(1),
+  targets: z.array(z.string().min(1)).max(100).optional(),
+  scope: Scope.optional(),
+});
+export type ManualScanRequest = z.infer<typeof ManualScanRequest>;
+
+export const ScanListQuery = z.strictObject({
+  scan_type: ScanType.optional(),
+  status: ScanStatus.optional(),
+  schedule_id: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+export type ScanListQuery = z.infer<typeof ScanListQuery>;
+
+export const ScanList = z.object({ items: z.array(ScanJob), next_cursor: z.string().nullable() });
+
+export function emptySummary(): ScanSummary {
+  return { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+}

@@ -1,0 +1,27 @@
+import type { ScanStatus, ScanJobRecord } from '../domain/scan-job.ts';
+import type { ScanType } from '../domain/scan-types.ts';
+import type { Page } from './schedule-repository.ts';
+
+export interface ScanFilter {
+  scanType?: ScanType;
+  status?: ScanStatus;
+  scheduleId?: string;
+}
+
+/** Port for ScanJobs and the per-fire dedupe records. Every method is scoped to one tenant. */
+export interface ScanRepository {
+  /** Inserts a job; a job with the same id already stored is left as it is (idempotent). */
+  create(job: ScanJobRecord): Promise<void>;
+  get(tenant: string, id: string): Promise<ScanJobRecord | null>;
+  /**
+   * Claims the fire (schedule id, scheduled time) for `scanId` with a conditional write; returns
+   * the scan id that owns the fire: `scanId` if this call won, the earlier owner otherwise.
+   */
+  claimFire(tenant: string, scheduleId: string, scheduledTime: string, scanId: string): Promise<string>;
+  /**
+   * Writes the changed fields of a job only if its status is one of `from`; returns false when
+   * the job was not in one of those states (someone else moved it on).
+   */
+  transition(tenant: string, id: string, from: readonly ScanStatus[], changes: Partial<ScanJobRecord>): Promise<boolean>;
+  list(tenant: string, filter: ScanFilter, limit: number, cursor?: string): Promise<Page<ScanJobRecord>>;
+}

@@ -1,0 +1,35 @@
+import type { RunnerFinding } from '../domain/finding.ts';
+import type { ScanType } from '../domain/scan-types.ts';
+import type { Scope } from '../domain/scope.ts';
+import type { Logger } from './logger.ts';
+
+export interface RunnerInput {
+  scanType: ScanType;
+  target: string;
+  scope: Scope;
+  /** Aborted when the time left in the invocation (minus a margin) runs out. */
+  signal: AbortSignal;
+  /** Milliseconds the runner may use. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * What one runner returned for one target. `errors` with findings means partial results (a
+ * runner that errored after returning findings); a runner that cannot produce anything throws.
+ */
+export interface RunnerResult {
+  findings: RunnerFinding[];
+  errors?: string[];
+  /** Extra summary fields, e.g. email_security's score and grade. */
+  summary?: { score?: number; grade?: string };
+}
+
+/** Port: runs one scan type against one target. */
+export interface ScanRunner {
+  readonly name: string;
+  run(input: RunnerInput): Promise<RunnerResult>;
+}
+
+/** One runner per scan type. */
+export type RunnerRegistry = ReadonlyMap<ScanType, ScanRunner>;
