@@ -1,0 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { catalogue } from '../../layers/mailscan/src/catalogue.ts';
+
+describe('docs/findings.md', () => {
+  it('lists every catalogue rule with its severities, surface and origin', () => {
+    const text = readFileSync(new URL('../../docs/findings.md', import.meta.url), 'utf8');
+    const rows = text.split('\n').filter((line) => /^\| `[a-z]/.test(line)).map((line) => line.split('|').map((cell) => cell.trim()));
+
+    const documented = rows.map(([, id, severity, surface, , , origin]) => ({ id: id.replaceAll('`', ''), severity, surface, addition: origin === 'addition' }));
+
+    expect(documented).toEqual(catalogue.map((rule) => ({ id: rule.rule_id, severity: rule.severities.join(' or '), surface: rule.surface, addition: rule.addition === true })));
+  });
+});
