@@ -7,12 +7,11 @@ import {
   ScanCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
-  type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../domain/errors.ts';
 import type { ScheduleRecord } from '../../domain/schedule.ts';
 import type { Page, ScheduleFilter, ScheduleRepository } from '../../ports/schedule-repository.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { equalityFilters, queryPage, type ListingQuery } from './query-page.ts';
 import { keys } from './keys.ts';
 
 const RECORD_FIELDS = [
@@ -41,16 +40,6 @@ function toItem(record: ScheduleRecord) {
 
 function fromItem(item: Record<string, unknown>): ScheduleRecord {
   return Object.fromEntries(RECORD_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScheduleRecord;
-}
-
-/** The key DynamoDB would return as LastEvaluatedKey for `item` in `index` ("" for the table). */
-function keyOf(item: Record<string, unknown>, index: string): Record<string, unknown> {
-  const key: Record<string, unknown> = { PK: item.PK, SK: item.SK };
-  if (index !== '') {
-    key[`${index}PK`] = item[`${index}PK`];
-    key[`${index}SK`] = item[`${index}SK`];
-  }
-  return key;
 }
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
@@ -109,33 +98,24 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
     return (await get(tenant, id)) ? new ConflictError(`schedule ${id} was changed by another request; retry`) : new NotFoundError(`schedule ${id} not found`);
   }
 
-  function queryFor(tenant: string, filter: ScheduleFilter): { index: string; partitionPrefix: string; input: Omit<QueryCommandInput, 'Limit'> } {
+  function listingFor(tenant: string, filter: ScheduleFilter): ListingQuery {
     const base = { TableName: tableName, ScanIndexForward: false };
     if (filter.scanType !== undefined) {
-      const enabledFilter = filter.enabled === undefined ? {} : {
-        FilterExpression: '#enabled = :enabled',
-        ExpressionAttributeNames: { '#enabled': 'enabled' },
-      };
+      const pk = keys.schedulesByType(tenant, filter.scanType);
+      const enabled = equalityFilters({ enabled: filter.enabled });
       return {
+        tenant,
         index: 'GSI1',
-        partitionPrefix: keys.schedulesByType(tenant, filter.scanType),
-        input: {
-          ...base,
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ...enabledFilter,
-          ExpressionAttributeValues: { ':pk': keys.schedulesByType(tenant, filter.scanType), ...(filter.enabled === undefined ? {} : { ':enabled': filter.enabled }) },
-        },
+        partitionPrefix: pk,
+        input: { ...base, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ...enabled, ExpressionAttributeValues: { ':pk': pk, ...enabled.ExpressionAttributeValues } },
       };
     }
     if (filter.enabled !== undefined) {
-      return {
-        index: 'GSI2',
-        partitionPrefix: keys.schedulesByEnabled(tenant, filter.enabled),
-        input: { ...base, IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': keys.schedulesByEnabled(tenant, filter.enabled) } },
-      };
+      const pk = keys.schedulesByEnabled(tenant, filter.enabled);
+      return { tenant, index: 'GSI2', partitionPrefix: pk, input: { ...base, IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': pk } } };
     }
     return {
+      tenant,
       index: '',
       partitionPrefix: keys.tenant(tenant),
       input: { ...base, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)', ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' } },
@@ -241,24 +221,8 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
     },
 
     async list(tenant, filter, limit, cursor): Promise<Page<ScheduleRecord>> {
-      const { index, partitionPrefix, input } = queryFor(tenant, filter);
-      let startKey = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partitionPrefix);
-      const items: Record<string, unknown>[] = [];
-      // Read one item past the page: if it exists there is a next page, and the cursor is the last
-      // kept item's key, so a client never fetches an empty final page. A filter can leave a read
-      // short; keep reading until the page is full or the index ends.
-      do {
-        const page = await client.send(new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey: startKey }));
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined && items.length <= limit);
-      const hasMore = items.length > limit;
-      const kept = items.slice(0, limit);
-      const last = kept[kept.length - 1];
-      return {
-        items: kept.map(fromItem),
-        nextCursor: hasMore && last ? encodeCursor(tenant, index, keyOf(last, index)) : null,
-      };
+      const page = await queryPage(client, listingFor(tenant, filter), limit, cursor);
+      return { items: page.items.map(fromItem), nextCursor: page.nextCursor };
     },
 
     listAll,

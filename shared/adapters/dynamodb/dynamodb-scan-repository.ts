@@ -1,0 +1,110 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ScanJobRecord } from '../../domain/scan-job.ts';
+import type { ScanFilter, ScanRepository } from '../../ports/scan-repository.ts';
+import { keys, scanKeys } from './keys.ts';
+import { equalityFilters, queryPage, type ListingQuery } from './query-page.ts';
+
+const FIELDS = [
+  'id', 'tenant', 'scan_type', 'target', 'targets', 'scope', 'source_type', 'schedule_id', 'trigger', 'scheduled_time',
+  'status', 'created_at', 'started_at', 'finished_at', 'finding_count', 'summary', 'errors', 'log',
+] as const satisfies readonly (keyof ScanJobRecord)[];
+
+function fromItem(item: Record<string, unknown>): ScanJobRecord {
+  return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScanJobRecord;
+}
+
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+/** ScanJobs and fire claims in the single table; GetItem, Query and conditional writes only. */
+export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
+  function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
+    const base = { TableName: tableName, ScanIndexForward: false };
+    const withFilters = (pk: string, index: string, keyCondition: string, rest: Record<string, string | undefined>, extraValues: Record<string, string> = {}): ListingQuery => {
+      const filters = equalityFilters(rest);
+      return {
+        tenant,
+        index,
+        partitionPrefix: pk,
+        input: {
+          ...base,
+          ...(index ? { IndexName: index } : {}),
+          KeyConditionExpression: keyCondition,
+          ...filters,
+          ExpressionAttributeValues: { ':pk': pk, ...extraValues, ...filters.ExpressionAttributeValues },
+        },
+      };
+    };
+    if (filter.scheduleId !== undefined) {
+      return withFilters(scanKeys.scansBySchedule(tenant, filter.scheduleId), 'GSI2', 'GSI2PK = :pk', { scan_type: filter.scanType, status: filter.status });
+    }
+    if (filter.scanType !== undefined) {
+      return withFilters(scanKeys.scansByType(tenant, filter.scanType), 'GSI1', 'GSI1PK = :pk', { status: filter.status });
+    }
+    return withFilters(keys.tenant(tenant), '', 'PK = :pk AND begins_with(SK, :prefix)', { status: filter.status }, { ':prefix': 'SCAN#' });
+  }
+
+  return {
+    async create(job) {
+      try {
+        await client.send(new PutCommand({
+          TableName: tableName,
+          Item: {
+            PK: keys.tenant(job.tenant),
+            SK: scanKeys.scan(job.id),
+            GSI1PK: scanKeys.scansByType(job.tenant, job.scan_type),
+            GSI1SK: job.id,
+            ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
+            ...job,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }));
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async get(tenant, id) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { PK: keys.tenant(tenant), SK: scanKeys.scan(id) } }));
+      return Item ? fromItem(Item) : null;
+    },
+
+    async claimFire(tenant, scheduleId, scheduledTime, scanId) {
+      const key = { PK: keys.tenant(tenant), SK: scanKeys.fire(scheduleId, scheduledTime) };
+      try {
+        await client.send(new PutCommand({ TableName: tableName, Item: { ...key, scan_id: scanId }, ConditionExpression: 'attribute_not_exists(PK)' }));
+        return scanId;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      return String(Item?.scan_id);
+    },
+
+    async transition(tenant, id, from, changes) {
+      const entries = Object.entries(changes).filter(([field]) => field !== 'id' && field !== 'tenant');
+      try {
+        await client.send(new UpdateCommand({
+          TableName: tableName,
+          Key: { PK: keys.tenant(tenant), SK: scanKeys.scan(id) },
+          UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+          ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(entries.map(([field]) => [`#${field}`, field])) },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+            ...Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
+          },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async list(tenant, filter, limit, cursor) {
+      const page = await queryPage(client, listingFor(tenant, filter), limit, cursor);
+      return { items: page.items.map(fromItem), nextCursor: page.nextCursor };
+    },
+  };
+}
