@@ -54,7 +54,7 @@ describe('checkBimi', () => {
     expect(result.status).toBe('ok');
     expect(result.findings).toEqual([]);
     expect(result.data).toMatchObject({
-      status: 'found', record_name: 'default._bimi.brand.test',
+      state: 'found', record_name: 'default._bimi.brand.test',
       svg: { status: 'fetched', tiny_ps: true }, vmc: { status: 'valid', chain: 'trusted', logo: 'matches' },
     });
   });
@@ -120,7 +120,7 @@ describe('checkBimi', () => {
 
     const result = await checkBimi(input(), ctx);
 
-    expect(result).toMatchObject({ status: 'ok', data: { status: 'absent' }, findings: [], errors: [] });
+    expect(result).toMatchObject({ status: 'ok', data: { state: 'absent' }, findings: [], errors: [] });
     expect(resolver.asked).toEqual(['TXT default._bimi.brand.test']);
   });
 
@@ -140,7 +140,7 @@ describe('checkBimi', () => {
     const result = await checkBimi(input(), { ...ctx, resolver });
 
     expect(result.status).toBe('error');
-    expect(result.data.status).toBe('error');
+    expect(result.data.state).toBe('unknown');
     expect(result.findings).toEqual([]);
   });
 

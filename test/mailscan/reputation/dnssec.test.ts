@@ -21,7 +21,7 @@ describe('checkDnssec', () => {
 
     expect(result.findings).toEqual([]);
     expect(result.data).toMatchObject({
-      status: 'signed', zone: 'dskey.example.com', dnskey: 'found', ds: 'found',
+      state: 'signed', zone: 'dskey.example.com', dnskey: 'found', ds: 'found',
       keys: [{ key_tag: 60485, algorithm_name: 'RSASHA1', sep: false }],
       ds_records: [{ key_tag: 60485, matches_dnskey: true }],
     });
@@ -33,7 +33,7 @@ describe('checkDnssec', () => {
     const result = await checkDnssec(input(), ctx);
 
     expect(result.findings).toEqual([]);
-    expect(result.data).toMatchObject({ status: 'signed', dnskey: 'found', ds: 'absent' });
+    expect(result.data).toMatchObject({ state: 'signed', dnskey: 'found', ds: 'absent' });
   });
 
   it('fires dnssec.unsigned when there is neither DNSKEY nor DS', async () => {
@@ -42,7 +42,7 @@ describe('checkDnssec', () => {
     const result = await checkDnssec(input(), ctx);
 
     expect(result.status).toBe('ok');
-    expect(result.data.status).toBe('unsigned');
+    expect(result.data.state).toBe('unsigned');
     expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.dnssec.unsigned', severity: 'low', evidence: { zone: 'brand.test', dnskey: 'nodata', ds: 'nodata' } })]);
   });
 
@@ -52,7 +52,7 @@ describe('checkDnssec', () => {
     const result = await checkDnssec(input(), ctx);
 
     expect(result.status).toBe('error');
-    expect(result.data.status).toBe('unknown');
+    expect(result.data.state).toBe('unknown');
     expect(result.findings).toEqual([]);
     expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnssec', message: 'brand.test: the DNSKEY answer is unknown' }]);
   });
@@ -69,7 +69,7 @@ describe('checkDnssec', () => {
     const result = await pending;
 
     expect(askedAtOnce.sort()).toEqual(['DNSKEY brand.test', 'DNSKEY mail.brand.test', 'DS brand.test', 'DS mail.brand.test', 'SOA mail.brand.test']);
-    expect(result.data).toMatchObject({ status: 'signed', zone: 'brand.test' });
+    expect(result.data).toMatchObject({ state: 'signed', zone: 'brand.test' });
   });
 
   it('treats a subdomain with its own SOA as its own zone', async () => {
@@ -77,7 +77,7 @@ describe('checkDnssec', () => {
 
     const result = await checkDnssec(input({ domain: 'mail.brand.test' }), ctx);
 
-    expect(result.data).toMatchObject({ status: 'unsigned', zone: 'mail.brand.test' });
+    expect(result.data).toMatchObject({ state: 'unsigned', zone: 'mail.brand.test' });
     expect(result.findings).toHaveLength(1);
   });
 });

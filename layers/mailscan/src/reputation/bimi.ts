@@ -8,7 +8,8 @@ import { reputationDefaults } from './defaults.ts';
 import { validateVmc, type VmcReason, type VmcValidation } from './vmc.ts';
 
 export interface BimiData {
-  status: 'absent' | 'found' | 'invalid' | 'declined' | 'error';
+  /** found / absent / invalid (unusable record) / declined (empty l= and a=) / unknown (DNS). */
+  state: 'absent' | 'found' | 'invalid' | 'declined' | 'unknown';
   record_name?: string;
   record?: string;
   location?: string | null;
@@ -50,18 +51,18 @@ async function fetchAsset(url: string, maxBytes: number, ctx: ReputationContext)
 export async function checkBimi(input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<BimiData>> {
   const lookup = await findBimiRecord(input.domain, ctx.resolver);
   if (lookup.status === 'unknown') {
-    return { status: 'error', data: { status: 'error', record_name: lookup.name }, findings: [], errors: [checkError('bimi', `${lookup.name}: DNS ${lookup.message}`)] };
+    return { status: 'error', data: { state: 'unknown', record_name: lookup.name }, findings: [], errors: [checkError('bimi', `${lookup.name}: DNS ${lookup.message}`)] };
   }
-  if (lookup.status === 'absent') return { status: 'ok', data: { status: 'absent' }, findings: [], errors: [] };
+  if (lookup.status === 'absent') return { status: 'ok', data: { state: 'absent' }, findings: [], errors: [] };
   if (lookup.records.length > 1) {
-    return { status: 'ok', data: { status: 'invalid', record_name: lookup.name, problems: ['more than one v=BIMI1 record'] }, findings: [], errors: [] };
+    return { status: 'ok', data: { state: 'invalid', record_name: lookup.name, problems: ['more than one v=BIMI1 record'] }, findings: [], errors: [] };
   }
   const record = lookup.records[0];
   const tags = parseBimiTags(record);
   const location = tags.l || null;
   const authority = tags.a && tags.a !== 'self' ? tags.a : null;
-  const base: BimiData = { status: 'found', record_name: lookup.name, record, location, authority };
-  if (!location && !authority) return { status: 'ok', data: { ...base, status: 'declined' }, findings: [], errors: [] };
+  const base: BimiData = { state: 'found', record_name: lookup.name, record, location, authority };
+  if (!location && !authority) return { status: 'ok', data: { ...base, state: 'declined' }, findings: [], errors: [] };
   const problems = [location, authority].filter((url): url is string => url !== null && !url.startsWith('https:')).map((url) => `${url} is not an https: URL (BIMI requires HTTPS)`);
 
   const [svgFetch, pemFetch] = await Promise.all([

@@ -7,7 +7,7 @@ import { checkError, type CheckResult } from './check-result.ts';
 
 export interface DnssecData {
   /** unknown: an answer needed to decide was unknown; that is an error, never "unsigned". */
-  status: 'signed' | 'unsigned' | 'unknown';
+  state: 'signed' | 'unsigned' | 'unknown';
   zone: string;
   dnskey: 'found' | 'absent' | 'unknown';
   ds: 'found' | 'absent' | 'unknown';
@@ -42,24 +42,24 @@ export async function checkDnssec(input: ReputationInput, ctx: ReputationContext
   const dnskey = apex.dnskey;
   const ds = apex.ds;
   const data: DnssecData = {
-    status: 'signed', zone: apex.name, dnskey: dnskey.status, ds: ds.status,
+    state: 'signed', zone: apex.name, dnskey: dnskey.status, ds: ds.status,
     ...(dnskey.status === 'found' ? { keys: dnskey.records.map((key) => describeKey(key)) } : {}),
     ...(ds.status === 'found' ? { ds_records: ds.records.map((record) => describeDs(record, apex.name, dnskey)) } : {}),
   };
   if (dnskey.status === 'found' || ds.status === 'found') return { status: 'ok', data, findings: [], errors: [] };
   if (dnskey.status === 'unknown' || ds.status === 'unknown') {
     const which = [dnskey.status === 'unknown' ? 'DNSKEY' : null, ds.status === 'unknown' ? 'DS' : null].filter(Boolean).join(' and ');
-    return { status: 'error', data: { ...data, status: 'unknown' }, findings: [], errors: [checkError('dnssec', `${apex.name}: the ${which} answer is unknown`)] };
+    return { status: 'error', data: { ...data, state: 'unknown' }, findings: [], errors: [checkError('dnssec', `${apex.name}: the ${which} answer is unknown`)] };
   }
   return {
     status: 'ok',
-    data: { ...data, status: 'unsigned' },
+    data: { ...data, state: 'unsigned' },
     findings: [finding('mailscan.dnssec.unsigned', 'low', `${apex.name} publishes no DNSKEY and its parent no DS.`, { zone: apex.name, dnskey: dnskey.reason, ds: ds.reason })],
     errors: [],
   };
 
   function unknown(name: string, message: string): CheckResult<DnssecData> {
-    return { status: 'error', data: { status: 'unknown', zone: name, dnskey: 'unknown', ds: 'unknown' }, findings: [], errors: [checkError('dnssec', `${name}: ${message}`)] };
+    return { status: 'error', data: { state: 'unknown', zone: name, dnskey: 'unknown', ds: 'unknown' }, findings: [], errors: [checkError('dnssec', `${name}: ${message}`)] };
   }
 }
 

@@ -1,0 +1,80 @@
+import type { ReputationContext } from './context.ts';
+import { reputationDefaults } from './defaults.ts';
+import { errorMessage } from './check-result.ts';
+import { loadBundledVmcRoots, readPemCertificates } from './vmc-roots.ts';
+
+/** The reputation part of the `--config` file (structurally the CLI's ConfigFile, already validated). */
+export interface ReputationFileConfig {
+  dnsbl?: { ip_zones?: string[]; domain_zones?: string[] };
+  trustlist?: { zones: string[] };
+  senderscore?: { endpoint?: string; timeout_ms?: number };
+  threatintel?: { endpoint?: string; timeout_ms?: number };
+}
+
+export type ReputationConfigResult = { ok: true; config: ReputationContext['config'] } | { ok: false; message: string };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * ReputationContext['config'] from MAILSCAN_* environment, then the config file, then defaults
+ * (docs/mailscan-reputation.md). Operator keys come only from the environment. A malformed value
+ * is a usage error, reported without echoing any key.
+ */
+export function reputationConfigFromEnv(env: Env, fileConfig: ReputationFileConfig = {}, bundledRoots: () => string[] = loadBundledVmcRoots): ReputationConfigResult {
+  const dqsKey = nonEmpty(env.MAILSCAN_SPAMHAUS_DQS_KEY);
+  // The key becomes a DNS label; anything else could redirect the lookups to another zone.
+  if (dqsKey !== undefined && !/^[a-z0-9]{1,63}$/i.test(dqsKey)) return { ok: false, message: 'MAILSCAN_SPAMHAUS_DQS_KEY must be letters and digits only' };
+
+  const senderScoreUrl = nonEmpty(env.MAILSCAN_SENDERSCORE_URL) ?? fileConfig.senderscore?.endpoint ?? reputationDefaults.senderScore.endpoint;
+  const threatIntelUrl = nonEmpty(env.MAILSCAN_THREATINTEL_URL) ?? fileConfig.threatintel?.endpoint ?? reputationDefaults.threatIntel.endpoint;
+  for (const [name, url] of [['MAILSCAN_SENDERSCORE_URL', senderScoreUrl], ['MAILSCAN_THREATINTEL_URL', threatIntelUrl]] as const) {
+    if (url !== '' && !isHttpUrl(url)) return { ok: false, message: `${name} must be an http(s) URL` };
+  }
+
+  let vmcRoots: string[];
+  const rootsPath = nonEmpty(env.MAILSCAN_VMC_ROOTS);
+  try {
+    // MAILSCAN_VMC_ROOTS replaces the bundled roots; it exists so tests can trust their own test root.
+    vmcRoots = rootsPath !== undefined ? readPemCertificates(rootsPath) : bundledRoots();
+  } catch (error) {
+    return { ok: false, message: `VMC roots${rootsPath !== undefined ? ` (MAILSCAN_VMC_ROOTS=${rootsPath})` : ''}: ${errorMessage(error)}` };
+  }
+
+  const senderScoreKey = nonEmpty(env.MAILSCAN_SENDERSCORE_KEY);
+  const threatIntelKey = nonEmpty(env.MAILSCAN_THREATINTEL_KEY);
+  return {
+    ok: true,
+    config: {
+      dnsbl: {
+        ipZones: fileConfig.dnsbl?.ip_zones ?? [...reputationDefaults.dnsbl.ipZones],
+        domainZones: fileConfig.dnsbl?.domain_zones ?? [...reputationDefaults.dnsbl.domainZones],
+      },
+      trustlist: { zones: fileConfig.trustlist?.zones ?? [...reputationDefaults.trustlist.zones] },
+      ...(dqsKey !== undefined ? { spamhausDqsKey: dqsKey } : {}),
+      senderScore: {
+        endpoint: senderScoreUrl,
+        timeoutMs: fileConfig.senderscore?.timeout_ms ?? reputationDefaults.senderScore.timeoutMs,
+        ...(senderScoreKey !== undefined ? { key: senderScoreKey } : {}),
+      },
+      threatIntel: {
+        endpoint: threatIntelUrl,
+        timeoutMs: fileConfig.threatintel?.timeout_ms ?? reputationDefaults.threatIntel.timeoutMs,
+        ...(threatIntelKey !== undefined ? { key: threatIntelKey } : {}),
+      },
+      vmcRoots,
+    },
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
