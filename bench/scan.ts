@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { runReputation } from '../layers/mailscan/src/cli/reputation-wiring.ts';
+import { runReputation } from '../layers/mailscan/src/reputation/index.ts';
 import { makeCachingResolver } from '../layers/mailscan/src/dns/caching-resolver.ts';
 import { makeCountingResolver } from '../layers/mailscan/src/dns/counting-resolver.ts';
 import { trackDepth } from '../layers/mailscan/src/dns/dependency-depth.ts';

@@ -1,13 +1,15 @@
 /**
  * Bundles the CLI into one executable file, dist/bin/mailscan, which the Lambda layer mounts as
- * /opt/bin/mailscan. `npm run build` runs this; tests call `buildMailscan()` with their own outfile.
+ * /opt/bin/mailscan, and copies its data files to dist/assets/ (/opt/assets/ in the layer). `npm run build` runs this; tests call `buildMailscan()` with their own outfile.
  */
-import { chmod } from 'node:fs/promises';
+import { chmod, cp } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 export const ENTRY = fileURLToPath(new URL('./src/bin/mailscan.ts', import.meta.url));
 export const DEFAULT_OUTFILE = fileURLToPath(new URL('./dist/bin/mailscan', import.meta.url));
+const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 
 export async function buildMailscan(outfile: string = DEFAULT_OUTFILE): Promise<string> {
   await build({
@@ -24,6 +26,8 @@ export async function buildMailscan(outfile: string = DEFAULT_OUTFILE): Promise<
     logLevel: 'warning',
   });
   await chmod(outfile, 0o755);
+  // Data files (the bundled VMC roots) sit beside bin/, as the layer mounts them: /opt/bin, /opt/assets.
+  await cp(ASSETS, join(dirname(outfile), '..', 'assets'), { recursive: true });
   return outfile;
 }
 

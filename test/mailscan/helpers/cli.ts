@@ -14,7 +14,7 @@ let built: Promise<string> | undefined;
 
 /** Builds the CLI (once per process) and returns the executable's path. */
 export function buildCli(): Promise<string> {
-  built ??= buildMailscan(join(mkdtempSync(join(tmpdir(), 'mailscan-cli-')), 'mailscan'));
+  built ??= buildMailscan(join(mkdtempSync(join(tmpdir(), 'mailscan-cli-')), 'bin', 'mailscan'));
   return built;
 }
 

@@ -3,17 +3,17 @@ import { makeRawResolver } from '../dns/raw-resolver.ts';
 import { lookupViaResolver } from '../http/resolver-lookup.ts';
 import { makeSafeFetch } from '../http/safe-fetch.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
+import { runReputation } from '../reputation/index.ts';
 import { scanDomain } from '../scan/scan-domain.ts';
 import type { ScanArgs } from './args.ts';
 import { EXIT, makeStderrLog, type CliIo } from './io.ts';
-import { runReputation, vmcRoots } from './reputation-wiring.ts';
 import { resolveSettings } from './scan-settings.ts';
 import { renderText } from './text-report.ts';
 
 /** The composition root of `mailscan scan`: real resolver, real fetch, real reputation surface. */
 export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number> {
   const log = makeStderrLog(io);
-  const resolved = await resolveSettings(args, io.env, vmcRoots());
+  const resolved = await resolveSettings(args, io.env);
   if (!resolved.ok) {
     log.error(resolved.exit === 'usage' ? 'usage error' : 'scan could not start', { message: resolved.message });
     return resolved.exit === 'usage' ? EXIT.usage : EXIT.couldNotStart;
@@ -33,7 +33,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
       {
         domain: args.domain,
         dkimSelectors: settings.dkimSelectors,
-        reputation: args.reputation ? { run: runReputation, context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } } : null,
+        reputation: settings.reputation === null ? null : { run: runReputation, context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
       },
       { resolver, now: io.now, log: log.info, deadline: deadline.signal },
     );

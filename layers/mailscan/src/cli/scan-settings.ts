@@ -3,6 +3,7 @@ import { parseNameservers, systemNameservers, type Nameserver } from '../dns/nam
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import type { ReputationContext } from '../reputation/context.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
+import { reputationConfigFromEnv } from '../reputation/index.ts';
 import type { ScanArgs } from './args.ts';
 
 /** Everything a scan needs, from flags, then MAILSCAN_* environment, then the config file, then defaults. */
@@ -12,7 +13,8 @@ export interface ScanSettings {
   deadlineMs: number;
   dns: { timeoutMs: number; attempts: number };
   dkimSelectors: string[];
-  reputation: ReputationContext['config'];
+  /** null with --no-reputation: its configuration is then not even read. */
+  reputation: ReputationContext['config'] | null;
   fetchTimeoutMs: number;
   allowPrivate: boolean;
 }
@@ -23,7 +25,7 @@ export const DEFAULT_SCAN_TIMEOUT_SECONDS = 60;
 export const DEFAULT_DNS_TIMEOUT_MS = 2_000;
 export const DEFAULT_DNS_ATTEMPTS = 3;
 
-export async function resolveSettings(args: ScanArgs, env: Readonly<Record<string, string | undefined>>, vmcRoots: string[]): Promise<SettingsResult> {
+export async function resolveSettings(args: ScanArgs, env: Readonly<Record<string, string | undefined>>): Promise<SettingsResult> {
   let config: ConfigFile = {};
   const configPath = args.configPath ?? nonEmpty(env.MAILSCAN_CONFIG);
   if (configPath !== undefined) {
@@ -43,7 +45,13 @@ export async function resolveSettings(args: ScanArgs, env: Readonly<Record<strin
     if (nameservers.length === 0) return { ok: false, exit: 'couldNotStart', message: 'the system has no DNS server configured; pass --nameserver' };
   }
 
-  const defaults = reputationDefaults;
+  let reputation: ScanSettings['reputation'] = null;
+  if (args.reputation) {
+    const resolvedReputation = reputationConfigFromEnv(env, config);
+    if (!resolvedReputation.ok) return { ok: false, exit: 'usage', message: resolvedReputation.message };
+    reputation = resolvedReputation.config;
+  }
+
   return {
     ok: true,
     settings: {
@@ -51,25 +59,11 @@ export async function resolveSettings(args: ScanArgs, env: Readonly<Record<strin
       deadlineMs: (args.timeoutSeconds ?? DEFAULT_SCAN_TIMEOUT_SECONDS) * 1000,
       dns: { timeoutMs: config.dns?.timeout_ms ?? DEFAULT_DNS_TIMEOUT_MS, attempts: config.dns?.attempts ?? DEFAULT_DNS_ATTEMPTS },
       dkimSelectors: selectorsToProbe(config.dkim?.selectors, args.dkimSelectors),
-      fetchTimeoutMs: config.fetch?.timeout_ms ?? defaults.fetch.timeoutMs,
+      fetchTimeoutMs: config.fetch?.timeout_ms ?? reputationDefaults.fetch.timeoutMs,
       allowPrivate: env.MAILSCAN_ALLOW_PRIVATE === '1',
-      reputation: {
-        dnsbl: {
-          ipZones: config.dnsbl?.ip_zones ?? [...defaults.dnsbl.ipZones],
-          domainZones: config.dnsbl?.domain_zones ?? [...defaults.dnsbl.domainZones],
-        },
-        trustlist: { zones: config.trustlist?.zones ?? [...defaults.trustlist.zones] },
-        ...(nonEmpty(env.MAILSCAN_SPAMHAUS_DQS_KEY) ? { spamhausDqsKey: env.MAILSCAN_SPAMHAUS_DQS_KEY } : {}),
-        senderScore: withKey({ endpoint: config.senderscore?.endpoint ?? defaults.senderScore.endpoint, timeoutMs: config.senderscore?.timeout_ms ?? defaults.senderScore.timeoutMs }, env.MAILSCAN_SENDERSCORE_KEY),
-        threatIntel: withKey({ endpoint: config.threatintel?.endpoint ?? defaults.threatIntel.endpoint, timeoutMs: config.threatintel?.timeout_ms ?? defaults.threatIntel.timeoutMs }, env.MAILSCAN_THREATINTEL_KEY),
-        vmcRoots,
-      },
+      reputation,
     },
   };
-}
-
-function withKey<T extends object>(service: T, key: string | undefined): T & { key?: string } {
-  return nonEmpty(key) === undefined ? service : { ...service, key };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
