@@ -57,6 +57,18 @@ describe('mailscan commands and usage errors', () => {
     expect(run.diagnostics).toEqual([expect.objectContaining({ level: 'error', event: 'usage error', message: expect.stringContaining(message) })]);
   });
 
+  it('exits 2 for a malformed reputation setting, and ignores it with --no-reputation', async () => {
+    const env = { MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_SPAMHAUS_DQS_KEY: 'not a key!' };
+
+    const withReputation = await runCli(['scan', 'good.test'], env);
+    const withoutReputation = await runCli(['scan', 'good.test', '--no-reputation'], env);
+
+    expect(withReputation.code).toBe(2);
+    expect(withReputation.diagnostics).toEqual([expect.objectContaining({ event: 'usage error', message: expect.stringContaining('MAILSCAN_SPAMHAUS_DQS_KEY') })]);
+    expect(withReputation.stderr).not.toContain('not a key!');
+    expect(withoutReputation.code).toBe(0);
+  });
+
   it('scans an internationalised domain by its punycode form', async () => {
     const { report } = await scan('BÜCHER.test.', dns.address, ['--no-reputation']);
 
