@@ -36,6 +36,12 @@ describe('posture score', () => {
     expect(result).toMatchObject({ score: 0, grade: 'F' });
   });
 
+  it('gives no SPF points to a record that does not parse', () => {
+    const broken = spf({ status: 'permerror', all: null, tree: { domain: 'a.test', record: 'v=spf1 bogus', status: 'permerror', txt: 'found', terms: [], lookups: 0, void_lookups: 0 } });
+
+    expect(scorePosture(broken, dmarc(), dkim(2048)).breakdown.spf).toBe(0);
+  });
+
   it('has no score when a component could not be determined', () => {
     expect(scorePosture(spf({ status: 'temperror' }), dmarc(), dkim(2048))).toMatchObject({ score: null, grade: null, breakdown: { spf: null } });
   });

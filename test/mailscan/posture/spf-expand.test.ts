@@ -158,6 +158,13 @@ describe('SPF lookup counting', () => {
     expect(errors).toEqual([{ surface: 'posture', check: 'spf', message: 'slow.example.test: no answer within 200 ms' }]);
   });
 
+  it('reports a syntax error as a permerror without claiming a missing all', async () => {
+    const { data, findings } = await checkSpf('example.test', makeFakeResolver({ 'TXT example.test': txt('v=spf1 ip4:192.0.2.1 bogus -all') }));
+
+    expect(data).toMatchObject({ status: 'permerror', permerrors: ['unknown term bogus'] });
+    expect(findings).toEqual([]);
+  });
+
   it('reports no record, several records and a permissive all as findings', async () => {
     const none = await checkSpf('example.test', makeFakeResolver({ 'TXT example.test': txt('google-site-verification=abc') }));
     const several = await checkSpf('example.test', makeFakeResolver({ 'TXT example.test': txt('v=spf1 -all', 'v=spf1 ~all') }));

@@ -76,7 +76,8 @@ function spfFindings(domain: string, data: SpfData): ReportFinding[] {
   if (data.records.length > 1) {
     findings.push(finding('mailscan.spf.multiple_records', 'high', `${domain} publishes ${data.records.length} SPF records; receivers return permerror.`, { domain, records: data.records }));
   }
-  if (data.tree !== null && data.records.length === 1) {
+  // Only a record that parsed has a meaningful all; a syntax error is reported in permerrors.
+  if (data.tree?.status === 'ok' && data.records.length === 1) {
     if (data.all === '+all') findings.push(finding('mailscan.spf.permissive_all', 'high', 'The SPF record ends in +all: any host may send as the domain.', { domain, record: data.record, all: data.all }));
     else if (data.all === '?all') findings.push(finding('mailscan.spf.permissive_all', 'medium', 'The SPF record ends in ?all: unlisted hosts get a neutral result.', { domain, record: data.record, all: data.all }));
     else if (data.all === null) findings.push(finding('mailscan.spf.permissive_all', 'medium', 'The SPF record has no all term: unlisted hosts get a neutral result.', { domain, record: data.record, all: null }));
