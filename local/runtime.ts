@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
@@ -18,13 +20,25 @@ import { makeReconcileService } from '../shared/services/reconcile-service.ts';
 import { desiredTrigger, makeScheduleService } from '../shared/services/schedule-service.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
 import { makeSchedulesHandler } from '../functions/api/schedules-handler.ts';
+import { makeScansHandler } from '../functions/api/scans-handler.ts';
+import { makeDeadLetterHandler, makeDispatchHandler } from '../functions/dispatch-handler.ts';
+import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
+import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
+import type { FindingRepository } from '../shared/ports/finding-repository.ts';
+import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
+import { makeDispatchService } from '../shared/services/dispatch-service.ts';
+import { makeScanEngine } from '../shared/services/scan-engine.ts';
+import { makeScanService } from '../shared/services/scan-service.ts';
+import { makeFileScanLogs } from './file-scan-logs.ts';
+import { LocalQueueConsumer } from './queue-consumer.ts';
 import { startDynalite } from './dynalite.ts';
 import { makeLocalRequestListener } from './http-server.ts';
 import { loadOrCreateSessionKey } from './session-key.ts';
 
 export const LOCAL_TABLE_NAME = 'scan-service-local';
-/** SQS defaults of the deployed scan queue (infra/): visibility 6 × the dispatch timeout, 5 receives. */
-const QUEUE_VISIBILITY_MS = 6 * 60 * 1000;
+/** The deployed settings (infra/, cdk.json): dispatch timeout, visibility 6 × that, 5 receives. */
+export const DISPATCH_TIMEOUT_MS = 5 * 60 * 1000;
+const QUEUE_VISIBILITY_MS = 6 * DISPATCH_TIMEOUT_MS;
 const QUEUE_MAX_RECEIVES = 5;
 
 export interface LocalRuntimeOptions {
@@ -39,7 +53,13 @@ export interface LocalRuntimeOptions {
   allowedOrigins?: string[];
   /** Wraps the trigger scheduler (tests inject faults with it). */
   wrapTriggers?: (scheduler: TriggerScheduler) => TriggerScheduler;
-  /** Run the scheduler on a real timer (npm start); tests drive `scheduler.runDue()` themselves. */
+  /** Scan runners by scan type; none by default (every scan then fails with "no runner"). */
+  runners?: RunnerRegistry;
+  /** Wraps the finding repository (tests inject crashes with it). */
+  wrapFindings?: (findings: FindingRepository) => FindingRepository;
+  /** Function timeout the local consumer gives each invocation. */
+  dispatchTimeoutMs?: number;
+  /** Run the scheduler and consumers on real timers (npm start); tests drive `drain()` themselves. */
   startTimers?: boolean;
   logger?: Logger;
   version?: string;
@@ -77,8 +97,21 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     }
   }
 
+  const scans = makeDynamoDbScanRepository(documentClient, LOCAL_TABLE_NAME);
+  const baseFindings = makeDynamoDbFindingRepository(documentClient, LOCAL_TABLE_NAME);
+  const findings = options.wrapFindings ? options.wrapFindings(baseFindings) : baseFindings;
+  const scanLogs = makeFileScanLogs(join(options.dataDir ?? await mkdtemp(join(tmpdir(), 'scan-service-')), 'logs', 'scans'), logger);
+  const ids = options.ids ?? makeUlidGenerator(() => clock.now().getTime());
+  const engine = makeScanEngine({ scans, findings, schedules: repo, runners: options.runners ?? new Map(), clock, scanLogs });
+  const dispatch = makeDispatchService({ scans, schedules: repo, engine, ids, clock, scanLogs, logger });
+  const scanService = makeScanService({ scans, findings, schedules: repo, queue: scanQueue, ids, clock, scanLogs, logger });
+  const onError = (error: unknown) => logger.error('local consumer failed', { error });
+  const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
+  const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger), { functionTimeoutMs: dispatchTimeoutMs, onError });
+  const deadLetterConsumer = new LocalQueueConsumer(deadLetterQueue, makeDeadLetterHandler(dispatch, logger), { batchSize: 10, functionTimeoutMs: 60_000, onError });
+
   const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
-  const schedules = makeScheduleService({ repo, triggers, clock, ids: options.ids ?? makeUlidGenerator(() => clock.now().getTime()), logger, quota: options.quota ?? 500 });
+  const schedules = makeScheduleService({ repo, triggers, clock, ids, logger, quota: options.quota ?? 500 });
   const reconciler = makeReconcileService({ repo, triggers, logger });
 
   // Listen first: the allowed origins of the CSRF check include the port the OS hands out.
@@ -94,7 +127,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     sessionKey,
     handlers: {
       schedules: makeSchedulesHandler({ schedules, logger, allowedOrigins }),
-      meta: makeMetaHandler({ version, runners: new Set(), logger, allowedOrigins }),
+      scans: makeScansHandler({ scans: scanService, logger, allowedOrigins }),
+      meta: makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins }),
     },
     localEndpoints: {
       '/_local/reconcile': async (request, body) => {
@@ -105,7 +139,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     },
   }));
 
-  if (options.startTimers) scheduler.start();
+  if (options.startTimers) {
+    scheduler.start();
+    consumer.start();
+    deadLetterConsumer.start();
+  }
+
+  /** One turn of everything time-driven: due fires, the scan queue, then the DLQ. */
+  async function drain(): Promise<void> {
+    await scheduler.runDue();
+    await consumer.drain();
+    await deadLetterConsumer.drain();
+  }
 
   return {
     url,
@@ -116,11 +161,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     scanQueue,
     deadLetterQueue,
     schedules,
+    scans,
+    findings,
+    dispatch,
+    consumer,
+    deadLetterConsumer,
+    drain,
     reconciler,
     rearmed,
     dynamoEndpoint: dynamo.endpoint,
     async stop(): Promise<void> {
       scheduler.stop();
+      consumer.stop();
+      deadLetterConsumer.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       documentClient.destroy();

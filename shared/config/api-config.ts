@@ -29,3 +29,8 @@ export function readConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   }
   return parsed.data;
 }
+
+export const QueueConfig = z.object({
+  [ENV.scanQueueUrl]: z.string().url(),
+  [ENV.dispatchLogGroup]: z.string().min(1),
+});

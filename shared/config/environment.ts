@@ -23,6 +23,10 @@ export const ENV = {
   scheduleQuota: 'SCHEDULE_QUOTA',
   /** dev | prod. */
   environment: 'APP_ENV',
+  /** Log group of the dispatch function: where a ScanJob's log lines are (its `log` field). */
+  dispatchLogGroup: 'DISPATCH_LOG_GROUP',
+  /** Path of the mailscan executable (the layer mounts it at /opt/bin/mailscan). */
+  mailscanBin: 'MAILSCAN_BIN',
   /** Service version shown by /api/health. */
   serviceVersion: 'SERVICE_VERSION',
 } as const;

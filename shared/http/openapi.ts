@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ScanTypeList } from '../domain/scan-type-list.ts';
+import { FindingList } from '../domain/finding.ts';
+import { ManualScanRequest, ScanJob, ScanList, ScanStatus } from '../domain/scan-job.ts';
 import { Schedule, ScheduleCreateRequest, ScheduleList, SchedulePatchRequest } from '../domain/schedule.ts';
 import { routes, type RouteDefinition } from './routes.ts';
 
@@ -28,7 +30,17 @@ const listQuery = {
   cursor: { schema: z.string(), description: 'next_cursor of the previous page' },
 };
 
+const pageQuery = {
+  limit: listQuery.limit,
+  cursor: listQuery.cursor,
+};
+
 const docs: Record<string, OperationDoc> = {
+  'POST /api/scans/schedules/{id}/run/': { summary: 'Run now: a ScanJob is created and queued; enabled is unchanged', success: { status: 202, schema: z.object({ scan: ScanJob, schedule: Schedule }), description: 'the queued scan and the schedule' }, errors: [401, 403, 404, 503] },
+  'POST /api/scans/': { summary: 'Queue a manual scan', request: ManualScanRequest, success: { status: 202, schema: ScanJob, description: 'the queued scan; Location names it' }, errors: [400, 401, 403, 413, 415, 503] },
+  'GET /api/scans/': { summary: 'List scans, newest first', query: { scan_type: listQuery.scan_type, status: { schema: ScanStatus, description: 'only this status' }, schedule_id: { schema: z.string(), description: 'only scans of this schedule' }, ...pageQuery }, success: { status: 200, schema: ScanList, description: 'a page of scans' }, errors: [400, 401, 403] },
+  'GET /api/scans/{id}/': { summary: 'Get a scan', success: { status: 200, schema: ScanJob, description: 'the scan' }, errors: [401, 403, 404] },
+  'GET /api/findings/': { summary: 'List findings, newest first', query: { scan_id: { schema: z.string(), description: 'only this scan' }, rule_id: { schema: z.string(), description: 'only this rule' }, severity: { schema: ScanJob.shape.summary.keyof().exclude(['score', 'grade']), description: 'only this severity' }, target: { schema: z.string(), description: 'only this target' }, ...pageQuery }, success: { status: 200, schema: FindingList, description: 'a page of findings' }, errors: [400, 401, 403] },
   'GET /api/scans/schedules/': { summary: 'List schedules, newest first', query: listQuery, success: { status: 200, schema: ScheduleList, description: 'a page of schedules' }, errors: [400, 401, 403] },
   'POST /api/scans/schedules/': { summary: 'Create a schedule (and its trigger when enabled)', request: ScheduleCreateRequest, success: { status: 201, schema: Schedule, description: 'the schedule; Location names it' }, errors: [400, 401, 403, 409, 413, 415, 503] },
   'GET /api/scans/schedules/{id}/': { summary: 'Get a schedule', success: { status: 200, schema: Schedule, description: 'the schedule' }, errors: [401, 403, 404] },

@@ -4,7 +4,7 @@
  */
 import type { Role } from '../domain/identity.ts';
 
-export type HandlerName = 'schedules' | 'meta';
+export type HandlerName = 'schedules' | 'scans' | 'meta';
 
 export interface RouteDefinition {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -24,6 +24,11 @@ export const routes: RouteDefinition[] = [
   { method: 'PATCH', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'operator' },
   { method: 'DELETE', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'admin' },
   { method: 'POST', path: '/api/scans/schedules/{id}/toggle/', handler: 'schedules', authenticated: true, role: 'operator' },
+  { method: 'POST', path: '/api/scans/schedules/{id}/run/', handler: 'scans', authenticated: true, role: 'operator' },
+  { method: 'POST', path: '/api/scans/', handler: 'scans', authenticated: true, role: 'operator' },
+  { method: 'GET', path: '/api/scans/', handler: 'scans', authenticated: true, role: 'viewer' },
+  { method: 'GET', path: '/api/scans/{id}/', handler: 'scans', authenticated: true, role: 'viewer' },
+  { method: 'GET', path: '/api/findings/', handler: 'scans', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/scan-types/', handler: 'meta', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/health', handler: 'meta', authenticated: false, role: 'viewer' },
   { method: 'GET', path: '/api/openapi.json', handler: 'meta', authenticated: false, role: 'viewer' },

@@ -23,7 +23,7 @@ export interface ScheduleRepository {
   get(tenant: string, id: string): Promise<ScheduleRecord | null>;
   /** Writes the editable fields if the stored version is `record.version - 1`; run fields are left alone. */
   update(record: ScheduleRecord): Promise<void>;
-  /** A fire or run-now started: sets the run fields; false when the row is gone. */
+  /** A fire or run-now started: sets the run fields unless the row is gone or already shows a newer scan. */
   recordRun(tenant: string, id: string, run: { last_run_at: string; last_run_status: LastRunStatus; last_scan_id: string }): Promise<boolean>;
   /**
    * A job finished: sets last_run_status only while last_scan_id is still `scanId`, so an older

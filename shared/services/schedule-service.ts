@@ -29,36 +29,39 @@ function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** A stored row as the API shows it, with `trigger` and `next_run_at` derived at `now`. */
+export function scheduleToWire(record: ScheduleRecord, now: Date): Schedule {
+  const trigger = desiredTrigger(record);
+  const next = trigger ? nextFireTimeOf(trigger.expressions, trigger.timezone, now) : null;
+  return {
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    scan_type: record.scan_type,
+    target: record.target,
+    targets: record.targets,
+    scope: record.scope,
+    cadence: record.cadence,
+    cron_expression: record.cron_expression,
+    timezone: record.timezone,
+    enabled: record.enabled,
+    last_run_at: record.last_run_at,
+    last_run_status: record.last_run_status,
+    last_scan_id: record.last_scan_id,
+    next_run_at: next ? next.toISOString() : null,
+    trigger,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
 /**
  * Schedule use cases. The invariant: after every call, successful or not, the trigger scheduler
  * holds exactly the trigger the stored row asks for. Triggers are changed before the row; when
  * the row write then fails, the triggers are put back to what the row (re-read) says.
  */
 export function makeScheduleService({ repo, triggers, clock, ids, logger, quota }: ScheduleServiceDeps) {
-  function toWire(record: ScheduleRecord): Schedule {
-    const trigger = desiredTrigger(record);
-    const next = trigger ? nextFireTimeOf(trigger.expressions, trigger.timezone, clock.now()) : null;
-    return {
-      id: record.id,
-      name: record.name,
-      description: record.description,
-      scan_type: record.scan_type,
-      target: record.target,
-      targets: record.targets,
-      scope: record.scope,
-      cadence: record.cadence,
-      cron_expression: record.cron_expression,
-      timezone: record.timezone,
-      enabled: record.enabled,
-      last_run_at: record.last_run_at,
-      last_run_status: record.last_run_status,
-      last_scan_id: record.last_scan_id,
-      next_run_at: next ? next.toISOString() : null,
-      trigger,
-      created_at: record.created_at,
-      updated_at: record.updated_at,
-    };
-  }
+  const toWire = (record: ScheduleRecord): Schedule => scheduleToWire(record, clock.now());
 
   async function load(tenant: string, id: string): Promise<ScheduleRecord> {
     const record = await repo.get(tenant, id);

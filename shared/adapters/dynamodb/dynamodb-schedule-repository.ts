@@ -172,8 +172,9 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
           TableName: tableName,
           Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
           UpdateExpression: 'SET last_run_at = :at, last_run_status = :status, last_scan_id = :scan',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':at': run.last_run_at, ':status': run.last_run_status, ':scan': run.last_scan_id },
+          // Scan ids are ULIDs: a redelivered older fire never takes the row back from a newer scan.
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id <= :scan)',
+          ExpressionAttributeValues: { ':at': run.last_run_at, ':status': run.last_run_status, ':scan': run.last_scan_id, ':null': 'NULL' },
         }));
         return true;
       } catch (error) {

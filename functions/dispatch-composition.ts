@@ -1,0 +1,36 @@
+import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
+import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
+import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
+import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
+import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
+import { ApiConfig, readConfig } from '../shared/config/api-config.ts';
+import { makeLogger } from '../shared/observability/logger.ts';
+import { systemClock } from '../shared/ports/clock.ts';
+import { makeUlidGenerator } from '../shared/ports/id-generator.ts';
+import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
+import { makeDispatchService } from '../shared/services/dispatch-service.ts';
+import { makeScanEngine } from '../shared/services/scan-engine.ts';
+
+/**
+ * The dispatch service as both queue consumers (scan queue, scan DLQ) build it in AWS. No runner
+ * is deployed yet, so every scan ends `failed` with "no runner for scan_type X" (DESIGN §4).
+ */
+export function composeDispatch(serviceName: string) {
+  const config = readConfig(ApiConfig.pick({ TABLE_NAME: true }));
+  const logger = makeLogger(serviceName);
+  const documents = makeDocumentClient();
+  const scans = makeDynamoDbScanRepository(documents, config.TABLE_NAME);
+  const schedules = makeDynamoDbScheduleRepository(documents, config.TABLE_NAME);
+  const scanLogs = makeCloudWatchScanLogs(process.env.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${serviceName}`, logger);
+  const runners: RunnerRegistry = new Map();
+  const engine = makeScanEngine({
+    scans,
+    findings: makeDynamoDbFindingRepository(documents, config.TABLE_NAME),
+    schedules,
+    runners,
+    clock: systemClock,
+    scanLogs,
+  });
+  const dispatch = makeDispatchService({ scans, schedules, engine, ids: makeUlidGenerator(), clock: systemClock, scanLogs, logger });
+  return { dispatch, logger };
+}

@@ -1,0 +1,156 @@
+import { FINISHED_STATUSES, emptySummary, type ScanError, type ScanJobRecord, type ScanStatus, type ScanSummary } from '../domain/scan-job.ts';
+import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
+import type { LastRunStatus } from '../domain/schedule.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { FindingRepository } from '../ports/finding-repository.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { RunnerRegistry, RunnerResult, ScanRunner } from '../ports/scan-runner.ts';
+import type { ScanLogs } from '../ports/scan-log.ts';
+import type { ScanRepository } from '../ports/scan-repository.ts';
+import type { ScheduleRepository } from '../ports/schedule-repository.ts';
+
+export interface ScanEngineDeps {
+  scans: ScanRepository;
+  findings: FindingRepository;
+  schedules: ScheduleRepository;
+  runners: RunnerRegistry;
+  clock: Clock;
+  scanLogs: ScanLogs;
+  /** Time kept back from the invocation for writing findings and the final status. */
+  marginMs?: number;
+}
+
+export type ScanEngine = ReturnType<typeof makeScanEngine>;
+
+const RUN_STATUS: Record<'succeeded' | 'partial' | 'failed', LastRunStatus> = { succeeded: 'success', partial: 'partial', failed: 'failed' };
+
+/** Outcome per DESIGN §4: errors with findings are partial; errors alone, failed. */
+export function outcomeOf(findingCount: number, errorCount: number): 'succeeded' | 'partial' | 'failed' {
+  if (errorCount === 0) return 'succeeded';
+  return findingCount > 0 ? 'partial' : 'failed';
+}
+
+/** Runs one runner on one target within `timeoutMs`; a runner that overstays is aborted and counted as an error. */
+async function runBounded(runner: ScanRunner, input: Omit<Parameters<ScanRunner['run']>[0], 'signal'>): Promise<RunnerResult> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`timed out after ${input.timeoutMs} ms`));
+    }, input.timeoutMs);
+  });
+  try {
+    return await Promise.race([runner.run({ ...input, signal: controller.signal }), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The one path every scan takes (manual, run now, cron fire): mark the job running, run its
+ * runner for the target and each entry of `targets`, write the findings, finish the job and its
+ * schedule. Safe to run again for a job a crashed worker left running: findings have
+ * deterministic ids and the final transition happens once.
+ */
+export function makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, marginMs = 10_000 }: ScanEngineDeps) {
+  async function collect(job: ScanJobRecord, logger: Logger, remainingMs: () => number) {
+    const errors: ScanError[] = [];
+    const reported: { target: string; finding: RunnerFinding }[] = [];
+    let extra: RunnerResult['summary'] = {};
+    const runner = runners.get(job.scan_type);
+    if (!runner) {
+      errors.push({ runner: job.scan_type, message: `no runner for scan_type ${job.scan_type}` });
+      return { errors, reported, extra };
+    }
+    for (const target of [job.target, ...job.targets]) {
+      const timeoutMs = remainingMs() - marginMs;
+      if (timeoutMs <= 0) {
+        errors.push({ runner: runner.name, message: `no time left in the invocation for target ${target}` });
+        continue;
+      }
+      logger.info('runner started', { runner: runner.name, target, timeout_ms: timeoutMs });
+      try {
+        const result = await runBounded(runner, { scanType: job.scan_type, target, scope: job.scope, timeoutMs, logger });
+        for (const [index, finding] of result.findings.entries()) {
+          const parsed = RunnerFinding.safeParse(finding);
+          if (parsed.success) reported.push({ target, finding: parsed.data });
+          else errors.push({ runner: runner.name, message: `finding ${index} for ${target} is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}` });
+        }
+        for (const message of result.errors ?? []) errors.push({ runner: runner.name, message: `${target}: ${message}` });
+        extra = { ...extra, ...result.summary };
+        logger.info('runner finished', { runner: runner.name, target, findings: result.findings.length, errors: result.errors?.length ?? 0 });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        errors.push({ runner: runner.name, message: `${target}: ${message}` });
+        logger.warn('runner failed', { runner: runner.name, target, error: message });
+      }
+    }
+    return { errors, reported, extra };
+  }
+
+  async function toRecords(job: ScanJobRecord, reported: { target: string; finding: RunnerFinding }[]): Promise<FindingRecord[]> {
+    const now = clock.now().toISOString();
+    const byId = new Map<string, FindingRecord>();
+    const withPrints = reported.map(({ target, finding }) => ({ target, finding, fingerprint: fingerprintOf(job.tenant, target, finding) }));
+    const firstSeen = await findings.firstSeen(job.tenant, withPrints.map((item) => item.fingerprint));
+    for (const { target, finding, fingerprint } of withPrints) {
+      const id = findingIdOf(job.id, fingerprint);
+      byId.set(id, {
+        id,
+        tenant: job.tenant,
+        scan_id: job.id,
+        schedule_id: job.schedule_id,
+        scan_type: job.scan_type,
+        target,
+        rule_id: finding.rule_id,
+        severity: finding.severity,
+        title: finding.title,
+        description: finding.description,
+        evidence: finding.evidence,
+        remediation: finding.remediation,
+        fingerprint,
+        first_seen_at: firstSeen.get(fingerprint) ?? now,
+        last_seen_at: now,
+        created_at: now,
+      });
+    }
+    return [...byId.values()];
+  }
+
+  return {
+    /**
+     * Executes a queued (or crash-abandoned running) job to its final state; returns the job as
+     * stored afterwards. A job already finished is returned untouched.
+     */
+    async execute(job: ScanJobRecord, remainingMs: () => number): Promise<ScanJobRecord> {
+      if (FINISHED_STATUSES.includes(job.status)) return job;
+      const logger = scanLogs.loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id });
+      const startedAt = job.started_at ?? clock.now().toISOString();
+      if (!(await scans.transition(job.tenant, job.id, ['queued', 'running'], { status: 'running', started_at: startedAt }))) {
+        return (await scans.get(job.tenant, job.id)) ?? job;
+      }
+      logger.info('scan started', { scan_type: job.scan_type, targets: 1 + job.targets.length, redelivered: job.status === 'running' });
+
+      const { errors, reported, extra } = await collect(job, logger, remainingMs);
+      const records = await toRecords(job, reported);
+      await findings.save(job.tenant, records);
+
+      const status: ScanStatus = outcomeOf(records.length, errors.length);
+      const summary: ScanSummary = { ...emptySummary(), ...extra };
+      for (const record of records) summary[record.severity] += 1;
+      const changes = { status, finished_at: clock.now().toISOString(), finding_count: records.length, summary, errors };
+      const finished = await scans.transition(job.tenant, job.id, ['running'], changes);
+      if (!finished) {
+        logger.warn('scan finished after another path closed it', { status });
+        return (await scans.get(job.tenant, job.id)) ?? job;
+      }
+      if (errors.length > 0) logger.warn('scan finished with errors', { status, errors });
+      else logger.info('scan finished', { status, findings: records.length });
+      if (job.schedule_id && !(await schedules.finishRun(job.tenant, job.schedule_id, job.id, RUN_STATUS[status]))) {
+        logger.info('schedule status left to a newer scan or a deleted schedule', { status });
+      }
+      return { ...job, ...changes, status, started_at: startedAt };
+    },
+  };
+}

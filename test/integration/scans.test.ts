@@ -1,0 +1,337 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { QueueMessage } from '../../shared/domain/messages.ts';
+import type { FindingRepository } from '../../shared/ports/finding-repository.ts';
+import { scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
+
+const MINUTE = 60_000;
+
+describe('scans end to end under a fake clock', () => {
+  let service: TestService;
+  let runner: ScriptedRunner;
+  let token: string;
+
+  beforeAll(async () => {
+    runner = new ScriptedRunner();
+    service = await startTestService({ runners: new Map([['email_security', runner]]) });
+    token = await service.token('acme', 'operator');
+  });
+  afterAll(() => service.stop());
+  beforeEach(() => {
+    runner.calls = [];
+  });
+
+  async function customSchedule(): Promise<string> {
+    const reply = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) });
+    return reply.body.id;
+  }
+
+  async function fireOnce(): Promise<void> {
+    service.clock.advance(5 * MINUTE);
+    await service.runtime.drain();
+  }
+
+  it('fires a */5 schedule, runs the job through the registered runner, stores findings, and moves never_run → running → success', async () => {
+    const id = await customSchedule();
+    const before = await service.call(`/api/scans/schedules/${id}/`, { token });
+    const seenWhileRunning: string[] = [];
+    runner.behaviour = async () => {
+      seenWhileRunning.push((await service.call(`/api/scans/schedules/${id}/`, { token })).body.last_run_status);
+      return { findings: [finding(1), finding(2), finding(3)], summary: { score: 81, grade: 'B' } };
+    };
+
+    await fireOnce();
+
+    const after = (await service.call(`/api/scans/schedules/${id}/`, { token })).body;
+    const scan = (await service.call(`/api/scans/${after.last_scan_id}/`, { token })).body;
+    const found = (await service.call(`/api/findings/?scan_id=${scan.id}`, { token })).body.items;
+    expect(before.body.last_run_status).toBe('never_run');
+    expect(seenWhileRunning).toEqual(['running']);
+    expect(after.last_run_status).toBe('success');
+    expect(after.last_run_at).toBe(scan.created_at);
+    expect(scan).toMatchObject({
+      status: 'succeeded', source_type: 'schedule', trigger: 'cron', schedule_id: id, finding_count: 3,
+      summary: { high: 1, medium: 1, low: 1, critical: 0, info: 0, score: 81, grade: 'B' }, errors: [],
+    });
+    expect(scan.scheduled_time).toMatch(/:00Z$/);
+    expect(scan.log.file).toContain(scan.id);
+    expect(found).toHaveLength(3);
+    expect(found[0]).toMatchObject({ scan_id: scan.id, schedule_id: id, scan_type: 'email_security', target: 'example.com' });
+    expect(runner.calls).toHaveLength(1);
+    await service.call(`/api/scans/schedules/${id}/toggle/`, { method: 'POST', token });
+  });
+
+  it('ends failed when the runner errors, with the reason in errors and the scan log', async () => {
+    const id = await customSchedule();
+    runner.behaviour = async () => {
+      throw new Error('resolver exploded');
+    };
+
+    await fireOnce();
+
+    const schedule = (await service.call(`/api/scans/schedules/${id}/`, { token })).body;
+    const scan = (await service.call(`/api/scans/${schedule.last_scan_id}/`, { token })).body;
+    expect(schedule.last_run_status).toBe('failed');
+    expect(scan).toMatchObject({ status: 'failed', finding_count: 0, errors: [{ runner: 'scripted', message: 'example.com: resolver exploded' }] });
+    const { readFile } = await import('node:fs/promises');
+    const lines = (await readFile(scan.log.file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.every((line) => line.tenant === 'acme' && line.scan_id === scan.id && line.schedule_id === id)).toBe(true);
+    expect(lines.some((line) => line.level === 'WARN' && JSON.stringify(line).includes('resolver exploded'))).toBe(true);
+    await service.call(`/api/scans/schedules/${id}/toggle/`, { method: 'POST', token });
+  });
+
+  it('ends partial when the runner errors after returning findings', async () => {
+    const id = await customSchedule();
+    runner.behaviour = async () => ({ findings: [finding(4)], errors: ['block-list zen timed out'] });
+
+    await fireOnce();
+
+    const schedule = (await service.call(`/api/scans/schedules/${id}/`, { token })).body;
+    const scan = (await service.call(`/api/scans/${schedule.last_scan_id}/`, { token })).body;
+    expect(schedule.last_run_status).toBe('partial');
+    expect(scan).toMatchObject({ status: 'partial', finding_count: 1, errors: [{ runner: 'scripted', message: 'example.com: block-list zen timed out' }] });
+    await service.call(`/api/scans/schedules/${id}/toggle/`, { method: 'POST', token });
+  });
+
+  it('keeps first_seen_at and moves last_seen_at when a later scan sees the same finding', async () => {
+    runner.behaviour = async () => ({ findings: [finding(7)] });
+    const first = (await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'seen.com' } })).body;
+    await service.runtime.drain();
+    service.clock.advance(60 * MINUTE);
+    const second = (await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'seen.com' } })).body;
+    await service.runtime.drain();
+
+    const a = (await service.call(`/api/findings/?scan_id=${first.id}`, { token })).body.items[0];
+    const b = (await service.call(`/api/findings/?scan_id=${second.id}`, { token })).body.items[0];
+
+    expect(b.fingerprint).toBe(a.fingerprint);
+    expect(b.first_seen_at).toBe(a.first_seen_at);
+    expect(Date.parse(b.last_seen_at) - Date.parse(a.last_seen_at)).toBe(60 * MINUTE);
+  });
+
+  it('runs a manual scan over the target and every entry of targets, with 202 and Location', async () => {
+    runner.behaviour = async (input) => ({ findings: [finding(1, { evidence: { host: input.target } })] });
+
+    const reply = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'one.com', targets: ['two.com', 'three.com'], scope: { reputation: false } } });
+    await service.runtime.drain();
+    const scan = (await service.call(`/api/scans/${reply.body.id}/`, { token })).body;
+
+    expect(reply.status).toBe(202);
+    expect(reply.headers.get('location')).toBe(`/api/scans/${reply.body.id}/`);
+    expect(reply.body).toMatchObject({ status: 'queued', source_type: 'manual', trigger: 'manual', schedule_id: null });
+    expect(runner.calls.map((call) => call.target)).toEqual(['one.com', 'two.com', 'three.com']);
+    expect(runner.calls[0].scope).toEqual({ reputation: false });
+    expect(scan).toMatchObject({ status: 'succeeded', finding_count: 3 });
+  });
+
+  it('fails a scan type with no runner with a clear error', async () => {
+    const reply = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'dast', target: 'https://app.example.com/' } });
+    await service.runtime.drain();
+
+    const scan = (await service.call(`/api/scans/${reply.body.id}/`, { token })).body;
+    expect(scan).toMatchObject({ status: 'failed', errors: [{ runner: 'dast', message: 'no runner for scan_type dast' }] });
+  });
+
+  it('answers run now with 202 {scan, schedule}, keeps enabled, and runs the job', async () => {
+    runner.behaviour = async () => ({ findings: [] });
+    const { body: paused } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+
+    const reply = await service.call(`/api/scans/schedules/${paused.id}/run/`, { method: 'POST', token });
+    await service.runtime.drain();
+    const after = (await service.call(`/api/scans/schedules/${paused.id}/`, { token })).body;
+
+    expect(reply.status).toBe(202);
+    expect(reply.body.scan).toMatchObject({ status: 'queued', trigger: 'run_now', source_type: 'schedule', schedule_id: paused.id });
+    expect(reply.body.schedule).toMatchObject({ id: paused.id, enabled: false, last_run_status: 'running', last_scan_id: reply.body.scan.id });
+    expect(after).toMatchObject({ enabled: false, last_run_status: 'success', last_scan_id: reply.body.scan.id });
+  });
+
+  it('lists scans newest first with filters, and findings with filters', async () => {
+    const all = (await service.call('/api/scans/?limit=200', { token })).body.items;
+    const failed = (await service.call('/api/scans/?status=failed', { token })).body.items;
+    const dast = (await service.call('/api/scans/?scan_type=dast', { token })).body.items;
+    const high = (await service.call('/api/findings/?severity=high&limit=200', { token })).body.items;
+    const byTarget = (await service.call('/api/findings/?target=two.com', { token })).body.items;
+
+    expect(all.map((scan: { id: string }) => scan.id)).toEqual([...all.map((scan: { id: string }) => scan.id)].sort().reverse());
+    expect(failed.length).toBeGreaterThanOrEqual(2);
+    expect(failed.every((scan: { status: string }) => scan.status === 'failed')).toBe(true);
+    expect(dast).toHaveLength(1);
+    expect(high.length).toBeGreaterThan(0);
+    expect(high.every((f: { severity: string }) => f.severity === 'high')).toBe(true);
+    expect(byTarget).toHaveLength(1);
+  });
+});
+
+describe('dispatch reliability', () => {
+  let service: TestService;
+  let runner: ScriptedRunner;
+  let token: string;
+  let crashes = 0;
+
+  beforeAll(async () => {
+    runner = new ScriptedRunner();
+    service = await startTestService({
+      runners: new Map([['email_security', runner]]),
+      wrapFindings: (inner): FindingRepository => ({
+        ...inner,
+        firstSeen: (tenant, prints) => inner.firstSeen(tenant, prints),
+        list: (tenant, filter, limit, cursor) => inner.list(tenant, filter, limit, cursor),
+        // A worker dying mid-write: half the findings land, then the invocation is gone.
+        async save(tenant, records) {
+          if (crashes > 0) {
+            crashes -= 1;
+            await inner.save(tenant, records.slice(0, Math.ceil(records.length / 2)));
+            throw new Error('worker killed');
+          }
+          await inner.save(tenant, records);
+        },
+      }),
+    });
+    token = await service.token('rely', 'operator');
+  });
+  afterAll(() => service.stop());
+
+  async function jobsOf(scheduleId: string) {
+    return (await service.call(`/api/scans/?schedule_id=${scheduleId}&limit=200`, { token })).body.items;
+  }
+
+  function fire(scheduleId: string, scheduledTime: string, executionId: string): string {
+    return JSON.stringify({ kind: 'fire', tenant: 'rely', schedule_id: scheduleId, scheduled_time: scheduledTime, execution_id: executionId });
+  }
+
+  it('makes one ScanJob of the same fire delivered 5 times concurrently, over 20 trials', async () => {
+    runner.behaviour = async () => ({ findings: [finding(1)] });
+    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+    await service.call(`/api/scans/schedules/${schedule.id}/toggle/`, { method: 'POST', token });
+
+    for (let trial = 0; trial < 20; trial += 1) {
+      const time = new Date(Date.UTC(2026, 3, 1, 0, trial * 5)).toISOString().replace('.000Z', 'Z');
+      const message = QueueMessage.parse(JSON.parse(fire(schedule.id, time, `exec-${trial}`)));
+      if (message.kind !== 'fire') throw new Error('not a fire');
+      await Promise.all(Array.from({ length: 5 }, () => service.runtime.dispatch.handleFire(message, () => 60_000)));
+    }
+
+    const jobs = await jobsOf(schedule.id);
+    expect(jobs).toHaveLength(20);
+    expect(new Set(jobs.map((job: { scheduled_time: string }) => job.scheduled_time)).size).toBe(20);
+    expect(jobs.every((job: { status: string }) => job.status === 'succeeded')).toBe(true);
+    expect(runner.calls.length).toBeGreaterThanOrEqual(20);
+    const findings = (await service.call(`/api/findings/?rule_id=test.rule_1&limit=200`, { token })).body.items;
+    expect(findings).toHaveLength(20);
+  });
+
+  it('makes one ScanJob of the split cron double fire (two triggers, same minute)', async () => {
+    const { body: split } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' }) });
+    service.runtime.scanQueue.sendRaw(fire(split.id, '2026-06-01T00:00:00Z', 'from-dom'));
+    service.runtime.scanQueue.sendRaw(fire(split.id, '2026-06-01T00:00:00Z', 'from-dow'));
+
+    await service.runtime.drain();
+
+    expect(await jobsOf(split.id)).toHaveLength(1);
+  });
+
+  it('finishes a job once, without duplicate findings, after a worker dies mid-scan', async () => {
+    runner.behaviour = async () => ({ findings: [finding(1), finding(2), finding(3), finding(4)] });
+    crashes = 1;
+    const { body: scan } = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'crash.com' } });
+
+    await service.runtime.drain();
+    const afterCrash = (await service.call(`/api/scans/${scan.id}/`, { token })).body;
+    service.clock.advance(31 * MINUTE);
+    await service.runtime.drain();
+    const finished = (await service.call(`/api/scans/${scan.id}/`, { token })).body;
+    const findings = (await service.call(`/api/findings/?scan_id=${scan.id}`, { token })).body.items;
+
+    expect(afterCrash.status).toBe('running');
+    expect(finished).toMatchObject({ status: 'succeeded', finding_count: 4 });
+    expect(findings).toHaveLength(4);
+    expect(new Set(findings.map((f: { fingerprint: string }) => f.fingerprint)).size).toBe(4);
+  });
+
+  it('sends a poison message to the DLQ after the maximum receives and marks the job and schedule failed', async () => {
+    runner.behaviour = async () => ({ findings: [finding(9)] });
+    crashes = 1_000;
+    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+    const { body: run } = await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token });
+
+    for (let attempt = 0; attempt < 6; attempt += 1) {
+      await service.runtime.drain();
+      service.clock.advance(31 * MINUTE);
+    }
+    crashes = 0;
+    const scan = (await service.call(`/api/scans/${run.scan.id}/`, { token })).body;
+    const after = (await service.call(`/api/scans/schedules/${schedule.id}/`, { token })).body;
+
+    expect(scan.status).toBe('failed');
+    expect(scan.errors).toContainEqual({ runner: 'dispatch', message: 'the scan message exhausted its deliveries to the dispatcher (the queue moved it to the DLQ)' });
+    expect(after).toMatchObject({ last_run_status: 'failed', last_scan_id: run.scan.id, enabled: false });
+    expect(service.runtime.scanQueue.stats()).toEqual({ visible: 0, inFlight: 0 });
+    expect(service.runtime.deadLetterQueue.stats()).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('answers run now with 503 dispatch_failed when the queue refuses, leaving nothing running and enabled unchanged', async () => {
+    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
+    service.runtime.scanQueue.setRefusing('queue unavailable');
+    try {
+      const reply = await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token });
+      const manual = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'refused.com' } });
+
+      expect(reply.status).toBe(503);
+      expect(reply.body.error.code).toBe('dispatch_failed');
+      expect(manual.status).toBe(503);
+    } finally {
+      service.runtime.scanQueue.setRefusing(null);
+    }
+    const after = (await service.call(`/api/scans/schedules/${schedule.id}/`, { token })).body;
+    const job = (await service.call(`/api/scans/${after.last_scan_id}/`, { token })).body;
+    const running = (await service.call('/api/scans/?status=running', { token })).body.items;
+    const queued = (await service.call('/api/scans/?status=queued', { token })).body.items;
+
+    expect(after).toMatchObject({ enabled: true, last_run_status: 'failed' });
+    expect(job).toMatchObject({ status: 'failed', errors: [{ runner: 'dispatch', message: expect.any(String) }] });
+    expect(running).toEqual([]);
+    expect(queued).toEqual([]);
+  });
+
+  it('never lets an older job finishing late overwrite the status of a newer one', async () => {
+    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    runner.calls = [];
+    runner.behaviour = async (_input, call) => {
+      if (call !== 1) throw new Error('newer fails');
+      await slow;
+      return { findings: [] };
+    };
+    const older = (await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token })).body.scan;
+    service.clock.advance(MINUTE);
+    const newer = (await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token })).body.scan;
+    const messages = service.runtime.scanQueue.receive(10);
+    const olderRun = service.runtime.dispatch.handleScan({ kind: 'scan', tenant: 'rely', scan_id: older.id }, () => 60_000);
+    while (runner.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await service.runtime.dispatch.handleScan({ kind: 'scan', tenant: 'rely', scan_id: newer.id }, () => 60_000);
+    release();
+    await olderRun;
+    for (const message of messages) service.runtime.scanQueue.delete(message.receiptHandle);
+
+    const after = (await service.call(`/api/scans/schedules/${schedule.id}/`, { token })).body;
+    expect(after).toMatchObject({ last_scan_id: newer.id, last_run_status: 'failed' });
+    expect((await service.call(`/api/scans/${older.id}/`, { token })).body.status).toBe('succeeded');
+  });
+
+  it('drops and logs a fire for a deleted or disabled schedule', async () => {
+    const admin = await service.token('rely', 'admin');
+    const { body: gone } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
+    const { body: paused } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+    await service.call(`/api/scans/schedules/${gone.id}/`, { method: 'DELETE', token: admin });
+    service.runtime.scanQueue.sendRaw(fire(gone.id, '2026-07-01T02:00:00Z', 'x'));
+    service.runtime.scanQueue.sendRaw(fire(paused.id, '2026-07-01T02:00:00Z', 'y'));
+
+    await service.runtime.drain();
+
+    expect(await jobsOf(gone.id)).toEqual([]);
+    expect(await jobsOf(paused.id)).toEqual([]);
+    expect(service.runtime.scanQueue.stats()).toEqual({ visible: 0, inFlight: 0 });
+  });
+});
