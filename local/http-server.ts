@@ -81,10 +81,12 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
       return;
     }
 
+    // Like API Gateway, a literal path beats a parameter: /api/scans/schedules/ is not scan "schedules".
     let matched: { compiledRoute: CompiledRoute; values: string[] } | undefined;
     for (const compiledRoute of compiled) {
       const match = compiledRoute.pattern.exec(url.pathname);
-      if (match && compiledRoute.route.method === method) matched = { compiledRoute, values: match.slice(1) };
+      if (!match || compiledRoute.route.method !== method) continue;
+      if (!matched || compiledRoute.params.length < matched.compiledRoute.params.length) matched = { compiledRoute, values: match.slice(1) };
     }
     if (!matched) {
       const { status, body: errorBody } = errorResponse(new NotFoundError(`no route ${method} ${url.pathname}`), requestId);

@@ -19,6 +19,10 @@ const endpoints: Endpoint[] = [
   { name: 'patch', method: 'PATCH', path: (id) => `/api/scans/schedules/${id}/`, body: { name: 'renamed' }, role: 'operator' },
   { name: 'toggle', method: 'POST', path: (id) => `/api/scans/schedules/${id}/toggle/`, role: 'operator' },
   { name: 'delete', method: 'DELETE', path: (id) => `/api/scans/schedules/${id}/`, role: 'admin' },
+  { name: 'run now', method: 'POST', path: (id) => `/api/scans/schedules/${id}/run/`, role: 'operator' },
+  { name: 'manual scan', method: 'POST', path: () => '/api/scans/', body: { scan_type: 'email_security', target: 'example.com' }, role: 'operator' },
+  { name: 'list scans', method: 'GET', path: () => '/api/scans/', role: 'viewer' },
+  { name: 'list findings', method: 'GET', path: () => '/api/findings/', role: 'viewer' },
   { name: 'scan types', method: 'GET', path: () => '/api/scan-types/', role: 'viewer' },
 ];
 
@@ -43,6 +47,23 @@ describe('tenant isolation', () => {
     expect(reply.body.error.code).toBe('not_found');
     expect(JSON.stringify(reply.body)).not.toContain('secret');
     expect(await snapshot(service.runtime, 'victim')).toBe(before);
+  });
+
+  it("answers 404 for another tenant's scan and lists none of its scans or findings", async () => {
+    const victim = await service.token('victim', 'admin');
+    const attacker = await service.token('attacker', 'admin');
+    const { body: scan } = await service.call('/api/scans/', { method: 'POST', token: victim, body: { scan_type: 'email_security', target: 'victim.com' } });
+    await service.runtime.drain();
+
+    const get = await service.call(`/api/scans/${scan.id}/`, { token: attacker });
+    const scans = await service.call(`/api/scans/?limit=200`, { token: attacker });
+    const findings = await service.call(`/api/findings/?scan_id=${scan.id}`, { token: attacker });
+    const bySchedule = await service.call(`/api/scans/?schedule_id=${victimId}`, { token: attacker });
+
+    expect(get.status).toBe(404);
+    expect(scans.body.items.some((item: { target: string }) => item.target === 'victim.com')).toBe(false);
+    expect(findings.body.items).toEqual([]);
+    expect(bySchedule.body.items).toEqual([]);
   });
 
   it("never lists another tenant's schedules", async () => {
