@@ -76,6 +76,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const logger = options.logger ?? makeLogger('local');
   const dynamo = await startDynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, tableName: LOCAL_TABLE_NAME });
   const documentClient = makeDocumentClient(dynamo.clientConfig);
+  // Counts DynamoDB calls by command, for benchmarks (requests per fire).
+  const dynamoRequests = new Map<string, number>();
+  documentClient.middlewareStack.add(
+    (next, context) => async (args) => {
+      dynamoRequests.set(context.commandName ?? 'unknown', (dynamoRequests.get(context.commandName ?? 'unknown') ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'countDynamoRequests' },
+  );
   const repo: ScheduleRepository = makeDynamoDbScheduleRepository(documentClient, LOCAL_TABLE_NAME);
 
   const deadLetterQueue = new LocalQueue({ name: 'scan-dlq', clock, visibilityTimeoutMs: QUEUE_VISIBILITY_MS });
@@ -170,6 +179,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     reconciler,
     rearmed,
     dynamoEndpoint: dynamo.endpoint,
+    dynamoRequests,
     async stop(): Promise<void> {
       scheduler.stop();
       consumer.stop();

@@ -61,7 +61,8 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         logger.info('fire dropped', { tenant, schedule_id: scheduleId, scheduled_time: scheduledTime, reason: schedule ? 'schedule disabled' : 'schedule deleted' });
         return null;
       }
-      let job = await scans.get(tenant, owner);
+      // The winner of the claim knows its job does not exist yet; a redelivery has to look.
+      let job = owner === candidate ? null : await scans.get(tenant, owner);
       if (!job) {
         // This delivery won the claim, or an earlier one died between the claim and the insert.
         if (!schedule) {
