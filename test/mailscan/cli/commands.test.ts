@@ -27,7 +27,7 @@ describe('mailscan commands and usage errors', () => {
     expect(JSON.parse(run.stdout)).toEqual({ scanner: { name: 'mailscan', version: '0.1.0' }, rules: catalogue });
   });
 
-  it.each([
+  it.concurrent.each([
     [[], 'no command given'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['scan'], 'scan needs a domain'],

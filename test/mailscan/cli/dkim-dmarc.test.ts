@@ -3,7 +3,7 @@ import { buildCli, scan } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
 
-describe('mailscan scan: DKIM keys and DMARC reporting', () => {
+describe.concurrent('mailscan scan: DKIM keys and DMARC reporting', () => {
   let dns: TestDnsServer;
   const dkimOf = async (domain: string) => (await scan(domain, dns.address, ['--no-reputation'])).report.surfaces.posture;
 

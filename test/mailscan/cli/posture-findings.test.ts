@@ -4,7 +4,7 @@ import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
 
 /** Each posture rule firing and not firing, through the real CLI against the loopback DNS server. */
-describe('mailscan scan: posture findings', () => {
+describe.concurrent('mailscan scan: posture findings', () => {
   let dns: TestDnsServer;
   const ruleIds = async (domain: string, flags: string[] = []) => {
     const { report } = await scan(domain, dns.address, ['--no-reputation', ...flags]);

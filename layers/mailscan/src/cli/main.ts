@@ -2,7 +2,6 @@ import { catalogue } from '../catalogue.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 import { parseArgs, USAGE } from './args.ts';
 import { EXIT, makeStderrLog, type CliIo } from './io.ts';
-import { runScanCommand } from './scan-command.ts';
 
 /** Parses the command line and runs one command; returns the exit code (DESIGN §6). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -22,7 +21,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     case 'rules':
       io.stdout(`${JSON.stringify({ scanner: { name: SCANNER_NAME, version: SCANNER_VERSION }, rules: catalogue }, null, 2)}\n`);
       return EXIT.ok;
-    case 'scan':
+    case 'scan': {
+      // Loaded on demand: the scan's dependencies (zod, the public suffix list, X.509) cost
+      // a quarter of a second to initialise, which --version and rules should not pay.
+      const { runScanCommand } = await import('./scan-command.ts');
       return runScanCommand(command, io);
+    }
   }
 }

@@ -3,12 +3,16 @@ import { makeRawResolver } from '../dns/raw-resolver.ts';
 import { lookupViaResolver } from '../http/resolver-lookup.ts';
 import { makeSafeFetch } from '../http/safe-fetch.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
-import { runReputation } from '../reputation/index.ts';
-import { scanDomain } from '../scan/scan-domain.ts';
+import { scanDomain, type RunReputation } from '../scan/scan-domain.ts';
 import type { ScanArgs } from './args.ts';
 import { EXIT, makeStderrLog, type CliIo } from './io.ts';
 import { resolveSettings } from './scan-settings.ts';
 import { renderText } from './text-report.ts';
+
+/** The reputation surface (X.509 and its dependencies) is initialised only when it runs. */
+async function loadRunReputation(): Promise<RunReputation> {
+  return (await import('../reputation/index.ts')).runReputation;
+}
 
 /** The composition root of `mailscan scan`: real resolver, real fetch, real reputation surface. */
 export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number> {
@@ -33,7 +37,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
       {
         domain: args.domain,
         dkimSelectors: settings.dkimSelectors,
-        reputation: settings.reputation === null ? null : { run: runReputation, context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
+        reputation: settings.reputation === null ? null : { run: await loadRunReputation(), context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
       },
       { resolver, now: io.now, log: log.info, deadline: deadline.signal },
     );

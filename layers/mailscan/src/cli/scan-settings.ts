@@ -3,7 +3,6 @@ import { parseNameservers, systemNameservers, type Nameserver } from '../dns/nam
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import type { ReputationContext } from '../reputation/context.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
-import { reputationConfigFromEnv } from '../reputation/index.ts';
 import type { ScanArgs } from './args.ts';
 
 /** Everything a scan needs, from flags, then MAILSCAN_* environment, then the config file, then defaults. */
@@ -47,6 +46,8 @@ export async function resolveSettings(args: ScanArgs, env: Readonly<Record<strin
 
   let reputation: ScanSettings['reputation'] = null;
   if (args.reputation) {
+    // Imported here: it loads the VMC roots and X.509, which a --no-reputation scan never needs.
+    const { reputationConfigFromEnv } = await import('../reputation/config-from-env.ts');
     const resolvedReputation = reputationConfigFromEnv(env, config);
     if (!resolvedReputation.ok) return { ok: false, exit: 'usage', message: resolvedReputation.message };
     reputation = resolvedReputation.config;
