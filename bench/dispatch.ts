@@ -47,7 +47,7 @@ console.log(`bench:dispatch — ${schedules} schedules firing together, runner r
 for (const [index, { fires, seconds }] of results.entries()) {
   console.log(`round ${index + 1}: ${fires} fires in ${seconds.toFixed(2)} s = ${(fires / seconds).toFixed(1)} fires/s end to end`);
 }
-const last = results[results.length - 1]!;
+const last = results[results.length - 1];
 const total = [...last.requests.values()].reduce((sum, n) => sum + n, 0);
 console.log(`DynamoDB requests per fire: ${(total / last.fires).toFixed(1)} (${[...last.requests].map(([command, n]) => `${command.replace('Command', '')} ${(n / last.fires).toFixed(1)}`).join(', ')})`);
 console.log(`sanity: ${jobs.items.length >= Math.min(200, schedules) ? 'jobs succeeded' : 'MISSING JOBS'}`);
