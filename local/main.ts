@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { buildMailscan } from '../layers/mailscan/build.ts';
+import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
 import { startLocalRuntime } from './runtime.ts';
 
 // `npm start`: the whole service in one process on embedded defaults.
@@ -7,10 +9,15 @@ const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const quota = process.env.SCHEDULE_QUOTA ? Number(process.env.SCHEDULE_QUOTA) : undefined;
 const allowedOrigins = (process.env.ALLOWED_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
 
-const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, startTimers: true });
+// The same single-file CLI the Lambda layer carries, rebuilt from source at every start (about a second).
+const mailscanBin = await buildMailscan();
+const runners = new Map([['email_security' as const, makeMailscanRunner({ bin: mailscanBin, env: process.env })]]);
+
+const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, runners, startTimers: true });
 process.stdout.write(
   `scan service listening on ${runtime.url}\n` +
     `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed)\n` +
+    `  scanners: email_security → ${mailscanBin} (configure it with MAILSCAN_* variables)\n` +
     `  session: npm run session -- --tenant acme --role admin\n`,
 );
 

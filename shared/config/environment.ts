@@ -27,6 +27,8 @@ export const ENV = {
   dispatchLogGroup: 'DISPATCH_LOG_GROUP',
   /** Path of the mailscan executable (the layer mounts it at /opt/bin/mailscan). */
   mailscanBin: 'MAILSCAN_BIN',
+  /** Comma-separated scan types the dispatch function has runners for (GET /api/scan-types/). */
+  scanRunners: 'SCAN_RUNNERS',
   /** Service version shown by /api/health. */
   serviceVersion: 'SERVICE_VERSION',
 } as const;

@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { reportSchema, type Report } from '../../../layers/mailscan/src/report.ts';
+import type { RunnerFinding } from '../../domain/finding.ts';
+import { EmailSecurityScope } from '../../domain/scope.ts';
+import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
+
+export interface MailscanRunnerOptions {
+  /** The built CLI: /opt/bin/mailscan in the layer, layers/mailscan/dist/bin/mailscan locally. */
+  bin: string;
+  /** The service's environment; only MAILSCAN_* (and what a process needs to start) reach the CLI. */
+  env?: NodeJS.ProcessEnv;
+  /** The Node binary that runs the CLI; the function's own by default. */
+  node?: string;
+}
+
+const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+/** Seconds the CLI's own --timeout leaves before the runner's hard deadline, to print its report. */
+const CLI_HEADROOM_SECONDS = 5;
+
+/** Scope → CLI flags (DESIGN §4, §6). Unknown keys cannot reach here: the API refused them. */
+export function mailscanArgs(target: string, scope: Record<string, unknown>, timeoutMs: number): string[] {
+  const parsed = EmailSecurityScope.parse(Object.fromEntries(Object.entries(scope).filter(([key]) => !key.startsWith('source_legacy_'))));
+  const args = ['scan', target, '--format', 'json', '--timeout', String(Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS))];
+  if (parsed.reputation === false) args.push('--no-reputation');
+  if (parsed.discover) args.push('--discover');
+  if (parsed.leak) args.push('--leak');
+  for (const report of parsed.rua ?? []) args.push('--rua', report);
+  if (parsed.header) args.push('--eml', parsed.header);
+  for (const selector of parsed.dkim_selectors ?? []) args.push('--dkim-selector', selector);
+  return args;
+}
+
+/** Operator keys and scanner settings travel in the environment only, never on the command line. */
+export function mailscanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const passed = Object.entries(env).filter(([name]) => name.startsWith('MAILSCAN_') || ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].includes(name));
+  return Object.fromEntries(passed);
+}
+
+/** A mailscan report as the engine's runner result: findings, check errors, score and grade. */
+export function resultOfReport(report: Report): RunnerResult {
+  const findings: RunnerFinding[] = report.findings.map((finding) => ({
+    rule_id: finding.rule_id,
+    severity: finding.severity,
+    title: finding.title,
+    description: finding.detail,
+    evidence: finding.evidence,
+    remediation: finding.remediation,
+  }));
+  const { score, grade } = report.surfaces.posture;
+  return {
+    findings,
+    errors: report.errors.map((error) => `${error.surface}/${error.check}: ${error.message}`),
+    summary: { ...(score === null ? {} : { score }), ...(grade === null ? {} : { grade }) },
+  };
+}
+
+function run(node: string, args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(node, args, { env, signal, timeout: timeoutMs, maxBuffer: MAX_REPORT_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') {
+        reject(new Error(error.name === 'AbortError' ? 'mailscan was stopped: the invocation ran out of time' : `mailscan could not run: ${error.message}`));
+        return;
+      }
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The last diagnostic line mailscan wrote to stderr (JSON lines), for an error message. */
+function lastDiagnostic(stderr: string): string {
+  const line = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
+  try {
+    const parsed = JSON.parse(line) as { message?: string; error?: string };
+    return parsed.error ?? parsed.message ?? line;
+  } catch {
+    return line.slice(0, 500);
+  }
+}
+
+/**
+ * The email_security runner: runs the mailscan CLI with execFile (no shell), maps the scope to
+ * flags, bounds it by the time the engine grants, and parses stdout with the report's zod schema.
+ * Exit 0 with check errors → findings plus errors (the job is partial); exit 2 or 3, or a report
+ * that does not parse → the runner fails.
+ */
+export function makeMailscanRunner({ bin, env = process.env, node = process.execPath }: MailscanRunnerOptions): ScanRunner {
+  return {
+    name: 'mailscan',
+    async run({ target, scope, signal, timeoutMs, logger }: RunnerInput): Promise<RunnerResult> {
+      const args = mailscanArgs(target, scope, timeoutMs);
+      logger.info('mailscan started', { args });
+      const { code, stdout, stderr } = await run(node, [bin, ...args], mailscanEnv(env), signal, timeoutMs);
+      if (code === 3) throw new Error(`mailscan could not scan ${target}: ${lastDiagnostic(stderr)}`);
+      if (code !== 0) throw new Error(`mailscan exited ${code}: ${lastDiagnostic(stderr)}`);
+      let report: Report;
+      try {
+        report = reportSchema.parse(JSON.parse(stdout));
+      } catch {
+        throw new Error('mailscan printed a report that does not parse');
+      }
+      logger.info('mailscan finished', { findings: report.findings.length, errors: report.errors.length, score: report.surfaces.posture.score });
+      return resultOfReport(report);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeMailscanRunner, mailscanArgs, mailscanEnv } from '../../shared/adapters/runners/mailscan-runner.ts';
+import { silentLogger } from '../../shared/ports/logger.ts';
+import { buildCli } from '../mailscan/helpers/cli.ts';
+import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
+import { zoneDir } from '../mailscan/helpers/fixtures.ts';
+import { startTestService, type TestService } from '../helpers/local-service.ts';
+
+/** A fixture zone served under a real-looking apex, so the API's target rules accept it. */
+function renamed(fixture: string, apex: string): { text: string; origin: string } {
+  const text = readFileSync(join(zoneDir, `${fixture}.zone`), 'utf8').replaceAll(fixture, apex);
+  return { text, origin: apex };
+}
+
+describe('email_security runner (the real mailscan CLI against a loopback DNS server)', () => {
+  let dns: TestDnsServer;
+  let bin: string;
+  let service: TestService;
+  let token: string;
+
+  beforeAll(async () => {
+    dns = await startDnsServer({ zoneDir, zones: [renamed('good.test', 'goodmail.com'), renamed('bare.test', 'baremail.com'), renamed('slow.test', 'slowmail.com')] });
+    bin = await buildCli();
+    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
+    service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
+    token = await service.token('mail', 'operator');
+  });
+  afterAll(async () => {
+    await service.stop();
+    await dns.close();
+  });
+
+  async function scanOf(target: string, scope: Record<string, unknown> = {}) {
+    const { body: queued } = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target, scope } });
+    await service.runtime.drain();
+    const scan = (await service.call(`/api/scans/${queued.id}/`, { token })).body;
+    const findings = (await service.call(`/api/findings/?scan_id=${queued.id}`, { token })).body.items;
+    return { scan, findings };
+  }
+
+  it('reports a clean domain as succeeded with its score and grade in the summary', async () => {
+    const { scan, findings } = await scanOf('goodmail.com', { reputation: false });
+
+    expect(scan).toMatchObject({ status: 'succeeded', finding_count: 0, errors: [], summary: { score: 100, grade: 'A' } });
+    expect(findings).toEqual([]);
+  });
+
+  it('stores the posture findings of a bare domain with the catalogue rule ids', async () => {
+    const { scan, findings } = await scanOf('baremail.com', { reputation: false });
+
+    expect(scan.status).toBe('succeeded');
+    expect(findings.map((f: { rule_id: string }) => f.rule_id).sort()).toEqual(['mailscan.dkim.not_found', 'mailscan.dmarc.missing', 'mailscan.spf.missing']);
+    expect(findings.find((f: { rule_id: string }) => f.rule_id === 'mailscan.spf.missing')).toMatchObject({ severity: 'high', target: 'baremail.com', scan_type: 'email_security' });
+    expect(scan.summary).toMatchObject({ high: 2, medium: 1 });
+  });
+
+  it('fails the job when mailscan cannot start the scan (exit 3)', async () => {
+    const { scan } = await scanOf('nowhere-at-all.com', { reputation: false });
+
+    expect(scan.status).toBe('failed');
+    expect(scan.errors[0]).toMatchObject({ runner: 'mailscan', message: expect.stringContaining('mailscan could not scan nowhere-at-all.com') });
+  });
+
+  it('fails the job with the CLI\'s reason for a surface this build lacks', async () => {
+    const { scan } = await scanOf('goodmail.com', { discover: true });
+
+    expect(scan.status).toBe('failed');
+    expect(scan.errors[0].message).toContain('surface discover is not available in this build');
+  });
+
+  it('ends partial when checks error but findings came back', async () => {
+    dns.behave('_dmarc.baremail.com', { drop: true });
+    try {
+      const { scan, findings } = await scanOf('baremail.com', { reputation: false });
+
+      expect(scan.status).toBe('partial');
+      expect(findings.length).toBeGreaterThan(0);
+      expect(scan.errors.some((e: { message: string }) => e.message.includes('dmarc'))).toBe(true);
+    } finally {
+      dns.reset();
+    }
+  });
+
+  it('maps the scope to flags and passes only MAILSCAN_* variables, so keys never reach argv', () => {
+    const args = mailscanArgs('example.com', { reputation: false, dkim_selectors: ['s1', 's2'], source_legacy_id: 4 }, 60_000);
+    const env = mailscanEnv({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret', AWS_SECRET_ACCESS_KEY: 'aws', SESSION: 'x' });
+
+    expect(args).toEqual(['scan', 'example.com', '--format', 'json', '--timeout', '55', '--no-reputation', '--dkim-selector', 's1', '--dkim-selector', 's2']);
+    expect(args.join(' ')).not.toContain('secret');
+    expect(env).toEqual({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret' });
+  });
+
+  it('stops the CLI when the engine\'s time runs out', async () => {
+    const runner = makeMailscanRunner({ bin, env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address } });
+    const controller = new AbortController();
+    dns.behave('slowmail.com', { delayMs: 5_000 });
+    try {
+      const run = runner.run({ scanType: 'email_security', target: 'slowmail.com', scope: { reputation: false }, signal: controller.signal, timeoutMs: 60_000, logger: silentLogger });
+      setTimeout(() => controller.abort(), 300);
+
+      await expect(run).rejects.toThrow('ran out of time');
+    } finally {
+      dns.reset();
+    }
+  });
+});
