@@ -1,4 +1,5 @@
 import { App } from 'aws-cdk-lib';
+import { DispatchSetupError } from './constructs/dispatch.ts';
 import { EnvironmentSelectionError } from './environment-settings.ts';
 import { addScanServiceStack } from './scan-service-app.ts';
 
@@ -8,7 +9,7 @@ try {
   addScanServiceStack(app);
 } catch (error) {
   // An operator mistake gets one line that says what to pass, not a stack trace.
-  if (!(error instanceof EnvironmentSelectionError)) throw error;
+  if (!(error instanceof EnvironmentSelectionError || error instanceof DispatchSetupError)) throw error;
   console.error(error.message);
   process.exit(1);
 }

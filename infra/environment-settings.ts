@@ -27,11 +27,20 @@ export const EnvironmentSettings = z
     scheduleQuota: z.number().int().positive(),
     scanQueue: z
       .object({
-        /** At least 6x the timeout of the (later) scan-dispatch function, per the SQS event source guidance. */
+        /** At least 6x the dispatch function's timeout (SQS event source guidance); checked at synth. */
         visibilityTimeoutSeconds: z.number().int().min(0).max(43_200),
         retentionDays: z.number().int().min(1).max(14),
         /** Receives before a scan message moves to the scan DLQ. */
         maxReceiveCount: z.number().int().min(1).max(1000),
+      })
+      .strict(),
+    dispatch: z
+      .object({
+        /**
+         * Most concurrent dispatch invocations the scan queue's event source starts (SQS event
+         * source `ScalingConfig.MaximumConcurrency`, 2-1000): back-pressure for the 02:00 burst.
+         */
+        maxConcurrency: z.number().int().min(2).max(1000),
       })
       .strict(),
     /** Retention of both dead-letter queues: long enough to inspect and redrive. */

@@ -2,31 +2,62 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
+import { join } from 'node:path';
 import { ENV } from '../shared/config/environment.ts';
+import { Alarms } from './constructs/alarms.ts';
 import { Api } from './constructs/api.ts';
+import { DEAD_LETTER_VISIBILITY_TIMEOUT, DEPLOYED_RUNNERS, Dispatch } from './constructs/dispatch.ts';
 import { Scheduling } from './constructs/scheduling.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './constructs/service-function.ts';
 import { SessionKey } from './constructs/session-key.ts';
-import { Storage } from './constructs/storage.ts';
+import { Storage, type TableAction } from './constructs/storage.ts';
 import type { EnvironmentName, EnvironmentSettings } from './environment-settings.ts';
+import { repositoryRoot } from './paths.ts';
 
 export interface ScanServiceStackProps extends StackProps {
   environmentName: EnvironmentName;
   settings: EnvironmentSettings;
   /** Shown by GET /api/health. */
   serviceVersion: string;
+  /**
+   * Directory the mailscan layer is built from; it must hold an executable `bin/mailscan`.
+   * Defaults to `layers/mailscan/dist`, which `npm run build` writes.
+   */
+  mailscanLayerPath?: string;
 }
 
 /**
+ * Table actions of the functions whose code paths are few enough to list (Storage.bindTableActions).
+ * Each list is what the DynamoDB adapters do on that function's paths, nothing more.
+ */
+const TABLE_ACTIONS = {
+  // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); run now and manual
+  // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem).
+  scans: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+  // handleFire/handleScan and the scan engine: schedule and job reads, the fire claim and job
+  // create (conditional PutItem), transitions and run fields (UpdateItem), first-seen lookups
+  // (BatchGetItem) and finding writes (BatchWriteItem). No Query, no Delete.
+  dispatch: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
+  // handleDeadLetter: the same reads, claim and writes, but it never touches findings.
+  deadLetter: ['GetItem', 'PutItem', 'UpdateItem'],
+} as const satisfies Record<string, readonly TableAction[]>;
+
+/**
  * One environment of the scan service. Read top to bottom: where data lives, how schedules fire,
- * the functions and what each may touch, the API in front of them, the nightly repair.
+ * who consumes the scan queue and who is paged when it fails, the API functions and what each
+ * may touch, the API in front of them, the nightly repair.
  */
 export class ScanServiceStack extends Stack {
   readonly storage: Storage;
   readonly scheduling: Scheduling;
   readonly sessionKey: SessionKey;
+  readonly dispatch: Dispatch;
+  readonly alarms: Alarms;
   readonly api: Api;
-  readonly functions: Record<'schedules' | 'meta' | 'authorizer' | 'reconcile', ServiceFunction>;
+  readonly functions: Record<
+    'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter',
+    ServiceFunction
+  >;
 
   constructor(scope: Construct, id: string, props: ScanServiceStackProps) {
     super(scope, id, props);
@@ -52,13 +83,49 @@ export class ScanServiceStack extends Stack {
         retentionPeriod: Duration.days(settings.scanQueue.retentionDays),
         maxReceiveCount: settings.scanQueue.maxReceiveCount,
       },
+      scanDeadLetterVisibilityTimeout: DEAD_LETTER_VISIBILITY_TIMEOUT,
       deadLetterRetentionPeriod: Duration.days(settings.deadLetterRetentionDays),
     });
 
-    this.sessionKey = new SessionKey(this, 'SessionKey', { removalPolicy });
-
     const identify = (fn: ServiceFunction): ServiceFunction =>
       fn.setEnvironment(ENV.environment, environmentName).setEnvironment(ENV.serviceVersion, props.serviceVersion);
+
+    // The queue's consumers: dispatch runs one scan per message (mailscan layer), the
+    // dead-letter function fails the job of a message that exhausted its receives. Built first,
+    // so a missing mailscan build or a too-short visibility timeout fails before any bundling.
+    this.dispatch = new Dispatch(this, 'Dispatch', {
+      defaults,
+      scanQueue: this.scheduling.scanQueue,
+      scanQueueVisibilityTimeout: Duration.seconds(settings.scanQueue.visibilityTimeoutSeconds),
+      scanDeadLetterQueue: this.scheduling.scanDeadLetterQueue,
+      mailscanLayerPath: props.mailscanLayerPath ?? join(repositoryRoot, 'layers/mailscan/dist'),
+      maxConcurrency: settings.dispatch.maxConcurrency,
+    });
+    const dispatch = identify(this.dispatch.dispatchFunction);
+    this.storage.bindTableActions(dispatch, TABLE_ACTIONS.dispatch);
+    const dispatchDeadLetter = identify(this.dispatch.deadLetterFunction);
+    this.storage.bindTableActions(dispatchDeadLetter, TABLE_ACTIONS.deadLetter);
+
+    // Dead letters page an operator: the scan DLQ's handler drains it within seconds, so for it
+    // "received" is the signal a scan gave up and "waiting" means the handler is not draining.
+    this.alarms = new Alarms(this, 'Alarms');
+    this.alarms.whenMessagesReceived(
+      'ScanDeadLettersReceived',
+      this.scheduling.scanDeadLetterQueue,
+      'A scan or fire message exhausted its receives (its job is marked failed), or the dead-letter function keeps failing on one. Check the dispatch logs.',
+    );
+    this.alarms.whenMessagesWait(
+      'ScanDeadLettersWaiting',
+      this.scheduling.scanDeadLetterQueue,
+      'Messages wait in the scan DLQ: the dead-letter function is not draining it. Check its logs and event source mapping.',
+    );
+    this.alarms.whenMessagesWait(
+      'SchedulerDeadLettersWaiting',
+      this.scheduling.schedulerDeadLetterQueue,
+      'EventBridge Scheduler could not deliver a fire to the scan queue: a scheduled scan did not run. Inspect the dead-letter event and resend the fire (docs/dispatch.md).',
+    );
+
+    this.sessionKey = new SessionKey(this, 'SessionKey', { removalPolicy });
 
     // Schedule CRUD and toggle: items in the table, triggers in the group. No Scan, no listing.
     const schedules = identify(
@@ -70,19 +137,40 @@ export class ScanServiceStack extends Stack {
     );
     this.storage.bindTable(schedules, { scan: false });
     this.scheduling.bindTriggerManagement(schedules, { list: false });
-    this.scheduling.exposeScanQueueUrl(schedules);
     schedules
       .setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','))
       .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota));
 
+    // Run now, manual scans, scan and finding reads. It sends scan messages and never consumes
+    // them; a job's `log` points at the dispatch function's log group, where its lines are.
+    const scans = identify(
+      new ServiceFunction(this, 'ScansFunction', {
+        defaults,
+        entry: 'functions/api/scans.ts',
+        description: 'Scan and finding routes of the HTTP API (run now, manual scans, reads)',
+        // Room for the SQS client's worst case (3 attempts of up to 3 s) and, after it, the write
+        // that marks the job failed: a timeout in between would leave a queued job nobody runs.
+        timeout: Duration.seconds(20),
+      }),
+    );
+    this.storage.bindTableActions(scans, TABLE_ACTIONS.scans);
+    this.scheduling.bindScanQueueSender(scans);
+    scans
+      .setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','))
+      .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
+      .setEnvironment(ENV.dispatchLogGroup, dispatch.logGroup.logGroupName);
+
     // scan-types, health, openapi: static answers, so no permission beyond its own logs.
+    // SCAN_RUNNERS: the scan types dispatch can run, shown as runner_available by scan-types.
     const meta = identify(
       new ServiceFunction(this, 'MetaFunction', {
         defaults,
         entry: 'functions/api/meta.ts',
         description: 'Scan types, health and OpenAPI routes of the HTTP API',
       }),
-    ).setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','));
+    )
+      .setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','))
+      .setEnvironment(ENV.scanRunners, DEPLOYED_RUNNERS.join(','));
 
     // Verifies the session JWT; the only reader of the session key.
     const authorizer = identify(
@@ -115,11 +203,11 @@ export class ScanServiceStack extends Stack {
       targets: [new LambdaFunction(reconcile.handler, { retryAttempts: 2 })],
     });
 
-    this.functions = { schedules, meta, authorizer, reconcile };
+    this.functions = { schedules, scans, meta, authorizer, reconcile, dispatch, dispatchDeadLetter };
 
     this.api = new Api(this, 'Api', {
       apiName: `scan-service-${environmentName}`,
-      handlers: { schedules: schedules.handler, meta: meta.handler },
+      handlers: { schedules: schedules.handler, scans: scans.handler, meta: meta.handler },
       authorizerHandler: authorizer.handler,
       allowedOrigins: settings.allowedOrigins,
       throttle: { rateLimit: settings.api.throttleRateLimit, burstLimit: settings.api.throttleBurstLimit },
@@ -135,5 +223,10 @@ export class ScanServiceStack extends Stack {
     new CfnOutput(this, 'SchedulerDeadLetterQueueUrl', { value: this.scheduling.schedulerDeadLetterQueue.queueUrl });
     new CfnOutput(this, 'SessionKeySecretArn', { value: this.sessionKey.secret.secretArn });
     new CfnOutput(this, 'ReconcileFunctionName', { value: reconcile.handler.functionName });
+    new CfnOutput(this, 'ScansFunctionName', { value: scans.handler.functionName });
+    new CfnOutput(this, 'DispatchFunctionName', { value: dispatch.handler.functionName });
+    new CfnOutput(this, 'DispatchLogGroupName', { value: dispatch.logGroup.logGroupName });
+    new CfnOutput(this, 'DispatchDeadLetterFunctionName', { value: dispatchDeadLetter.handler.functionName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe to receive the DLQ alarms' });
   }
 }

@@ -101,6 +101,7 @@ export class Api extends Construct {
 
     const integrations: Record<HandlerName, HttpLambdaIntegration> = {
       schedules: new HttpLambdaIntegration('SchedulesIntegration', props.handlers.schedules),
+      scans: new HttpLambdaIntegration('ScansIntegration', props.handlers.scans),
       meta: new HttpLambdaIntegration('MetaIntegration', props.handlers.meta),
     };
     const none = new HttpNoneAuthorizer();

@@ -10,6 +10,8 @@ export interface SchedulingProps {
   scheduleGroupName: string;
   removalPolicy: RemovalPolicy;
   scanQueue: { visibilityTimeout: Duration; retentionPeriod: Duration; maxReceiveCount: number };
+  /** The scan DLQ has a consumer (the dead-letter function): 6x its timeout, like the scan queue. */
+  scanDeadLetterVisibilityTimeout: Duration;
   deadLetterRetentionPeriod: Duration;
 }
 
@@ -26,7 +28,7 @@ const TRIGGER_ACTIONS = [
  * the environment's EventBridge Scheduler group, the scan queue (with its DLQ), the DLQ for fires
  * the scheduler could not deliver, and the execution role the scheduler assumes to deliver them.
  *
- * `scanQueue` is the seam for the scan-dispatch function of a later issue: it will consume it.
+ * The dispatch construct consumes `scanQueue` and `scanDeadLetterQueue`.
  */
 export class Scheduling extends Construct {
   readonly group: ScheduleGroup;
@@ -55,6 +57,7 @@ export class Scheduling extends Construct {
     };
     this.scanDeadLetterQueue = new Queue(this, 'ScanDeadLetterQueue', {
       ...queueDefaults,
+      visibilityTimeout: props.scanDeadLetterVisibilityTimeout,
       retentionPeriod: props.deadLetterRetentionPeriod,
     });
     this.scanQueue = new Queue(this, 'ScanQueue', {
@@ -121,11 +124,12 @@ export class Scheduling extends Construct {
   }
 
   /**
-   * The scan queue URL, for the run-now and manual-scan paths. Deliberately no send permission
-   * yet: nothing in this issue sends to the queue; grant it (scanQueue.grantSendMessages) with
-   * the code that does.
+   * Let `fn` put scan messages on the scan queue (run now, manual scans): its URL and
+   * sqs:SendMessage on that queue only. Not `grantSendMessages`, which adds GetQueueAttributes
+   * and GetQueueUrl that the adapter never calls. Queues use SQS-managed keys: no KMS grant.
    */
-  exposeScanQueueUrl(fn: ServiceFunction): void {
+  bindScanQueueSender(fn: ServiceFunction): void {
     fn.setEnvironment(ENV.scanQueueUrl, this.scanQueue.queueUrl);
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scanQueue.queueArn] }));
   }
 }

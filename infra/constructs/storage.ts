@@ -22,6 +22,17 @@ const REQUEST_PATH_ACTIONS = [
   'dynamodb:ConditionCheckItem',
 ];
 
+/** A DynamoDB action a function may be granted on the table (without the `dynamodb:` prefix). */
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+
 function attribute(key: KeyAttribute): Attribute {
   return { name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER };
 }
@@ -69,5 +80,22 @@ export class Storage extends Construct {
         resources: [this.table.tableArn, `${this.table.tableArn}/index/*`],
       }),
     );
+  }
+
+  /**
+   * Give `fn` the table name and exactly `actions` on the table: for functions whose adapter
+   * calls are few enough to list one by one. Query is the only one of these actions an index
+   * serves, so only it is also allowed on `table/index/*` (and only when listed).
+   */
+  bindTableActions(fn: ServiceFunction, actions: readonly TableAction[]): void {
+    fn.setEnvironment(ENV.tableName, this.table.tableName);
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [this.table.tableArn] }),
+    );
+    if (actions.includes('Query')) {
+      fn.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.table.tableArn}/index/*`] }),
+      );
+    }
   }
 }
