@@ -36,9 +36,9 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
     this.rows.set(this.#key(record.tenant, record.id), { ...structuredClone(record), last_run_at, last_run_status, last_scan_id });
   }
 
-  async recordRun(tenant: string, id: string, run: Pick<ScheduleRecord, 'last_run_at' | 'last_run_status' | 'last_scan_id'>): Promise<boolean> {
+  async recordRun(tenant: string, id: string, run: { last_run_at: string; last_run_status: ScheduleRecord['last_run_status']; last_scan_id: string }): Promise<boolean> {
     const current = this.rows.get(this.#key(tenant, id));
-    if (!current) return false;
+    if (!current || (current.last_scan_id !== null && current.last_scan_id > run.last_scan_id)) return false;
     Object.assign(current, run);
     return true;
   }
