@@ -25,7 +25,7 @@ export interface ScanTypeInfo {
 
 /**
  * Per-type label, hint and target rule. Types DESIGN §4 leaves open are decided in
- * docs/scan-types.md: m365 takes the tenant's domain, sbom a repository URL, vdi and medical a
+ * docs/api.md: m365 takes the tenant's domain, sbom a repository URL, vdi and medical a
  * host or network, ai_red_team the URL of the model endpoint.
  */
 export const scanTypes: Record<ScanType, ScanTypeInfo> = {

@@ -11,7 +11,7 @@ const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must
 
 /**
  * email_security scope (DESIGN §4). `rua` lists stored DMARC aggregate reports to parse and
- * `header` names one stored .eml; both are object keys of uploads (docs/scan-types.md).
+ * `header` names one stored .eml; both are object keys of uploads (docs/api.md).
  */
 export const EmailSecurityScope = z.strictObject({
   reputation: z.boolean().optional(),
