@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
@@ -109,7 +109,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const scans = makeDynamoDbScanRepository(documentClient, LOCAL_TABLE_NAME);
   const baseFindings = makeDynamoDbFindingRepository(documentClient, LOCAL_TABLE_NAME);
   const findings = options.wrapFindings ? options.wrapFindings(baseFindings) : baseFindings;
-  const scanLogs = makeFileScanLogs(join(options.dataDir ?? await mkdtemp(join(tmpdir(), 'scan-service-')), 'logs', 'scans'), logger);
+  // Without a data directory (tests), scan logs go to a temporary one removed at stop().
+  const tempDir = options.dataDir ? null : await mkdtemp(join(tmpdir(), 'scan-service-'));
+  const scanLogs = makeFileScanLogs(join(options.dataDir ?? tempDir!, 'logs', 'scans'), logger);
   const ids = options.ids ?? makeUlidGenerator(() => clock.now().getTime());
   const engine = makeScanEngine({ scans, findings, schedules: repo, runners: options.runners ?? new Map(), clock, scanLogs });
   const dispatch = makeDispatchService({ scans, schedules: repo, engine, ids, clock, scanLogs, logger });
@@ -188,6 +190,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       server.closeAllConnections();
       documentClient.destroy();
       await dynamo.close();
+      if (tempDir) await rm(tempDir, { recursive: true, force: true });
     },
   };
 }
