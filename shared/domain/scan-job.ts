@@ -84,3 +84,8 @@ export const ScanList = z.object({ items: z.array(ScanJob), next_cursor: z.strin
 export function emptySummary(): ScanSummary {
   return { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
 }
+
+/** A new job in `queued`, with nothing run yet: every way of starting a scan builds it here. */
+export function queuedJob(fields: Pick<ScanJobRecord, 'id' | 'tenant' | 'scan_type' | 'target' | 'targets' | 'scope' | 'source_type' | 'schedule_id' | 'trigger' | 'scheduled_time' | 'created_at' | 'log'>): ScanJobRecord {
+  return { ...fields, status: 'queued', started_at: null, finished_at: null, finding_count: 0, summary: emptySummary(), errors: [] };
+}

@@ -1,4 +1,4 @@
-import { FINISHED_STATUSES, emptySummary, type ScanJobRecord } from '../domain/scan-job.ts';
+import { FINISHED_STATUSES, queuedJob, type ScanJobRecord } from '../domain/scan-job.ts';
 import type { FireMessage, ScanMessage } from '../domain/messages.ts';
 import type { ScheduleRecord } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -24,7 +24,7 @@ const DROPPED = 'dropped';
 
 /** A fresh queued ScanJob for a schedule (cron fire or run now). */
 export function jobForSchedule(schedule: ScheduleRecord, id: string, trigger: 'cron' | 'run_now', scheduledTime: string, now: string, scanLogs: ScanLogs): ScanJobRecord {
-  return {
+  return queuedJob({
     id,
     tenant: schedule.tenant,
     scan_type: schedule.scan_type,
@@ -35,15 +35,9 @@ export function jobForSchedule(schedule: ScheduleRecord, id: string, trigger: 'c
     schedule_id: schedule.id,
     trigger,
     scheduled_time: scheduledTime,
-    status: 'queued',
     created_at: now,
-    started_at: null,
-    finished_at: null,
-    finding_count: 0,
-    summary: emptySummary(),
-    errors: [],
     log: scanLogs.location(id),
-  };
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { DispatchFailedError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
 import type { FindingRecord, Finding } from '../domain/finding.ts';
-import { emptySummary, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
+import { queuedJob, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
 import { validateTarget } from '../domain/scan-types.ts';
 import type { Schedule } from '../domain/schedule.ts';
 import { checkScope } from '../domain/scope.ts';
@@ -62,7 +62,7 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
       if (issues.length > 0) throw new ValidationError('the scan is not valid', issues);
 
       const id = ids.newId('scan');
-      const job: ScanJobRecord = {
+      const job = queuedJob({
         id,
         tenant,
         scan_type: request.scan_type,
@@ -73,15 +73,9 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
         schedule_id: null,
         trigger: 'manual',
         scheduled_time: null,
-        status: 'queued',
         created_at: clock.now().toISOString(),
-        started_at: null,
-        finished_at: null,
-        finding_count: 0,
-        summary: emptySummary(),
-        errors: [],
         log: scanLogs.location(id),
-      };
+      });
       await scans.create(job);
       await dispatch(job);
       logger.info('manual scan queued', { tenant, scan_id: id });

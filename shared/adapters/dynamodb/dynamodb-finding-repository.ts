@@ -2,7 +2,7 @@ import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from 
 import type { FindingRecord } from '../../domain/finding.ts';
 import type { FindingFilter, FindingRepository } from '../../ports/finding-repository.ts';
 import { keys, scanKeys } from './keys.ts';
-import { equalityFilters, queryPage, type ListingQuery } from './query-page.ts';
+import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 
 const FIELDS = [
   'id', 'tenant', 'scan_id', 'schedule_id', 'scan_type', 'target', 'rule_id', 'severity', 'title', 'description',
@@ -42,23 +42,14 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
   }
 
   function listingFor(tenant: string, filter: FindingFilter): ListingQuery {
-    const base = { TableName: tableName, ScanIndexForward: false };
-    const make = (pk: string, index: string, keyCondition: string, rest: Record<string, string | undefined>, extra: Record<string, string> = {}): ListingQuery => {
-      const filters = equalityFilters(rest);
-      return {
-        tenant,
-        index,
-        partitionPrefix: pk,
-        input: { ...base, ...(index ? { IndexName: index } : {}), KeyConditionExpression: keyCondition, ...filters, ExpressionAttributeValues: { ':pk': pk, ...extra, ...filters.ExpressionAttributeValues } },
-      };
-    };
+    const rest = { severity: filter.severity, target: filter.target };
     if (filter.scanId !== undefined) {
-      return make(scanKeys.findingsByScan(tenant, filter.scanId), 'GSI1', 'GSI1PK = :pk', { rule_id: filter.ruleId, severity: filter.severity, target: filter.target });
+      return newestFirst(tableName, tenant, { index: 'GSI1', partition: scanKeys.findingsByScan(tenant, filter.scanId) }, { rule_id: filter.ruleId, ...rest });
     }
     if (filter.ruleId !== undefined) {
-      return make(scanKeys.findingsByRule(tenant, filter.ruleId), 'GSI2', 'GSI2PK = :pk', { severity: filter.severity, target: filter.target });
+      return newestFirst(tableName, tenant, { index: 'GSI2', partition: scanKeys.findingsByRule(tenant, filter.ruleId) }, rest);
     }
-    return make(keys.tenant(tenant), '', 'PK = :pk AND begins_with(SK, :prefix)', { severity: filter.severity, target: filter.target }, { ':prefix': 'FND#' });
+    return newestFirst(tableName, tenant, { index: '', partition: keys.tenant(tenant), skPrefix: 'FND#' }, rest);
   }
 
   return {

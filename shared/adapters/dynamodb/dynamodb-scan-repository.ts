@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } fr
 import type { ScanJobRecord } from '../../domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../ports/scan-repository.ts';
 import { keys, scanKeys } from './keys.ts';
-import { equalityFilters, queryPage, type ListingQuery } from './query-page.ts';
+import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 
 const FIELDS = [
   'id', 'tenant', 'scan_type', 'target', 'targets', 'scope', 'source_type', 'schedule_id', 'trigger', 'scheduled_time',
@@ -19,29 +19,13 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
 /** ScanJobs and fire claims in the single table; GetItem, Query and conditional writes only. */
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
-    const base = { TableName: tableName, ScanIndexForward: false };
-    const withFilters = (pk: string, index: string, keyCondition: string, rest: Record<string, string | undefined>, extraValues: Record<string, string> = {}): ListingQuery => {
-      const filters = equalityFilters(rest);
-      return {
-        tenant,
-        index,
-        partitionPrefix: pk,
-        input: {
-          ...base,
-          ...(index ? { IndexName: index } : {}),
-          KeyConditionExpression: keyCondition,
-          ...filters,
-          ExpressionAttributeValues: { ':pk': pk, ...extraValues, ...filters.ExpressionAttributeValues },
-        },
-      };
-    };
     if (filter.scheduleId !== undefined) {
-      return withFilters(scanKeys.scansBySchedule(tenant, filter.scheduleId), 'GSI2', 'GSI2PK = :pk', { scan_type: filter.scanType, status: filter.status });
+      return newestFirst(tableName, tenant, { index: 'GSI2', partition: scanKeys.scansBySchedule(tenant, filter.scheduleId) }, { scan_type: filter.scanType, status: filter.status });
     }
     if (filter.scanType !== undefined) {
-      return withFilters(scanKeys.scansByType(tenant, filter.scanType), 'GSI1', 'GSI1PK = :pk', { status: filter.status });
+      return newestFirst(tableName, tenant, { index: 'GSI1', partition: scanKeys.scansByType(tenant, filter.scanType) }, { status: filter.status });
     }
-    return withFilters(keys.tenant(tenant), '', 'PK = :pk AND begins_with(SK, :prefix)', { status: filter.status }, { ':prefix': 'SCAN#' });
+    return newestFirst(tableName, tenant, { index: '', partition: keys.tenant(tenant), skPrefix: 'SCAN#' }, { status: filter.status });
   }
 
   return {

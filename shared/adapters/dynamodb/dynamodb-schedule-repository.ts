@@ -11,7 +11,7 @@ import {
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../domain/errors.ts';
 import type { ScheduleRecord } from '../../domain/schedule.ts';
 import type { Page, ScheduleFilter, ScheduleRepository } from '../../ports/schedule-repository.ts';
-import { equalityFilters, queryPage, type ListingQuery } from './query-page.ts';
+import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 import { keys } from './keys.ts';
 
 const RECORD_FIELDS = [
@@ -99,27 +99,13 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
   }
 
   function listingFor(tenant: string, filter: ScheduleFilter): ListingQuery {
-    const base = { TableName: tableName, ScanIndexForward: false };
     if (filter.scanType !== undefined) {
-      const pk = keys.schedulesByType(tenant, filter.scanType);
-      const enabled = equalityFilters({ enabled: filter.enabled });
-      return {
-        tenant,
-        index: 'GSI1',
-        partitionPrefix: pk,
-        input: { ...base, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ...enabled, ExpressionAttributeValues: { ':pk': pk, ...enabled.ExpressionAttributeValues } },
-      };
+      return newestFirst(tableName, tenant, { index: 'GSI1', partition: keys.schedulesByType(tenant, filter.scanType) }, { enabled: filter.enabled });
     }
     if (filter.enabled !== undefined) {
-      const pk = keys.schedulesByEnabled(tenant, filter.enabled);
-      return { tenant, index: 'GSI2', partitionPrefix: pk, input: { ...base, IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': pk } } };
+      return newestFirst(tableName, tenant, { index: 'GSI2', partition: keys.schedulesByEnabled(tenant, filter.enabled) });
     }
-    return {
-      tenant,
-      index: '',
-      partitionPrefix: keys.tenant(tenant),
-      input: { ...base, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)', ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' } },
-    };
+    return newestFirst(tableName, tenant, { index: '', partition: keys.tenant(tenant), skPrefix: 'SCH#' });
   }
 
   return {

@@ -55,3 +55,29 @@ export function equalityFilters(filters: Record<string, string | boolean | undef
     ExpressionAttributeValues: Object.fromEntries(set.map(([name, value]) => [`:f_${name}`, value])),
   };
 }
+
+/** Where a listing reads: a GSI partition, or the tenant's table partition narrowed to a sort-key prefix. */
+export type ListingSource = { index: 'GSI1' | 'GSI2'; partition: string } | { index: ''; partition: string; skPrefix: string };
+
+/** A newest-first listing of one partition with optional equality filters (unset ones are ignored). */
+export function newestFirst(tableName: string, tenant: string, source: ListingSource, filters: Record<string, string | boolean | undefined> = {}): ListingQuery {
+  const filter = equalityFilters(filters);
+  const keyCondition = source.index === '' ? 'PK = :pk AND begins_with(SK, :prefix)' : `${source.index}PK = :pk`;
+  return {
+    tenant,
+    index: source.index,
+    partitionPrefix: source.partition,
+    input: {
+      TableName: tableName,
+      ScanIndexForward: false,
+      ...(source.index === '' ? {} : { IndexName: source.index }),
+      KeyConditionExpression: keyCondition,
+      ...filter,
+      ExpressionAttributeValues: {
+        ':pk': source.partition,
+        ...(source.index === '' ? { ':prefix': source.skPrefix } : {}),
+        ...filter.ExpressionAttributeValues,
+      },
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { EventBridgeTriggerScheduler } from '../shared/adapters/eventbridge/eventbridge-trigger-scheduler.ts';
+import { makeSchedulerClient } from '../shared/adapters/eventbridge/scheduler-client.ts';
+import { TriggerConfig, readConfig } from '../shared/config/api-config.ts';
+import type { Logger } from '../shared/ports/logger.ts';
+
+/** The EventBridge Scheduler adapter as the schedules and reconcile functions configure it. */
+export function makeEventBridgeTriggers(logger: Logger): EventBridgeTriggerScheduler {
+  const config = readConfig(TriggerConfig);
+  return new EventBridgeTriggerScheduler({
+    client: makeSchedulerClient(),
+    groupName: config.SCHEDULE_GROUP_NAME,
+    queueArn: config.SCAN_QUEUE_ARN,
+    roleArn: config.SCHEDULER_ROLE_ARN,
+    deadLetterArn: config.SCHEDULER_DLQ_ARN,
+    logger,
+  });
+}
