@@ -6,6 +6,7 @@ import { chmod, cp } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { installVmcRoots } from './vmc-roots.ts';
 
 export const ENTRY = fileURLToPath(new URL('./src/bin/mailscan.ts', import.meta.url));
 export const DEFAULT_OUTFILE = fileURLToPath(new URL('./dist/bin/mailscan', import.meta.url));
@@ -28,6 +29,7 @@ export async function buildMailscan(outfile: string = DEFAULT_OUTFILE): Promise<
   await chmod(outfile, 0o755);
   // Data files (the bundled VMC roots) sit beside bin/, as the layer mounts them: /opt/bin, /opt/assets.
   await cp(ASSETS, join(dirname(outfile), '..', 'assets'), { recursive: true });
+  await installVmcRoots(join(dirname(outfile), '..', 'assets', 'vmc-roots'));
   return outfile;
 }
 

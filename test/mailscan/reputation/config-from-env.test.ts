@@ -93,7 +93,7 @@ describe('reputationConfigFromEnv', () => {
 });
 
 describe('loadBundledVmcRoots', () => {
-  it('loads the bundled roots folder, which ships without real roots', () => {
+  it('finds no roots in the source folder: the build installs them beside the bundled CLI', () => {
     expect(loadBundledVmcRoots()).toEqual([]);
   });
 });
