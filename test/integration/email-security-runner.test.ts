@@ -92,6 +92,19 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     expect(env).toEqual({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret' });
   });
 
+  it('fails the runner when the report does not parse or the CLI is missing', async () => {
+    const { mkdtemp, writeFile, chmod } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'fake-mailscan-'));
+    const garbage = join(dir, 'mailscan');
+    await writeFile(garbage, 'process.stdout.write("{not json");\n');
+    await chmod(garbage, 0o755);
+    const input = { scanType: 'email_security' as const, target: 'example.com', scope: {}, signal: new AbortController().signal, timeoutMs: 30_000, logger: silentLogger };
+
+    await expect(makeMailscanRunner({ bin: garbage, env: {} }).run(input)).rejects.toThrow('a report that does not parse');
+    await expect(makeMailscanRunner({ bin: join(dir, 'absent'), env: {} }).run(input)).rejects.toThrow('mailscan exited 1');
+  });
+
   it('stops the CLI when the engine\'s time runs out', async () => {
     const runner = makeMailscanRunner({ bin, env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address } });
     const controller = new AbortController();
