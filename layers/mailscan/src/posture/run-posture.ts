@@ -1,7 +1,7 @@
 import type { ReportFinding } from '../catalogue.ts';
 import { branch } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../dns/resolver.ts';
-import type { CheckError, ReputationInput } from '../reputation/context.ts';
+import type { CheckError, PendingReputationInput, ReputationInput } from '../reputation/context.ts';
 import { checkDkim, type DkimData } from './dkim-check.ts';
 import { checkDmarc, type DmarcData } from './dmarc-check.ts';
 import { checkMx, type MxData } from './mx-check.ts';
@@ -31,12 +31,36 @@ export interface PostureResult {
 
 /** SPF, DMARC, DKIM and MX are independent: all four start at once. */
 export async function runPosture(domain: string, resolver: Resolver, dkimSelectors: readonly string[]): Promise<PostureResult> {
-  const [spf, dmarc, dkim, mx] = await Promise.all([
-    branch(() => checkSpf(domain, resolver)),
-    branch(() => checkDmarc(domain, resolver)),
-    branch(() => checkDkim(domain, dkimSelectors, resolver)),
-    branch(() => checkMx(domain, resolver)),
-  ]);
+  return startPosture(domain, resolver, dkimSelectors).result;
+}
+
+/**
+ * Starts posture and hands out, beside the whole result, each reputation input as soon as the
+ * check that produces it is done, so reputation need not wait for the slowest posture check.
+ */
+export function startPosture(domain: string, resolver: Resolver, dkimSelectors: readonly string[]): { pending: PendingReputationInput; result: Promise<PostureResult> } {
+  const spfRun = branch(() => checkSpf(domain, resolver));
+  const dmarcRun = branch(() => checkDmarc(domain, resolver));
+  const dkimRun = branch(() => checkDkim(domain, dkimSelectors, resolver));
+  const mxRun = branch(() => checkMx(domain, resolver));
+  const pending: PendingReputationInput = {
+    domain,
+    mx: mxRun.then((mx) => mx.data.hosts),
+    spfLookups: spfRun.then((spf) => spf.lookupsForLimit),
+    dkimKeys: dkimRun.then((dkim) => dkim.keysForReputation),
+  };
+  // A posture bug surfaces through `result`; these copies must not also crash the process unheard.
+  for (const field of [pending.mx, pending.spfLookups, pending.dkimKeys]) field.catch(() => undefined);
+  return { pending, result: Promise.all([spfRun, dmarcRun, dkimRun, mxRun]).then(([spf, dmarc, dkim, mx]) => assemble(domain, spf, dmarc, dkim, mx)) };
+}
+
+function assemble(
+  domain: string,
+  spf: Awaited<ReturnType<typeof checkSpf>>,
+  dmarc: Awaited<ReturnType<typeof checkDmarc>>,
+  dkim: Awaited<ReturnType<typeof checkDkim>>,
+  mx: Awaited<ReturnType<typeof checkMx>>,
+): PostureResult {
   const errors = [...spf.errors, ...dmarc.errors, ...dkim.errors, ...mx.errors];
   const score = scorePosture(spf.data, dmarc.data, dkim.data);
   return {
@@ -52,7 +76,7 @@ export async function runPosture(domain: string, resolver: Resolver, dkimSelecto
     },
     findings: [...spf.findings, ...dmarc.findings, ...dkim.findings],
     errors,
-    reputationInput: { domain, mx: mx.data.hosts, spfLookups: spf.lookupsForLimit, dkimKeys: dkim.keysForReputation },
+    reputationInput: { domain, mx: mx.data.hosts, spfLookups: spf.lookupsForLimit, dkimKeys: dkim.keysForReputation } satisfies ReputationInput,
     domainAnswered: spf.answered || dmarc.answered || mx.answered,
   };
 }

@@ -19,6 +19,12 @@ export interface ReputationInput {
   dkimKeys: { selector: string; keyType: string; bits: number | null; hashAlgorithms: string[] }[];
 }
 
+/**
+ * ReputationInput as posture produces it: each field settles as soon as its posture check has its
+ * answer, so a reputation check starts when its own input is ready, not when all of posture is.
+ */
+export type PendingReputationInput = { domain: string } & { [K in Exclude<keyof ReputationInput, 'domain'>]: Promise<ReputationInput[K]> };
+
 /** Environment and configuration for the reputation checks (DESIGN §6). */
 export interface ReputationContext {
   resolver: Resolver;

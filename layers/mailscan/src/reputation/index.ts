@@ -1,4 +1,4 @@
-import type { ReputationContext, ReputationInput, SurfaceResult } from './context.ts';
+import type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from './context.ts';
 import { checkError, errorMessage, type CheckResult } from './check-result.ts';
 import { checkBimi } from './bimi.ts';
 import { checkDane } from './dane.ts';
@@ -10,33 +10,55 @@ import { checkSenderScore } from './sender-score.ts';
 import { checkSpfLookupLimit } from './spf-limit.ts';
 import { checkThreatIntel } from './threat-intel.ts';
 
-export type { ReputationContext, ReputationInput, SurfaceResult } from './context.ts';
+export type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from './context.ts';
 export { reputationConfigFromEnv, type ReputationFileConfig, type ReputationConfigResult } from './config-from-env.ts';
 export { loadBundledVmcRoots } from './vmc-roots.ts';
 
 type Check = (input: ReputationInput, ctx: ReputationContext) => Promise<CheckResult<object>> | CheckResult<object>;
 
-/** Report key → check. Every check runs at once; none depends on another's answer. */
-const checks: Record<string, Check> = {
-  dnsbl: checkDnsbl,
-  trustlist: checkTrustlist,
-  bimi: checkBimi,
-  dane: checkDane,
-  dnssec: checkDnssec,
-  spf_lookup_limit: checkSpfLookupLimit,
-  dkim_key_hygiene: checkDkimHygiene,
-  mx_provider: checkMxProvider,
-  sender_score: checkSenderScore,
-  threat_intel: checkThreatIntel,
+type PostureField = Exclude<keyof ReputationInput, 'domain'>;
+
+/**
+ * Report key → check, with the posture results it waits for. No check depends on another's
+ * answer; each starts as soon as the posture fields it names are ready (the domain always is).
+ */
+const checks: Record<string, { needs: PostureField[]; run: Check }> = {
+  dnsbl: { needs: ['mx'], run: checkDnsbl },
+  trustlist: { needs: ['mx'], run: checkTrustlist },
+  bimi: { needs: [], run: checkBimi },
+  dane: { needs: ['mx'], run: checkDane },
+  dnssec: { needs: [], run: checkDnssec },
+  spf_lookup_limit: { needs: ['spfLookups'], run: checkSpfLookupLimit },
+  dkim_key_hygiene: { needs: ['dkimKeys'], run: checkDkimHygiene },
+  mx_provider: { needs: ['mx'], run: checkMxProvider },
+  sender_score: { needs: ['mx'], run: checkSenderScore },
+  threat_intel: { needs: [], run: checkThreatIntel },
 };
+
+/**
+ * The input one check sees: the fields it declared, awaited. Reading an undeclared field throws,
+ * so a check that starts needing more posture data fails loudly until its `needs` says so.
+ */
+async function inputFor(name: string, needs: PostureField[], input: ReputationInput | PendingReputationInput): Promise<ReputationInput> {
+  const view: Record<string, unknown> = { domain: input.domain };
+  for (const field of needs) view[field] = await input[field];
+  return new Proxy(view, {
+    get(target, property, receiver) {
+      if (typeof property === 'string' && !(property in target) && ['mx', 'spfLookups', 'dkimKeys'].includes(property)) {
+        throw new Error(`check ${name} read input.${property} without declaring it in needs`);
+      }
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  }) as unknown as ReputationInput;
+}
 
 /**
  * The reputation surface. Its status is `error` when any check errored (the others still report),
  * otherwise `ok`; a check skipped for want of an operator key does not make the surface skipped.
  * Each check's data carries its own status under its report key.
  */
-export async function runReputation(input: ReputationInput, ctx: ReputationContext): Promise<SurfaceResult<Record<string, unknown>>> {
-  const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await guarded(name, check, input, ctx)] as const));
+export async function runReputation(input: ReputationInput | PendingReputationInput, ctx: ReputationContext): Promise<SurfaceResult<Record<string, unknown>>> {
+  const results = await Promise.all(Object.entries(checks).map(async ([name, { needs, run }]) => [name, await guarded(name, run, needs, input, ctx)] as const));
   const data: Record<string, unknown> = {};
   for (const [name, result] of results) data[name] = { ...result.data, status: result.status };
   const findings = results.flatMap(([, result]) => result.findings);
@@ -46,9 +68,9 @@ export async function runReputation(input: ReputationInput, ctx: ReputationConte
 }
 
 /** A check that throws is a bug or an infrastructure fault: it becomes that check's error, not the surface's. */
-async function guarded(name: string, check: Check, input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<object>> {
+async function guarded(name: string, check: Check, needs: PostureField[], input: ReputationInput | PendingReputationInput, ctx: ReputationContext): Promise<CheckResult<object>> {
   try {
-    return await check(input, ctx);
+    return await check(await inputFor(name, needs, input), ctx);
   } catch (error) {
     ctx.log('reputation check failed', { check: name, message: errorMessage(error) });
     return { status: 'error', data: {}, findings: [], errors: [checkError(name, `check failed: ${errorMessage(error)}`)] };

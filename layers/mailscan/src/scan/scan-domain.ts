@@ -1,12 +1,12 @@
 import { branch } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../dns/resolver.ts';
-import { runPosture } from '../posture/run-posture.ts';
-import type { CheckError, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
+import { startPosture } from '../posture/run-posture.ts';
+import type { CheckError, PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 
 /** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
-export type RunReputation = (input: ReputationInput, ctx: ReputationContext) => Promise<SurfaceResult<Record<string, unknown>>>;
+export type RunReputation = (input: ReputationInput | PendingReputationInput, ctx: ReputationContext) => Promise<SurfaceResult<Record<string, unknown>>>;
 
 export interface ScanRequest {
   domain: string;
@@ -28,21 +28,24 @@ export type ScanOutcome = { kind: 'report'; report: Report } | { kind: 'could_no
 const NOT_REQUESTED = { status: 'skipped', reason: 'not requested' } as const;
 
 /**
- * One scan: posture, then reputation as soon as posture has produced its inputs. Expected outcomes
- * (missing records, unanswered queries) end up in the report; only a bug throws.
+ * One scan: posture and reputation start together; each reputation check waits only for the
+ * posture result it needs (MX hosts, SPF lookup count, DKIM keys), so the scan's wall time follows
+ * its longest chain of dependent lookups. Expected outcomes (missing records, unanswered queries)
+ * end up in the report; only a bug throws.
  */
 export async function scanDomain(request: ScanRequest, deps: ScanDependencies): Promise<ScanOutcome> {
   const startedAt = deps.now();
   deps.log('scan started', { domain: request.domain, reputation: request.reputation !== null });
-  const posture = await branch(() => runPosture(request.domain, deps.resolver, request.dkimSelectors));
+  const started = startPosture(request.domain, deps.resolver, request.dkimSelectors);
+  const reputationRun = request.reputation === null
+    ? Promise.resolve({ status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] })
+    : runReputationSafely(request.reputation, started.pending, deps);
+  const posture = await started.result;
   if (!posture.domainAnswered) {
     return { kind: 'could_not_start', message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}` };
   }
   deps.log('posture finished', { domain: request.domain, score: posture.surface.score, findings: posture.findings.length, errors: posture.errors.length });
-
-  const reputation = request.reputation === null
-    ? { status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] }
-    : await runReputationSafely(request.reputation, posture.reputationInput, deps);
+  const reputation = await reputationRun;
 
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
@@ -67,7 +70,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
 /** A reputation fault or the deadline costs the surface, not the report. */
 async function runReputationSafely(
   reputation: NonNullable<ScanRequest['reputation']>,
-  input: ReputationInput,
+  input: ReputationInput | PendingReputationInput,
   deps: ScanDependencies,
 ): Promise<SurfaceResult<Record<string, unknown>>> {
   const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({
