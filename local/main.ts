@@ -16,7 +16,7 @@ const runners = new Map([['email_security' as const, makeMailscanRunner({ bin: m
 const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, runners, startTimers: true });
 process.stdout.write(
   `scan service listening on ${runtime.url}\n` +
-    `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed)\n` +
+    `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed, ${runtime.requeued} unfinished scan(s) requeued)\n` +
     `  scanners: email_security → ${mailscanBin} (configure it with MAILSCAN_* variables)\n` +
     `  session: npm run session -- --tenant acme --role admin\n`,
 );

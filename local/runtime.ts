@@ -121,6 +121,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger), { functionTimeoutMs: dispatchTimeoutMs, onError });
   const deadLetterConsumer = new LocalQueueConsumer(deadLetterQueue, makeDeadLetterHandler(dispatch, logger), { batchSize: 10, functionTimeoutMs: 60_000, onError });
 
+  // The local queue lives in memory: a restart loses its messages, so put a scan message back for
+  // every job the last run left queued or running (SQS keeps them in AWS). Dispatch then finishes
+  // each exactly once, as it would a redelivery.
+  let requeued = 0;
+  for await (const job of scans.listUnfinished()) {
+    scanQueue.sendRaw(JSON.stringify({ kind: 'scan', tenant: job.tenant, scan_id: job.id }));
+    requeued += 1;
+  }
+
   const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
   const schedules = makeScheduleService({ repo, triggers, clock, ids, logger, quota: options.quota ?? 500 });
   const reconciler = makeReconcileService({ repo, triggers, logger });
@@ -180,6 +189,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     drain,
     reconciler,
     rearmed,
+    requeued,
     dynamoEndpoint: dynamo.endpoint,
     dynamoRequests,
     async stop(): Promise<void> {

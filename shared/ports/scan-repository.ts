@@ -24,4 +24,6 @@ export interface ScanRepository {
    */
   transition(tenant: string, id: string, from: readonly ScanStatus[], changes: Partial<ScanJobRecord>): Promise<boolean>;
   list(tenant: string, filter: ScanFilter, limit: number, cursor?: string): Promise<Page<ScanJobRecord>>;
+  /** Jobs of every tenant still queued or running: for the local start-up only, never a request path (it scans). */
+  listUnfinished(): AsyncIterable<ScanJobRecord>;
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FireMessage } from '../../shared/domain/messages.ts';
 import { ManualClock } from '../../shared/ports/clock.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
+import { signSessionToken } from '../../shared/auth/session-token.ts';
 import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -37,6 +38,39 @@ describe('local runtime restarts', () => {
       expect(triggers.map((t) => t.name).sort()).toEqual([`${enabled.id}-dom`, `${enabled.id}-dow`]);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('local restarts with unfinished scans', () => {
+  it('requeues a scan the last run left queued and finishes it once after the restart', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'scan-service-'));
+    try {
+      const clock = new ManualClock('2026-03-02T10:00:00Z');
+      const runner = { name: 'once', calls: 0, async run() { this.calls += 1; return { findings: [] }; } };
+      const first = await startLocalRuntime({ dataDir, clock, logger: silent });
+      const token = await signSessionToken({ sub: 'u', tenant: 'acme', role: 'operator' }, first.sessionKey);
+      const response = await fetch(`${first.url}/api/scans/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ scan_type: 'email_security', target: 'example.com' }),
+      });
+      const queued = (await response.json()) as { id: string };
+      await first.stop();
+
+      const second = await startLocalRuntime({ dataDir, clock, logger: silent, runners: new Map([['email_security', runner]]) });
+      try {
+        await second.drain();
+        const job = await second.scans.get('acme', queued.id);
+
+        expect(second.requeued).toBe(1);
+        expect(job?.status).toBe('succeeded');
+        expect(runner.calls).toBe(1);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ScanJobRecord } from '../../domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../ports/scan-repository.ts';
 import { keys, scanKeys } from './keys.ts';
@@ -16,7 +16,7 @@ function fromItem(item: Record<string, unknown>): ScanJobRecord {
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
-/** ScanJobs and fire claims in the single table; GetItem, Query and conditional writes only. */
+/** ScanJobs and fire claims in the single table; request paths use GetItem, Query and conditional writes only. */
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
     if (filter.scheduleId !== undefined) {
@@ -84,6 +84,21 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
         if (isConditionFailure(error)) return false;
         throw error;
       }
+    },
+
+    async *listUnfinished() {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(new ScanCommand({
+          TableName: tableName,
+          FilterExpression: 'begins_with(SK, :scan) AND #status IN (:queued, :running)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':scan': 'SCAN#', ':queued': 'queued', ':running': 'running' },
+          ExclusiveStartKey: startKey,
+        }));
+        for (const item of page.Items ?? []) yield fromItem(item);
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
     },
 
     async list(tenant, filter, limit, cursor) {
