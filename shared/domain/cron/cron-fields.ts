@@ -28,3 +28,13 @@ export function firesOnDay(fields: CronFields, year: number, month: number, day:
   if (fields.daysOfMonth !== null) return fields.daysOfMonth.includes(day);
   return fields.daysOfWeek !== null && fields.daysOfWeek.includes(weekday);
 }
+
+/** One field of a cron syntax: its range and, for month and day of week, its names. */
+export interface FieldSpec {
+  label: string;
+  min: number;
+  max: number;
+  /** Lower-case names; a name's value is its index plus `nameBase`. */
+  names?: readonly string[];
+  nameBase?: number;
+}

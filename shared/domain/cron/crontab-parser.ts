@@ -2,6 +2,7 @@
  * Parser for a standard 5-field Vixie crontab (plus the `@` macros) into value sets. It knows
  * nothing about EventBridge; crontab.ts decides what can be emitted.
  */
+import type { FieldSpec } from './cron-fields.ts';
 
 /** A parsed crontab line: every field expanded to its set of values. */
 export interface Crontab {
@@ -32,15 +33,6 @@ const MACROS: Readonly<Record<string, string>> = {
   '@midnight': '0 0 * * *',
   '@hourly': '0 * * * *',
 };
-
-interface FieldSpec {
-  label: string;
-  min: number;
-  max: number;
-  /** Lower-case names; a name's value is its index plus `nameBase`. */
-  names?: readonly string[];
-  nameBase?: number;
-}
 
 const FIELD_SPECS: readonly FieldSpec[] = [
   { label: 'minute', min: 0, max: 59 },

@@ -1,13 +1,4 @@
-import { DAY_NAMES, MONTH_NAMES, type CronFields } from './cron-fields.ts';
-
-interface FieldSpec {
-  label: string;
-  min: number;
-  max: number;
-  names?: readonly string[];
-  /** Value of the first name. */
-  nameBase?: number;
-}
+import { DAY_NAMES, MONTH_NAMES, type CronFields, type FieldSpec } from './cron-fields.ts';
 
 const SPECS: readonly FieldSpec[] = [
   { label: 'minutes', min: 0, max: 59 },
