@@ -31,6 +31,11 @@ export interface ScanServiceStackProps extends StackProps {
  * Each list is what the DynamoDB adapters do on that function's paths, nothing more.
  */
 const TABLE_ACTIONS = {
+  // Schedule CRUD and toggle: the quota read and counter update (GetItem, UpdateItem), the
+  // conditional row put, edit and delete, and the listings (Query on the table, GSI1, GSI2).
+  schedules: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  // Reconcile: every row (Scan; Query for one tenant) and the quota recount (PutItem).
+  reconcile: ['Query', 'Scan', 'PutItem'],
   // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); run now and manual
   // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem).
   scans: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
@@ -135,7 +140,7 @@ export class ScanServiceStack extends Stack {
         description: 'Schedule routes of the HTTP API',
       }),
     );
-    this.storage.bindTable(schedules, { scan: false });
+    this.storage.bindTableActions(schedules, TABLE_ACTIONS.schedules);
     this.scheduling.bindTriggerManagement(schedules, { list: false });
     schedules
       .setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','))
@@ -194,7 +199,7 @@ export class ScanServiceStack extends Stack {
         memorySize: 1024,
       }),
     );
-    this.storage.bindTable(reconcile, { scan: true });
+    this.storage.bindTableActions(reconcile, TABLE_ACTIONS.reconcile);
     this.scheduling.bindTriggerManagement(reconcile, { list: true });
 
     new Rule(this, 'NightlyReconcile', {

@@ -10,18 +10,6 @@ export interface StorageProps {
   removalPolicy: RemovalPolicy;
 }
 
-/** What the request paths may do: item reads, queries and (conditional) writes. Never Scan. */
-const REQUEST_PATH_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  // TransactWriteItems is authorised per item by Put/Update/Delete/ConditionCheckItem.
-  'dynamodb:ConditionCheckItem',
-];
-
 /** A DynamoDB action a function may be granted on the table (without the `dynamodb:` prefix). */
 export type TableAction =
   | 'GetItem'
@@ -31,7 +19,8 @@ export type TableAction =
   | 'UpdateItem'
   | 'DeleteItem'
   | 'BatchWriteItem'
-  | 'ConditionCheckItem';
+  /** Maintenance only (reconcile): request paths never scan. */
+  | 'Scan';
 
 function attribute(key: KeyAttribute): Attribute {
   return { name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER };
@@ -66,20 +55,6 @@ export class Storage extends Construct {
         projectionType: ProjectionType.ALL,
       });
     }
-  }
-
-  /**
-   * Give `fn` the table name and item-level access to the table and its indexes. `scan` adds
-   * dynamodb:Scan, which only maintenance jobs (reconcile) need: request paths never scan.
-   */
-  bindTable(fn: ServiceFunction, options: { scan: boolean }): void {
-    fn.setEnvironment(ENV.tableName, this.table.tableName);
-    fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: options.scan ? [...REQUEST_PATH_ACTIONS, 'dynamodb:Scan'] : REQUEST_PATH_ACTIONS,
-        resources: [this.table.tableArn, `${this.table.tableArn}/index/*`],
-      }),
-    );
   }
 
   /**

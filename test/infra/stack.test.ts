@@ -112,24 +112,14 @@ function logStatement(stack: ScanServiceStack, fn: keyof ScanServiceStack['funct
   };
 }
 
-const REQUEST_PATH_TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
-];
-
-function tableStatement(stack: ScanServiceStack, actions: string[]): Statement {
-  const tableArn = arnOf(stack, stack.storage.table);
-  return { Effect: 'Allow', Action: actions, Resource: [tableArn, { 'Fn::Join': ['', [tableArn, '/index/*']] }] };
-}
-
 /** Exactly `actions` on the table itself; no index unless a Query statement says so. */
 function tableItemStatement(stack: ScanServiceStack, actions: string[]): Statement {
   return { Effect: 'Allow', Action: actions, Resource: [arnOf(stack, stack.storage.table)] };
+}
+
+/** Query on the indexes, granted beside a table statement that lists Query. */
+function indexQueryStatement(stack: ScanServiceStack): Statement {
+  return { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), '/index/*']] }] };
 }
 
 /** What an SQS event source grants its function on the queue it polls (Queue.grantConsumeMessages). */
@@ -347,16 +337,18 @@ describe.each(environments)('ScanService-%s', (env) => {
       const stack = s();
       expect(statementsOfRole(t(), logicalId(stack, stack.functions.schedules.role))).toEqual([
         logStatement(stack, 'schedules'),
-        tableStatement(stack, REQUEST_PATH_TABLE_ACTIONS),
+        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+        indexQueryStatement(stack),
         ...triggerStatements(stack, group),
       ]);
     });
 
-    it('gives reconcile the same plus Scan and ListSchedules', () => {
+    it('gives reconcile Query, Scan and the counter put, the group schedules, and ListSchedules', () => {
       const stack = s();
       expect(statementsOfRole(t(), logicalId(stack, stack.functions.reconcile.role))).toEqual([
         logStatement(stack, 'reconcile'),
-        tableStatement(stack, [...REQUEST_PATH_TABLE_ACTIONS, 'dynamodb:Scan']),
+        tableItemStatement(stack, ['dynamodb:Query', 'dynamodb:Scan', 'dynamodb:PutItem']),
+        indexQueryStatement(stack),
         ...triggerStatements(stack, group),
         { Effect: 'Allow', Action: ['scheduler:ListSchedules'], Resource: ['*'] },
       ]);
