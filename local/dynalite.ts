@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { createTableInput } from '../shared/adapters/dynamodb/table-definition.ts';
+import { ensureTable } from '../shared/adapters/dynamodb/ensure-table.ts';
 
 export interface LocalDynamo {
   endpoint: string;
@@ -21,15 +20,7 @@ export async function startDynalite({ path, port = 0, tableName }: { path?: stri
   await once(server, 'listening');
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientConfig = { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
-  const client = new DynamoDBClient(clientConfig);
-  try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
-  } finally {
-    client.destroy();
-  }
+  await ensureTable(clientConfig, tableName);
   return {
     endpoint,
     clientConfig,
