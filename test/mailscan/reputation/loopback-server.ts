@@ -7,6 +7,8 @@ export interface RecordedRequest {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
+  /** The request body as text (read before the handler runs). */
+  body: string;
 }
 
 export interface LoopbackServer {
@@ -22,8 +24,12 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => v
 export async function startLoopbackServer(handler: Handler, tls?: { key: string; cert: string }): Promise<LoopbackServer> {
   const requests: RecordedRequest[] = [];
   const listener: Handler = (req, res) => {
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
-    handler(req, res);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      handler(req, res);
+    });
   };
   const server = tls ? https.createServer(tls, listener) : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { vendorFileSchema } from '../vendors/vendor-config.ts';
 
 /**
  * The `--config FILE` / MAILSCAN_CONFIG JSON file. `dnsbl`, `trustlist` and `dkim` are fixed by
@@ -10,7 +11,6 @@ import { z } from 'zod';
  */
 const zoneName = z.string().regex(/^(?=.{1,253}$)([a-z0-9_-]{1,63}\.)+[a-z0-9-]{1,63}\.?$/i, 'must be a DNS zone name');
 const selector = z.string().regex(/^[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*$/i, 'must be a DKIM selector');
-const httpsEndpoint = z.url({ protocol: /^https?$/ });
 const milliseconds = z.number().int().min(50).max(120_000);
 
 export const configFileSchema = z.strictObject({
@@ -18,8 +18,8 @@ export const configFileSchema = z.strictObject({
   trustlist: z.strictObject({ zones: z.array(zoneName).max(50) }).optional(),
   dkim: z.strictObject({ selectors: z.array(selector).max(500) }).optional(),
   dns: z.strictObject({ timeout_ms: milliseconds.optional(), attempts: z.number().int().min(1).max(5).optional() }).optional(),
-  senderscore: z.strictObject({ endpoint: httpsEndpoint.optional(), timeout_ms: milliseconds.optional() }).optional(),
-  threatintel: z.strictObject({ endpoint: httpsEndpoint.optional(), timeout_ms: milliseconds.optional() }).optional(),
+  senderscore: vendorFileSchema.optional(),
+  threatintel: vendorFileSchema.optional(),
   fetch: z.strictObject({ timeout_ms: milliseconds.optional() }).optional(),
 });
 

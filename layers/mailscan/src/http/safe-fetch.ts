@@ -2,7 +2,7 @@ import { lookup as systemDnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { ReputationContext } from '../reputation/context.ts';
+import type { FetchOptions, ReputationContext } from '../reputation/context.ts';
 import { blockedAddressReason } from './address-policy.ts';
 
 /**
@@ -77,14 +77,21 @@ export function makeSafeFetch(options: SafeFetchOptions): SafeFetch {
     try {
       let target = parseUrl(url);
       let headers = callOptions.headers ?? {};
+      let method = callOptions.method ?? 'GET';
+      let body = callOptions.body;
       for (let hop = 0; ; hop += 1) {
         const address = await raceAbort(vet(target), controller.signal, timeoutError);
-        const outcome = await request(target, address, { headers, maxBytes, signal: controller.signal, timeoutError, tlsCa: options.tlsCa });
+        const outcome = await request(target, address, { method, body, headers, maxBytes, signal: controller.signal, timeoutError, tlsCa: options.tlsCa });
         if (!('location' in outcome)) return outcome;
         if (hop >= maxRedirects) throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
         const next = parseUrl(outcome.location, target);
         // Caller headers can carry API keys; they go only to the origin they were meant for.
         if (next.origin !== target.origin) headers = {};
+        // As browsers do: only 307 and 308 repeat a POST; the others turn it into a GET without a body.
+        if (outcome.status !== 307 && outcome.status !== 308) {
+          method = 'GET';
+          body = undefined;
+        }
         target = next;
       }
     } finally {
@@ -94,6 +101,8 @@ export function makeSafeFetch(options: SafeFetchOptions): SafeFetch {
 }
 
 interface RequestOptions {
+  method: NonNullable<FetchOptions['method']>;
+  body: string | undefined;
   headers: Record<string, string>;
   maxBytes: number;
   signal: AbortSignal;
@@ -101,7 +110,7 @@ interface RequestOptions {
   tlsCa: string[] | undefined;
 }
 
-function request(target: URL, address: HostAddress, o: RequestOptions): Promise<FetchResponse | { location: string }> {
+function request(target: URL, address: HostAddress, o: RequestOptions): Promise<FetchResponse | { location: string; status: number }> {
   return new Promise((resolve, reject) => {
     const hostname = bareHost(target);
     // Connect to the vetted address: resolving again at connect time would reopen DNS rebinding.
@@ -114,8 +123,11 @@ function request(target: URL, address: HostAddress, o: RequestOptions): Promise<
       host: hostname,
       port: target.port === '' ? undefined : Number(target.port),
       path: `${target.pathname}${target.search}`,
-      method: 'GET',
-      headers: { 'user-agent': 'mailscan', accept: '*/*', 'accept-encoding': 'identity', ...o.headers },
+      method: o.method,
+      headers: {
+        'user-agent': 'mailscan', accept: '*/*', 'accept-encoding': 'identity', ...o.headers,
+        ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}),
+      },
       lookup: pinned,
       agent: false,
       signal: o.signal,
@@ -126,7 +138,7 @@ function request(target: URL, address: HostAddress, o: RequestOptions): Promise<
       const location = res.headers.location;
       if (redirectStatuses.has(status) && location) {
         res.resume();
-        resolve({ location });
+        resolve({ location, status });
         return;
       }
       const fail = (error: FetchError): void => {
@@ -146,7 +158,7 @@ function request(target: URL, address: HostAddress, o: RequestOptions): Promise<
       res.on('error', (error) => reject(o.signal.aborted ? o.timeoutError() : new FetchError('network', error.message)));
     });
     req.on('error', (error) => reject(o.signal.aborted ? o.timeoutError() : new FetchError('network', error.message)));
-    req.end();
+    req.end(o.body);
   });
 }
 

@@ -2,13 +2,16 @@ import type { ReputationContext } from './context.ts';
 import { reputationDefaults } from './defaults.ts';
 import { errorMessage } from './check-result.ts';
 import { loadBundledVmcRoots, readPemCertificates } from './vmc-roots.ts';
+import { senderScoreVendor } from './sender-score.ts';
+import { threatIntelVendor } from './threat-intel.ts';
+import { vendorConfigFromEnv, type VendorFileConfig } from '../vendors/vendor-config.ts';
 
 /** The reputation part of the `--config` file (structurally the CLI's ConfigFile, already validated). */
 export interface ReputationFileConfig {
   dnsbl?: { ip_zones?: string[]; domain_zones?: string[] };
   trustlist?: { zones: string[] };
-  senderscore?: { endpoint?: string; timeout_ms?: number };
-  threatintel?: { endpoint?: string; timeout_ms?: number };
+  senderscore?: VendorFileConfig;
+  threatintel?: VendorFileConfig;
 }
 
 export type ReputationConfigResult = { ok: true; config: ReputationContext['config'] } | { ok: false; message: string };
@@ -25,11 +28,10 @@ export function reputationConfigFromEnv(env: Env, fileConfig: ReputationFileConf
   // The key becomes a DNS label; anything else could redirect the lookups to another zone.
   if (dqsKey !== undefined && !/^[a-z0-9]{1,63}$/i.test(dqsKey)) return { ok: false, message: 'MAILSCAN_SPAMHAUS_DQS_KEY must be letters and digits only' };
 
-  const senderScoreUrl = nonEmpty(env.MAILSCAN_SENDERSCORE_URL) ?? fileConfig.senderscore?.endpoint ?? reputationDefaults.senderScore.endpoint;
-  const threatIntelUrl = nonEmpty(env.MAILSCAN_THREATINTEL_URL) ?? fileConfig.threatintel?.endpoint ?? reputationDefaults.threatIntel.endpoint;
-  for (const [name, url] of [['MAILSCAN_SENDERSCORE_URL', senderScoreUrl], ['MAILSCAN_THREATINTEL_URL', threatIntelUrl]] as const) {
-    if (url !== '' && !isHttpUrl(url)) return { ok: false, message: `${name} must be an http(s) URL` };
-  }
+  const senderScore = vendorConfigFromEnv(senderScoreVendor, env, fileConfig.senderscore);
+  if (!senderScore.ok) return senderScore;
+  const threatIntel = vendorConfigFromEnv(threatIntelVendor, env, fileConfig.threatintel);
+  if (!threatIntel.ok) return threatIntel;
 
   let vmcRoots: string[];
   const rootsPath = nonEmpty(env.MAILSCAN_VMC_ROOTS);
@@ -40,8 +42,6 @@ export function reputationConfigFromEnv(env: Env, fileConfig: ReputationFileConf
     return { ok: false, message: `VMC roots${rootsPath !== undefined ? ` (MAILSCAN_VMC_ROOTS=${rootsPath})` : ''}: ${errorMessage(error)}` };
   }
 
-  const senderScoreKey = nonEmpty(env.MAILSCAN_SENDERSCORE_KEY);
-  const threatIntelKey = nonEmpty(env.MAILSCAN_THREATINTEL_KEY);
   return {
     ok: true,
     config: {
@@ -51,16 +51,8 @@ export function reputationConfigFromEnv(env: Env, fileConfig: ReputationFileConf
       },
       trustlist: { zones: fileConfig.trustlist?.zones ?? [...reputationDefaults.trustlist.zones] },
       ...(dqsKey !== undefined ? { spamhausDqsKey: dqsKey } : {}),
-      senderScore: {
-        endpoint: senderScoreUrl,
-        timeoutMs: fileConfig.senderscore?.timeout_ms ?? reputationDefaults.senderScore.timeoutMs,
-        ...(senderScoreKey !== undefined ? { key: senderScoreKey } : {}),
-      },
-      threatIntel: {
-        endpoint: threatIntelUrl,
-        timeoutMs: fileConfig.threatintel?.timeout_ms ?? reputationDefaults.threatIntel.timeoutMs,
-        ...(threatIntelKey !== undefined ? { key: threatIntelKey } : {}),
-      },
+      senderScore: senderScore.config,
+      threatIntel: threatIntel.config,
       vmcRoots,
     },
   };
@@ -68,13 +60,4 @@ export function reputationConfigFromEnv(env: Env, fileConfig: ReputationFileConf
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
 }

@@ -1,5 +1,6 @@
 import type { ReportFinding } from '../catalogue.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import type { VendorConfig } from '../vendors/vendor-client.ts';
 
 /** A check that could not complete; it is listed in the report, never turned into a finding. */
 export interface CheckError {
@@ -25,6 +26,15 @@ export interface ReputationInput {
  */
 export type PendingReputationInput = { domain: string } & { [K in Exclude<keyof ReputationInput, 'domain'>]: Promise<ReputationInput[K]> };
 
+/** One HTTP request: GET unless a vendor API needs POST with a body. */
+export interface FetchOptions {
+  maxBytes?: number;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
 /** Environment and configuration for the reputation checks (DESIGN §6). */
 export interface ReputationContext {
   resolver: Resolver;
@@ -32,14 +42,14 @@ export interface ReputationContext {
    * HTTP GET with size cap, timeout and SSRF guard; see http/safe-fetch.ts. `timeoutMs` lets a
    * vendor API keep its own configured timeout under the fetch's default one.
    */
-  fetch: (url: string, options?: { maxBytes?: number; headers?: Record<string, string>; timeoutMs?: number }) => Promise<{ status: number; headers: Record<string, string>; body: Uint8Array }>;
+  fetch: (url: string, options?: FetchOptions) => Promise<{ status: number; headers: Record<string, string>; body: Uint8Array }>;
   config: {
     dnsbl: { ipZones: string[]; domainZones: string[] };
     trustlist: { zones: string[] };
     /** Spamhaus DQS key (MAILSCAN_SPAMHAUS_DQS_KEY): rewrites Spamhaus zones to the DQS form. */
     spamhausDqsKey?: string;
-    senderScore: { endpoint: string; key?: string; timeoutMs: number };
-    threatIntel: { endpoint: string; key?: string; timeoutMs: number };
+    senderScore: VendorConfig;
+    threatIntel: VendorConfig;
     /** PEM roots trusted for VMC validation; defaults to the bundled BIMI roots. */
     vmcRoots: string[];
   };

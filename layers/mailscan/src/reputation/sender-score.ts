@@ -2,9 +2,9 @@ import { isIPv4 } from 'node:net';
 import { z } from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import type { CheckError, ReputationContext, ReputationInput } from './context.ts';
-import { checkError, type CheckResult } from './check-result.ts';
+import type { CheckResult } from './check-result.ts';
 import { reputationDefaults } from './defaults.ts';
-import { endpointUrl, getVendorJson } from './vendor-api.ts';
+import { openVendor, type VendorDefinition } from '../vendors/vendor-client.ts';
 
 /**
  * Sender score of each MX IPv4. The API shape is ours (docs/mailscan-reputation.md):
@@ -12,6 +12,15 @@ import { endpointUrl, getVendorJson } from './vendor-api.ts';
  *   200 {"ip": "<ipv4>", "score": 0-100 | null}   404: the service has no data for the IP
  * so a vendor is plugged in with a thin adapter. Without a key the service is never contacted.
  */
+export const senderScoreVendor: VendorDefinition = {
+  name: 'senderscore',
+  key: 'required',
+  keyHeaders: (key) => ({ 'x-api-key': key }),
+  defaultEndpoint: reputationDefaults.senderScore.endpoint,
+  defaultTimeoutMs: reputationDefaults.senderScore.timeoutMs,
+  maxBytes: reputationDefaults.apiMaxBytes,
+};
+
 const scoreSchema = z.object({ ip: z.string(), score: z.number().min(0).max(100).nullable() });
 
 export interface SenderScoreData {
@@ -22,18 +31,18 @@ export interface SenderScoreData {
 }
 
 export async function checkSenderScore(input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<SenderScoreData>> {
-  const { endpoint, key, timeoutMs } = ctx.config.senderScore;
-  if (!key) return { status: 'skipped', data: { status: 'skipped', reason: 'no operator key (MAILSCAN_SENDERSCORE_KEY)' }, findings: [], errors: [] };
-  if (!endpoint) {
-    const message = 'an operator key is set but no endpoint (MAILSCAN_SENDERSCORE_URL)';
-    return { status: 'error', data: { status: 'error', reason: message }, findings: [], errors: [checkError('sender_score', message)] };
+  const vendor = openVendor(senderScoreVendor, ctx.config.senderScore, { fetch: ctx.fetch, surface: 'reputation', check: 'sender_score' });
+  if (!vendor.ok) {
+    const { status, reason, errors } = vendor.unavailable;
+    return { status, data: { status, reason }, findings: [], errors };
   }
+  const { client } = vendor;
   const threshold = reputationDefaults.senderScore.lowBelow;
   const hostsByIp = new Map<string, string[]>();
   for (const mx of input.mx) for (const ip of mx.ipv4.filter((address) => isIPv4(address))) hostsByIp.set(ip, [...(hostsByIp.get(ip) ?? []), mx.host]);
 
   const results = await Promise.all([...hostsByIp].map(async ([ip, hosts]) => {
-    const answer = await getVendorJson(ctx, endpointUrl(endpoint, `/v1/score?ip=${encodeURIComponent(ip)}`), { 'x-api-key': key }, timeoutMs, scoreSchema);
+    const answer = await client.request({ path: `/v1/score?ip=${encodeURIComponent(ip)}` }, scoreSchema);
     if (answer.kind === 'not_found') return { ip, hosts, status: 'no_data' as const };
     if (answer.kind === 'error') return { ip, hosts, status: 'error' as const, error: answer.message };
     return { ip, hosts, status: 'scored' as const, score: answer.body.score };
@@ -42,7 +51,7 @@ export async function checkSenderScore(input: ReputationInput, ctx: ReputationCo
   const findings: ReportFinding[] = [];
   const errors: CheckError[] = [];
   for (const result of results) {
-    if (result.status === 'error') errors.push(checkError('sender_score', `${result.ip}: ${result.error}`));
+    if (result.status === 'error') errors.push(client.error(`${result.ip}: ${result.error}`));
     if (result.status === 'scored' && typeof result.score === 'number' && result.score < threshold) {
       findings.push(finding('mailscan.reputation.mx_score_low', 'medium', `MX address ${result.ip} (${result.hosts.join(', ')}) has a sender score of ${result.score}, below ${threshold}.`, {
         ip: result.ip, hosts: result.hosts, score: result.score, threshold,

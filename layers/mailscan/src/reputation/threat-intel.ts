@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { finding } from '../catalogue.ts';
 import type { ReputationContext, ReputationInput } from './context.ts';
-import { checkError, type CheckResult } from './check-result.ts';
+import type { CheckResult } from './check-result.ts';
 import { reputationDefaults } from './defaults.ts';
-import { endpointUrl, getVendorJson } from './vendor-api.ts';
+import { openVendor, type VendorDefinition } from '../vendors/vendor-client.ts';
 
 /**
  * Threat-intelligence verdict for the domain from a VirusTotal-style API:
@@ -11,6 +11,15 @@ import { endpointUrl, getVendorJson } from './vendor-api.ts';
  * reading data.attributes.last_analysis_stats and data.attributes.reputation. Without a key the
  * service is never contacted.
  */
+export const threatIntelVendor: VendorDefinition = {
+  name: 'threatintel',
+  key: 'required',
+  keyHeaders: (key) => ({ 'x-apikey': key }),
+  defaultEndpoint: reputationDefaults.threatIntel.endpoint,
+  defaultTimeoutMs: reputationDefaults.threatIntel.timeoutMs,
+  maxBytes: reputationDefaults.apiMaxBytes,
+};
+
 const domainReportSchema = z.object({
   data: z.object({
     attributes: z.object({
@@ -41,16 +50,15 @@ const { maliciousAtLeast, reputationBelow } = reputationDefaults.threatIntel;
 const rule = `blocked when at least ${maliciousAtLeast} engines say malicious or the reputation is below ${reputationBelow}`;
 
 export async function checkThreatIntel(input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<ThreatIntelData>> {
-  const { endpoint, key, timeoutMs } = ctx.config.threatIntel;
-  if (!key) return { status: 'skipped', data: { status: 'skipped', reason: 'no operator key (MAILSCAN_THREATINTEL_KEY)' }, findings: [], errors: [] };
-  if (!endpoint) {
-    const message = 'an operator key is set but no endpoint (MAILSCAN_THREATINTEL_URL)';
-    return { status: 'error', data: { status: 'error', reason: message }, findings: [], errors: [checkError('threat_intel', message)] };
+  const vendor = openVendor(threatIntelVendor, ctx.config.threatIntel, { fetch: ctx.fetch, surface: 'reputation', check: 'threat_intel' });
+  if (!vendor.ok) {
+    const { status, reason, errors } = vendor.unavailable;
+    return { status, data: { status, reason }, findings: [], errors };
   }
   const domain = input.domain.toLowerCase().replace(/\.$/, '');
-  const answer = await getVendorJson(ctx, endpointUrl(endpoint, `/api/v3/domains/${encodeURIComponent(domain)}`), { 'x-apikey': key }, timeoutMs, domainReportSchema);
+  const answer = await vendor.client.request({ path: `/api/v3/domains/${encodeURIComponent(domain)}` }, domainReportSchema);
   if (answer.kind === 'error') {
-    return { status: 'error', data: { status: 'error', reason: answer.message }, findings: [], errors: [checkError('threat_intel', `${domain}: ${answer.message}`)] };
+    return { status: 'error', data: { status: 'error', reason: answer.message }, findings: [], errors: [vendor.client.error(`${domain}: ${answer.message}`)] };
   }
   if (answer.kind === 'not_found') return { status: 'ok', data: { status: 'ok', verdict: 'unknown_to_vendor', rule }, findings: [], errors: [] };
 
