@@ -57,7 +57,10 @@ function lambdaContext(requestId: string): Context {
 }
 
 function send(response: ServerResponse, result: ApiResult): void {
-  response.writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>);
+  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string> | undefined) };
+  // API Gateway turns payload 2.0 `cookies` into one Set-Cookie header each.
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  response.writeHead(result.statusCode ?? 200, headers);
   response.end(result.body ?? '');
 }
 

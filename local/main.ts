@@ -18,7 +18,8 @@ process.stdout.write(
   `scan service listening on ${runtime.url}\n` +
     `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed, ${runtime.requeued} unfinished scan(s) requeued)\n` +
     `  scanners: email_security → ${mailscanBin} (configure it with MAILSCAN_* variables)\n` +
-    `  session: npm run session -- --tenant acme --role admin\n`,
+    `  session: npm run session -- --tenant acme --role admin\n` +
+    `\nOpen the UI (signs you in once as an admin of tenant "local"):\n  ${await runtime.signInUrl()}\n`,
 );
 
 let stopping = false;

@@ -34,6 +34,9 @@ import { LocalQueueConsumer } from './queue-consumer.ts';
 import { startDynalite } from './dynalite.ts';
 import { makeLocalRequestListener } from './http-server.ts';
 import { loadOrCreateSessionKey } from './session-key.ts';
+import { signSessionToken } from '../shared/auth/session-token.ts';
+import { UnauthenticatedError } from '../shared/domain/errors.ts';
+import type { Role } from '../shared/domain/identity.ts';
 
 export const LOCAL_TABLE_NAME = 'scan-service-local';
 /** The deployed settings (infra/, cdk.json): dispatch timeout, visibility 6 × that, 5 receives. */
@@ -142,13 +145,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const url = `http://127.0.0.1:${port}`;
   const allowedOrigins = [url, `http://localhost:${port}`, ...(options.allowedOrigins ?? [])];
   const version = options.version ?? '0.1.0';
+  // Sign-in links printed by `npm start` sign a browser in once; a pasted token may sign in again.
+  const signInLinks = new Map<string, 'fresh' | 'used'>();
+  function acceptSignIn(token: string): void {
+    const state = signInLinks.get(token);
+    if (state === 'used') throw new UnauthenticatedError('this sign-in link was already used: restart npm start for a new one, or paste a token from npm run session');
+    if (state === 'fresh') signInLinks.set(token, 'used');
+  }
   server.on('request', makeLocalRequestListener({
     routes,
     sessionKey,
     handlers: {
       schedules: makeSchedulesHandler({ schedules, logger, allowedOrigins }),
       scans: makeScansHandler({ scans: scanService, logger, allowedOrigins }),
-      meta: makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins }),
+      meta: makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins, secureCookie: false, acceptSignIn }),
     },
     localEndpoints: {
       '/_local/reconcile': async (request, body) => {
@@ -188,6 +198,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     deadLetterConsumer,
     drain,
     reconciler,
+    /** A one-time sign-in URL for an admin of `tenant` (DESIGN §8): the UI posts its token to POST /api/session. */
+    async signInUrl(tenant = 'local', role: Role = 'admin'): Promise<string> {
+      const token = await signSessionToken({ sub: `${role}@${tenant}`, tenant, role }, sessionKey);
+      signInLinks.set(token, 'fresh');
+      return `${url}/#token=${token}`;
+    },
     rearmed,
     requeued,
     dynamoEndpoint: dynamo.endpoint,

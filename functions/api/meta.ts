@@ -13,4 +13,6 @@ export const handler = makeMetaHandler({
   runners,
   logger: makeLogger('meta'),
   allowedOrigins: config.ALLOWED_ORIGINS,
+  // Served over HTTPS only (CloudFront, API Gateway): the session cookie is always Secure.
+  secureCookie: true,
 });

@@ -1,13 +1,12 @@
 import { DomainError } from '../domain/errors.ts';
-import type { Identity } from '../domain/identity.ts';
-import { extractSessionToken, verifySessionToken } from './session-token.ts';
+import { extractSessionToken, verifySessionToken, type Session } from './session-token.ts';
 
 /**
  * The authorizer context handed to the API functions (requestContext.authorizer.lambda).
  * `via` tells the CSRF check whether a browser could have attached the credential by itself.
  */
 export type AuthorizerContext =
-  | (Identity & { via: 'cookie' | 'bearer' })
+  | (Session & { via: 'cookie' | 'bearer' })
   | { auth_error: string };
 
 /**
@@ -24,9 +23,9 @@ export async function authorize(
   const token = extractSessionToken(headers, cookies);
   if (token === null) return { auth_error: 'no session: send the session cookie or a Bearer token' };
   try {
-    const identity = await verifySessionToken(token, sessionKey, now);
-    const cookieToken = extractSessionToken({ cookie: headers.cookie }, cookies);
-    return { ...identity, via: cookieToken === token ? 'cookie' : 'bearer' };
+    const session = await verifySessionToken(token, sessionKey, now);
+    const via = /^Bearer\s+\S+$/i.test(headers.authorization ?? '') ? 'bearer' : 'cookie';
+    return { ...session, via };
   } catch (error) {
     return { auth_error: error instanceof DomainError ? error.message : 'the session token is not valid' };
   }

@@ -22,11 +22,14 @@ export async function signSessionToken(identity: Identity, key: string, options:
     .sign(keyBytes(key));
 }
 
+/** A verified session: who, and until when (the token's `exp`, ISO 8601). */
+export type Session = Identity & { expires_at: string };
+
 /**
  * Verifies a session token: HS256 only, `exp` required, claims checked against the Identity
  * schema. Every failure is an UnauthenticatedError with a reason safe to show.
  */
-export async function verifySessionToken(token: string, key: string, now: Date = new Date()): Promise<Identity> {
+export async function verifySessionToken(token: string, key: string, now: Date = new Date()): Promise<Session> {
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, keyBytes(key), {
@@ -41,16 +44,26 @@ export async function verifySessionToken(token: string, key: string, now: Date =
   }
   const identity = Identity.safeParse({ sub: payload.sub, tenant: payload.tenant, role: payload.role });
   if (!identity.success) throw new UnauthenticatedError('the session token lacks a valid tenant or role');
-  return identity.data;
+  return { ...identity.data, expires_at: new Date(Number(payload.exp) * 1000).toISOString() };
 }
 
-/** The token of a request: the `session` cookie, else `Authorization: Bearer`. */
+/**
+ * The token of a request: `Authorization: Bearer`, else the `session` cookie. The explicit header
+ * wins: a browser never attaches it by itself, and signing in (POST /api/session) must use the
+ * new token even when a stale cookie is still sent.
+ */
 export function extractSessionToken(headers: Record<string, string | undefined>, cookies: string[] = []): string | null {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+  if (bearer) return bearer[1];
+  return sessionCookieOf(headers, cookies);
+}
+
+/** The `session` cookie of a request, or null. */
+export function sessionCookieOf(headers: Record<string, string | undefined>, cookies: string[] = []): string | null {
   const cookieHeader = [...cookies, headers.cookie ?? ''].join(';');
   for (const part of cookieHeader.split(';')) {
     const [name, ...value] = part.trim().split('=');
     if (name === 'session' && value.length > 0) return decodeURIComponent(value.join('='));
   }
-  const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
-  return match ? match[1] : null;
+  return null;
 }

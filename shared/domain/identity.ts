@@ -21,3 +21,7 @@ const rank: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 export function roleAllows(role: Role, required: Role): boolean {
   return rank[role] >= rank[required];
 }
+
+/** GET /api/me: who the session is and until when (ISO 8601). */
+export const Me = Identity.extend({ expires_at: z.string() });
+export type Me = z.infer<typeof Me>;

@@ -8,6 +8,10 @@ export type ApiResult = APIGatewayProxyStructuredResultV2;
 /** What an operation receives once the middlewares have done their part. */
 export interface ApiRequest {
   identity: Identity;
+  /** How the caller authenticated and until when; absent on public routes. */
+  session?: { via: 'cookie' | 'bearer'; expires_at: string };
+  /** Request headers, lower-case names (the session routes read the Bearer token). */
+  headers: Record<string, string | undefined>;
   params: Record<string, string>;
   query: Record<string, string>;
   body: unknown;
@@ -23,4 +27,6 @@ export interface ApiResponse {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Set-Cookie values (API Gateway payload 2.0 `cookies`). */
+  cookies?: string[];
 }

@@ -16,9 +16,10 @@ export interface ApiHandlerOptions {
   allowedOrigins: string[];
 }
 
-function toResult({ status, body, headers }: ApiResponse): ApiResult {
-  if (body === undefined) return { statusCode: status, headers };
-  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+function toResult({ status, body, headers, cookies }: ApiResponse): ApiResult {
+  const withCookies = cookies?.length ? { cookies } : {};
+  if (body === undefined) return { statusCode: status, headers, ...withCookies };
+  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), ...withCookies };
 }
 
 /**
@@ -46,6 +47,8 @@ export function makeApiHandler({ routes, operations, logger, allowedOrigins }: A
       const response = await operation({
         // Public routes never read it; authenticated ones passed requireRole.
         identity: identity ?? { sub: '', tenant: '', role: 'viewer' },
+        session: context && 'tenant' in context ? { via: context.via, expires_at: context.expires_at } : undefined,
+        headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
         params: (event.pathParameters ?? {}) as Record<string, string>,
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         body,

@@ -4,6 +4,7 @@ import { FindingList } from '../domain/finding.ts';
 import { ManualScanRequest, ScanJob, ScanList, ScanStatus } from '../domain/scan-job.ts';
 import { Schedule, ScheduleCreateRequest, ScheduleList, SchedulePatchRequest } from '../domain/schedule.ts';
 import { routes, type RouteDefinition } from './routes.ts';
+import { Me } from '../domain/identity.ts';
 
 const ErrorBody = z.object({
   error: z.object({
@@ -48,6 +49,9 @@ const docs: Record<string, OperationDoc> = {
   'DELETE /api/scans/schedules/{id}/': { summary: 'Delete a schedule and its trigger; findings stay', success: { status: 204, description: 'deleted' }, errors: [401, 403, 404, 409, 503] },
   'POST /api/scans/schedules/{id}/toggle/': { summary: 'Flip enabled: remove or provision the trigger', success: { status: 200, schema: Schedule, description: 'the schedule' }, errors: [401, 403, 404, 409, 503] },
   'GET /api/scan-types/': { summary: 'Scan types, target hints and runner availability', success: { status: 200, schema: ScanTypeList, description: 'the scan types' }, errors: [401] },
+  'POST /api/session': { summary: 'Sign in: exchange the Bearer token for the HttpOnly session cookie (Set-Cookie)', success: { status: 204, description: 'signed in; the cookie expires with the token' }, errors: [401] },
+  'DELETE /api/session': { summary: 'Sign out: clear the session cookie', success: { status: 204, description: 'signed out' }, errors: [] },
+  'GET /api/me': { summary: 'Who the session is', success: { status: 200, schema: Me, description: 'the session' }, errors: [401] },
   'GET /api/health': { summary: 'Liveness and version', success: { status: 200, schema: Health, description: 'healthy' }, errors: [] },
   'GET /api/openapi.json': { summary: 'This document', success: { status: 200, description: 'OpenAPI 3.1' }, errors: [] },
 };

@@ -11,7 +11,7 @@ export interface RouteDefinition {
   /** API Gateway path with `{param}` placeholders and the trailing slash of DESIGN §3. */
   path: string;
   handler: HandlerName;
-  /** false only for the health check and the OpenAPI document. */
+  /** false only for the health check, the OpenAPI document and signing out. */
   authenticated: boolean;
   /** The least role that may call it (DESIGN §3); ignored when not authenticated. */
   role: Role;
@@ -30,6 +30,10 @@ export const routes: RouteDefinition[] = [
   { method: 'GET', path: '/api/scans/{id}/', handler: 'scans', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/findings/', handler: 'scans', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/scan-types/', handler: 'meta', authenticated: true, role: 'viewer' },
+  { method: 'POST', path: '/api/session', handler: 'meta', authenticated: true, role: 'viewer' },
+  // Signing out clears the cookie even when the session has expired, so it asks for none.
+  { method: 'DELETE', path: '/api/session', handler: 'meta', authenticated: false, role: 'viewer' },
+  { method: 'GET', path: '/api/me', handler: 'meta', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/health', handler: 'meta', authenticated: false, role: 'viewer' },
   { method: 'GET', path: '/api/openapi.json', handler: 'meta', authenticated: false, role: 'viewer' },
 ];

@@ -683,7 +683,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(keys.size).toBe(apiGatewayRoutes(routes).length);
     });
 
-    it('puts the authorizer on every authenticated route and none on health and openapi', () => {
+    it('puts the authorizer on every authenticated route and none on health, openapi and sign-out', () => {
       const keys = routeKeys();
       const authorizer = authorizerId();
       for (const route of routes) {
@@ -695,7 +695,7 @@ describe.each(environments)('ScanService-%s', (env) => {
           expect(deployed.AuthorizerId, route.path).toBeUndefined();
         }
       }
-      expect(routes.filter((route) => !route.authenticated).map((route) => route.path)).toEqual(['/api/health', '/api/openapi.json']);
+      expect(routes.filter((route) => !route.authenticated).map((route) => `${route.method} ${route.path}`)).toEqual(['DELETE /api/session', 'GET /api/health', 'GET /api/openapi.json']);
     });
 
     it('never declares a route key ending in a slash, which API Gateway rejects', () => {

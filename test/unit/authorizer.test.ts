@@ -14,7 +14,7 @@ describe('Lambda authorizer', () => {
 
     const result = await handler(event({}, [`theme=dark`, `session=${token}`]));
 
-    expect(result).toEqual({ isAuthorized: true, context: { sub: 'alice', tenant: 'acme', role: 'operator', via: 'cookie' } });
+    expect(result).toEqual({ isAuthorized: true, context: { sub: 'alice', tenant: 'acme', role: 'operator', via: 'cookie', expires_at: expect.any(String) } });
   });
 
   it('passes the identity from a Bearer header, whatever its case', async () => {
@@ -22,7 +22,7 @@ describe('Lambda authorizer', () => {
 
     const result = await handler(event({ Authorization: `Bearer ${token}` }));
 
-    expect(result.context).toEqual({ sub: 'bot', tenant: 'acme', role: 'viewer', via: 'bearer' });
+    expect(result.context).toEqual({ sub: 'bot', tenant: 'acme', role: 'viewer', via: 'bearer', expires_at: expect.any(String) });
   });
 
   it('lets the request through with auth_error when the token is bad, so the API can answer 401 itself', async () => {
@@ -39,5 +39,15 @@ describe('Lambda authorizer', () => {
     const result = await handler(event({}, [`session=${token}`]));
 
     expect(result.context).toEqual({ auth_error: 'the session has expired' });
+  });
+
+  it('prefers an explicit Bearer header to the cookie, and says so', async () => {
+    const cookieToken = await signSessionToken({ sub: 'old', tenant: 'acme', role: 'viewer' }, KEY);
+    const bearerToken = await signSessionToken({ sub: 'new', tenant: 'acme', role: 'admin' }, KEY, { ttlSeconds: 600 });
+
+    const result = await handler(event({ authorization: `Bearer ${bearerToken}` }, [`session=${cookieToken}`]));
+
+    const exp = JSON.parse(Buffer.from(bearerToken.split('.')[1], 'base64url').toString()).exp as number;
+    expect(result.context).toEqual({ sub: 'new', tenant: 'acme', role: 'admin', via: 'bearer', expires_at: new Date(exp * 1000).toISOString() });
   });
 });
