@@ -1,0 +1,363 @@
+import { convertCrontab, isValidTimeZone } from '../domain/cron/crontab.ts';
+import { SCAN_TYPES, scanTypes, validateTarget, type ScanType } from '../domain/scan-types.ts';
+
+/**
+ * The "Ask to scan" prompt (DESIGN §8): one sentence → one API request, shown to the user before
+ * anything is sent. Deterministic: word lists and patterns, no model, no network. It never guesses
+ * a target or a scan type; what it cannot place it says, with examples.
+ */
+
+/** One API call, exactly as the UI will send it. */
+export interface PromptRequest {
+  method: 'POST';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+export type PromptResult =
+  | { kind: 'request'; request: PromptRequest; summary: string }
+  | { kind: 'not_understood'; message: string; examples: string[] };
+
+/** What the parser may know about the tenant: its schedules, for "run X now" and "pause X". */
+export interface PromptContext {
+  schedules?: ReadonlyArray<{ id: string; name: string; enabled: boolean }>;
+}
+
+export const PROMPT_EXAMPLES = [
+  'scan mail security of example.com',
+  'check mail security of example.com every weekday at 9:30 Paris time',
+  'schedule an SSL scan of www.example.com:443 daily',
+  'scan email of example.com every 6 hours',
+  'check mail of example.com on the 1st at 04:00 UTC',
+  'schedule a DAST scan of https://app.example.com with cron 30 2 * * 1',
+  'run Mail posture now',
+  'pause Mail posture',
+];
+
+const SCAN_TYPE_WORDS: Array<[RegExp, ScanType]> = [
+  [/\b(?:e-?mail|mail|dmarc|spf|dkim)(?:\s+security)?\b/, 'email_security'],
+  [/\b(?:m365|microsoft 365|office 365|o365)\b/, 'm365'],
+  [/\b(?:ssl|tls|certificates?)\b/, 'ssl'],
+  [/\b(?:dast|web app(?:lication)?)\b/, 'dast'],
+  [/\b(?:vapt|pen(?:etration)?[ -]?test(?:ing)?)\b/, 'vapt'],
+  [/\bsecrets?\b/, 'secret_scan'],
+  [/\b(?:nhi|non-human identit(?:y|ies))\b/, 'nhi'],
+  [/\b(?:vm|vulnerabilit(?:y|ies)|vuln)\b/, 'vm'],
+  [/\b(?:sbom|software bill of materials)\b/, 'sbom'],
+  [/\bvdi\b/, 'vdi'],
+  [/\bmedical\b/, 'medical'],
+  [/\b(?:ai red[ -]?team(?:ing)?|red[ -]?team|llm)\b/, 'ai_red_team'],
+];
+
+const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const DAY_PATTERN = '(sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)(?:day|nesday|sday|urday)?s?';
+
+// Zones whose everyday name is not the IANA city (or is a renamed one).
+const ZONE_ALIASES: Record<string, string> = {
+  utc: 'UTC', gmt: 'UTC', zulu: 'UTC', 'new york': 'America/New_York', nyc: 'America/New_York',
+  'san francisco': 'America/Los_Angeles', 'los angeles': 'America/Los_Angeles', seattle: 'America/Los_Angeles',
+  'washington': 'America/New_York', boston: 'America/New_York', mumbai: 'Asia/Kolkata', delhi: 'Asia/Kolkata',
+  bangalore: 'Asia/Kolkata', kolkata: 'Asia/Kolkata', kyiv: 'Europe/Kyiv', beijing: 'Asia/Shanghai',
+  munich: 'Europe/Berlin', frankfurt: 'Europe/Berlin', geneva: 'Europe/Zurich', milan: 'Europe/Rome',
+};
+
+let cityZones: Map<string, string> | undefined;
+/** City name (lower case, spaces) → IANA zone, from the runtime's own zone list. */
+function zonesByCity(): Map<string, string> {
+  if (cityZones) return cityZones;
+  cityZones = new Map();
+  const supported = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  for (const zone of supported) {
+    if (!/^(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\//.test(zone)) continue;
+    cityZones.set(zone.slice(zone.lastIndexOf('/') + 1).replace(/_/g, ' ').toLowerCase(), zone);
+  }
+  for (const [city, zone] of Object.entries(ZONE_ALIASES)) if (isValidTimeZone(zone)) cityZones.set(city, zone);
+  return cityZones;
+}
+
+function notUnderstood(message: string): PromptResult {
+  return { kind: 'not_understood', message, examples: PROMPT_EXAMPLES };
+}
+
+/** Parses one sentence of the Ask to scan prompt. */
+export function parseScanPrompt(input: string, context: PromptContext = {}): PromptResult {
+  const text = input.trim().replace(/\s+/g, ' ');
+  if (text === '') return notUnderstood('Type what to scan, for example one of these.');
+  const lower = text.toLowerCase().replace(/[.!?]+$/, '');
+
+  const action = parseScheduleAction(lower, context);
+  if (action) return action;
+
+  const target = findTarget(text);
+  if (!target.ok) return notUnderstood(target.message);
+  // Scan-type words are looked for outside the target: mail.example.com is not a mail scan.
+  const rest = lower.replace(target.raw.toLowerCase(), ' ');
+  const scanType = findScanType(rest);
+  if (scanType === null) {
+    return notUnderstood(`Which kind of scan of ${target.raw}? Name one: ${SCAN_TYPES.map((type) => scanTypes[type].label).join(', ')}.`);
+  }
+  const checkedTarget = validateTarget(scanType, target.raw);
+  if (!checkedTarget.ok) return notUnderstood(`${target.raw} is not a target for ${scanTypes[scanType].label}: it ${checkedTarget.message}.`);
+  const targetValue = checkedTarget.value;
+  const scope = scanType === 'email_security' ? emailScope(rest) : {};
+
+  const cadence = parseCadence(rest);
+  if (!cadence.ok) return notUnderstood(cadence.message);
+  const label = scanTypes[scanType].label;
+  if (cadence.value === null) {
+    if (/\bschedule\b/.test(rest)) return notUnderstood('How often? Add a cadence such as "daily", "every Monday at 9:00" or "every 6 hours".');
+    return {
+      kind: 'request',
+      request: { method: 'POST', path: '/api/scans/', body: { scan_type: scanType, target: targetValue, ...scopeField(scope) } },
+      summary: `Start a ${label} scan of ${targetValue} now.`,
+    };
+  }
+  const body: Record<string, unknown> = { name: `${label} of ${targetValue}`.slice(0, 200), scan_type: scanType, target: targetValue };
+  if ('preset' in cadence.value) {
+    body.cadence = cadence.value.preset;
+  } else {
+    body.cadence = 'custom';
+    body.cron_expression = cadence.value.cron;
+    body.timezone = cadence.value.timezone;
+  }
+  Object.assign(body, scopeField(scope));
+  const when = 'preset' in cadence.value ? `${cadence.value.preset} (UTC)` : `cron ${cadence.value.cron} in ${cadence.value.timezone}`;
+  return { kind: 'request', request: { method: 'POST', path: '/api/scans/schedules/', body }, summary: `Create a schedule: ${label} of ${targetValue}, ${when}.` };
+}
+
+function scopeField(scope: Record<string, boolean>): Record<string, unknown> {
+  return Object.keys(scope).length > 0 ? { scope } : {};
+}
+
+/** "run <name> now", "pause <name>", "resume <name>": only for a schedule the tenant has. */
+function parseScheduleAction(lower: string, context: PromptContext): PromptResult | null {
+  const match =
+    /^(?:please )?(run|start|trigger) (?:the )?(.+?)(?: schedule)? (?:right )?now$/.exec(lower) ??
+    /^(?:please )?(run now|pause|disable|stop|resume|enable|unpause)(?::)? (?:the )?(.+?)(?: schedule)?$/.exec(lower);
+  if (!match) return null;
+  const verb = match[1] === 'run now' || match[1] === 'start' || match[1] === 'trigger' ? 'run' : match[1];
+  const name = match[2].replace(/^["'“]|["'”]$/g, '').trim();
+  const schedules = context.schedules ?? [];
+  const exact = schedules.filter((schedule) => schedule.name.toLowerCase() === name);
+  const candidates = exact.length > 0 ? exact : schedules.filter((schedule) => schedule.name.toLowerCase().includes(name));
+  if (candidates.length === 0) {
+    // "run an email scan of example.com now" is a manual scan, not a schedule's name.
+    if (verb === 'run' && findScanType(name) !== null) return null;
+    return notUnderstood(`There is no schedule named "${name}". Check the Scheduled Scans tab for its exact name.`);
+  }
+  if (candidates.length > 1) {
+    return notUnderstood(`"${name}" names ${candidates.length} schedules (${candidates.map((s) => s.name).join(', ')}): use the full name.`);
+  }
+  const [schedule] = candidates;
+  const base = `/api/scans/schedules/${schedule.id}`;
+  if (verb === 'run') {
+    return { kind: 'request', request: { method: 'POST', path: `${base}/run/` }, summary: `Run the schedule "${schedule.name}" now.` };
+  }
+  const pausing = verb === 'pause' || verb === 'disable' || verb === 'stop';
+  if (pausing !== schedule.enabled) {
+    return notUnderstood(`The schedule "${schedule.name}" is already ${schedule.enabled ? 'running' : 'paused'}.`);
+  }
+  return {
+    kind: 'request',
+    request: { method: 'POST', path: `${base}/toggle/` },
+    summary: `${pausing ? 'Pause' : 'Resume'} the schedule "${schedule.name}".`,
+  };
+}
+
+function findScanType(lower: string): ScanType | null {
+  for (const [pattern, type] of SCAN_TYPE_WORDS) if (pattern.test(lower)) return type;
+  return null;
+}
+
+type TargetFound = { ok: true; raw: string } | { ok: false; message: string };
+
+// URLs, scp-like git remotes, IPs and CIDRs, then host names (with an optional port).
+const TARGET_PATTERNS = [
+  /\bhttps?:\/\/[^\s"'<>]+/gi,
+  /\b[a-z0-9_.-]+@[a-z0-9.-]+:[\w.~/-]+/gi,
+  /\b\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?\b/g,
+  /\b[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:\/\d{1,3})?/gi,
+  /\b(?:[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?\.)+[a-z\u00a1-\uffff][a-z0-9\u00a1-\uffff-]*[a-z0-9\u00a1-\uffff](?::\d{1,5})?\b/gi,
+];
+
+/** The one target of the sentence, as written. Never guessed: none or several is a question back. */
+function findTarget(text: string): TargetFound {
+  let remaining = text;
+  const found: string[] = [];
+  for (const pattern of TARGET_PATTERNS) {
+    for (const match of remaining.match(pattern) ?? []) {
+      const raw = match.replace(/[),.;!?'"]+$/, '');
+      found.push(raw);
+      remaining = remaining.replace(match, ' ');
+    }
+  }
+  if (found.length === 0) return { ok: false, message: 'Which target? Name a domain, host, URL, IP or repository: nothing is guessed.' };
+  if (found.length > 1) return { ok: false, message: `Name one target at a time (found ${found.join(', ')}).` };
+  return { ok: true, raw: found[0] };
+}
+
+function emailScope(lower: string): Record<string, boolean> {
+  const scope: Record<string, boolean> = {};
+  if (/\b(?:without|no|skip(?:ping)?) reputation\b|\breputation off\b/.test(lower)) scope.reputation = false;
+  if (/\b(?:discover|discovery)\b/.test(lower)) scope.discover = true;
+  if (/\b(?:leak|leaks|breach|breaches)\b/.test(lower)) scope.leak = true;
+  return scope;
+}
+
+type Cadence = { preset: 'daily' | 'weekly' | 'monthly' } | { cron: string; timezone: string };
+type CadenceFound = { ok: true; value: Cadence | null } | { ok: false; message: string };
+
+/**
+ * The cadence of the sentence: a literal crontab or @macro, the bare presets (daily, weekly,
+ * monthly: DESIGN §5's UTC times), or a crontab built from phrases (every Monday, weekdays at
+ * 9:30, every 6 hours, on the 1st at 04:00) in the named zone, UTC by default. A day without a
+ * time fires at 00:00. Whatever comes out is checked by the server's own conversion.
+ */
+function parseCadence(lower: string): CadenceFound {
+  const zone = findZone(lower);
+  if (!zone.ok) return zone;
+  const text = zone.rest;
+  const timezone = zone.value ?? 'UTC';
+
+  const literal = findLiteralCron(text);
+  if (literal !== null) return checked({ cron: literal, timezone });
+
+  const time = findTime(text);
+  if (!time.ok) return time;
+  const days = findDays(text);
+  const dayOfMonth = /\b(?:on )?(?:the )?(\d{1,2})(?:st|nd|rd|th)\b/.exec(text);
+  const everyMinutes = /\bevery (\d{1,2}) min(?:ute)?s?\b/.exec(text);
+  const everyHours = /\bevery (\d{1,2}) hours?\b|\bevery hour\b|\bhourly\b/.exec(text);
+  const everyDays = /\bevery (\d{1,2}) days\b/.exec(text);
+  const daily = /\b(?:daily|every day|each day|every night|nightly)\b/.test(text);
+  const weekly = /\b(?:weekly|every week|each week|once a week)\b/.test(text);
+  const monthly = /\b(?:monthly|every month|each month|once a month)\b/.test(text);
+  const hasAny = days !== null || dayOfMonth || everyMinutes || everyHours || everyDays || daily || weekly || monthly || time.value !== null;
+  if (!hasAny) return zone.value === null ? { ok: true, value: null } : { ok: false, message: `A time zone but no cadence: say how often, e.g. "every weekday at 9:30 ${zone.name} time".` };
+
+  // The bare words keep their preset cadence (DESIGN §5), which runs in UTC.
+  if (zone.value === null && time.value === null && days === null && !dayOfMonth) {
+    if (daily && !everyHours && !everyMinutes) return { ok: true, value: { preset: 'daily' } };
+    if (weekly) return { ok: true, value: { preset: 'weekly' } };
+    if (monthly) return { ok: true, value: { preset: 'monthly' } };
+  }
+
+  if (everyMinutes) {
+    if (time.value !== null || days !== null || dayOfMonth) return { ok: false, message: '"every N minutes" cannot be combined with a time or a day.' };
+    return checked({ cron: `*/${Number(everyMinutes[1])} * * * *`, timezone });
+  }
+  if (everyHours) {
+    const step = everyHours[1] === undefined ? 1 : Number(everyHours[1]);
+    if (step < 1 || step > 23) return { ok: false, message: '"every N hours" takes N from 1 to 23.' };
+    const minute = time.value?.minute ?? 0;
+    return checked({ cron: `${minute} ${step === 1 ? '*' : `*/${step}`} * * ${days ?? '*'}`, timezone });
+  }
+  const { hour, minute } = time.value ?? { hour: 0, minute: 0 };
+  if (everyDays) return checked({ cron: `${minute} ${hour} */${Number(everyDays[1])} * *`, timezone });
+  if (dayOfMonth) {
+    if (days !== null) return { ok: false, message: 'Name a day of the month or days of the week, not both.' };
+    return checked({ cron: `${minute} ${hour} ${Number(dayOfMonth[1])} * *`, timezone });
+  }
+  if (monthly) return checked({ cron: `${minute} ${hour} 1 * *`, timezone });
+  if (weekly && days === null) return checked({ cron: `${minute} ${hour} * * 1`, timezone });
+  return checked({ cron: `${minute} ${hour} * * ${days ?? '*'}`, timezone });
+}
+
+function checked(cadence: { cron: string; timezone: string }): CadenceFound {
+  const converted = convertCrontab(cadence.cron);
+  if (!converted.ok) return { ok: false, message: `The cadence ${cadence.cron} cannot be scheduled: ${converted.message}.` };
+  return { ok: true, value: cadence };
+}
+
+type ZoneFound = { ok: true; value: string | null; name: string; rest: string } | { ok: false; message: string };
+
+/** An IANA name (Europe/Paris), UTC/GMT, or a city in "Paris time", "in Paris", "(Paris)". */
+function findZone(lower: string): ZoneFound {
+  const iana = /\b([a-z]+(?:\/[a-z0-9_+-]+)+)\b/i.exec(lower);
+  if (iana) {
+    const zone = zonesByCity().get(iana[1].slice(iana[1].lastIndexOf('/') + 1).replace(/_/g, ' '));
+    const exact = [...zonesByCity().values()].find((candidate) => candidate.toLowerCase() === iana[1]) ?? zone;
+    if (exact && isValidTimeZone(exact)) return { ok: true, value: exact, name: exact, rest: lower.replace(iana[0], ' ') };
+    if (/^(?:africa|america|antarctica|asia|atlantic|australia|europe|indian|pacific|etc)\//.test(iana[1])) {
+      return { ok: false, message: `${iana[1]} is not a time zone I know: use an IANA name such as Europe/Paris.` };
+    }
+  }
+  const utc = /\b(?:in )?(utc|gmt|zulu)(?: time)?\b/.exec(lower);
+  if (utc) return { ok: true, value: 'UTC', name: 'UTC', rest: lower.replace(utc[0], ' ') };
+  const cities = [...zonesByCity().keys()].sort((a, b) => b.length - a.length);
+  for (const city of cities) {
+    const escaped = city.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const phrase = new RegExp(`(?:\\b(?:in|at) ${escaped}\\b(?: time)?|\\b${escaped} (?:time|timezone|time zone)\\b|\\(${escaped}\\))`).exec(lower);
+    if (phrase) return { ok: true, value: zonesByCity().get(city)!, name: city.replace(/\b\w/g, (c) => c.toUpperCase()), rest: lower.replace(phrase[0], ' ') };
+  }
+  return { ok: true, value: null, name: '', rest: lower };
+}
+
+/** A literal 5-field crontab ("cron 30 9 * * 1-5", quoted or not) or an @macro. */
+function findLiteralCron(lower: string): string | null {
+  const macro = /(?:^|\s)(@(?:yearly|annually|monthly|weekly|daily|midnight|hourly))\b/.exec(lower);
+  if (macro) return macro[1];
+  const field = '[\\d*][\\d*/,-]*|(?:sun|mon|tue|wed|thu|fri|sat|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)(?:[-,][a-z0-9]+)*';
+  const five = new RegExp(`(?:^|[\\s"'\`(])((?:${field})(?:\\s+(?:${field})){4})(?=$|[\\s"'\`)])`);
+  const match = five.exec(lower);
+  if (!match || !match[1].includes('*') && !/^cron\b|\bcron\s/.test(lower)) return null;
+  return match[1].replace(/\s+/g, ' ');
+}
+
+type TimeFound = { ok: true; value: { hour: number; minute: number } | null } | { ok: false; message: string };
+
+/** "at 9:30", "09:30", "9am", "9:30 pm", "at 9", "noon", "midnight". */
+function findTime(lower: string): TimeFound {
+  if (/\bnoon\b|\bmidday\b/.test(lower)) return { ok: true, value: { hour: 12, minute: 0 } };
+  if (/\bmidnight\b/.test(lower)) return { ok: true, value: { hour: 0, minute: 0 } };
+  const match =
+    /\b(\d{1,2})[:.h](\d{2})\s*(am|pm|a\.m\.|p\.m\.)?(?![\d.])/.exec(lower) ??
+    /\b(\d{1,2})()\s*(am|pm|a\.m\.|p\.m\.)(?!\w)/.exec(lower) ??
+    /\bat (\d{1,2})()()(?![\d:.]|\s*(?:st|nd|rd|th|min|hour))\b/.exec(lower);
+  if (!match) return { ok: true, value: null };
+  let hour = Number(match[1]);
+  const minute = match[2] ? Number(match[2]) : 0;
+  const meridiem = match[3]?.replace(/\./g, '');
+  if (meridiem) {
+    if (hour < 1 || hour > 12) return { ok: false, message: `${match[0].trim()} is not a time of day.` };
+    hour = (hour % 12) + (meridiem === 'pm' ? 12 : 0);
+  }
+  if (hour > 23 || minute > 59) return { ok: false, message: `${match[0].trim()} is not a time of day.` };
+  return { ok: true, value: { hour, minute } };
+}
+
+/** Days of the week as a crontab field ("1-5", "1,4", "0,6"), or null when none is named. */
+function findDays(lower: string): string | null {
+  if (/\b(?:weekdays?|working days?|business days?)\b/.test(lower)) return '1-5';
+  if (/\bweekends?\b/.test(lower)) return '0,6';
+  const range = new RegExp(`\\b${DAY_PATTERN}\\s*(?:-|to|through|thru|until)\\s*${DAY_PATTERN}\\b`).exec(lower);
+  if (range) {
+    const from = dayIndex(range[1]);
+    const to = dayIndex(range[2]);
+    return from <= to ? compress(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : compress([...range_(from, 6), ...range_(0, to)].sort((a, b) => a - b));
+  }
+  const named = new Set<number>();
+  for (const match of lower.matchAll(new RegExp(`\\b${DAY_PATTERN}\\b`, 'g'))) named.add(dayIndex(match[1]));
+  return named.size > 0 ? compress([...named].sort((a, b) => a - b)) : null;
+}
+
+function range_(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+function dayIndex(prefix: string): number {
+  return DAY_NAMES.findIndex((name) => name.startsWith(prefix.slice(0, 3)));
+}
+
+/** A sorted list as cron: runs of three or more become a-b. */
+function compress(values: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < values.length; ) {
+    let j = i;
+    while (j + 1 < values.length && values[j + 1] === values[j] + 1) j++;
+    if (j - i >= 2) parts.push(`${values[i]}-${values[j]}`);
+    else for (let k = i; k <= j; k++) parts.push(String(values[k]));
+    i = j + 1;
+  }
+  return parts.join(',');
+}

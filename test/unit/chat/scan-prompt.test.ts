@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { parseScanPrompt, PROMPT_EXAMPLES, type PromptRequest } from '../../../shared/chat/scan-prompt.ts';
+
+const schedules = [
+  { id: 'sch_01MAIL', name: 'Mail posture', enabled: true },
+  { id: 'sch_01WEEK', name: 'Weekly TLS', enabled: false },
+  { id: 'sch_01WEB1', name: 'Web app prod', enabled: true },
+  { id: 'sch_01WEB2', name: 'Web app staging', enabled: true },
+];
+
+const scan = (body: Record<string, unknown>): PromptRequest => ({ method: 'POST', path: '/api/scans/', body });
+const schedule = (body: Record<string, unknown>): PromptRequest => ({ method: 'POST', path: '/api/scans/schedules/', body });
+const mail = (target: string, extra: Record<string, unknown> = {}) => ({ name: `Email Security of ${target}`, scan_type: 'email_security', target, ...extra });
+const custom = (cron: string, timezone = 'UTC') => ({ cadence: 'custom', cron_expression: cron, timezone });
+
+// Each sentence and the exact request it must produce.
+const understood: Array<[string, PromptRequest]> = [
+  // manual scans
+  ['scan mail security of example.com', scan({ scan_type: 'email_security', target: 'example.com' })],
+  ['Check the email security of Example.COM.', scan({ scan_type: 'email_security', target: 'example.com' })],
+  ['check dmarc for example.org', scan({ scan_type: 'email_security', target: 'example.org' })],
+  ['scan example.com for mail problems', scan({ scan_type: 'email_security', target: 'example.com' })],
+  ['run an email scan of example.com now', scan({ scan_type: 'email_security', target: 'example.com' })],
+  ['check mail of example.com without reputation', scan({ scan_type: 'email_security', target: 'example.com', scope: { reputation: false } })],
+  ['scan mail of example.com with discovery and leak checks', scan({ scan_type: 'email_security', target: 'example.com', scope: { discover: true, leak: true } })],
+  ['check e-mail of bücher.de', scan({ scan_type: 'email_security', target: 'xn--bcher-kva.de' })],
+  ['scan ssl of www.example.com:443', scan({ scan_type: 'ssl', target: 'www.example.com:443' })],
+  ['check the TLS certificate of mail.example.com', scan({ scan_type: 'ssl', target: 'mail.example.com' })],
+  ['run a DAST scan against https://app.example.com/login', scan({ scan_type: 'dast', target: 'https://app.example.com/login' })],
+  ['scan the web app https://shop.example.com', scan({ scan_type: 'dast', target: 'https://shop.example.com/' })],
+  ['pentest 10.0.0.0/24', scan({ scan_type: 'vapt', target: '10.0.0.0/24' })],
+  ['vapt scan of 192.0.2.10', scan({ scan_type: 'vapt', target: '192.0.2.10' })],
+  ['scan secrets in https://github.com/acme/api', scan({ scan_type: 'secret_scan', target: 'https://github.com/acme/api' })],
+  ['secret scan git@github.com:acme/api.git', scan({ scan_type: 'secret_scan', target: 'git@github.com:acme/api.git' })],
+  ['vulnerability scan of 2001:db8::1', scan({ scan_type: 'vm', target: '2001:db8::1' })],
+  ['vm scan db.internal.example', scan({ scan_type: 'vm', target: 'db.internal.example' })],
+  ['sbom of https://github.com/acme/web', scan({ scan_type: 'sbom', target: 'https://github.com/acme/web' })],
+  ['check m365 for contoso.com', scan({ scan_type: 'm365', target: 'contoso.com' })],
+  ['ai red team https://llm.example.com/v1/chat', scan({ scan_type: 'ai_red_team', target: 'https://llm.example.com/v1/chat' })],
+  ['medical device scan 198.51.100.7', scan({ scan_type: 'medical', target: '198.51.100.7' })],
+  ['vdi scan of vdi.example.com', scan({ scan_type: 'vdi', target: 'vdi.example.com' })],
+  // preset cadences (UTC, DESIGN §5)
+  ['schedule a daily mail scan of example.com', schedule(mail('example.com', { cadence: 'daily' }))],
+  ['check mail security of example.com every day', schedule(mail('example.com', { cadence: 'daily' }))],
+  ['scan email of example.com weekly', schedule(mail('example.com', { cadence: 'weekly' }))],
+  ['monthly mail check of example.com', schedule(mail('example.com', { cadence: 'monthly' }))],
+  ['schedule an SSL scan of www.example.com:443 daily', schedule({ name: 'SSL/TLS of www.example.com:443', scan_type: 'ssl', target: 'www.example.com:443', cadence: 'daily' })],
+  // custom cadences
+  ['check mail security of example.com every weekday at 9:30 Paris time', schedule(mail('example.com', custom('30 9 * * 1-5', 'Europe/Paris')))],
+  ['check mail of example.com weekdays at 09:30 in Paris', schedule(mail('example.com', custom('30 9 * * 1-5', 'Europe/Paris')))],
+  ['scan email of example.com every Monday', schedule(mail('example.com', custom('0 0 * * 1')))],
+  ['scan email of example.com every monday at 8am', schedule(mail('example.com', custom('0 8 * * 1')))],
+  ['scan email of example.com on mondays and thursdays at 6 pm', schedule(mail('example.com', custom('0 18 * * 1,4')))],
+  ['mail scan example.com monday to friday at 7:15', schedule(mail('example.com', custom('15 7 * * 1-5')))],
+  ['mail scan example.com mon-wed at 7:15', schedule(mail('example.com', custom('15 7 * * 1-3')))],
+  ['mail scan example.com friday through monday at noon', schedule(mail('example.com', custom('0 12 * * 0,1,5,6')))],
+  ['mail scan example.com on weekends at midnight', schedule(mail('example.com', custom('0 0 * * 0,6')))],
+  ['scan email of example.com every 6 hours', schedule(mail('example.com', custom('0 */6 * * *')))],
+  ['scan email of example.com every hour', schedule(mail('example.com', custom('0 * * * *')))],
+  ['scan email of example.com hourly', schedule(mail('example.com', custom('0 * * * *')))],
+  ['scan email of example.com every 30 minutes', schedule(mail('example.com', custom('*/30 * * * *')))],
+  ['scan email of example.com every 2 days at 5:00', schedule(mail('example.com', custom('0 5 */2 * *')))],
+  ['check mail of example.com on the 1st at 04:00', schedule(mail('example.com', custom('0 4 1 * *')))],
+  ['check mail of example.com on the 15th at 11:45 pm UTC', schedule(mail('example.com', custom('45 23 15 * *')))],
+  ['check mail of example.com monthly at 6:00 Tokyo time', schedule(mail('example.com', custom('0 6 1 * *', 'Asia/Tokyo')))],
+  ['check mail of example.com daily at 9:30 Europe/Paris', schedule(mail('example.com', custom('30 9 * * *', 'Europe/Paris')))],
+  ['check mail of example.com every day at 14:05 America/New_York', schedule(mail('example.com', custom('5 14 * * *', 'America/New_York')))],
+  ['check mail of example.com every day at 7 New York time', schedule(mail('example.com', custom('0 7 * * *', 'America/New_York')))],
+  ['check mail of example.com weekly at 3:00 in London', schedule(mail('example.com', custom('0 3 * * 1', 'Europe/London')))],
+  ['check mail of example.com every weekday at 8:00 (Berlin)', schedule(mail('example.com', custom('0 8 * * 1-5', 'Europe/Berlin')))],
+  ['schedule mail check of example.com with cron 30 9 * * 1-5', schedule(mail('example.com', custom('30 9 * * 1-5')))],
+  ['schedule mail check of example.com "0 */6 * * *" in Europe/Paris', schedule(mail('example.com', custom('0 */6 * * *', 'Europe/Paris')))],
+  ['schedule mail check of example.com @daily', schedule(mail('example.com', custom('@daily')))],
+  ['schedule a DAST scan of https://app.example.com with cron 30 2 * * 1', schedule({ name: 'DAST of https://app.example.com/', scan_type: 'dast', target: 'https://app.example.com/', ...custom('30 2 * * 1') })],
+  ['check mail of example.com daily without reputation', schedule(mail('example.com', { cadence: 'daily', scope: { reputation: false } }))],
+  ['scan ssl of api.example.com every day at 1:30 am', schedule({ name: 'SSL/TLS of api.example.com', scan_type: 'ssl', target: 'api.example.com', ...custom('30 1 * * *') })],
+  // schedule actions
+  ['run Mail posture now', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/run/' }],
+  ['run the "Mail posture" schedule now', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/run/' }],
+  ['run now: mail posture', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/run/' }],
+  ['pause Mail posture', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/toggle/' }],
+  ['disable the mail posture schedule', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/toggle/' }],
+  ['resume Weekly TLS', { method: 'POST', path: '/api/scans/schedules/sch_01WEEK/toggle/' }],
+  ['enable weekly tls', { method: 'POST', path: '/api/scans/schedules/sch_01WEEK/toggle/' }],
+  ['run web app prod now', { method: 'POST', path: '/api/scans/schedules/sch_01WEB1/run/' }],
+];
+
+// Each sentence it must refuse, and a part of what it says.
+const refused: Array<[string, RegExp]> = [
+  ['', /Type what to scan/],
+  ['hello', /Which target/],
+  ['scan my domain', /Which target/],
+  ['check mail security every day', /Which target/],
+  ['scan example.com', /Which kind of scan of example\.com/],
+  ['scan mail of example.com and example.org', /one target at a time/],
+  ['check mail of not_a_domain', /Which target/],
+  ['check mail of 192.0.2.1', /is not a target for Email Security/],
+  ['scan secrets in https://example.com', /is not a target for Secret Scan/],
+  ['schedule a mail scan of example.com', /How often/],
+  ['scan email of example.com every 2 minutes', /fires more often than every 5 minutes/],
+  ['scan email of example.com every 30 hours', /from 1 to 23/],
+  ['check mail of example.com on the 31st at 25:00', /not a time of day/],
+  ['check mail of example.com every day at 13 pm', /not a time of day/],
+  ['check mail of example.com in Paris', /A time zone but no cadence/],
+  ['check mail of example.com daily at 9:00 Europe/Atlantis', /not a time zone I know/],
+  ['schedule mail of example.com with cron 0 0 30 2 *', /never fires/],
+  ['schedule mail of example.com with cron 0 0 */2 * 1', /cannot be scheduled: day-of-month and day-of-week/],
+  ['check mail of example.com on the 1st on mondays', /not both/],
+  ['run Backups now', /no schedule named "backups"/],
+  ['run web app now', /names 2 schedules/],
+  ['pause weekly tls', /already paused/],
+  ['resume mail posture', /already running/],
+];
+
+describe('Ask to scan: sentence → request', () => {
+  it.each(understood)('%s', (sentence, request) => {
+    const result = parseScanPrompt(sentence, { schedules });
+
+    expect(result.kind).toBe('request');
+    if (result.kind === 'request') expect(result.request).toEqual(request);
+  });
+
+  it.each(refused)('refuses: %s', (sentence, message) => {
+    const result = parseScanPrompt(sentence, { schedules });
+
+    expect(result.kind).toBe('not_understood');
+    if (result.kind === 'not_understood') {
+      expect(result.message).toMatch(message);
+      expect(result.examples).toEqual(PROMPT_EXAMPLES);
+    }
+  });
+
+  it('covers at least 60 sentences', () => {
+    expect(understood.length + refused.length).toBeGreaterThanOrEqual(60);
+  });
+
+  it('understands every example it offers', () => {
+    for (const example of PROMPT_EXAMPLES) expect(parseScanPrompt(example, { schedules }).kind, example).toBe('request');
+  });
+
+  it('summarises the request in words', () => {
+    const result = parseScanPrompt('check mail security of example.com every weekday at 9:30 Paris time');
+
+    expect(result).toMatchObject({ summary: 'Create a schedule: Email Security of example.com, cron 30 9 * * 1-5 in Europe/Paris.' });
+  });
+
+  it('gives the same answer every time', () => {
+    const sentence = 'scan email of example.com on mondays and thursdays at 6 pm';
+    expect(parseScanPrompt(sentence)).toEqual(parseScanPrompt(sentence));
+  });
+});
