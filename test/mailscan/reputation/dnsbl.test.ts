@@ -103,7 +103,7 @@ describe('checkDnsbl', () => {
 
     await checkDnsbl(input({ mx }), ctx);
 
-    expect(resolver.asked).toEqual(['A 201.113.0.203.bl.spamcop.net']);
+    expect(resolver.asked).toEqual(['A 1.0.0.127.bl.spamcop.net', 'A 201.113.0.203.bl.spamcop.net']);
   });
 
   it('rewrites Spamhaus zones to the DQS form with a key and never shows the key', async () => {
@@ -112,7 +112,8 @@ describe('checkDnsbl', () => {
 
     const result = await checkDnsbl(input({ mx: mx.map((m) => ({ ...m, ipv6: [] })) }), ctx);
 
-    expect(resolver.asked.sort()).toEqual(['A 201.113.0.203.bl.spamcop.net', 'A 201.113.0.203.k3y123.zen.dq.spamhaus.net', 'A brand.test.k3y123.dbl.dq.spamhaus.net']);
+    expect(resolver.asked.filter((q) => !/ (1\.0\.0\.127|invalid)\./.test(q)).sort()).toEqual(['A 201.113.0.203.bl.spamcop.net', 'A 201.113.0.203.k3y123.zen.dq.spamhaus.net', 'A brand.test.k3y123.dbl.dq.spamhaus.net']);
+    expect(result.data.list_checks.map((c) => c.query).sort()).toEqual(['1.0.0.127.<dqs-key>.zen.dq.spamhaus.net', '1.0.0.127.bl.spamcop.net', 'invalid.<dqs-key>.dbl.dq.spamhaus.net']);
     expect(result.data.dqs).toBe(true);
     expect(result.findings[0].evidence).toMatchObject({ zone: 'zen.spamhaus.org', return_codes: ['127.0.0.3'] });
     expect(JSON.stringify(result)).not.toContain('k3y123');
@@ -129,7 +130,8 @@ describe('checkDnsbl', () => {
     resolver.release();
     await pending;
 
-    expect(askedBeforeRelease).toBe(4);
+    // Four subject queries (ZEN asks IPv4 and IPv6) and one RFC 5782 test query per list.
+    expect(askedBeforeRelease).toBe(7);
   });
 
   it('treats any 127/8 answer from a zone without a table as a listing', async () => {
@@ -138,6 +140,65 @@ describe('checkDnsbl', () => {
     const result = await checkDnsbl(input({ mx: mx.map((m) => ({ ...m, ipv6: [] })) }), ctx);
 
     expect(result.findings[0].evidence).toMatchObject({ list: 'bl.example.test', meanings: ['listed (undocumented return code)'] });
+  });
+});
+
+describe('checkDnsbl with a list we have no return-code table for', () => {
+  const ipv4Mx = mx.map((m) => ({ ...m, ipv6: [] }));
+  const unknownList = { dnsbl: { ipZones: ['bl.example.test'], domainZones: [] } };
+
+  it.each(['127.255.255.254', '127.255.255.0', '127.255.255.255'])('treats %s (127.255.255.0/24) as an error naming the list and the code, never a listing', async (code) => {
+    const ctx = context({ table: { 'A 201.113.0.203.bl.example.test': found(code) }, config: unknownList });
+
+    const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
+
+    expect(result.status).toBe('error');
+    expect(result.findings).toEqual([]);
+    expect(result.data.results[0]).toMatchObject({ status: 'error', return_codes: [code] });
+    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnsbl', message: `bl.example.test 203.0.113.201: ${code}: query refused (127.255.255.0/24 is reserved for errors)` }]);
+  });
+
+  it('treats an answer outside 127.0.0.0/8 as an error naming the list and the code', async () => {
+    const ctx = context({ table: { 'A 201.113.0.203.bl.example.test': found('198.51.100.7') }, config: unknownList });
+
+    const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
+
+    expect(result.findings).toEqual([]);
+    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnsbl', message: 'bl.example.test 203.0.113.201: answer 198.51.100.7 is outside 127.0.0.0/8' }]);
+  });
+
+  it('treats the listings of a list that lists 127.0.0.1 as errors: it answers everything', async () => {
+    const ctx = context({
+      table: { 'A 1.0.0.127.bl.example.test': found('127.0.0.2'), 'A 201.113.0.203.bl.example.test': found('127.0.0.2') },
+      config: unknownList,
+    });
+
+    const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
+
+    expect(result.status).toBe('error');
+    expect(result.findings).toEqual([]);
+    expect(result.data.list_checks).toEqual([{ list: 'bl.example.test', zone: 'bl.example.test', query: '1.0.0.127.bl.example.test', status: 'answers_everything', return_codes: ['127.0.0.2'] }]);
+    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnsbl', message: expect.stringMatching(/^bl\.example\.test 203\.0\.113\.201: 127\.0\.0\.2: not a listing: .*1\.0\.0\.127\.bl\.example\.test/) }]);
+  });
+
+  it('asks a domain list about "invalid" once, however many subjects it has, and distrusts it when listed', async () => {
+    const resolver = makeFakeResolver({ 'A invalid.dbl.example.test': found('127.0.1.2'), 'A mail.brand.test.dbl.example.test': found('127.0.1.2') });
+    const ctx = context({ resolver, config: { dnsbl: { ipZones: [], domainZones: ['dbl.example.test'] } } });
+
+    const result = await checkDnsbl(input({ domain: 'mail.brand.test' }), ctx);
+
+    expect(resolver.asked.filter((q) => q.includes('invalid'))).toEqual(['A invalid.dbl.example.test']);
+    expect(result.findings).toEqual([]);
+    expect(result.data.results.map((r) => [r.subject, r.status])).toEqual([['mail.brand.test', 'error'], ['brand.test', 'not_listed']]);
+  });
+
+  it('keeps a listing when the test query gets no answer, and says so', async () => {
+    const ctx = context({ table: { 'A 1.0.0.127.bl.example.test': timeout, 'A 201.113.0.203.bl.example.test': found('127.0.0.2') }, config: unknownList });
+
+    const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
+
+    expect(result.findings.map((f) => f.rule_id)).toEqual(['mailscan.dnsbl.listed']);
+    expect(result.data.list_checks[0].status).toBe('unknown');
   });
 });
 

@@ -28,7 +28,7 @@ const spamhausErrors: Record<string, string> = {
 function table(codes: Record<string, string>, errors: Record<string, string>, errorPrefix?: string): (code: string) => Decoded {
   return (code) => {
     if (errors[code]) return { outcome: 'error', meaning: errors[code] };
-    if (errorPrefix && code.startsWith(errorPrefix)) return { outcome: 'error', meaning: 'query refused (undocumented error code)' };
+    if (errorPrefix && code.startsWith(errorPrefix)) return { outcome: 'error', meaning: `query refused (${errorPrefix}0/24 is reserved for errors)` };
     return { outcome: 'listed', meaning: codes[code] ?? 'listed (undocumented return code)' };
   };
 }
@@ -92,9 +92,13 @@ export const knownLists: readonly ListDefinition[] = [
   { zone: 'list.dnswl.org', name: 'DNSWL', kind: 'trust', ipv6: true, decode: dnswl },
 ];
 
-/** A configured zone we have no table for: any answer is a listing, and both address families are asked. */
+/**
+ * A configured zone we have no table for: a 127/8 answer is a listing, except 127.255.255.0/24,
+ * which lists use for "query refused" (Spamhaus's convention, followed by its mirrors and
+ * imitators). Both address families are asked.
+ */
 export function genericList(zone: string, kind: ListKind): ListDefinition {
-  return { zone, name: zone, kind, ipv6: true, decode: table({}, {}) };
+  return { zone, name: zone, kind, ipv6: true, decode: table({}, {}, '127.255.255.') };
 }
 
 /** The configured slot decides which subjects a zone is asked about, even for a list we know. */

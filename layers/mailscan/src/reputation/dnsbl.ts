@@ -18,10 +18,25 @@ export interface ListResult {
   error?: string;
 }
 
+/**
+ * RFC 5782 §5: an IPv4 list never lists 127.0.0.1 and a domain list never lists `invalid`. A list
+ * that does answers every query (a list shut down by listing the world, a wildcard), so its
+ * answers this scan are errors, not listings.
+ */
+export interface ListProbe {
+  list: string;
+  zone: string;
+  query: string;
+  status: 'not_listed' | 'answers_everything' | 'unknown';
+  return_codes: string[];
+}
+
 export interface ListsData {
   status: 'ok' | 'error';
   dqs: boolean;
   results: ListResult[];
+  /** One RFC 5782 test query per list asked this scan. */
+  list_checks: ListProbe[];
 }
 
 /** `192.0.2.1` → `1.2.0.192`; IPv6 → 32 reversed nibbles (RFC 5782 §2.4); null for anything else. */
@@ -56,11 +71,20 @@ export async function checkTrustlist(input: ReputationInput, ctx: ReputationCont
 async function runLists(check: string, lists: ListDefinition[], input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<ListsData>> {
   const domains = domainSubjects(input.domain);
   const ips = [...new Set(input.mx.flatMap((mx) => [...mx.ipv4, ...mx.ipv6]))];
-  const queries = lists.flatMap((list) =>
-    subjectsFor(list.kind, domains, ips)
-      .filter((subject) => list.kind === 'domain' || list.ipv6 || isIPv4(subject))
-      .map((subject) => lookup(list, subject, ctx)));
-  const results = await Promise.all(queries);
+  const asked = lists.map((list) => ({
+    list,
+    subjects: subjectsFor(list.kind, domains, ips).filter((subject) => list.kind === 'domain' || list.ipv6 || isIPv4(subject)),
+  })).filter(({ subjects }) => subjects.length > 0);
+  // The test query goes out with the subjects' queries: it costs no round-trip of its own.
+  const [probes, answers] = await Promise.all([
+    Promise.all(asked.map(({ list }) => probe(list, ctx))),
+    Promise.all(asked.flatMap(({ list, subjects }) => subjects.map((subject) => lookup(list, subject, ctx)))),
+  ]);
+  const results = answers.map((result) => {
+    const listProbe = probes.find((entry) => entry.zone === result.zone && entry.list === result.list);
+    if (result.status !== 'listed' || listProbe?.status !== 'answers_everything') return result;
+    return { ...result, status: 'error' as const, error: `${result.return_codes.join(', ')}: not a listing: the list also lists its RFC 5782 test entry ${listProbe.query} (${listProbe.return_codes.join(', ')}), so it answers every query` };
+  });
   const findings: ReportFinding[] = [];
   const errors: CheckError[] = [];
   for (const result of results) {
@@ -72,7 +96,7 @@ async function runLists(check: string, lists: ListDefinition[], input: Reputatio
     }
   }
   const status = errors.length > 0 ? 'error' : 'ok';
-  return { status, data: { status, dqs: Boolean(ctx.config.spamhausDqsKey) && lists.some((list) => list.dqsZone), results }, findings, errors };
+  return { status, data: { status, dqs: Boolean(ctx.config.spamhausDqsKey) && lists.some((list) => list.dqsZone), results, list_checks: probes }, findings, errors };
 }
 
 function domainSubjects(domain: string): string[] {
@@ -104,6 +128,20 @@ async function lookup(list: ListDefinition, subject: string, ctx: ReputationCont
     return { ...base, return_codes: codes, meanings, status: 'error', error: `${codes.join(', ')}: ${refused.map((entry) => entry.meaning).join('; ')}` };
   }
   return { ...base, return_codes: codes, meanings, status: 'listed' };
+}
+
+/** Asks the list about the entry RFC 5782 says it never lists; only a `listed` reading of the answer condemns it. */
+async function probe(list: ListDefinition, ctx: ReputationContext): Promise<ListProbe> {
+  const { zone, shown } = zoneToQuery(list, ctx.config.spamhausDqsKey);
+  const label = list.kind === 'domain' ? 'invalid' : '1.0.0.127';
+  const base = { list: list.name, zone: list.zone, query: `${label}.${shown}` };
+  const answer = await ctx.resolver.query(`${label}.${zone}`, 'A');
+  if (answer.status === 'absent') return { ...base, status: 'not_listed', return_codes: [] };
+  if (answer.status === 'unknown') return { ...base, status: 'unknown', return_codes: [] };
+  const codes = [...answer.records].sort();
+  // A refusal or an answer outside 127/8 already makes the subjects' answers errors on their own.
+  const listed = codes.every((code) => code.startsWith('127.')) && codes.map((code) => list.decode(code)).every((entry) => entry.outcome === 'listed');
+  return { ...base, status: listed ? 'answers_everything' : 'not_listed', return_codes: codes };
 }
 
 function redact(text: string, key: string | undefined): string {
