@@ -57,9 +57,9 @@ describe('mailscan scan: posture data judged by the reputation surface', () => {
 
     expect(report.surfaces.reputation.status).toBe('ok');
     expect(report.surfaces.reputation).toMatchObject({
-      sender_score: { status: 'skipped' },
+      sender_score: { status: 'skipped', outcome: 'skipped' },
       threat_intel: { status: 'skipped' },
-      spf_lookup_limit: { lookups: 2 },
+      spf_lookup_limit: { status: 'within_limit', outcome: 'ok', lookups: 2 },
       dkim_key_hygiene: { keys: [expect.objectContaining({ selector: 's1', verdict: 'ok' }), expect.objectContaining({ selector: 'selector1', verdict: 'ok' })] },
     });
     expect(JSON.stringify(report.surfaces.reputation.dane)).toContain('mx2.good.test');

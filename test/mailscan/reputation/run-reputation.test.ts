@@ -35,8 +35,9 @@ describe('runReputation', () => {
 
     expect(result.status).toBe('ok');
     expect(Object.keys(result.data).sort()).toEqual(['bimi', 'dane', 'dkim_key_hygiene', 'dnsbl', 'dnssec', 'mx_provider', 'sender_score', 'spf_lookup_limit', 'threat_intel', 'trustlist']);
-    expect(result.data.sender_score).toMatchObject({ status: 'skipped' });
-    expect(result.data.threat_intel).toMatchObject({ status: 'skipped' });
+    expect(result.data.sender_score).toMatchObject({ status: 'skipped', outcome: 'skipped' });
+    expect(result.data.threat_intel).toMatchObject({ status: 'skipped', outcome: 'skipped' });
+    expect(result.data.spf_lookup_limit).toEqual({ status: 'within_limit', outcome: 'ok', lookups: 3, limit: 10 });
     expect(score.requests).toHaveLength(0);
     expect(intel.requests).toHaveLength(0);
     expect(result.findings).toEqual([]);
@@ -68,7 +69,8 @@ describe('runReputation', () => {
     expect(result.status).toBe('error');
     expect(result.errors.map((e) => e.check).sort()).toEqual(['dnsbl', 'dnssec']);
     expect(result.data.dnsbl).toMatchObject({ status: 'error' });
-    expect(result.data.spf_lookup_limit).toMatchObject({ status: 'ok', lookups: 11 });
+    expect(result.data.spf_lookup_limit).toEqual({ status: 'over_limit', outcome: 'ok', lookups: 11, limit: 10 });
+    expect(result.data.dnssec).toMatchObject({ status: 'error', outcome: 'error' });
     expect(result.findings.map((f) => f.rule_id)).toEqual(['mailscan.spf.lookup_limit']);
   });
 
@@ -83,6 +85,7 @@ describe('runReputation', () => {
 
     expect(result.status).toBe('error');
     expect(result.errors).toEqual([{ surface: 'reputation', check: 'dane', message: 'check failed: socket closed' }]);
+    expect(result.data.dane).toEqual({ status: 'error', outcome: 'error' });
     expect(ctx.logged).toContainEqual({ event: 'reputation check failed', fields: { check: 'dane', message: 'socket closed' } });
   });
 
@@ -98,7 +101,9 @@ describe('runReputation', () => {
     await pending;
 
     expect(asked).toEqual([
+      'A 1.0.0.127.list.dnswl.org', 'A 1.0.0.127.zen.spamhaus.org',
       'A 10.113.0.203.list.dnswl.org', 'A 10.113.0.203.zen.spamhaus.org', 'A brand.test.dbl.spamhaus.org',
+      'A invalid.dbl.spamhaus.org',
       'DNSKEY brand.test', 'DS brand.test', 'TLSA _25._tcp.mx1.brand.test', 'TXT default._bimi.brand.test',
     ]);
   });

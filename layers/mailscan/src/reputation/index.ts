@@ -55,12 +55,13 @@ async function inputFor(name: string, needs: PostureField[], input: ReputationIn
 /**
  * The reputation surface. Its status is `error` when any check errored (the others still report),
  * otherwise `ok`; a check skipped for want of an operator key does not make the surface skipped.
- * Each check's data carries its own status under its report key.
+ * Under its report key each check has `outcome` (ok/error/skipped, like a surface) and `status`:
+ * the check's own (`within_limit` for the SPF limit), or the outcome when the check has none.
  */
 export async function runReputation(input: ReputationInput | PendingReputationInput, ctx: ReputationContext): Promise<SurfaceResult<Record<string, unknown>>> {
   const results = await Promise.all(Object.entries(checks).map(async ([name, { needs, run }]) => [name, await guarded(name, run, needs, input, ctx)] as const));
   const data: Record<string, unknown> = {};
-  for (const [name, result] of results) data[name] = { ...result.data, status: result.status };
+  for (const [name, result] of results) data[name] = { status: result.status, ...result.data, outcome: result.status };
   const findings = results.flatMap(([, result]) => result.findings);
   const errors = results.flatMap(([, result]) => result.errors);
   ctx.log('reputation finished', { findings: findings.length, errors: errors.length, skipped: results.filter(([, result]) => result.status === 'skipped').map(([name]) => name) });
