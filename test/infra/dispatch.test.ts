@@ -1,0 +1,137 @@
+import { App, Duration } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEAD_LETTER_TIMEOUT,
+  DISPATCH_TIMEOUT,
+  DispatchSetupError,
+  MAILSCAN_BIN,
+  checkMailscanLayer,
+  checkVisibilityTimeout,
+} from '../../infra/constructs/dispatch.ts';
+import { addScanServiceStack } from '../../infra/scan-service-app.ts';
+import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import { ENV } from '../../shared/config/environment.ts';
+import { DISPATCH_TIMEOUT_MS } from '../../local/runtime.ts';
+import { arnOf, cdkContext, environments, fixtureLayer, functionResource, logicalId, synthesizedStack, type Json } from './synthesized-stack.ts';
+
+describe('dispatch setup checks', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'infra-layer-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /** A stack for `env=dev` with `changes` applied to its settings; fails before any bundling. */
+  function buildDev(changes: Record<string, unknown>, mailscanLayerPath = fixtureLayer): ScanServiceStack {
+    const environments = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, ...changes } };
+    return addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), { mailscanLayerPath });
+  }
+
+  it('keeps the dispatch timeout equal to the one the local runtime assumes', () => {
+    expect(DISPATCH_TIMEOUT.toMilliseconds()).toBe(DISPATCH_TIMEOUT_MS);
+  });
+
+  it('accepts a visibility timeout of exactly 6x the consumer timeout and refuses one second less', () => {
+    expect(() => checkVisibilityTimeout('scan queue', Duration.seconds(1800), Duration.minutes(5))).not.toThrow();
+    expect(() => checkVisibilityTimeout('scan queue', Duration.seconds(1799), Duration.minutes(5))).toThrow(
+      /scan queue visibility timeout is 1799 s; it must be at least 1800 s/,
+    );
+  });
+
+  it('refuses to build a stack whose scan queue visibility is under 6x the dispatch timeout', () => {
+    const scanQueue = { ...cdkContext.environments.dev.scanQueue, visibilityTimeoutSeconds: 900 };
+    expect(() => buildDev({ scanQueue })).toThrow(DispatchSetupError);
+    expect(() => buildDev({ scanQueue })).toThrow(/at least 1800 s/);
+  });
+
+  it('refuses to build without bin/mailscan and says to run npm run build', () => {
+    const empty = join(scratch, 'empty');
+    mkdirSync(empty);
+    expect(() => buildDev({}, empty)).toThrow(DispatchSetupError);
+    expect(() => buildDev({}, empty)).toThrow(/bin\/mailscan\. Run `npm run build` before `cdk synth` or `cdk deploy`/);
+  });
+
+  it('refuses a bin/mailscan that is not executable', () => {
+    const layer = join(scratch, 'not-executable');
+    mkdirSync(join(layer, 'bin'), { recursive: true });
+    writeFileSync(join(layer, 'bin', 'mailscan'), '#!/bin/sh\n');
+    chmodSync(join(layer, 'bin', 'mailscan'), 0o644);
+    expect(() => checkMailscanLayer(layer)).toThrow(DispatchSetupError);
+  });
+
+  it('accepts the test fixture layer', () => {
+    expect(() => checkMailscanLayer(fixtureLayer)).not.toThrow();
+  });
+});
+
+describe.each(environments)('ScanService-%s', (env) => {
+  const settings = cdkContext.environments[env];
+  let stack: ScanServiceStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = synthesizedStack(env));
+  });
+
+  describe('dispatch function', () => {
+    it('sizes the dispatch function for one scan per invocation: 1024 MB, 5 minutes', () => {
+      const dispatch = functionResource(env, 'dispatch').Properties;
+      expect(dispatch.MemorySize).toBe(1024);
+      expect(dispatch.Timeout).toBe(DISPATCH_TIMEOUT.toSeconds());
+      expect(dispatch.Timeout).toBe(300);
+      expect(functionResource(env, 'dispatchDeadLetter').Properties.Timeout).toBe(DEAD_LETTER_TIMEOUT.toSeconds());
+    });
+
+    it('attaches the mailscan layer to the dispatch function only, with MAILSCAN_BIN at its mount point', () => {
+      const layerId = logicalId(stack, stack.dispatch.mailscanLayer);
+      template.hasResourceProperties('AWS::Lambda::LayerVersion', {
+        CompatibleRuntimes: ['nodejs24.x'],
+        CompatibleArchitectures: ['arm64'],
+      });
+      template.resourceCountIs('AWS::Lambda::LayerVersion', 1);
+      const dispatch = functionResource(env, 'dispatch').Properties;
+      expect(dispatch.Layers).toEqual([{ Ref: layerId }]);
+      expect(dispatch.Environment.Variables[ENV.mailscanBin]).toBe(MAILSCAN_BIN);
+      expect(MAILSCAN_BIN).toBe('/opt/bin/mailscan');
+      const withLayers = Object.entries<Json>(template.findResources('AWS::Lambda::Function')).filter(([, fn]) => fn.Properties.Layers);
+      expect(withLayers.map(([id]) => id)).toEqual([logicalId(stack, stack.functions.dispatch.handler)]);
+    });
+  });
+
+  describe('queue consumers', () => {
+    function mappingOf(fn: keyof ScanServiceStack['functions']): Json {
+      const mappings = Object.values<Json>(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+        (mapping) => mapping.Properties.FunctionName.Ref === logicalId(stack, stack.functions[fn].handler),
+      );
+      expect(mappings, fn).toHaveLength(1);
+      return mappings[0].Properties;
+    }
+
+    it('has exactly two event source mappings: the scan queue and the scan DLQ', () => {
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    });
+
+    it(`feeds dispatch one scan at a time, reports item failures, and caps concurrency at ${settings.dispatch.maxConcurrency}`, () => {
+      expect(mappingOf('dispatch')).toMatchObject({
+        EventSourceArn: arnOf(stack, stack.scheduling.scanQueue),
+        BatchSize: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: settings.dispatch.maxConcurrency },
+      });
+      expect(mappingOf('dispatch').MaximumBatchingWindowInSeconds).toBeUndefined();
+    });
+
+    it('feeds the dead-letter function the scan DLQ ten at a time with item failures reported', () => {
+      expect(mappingOf('dispatchDeadLetter')).toMatchObject({
+        EventSourceArn: arnOf(stack, stack.scheduling.scanDeadLetterQueue),
+        BatchSize: 10,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+
+    it('leaves the scheduler DLQ without a consumer, for an operator to inspect and resend', () => {
+      const sources = Object.values<Json>(template.findResources('AWS::Lambda::EventSourceMapping')).map((m) => m.Properties.EventSourceArn);
+      expect(sources).not.toContainEqual(arnOf(stack, stack.scheduling.schedulerDeadLetterQueue));
+    });
+  });
+});

@@ -1,0 +1,169 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import {
+  allStatements,
+  arnOf,
+  cdkContext,
+  environments,
+  logicalId,
+  ref,
+  schedulerArn,
+  statementsOfRole,
+  synthesizedStack,
+  type FunctionName,
+  type Json,
+  type Statement,
+} from './synthesized-stack.ts';
+
+function logStatement(stack: ScanServiceStack, fn: FunctionName): Statement {
+  return {
+    Effect: 'Allow',
+    Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+    Resource: [arnOf(stack, stack.functions[fn].logGroup)],
+  };
+}
+
+/** Exactly `actions` on the table itself; no index unless a Query statement says so. */
+function tableItemStatement(stack: ScanServiceStack, actions: string[]): Statement {
+  return { Effect: 'Allow', Action: actions, Resource: [arnOf(stack, stack.storage.table)] };
+}
+
+/** Query on the indexes, granted beside a table statement that lists Query. */
+function indexQueryStatement(stack: ScanServiceStack): Statement {
+  return { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), '/index/*']] }] };
+}
+
+/** What an SQS event source grants its function on the queue it polls (Queue.grantConsumeMessages). */
+function consumeStatement(stack: ScanServiceStack, queue: IConstruct): Statement {
+  return {
+    Effect: 'Allow',
+    Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+    Resource: [arnOf(stack, queue)],
+  };
+}
+
+function triggerStatements(stack: ScanServiceStack, group: string): Statement[] {
+  return [
+    {
+      Effect: 'Allow',
+      Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
+      Resource: [schedulerArn(`schedule/${group}/*`)],
+    },
+    {
+      Effect: 'Allow',
+      Action: ['iam:PassRole'],
+      Resource: [arnOf(stack, stack.scheduling.executionRole)],
+      Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    },
+  ];
+}
+
+describe.each(environments)('ScanService-%s', (env) => {
+  const settings = cdkContext.environments[env];
+  const group = settings.scheduleGroupName;
+  let stack: ScanServiceStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = synthesizedStack(env));
+  });
+
+  describe('function permissions', () => {
+    it('gives the schedules function table items, the group schedules and PassRole to the scheduler only', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.schedules.role))).toEqual([
+        logStatement(stack, 'schedules'),
+        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+        indexQueryStatement(stack),
+        ...triggerStatements(stack, group),
+      ]);
+    });
+
+    it('gives reconcile Query, Scan and the counter put, the group schedules, and ListSchedules', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.reconcile.role))).toEqual([
+        logStatement(stack, 'reconcile'),
+        tableItemStatement(stack, ['dynamodb:Query', 'dynamodb:Scan', 'dynamodb:PutItem']),
+        indexQueryStatement(stack),
+        ...triggerStatements(stack, group),
+        { Effect: 'Allow', Action: ['scheduler:ListSchedules'], Resource: ['*'] },
+      ]);
+    });
+
+    it('gives the scans function its table reads and writes, Query on the indexes, and SendMessage to the scan queue', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.scans.role))).toEqual([
+        logStatement(stack, 'scans'),
+        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), '/index/*']] }] },
+        { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
+      ]);
+    });
+
+    it('lets the dispatch function consume the scan queue and read and write items, nothing else', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.dispatch.role))).toEqual([
+        logStatement(stack, 'dispatch'),
+        consumeStatement(stack, stack.scheduling.scanQueue),
+        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
+      ]);
+    });
+
+    it('lets the dead-letter function consume the scan DLQ and read and write items, nothing else', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.dispatchDeadLetter.role))).toEqual([
+        logStatement(stack, 'dispatchDeadLetter'),
+        consumeStatement(stack, stack.scheduling.scanDeadLetterQueue),
+        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+      ]);
+    });
+
+    it('lets only the scheduler execution role and the scans function send to the scan queue', () => {
+      const senders = allStatements(template)
+        .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes('sqs:SendMessage'))
+        .map(({ owner }) => owner);
+      expect(senders.sort()).toEqual(
+        [logicalId(stack, stack.scheduling.executionRole), logicalId(stack, stack.functions.scans.role)].sort(),
+      );
+    });
+
+    it('lets only the two consumers receive from a queue, each from its own', () => {
+      const receivers = allStatements(template)
+        .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes('sqs:ReceiveMessage'))
+        .map(({ owner, statement }) => ({ owner, queues: statement.Resource }));
+      expect(receivers).toEqual([
+        { owner: logicalId(stack, stack.functions.dispatch.role), queues: [arnOf(stack, stack.scheduling.scanQueue)] },
+        { owner: logicalId(stack, stack.functions.dispatchDeadLetter.role), queues: [arnOf(stack, stack.scheduling.scanDeadLetterQueue)] },
+      ]);
+    });
+
+    it('gives the meta function nothing beyond its own log group', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.meta.role))).toEqual([logStatement(stack, 'meta')]);
+    });
+
+    it('lets only the authorizer read the session key', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.authorizer.role))).toEqual([
+        logStatement(stack, 'authorizer'),
+        { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.sessionKey.secret)] },
+      ]);
+      const readers = allStatements(template).filter(({ statement }) => statement.Action.some((a) => a.startsWith('secretsmanager:')));
+      expect(readers.map(({ owner }) => owner)).toEqual([logicalId(stack, stack.functions.authorizer.role)]);
+    });
+
+    it('attaches no managed policy to any role', () => {
+      for (const role of Object.values<Json>(template.findResources('AWS::IAM::Role'))) {
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      }
+    });
+
+    it('allows no wildcard action anywhere', () => {
+      const wildcard = allStatements(template).filter(
+        ({ statement }) => statement.Effect === 'Allow' && statement.Action.some((action) => action === '*' || action.endsWith(':*')),
+      );
+      expect(wildcard).toEqual([]);
+    });
+
+    it('allows Resource "*" only for scheduler:ListSchedules, which has no resource type', () => {
+      const starred = allStatements(template)
+        .filter(({ statement }) => statement.Effect === 'Allow' && statement.Resource.includes('*'))
+        .map(({ owner, statement }) => ({ owner, actions: statement.Action }));
+      expect(starred).toEqual([{ owner: logicalId(stack, stack.functions.reconcile.role), actions: ['scheduler:ListSchedules'] }]);
+    });
+  });
+});

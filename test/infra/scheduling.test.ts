@@ -1,0 +1,90 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEAD_LETTER_TIMEOUT } from '../../infra/constructs/dispatch.ts';
+import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import { arnOf, cdkContext, environments, logicalId, schedulerArn, statementsOfRole, synthesizedStack, type Json } from './synthesized-stack.ts';
+
+describe.each(environments)('ScanService-%s', (env) => {
+  const settings = cdkContext.environments[env];
+  const group = settings.scheduleGroupName;
+  let stack: ScanServiceStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = synthesizedStack(env));
+  });
+
+  describe('scheduling', () => {
+    it('creates the environment schedule group', () => {
+      template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+      template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: group });
+    });
+
+    it('redrives the scan queue to its DLQ after maxReceiveCount receives', () => {
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        VisibilityTimeout: settings.scanQueue.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: settings.scanQueue.retentionDays * 86_400,
+        RedrivePolicy: {
+          deadLetterTargetArn: arnOf(stack, stack.scheduling.scanDeadLetterQueue),
+          maxReceiveCount: settings.scanQueue.maxReceiveCount,
+        },
+      });
+    });
+
+    it('keeps each consumed queue invisible for at least 6x its consumer timeout', () => {
+      const resources = template.toJSON().Resources;
+      const pairs = [
+        { queue: stack.scheduling.scanQueue, consumer: stack.functions.dispatch },
+        { queue: stack.scheduling.scanDeadLetterQueue, consumer: stack.functions.dispatchDeadLetter },
+      ];
+      for (const { queue, consumer } of pairs) {
+        const visibility = resources[logicalId(stack, queue)].Properties.VisibilityTimeout;
+        const timeout = resources[logicalId(stack, consumer.handler)].Properties.Timeout;
+        expect(visibility, queue.node.path).toBeGreaterThanOrEqual(6 * timeout);
+      }
+      expect(resources[logicalId(stack, stack.scheduling.scanQueue)].Properties.VisibilityTimeout).toBe(settings.scanQueue.visibilityTimeoutSeconds);
+      expect(resources[logicalId(stack, stack.scheduling.scanDeadLetterQueue)].Properties.VisibilityTimeout).toBe(6 * DEAD_LETTER_TIMEOUT.toSeconds());
+    });
+
+    it('encrypts every queue with SQS-managed keys and denies plain HTTP', () => {
+      const queues = template.findResources('AWS::SQS::Queue');
+      expect(Object.keys(queues)).toHaveLength(3);
+      for (const [id, queue] of Object.entries<Json>(queues)) {
+        expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: id }],
+          PolicyDocument: {
+            Statement: [
+              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ],
+          },
+        });
+      }
+    });
+
+    it('lets only EventBridge Scheduler acting for this group assume the execution role', () => {
+      const role = template.toJSON().Resources[logicalId(stack, stack.scheduling.executionRole)];
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'sts:AssumeRole',
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+            ArnLike: { 'aws:SourceArn': [schedulerArn(`schedule-group/${group}`), schedulerArn(`schedule/${group}/*`)] },
+          },
+        },
+      ]);
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+
+    it('allows the execution role only sqs:SendMessage to the scan queue and the scheduler DLQ', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.scheduling.executionRole))).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['sqs:SendMessage'],
+          Resource: [arnOf(stack, stack.scheduling.scanQueue), arnOf(stack, stack.scheduling.schedulerDeadLetterQueue)],
+        },
+      ]);
+    });
+  });
+});

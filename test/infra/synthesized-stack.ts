@@ -1,0 +1,112 @@
+import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { EnvironmentName } from '../../infra/environment-settings.ts';
+import { repositoryRoot } from '../../infra/paths.ts';
+import { addScanServiceStack } from '../../infra/scan-service-app.ts';
+import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+
+/** CloudFormation template JSON, untyped by nature: whatever Template.toJSON() holds. */
+export type Json = ReturnType<Template['toJSON']>[string];
+
+export interface Statement {
+  Effect: string;
+  Action: string[];
+  Resource: Json[];
+  Condition?: Json;
+  Principal?: Json;
+}
+
+export type FunctionName = keyof ScanServiceStack['functions'];
+
+export const cdkContext = JSON.parse(readFileSync(join(repositoryRoot, 'cdk.json'), 'utf8')).context;
+export const environments: EnvironmentName[] = ['dev', 'prod'];
+/** Stands in for the `npm run build` output: a placeholder bin/mailscan, so no build is needed. */
+export const fixtureLayer = join(repositoryRoot, 'test/infra/fixtures/mailscan-layer');
+
+export interface SynthesizedStack {
+  stack: ScanServiceStack;
+  template: Template;
+}
+
+/**
+ * One synth per environment per test worker: bundling seven functions takes seconds. The `infra`
+ * project in vitest.config.ts runs these files in one worker without isolation, so every file
+ * of test/infra shares the two synths.
+ */
+const synthesized = new Map<EnvironmentName, SynthesizedStack>();
+
+export function synthesizedStack(env: EnvironmentName): SynthesizedStack {
+  let found = synthesized.get(env);
+  if (!found) {
+    const started = performance.now();
+    const stack = addScanServiceStack(new App({ context: { ...cdkContext, env } }), { mailscanLayerPath: fixtureLayer });
+    found = { stack, template: Template.fromStack(stack) };
+    synthesized.set(env, found);
+    console.info(`synth ${env}: ${Math.round(performance.now() - started)} ms`);
+  }
+  return found;
+}
+
+// ---- template queries ------------------------------------------------------------------------
+
+export function logicalId(stack: Stack, construct: IConstruct): string {
+  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+export function ref(stack: Stack, construct: IConstruct): Json {
+  return { Ref: logicalId(stack, construct) };
+}
+
+export function arnOf(stack: Stack, construct: IConstruct): Json {
+  return { 'Fn::GetAtt': [logicalId(stack, construct), 'Arn'] };
+}
+
+function asList<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function normalise(statement: Json): Statement {
+  return { ...statement, Action: asList(statement.Action), Resource: asList(statement.Resource) };
+}
+
+/** `arn:<partition>:scheduler:<region>:<account>:<suffix>` as the template writes it. */
+export function schedulerArn(suffix: string): Json {
+  return {
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${suffix}`]],
+  };
+}
+
+/** Every identity-policy statement that applies to the role: attached AWS::IAM::Policy and inline. */
+export function statementsOfRole(template: Template, roleId: string): Statement[] {
+  const role = template.toJSON().Resources[roleId];
+  expect(role.Type).toBe('AWS::IAM::Role');
+  const inline = asList<Json>(role.Properties.Policies).flatMap((policy) => policy.PolicyDocument.Statement);
+  const attached = Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy: Json) => asList(policy.Properties.Roles).some((r: Json) => r.Ref === roleId))
+    .flatMap((policy: Json) => policy.Properties.PolicyDocument.Statement as Json[]);
+  return [...inline, ...attached].map(normalise);
+}
+
+/** Every statement of every policy document in the template (identity and resource policies). */
+export function allStatements(template: Template): Array<{ owner: string; statement: Statement }> {
+  const found: Array<{ owner: string; statement: Statement }> = [];
+  for (const [id, resource] of Object.entries<Json>(template.toJSON().Resources)) {
+    const documents: Json[] = [];
+    if (resource.Properties?.PolicyDocument) documents.push(resource.Properties.PolicyDocument);
+    for (const policy of asList<Json>(resource.Properties?.Policies)) documents.push(policy.PolicyDocument);
+    const owner = resource.Type === 'AWS::IAM::Policy' ? asList<Json>(resource.Properties.Roles)[0].Ref : id;
+    for (const document of documents) for (const statement of document.Statement) found.push({ owner, statement: normalise(statement) });
+  }
+  return found;
+}
+
+/** The Lambda function resource behind one of the stack's service functions. */
+export function functionResource(env: EnvironmentName, fn: FunctionName): Json {
+  const { stack, template } = synthesizedStack(env);
+  return template.toJSON().Resources[logicalId(stack, stack.functions[fn].handler)];
+}
