@@ -9,8 +9,8 @@ import { ENV } from '../../shared/config/environment.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
 
 /**
- * The dispatch function's timeout: one scan job per invocation, its targets run one after the
- * other within it (docs/dispatch.md). local/runtime.ts DISPATCH_TIMEOUT_MS is the same 5 minutes.
+ * The dispatch function's timeout: one scan job per invocation, its targets run up to four at a
+ * time within it (docs/dispatch.md). local/runtime.ts DISPATCH_TIMEOUT_MS is the same 5 minutes.
  */
 export const DISPATCH_TIMEOUT = Duration.minutes(5);
 /** CPU, not memory: Lambda gives CPU in proportion to memory, and the CLI does TLS and X.509 work. */

@@ -124,6 +124,43 @@ describe('scans end to end under a fake clock', () => {
     expect(scan).toMatchObject({ status: 'succeeded', finding_count: 3 });
   });
 
+  it('scans up to four targets of one job at once and lists findings and errors in target order', async () => {
+    const targets = Array.from({ length: 10 }, (_, i) => `t${i}.com`);
+    const waiting: { target: string; finish: () => void }[] = [];
+    let inFlight = 0;
+    let peak = 0;
+    runner.behaviour = (input) => new Promise((resolve) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      waiting.push({
+        target: input.target,
+        finish: () => {
+          inFlight -= 1;
+          resolve({ findings: [finding(1, { evidence: { host: input.target } })], errors: ['t1.com', 't8.com'].includes(input.target) ? ['resolver refused'] : [] });
+        },
+      });
+    });
+
+    const reply = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: targets[0], targets: targets.slice(1), scope: { reputation: false } } });
+    const drained = service.runtime.drain();
+    // Each time the pool is full (or holds all that is left), finish the newest running target: t3,
+    // t4, ... t9 finish before t2, t1, t0, so t8's error comes back before t1's.
+    for (let finished = 0; finished < targets.length; finished += 1) {
+      while (inFlight < Math.min(4, targets.length - finished)) await new Promise((resolve) => setImmediate(resolve));
+      waiting.pop()!.finish();
+    }
+    await drained;
+    const scan = (await service.call(`/api/scans/${reply.body.id}/`, { token })).body;
+    const found = (await service.call(`/api/findings/?scan_id=${scan.id}&limit=100`, { token })).body.items;
+
+    expect(peak).toBe(4);
+    expect(scan).toMatchObject({ status: 'partial', finding_count: 10, errors: [
+      { runner: runner.name, message: 't1.com: resolver refused' },
+      { runner: runner.name, message: 't8.com: resolver refused' },
+    ] });
+    expect(found.map((item: { target: string }) => item.target).sort()).toEqual([...targets].sort());
+  });
+
   it('fails a scan type with no runner with a clear error', async () => {
     const reply = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'dast', target: 'https://app.example.com/' } });
     await service.runtime.drain();
