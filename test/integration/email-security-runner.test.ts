@@ -21,7 +21,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
   let token: string;
 
   beforeAll(async () => {
-    dns = await startDnsServer({ zoneDir, zones: [renamed('good.test', 'goodmail.com'), renamed('bare.test', 'baremail.com'), renamed('slow.test', 'slowmail.com')] });
+    dns = await startDnsServer({ zoneDir, zones: [renamed('good.test', 'goodmail.com'), renamed('bare.test', 'baremail.com'), renamed('slow.test', 'slowmail.com'), { text: '@ IN SOA ns.nic.net. hostmaster.nic.net. ( 1 3600 600 86400 300 )', origin: 'net' }] });
     bin = await buildCli();
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
     service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
@@ -61,6 +61,14 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
 
     expect(scan.status).toBe('failed');
     expect(scan.errors[0]).toMatchObject({ runner: 'mailscan', message: expect.stringContaining('mailscan could not scan nowhere-at-all.com') });
+  });
+
+  it('fails the job for a domain that does not exist, saying so, with no findings', async () => {
+    const { scan, findings } = await scanOf('typomail.net', { reputation: false });
+
+    expect(scan).toMatchObject({ status: 'failed', finding_count: 0 });
+    expect(scan.errors).toEqual([{ runner: 'mailscan', message: expect.stringContaining('typomail.net does not exist (NXDOMAIN)') }]);
+    expect(findings).toEqual([]);
   });
 
   it('fails the job with the CLI\'s reason for a surface this build lacks', async () => {

@@ -60,9 +60,19 @@ export const postureSchema = z.looseObject({
 /** A surface this scan did not run: `reason` says why (not requested, or not in this build). */
 export const otherSurfaceSchema = z.looseObject({ status: surfaceStatusSchema });
 
+/** Why a domain is reported as not existing (DESIGN §6): its NXDOMAIN answers and the closest existing parent. */
+export const nonexistenceSchema = z.looseObject({
+  answers: z.array(z.object({ name: z.string(), type: z.string(), rcode: z.literal('NXDOMAIN') })),
+  closest_existing_parent: z.string().nullable(),
+  soa: z.object({ zone: z.string(), mname: z.string(), rname: z.string(), serial: z.number() }).nullable(),
+});
+
 export const reportSchema = z.object({
   scanner: z.object({ name: z.literal('mailscan'), version: z.string() }),
   domain: z.string(),
+  /** false when the domain itself answers NXDOMAIN; a report without it (an older scanner) is read as true. */
+  domain_exists: z.boolean().default(true),
+  nonexistence: nonexistenceSchema.optional(),
   started_at: z.iso.datetime(),
   finished_at: z.iso.datetime(),
   surfaces: z.object({

@@ -9,6 +9,7 @@ export function renderText(report: Report): string {
   const dmarc = posture.dmarc;
   const dkim = posture.dkim;
   const lines = [
+    ...(report.domain_exists ? [] : [doesNotExist(report), '']),
     `${report.scanner.name} ${report.scanner.version}: ${report.domain}`,
     `posture: ${posture.status}, score ${posture.score ?? 'unknown'}${posture.grade ? ` (grade ${posture.grade})` : ''}`,
     `  SPF    ${spf.status}${spf.record ? `: ${spf.record}` : ''} (${spf.lookups} lookups, ${spf.void_lookups} void)`,
@@ -25,4 +26,11 @@ export function renderText(report: Report): string {
     lines.push('', `errors (${report.errors.length}):`, ...report.errors.map((error) => `  ${error.surface}/${error.check}: ${error.message}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+function doesNotExist(report: Report): string {
+  const parent = report.nonexistence?.closest_existing_parent;
+  const soa = report.nonexistence?.soa;
+  const where = parent ? `; closest existing parent ${parent}${soa ? ` (zone ${soa.zone}, SOA ${soa.mname} serial ${soa.serial})` : ''}` : '';
+  return `${report.domain} does not exist (NXDOMAIN)${where}`;
 }

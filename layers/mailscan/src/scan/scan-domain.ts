@@ -1,5 +1,6 @@
 import { branch } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import { checkDomainExistence } from '../posture/domain-existence.ts';
 import { startPosture } from '../posture/run-posture.ts';
 import type { CheckError, PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
@@ -27,6 +28,9 @@ export type ScanOutcome = { kind: 'report'; report: Report } | { kind: 'could_no
 
 const NOT_REQUESTED = { status: 'skipped', reason: 'not requested' } as const;
 
+/** Findings that say a record is missing: for a domain that does not exist they tell the wrong story. */
+const MISSING_RECORD_RULES = new Set(['mailscan.spf.missing', 'mailscan.dmarc.missing', 'mailscan.dkim.not_found', 'mailscan.dnssec.unsigned']);
+
 /**
  * One scan: posture and reputation start together; each reputation check waits only for the
  * posture result it needs (MX hosts, SPF lookup count, DKIM keys), so the scan's wall time follows
@@ -45,22 +49,27 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
     return { kind: 'could_not_start', message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}` };
   }
   deps.log('posture finished', { domain: request.domain, score: posture.surface.score, findings: posture.findings.length, errors: posture.errors.length });
-  const reputation = await reputationRun;
+  const [existence, reputation] = await Promise.all([checkDomainExistence(request.domain, deps.resolver), reputationRun]);
+  if (!existence.exists) deps.log('domain does not exist', { domain: request.domain, closest_existing_parent: existence.evidence.closest_existing_parent });
+  const keep = (item: { rule_id: string }): boolean => existence.exists || !MISSING_RECORD_RULES.has(item.rule_id);
 
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
+    domain_exists: existence.exists,
+    ...(existence.exists ? {} : { nonexistence: existence.evidence }),
     started_at: startedAt.toISOString(),
     finished_at: deps.now().toISOString(),
     surfaces: {
-      posture: posture.surface,
+      // A score of 0 would grade records that cannot exist: a domain that does not exist has none.
+      posture: existence.exists ? posture.surface : { ...posture.surface, score: null, grade: null },
       reputation: { ...reputation.data, status: reputation.status },
       discover: NOT_REQUESTED,
       leak: NOT_REQUESTED,
       rua: NOT_REQUESTED,
       header: NOT_REQUESTED,
     },
-    findings: [...posture.findings, ...reputation.findings],
+    findings: [...posture.findings, ...reputation.findings].filter(keep),
     errors: [...posture.errors, ...reputation.errors],
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
