@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { buildMailscan } from '../layers/mailscan/build.ts';
 import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
 import { startLocalRuntime } from './runtime.ts';
@@ -9,9 +9,11 @@ const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const quota = process.env.SCHEDULE_QUOTA ? Number(process.env.SCHEDULE_QUOTA) : undefined;
 const allowedOrigins = (process.env.ALLOWED_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
 
-// The same single-file CLI the Lambda layer carries, rebuilt from source at every start (about a second).
+// The same CLI the Lambda layer carries, rebuilt from source at every start (about a second). Its
+// compile cache lives under DATA_DIR, as /tmp holds it in Lambda (docs/mailscan-startup.md).
 const mailscanBin = await buildMailscan();
-const runners = new Map([['email_security' as const, makeMailscanRunner({ bin: mailscanBin, env: process.env })]]);
+const mailscanEnv = { ...process.env, MAILSCAN_COMPILE_CACHE: process.env.MAILSCAN_COMPILE_CACHE ?? join(dataDir, 'cache', 'mailscan') };
+const runners = new Map([['email_security' as const, makeMailscanRunner({ bin: mailscanBin, env: mailscanEnv })]]);
 
 const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, runners, startTimers: true });
 process.stdout.write(

@@ -1,4 +1,3 @@
-import { catalogue } from '../catalogue.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 import { parseArgs, USAGE } from './args.ts';
 import { EXIT, makeStderrLog, type CliIo } from './io.ts';
@@ -18,9 +17,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     case 'help':
       io.stdout(`${USAGE}\n`);
       return EXIT.ok;
-    case 'rules':
+    case 'rules': {
+      // Loaded on demand like the scan: --version should not parse the catalogue.
+      const { catalogue } = await import('../catalogue.ts');
       io.stdout(`${JSON.stringify({ scanner: { name: SCANNER_NAME, version: SCANNER_VERSION }, rules: catalogue }, null, 2)}\n`);
       return EXIT.ok;
+    }
     case 'scan': {
       // Loaded on demand: the scan's dependencies (zod, the public suffix list, X.509) cost
       // a quarter of a second to initialise, which --version and rules should not pay.
