@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DISPATCH_MEMORY_MB, DISPATCH_TIMEOUT } from '../infra/constructs/dispatch.ts';
-import { resolveEnvironment } from '../infra/environment-settings.ts';
+import { DEAD_LETTER_CONCURRENCY, resolveEnvironment } from '../infra/environment-settings.ts';
 import { FIRE_RETRY_POLICY } from '../shared/adapters/eventbridge/schedule-request.ts';
 import { samplerFrom, seededRandom, simulateHerd, type HerdSettings } from './herd/herd-model.ts';
 
 // npm run simulate:herd [-- --env prod --fires 10000,100000,1000000 --slowdown 1 --window-minutes 0
-//                          --max-concurrency N --account-concurrency 1000]
+//                          --max-concurrency N --account-concurrency N]
 // N fires due at one instant (every daily schedule at 02:00 UTC) through the dispatch settings of
 // infra/ (cdk.json for the environment, the dispatch timeout and memory, the scheduler retry policy),
 // with scan durations drawn from measured mailscan processes (bench/fixtures/scan-durations.json,
@@ -19,7 +19,7 @@ const { values } = parseArgs({
     slowdown: { type: 'string', default: '1' },
     'window-minutes': { type: 'string' },
     'max-concurrency': { type: 'string' },
-    'account-concurrency': { type: 'string', default: '1000' },
+    'account-concurrency': { type: 'string' },
     seed: { type: 'string', default: '1' },
   },
 });
@@ -32,7 +32,8 @@ const samples = durations.samples.map((sample) => sample.seconds * slowdown);
 
 const settings: HerdSettings = {
   maxConcurrency: Number(values['max-concurrency'] ?? env.dispatch.maxConcurrency),
-  accountConcurrency: Number(values['account-concurrency']),
+  // What the account leaves dispatch while the API bursts and the dead-letter function runs.
+  accountConcurrency: Number(values['account-concurrency'] ?? env.dispatch.accountConcurrency - env.api.throttleBurstLimit - DEAD_LETTER_CONCURRENCY),
   // Lambda's SQS event source: 5 concurrent batches at first, up to 300 more per minute (docs/scale.md).
   scaleUpPerMinute: 300,
   functionTimeoutS: DISPATCH_TIMEOUT.toSeconds(),

@@ -5,6 +5,9 @@ import { z } from 'zod';
 export const environmentNames = ['dev', 'prod'] as const;
 export type EnvironmentName = (typeof environmentNames)[number];
 
+/** The dead-letter function's event-source cap (infra/constructs/dispatch.ts DEAD_LETTER_MAX_CONCURRENCY). */
+export const DEAD_LETTER_CONCURRENCY = 5;
+
 const retentionDays = new Set<number>(Object.values(RetentionDays).filter((value) => typeof value === 'number'));
 
 /**
@@ -41,6 +44,13 @@ export const EnvironmentSettings = z
          * source `ScalingConfig.MaximumConcurrency`, 2-1000): back-pressure for the 02:00 burst.
          */
         maxConcurrency: z.number().int().min(2).max(1000),
+        /**
+         * The region's Lambda concurrency quota for the account (1,000 by default). Dispatch at its
+         * cap, the dead-letter function and an API burst must fit in it together: invocations beyond
+         * it are throttled, and a throttled scan message spends a receive without running
+         * (npm run simulate:herd shows them; docs/scale.md).
+         */
+        accountConcurrency: z.number().int().min(10),
       })
       .strict(),
     /** Retention of both dead-letter queues: long enough to inspect and redrive. */
@@ -54,7 +64,19 @@ export const EnvironmentSettings = z
     /** EventBridge rule schedule of the nightly reconcile run. */
     reconcileCron: z.string().regex(/^cron\(.+\)$/),
   })
-  .strict();
+  .strict()
+  .superRefine((settings, context) => {
+    const needed = settings.dispatch.maxConcurrency + DEAD_LETTER_CONCURRENCY + settings.api.throttleBurstLimit;
+    if (needed > settings.dispatch.accountConcurrency) {
+      context.addIssue({
+        code: 'custom',
+        path: ['dispatch', 'maxConcurrency'],
+        message:
+          `dispatch at ${settings.dispatch.maxConcurrency}, the dead-letter function at ${DEAD_LETTER_CONCURRENCY} and an API burst of ` +
+          `${settings.api.throttleBurstLimit} need ${needed} concurrent executions, more than dispatch.accountConcurrency ${settings.dispatch.accountConcurrency}`,
+      });
+    }
+  });
 export type EnvironmentSettings = z.infer<typeof EnvironmentSettings>;
 
 /** The app was started without a usable `-c env=...` or with invalid settings: an operator error. */

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { constants, accessSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENV } from '../../shared/config/environment.ts';
+import { DEAD_LETTER_CONCURRENCY } from '../environment-settings.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
 
 /**
@@ -22,7 +23,7 @@ export const DEAD_LETTER_TIMEOUT = Duration.seconds(30);
 /** The scan DLQ's visibility timeout, 6x DEAD_LETTER_TIMEOUT for the same reason as the scan queue's. */
 export const DEAD_LETTER_VISIBILITY_TIMEOUT = Duration.seconds(VISIBILITY_TIMEOUT_FACTOR * DEAD_LETTER_TIMEOUT.toSeconds());
 /** Dead letters are rare and cheap; a cap keeps a flood of them from taking the account's concurrency. */
-export const DEAD_LETTER_MAX_CONCURRENCY = 5;
+export const DEAD_LETTER_MAX_CONCURRENCY = DEAD_LETTER_CONCURRENCY;
 /** Where the layer's `bin/mailscan` is mounted. */
 export const MAILSCAN_BIN = '/opt/bin/mailscan';
 /**

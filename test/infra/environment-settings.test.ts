@@ -14,7 +14,13 @@ describe('environment selection', () => {
   });
 
   it('rejects a dispatch concurrency cap the SQS event source does not accept', () => {
-    const broken = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, dispatch: { maxConcurrency: 1 } } };
+    const broken = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, dispatch: { maxConcurrency: 1, accountConcurrency: 1000 } } };
     expect(() => resolveEnvironment('dev', broken)).toThrow(/dispatch\.maxConcurrency/);
+  });
+
+  it('rejects a dispatch cap that, with the dead-letter function and an API burst, exceeds the account concurrency', () => {
+    const prod = cdkContext.environments.prod;
+    const broken = { ...cdkContext.environments, prod: { ...prod, dispatch: { maxConcurrency: 900, accountConcurrency: 1000 } } };
+    expect(() => resolveEnvironment('prod', broken)).toThrow(/need 1305 concurrent executions, more than dispatch.accountConcurrency 1000/);
   });
 });
