@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TenantId } from '../shared/domain/identity.ts';
 import type { ReconcileReport } from '../shared/services/reconcile-service.ts';
 

@@ -1,5 +1,5 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The deployment environments this app knows; `-c env=<name>` picks one. */
 export const environmentNames = ['dev', 'prod'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENV } from './environment.ts';
 
 const list = z.string().default('').transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ScanType } from './scan-types.ts';
 import { Severity } from './scan-job.ts';
 

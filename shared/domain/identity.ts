@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export const Role = z.enum(ROLES);

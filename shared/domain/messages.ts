@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Fire message: EventBridge Scheduler target input and SQS body (DESIGN §5). */
 export const FireMessage = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCAN_TYPES, ScanType, scanTypes } from './scan-types.ts';
 
 export const ScanTypeItem = z.object({

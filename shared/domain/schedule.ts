@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ScanType } from './scan-types.ts';
 import { Scope } from './scope.ts';
 

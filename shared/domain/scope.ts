@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ScanType } from './scan-types.ts';
 import type { FieldIssue } from './errors.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ScanTypeList } from '../domain/scan-type-list.ts';
 import { FindingList } from '../domain/finding.ts';
 import { ManualScanRequest, ScanJob, ScanList, ScanStatus } from '../domain/scan-job.ts';

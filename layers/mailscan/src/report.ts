@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The report `mailscan scan` prints (DESIGN §6): the one contract between the CLI and the service's

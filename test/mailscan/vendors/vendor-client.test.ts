@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { makeSafeFetch } from '../../../layers/mailscan/src/http/safe-fetch.ts';
 import { endpointUrl, openVendor, type VendorClient, type VendorDefinition } from '../../../layers/mailscan/src/vendors/vendor-client.ts';
 import { vendorConfigFromEnv } from '../../../layers/mailscan/src/vendors/vendor-config.ts';

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { vendorFileSchema } from '../vendors/vendor-config.ts';
 
 /**

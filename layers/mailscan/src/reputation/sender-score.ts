@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import type { CheckError, ReputationContext, ReputationInput } from './context.ts';
 import type { CheckResult } from './check-result.ts';

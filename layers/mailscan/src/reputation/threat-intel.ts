@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { finding } from '../catalogue.ts';
 import type { ReputationContext, ReputationInput } from './context.ts';
 import type { CheckResult } from './check-result.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { CheckError, ReputationContext } from '../reputation/context.ts';
 import { FetchError } from '../http/safe-fetch.ts';
 

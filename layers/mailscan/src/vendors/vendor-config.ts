@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { vendorVariable, type VendorConfig, type VendorDefinition } from './vendor-client.ts';
 
 /**
