@@ -18,6 +18,8 @@ export interface LocalHttpServerOptions {
   handlers: Record<HandlerName, LambdaLikeHandler>;
   sessionKey: string;
   localEndpoints?: Record<string, LocalEndpoint>;
+  /** Serves the web UI; answers false for paths that are not the UI's. */
+  serveUi?: (request: IncomingMessage, response: ServerResponse, path: string) => Promise<boolean>;
 }
 
 interface CompiledRoute {
@@ -68,13 +70,14 @@ function send(response: ServerResponse, result: ApiResult): void {
  * The local stand-in for API Gateway: turns HTTP requests into HTTP API (payload 2.0) events,
  * runs the same authorizer code for authenticated routes, and invokes the same handlers.
  */
-export function makeLocalRequestListener({ routes, handlers, sessionKey, localEndpoints = {} }: LocalHttpServerOptions): RequestListener {
+export function makeLocalRequestListener({ routes, handlers, sessionKey, localEndpoints = {}, serveUi }: LocalHttpServerOptions): RequestListener {
   const compiled = routes.map(compile);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
     const requestId = randomUUID();
+    if (serveUi && (await serveUi(request, response, url.pathname))) return;
     const body = await readBody(request);
 
     const local = localEndpoints[url.pathname];

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { buildMailscan } from '../layers/mailscan/build.ts';
 import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
 import { startLocalRuntime } from './runtime.ts';
+import { ensureUiBuilt } from './web-ui.ts';
 
 // `npm start`: the whole service in one process on embedded defaults.
 const port = Number(process.env.PORT ?? 3000);
@@ -15,13 +16,17 @@ const mailscanBin = await buildMailscan();
 const mailscanEnv = { ...process.env, MAILSCAN_COMPILE_CACHE: process.env.MAILSCAN_COMPILE_CACHE ?? join(dataDir, 'cache', 'mailscan') };
 const runners = new Map([['email_security' as const, makeMailscanRunner({ bin: mailscanBin, env: mailscanEnv })]]);
 
-const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, runners, startTimers: true });
+// The UI is built from web/ when web/dist is missing or older than its sources (a few seconds).
+const uiDir = await ensureUiBuilt({ log: (line) => process.stdout.write(`${line}\n`) });
+
+const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, runners, startTimers: true, uiDir });
 process.stdout.write(
   `scan service listening on ${runtime.url}\n` +
     `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed, ${runtime.requeued} unfinished scan(s) requeued)\n` +
     `  scanners: email_security → ${mailscanBin} (configure it with MAILSCAN_* variables)\n` +
     `  session: npm run session -- --tenant acme --role admin\n` +
-    `\nOpen the UI (signs you in once as an admin of tenant "local"):\n  ${await runtime.signInUrl()}\n`,
+    `  web UI: ${runtime.url}/ (from ${uiDir})\n` +
+    `\nOpen the UI (this link signs you in once, as an admin of tenant "local"):\n  ${await runtime.signInUrl()}\n`,
 );
 
 let stopping = false;

@@ -34,6 +34,7 @@ import { LocalQueueConsumer } from './queue-consumer.ts';
 import { startDynalite } from './dynalite.ts';
 import { makeLocalRequestListener } from './http-server.ts';
 import { loadOrCreateSessionKey } from './session-key.ts';
+import { makeUiHandler } from './web-ui.ts';
 import { signSessionToken } from '../shared/auth/session-token.ts';
 import { UnauthenticatedError } from '../shared/domain/errors.ts';
 import type { Role } from '../shared/domain/identity.ts';
@@ -66,6 +67,8 @@ export interface LocalRuntimeOptions {
   startTimers?: boolean;
   logger?: Logger;
   version?: string;
+  /** Serve the built web UI from this directory (web/dist) at `/`. */
+  uiDir?: string;
 }
 
 export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
@@ -160,6 +163,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       scans: makeScansHandler({ scans: scanService, logger, allowedOrigins }),
       meta: makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins, secureCookie: false, acceptSignIn }),
     },
+    serveUi: options.uiDir ? makeUiHandler(options.uiDir) : undefined,
     localEndpoints: {
       '/_local/reconcile': async (request, body) => {
         if (request.headers['x-local-admin-key'] !== sessionKey) return { status: 403, body: { error: 'local admin key required' } };

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isUiRoute } from '../web/src/ui-routes.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const WEB_DIR = join(ROOT, 'web');
+export const WEB_DIST = join(WEB_DIR, 'dist');
+/** What the bundle is made of: a change to any of these makes web/dist stale. */
+const BUILD_INPUTS = [join(WEB_DIR, 'src'), join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'shared', 'domain'), join(ROOT, 'shared', 'chat'), join(ROOT, 'package-lock.json')];
+
+/**
+ * The UI's Content-Security-Policy: scripts, styles and fetches from this origin only, no inline
+ * script or style, no framing. The same policy is set by CloudFront in AWS (infra/constructs/ui.ts).
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+};
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
+
+async function newestMtime(path: string): Promise<number> {
+  const info = await stat(path).catch(() => null);
+  if (info === null) return 0;
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = info.mtimeMs;
+  for (const entry of await readdir(path)) newest = Math.max(newest, await newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** Whether web/dist is missing or older than any of its inputs. */
+export async function isUiBuildStale(distDir = WEB_DIST): Promise<boolean> {
+  const built = await stat(join(distDir, 'index.html')).catch(() => null);
+  if (built === null) return true;
+  let newest = 0;
+  for (const input of BUILD_INPUTS) newest = Math.max(newest, await newestMtime(input));
+  return newest > built.mtimeMs;
+}
+
+/**
+ * Builds web/dist with Vite when it is missing or stale, and returns its path. The build goes to
+ * a private directory that is then swapped in, so two processes building at once (parallel test
+ * files) never serve a half-written bundle.
+ */
+export async function ensureUiBuilt(options: { log?: (line: string) => void } = {}): Promise<string> {
+  if (!(await isUiBuildStale())) return WEB_DIST;
+  options.log?.('building the web UI (web/dist is missing or older than its sources)…');
+  const { build } = await import('vite');
+  const staging = join(WEB_DIR, `.dist-${process.pid}-${Date.now()}`);
+  await build({ configFile: join(WEB_DIR, 'vite.config.ts'), build: { outDir: staging, emptyOutDir: true }, logLevel: 'error' });
+  const old = `${staging}-old`;
+  await rename(WEB_DIST, old).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+  await rename(staging, WEB_DIST);
+  await rm(old, { recursive: true, force: true });
+  return WEB_DIST;
+}
+
+/**
+ * Serves the built UI: hashed /assets/* cached for a year (immutable), index.html never cached
+ * (revalidated by ETag) for every UI route (SPA fallback), security headers on everything.
+ * Returns false for paths that are not the UI's, so the caller answers them.
+ */
+export function makeUiHandler(distDir: string) {
+  const root = resolve(distDir);
+  return async function serveUi(request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
+    const method = request.method ?? 'GET';
+    if ((method !== 'GET' && method !== 'HEAD') || path.startsWith('/api/') || path === '/api') return false;
+    let file: string;
+    let cacheControl: string;
+    const asset = /^\/assets\/([A-Za-z0-9._-]+)$/.exec(path);
+    if (asset) {
+      file = join(root, 'assets', asset[1]);
+      cacheControl = 'public, max-age=31536000, immutable';
+    } else if (isUiRoute(path)) {
+      file = join(root, 'index.html');
+      cacheControl = 'no-cache';
+    } else {
+      return false;
+    }
+    const body = await readFile(file).catch(() => null);
+    if (body === null) return false;
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    const headers = { ...SECURITY_HEADERS, 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': cacheControl, etag };
+    if (request.headers['if-none-match'] === etag) {
+      response.writeHead(304, headers);
+      response.end();
+      return true;
+    }
+    response.writeHead(200, { ...headers, 'content-length': String(body.length) });
+    response.end(method === 'HEAD' ? undefined : body);
+    return true;
+  };
+}

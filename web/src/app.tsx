@@ -1,0 +1,124 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { ErrorState, Loading } from './components.tsx';
+import { FindingsPage } from './pages/findings.tsx';
+import { HomePage } from './pages/home.tsx';
+import { ScanPage } from './pages/scan.tsx';
+import { ScansPage } from './pages/scans.tsx';
+import { SettingsPage } from './pages/settings.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { Link, useRouter } from './router.tsx';
+import { signIn, signOut, useMe } from './session.ts';
+import { isUiRoute } from './ui-routes.ts';
+
+/** The token of the one-time sign-in URL (`/#token=…`), read once and removed from the address bar. */
+function takeFragmentToken(): string | null {
+  const match = /^#token=([A-Za-z0-9._-]+)$/.exec(window.location.hash);
+  if (!match) return null;
+  window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  return match[1];
+}
+
+export function App() {
+  const queryClient = useQueryClient();
+  const [fragmentToken] = useState(takeFragmentToken);
+  const [linkError, setLinkError] = useState<string | null>(null);
+  const [exchanging, setExchanging] = useState(fragmentToken !== null);
+  const started = useRef(false);
+
+  useEffect(() => {
+    if (fragmentToken === null || started.current) return;
+    started.current = true;
+    signIn(fragmentToken)
+      .then(() => queryClient.removeQueries({ queryKey: ['me'] }))
+      .catch((error: unknown) => setLinkError(error instanceof Error ? error.message : String(error)))
+      .finally(() => setExchanging(false));
+  }, [fragmentToken, queryClient]);
+
+  const me = useMe(!exchanging);
+  if (exchanging || me.isPending) return <Loading label="Signing in…" />;
+  if (me.isError) return <ErrorState error={me.error} retry={() => void me.refetch()} />;
+  if (me.data === null) return <SignInPage linkError={linkError} />;
+  return <Shell />;
+}
+
+const NAV = [
+  { to: '/', label: 'Scan', match: (path: string) => path === '/' },
+  { to: '/scans', label: 'Scans', match: (path: string) => path.startsWith('/scans') },
+  { to: '/findings', label: 'Findings', match: (path: string) => path === '/findings' },
+  { to: '/settings/scheduled-scans', label: 'Settings', match: (path: string) => path.startsWith('/settings') },
+];
+
+function Shell() {
+  const { path, navigate } = useRouter();
+  const me = useMe().data!;
+  const queryClient = useQueryClient();
+  const mainRef = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    if (path === '/sign-in') navigate('/', { replace: true });
+  }, [path, navigate]);
+
+  async function onSignOut() {
+    await signOut();
+    queryClient.clear();
+    await queryClient.invalidateQueries({ queryKey: ['me'] });
+    navigate('/sign-in', { replace: true });
+  }
+
+  let page;
+  const scan = /^\/scans\/([A-Za-z0-9_-]+)$/.exec(path);
+  if (path === '/') page = <HomePage />;
+  else if (path === '/scans') page = <ScansPage />;
+  else if (scan) page = <ScanPage id={scan[1]} />;
+  else if (path === '/findings') page = <FindingsPage />;
+  else if (path.startsWith('/settings')) page = <SettingsPage />;
+  else if (!isUiRoute(path)) page = <NotFound />;
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <div className="topbar-inner">
+          <Link to="/" className="brand" aria-label="Scan Service home">
+            <svg aria-hidden="true" viewBox="0 0 24 24" width="22" height="22">
+              <path d="M12 2 4 5v6c0 5 3.4 9.4 8 11 4.6-1.6 8-6 8-11V5l-8-3Z" fill="currentColor" />
+            </svg>
+            <span>Scan Service</span>
+          </Link>
+          <nav aria-label="Main" className="nav">
+            {NAV.map((item) => (
+              <Link key={item.to} to={item.to} className="nav-link" aria-current={item.match(path) ? 'page' : undefined}>
+                {item.label}
+              </Link>
+            ))}
+          </nav>
+          <div className="account">
+            <span className="account-who" title={me.sub}>
+              <span className="account-tenant">{me.tenant}</span> · {me.role}
+            </span>
+            <button type="button" className="button button-ghost" onClick={() => void onSignOut()}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </header>
+      <main id="main" ref={mainRef} className="main" tabIndex={-1}>
+        {page}
+      </main>
+    </>
+  );
+}
+
+function NotFound() {
+  return (
+    <section className="page">
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/">Go to the scan launcher</Link>
+      </p>
+    </section>
+  );
+}

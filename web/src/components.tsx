@@ -1,0 +1,94 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+import type { LastRunStatus } from '../../shared/domain/schedule.ts';
+import type { ScanStatus, Severity } from '../../shared/domain/scan-job.ts';
+import { ApiError } from './api.ts';
+
+type Tone = 'neutral' | 'info' | 'success' | 'warning' | 'danger' | 'progress';
+
+export function Badge({ tone, children }: { tone: Tone; children: ReactNode }) {
+  return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+const runTone: Record<LastRunStatus | ScanStatus, Tone> = {
+  never_run: 'neutral', running: 'progress', queued: 'progress', success: 'success', succeeded: 'success', partial: 'warning', failed: 'danger',
+};
+const runText: Record<LastRunStatus | ScanStatus, string> = {
+  never_run: 'Never run', running: 'Running', queued: 'Queued', success: 'Success', succeeded: 'Succeeded', partial: 'Partial', failed: 'Failed',
+};
+
+export function StatusBadge({ status }: { status: LastRunStatus | ScanStatus }) {
+  return (
+    <Badge tone={runTone[status]}>
+      {(status === 'running' || status === 'queued') && <span className="spinner" aria-hidden="true" />}
+      {runText[status]}
+    </Badge>
+  );
+}
+
+const severityTone: Record<Severity, Tone> = { critical: 'danger', high: 'danger', medium: 'warning', low: 'info', info: 'neutral' };
+
+export function SeverityBadge({ severity }: { severity: Severity }) {
+  return <span className={`badge badge-${severityTone[severity]} severity-${severity}`}>{severity[0].toUpperCase() + severity.slice(1)}</span>;
+}
+
+export function Loading({ label }: { label: string }) {
+  return (
+    <div className="state" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" /> {label}
+    </div>
+  );
+}
+
+export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
+  const message = error instanceof ApiError ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error);
+  return (
+    <div className="state state-error" role="alert">
+      <strong>Could not load this.</strong> {message}
+      {retry && (
+        <button type="button" className="button button-secondary" onClick={retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty">
+      <svg aria-hidden="true" viewBox="0 0 24 24" width="40" height="40" className="empty-icon">
+        <path d="M12 2 4 5v6c0 5 3.4 9.4 8 11 4.6-1.6 8-6 8-11V5l-8-3Z" fill="none" stroke="currentColor" strokeWidth="1.5" />
+        <path d="m8.5 12 2.5 2.5 4.5-5" fill="none" stroke="currentColor" strokeWidth="1.5" />
+      </svg>
+      <p className="empty-title">{title}</p>
+      {children}
+    </div>
+  );
+}
+
+/** A modal dialog on the native <dialog>: focus trap, Escape and the backdrop come from the browser. */
+export function Dialog({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onClose={onClose} onCancel={onClose}>
+      <h2 id="dialog-title">{title}</h2>
+      {children}
+    </dialog>
+  );
+}
+
+/** The server's message for a field, under it (DESIGN §8: errors land next to the field they name). */
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p id={id} className="field-error">
+      {message}
+    </p>
+  );
+}

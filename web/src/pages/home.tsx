@@ -1,0 +1,246 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { parseScanPrompt, type PromptResult } from '../../../shared/chat/scan-prompt.ts';
+import { ScanJob } from '../../../shared/domain/scan-job.ts';
+import { ScanTypeItem } from '../../../shared/domain/scan-type-list.ts';
+import { api, ApiError } from '../api.ts';
+import { ErrorState, FieldError, Loading } from '../components.tsx';
+import { useScanTypes, useSchedules } from '../queries.ts';
+import { useRouter } from '../router.tsx';
+import { useCan } from '../session.ts';
+import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
+import type { z } from 'zod';
+
+/** The scan page: the chat prompt and the launcher tiles. */
+export function HomePage() {
+  const canOperate = useCan('operator');
+  return (
+    <section className="page">
+      <h1>Scan</h1>
+      {canOperate ? <AskToScan /> : <p className="muted">Your role can read scans and findings; an operator starts scans.</p>}
+      <LaunchScan canOperate={canOperate} />
+    </section>
+  );
+}
+
+type PromptRequest = Extract<PromptResult, { kind: 'request' }>['request'];
+
+function describeError(error: unknown): string {
+  if (error instanceof ApiError) return `${error.message}${error.details.length ? `: ${error.details.map((d) => `${d.field} ${d.message}`).join('; ')}` : ''}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function AskToScan() {
+  const { navigate } = useRouter();
+  const queryClient = useQueryClient();
+  const schedules = useSchedules();
+  const [text, setText] = useState('');
+  const [result, setResult] = useState<PromptResult | null>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [errorText, setErrorText] = useState<string | null>(null);
+
+  /** Sends exactly the request shown. A manual scan opens its page; the rest stay here with a notice. */
+  async function onSend(request: PromptRequest) {
+    setBusy(true);
+    setErrorText(null);
+    try {
+      if (request.path === '/api/scans/') {
+        const scan = await api(request.path, ScanJob, { method: request.method, body: request.body });
+        await queryClient.invalidateQueries({ queryKey: ['scans'] });
+        navigate(`/scans/${scan.id}`);
+        return;
+      }
+      await api(request.path, null, { method: request.method, body: request.body });
+      await queryClient.invalidateQueries({ queryKey: ['schedules'] });
+      void queryClient.invalidateQueries({ queryKey: ['scans'] });
+      setSent(request.path === '/api/scans/schedules/' ? 'Schedule created: see it on the Scheduled Scans tab.' : `Done: ${result?.kind === 'request' ? result.summary : ''}`);
+      setResult(null);
+      setText('');
+    } catch (error) {
+      setErrorText(describeError(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function onPreview(event: FormEvent) {
+    event.preventDefault();
+    setSent(null);
+    setErrorText(null);
+    const known = schedules.data?.pages.flatMap((page) => page.items) ?? [];
+    setResult(parseScanPrompt(text, { schedules: known }));
+  }
+
+  return (
+    <section className="card ask" aria-labelledby="ask-title">
+      <h2 id="ask-title" className="section-title">
+        Ask to scan
+      </h2>
+      <form className="ask-form" onSubmit={onPreview}>
+        <label htmlFor="ask" className="visually-hidden">
+          Ask to scan
+        </label>
+        <input
+          id="ask"
+          className="ask-input"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          placeholder="check mail security of example.com every weekday at 9:30 Paris time"
+          autoComplete="off"
+          aria-describedby="ask-hint"
+        />
+        <button type="submit" className="button button-primary">
+          Preview
+        </button>
+      </form>
+      <p id="ask-hint" className="hint">
+        Nothing is sent until you confirm the request it shows.
+      </p>
+      <div aria-live="polite">
+        {sent && <p className="notice notice-ok">{sent}</p>}
+        {result?.kind === 'not_understood' && (
+          <div className="ask-result ask-unknown">
+            <p>
+              <strong>Not understood.</strong> {result.message}
+            </p>
+            <p className="preview-label">Try, for example:</p>
+            <ul className="examples">
+              {result.examples.map((example) => (
+                <li key={example}>
+                  <button type="button" className="link-button" onClick={() => setText(example)}>
+                    {example}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {result?.kind === 'request' && (
+          <div className="ask-result" role="group" aria-label="Request to send">
+            <p>{result.summary}</p>
+            <pre className="request" aria-label="Request">
+              <span className="request-line">
+                {result.request.method} {result.request.path}
+              </span>
+              {result.request.body !== undefined && `\n${JSON.stringify(result.request.body, null, 2)}`}
+            </pre>
+            {errorText && (
+              <p className="form-error" role="alert">
+                {errorText}
+              </p>
+            )}
+            <div className="form-actions">
+              <button type="button" className="button button-secondary" onClick={() => setResult(null)}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="button button-primary"
+                disabled={busy}
+                onClick={() => void onSend(result.request)}
+              >
+                Send
+              </button>
+            </div>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function LaunchScan({ canOperate }: { canOperate: boolean }) {
+  const scanTypes = useScanTypes();
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <section className="launch" aria-labelledby="launch-title">
+      <h2 id="launch-title" className="section-title">
+        Launch a scan
+      </h2>
+      {scanTypes.isPending ? (
+        <Loading label="Loading scan types…" />
+      ) : scanTypes.isError ? (
+        <ErrorState error={scanTypes.error} retry={() => void scanTypes.refetch()} />
+      ) : (
+        <ul className="tiles">
+          {scanTypes.data.items.map((type) => (
+            <li key={type.value} className={`tile ${type.runner_available ? '' : 'tile-unavailable'} ${open === type.value ? 'tile-open' : ''}`}>
+              <Tile type={type} canOperate={canOperate} open={open === type.value} onOpen={() => setOpen(open === type.value ? null : type.value)} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTypeItem>; canOperate: boolean; open: boolean; onOpen: () => void }) {
+  const { navigate } = useRouter();
+  const queryClient = useQueryClient();
+  const [target, setTarget] = useState('');
+  const [email, setEmail] = useState<EmailOptionValues>({ reputation: true, discover: false, leak: false, dkimSelectors: '' });
+  const start = useMutation({
+    mutationFn: () => api('/api/scans/', ScanJob, { method: 'POST', body: { scan_type: type.value, target, ...(type.value === 'email_security' ? { scope: emailScopeFrom(email) } : {}) } }),
+    onSuccess: (scan) => {
+      void queryClient.invalidateQueries({ queryKey: ['scans'] });
+      navigate(`/scans/${scan.id}`);
+    },
+  });
+  const issues = start.error instanceof ApiError ? start.error.details : [];
+  const errorOf = (field: string) => issues.filter((issue) => issue.field === field || issue.field.startsWith(`scope.${field}`)).map((issue) => issue.message).join('; ') || undefined;
+  const id = `tile-${type.value}`;
+  const reason = type.runner_available ? null : 'No runner in this deployment';
+  return (
+    <>
+      <div className="tile-head">
+        <h3 id={`${id}-title`} className="tile-title">
+          {type.label}
+        </h3>
+        {reason ? <span className="badge badge-neutral">Unavailable</span> : <span className="badge badge-success">Ready</span>}
+      </div>
+      <p className="tile-hint">{type.target_hint}</p>
+      {reason && <p className="tile-reason">{reason}.</p>}
+      {canOperate && !reason && !open && (
+        <button type="button" className="button button-secondary button-small" aria-describedby={`${id}-title`} onClick={onOpen}>
+          Scan a target
+        </button>
+      )}
+      {canOperate && reason && (
+        <button type="button" className="button button-secondary button-small" disabled aria-describedby={`${id}-title`}>
+          Scan a target
+        </button>
+      )}
+      {open && (
+        <form
+          className="tile-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            start.mutate();
+          }}
+          noValidate
+        >
+          <div className="field">
+            <label htmlFor={`${id}-target`}>Target</label>
+            <input id={`${id}-target`} value={target} onChange={(e) => setTarget(e.target.value)} placeholder={type.target_hint} spellCheck={false} autoComplete="off" aria-invalid={!!errorOf('target')} aria-describedby={errorOf('target') ? `${id}-target-error` : undefined} />
+            <FieldError id={`${id}-target-error`} message={errorOf('target')} />
+          </div>
+          {type.value === 'email_security' && <EmailOptions idPrefix={id} values={email} onChange={setEmail} errorOf={errorOf} />}
+          {start.isError && issues.length === 0 && (
+            <p className="form-error" role="alert">
+              {start.error.message}
+            </p>
+          )}
+          <div className="form-actions">
+            <button type="button" className="button button-secondary" onClick={onOpen}>
+              Cancel
+            </button>
+            <button type="submit" className="button button-primary" disabled={start.isPending}>
+              Start scan
+            </button>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { FindingList } from '../../shared/domain/finding.ts';
+import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
+import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
+import { ScheduleList } from '../../shared/domain/schedule.ts';
+import { api, queryString } from './api.ts';
+
+export function useScanTypes() {
+  return useQuery({ queryKey: ['scan-types'], queryFn: () => api('/api/scan-types/', ScanTypeList), staleTime: 300_000 });
+}
+
+/** Every schedule, 200 a page (the API's maximum), pages fetched on demand. */
+export function useSchedules() {
+  return useInfiniteQuery({
+    queryKey: ['schedules'],
+    queryFn: ({ pageParam }) => api(`/api/scans/schedules/${queryString({ limit: '200', cursor: pageParam })}`, ScheduleList),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+    // While a run is in flight its badge says running: look again until it has finished.
+    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.items.some((schedule) => schedule.last_run_status === 'running')) ? 1_000 : false),
+  });
+}
+
+export function useScans(filters: Record<string, string | undefined>) {
+  return useInfiniteQuery({
+    queryKey: ['scans', filters],
+    queryFn: ({ pageParam }) => api(`/api/scans/${queryString({ ...filters, limit: '50', cursor: pageParam })}`, ScanList),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+    // Keep the list moving while anything on it is still queued or running.
+    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.items.some((scan) => scan.status === 'queued' || scan.status === 'running')) ? 2_000 : false),
+  });
+}
+
+export function useScan(id: string) {
+  return useQuery({
+    queryKey: ['scan', id],
+    queryFn: () => api(`/api/scans/${encodeURIComponent(id)}/`, ScanJob),
+    refetchInterval: (query) => (query.state.data && (query.state.data.status === 'queued' || query.state.data.status === 'running') ? 1_000 : false),
+  });
+}
+
+export function useFindings(filters: Record<string, string | undefined>) {
+  return useInfiniteQuery({
+    queryKey: ['findings', filters],
+    queryFn: ({ pageParam }) => api(`/api/findings/${queryString({ ...filters, limit: '50', cursor: pageParam })}`, FindingList),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+}
