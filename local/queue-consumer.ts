@@ -37,7 +37,16 @@ export class LocalQueueConsumer {
   constructor(
     private readonly queue: LocalQueue,
     private readonly handler: SqsHandler,
-    private readonly options: { batchSize?: number; functionTimeoutMs: number; onError?: (error: unknown) => void },
+    private readonly options: {
+      batchSize?: number;
+      functionTimeoutMs: number;
+      /**
+       * Most batches handled at once, like the event source's MaximumConcurrency: each worker
+       * receives its own batch, so a message is never handled twice at the same time. Default 1.
+       */
+      concurrency?: number;
+      onError?: (error: unknown) => void;
+    },
   ) {}
 
   /** Handles batches until the queue has no visible message; returns how many were handled. Serialised. */
@@ -47,6 +56,12 @@ export class LocalQueueConsumer {
   }
 
   async #drainNow(): Promise<number> {
+    const workers = Array.from({ length: Math.max(1, this.options.concurrency ?? 1) }, () => this.#work());
+    return (await Promise.all(workers)).reduce((sum, handled) => sum + handled, 0);
+  }
+
+  /** One worker: batch after batch until none is visible. */
+  async #work(): Promise<number> {
     let handled = 0;
     for (;;) {
       const batch = this.queue.receive(this.options.batchSize ?? 1);

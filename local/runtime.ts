@@ -40,6 +40,12 @@ import { UnauthenticatedError } from '../shared/domain/errors.ts';
 import type { Role } from '../shared/domain/identity.ts';
 
 export const LOCAL_TABLE_NAME = 'scan-service-local';
+/**
+ * Scans the local consumer runs at once: a laptop's share of what dispatch does in AWS (20 in dev,
+ * 300 in prod), small enough that four mailscan processes and dynalite share two cores.
+ */
+export const DEFAULT_DISPATCH_CONCURRENCY = 4;
+
 /** The deployed settings (infra/, cdk.json): dispatch timeout, visibility 6 × that, 5 receives. */
 export const DISPATCH_TIMEOUT_MS = 5 * 60 * 1000;
 const QUEUE_VISIBILITY_MS = 6 * DISPATCH_TIMEOUT_MS;
@@ -63,6 +69,11 @@ export interface LocalRuntimeOptions {
   wrapFindings?: (findings: FindingRepository) => FindingRepository;
   /** Function timeout the local consumer gives each invocation. */
   dispatchTimeoutMs?: number;
+  /**
+   * Scan messages handled at once (DEFAULT_DISPATCH_CONCURRENCY), the local counterpart of the
+   * dispatch event source's MaximumConcurrency. `npm start` reads DISPATCH_CONCURRENCY.
+   */
+  dispatchConcurrency?: number;
   /** Run the scheduler and consumers on real timers (npm start); tests drive `drain()` themselves. */
   startTimers?: boolean;
   logger?: Logger;
@@ -124,7 +135,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const scanService = makeScanService({ scans, findings, schedules: repo, queue: scanQueue, ids, clock, scanLogs, logger });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
-  const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger), { functionTimeoutMs: dispatchTimeoutMs, onError });
+  const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger), {
+    functionTimeoutMs: dispatchTimeoutMs,
+    concurrency: options.dispatchConcurrency ?? DEFAULT_DISPATCH_CONCURRENCY,
+    onError,
+  });
   const deadLetterConsumer = new LocalQueueConsumer(deadLetterQueue, makeDeadLetterHandler(dispatch, logger), { batchSize: 10, functionTimeoutMs: 60_000, onError });
 
   // The local queue lives in memory: a restart loses its messages, so put a scan message back for
