@@ -1,8 +1,9 @@
-import { NotFoundError } from '../../shared/domain/errors.ts';
+import { ScanId, ScheduleId } from '../../shared/domain/ids.ts';
 import { FindingListQuery } from '../../shared/domain/finding.ts';
 import { ManualScanRequest, ScanListQuery } from '../../shared/domain/scan-job.ts';
 import { makeApiHandler, type Operation } from '../../shared/http/make-api-handler.ts';
 import { parseBody, parseQuery } from '../../shared/http/parse.ts';
+import { pathId } from '../../shared/http/path-id.ts';
 import { routeKeyOf, routesOf } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import type { ScanService } from '../../shared/services/scan-service.ts';
@@ -13,23 +14,12 @@ export interface ScansHandlerDeps {
   allowedOrigins: string[];
 }
 
-const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
-const SCHEDULE_ID = new RegExp(`^sch_${ULID}$`);
-const SCAN_ID = new RegExp(`^scan_${ULID}$`);
-
-/** A malformed id cannot exist in any tenant: answer 404 like any other missing resource. */
-function idParam(params: Record<string, string>, pattern: RegExp, kind: string): string {
-  const id = params.id ?? '';
-  if (!pattern.test(id)) throw new NotFoundError(`${kind} ${id} not found`);
-  return id;
-}
-
 /** Run now, manual scans, and the scan and finding reads (DESIGN §3). */
 export function makeScansHandler({ scans, logger, allowedOrigins }: ScansHandlerDeps) {
   const operations: Record<string, Operation> = {
     [routeKeyOf('POST', '/api/scans/schedules/{id}/run/')]: async ({ identity, params }) => ({
       status: 202,
-      body: await scans.runNow(identity.tenant, idParam(params, SCHEDULE_ID, 'schedule')),
+      body: await scans.runNow(identity.tenant, pathId(params, ScheduleId, 'schedule')),
     }),
     [routeKeyOf('POST', '/api/scans/')]: async ({ identity, body }) => {
       const scan = await scans.createManual(identity.tenant, parseBody(ManualScanRequest, body));
@@ -42,7 +32,7 @@ export function makeScansHandler({ scans, logger, allowedOrigins }: ScansHandler
     },
     [routeKeyOf('GET', '/api/scans/{id}/')]: async ({ identity, params }) => ({
       status: 200,
-      body: await scans.getScan(identity.tenant, idParam(params, SCAN_ID, 'scan')),
+      body: await scans.getScan(identity.tenant, pathId(params, ScanId, 'scan')),
     }),
     [routeKeyOf('GET', '/api/findings/')]: async ({ identity, query }) => {
       const { scan_id, rule_id, severity, target, limit, cursor } = parseQuery(FindingListQuery, query);

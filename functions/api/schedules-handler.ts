@@ -1,7 +1,8 @@
-import { NotFoundError } from '../../shared/domain/errors.ts';
+import { ScheduleId } from '../../shared/domain/ids.ts';
 import { READ_ONLY_SCHEDULE_FIELDS, ScheduleCreateRequest, ScheduleListQuery, SchedulePatchRequest } from '../../shared/domain/schedule.ts';
 import { makeApiHandler, type Operation } from '../../shared/http/make-api-handler.ts';
 import { parseBody, parseQuery } from '../../shared/http/parse.ts';
+import { pathId } from '../../shared/http/path-id.ts';
 import { routeKeyOf, routesOf } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import type { ScheduleService } from '../../shared/services/schedule-service.ts';
@@ -10,15 +11,6 @@ export interface SchedulesHandlerDeps {
   schedules: ScheduleService;
   logger: Logger;
   allowedOrigins: string[];
-}
-
-const ID = /^sch_[0-9A-HJKMNP-TV-Z]{26}$/;
-
-/** A malformed id cannot exist in any tenant: answer 404 like any other missing schedule. */
-function scheduleId(params: Record<string, string>): string {
-  const id = params.id ?? '';
-  if (!ID.test(id)) throw new NotFoundError(`schedule ${id} not found`);
-  return id;
 }
 
 /** The schedule routes of DESIGN §3 (all but run/, which comes with scans). */
@@ -37,20 +29,20 @@ export function makeSchedulesHandler({ schedules, logger, allowedOrigins }: Sche
     },
     [routeKeyOf('GET', `${base}/{id}/`)]: async ({ identity, params }) => ({
       status: 200,
-      body: await schedules.get(identity.tenant, scheduleId(params)),
+      body: await schedules.get(identity.tenant, pathId(params, ScheduleId, 'schedule')),
     }),
     [routeKeyOf('PATCH', `${base}/{id}/`)]: async ({ identity, params, body }) => {
-      const id = scheduleId(params);
+      const id = pathId(params, ScheduleId, 'schedule');
       const patch = parseBody(SchedulePatchRequest, body, READ_ONLY_SCHEDULE_FIELDS);
       return { status: 200, body: await schedules.update(identity.tenant, id, patch) };
     },
     [routeKeyOf('DELETE', `${base}/{id}/`)]: async ({ identity, params }) => {
-      await schedules.remove(identity.tenant, scheduleId(params));
+      await schedules.remove(identity.tenant, pathId(params, ScheduleId, 'schedule'));
       return { status: 204 };
     },
     [routeKeyOf('POST', `${base}/{id}/toggle/`)]: async ({ identity, params }) => ({
       status: 200,
-      body: await schedules.toggle(identity.tenant, scheduleId(params)),
+      body: await schedules.toggle(identity.tenant, pathId(params, ScheduleId, 'schedule')),
     }),
   };
   return makeApiHandler({ routes: routesOf('schedules'), operations, logger, allowedOrigins });

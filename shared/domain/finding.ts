@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { PageQuery } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import { Severity } from './scan-job.ts';
 
@@ -40,12 +41,11 @@ export const RunnerFinding = z.object({
 export type RunnerFinding = z.infer<typeof RunnerFinding>;
 
 export const FindingListQuery = z.strictObject({
-  scan_id: z.string().min(1).max(64).optional(),
-  rule_id: z.string().min(1).max(200).optional(),
-  severity: Severity.optional(),
-  target: z.string().min(1).max(2048).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+  scan_id: z.string().min(1).max(64).optional().describe('only this scan'),
+  rule_id: z.string().min(1).max(200).optional().describe('only this rule'),
+  severity: Severity.optional().describe('only this severity'),
+  target: z.string().min(1).max(2048).optional().describe('only this target'),
+  ...PageQuery.shape,
 });
 export type FindingListQuery = z.infer<typeof FindingListQuery>;
 

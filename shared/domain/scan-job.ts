@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import { PageQuery } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
+import type { ScheduleRecord } from './schedule.ts';
 import { Scope } from './scope.ts';
 
 export const SCAN_STATUSES = ['queued', 'running', 'succeeded', 'partial', 'failed'] as const;
@@ -71,11 +73,10 @@ export const ManualScanRequest = z.strictObject({
 export type ManualScanRequest = z.infer<typeof ManualScanRequest>;
 
 export const ScanListQuery = z.strictObject({
-  scan_type: ScanType.optional(),
-  status: ScanStatus.optional(),
-  schedule_id: z.string().min(1).max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+  scan_type: ScanType.optional().describe('only this scan type'),
+  status: ScanStatus.optional().describe('only this status'),
+  schedule_id: z.string().min(1).max(64).optional().describe('only scans of this schedule'),
+  ...PageQuery.shape,
 });
 export type ScanListQuery = z.infer<typeof ScanListQuery>;
 
@@ -88,4 +89,25 @@ export function emptySummary(): ScanSummary {
 /** A new job in `queued`, with nothing run yet: every way of starting a scan builds it here. */
 export function queuedJob(fields: Pick<ScanJobRecord, 'id' | 'tenant' | 'scan_type' | 'target' | 'targets' | 'scope' | 'source_type' | 'schedule_id' | 'trigger' | 'scheduled_time' | 'created_at' | 'log'>): ScanJobRecord {
   return { ...fields, status: 'queued', started_at: null, finished_at: null, finding_count: 0, summary: emptySummary(), errors: [] };
+}
+
+/** A fresh queued ScanJob for a schedule (cron fire or run now): its scan type, target(s) and scope. */
+export function jobForSchedule(
+  schedule: ScheduleRecord,
+  fire: Pick<ScanJobRecord, 'id' | 'scheduled_time' | 'created_at' | 'log'> & { trigger: 'cron' | 'run_now' },
+): ScanJobRecord {
+  return queuedJob({
+    id: fire.id,
+    tenant: schedule.tenant,
+    scan_type: schedule.scan_type,
+    target: schedule.target,
+    targets: schedule.targets,
+    scope: schedule.scope,
+    source_type: 'schedule',
+    schedule_id: schedule.id,
+    trigger: fire.trigger,
+    scheduled_time: fire.scheduled_time,
+    created_at: fire.created_at,
+    log: fire.log,
+  });
 }

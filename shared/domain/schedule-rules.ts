@@ -1,9 +1,9 @@
 import { cadenceExpressions, convertCrontab, isValidTimeZone } from './cron/crontab.ts';
-import type { FieldIssue } from './errors.ts';
 import { ValidationError } from './errors.ts';
-import { validateTarget, type ScanType } from './scan-types.ts';
+import { validateScanSubject } from './scan-subject.ts';
+import type { ScanType } from './scan-types.ts';
 import type { Cadence, Trigger } from './schedule.ts';
-import { checkScope, type Scope } from './scope.ts';
+import type { Scope } from './scope.ts';
 
 /** The writable fields of a schedule after defaults: the input of the rules below. */
 export interface ScheduleFields {
@@ -25,25 +25,12 @@ export interface ValidSchedule extends ScheduleFields {
 }
 
 /**
- * Applies the cross-field rules of DESIGN §4–5 (targets per scan type, scope per scan type,
+ * Applies the cross-field rules of DESIGN §4–5 (the scan subject: targets and scope per scan type;
  * cadence/cron/timezone) and converts the cadence to EventBridge expressions. Throws one
  * ValidationError listing every problem, so a client fixes them in one round.
  */
 export function validateScheduleFields(fields: ScheduleFields, options: { allowLegacyScopeKeys?: boolean } = {}): ValidSchedule {
-  const issues: FieldIssue[] = [];
-
-  const target = validateTarget(fields.scan_type, fields.target);
-  if (!target.ok) issues.push({ field: 'target', message: `${target.message} for scan_type ${fields.scan_type}` });
-
-  const targets: string[] = [];
-  fields.targets.forEach((entry, index) => {
-    const result = validateTarget(fields.scan_type, entry);
-    if (result.ok) targets.push(result.value);
-    else issues.push({ field: `targets.${index}`, message: result.message });
-  });
-  if (new Set(targets).size !== targets.length) issues.push({ field: 'targets', message: 'must not repeat a target' });
-
-  issues.push(...checkScope(fields.scan_type, fields.scope, { allowLegacyKeys: options.allowLegacyScopeKeys ?? false }));
+  const { subject, issues } = validateScanSubject(fields, options);
 
   let expressions: string[] = [];
   if (fields.cadence === 'custom') {
@@ -64,8 +51,8 @@ export function validateScheduleFields(fields: ScheduleFields, options: { allowL
   if (issues.length > 0) throw new ValidationError('the schedule is not valid', issues);
   return {
     ...fields,
-    target: target.ok ? target.value : fields.target,
-    targets,
+    target: subject.target,
+    targets: subject.targets,
     trigger_definition: { expressions, timezone: fields.timezone },
   };
 }

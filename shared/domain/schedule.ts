@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { nextFireTimeOf } from './cron/eventbridge-cron.ts';
+import { PageQuery } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import { Scope } from './scope.ts';
 
@@ -89,11 +91,41 @@ export interface ScheduleRecord extends Omit<Schedule, 'next_run_at' | 'trigger'
 }
 
 export const ScheduleListQuery = z.strictObject({
-  scan_type: ScanType.optional(),
-  enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+  scan_type: ScanType.optional().describe('only this scan type'),
+  enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional().describe('only enabled or disabled schedules'),
+  ...PageQuery.shape,
 });
 export type ScheduleListQuery = z.infer<typeof ScheduleListQuery>;
 
 export const ScheduleList = z.object({ items: z.array(Schedule), next_cursor: z.string().nullable() });
+
+/** The trigger a row owns: its definition while enabled, none while disabled. */
+export function desiredTrigger(record: Pick<ScheduleRecord, 'enabled' | 'trigger_definition'>): Trigger | null {
+  return record.enabled ? record.trigger_definition : null;
+}
+
+/** A stored row as the API shows it, with `trigger` and `next_run_at` derived at `now`. */
+export function scheduleToWire(record: ScheduleRecord, now: Date): Schedule {
+  const trigger = desiredTrigger(record);
+  const next = trigger ? nextFireTimeOf(trigger.expressions, trigger.timezone, now) : null;
+  return {
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    scan_type: record.scan_type,
+    target: record.target,
+    targets: record.targets,
+    scope: record.scope,
+    cadence: record.cadence,
+    cron_expression: record.cron_expression,
+    timezone: record.timezone,
+    enabled: record.enabled,
+    last_run_at: record.last_run_at,
+    last_run_status: record.last_run_status,
+    last_scan_id: record.last_scan_id,
+    next_run_at: next ? next.toISOString() : null,
+    trigger,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}

@@ -6,6 +6,16 @@ export const MAX_SCOPE_BYTES = 16 * 1024;
 
 /** Scope keys only the backfill may set (DESIGN §4). */
 export const LEGACY_SCOPE_KEYS = ['source_legacy_model', 'source_legacy_id'] as const;
+export type LegacyScopeKey = (typeof LEGACY_SCOPE_KEYS)[number];
+
+export function isLegacyScopeKey(key: string): key is LegacyScopeKey {
+  return (LEGACY_SCOPE_KEYS as readonly string[]).includes(key);
+}
+
+/** The scope a runner acts on: the backfill's provenance tags removed. */
+export function withoutLegacyKeys(scope: Scope): Scope {
+  return Object.fromEntries(Object.entries(scope).filter(([key]) => !isLegacyScopeKey(key)));
+}
 
 const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)');
 
@@ -38,8 +48,7 @@ export function checkScope(scanType: ScanType, scope: Scope, options: { allowLeg
     }
   }
   if (scanType === 'email_security') {
-    const rest = Object.fromEntries(Object.entries(scope).filter(([key]) => !(LEGACY_SCOPE_KEYS as readonly string[]).includes(key)));
-    const parsed = EmailSecurityScope.safeParse(rest);
+    const parsed = EmailSecurityScope.safeParse(withoutLegacyKeys(scope));
     if (!parsed.success) issues.push(...zodIssues(parsed.error, 'scope'));
   }
   return issues;

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { ScanTypeList } from '../domain/scan-type-list.ts';
-import { FindingList } from '../domain/finding.ts';
-import { ManualScanRequest, ScanJob, ScanList, ScanStatus } from '../domain/scan-job.ts';
-import { Schedule, ScheduleCreateRequest, ScheduleList, SchedulePatchRequest } from '../domain/schedule.ts';
+import { FindingList, FindingListQuery } from '../domain/finding.ts';
+import { ManualScanRequest, ScanJob, ScanList, ScanListQuery } from '../domain/scan-job.ts';
+import { Schedule, ScheduleCreateRequest, ScheduleList, ScheduleListQuery, SchedulePatchRequest } from '../domain/schedule.ts';
 import { routes, type RouteDefinition } from './routes.ts';
 import { Me } from '../domain/identity.ts';
 
@@ -19,30 +19,19 @@ const Health = z.object({ status: z.literal('ok'), version: z.string() });
 interface OperationDoc {
   summary: string;
   request?: z.ZodType;
-  query?: Record<string, { schema: z.ZodType; description: string }>;
+  /** A list query (shared/domain): each field is a query parameter, described by its `.describe()`. */
+  query?: z.ZodObject<Record<string, z.ZodType>>;
   success: { status: number; schema?: z.ZodType; description: string };
   errors: number[];
 }
 
-const listQuery = {
-  scan_type: { schema: Schedule.shape.scan_type, description: 'only this scan type' },
-  enabled: { schema: z.enum(['true', 'false']), description: 'only enabled or disabled schedules' },
-  limit: { schema: z.number().int().min(1).max(200).default(50), description: 'page size' },
-  cursor: { schema: z.string(), description: 'next_cursor of the previous page' },
-};
-
-const pageQuery = {
-  limit: listQuery.limit,
-  cursor: listQuery.cursor,
-};
-
 const docs: Record<string, OperationDoc> = {
   'POST /api/scans/schedules/{id}/run/': { summary: 'Run now: a ScanJob is created and queued; enabled is unchanged', success: { status: 202, schema: z.object({ scan: ScanJob, schedule: Schedule }), description: 'the queued scan and the schedule' }, errors: [401, 403, 404, 503] },
   'POST /api/scans/': { summary: 'Queue a manual scan', request: ManualScanRequest, success: { status: 202, schema: ScanJob, description: 'the queued scan; Location names it' }, errors: [400, 401, 403, 413, 415, 503] },
-  'GET /api/scans/': { summary: 'List scans, newest first', query: { scan_type: listQuery.scan_type, status: { schema: ScanStatus, description: 'only this status' }, schedule_id: { schema: z.string(), description: 'only scans of this schedule' }, ...pageQuery }, success: { status: 200, schema: ScanList, description: 'a page of scans' }, errors: [400, 401, 403] },
+  'GET /api/scans/': { summary: 'List scans, newest first', query: ScanListQuery, success: { status: 200, schema: ScanList, description: 'a page of scans' }, errors: [400, 401, 403] },
   'GET /api/scans/{id}/': { summary: 'Get a scan', success: { status: 200, schema: ScanJob, description: 'the scan' }, errors: [401, 403, 404] },
-  'GET /api/findings/': { summary: 'List findings, newest first', query: { scan_id: { schema: z.string(), description: 'only this scan' }, rule_id: { schema: z.string(), description: 'only this rule' }, severity: { schema: ScanJob.shape.summary.keyof().exclude(['score', 'grade']), description: 'only this severity' }, target: { schema: z.string(), description: 'only this target' }, ...pageQuery }, success: { status: 200, schema: FindingList, description: 'a page of findings' }, errors: [400, 401, 403] },
-  'GET /api/scans/schedules/': { summary: 'List schedules, newest first', query: listQuery, success: { status: 200, schema: ScheduleList, description: 'a page of schedules' }, errors: [400, 401, 403] },
+  'GET /api/findings/': { summary: 'List findings, newest first', query: FindingListQuery, success: { status: 200, schema: FindingList, description: 'a page of findings' }, errors: [400, 401, 403] },
+  'GET /api/scans/schedules/': { summary: 'List schedules, newest first', query: ScheduleListQuery, success: { status: 200, schema: ScheduleList, description: 'a page of schedules' }, errors: [400, 401, 403] },
   'POST /api/scans/schedules/': { summary: 'Create a schedule (and its trigger when enabled)', request: ScheduleCreateRequest, success: { status: 201, schema: Schedule, description: 'the schedule; Location names it' }, errors: [400, 401, 403, 409, 413, 415, 503] },
   'GET /api/scans/schedules/{id}/': { summary: 'Get a schedule', success: { status: 200, schema: Schedule, description: 'the schedule' }, errors: [401, 403, 404] },
   'PATCH /api/scans/schedules/{id}/': { summary: 'Change any subset of the writable fields; the trigger follows', request: SchedulePatchRequest, success: { status: 200, schema: Schedule, description: 'the schedule' }, errors: [400, 401, 403, 404, 409, 413, 415, 503] },
@@ -61,7 +50,7 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema
 function operationObject(route: RouteDefinition, doc: OperationDoc) {
   const parameters = [
     ...(route.path.includes('{id}') ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : []),
-    ...Object.entries(doc.query ?? {}).map(([name, { schema, description }]) => ({ name, in: 'query', required: false, description, schema: jsonSchema(schema, 'input') })),
+    ...Object.entries(doc.query?.shape ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, description: schema.description, schema: jsonSchema(schema, 'input') })),
   ];
   const responses: Record<string, unknown> = {
     [doc.success.status]: {

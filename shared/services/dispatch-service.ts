@@ -1,6 +1,5 @@
-import { FINISHED_STATUSES, queuedJob, type ScanJobRecord } from '../domain/scan-job.ts';
+import { FINISHED_STATUSES, jobForSchedule, type ScanJobRecord } from '../domain/scan-job.ts';
 import type { FireMessage, ScanMessage } from '../domain/messages.ts';
-import type { ScheduleRecord } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -21,24 +20,6 @@ export interface DispatchDeps {
 
 /** The fire claim a dropped fire leaves, so a redelivery of it is dropped again without a lookup race. */
 const DROPPED = 'dropped';
-
-/** A fresh queued ScanJob for a schedule (cron fire or run now). */
-export function jobForSchedule(schedule: ScheduleRecord, id: string, trigger: 'cron' | 'run_now', scheduledTime: string, now: string, scanLogs: ScanLogs): ScanJobRecord {
-  return queuedJob({
-    id,
-    tenant: schedule.tenant,
-    scan_type: schedule.scan_type,
-    target: schedule.target,
-    targets: schedule.targets,
-    scope: schedule.scope,
-    source_type: 'schedule',
-    schedule_id: schedule.id,
-    trigger,
-    scheduled_time: scheduledTime,
-    created_at: now,
-    log: scanLogs.location(id),
-  });
-}
 
 /**
  * Handles the two queue messages of DESIGN §5 and the dead-letter path. Exactly one ScanJob per
@@ -63,7 +44,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
           logger.warn('fire claimed for a schedule that is gone', { tenant, schedule_id: scheduleId, scan_id: owner });
           return null;
         }
-        job = jobForSchedule(schedule, owner, 'cron', scheduledTime, clock.now().toISOString(), scanLogs);
+        job = jobForSchedule(schedule, { id: owner, trigger: 'cron', scheduled_time: scheduledTime, created_at: clock.now().toISOString(), log: scanLogs.location(owner) });
         await scans.create(job);
       }
       if (FINISHED_STATUSES.includes(job.status)) {
@@ -101,7 +82,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         if (owner !== DROPPED) {
           job = await scans.get(message.tenant, owner);
           if (!job && schedule) {
-            job = jobForSchedule(schedule, owner, 'cron', message.scheduled_time, clock.now().toISOString(), scanLogs);
+            job = jobForSchedule(schedule, { id: owner, trigger: 'cron', scheduled_time: message.scheduled_time, created_at: clock.now().toISOString(), log: scanLogs.location(owner) });
             await scans.create(job);
             await schedules.recordRun(message.tenant, schedule.id, { last_run_at: job.created_at, last_run_status: 'running', last_scan_id: job.id });
           }

@@ -1,7 +1,7 @@
 import type { Logger } from '../ports/logger.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { triggerNames, type ProvisionedTrigger, type TriggerScheduler } from '../ports/trigger-scheduler.ts';
-import { desiredTrigger } from './schedule-service.ts';
+import { desiredTrigger } from '../domain/schedule.ts';
 
 export interface ReconcileAction {
   /** provision: the row wants a trigger it lacks; update: the trigger differs; remove: no row wants it. */

@@ -1,9 +1,8 @@
-import { DispatchFailedError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors.ts';
+import { DispatchFailedError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { FindingRecord, Finding } from '../domain/finding.ts';
-import { queuedJob, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
-import { validateTarget } from '../domain/scan-types.ts';
-import type { Schedule } from '../domain/schedule.ts';
-import { checkScope } from '../domain/scope.ts';
+import { jobForSchedule, queuedJob, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
+import { validateScanSubject } from '../domain/scan-subject.ts';
+import { scheduleToWire, type Schedule } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingFilter, FindingRepository } from '../ports/finding-repository.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
@@ -12,8 +11,6 @@ import type { MessageQueue } from '../ports/message-queue.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanFilter, ScanRepository } from '../ports/scan-repository.ts';
 import type { Page, ScheduleRepository } from '../ports/schedule-repository.ts';
-import { jobForSchedule } from './dispatch-service.ts';
-import { scheduleToWire } from './schedule-service.ts';
 
 export interface ScanServiceDeps {
   scans: ScanRepository;
@@ -50,25 +47,22 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
 
   return {
     async createManual(tenant: string, request: ManualScanRequest): Promise<ScanJob> {
-      const issues: FieldIssue[] = [];
-      const target = validateTarget(request.scan_type, request.target);
-      if (!target.ok) issues.push({ field: 'target', message: `${target.message} for scan_type ${request.scan_type}` });
-      const targets = (request.targets ?? []).map((entry, index) => {
-        const result = validateTarget(request.scan_type, entry);
-        if (!result.ok) issues.push({ field: `targets.${index}`, message: result.message });
-        return result.ok ? result.value : entry;
+      const { subject, issues } = validateScanSubject({
+        scan_type: request.scan_type,
+        target: request.target,
+        targets: request.targets ?? [],
+        scope: request.scope ?? {},
       });
-      issues.push(...checkScope(request.scan_type, request.scope ?? {}, { allowLegacyKeys: false }));
       if (issues.length > 0) throw new ValidationError('the scan is not valid', issues);
 
       const id = ids.newId('scan');
       const job = queuedJob({
         id,
         tenant,
-        scan_type: request.scan_type,
-        target: target.ok ? target.value : request.target,
-        targets,
-        scope: request.scope ?? {},
+        scan_type: subject.scan_type,
+        target: subject.target,
+        targets: subject.targets,
+        scope: subject.scope,
         source_type: 'manual',
         schedule_id: null,
         trigger: 'manual',
@@ -87,7 +81,8 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
       const schedule = await schedules.get(tenant, scheduleId);
       if (!schedule) throw new NotFoundError(`schedule ${scheduleId} not found`);
       const now = clock.now().toISOString();
-      const job = jobForSchedule(schedule, ids.newId('scan'), 'run_now', now, now, scanLogs);
+      const id = ids.newId('scan');
+      const job = jobForSchedule(schedule, { id, trigger: 'run_now', scheduled_time: now, created_at: now, log: scanLogs.location(id) });
       await scans.create(job);
       await schedules.recordRun(tenant, scheduleId, { last_run_at: now, last_run_status: 'running', last_scan_id: job.id });
       await dispatch(job);

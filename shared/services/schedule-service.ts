@@ -1,7 +1,7 @@
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
-import { nextFireTimeOf } from '../domain/cron/eventbridge-cron.ts';
-import type { Schedule, ScheduleCreateRequest, SchedulePatchRequest, ScheduleRecord, Trigger } from '../domain/schedule.ts';
+import { desiredTrigger, scheduleToWire, type Schedule, type ScheduleCreateRequest, type SchedulePatchRequest, type ScheduleRecord, type Trigger } from '../domain/schedule.ts';
 import { validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
+import { LEGACY_SCOPE_KEYS } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -20,39 +20,8 @@ export interface ScheduleServiceDeps {
 
 export type ScheduleService = ReturnType<typeof makeScheduleService>;
 
-/** The trigger a row owns: its definition while enabled, none while disabled. */
-export function desiredTrigger(record: Pick<ScheduleRecord, 'enabled' | 'trigger_definition'>): Trigger | null {
-  return record.enabled ? record.trigger_definition : null;
-}
-
 function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** A stored row as the API shows it, with `trigger` and `next_run_at` derived at `now`. */
-export function scheduleToWire(record: ScheduleRecord, now: Date): Schedule {
-  const trigger = desiredTrigger(record);
-  const next = trigger ? nextFireTimeOf(trigger.expressions, trigger.timezone, now) : null;
-  return {
-    id: record.id,
-    name: record.name,
-    description: record.description,
-    scan_type: record.scan_type,
-    target: record.target,
-    targets: record.targets,
-    scope: record.scope,
-    cadence: record.cadence,
-    cron_expression: record.cron_expression,
-    timezone: record.timezone,
-    enabled: record.enabled,
-    last_run_at: record.last_run_at,
-    last_run_status: record.last_run_status,
-    last_scan_id: record.last_scan_id,
-    next_run_at: next ? next.toISOString() : null,
-    trigger,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-  };
 }
 
 /**
@@ -186,7 +155,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota 
 
 /** Rows migrated by the backfill keep their legacy tags through a PATCH that leaves them alone. */
 function legacyKeysUnchanged(current: ScheduleRecord, merged: ScheduleFields): boolean {
-  return (['source_legacy_model', 'source_legacy_id'] as const).every(
+  return LEGACY_SCOPE_KEYS.every(
     (key) => !(key in merged.scope) || merged.scope[key] === current.scope[key],
   );
 }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { reportSchema, type Report } from '../../../layers/mailscan/src/report.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
-import { EmailSecurityScope } from '../../domain/scope.ts';
+import { EmailSecurityScope, withoutLegacyKeys } from '../../domain/scope.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
 
 export interface MailscanRunnerOptions {
@@ -19,7 +19,7 @@ const CLI_HEADROOM_SECONDS = 5;
 
 /** Scope → CLI flags (DESIGN §4, §6). Unknown keys cannot reach here: the API refused them. */
 export function mailscanArgs(target: string, scope: Record<string, unknown>, timeoutMs: number): string[] {
-  const parsed = EmailSecurityScope.parse(Object.fromEntries(Object.entries(scope).filter(([key]) => !key.startsWith('source_legacy_'))));
+  const parsed = EmailSecurityScope.parse(withoutLegacyKeys(scope));
   const args = ['scan', target, '--format', 'json', '--timeout', String(Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS))];
   if (parsed.reputation === false) args.push('--no-reputation');
   if (parsed.discover) args.push('--discover');

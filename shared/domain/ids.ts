@@ -1,0 +1,13 @@
+import * as z from 'zod';
+
+/** A ULID as the ulid package writes it: 26 characters of Crockford base32 (no I, L, O, U). */
+const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
+
+function prefixedUlid(prefix: string) {
+  return z.string().regex(new RegExp(`^${prefix}_${ULID}$`), `must be a ${prefix}_ id`);
+}
+
+/** Resource ids (DESIGN §4): a prefix and a ULID, so ids sort by creation time. */
+export const ScheduleId = prefixedUlid('sch');
+export const ScanId = prefixedUlid('scan');
+export const ArtifactId = prefixedUlid('art');

@@ -1,0 +1,38 @@
+import type { FieldIssue } from './errors.ts';
+import { validateTarget, type ScanType } from './scan-types.ts';
+import { checkScope, type Scope } from './scope.ts';
+
+/** What a scan is of: the fields a schedule and a manual scan share (DESIGN §4). */
+export interface ScanSubject {
+  scan_type: ScanType;
+  target: string;
+  targets: string[];
+  scope: Scope;
+}
+
+/**
+ * The one check of a scan's subject, for schedules and manual scans alike: the target and each
+ * `targets` entry per scan type (normalised), no repeated target, and the scope per scan type.
+ * Returns the normalised subject and every issue, so callers can add their own before throwing.
+ */
+export function validateScanSubject(subject: ScanSubject, options: { allowLegacyScopeKeys?: boolean } = {}): { subject: ScanSubject; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = [];
+
+  const target = validateTarget(subject.scan_type, subject.target);
+  if (!target.ok) issues.push({ field: 'target', message: `${target.message} for scan_type ${subject.scan_type}` });
+
+  const targets: string[] = [];
+  subject.targets.forEach((entry, index) => {
+    const result = validateTarget(subject.scan_type, entry);
+    if (result.ok) targets.push(result.value);
+    else issues.push({ field: `targets.${index}`, message: result.message });
+  });
+  if (new Set(targets).size !== targets.length) issues.push({ field: 'targets', message: 'must not repeat a target' });
+
+  issues.push(...checkScope(subject.scan_type, subject.scope, { allowLegacyKeys: options.allowLegacyScopeKeys ?? false }));
+
+  return {
+    subject: { ...subject, target: target.ok ? target.value : subject.target, targets },
+    issues,
+  };
+}
