@@ -45,6 +45,7 @@ const cases: BadRequest[] = [
   { name: 'more than 100 targets', body: scheduleBody({ targets: manyTargets }), status: 400, code: 'validation_error', field: 'targets' },
   { name: 'an invalid entry in targets', body: scheduleBody({ targets: ['a.com', 'not a domain'] }), status: 400, code: 'validation_error', field: 'targets.1' },
   { name: 'a repeated entry in targets', body: scheduleBody({ targets: ['a.com', 'A.com.'] }), status: 400, code: 'validation_error', field: 'targets' },
+  { name: 'a repeated entry in a manual scan\'s targets', path: '/api/scans/', body: { scan_type: 'email_security', target: 'a.com', targets: ['b.com', 'B.com.'] }, status: 400, code: 'validation_error', field: 'targets' },
   { name: 'a scope that is not an object', body: scheduleBody({ scope: ['reputation'] }), status: 400, code: 'validation_error', field: 'scope' },
   { name: 'an unknown email_security scope key', body: scheduleBody({ scope: { reputation: true, deep: true } }), status: 400, code: 'validation_error', field: 'scope.deep' },
   { name: 'a non-boolean scope.reputation', body: scheduleBody({ scope: { reputation: 'yes' } }), status: 400, code: 'validation_error', field: 'scope.reputation' },
