@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import {
   apexDomain,
+  domainName,
   boundedTarget,
   credentialAlias,
   hostOrNetwork,
@@ -29,7 +30,7 @@ export interface ScanTypeInfo {
  * host or network, ai_red_team the URL of the model endpoint.
  */
 export const scanTypes: Record<ScanType, ScanTypeInfo> = {
-  email_security: { label: 'Email Security', targetHint: 'apex domain, e.g. example.com', validateTarget: apexDomain },
+  email_security: { label: 'Email Security', targetHint: 'apex domain, e.g. example.com', validateTarget: domainName },
   m365: { label: 'M365', targetHint: 'tenant domain, e.g. contoso.com', validateTarget: apexDomain },
   ssl: { label: 'SSL/TLS', targetHint: 'hostname with optional port, e.g. www.example.com:443', validateTarget: hostnameWithOptionalPort },
   dast: { label: 'DAST', targetHint: 'http(s) URL, e.g. https://app.example.com', validateTarget: httpUrl },

@@ -1,28 +1,27 @@
-import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import { parse as parseDomain } from 'tldts';
+// Every hostname in a target goes through the scanner's normaliser (IDN → punycode, lowercase, no
+// trailing dot, at least two labels, no IP address), so the API stores exactly the name mailscan
+// scans: one rule for `target`, each `targets` entry and the CLI's argument.
+import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
 
 /** A target check: the normalised target, or a user-facing reason it is not acceptable. */
 export type TargetResult = { ok: true; value: string } | { ok: false; message: string };
 
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const MAX_TARGET_LENGTH = 2048;
 
-/** IDN → punycode, lowercase, no trailing dot; null when it is not a syntactically valid hostname. */
-export function normaliseHostname(input: string): string | null {
-  const trimmed = input.trim().replace(/\.$/, '');
-  if (trimmed === '' || /[\s/:@]/.test(trimmed)) return null;
-  const ascii = domainToASCII(trimmed.toLowerCase());
-  if (ascii === '' || ascii.length > 253) return null;
-  const labels = ascii.split('.');
-  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
-  if (/^\d+$/.test(labels[labels.length - 1])) return null;
-  return ascii;
+/**
+ * A domain name, apex or subdomain, in any TLD (DESIGN §4): mail is often sent from
+ * `news.example.com`, and private deployments scan their own zones (`.test`, `.internal`).
+ */
+export function domainName(input: string): TargetResult {
+  const host = normaliseDomain(input);
+  return host === null ? { ok: false, message: 'must be a domain name such as example.com' } : { ok: true, value: host };
 }
 
 /** An apex (registrable) domain per the public suffix list: `example.com`, not `mail.example.com`. */
 export function apexDomain(input: string): TargetResult {
-  const host = normaliseHostname(input);
+  const host = normaliseDomain(input);
   if (host === null) return { ok: false, message: 'must be a domain name such as example.com' };
   const parsed = parseDomain(host, { allowPrivateDomains: false });
   if (!parsed.isIcann || parsed.domain === null) return { ok: false, message: 'must be a domain under a public suffix' };
@@ -32,7 +31,7 @@ export function apexDomain(input: string): TargetResult {
 
 export function hostnameWithOptionalPort(input: string): TargetResult {
   const match = /^(.+?)(?::(\d{1,5}))?$/.exec(input.trim());
-  const host = match?.[1] ? normaliseHostname(match[1]) : null;
+  const host = match?.[1] ? normaliseDomain(match[1]) : null;
   const port = match?.[2] === undefined ? undefined : Number(match[2]);
   if (host === null) return { ok: false, message: 'must be a hostname, optionally with :port' };
   if (port !== undefined && (port < 1 || port > 65535)) return { ok: false, message: 'port must be 1-65535' };
@@ -48,7 +47,7 @@ export function httpUrl(input: string): TargetResult {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: 'must be an http(s) URL' };
   if (url.username || url.password) return { ok: false, message: 'must not carry credentials' };
-  if (!isIP(url.hostname.replace(/^\[|\]$/g, '')) && normaliseHostname(url.hostname) === null) {
+  if (!isIP(url.hostname.replace(/^\[|\]$/g, '')) && normaliseDomain(url.hostname) === null) {
     return { ok: false, message: 'must have a valid host' };
   }
   return { ok: true, value: url.toString() };
@@ -59,7 +58,7 @@ export function repositoryUrl(input: string): TargetResult {
   const value = input.trim();
   const scp = /^[a-z0-9_.-]+@([a-z0-9.-]+):[\w.~/-]+$/i.exec(value);
   if (scp) {
-    return normaliseHostname(scp[1]) === null ? { ok: false, message: 'must be a repository URL' } : { ok: true, value };
+    return normaliseDomain(scp[1]) === null ? { ok: false, message: 'must be a repository URL' } : { ok: true, value };
   }
   const url = httpUrl(value);
   if (!url.ok || !/^\/[^/]+\/[^/]+/.test(new URL(url.value).pathname)) {
@@ -88,7 +87,7 @@ export function hostOrNetwork(input: string): TargetResult {
     if (bits < 0 || bits > (family === 4 ? 32 : 128)) return { ok: false, message: 'CIDR prefix length is out of range' };
     return { ok: true, value: `${address.toLowerCase()}/${bits}` };
   }
-  const host = normaliseHostname(value);
+  const host = normaliseDomain(value);
   return host === null ? { ok: false, message: 'must be an IP, a CIDR block or a hostname' } : { ok: true, value: host };
 }
 

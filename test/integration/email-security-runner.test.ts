@@ -8,7 +8,7 @@ import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-serv
 import { zoneDir } from '../mailscan/helpers/fixtures.ts';
 import { startTestService, type TestService } from '../helpers/local-service.ts';
 
-/** A fixture zone served under a real-looking apex, so the API's target rules accept it. */
+/** A fixture zone served under another name (the tests were written when the API took only public apex domains). */
 function renamed(fixture: string, apex: string): { text: string; origin: string } {
   const text = readFileSync(join(zoneDir, `${fixture}.zone`), 'utf8').replaceAll(fixture, apex);
   return { text, origin: apex };
@@ -45,6 +45,14 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
 
     expect(scan).toMatchObject({ status: 'succeeded', finding_count: 0, errors: [], summary: { score: 100, grade: 'A' } });
     expect(findings).toEqual([]);
+  });
+
+  it('scans a subdomain in a private TLD, whose DMARC falls back to the organizational domain', async () => {
+    const { scan, findings } = await scanOf('Mail.OrgDmarc.test.', { reputation: false });
+
+    expect(scan).toMatchObject({ status: 'succeeded', target: 'mail.orgdmarc.test', errors: [] });
+    // orgdmarc.test publishes DMARC (p=reject; sp=quarantine), mail.orgdmarc.test none: no dmarc finding.
+    expect(findings.map((f: { rule_id: string }) => f.rule_id)).toEqual(['mailscan.dkim.not_found']);
   });
 
   it('stores the posture findings of a bare domain with the catalogue rule ids', async () => {

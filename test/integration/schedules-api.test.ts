@@ -44,6 +44,13 @@ describe('schedule API', () => {
     ]);
   });
 
+  it('takes any domain name for email_security, apex or subdomain, in any TLD, in target and targets alike', async () => {
+    const reply = await create({ target: 'News.Example.COM.', targets: ['mail.corp.internal', 'post.bücher.de', 'example.test'] });
+
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ target: 'news.example.com', targets: ['mail.corp.internal', 'post.xn--bcher-kva.de', 'example.test'] });
+  });
+
   it('creates a custom schedule in a timezone and a split-day schedule with two triggers', async () => {
     const sixHourly = await create({ cadence: 'custom', cron_expression: '0 */6 * * *', timezone: 'Europe/Paris' });
     const split = await create({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' });

@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
 import { ValidationError } from '../../shared/domain/errors.ts';
-import { validateTarget } from '../../shared/domain/scan-types.ts';
+import { scanTypes, validateTarget } from '../../shared/domain/scan-types.ts';
+import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
 
 describe('target validation', () => {
   it.each([
     ['email_security', 'Example.COM.', 'example.com'],
     ['email_security', 'bücher.de', 'xn--bcher-kva.de'],
     ['email_security', 'example.co.uk', 'example.co.uk'],
+    ['email_security', 'news.example.com', 'news.example.com'],
+    ['email_security', 'Mail.Example.TEST.', 'mail.example.test'],
+    ['email_security', 'corp.internal', 'corp.internal'],
+    ['email_security', 'post.bücher.de', 'post.xn--bcher-kva.de'],
     ['ssl', 'WWW.example.com:8443', 'www.example.com:8443'],
     ['dast', 'https://app.example.com/login', 'https://app.example.com/login'],
     ['secret_scan', 'https://github.com/acme/api', 'https://github.com/acme/api'],
@@ -21,9 +26,12 @@ describe('target validation', () => {
   });
 
   it.each([
-    ['email_security', 'sub.example.com'],
-    ['email_security', 'co.uk'],
     ['email_security', 'localhost'],
+    ['email_security', '192.0.2.1'],
+    ['email_security', 'example.123'],
+    ['email_security', 'https://example.com'],
+    ['email_security', '-bad.example.com'],
+    ['m365', 'sub.contoso.com'],
     ['email_security', 'exa mple.com'],
     ['ssl', 'example.com:0'],
     ['dast', 'javascript:alert(1)'],
@@ -35,6 +43,22 @@ describe('target validation', () => {
     ['dast', `https://example.com/${'a'.repeat(3000)}`],
   ] as const)('refuses %s target %s', (scanType, input) => {
     expect(validateTarget(scanType, input).ok).toBe(false);
+  });
+});
+
+describe('one hostname rule for the API and the scanner', () => {
+  it('accepts an email_security target exactly when mailscan accepts it as its argument, with the same name', () => {
+    const inputs = ['example.com', 'news.example.com', 'MAIL.example.test.', 'bücher.de', 'localhost', '10.0.0.1', 'a..b', 'x_y.com', 'exa mple.com', 'a.b.c.d.e'];
+    for (const input of inputs) {
+      const scanner = normaliseDomain(input);
+      const api = validateTarget('email_security', input);
+      expect(api, input).toEqual(scanner === null ? { ok: false, message: expect.any(String) } : { ok: true, value: scanner });
+    }
+  });
+
+  it('keeps "apex domain" as the hint only', () => {
+    expect(scanTypes.email_security.targetHint).toBe('apex domain, e.g. example.com');
+    expect(validateTarget('email_security', 'news.example.com').ok).toBe(true);
   });
 });
 

@@ -5,7 +5,8 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
  * The scan target as DNS sees it: IDN to punycode, lowercase, no trailing dot. Null when it is not
- * a domain name (an IP address, a URL, a single label).
+ * a domain name (an IP address, a URL, a single label). The API normalises every hostname of a
+ * target with this same function (shared/domain/targets.ts), so what it stores is what the CLI scans.
  */
 export function normaliseDomain(input: string): string | null {
   const trimmed = input.trim().replace(/\.$/, '');
