@@ -11,6 +11,7 @@ import { Scheduling } from './constructs/scheduling.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './constructs/service-function.ts';
 import { SessionKey } from './constructs/session-key.ts';
 import { Storage, type TableAction } from './constructs/storage.ts';
+import { Ui } from './constructs/ui.ts';
 import type { EnvironmentName, EnvironmentSettings } from './environment-settings.ts';
 import { repositoryRoot } from './paths.ts';
 
@@ -50,7 +51,7 @@ const TABLE_ACTIONS = {
 /**
  * One environment of the scan service. Read top to bottom: where data lives, how schedules fire,
  * who consumes the scan queue and who is paged when it fails, the API functions and what each
- * may touch, the API in front of them, the nightly repair.
+ * may touch, the API in front of them, the nightly repair, the UI distribution in front of all.
  */
 export class ScanServiceStack extends Stack {
   readonly storage: Storage;
@@ -59,6 +60,7 @@ export class ScanServiceStack extends Stack {
   readonly dispatch: Dispatch;
   readonly alarms: Alarms;
   readonly api: Api;
+  readonly ui: Ui;
   readonly functions: Record<
     'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter',
     ServiceFunction
@@ -220,6 +222,12 @@ export class ScanServiceStack extends Stack {
       removalPolicy,
     });
 
+    // The UI and the API on one origin, so the session cookie is first-party (DESIGN §8).
+    this.ui = new Ui(this, 'Ui', { httpApi: this.api.httpApi, removalPolicy });
+
+    new CfnOutput(this, 'UiUrl', { value: this.ui.url, description: 'The web UI; add it to allowedOrigins in cdk.json (docs/deploy.md)' });
+    new CfnOutput(this, 'UiBucketName', { value: this.ui.bucket.bucketName, description: 'Upload web/dist here (docs/deploy.md)' });
+    new CfnOutput(this, 'UiDistributionId', { value: this.ui.distribution.distributionId });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; routes start with /api' });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduling.group.scheduleGroupName });

@@ -3,6 +3,7 @@ import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ASSET_CACHE_CONTROL, INDEX_CACHE_CONTROL, SECURITY_HEADERS } from '../shared/http/ui-headers.ts';
 import { isUiRoute } from '../web/src/ui-routes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -11,32 +12,7 @@ export const WEB_DIST = join(WEB_DIR, 'dist');
 /** What the bundle is made of: a change to any of these makes web/dist stale. */
 const BUILD_INPUTS = [join(WEB_DIR, 'src'), join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'shared', 'domain'), join(ROOT, 'shared', 'chat'), join(ROOT, 'package-lock.json')];
 
-/**
- * The UI's Content-Security-Policy: scripts, styles and fetches from this origin only, no inline
- * script or style, no framing. The same policy is set by CloudFront in AWS (infra/constructs/ui.ts).
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
-
-export const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-  'cross-origin-opener-policy': 'same-origin',
-  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
-};
+export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from '../shared/http/ui-headers.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -101,10 +77,10 @@ export function makeUiHandler(distDir: string) {
     const asset = /^\/assets\/([A-Za-z0-9._-]+)$/.exec(path);
     if (asset) {
       file = join(root, 'assets', asset[1]);
-      cacheControl = 'public, max-age=31536000, immutable';
+      cacheControl = ASSET_CACHE_CONTROL;
     } else if (isUiRoute(path)) {
       file = join(root, 'index.html');
-      cacheControl = 'no-cache';
+      cacheControl = INDEX_CACHE_CONTROL;
     } else {
       return false;
     }

@@ -1,0 +1,142 @@
+import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  HttpVersion,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  PriceClass,
+  ResponseHeadersPolicy,
+  SecurityPolicyProtocol,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { CONTENT_SECURITY_POLICY, PERMISSIONS_POLICY } from '../../shared/http/ui-headers.ts';
+import { UI_ROUTE_PATTERNS } from '../../web/src/ui-routes.ts';
+
+export interface UiProps {
+  /** The HTTP API that `/api/*` goes to, on the same origin as the UI (the session cookie is first-party). */
+  httpApi: IHttpApi;
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The CloudFront Function behind the UI's SPA fallback: a request for one of the UI's routes
+ * gets index.html; everything else (hashed /assets/*) is fetched as is. Built from the same route
+ * list as the local server, so both answer the same paths. A distribution-wide error page would
+ * also rewrite the API's own 403/404 JSON answers, so the fallback is per behaviour, here.
+ */
+export function spaFallbackCode(): string {
+  const patterns = UI_ROUTE_PATTERNS.map((pattern) => pattern.toString()).join(', ');
+  return [
+    'var UI_ROUTES = [' + patterns + '];',
+    'function handler(event) {',
+    '  var request = event.request;',
+    '  for (var i = 0; i < UI_ROUTES.length; i++) {',
+    "    if (UI_ROUTES[i].test(request.uri)) { request.uri = '/index.html'; break; }",
+    '  }',
+    '  return request;',
+    '}',
+  ].join('\n');
+}
+
+/**
+ * The web UI in AWS (DESIGN §2, §8): a private S3 bucket read only by CloudFront through origin
+ * access control, and one distribution that serves the bundle at `/` and routes `/api/*` to the
+ * HTTP API uncached, with every cookie, query string and header but Host forwarded. The same
+ * security headers as `npm start` are added to every response. Files are uploaded after deploy
+ * (docs/deploy.md), so the stack needs no build of web/ and no upload function.
+ */
+export class Ui extends Construct {
+  readonly bucket: Bucket;
+  readonly distribution: Distribution;
+  readonly responseHeaders: ResponseHeadersPolicy;
+
+  constructor(scope: Construct, id: string, props: UiProps) {
+    super(scope, id);
+
+    this.bucket = new Bucket(this, 'Assets', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      // Old bundles are only kept for a rollback.
+      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(30) }],
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.responseHeaders = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'Scan service UI: the CSP and security headers of shared/http/ui-headers.ts',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: CONTENT_SECURITY_POLICY, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+      customHeadersBehavior: {
+        customHeaders: [
+          { header: 'Cross-Origin-Opener-Policy', value: 'same-origin', override: true },
+          { header: 'Permissions-Policy', value: PERMISSIONS_POLICY, override: true },
+        ],
+      },
+    });
+
+    const spaFallback = new CloudFrontFunction(this, 'SpaFallback', {
+      comment: 'UI routes get index.html (web/src/ui-routes.ts)',
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(spaFallbackCode()),
+    });
+
+    const apiOrigin = new HttpOrigin(`${props.httpApi.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`, {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+    });
+
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: 'Scan service: web UI and /api',
+      defaultRootObject: 'index.html',
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+      priceClass: PriceClass.PRICE_CLASS_100,
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+        // Honours the objects' Cache-Control: a year for hashed assets, revalidate index.html.
+        cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        compress: true,
+        responseHeadersPolicy: this.responseHeaders,
+        functionAssociations: [{ function: spaFallback, eventType: FunctionEventType.VIEWER_REQUEST }],
+      },
+      additionalBehaviors: {
+        '/api/*': {
+          origin: apiOrigin,
+          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: AllowedMethods.ALLOW_ALL,
+          // Every answer is per session and per tenant: never cached, and the cookie, the
+          // Authorization and Origin headers and the query string all reach the API.
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          responseHeadersPolicy: this.responseHeaders,
+          compress: true,
+        },
+      },
+    });
+  }
+
+  /** The UI's origin, e.g. `https://d1234.cloudfront.net`. */
+  get url(): string {
+    return `https://${this.distribution.distributionDomainName}`;
+  }
+}
