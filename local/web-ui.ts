@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, resolve } from 'node:path';
+import { extname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Plugin } from 'vite';
 import { fileURLToPath } from 'node:url';
 import { ASSET_CACHE_CONTROL, INDEX_CACHE_CONTROL, SECURITY_HEADERS } from '../shared/http/ui-headers.ts';
 import { isUiRoute } from '../web/src/ui-routes.ts';
@@ -9,8 +10,19 @@ import { isUiRoute } from '../web/src/ui-routes.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_DIR = join(ROOT, 'web');
 export const WEB_DIST = join(WEB_DIR, 'dist');
-/** What the bundle is made of: a change to any of these makes web/dist stale. */
-const BUILD_INPUTS = [join(WEB_DIR, 'src'), join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'shared', 'domain'), join(ROOT, 'shared', 'chat'), join(ROOT, 'package-lock.json')];
+/** Inputs of every build besides its modules: a change to any of these makes web/dist stale. */
+const FIXED_INPUTS = [join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'package-lock.json')];
+/** Written by the build: the repository files the bundle was made of (web/src, shared/, ...). */
+const INPUTS_MANIFEST = 'build-inputs.json';
+
+/** Records every source module of the bundle, so staleness follows what the bundle really imports. */
+const recordInputs: Plugin = {
+  name: 'record-build-inputs',
+  generateBundle() {
+    const files = [...this.getModuleIds()].filter((id) => isAbsolute(id) && !id.includes('/node_modules/')).map((id) => relative(ROOT, id.split('?')[0]));
+    this.emitFile({ type: 'asset', fileName: INPUTS_MANIFEST, source: JSON.stringify(files.sort(), null, 1) });
+  },
+};
 
 export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from '../shared/http/ui-headers.ts';
 
@@ -24,22 +36,18 @@ const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json',
 };
 
-async function newestMtime(path: string): Promise<number> {
-  const info = await stat(path).catch(() => null);
-  if (info === null) return 0;
-  if (!info.isDirectory()) return info.mtimeMs;
-  let newest = info.mtimeMs;
-  for (const entry of await readdir(path)) newest = Math.max(newest, await newestMtime(join(path, entry)));
-  return newest;
-}
-
-/** Whether web/dist is missing or older than any of its inputs. */
+/** Whether web/dist is missing, or older than a module it was built from (or than the config, page or lockfile). */
 export async function isUiBuildStale(distDir = WEB_DIST): Promise<boolean> {
   const built = await stat(join(distDir, 'index.html')).catch(() => null);
-  if (built === null) return true;
-  let newest = 0;
-  for (const input of BUILD_INPUTS) newest = Math.max(newest, await newestMtime(input));
-  return newest > built.mtimeMs;
+  const manifest = await readFile(join(distDir, INPUTS_MANIFEST), 'utf8').catch(() => null);
+  if (built === null || manifest === null) return true;
+  const inputs = [...FIXED_INPUTS, ...(JSON.parse(manifest) as string[]).map((file) => join(ROOT, file))];
+  for (const input of inputs) {
+    const info = await stat(input).catch(() => null);
+    // A module that moved or vanished means the sources changed shape: build again.
+    if (info === null || info.mtimeMs > built.mtimeMs) return true;
+  }
+  return false;
 }
 
 /**
@@ -52,7 +60,7 @@ export async function ensureUiBuilt(options: { log?: (line: string) => void } = 
   options.log?.('building the web UI (web/dist is missing or older than its sources)…');
   const { build } = await import('vite');
   const staging = join(WEB_DIR, `.dist-${process.pid}-${Date.now()}`);
-  await build({ configFile: join(WEB_DIR, 'vite.config.ts'), build: { outDir: staging, emptyOutDir: true }, logLevel: 'error' });
+  await build({ configFile: join(WEB_DIR, 'vite.config.ts'), plugins: [recordInputs], build: { outDir: staging, emptyOutDir: true }, logLevel: 'error' });
   const old = `${staging}-old`;
   await rename(WEB_DIST, old).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;

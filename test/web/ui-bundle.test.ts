@@ -16,7 +16,7 @@ describe('web UI bundle and how npm start serves it', () => {
 
   const assets = () => readdirSync(join(dist, 'assets'));
 
-  it('is up to date with its sources after ensureUiBuilt', async () => {
+  it('is up to date with the modules it was built from after ensureUiBuilt', async () => {
     expect(await isUiBuildStale()).toBe(false);
   });
 
@@ -97,5 +97,15 @@ describe('web UI bundle and how npm start serves it', () => {
     expect(asset.status).toBe(404);
     expect(api.status).toBe(200);
     expect(api.headers.get('content-security-policy')).toBeNull();
+  });
+});
+
+describe('web/dist staleness', () => {
+  it('lists the repository modules the bundle was built from, shared/ rules included', async () => {
+    const dist = await ensureUiBuilt();
+    const inputs = JSON.parse(readFileSync(join(dist, 'build-inputs.json'), 'utf8')) as string[];
+
+    expect(inputs).toEqual(expect.arrayContaining(['web/src/main.tsx', 'shared/chat/scan-prompt.ts', 'shared/domain/cron/crontab.ts', 'shared/domain/schedule.ts']));
+    expect(inputs.some((file) => file.startsWith('shared/adapters/') || file.includes('node_modules'))).toBe(false);
   });
 });
