@@ -81,6 +81,8 @@ export interface LocalRuntimeOptions {
   version?: string;
   /** Serve the built web UI from this directory (web/dist) at `/`. */
   uiDir?: string;
+  /** Called after every DynamoDB call succeeds, with its command name: tests throw here to kill a worker between steps. */
+  afterDynamoCall?: (commandName: string) => void;
 }
 
 export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
@@ -94,12 +96,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const logger = options.logger ?? makeLogger('local');
   const dynamo = await startDynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, tableName: LOCAL_TABLE_NAME });
   const documentClient = makeDocumentClient(dynamo.clientConfig);
-  // Counts DynamoDB calls by command, for benchmarks (requests per fire).
+  // Counts DynamoDB calls by command, for benchmarks and the cost test (requests per fire).
   const dynamoRequests = new Map<string, number>();
   documentClient.middlewareStack.add(
     (next, context) => async (args) => {
-      dynamoRequests.set(context.commandName ?? 'unknown', (dynamoRequests.get(context.commandName ?? 'unknown') ?? 0) + 1);
-      return next(args);
+      const command = context.commandName ?? 'unknown';
+      dynamoRequests.set(command, (dynamoRequests.get(command) ?? 0) + 1);
+      const output = await next(args);
+      options.afterDynamoCall?.(command);
+      return output;
     },
     { step: 'initialize', name: 'countDynamoRequests' },
   );

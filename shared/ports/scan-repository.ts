@@ -10,8 +10,11 @@ export interface ScanFilter {
 
 /** Port for ScanJobs and the per-fire dedupe records. Every method is scoped to one tenant. */
 export interface ScanRepository {
-  /** Inserts a job; a job with the same id already stored is left as it is (idempotent). */
-  create(job: ScanJobRecord): Promise<void>;
+  /**
+   * Inserts a job; a job with the same id already stored is left as it is (idempotent). True when
+   * this call inserted it: with a scan id derived from the fire, that is the fire's claim.
+   */
+  create(job: ScanJobRecord): Promise<boolean>;
   get(tenant: string, id: string): Promise<ScanJobRecord | null>;
   /**
    * Claims the fire (schedule id, scheduled time) for `scanId` with a conditional write; returns

@@ -26,6 +26,12 @@ export interface ScheduleRepository {
   /** A fire or run-now started: sets the run fields unless the row is gone or already shows a newer scan. */
   recordRun(tenant: string, id: string, run: { last_run_at: string; last_run_status: LastRunStatus; last_scan_id: string }): Promise<boolean>;
   /**
+   * A cron fire starts: in one conditional write, sets the run fields and returns the row as it
+   * now is, if the row exists, is enabled and shows no scan as new as `last_scan_id`. Null when any
+   * of that fails (deleted, disabled, a redelivery, an older fire): the caller reads and decides.
+   */
+  startRun(tenant: string, id: string, run: { last_run_at: string; last_scan_id: string }): Promise<ScheduleRecord | null>;
+  /**
    * A job finished: sets last_run_status only while last_scan_id is still `scanId`, so an older
    * job finishing late never overwrites a newer one's status. False when it did not apply.
    */

@@ -51,6 +51,11 @@ export type ScanEngine = ReturnType<typeof makeScanEngine>;
 
 const RUN_STATUS: Record<'succeeded' | 'partial' | 'failed', LastRunStatus> = { succeeded: 'success', partial: 'partial', failed: 'failed' };
 
+/** The schedule's last-run status a finished job stands for. */
+export function lastRunStatusOf(status: 'succeeded' | 'partial' | 'failed'): LastRunStatus {
+  return RUN_STATUS[status];
+}
+
 /** Outcome per DESIGN §4: errors with findings are partial; errors alone, failed. */
 export function outcomeOf(findingCount: number, errorCount: number): 'succeeded' | 'partial' | 'failed' {
   if (errorCount === 0) return 'succeeded';
@@ -131,7 +136,7 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
     const now = clock.now().toISOString();
     const byId = new Map<string, FindingRecord>();
     const withPrints = reported.map(({ target, finding }) => ({ target, finding, fingerprint: fingerprintOf(job.tenant, target, finding) }));
-    const firstSeen = await findings.firstSeen(job.tenant, withPrints.map((item) => item.fingerprint));
+    const firstSeen = await findings.firstSeen(job.tenant, withPrints.map(({ target, fingerprint }) => ({ target, fingerprint })));
     for (const { target, finding, fingerprint } of withPrints) {
       const id = findingIdOf(job.id, fingerprint);
       byId.set(id, {
@@ -159,13 +164,15 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
   return {
     /**
      * Executes a queued (or crash-abandoned running) job to its final state; returns the job as
-     * stored afterwards. A job already finished is returned untouched.
+     * stored afterwards. A job already finished is returned untouched. `owned` skips the move to
+     * running for a job its caller inserted running a moment ago (a cron fire's claim).
      */
-    async execute(job: ScanJobRecord, remainingMs: () => number): Promise<ScanJobRecord> {
+    async execute(job: ScanJobRecord, remainingMs: () => number, { owned = false }: { owned?: boolean } = {}): Promise<ScanJobRecord> {
       if (FINISHED_STATUSES.includes(job.status)) return job;
       const logger = scanLogs.loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id });
       const startedAt = job.started_at ?? clock.now().toISOString();
-      if (!(await scans.transition(job.tenant, job.id, ['queued', 'running'], { status: 'running', started_at: startedAt }))) {
+      // `owned`: the caller has just inserted this job as running, so nobody else can have moved it.
+      if (!owned && !(await scans.transition(job.tenant, job.id, ['queued', 'running'], { status: 'running', started_at: startedAt }))) {
         return (await scans.get(job.tenant, job.id)) ?? job;
       }
       logger.info('scan started', { scan_type: job.scan_type, targets: 1 + job.targets.length, redelivered: job.status === 'running' });

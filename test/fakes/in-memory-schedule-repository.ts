@@ -43,6 +43,13 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
     return true;
   }
 
+  async startRun(tenant: string, id: string, run: { last_run_at: string; last_scan_id: string }): Promise<ScheduleRecord | null> {
+    const current = this.rows.get(this.#key(tenant, id));
+    if (!current || !current.enabled || (current.last_scan_id !== null && current.last_scan_id >= run.last_scan_id)) return null;
+    Object.assign(current, run, { last_run_status: 'running' });
+    return structuredClone(current);
+  }
+
   async finishRun(tenant: string, id: string, scanId: string, status: ScheduleRecord['last_run_status']): Promise<boolean> {
     const current = this.rows.get(this.#key(tenant, id));
     if (!current || current.last_scan_id !== scanId) return false;

@@ -212,7 +212,7 @@ describe('dispatch reliability', () => {
       runners: new Map([['email_security', runner]]),
       wrapFindings: (inner): FindingRepository => ({
         ...inner,
-        firstSeen: (tenant, prints) => inner.firstSeen(tenant, prints),
+        firstSeen: (tenant, sightings) => inner.firstSeen(tenant, sightings),
         list: (tenant, filter, limit, cursor) => inner.list(tenant, filter, limit, cursor),
         // A worker dying mid-write: half the findings land, then the invocation is gone.
         async save(tenant, records) {

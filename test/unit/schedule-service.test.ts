@@ -15,7 +15,7 @@ function setup(quota = 10) {
   const scheduler = new LocalTriggerScheduler({ clock, queue: new LocalQueue({ name: 'q', clock, visibilityTimeoutMs: 1000 }) });
   const triggers = new FaultyTriggers(scheduler);
   let n = 0;
-  const ids = { newId: (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}` };
+  const ids = { newId: (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`, forFire: () => 'scan_unused' };
   const service = makeScheduleService({ repo, triggers, clock, ids, logger: silentLogger, quota });
   return { clock, repo, scheduler, triggers, service };
 }

@@ -1,4 +1,5 @@
-import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { BatchGetCommand, BatchWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FindingRecord } from '../../domain/finding.ts';
 import type { FindingFilter, FindingRepository } from '../../ports/finding-repository.ts';
 import { keys, scanKeys } from './keys.ts';
@@ -11,6 +12,13 @@ const FIELDS = [
 
 const BATCH_WRITE = 25;
 const BATCH_GET = 100;
+/** New fingerprints per UpdateItem: keeps the update expression well inside its 4 KB limit. */
+const SEEN_PER_UPDATE = 60;
+
+/** Targets can be long URLs; the first-seen item's key holds a digest of the target instead. */
+const targetHash = (target: string) => createHash('sha256').update(target).digest('hex').slice(0, 32);
+/** Fingerprints are hex digests, so `f` + fingerprint is a valid attribute name. */
+const seenAttribute = (fingerprint: string) => `f${fingerprint}`;
 const MAX_ATTEMPTS = 8;
 
 function fromItem(item: Record<string, unknown>): FindingRecord {
@@ -26,7 +34,11 @@ const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve
 /**
  * Findings in the single table, written with BatchWriteItem (25 a request, unprocessed items
  * retried with backoff). Each finding has a deterministic id (scan, fingerprint), so a redelivered
- * scan rewrites its findings instead of duplicating them. A per-fingerprint item keeps first/last seen.
+ * scan rewrites its findings instead of duplicating them. First seen lives in one item per target
+ * (`SEEN#<target digest>`, an attribute per fingerprint), read with one BatchGetItem for up to 100
+ * targets and extended with `if_not_exists` only when a fingerprint is new: a scan of known
+ * findings costs one write per finding and nothing more (docs/scans.md). Last seen is the newest
+ * finding's.
  */
 export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, tableName: string): FindingRepository {
   async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
@@ -53,15 +65,21 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
   }
 
   return {
-    async firstSeen(tenant, fingerprints) {
+    async firstSeen(tenant, sightings) {
       const seen = new Map<string, string>();
-      for (const chunk of chunks([...new Set(fingerprints)], BATCH_GET)) {
-        let pending: Record<string, unknown>[] = chunk.map((fingerprint) => ({ PK: keys.tenant(tenant), SK: scanKeys.fingerprint(fingerprint) }));
+      const targets = [...new Set(sightings.map((sighting) => sighting.target))];
+      for (const chunk of chunks(targets, BATCH_GET)) {
+        let pending: Record<string, unknown>[] = chunk.map((target) => ({ PK: keys.tenant(tenant), SK: scanKeys.firstSeen(targetHash(target)) }));
         for (let attempt = 0; pending.length > 0; attempt += 1) {
           if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
           if (attempt > 0) await backoff(attempt);
           const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
-          for (const item of output.Responses?.[tableName] ?? []) seen.set(String(item.fingerprint), String(item.first_seen_at));
+          for (const item of output.Responses?.[tableName] ?? []) {
+            for (const { fingerprint } of sightings) {
+              const at: unknown = item[seenAttribute(fingerprint)];
+              if (typeof at === 'string') seen.set(fingerprint, at);
+            }
+          }
           pending = (output.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
         }
       }
@@ -69,34 +87,45 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
     },
 
     async save(tenant, findings) {
-      const requests = findings.flatMap((finding) => [
-        {
-          PutRequest: {
-            Item: {
-              PK: keys.tenant(tenant),
-              SK: scanKeys.finding(finding.id),
-              GSI1PK: scanKeys.findingsByScan(tenant, finding.scan_id),
-              GSI1SK: finding.id,
-              GSI2PK: scanKeys.findingsByRule(tenant, finding.rule_id),
-              GSI2SK: finding.id,
-              ...finding,
-            },
+      const requests = findings.map((finding) => ({
+        PutRequest: {
+          Item: {
+            PK: keys.tenant(tenant),
+            SK: scanKeys.finding(finding.id),
+            GSI1PK: scanKeys.findingsByScan(tenant, finding.scan_id),
+            GSI1SK: finding.id,
+            GSI2PK: scanKeys.findingsByRule(tenant, finding.rule_id),
+            GSI2SK: finding.id,
+            ...finding,
           },
         },
-        {
-          PutRequest: {
-            Item: {
-              PK: keys.tenant(tenant),
-              SK: scanKeys.fingerprint(finding.fingerprint),
-              fingerprint: finding.fingerprint,
-              first_seen_at: finding.first_seen_at,
-              last_seen_at: finding.last_seen_at,
-              last_scan_id: finding.scan_id,
-            },
-          },
-        },
-      ]);
+      }));
       await batchWrite(requests);
+      // Fingerprints seen for the first time (first seen = last seen = this scan), per target. The
+      // findings go first: a crash in between only means the next run records them as new again.
+      const fresh = new Map<string, FindingRecord[]>();
+      for (const finding of findings) {
+        if (finding.first_seen_at === finding.last_seen_at) fresh.set(finding.target, [...(fresh.get(finding.target) ?? []), finding]);
+      }
+      for (const [target, newOnes] of fresh) {
+        for (const chunk of chunks(newOnes, SEEN_PER_UPDATE)) {
+          const names: Record<string, string> = { '#target': 'target' };
+          const values: Record<string, unknown> = { ':target': target };
+          const sets = chunk.map((finding, i) => {
+            names[`#f${i}`] = seenAttribute(finding.fingerprint);
+            values[`:t${i}`] = finding.first_seen_at;
+            // if_not_exists: two scans seeing the same new fingerprint at once keep the earlier record.
+            return `#f${i} = if_not_exists(#f${i}, :t${i})`;
+          });
+          await client.send(new UpdateCommand({
+            TableName: tableName,
+            Key: { PK: keys.tenant(tenant), SK: scanKeys.firstSeen(targetHash(target)) },
+            UpdateExpression: `SET #target = :target, ${sets.join(', ')}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }));
+        }
+      }
     },
 
     async list(tenant, filter, limit, cursor) {

@@ -43,8 +43,10 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }));
+        return true;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
+        return false;
       }
     },
 

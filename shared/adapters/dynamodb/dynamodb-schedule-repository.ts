@@ -169,6 +169,26 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
       }
     },
 
+    async startRun(tenant, id, run) {
+      try {
+        const { Attributes } = await client.send(new UpdateCommand({
+          TableName: tableName,
+          Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+          UpdateExpression: 'SET last_run_at = :at, last_run_status = :running, last_scan_id = :scan',
+          // Strictly newer: a redelivered fire (the same deterministic scan id) or an older one
+          // fails here and takes the read path, so it never resets a finished run to running.
+          ConditionExpression:
+            'attribute_exists(PK) AND enabled = :true AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id < :scan)',
+          ExpressionAttributeValues: { ':at': run.last_run_at, ':running': 'running', ':scan': run.last_scan_id, ':true': true, ':null': 'NULL' },
+          ReturnValues: 'ALL_NEW',
+        }));
+        return Attributes ? fromItem(Attributes) : null;
+      } catch (error) {
+        if (isConditionFailure(error)) return null;
+        throw error;
+      }
+    },
+
     async finishRun(tenant, id, scanId, status) {
       try {
         await client.send(new UpdateCommand({

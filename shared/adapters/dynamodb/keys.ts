@@ -16,5 +16,6 @@ export const scanKeys = {
   finding: (id: string) => `FND#${id}`,
   findingsByScan: (tenant: string, scanId: string) => `T#${tenant}#FND#SCAN#${scanId}`,
   findingsByRule: (tenant: string, ruleId: string) => `T#${tenant}#FND#RULE#${ruleId}`,
-  fingerprint: (fingerprint: string) => `FP#${fingerprint}`,
+  /** The first-seen item of one target: one attribute per fingerprint ever seen on it. */
+  firstSeen: (targetHash: string) => `SEEN#${targetHash}`,
 };
