@@ -42,6 +42,8 @@ describe('blockedAddressReason', () => {
     ['fc00::1', 'unique local'], ['fd12:3456::1', 'unique local'], ['fe80::1', 'link-local'], ['ff02::1', 'multicast'],
     ['::ffff:127.0.0.1', 'loopback (embedded 127.0.0.1)'], ['::ffff:a00:1', 'private (embedded 10.0.0.1)'],
     ['64:ff9b::a9fe:a9fe', 'link-local (embedded 169.254.169.254)'], ['2002:c0a8:101::1', 'private (embedded 192.168.1.1)'],
+    ['::a00:1', 'private (embedded 10.0.0.1)'], ['[::1]', 'loopback'], ['fe80::1%eth0', 'link-local'], ['2001:db8::5', 'documentation'],
+    ['64:ff9b:1::8.8.8.8', 'local NAT64'], ['127.1', 'not an IP address'], ['0x7f.0.0.1', 'not an IP address'],
   ])('refuses %s as %s', (ip, reason) => {
     expect(blockedAddressReason(ip, false)).toBe(reason);
   });

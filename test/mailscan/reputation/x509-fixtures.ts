@@ -98,7 +98,7 @@ export async function makeTlsServerCert(root: Issuer, names: string[]): Promise<
 
 // RFC 3709 LogotypeExtn with a direct subjectLogo: image/svg+xml, SHA-256 of the SVG, and the
 // gzipped SVG in a data: URI, as VMC issuers publish it.
-function logotypeDer(svg: Uint8Array, form: NonNullable<LeafOptions['logotypeForm']>): Uint8Array {
+export function logotypeDer(svg: Uint8Array, form: NonNullable<LeafOptions['logotypeForm']>): Uint8Array {
   const gzipped = gzipSync(svg);
   const hash = createHash('sha256').update(form === 'hash-of-gzip' ? gzipped : svg).digest();
   const uri = form === 'hash-only' ? 'https://brand.test/logo.svg' : `data:image/svg+xml;base64,${gzipped.toString('base64')}`;

@@ -1,59 +1,78 @@
-import { BlockList, isIPv4 } from 'node:net';
-import { embeddedIpv4, formatIpv6, parseIpv6 } from './ip-address.ts';
+import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Which addresses a fetch to a host named by DNS data may connect to. Hosts in BIMI records are
  * chosen by whoever controls the scanned domain, so without this a scan could be aimed at our
- * own network (SSRF).
+ * own network (SSRF). The tables are the policy; ipaddr.js does the range arithmetic.
  */
 
 /** Never reachable, not even with allowPrivate: cloud metadata and other link-local services live here. */
-const alwaysBlocked: [string, number, 'ipv4' | 'ipv6', string][] = [
-  ['169.254.0.0', 16, 'ipv4', 'link-local'],
-  ['fe80::', 10, 'ipv6', 'link-local'],
-  ['fd00:ec2::254', 128, 'ipv6', 'cloud metadata'],
+const alwaysBlocked: [cidr: string, label: string][] = [
+  ['169.254.0.0/16', 'link-local'],
+  ['fe80::/10', 'link-local'],
+  ['fd00:ec2::254/128', 'cloud metadata'],
 ];
 
 /** Refused unless allowPrivate (MAILSCAN_ALLOW_PRIVATE=1, which tests set for loopback servers). */
-const privateRanges: [string, number, 'ipv4' | 'ipv6', string][] = [
-  ['0.0.0.0', 8, 'ipv4', 'unspecified'],
-  ['10.0.0.0', 8, 'ipv4', 'private'],
-  ['100.64.0.0', 10, 'ipv4', 'carrier-grade NAT'],
-  ['127.0.0.0', 8, 'ipv4', 'loopback'],
-  ['172.16.0.0', 12, 'ipv4', 'private'],
-  ['192.0.0.0', 24, 'ipv4', 'IETF protocol assignments'],
-  ['192.0.2.0', 24, 'ipv4', 'documentation'],
-  ['192.168.0.0', 16, 'ipv4', 'private'],
-  ['198.18.0.0', 15, 'ipv4', 'benchmarking'],
-  ['198.51.100.0', 24, 'ipv4', 'documentation'],
-  ['203.0.113.0', 24, 'ipv4', 'documentation'],
-  ['224.0.0.0', 4, 'ipv4', 'multicast'],
-  ['240.0.0.0', 4, 'ipv4', 'reserved or broadcast'],
-  ['::', 128, 'ipv6', 'unspecified'],
-  ['::1', 128, 'ipv6', 'loopback'],
-  ['fc00::', 7, 'ipv6', 'unique local'],
-  ['fec0::', 10, 'ipv6', 'site-local'],
-  ['ff00::', 8, 'ipv6', 'multicast'],
-  ['100::', 64, 'ipv6', 'discard'],
-  ['2001:db8::', 32, 'ipv6', 'documentation'],
-  ['64:ff9b:1::', 48, 'ipv6', 'local NAT64'],
+const privateRanges: [cidr: string, label: string][] = [
+  ['0.0.0.0/8', 'unspecified'],
+  ['10.0.0.0/8', 'private'],
+  ['100.64.0.0/10', 'carrier-grade NAT'],
+  ['127.0.0.0/8', 'loopback'],
+  ['172.16.0.0/12', 'private'],
+  ['192.0.0.0/24', 'IETF protocol assignments'],
+  ['192.0.2.0/24', 'documentation'],
+  ['192.168.0.0/16', 'private'],
+  ['198.18.0.0/15', 'benchmarking'],
+  ['198.51.100.0/24', 'documentation'],
+  ['203.0.113.0/24', 'documentation'],
+  ['224.0.0.0/4', 'multicast'],
+  ['240.0.0.0/4', 'reserved or broadcast'],
+  ['::/128', 'unspecified'],
+  ['::1/128', 'loopback'],
+  ['fc00::/7', 'unique local'],
+  ['fec0::/10', 'site-local'],
+  ['ff00::/8', 'multicast'],
+  ['100::/64', 'discard'],
+  ['2001:db8::/32', 'documentation'],
+  ['64:ff9b:1::/48', 'local NAT64'],
 ];
 
-type Range = { list: BlockList; family: 'ipv4' | 'ipv6'; label: string };
+/**
+ * IPv6 forms through which a connection ends up at an IPv4 host, and where that address sits in
+ * the 16 bytes: v4-mapped, v4-compatible (deprecated; `::` and `::1` excluded below), the NAT64
+ * well-known prefix and 6to4. Such an address is judged by its IPv4 address too.
+ */
+const ipv4Carriers: [cidr: string, offset: number][] = [
+  ['::ffff:0:0/96', 12],
+  ['::/96', 12],
+  ['64:ff9b::/96', 12],
+  ['2002::/16', 2],
+];
 
-function compile(ranges: [string, number, 'ipv4' | 'ipv6', string][]): Range[] {
-  return ranges.map(([network, prefix, family, label]) => {
-    const list = new BlockList();
-    list.addSubnet(network, prefix, family);
-    return { list, family, label };
-  });
+type Range = { network: [ipaddr.IPv4 | ipaddr.IPv6, number]; label: string };
+
+function compile(ranges: [string, string][]): Range[] {
+  return ranges.map(([cidr, label]) => ({ network: ipaddr.parseCIDR(cidr), label }));
 }
 
 const always = compile(alwaysBlocked);
 const privates = compile(privateRanges);
+const carriers = ipv4Carriers.map(([cidr, offset]) => ({ network: ipaddr.IPv6.parseCIDR(cidr), offset }));
 
-function rangeOf(ranges: Range[], ip: string, family: 'ipv4' | 'ipv6'): string | null {
-  return ranges.find((range) => range.family === family && range.list.check(ip, family))?.label ?? null;
+function rangeOf(ranges: Range[], address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
+  return ranges.find(({ network }) => network[0].kind() === address.kind() && address.match(network))?.label ?? null;
+}
+
+function embeddedIpv4(address: ipaddr.IPv6): string | null {
+  const bytes = address.toByteArray();
+  const carrier = carriers.find(({ network }) => address.match(network));
+  if (!carrier) return null;
+  const v4 = bytes.slice(carrier.offset, carrier.offset + 4);
+  // `::` and `::1` are the unspecified and loopback addresses, not v4-compatible ones.
+  if (carrier.offset === 12 && bytes.slice(0, 12).every((b) => b === 0) && v4.slice(0, 3).every((b) => b === 0) && v4[3] <= 1) return null;
+  return v4.join('.');
 }
 
 /**
@@ -61,14 +80,16 @@ function rangeOf(ranges: Range[], ip: string, family: 'ipv4' | 'ipv6'): string |
  * (v4-mapped, NAT64, 6to4) are judged by that IPv4 address too, so `::ffff:127.0.0.1` is loopback.
  */
 export function blockedAddressReason(ip: string, allowPrivate: boolean): string | null {
-  if (isIPv4(ip)) return rangeOf(always, ip, 'ipv4') ?? (allowPrivate ? null : rangeOf(privates, ip, 'ipv4'));
-  const bytes = parseIpv6(ip);
-  if (!bytes) return 'not an IP address';
-  const v4 = embeddedIpv4(bytes);
-  if (v4) {
-    const reason = blockedAddressReason(v4, allowPrivate);
-    if (reason) return `${reason} (embedded ${v4})`;
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  // node:net decides what an address is (ipaddr.js also reads forms such as `127.1` or octal).
+  if (!isIPv4(bare) && !isIPv6(bare)) return 'not an IP address';
+  const address = ipaddr.parse(bare);
+  if (address instanceof ipaddr.IPv6) {
+    const v4 = embeddedIpv4(address);
+    if (v4) {
+      const reason = blockedAddressReason(v4, allowPrivate);
+      if (reason) return `${reason} (embedded ${v4})`;
+    }
   }
-  const canonical = formatIpv6(bytes);
-  return rangeOf(always, canonical, 'ipv6') ?? (allowPrivate ? null : rangeOf(privates, canonical, 'ipv6'));
+  return rangeOf(always, address) ?? (allowPrivate ? null : rangeOf(privates, address));
 }

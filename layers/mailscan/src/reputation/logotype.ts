@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { children, decodeAscii, decodeOid, readTlv } from './der.ts';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { LogotypeExtn } from '@peculiar/asn1-x509-logotype';
 
 /**
  * The logo a VMC certifies: RFC 3709 logotype extension, subjectLogo, direct image(s). VMC issuers
@@ -22,32 +23,18 @@ const hashByOid: Record<string, string> = {
 /** A decompressed logo larger than this is not an SVG we would compare (gzip bombs). */
 const MAX_LOGO_BYTES = 1024 * 1024;
 
-/** Subject logo images of a LogotypeExtn; throws on malformed DER. */
+/**
+ * Subject logo images of a LogotypeExtn, decoded with the PKI.js/peculiar ASN.1 schema of RFC 3709
+ * (the same family as @peculiar/x509); throws on malformed DER. An indirect subject logo (a
+ * reference to a structure elsewhere) carries no image here.
+ */
 export function parseLogotype(extnValue: Uint8Array): LogotypeImage[] {
-  const top = readTlv(extnValue);
-  const subjectLogo = children(top.content).find((element) => element.tag === 0xa2);
-  if (!subjectLogo) return [];
-  const info = readTlv(subjectLogo.content);
-  // [0] direct LogotypeData; [1] indirect (a reference to a structure elsewhere) carries no image here.
-  if (info.tag !== 0xa0) return [];
-  const imageSequence = children(info.content).find((element) => element.tag === 0x30);
-  if (!imageSequence) return [];
-  return children(imageSequence.content).map((image) => {
-    const [details] = children(image.content);
-    if (!details) throw new Error('logotype: image without details');
-    const [mediaType, hashes, uris] = children(details.content);
-    if (!mediaType || !hashes || !uris) throw new Error('logotype: incomplete image details');
-    return {
-      mediaType: decodeAscii(mediaType.content),
-      hashes: children(hashes.content).map((pair) => {
-        const [algorithm, value] = children(pair.content);
-        const [oid] = children(algorithm?.content ?? new Uint8Array());
-        if (!oid || !value) throw new Error('logotype: incomplete hash');
-        return { oid: decodeOid(oid.content), value: value.content };
-      }),
-      uris: children(uris.content).map((uri) => decodeAscii(uri.content)),
-    };
-  });
+  const extension = AsnConvert.parse(extnValue, LogotypeExtn);
+  return (extension.subjectLogo?.direct?.image ?? []).map(({ imageDetails }) => ({
+    mediaType: imageDetails.mediaType,
+    hashes: imageDetails.logotypeHash.map(({ hashAlg, hashValue }) => ({ oid: hashAlg.algorithm, value: new Uint8Array(hashValue.buffer) })),
+    uris: imageDetails.logotypeURI,
+  }));
 }
 
 /** The image a data: URI carries, gunzipped when compressed; null for other URIs or bad data. */

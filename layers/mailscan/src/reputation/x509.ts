@@ -1,4 +1,5 @@
-// Import order matters: the metadata stand-in must run before @peculiar/x509 loads tsyringe.
-import './reflect-metadata.ts';
+// Import order matters: tsyringe, which @peculiar/x509 loads, refuses to start without the Reflect
+// metadata API. The lite entry of reflect-metadata provides it without the cross-realm registry.
+import 'reflect-metadata/lite';
 
 export * from '@peculiar/x509';
