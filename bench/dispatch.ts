@@ -3,12 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../shared/ports/clock.ts';
 import type { ScanRunner } from '../shared/ports/scan-runner.ts';
-import { startLocalRuntime } from '../local/runtime.ts';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
+import { DEFAULT_DISPATCH_CONCURRENCY, LOCAL_TABLE_NAME, startLocalRuntime } from '../local/runtime.ts';
+import { startDynalite } from '../local/dynalite.ts';
 
 // npm run bench:dispatch [-- SCHEDULES]: local mode (dynalite on disk, local scheduler, queue and
 // consumer) with a runner that returns 20 findings instantly. All schedules fire in the same
 // minute (the 02:00 burst in miniature); prints fires per second end to end (fire message → ScanJob
-// → findings → schedule status) and DynamoDB requests per fire by command.
+// → findings → schedule status) and DynamoDB requests per fire by command. The ceiling: the last
+// round's DynamoDB calls, recorded as sent, replayed straight at a fresh dynalite on disk with the
+// consumer's concurrency; fires/s ÷ ceiling is how much of dynalite's speed the service keeps.
 const schedules = Number(process.argv[2] ?? 300);
 const rounds = 3;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -24,7 +29,11 @@ const runner: ScanRunner = {
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-dispatch-'));
 const clock = new ManualClock('2026-03-02T10:00:30Z');
-const runtime = await startLocalRuntime({ dataDir, clock, quota: schedules + 1, runners: new Map([['email_security', runner]]), logger: silent });
+let recording: { command: string; input: unknown }[] | null = null;
+const runtime = await startLocalRuntime({
+  dataDir, clock, quota: schedules + 1, runners: new Map([['email_security', runner]]), logger: silent,
+  afterDynamoCall: (command, input) => recording?.push({ command, input: structuredClone(input) }),
+});
 for (let i = 0; i < schedules; i += 1) {
   await runtime.schedules.create('bench', { name: `b${i}`, scan_type: 'email_security', target: `site${i}.com`, cadence: 'custom', cron_expression: '*/5 * * * *' });
 }
@@ -33,6 +42,7 @@ const results: { fires: number; seconds: number; requests: Map<string, number> }
 for (let round = 0; round < rounds; round += 1) {
   clock.advance(5 * 60_000);
   runtime.dynamoRequests.clear();
+  recording = round === rounds - 1 ? [] : null;
   const started = performance.now();
   const fires = (await runtime.scheduler.runDue()).length;
   await runtime.consumer.drain();
@@ -40,7 +50,42 @@ for (let round = 0; round < rounds; round += 1) {
   results.push({ fires, seconds, requests: new Map(runtime.dynamoRequests) });
 }
 const jobs = await runtime.scans.list('bench', { status: 'succeeded' }, 200);
+// Coherence after the burst: every schedule shows success, and its last scan is a succeeded job.
+let coherent = 0;
+for await (const schedule of runtime.repo.listAll('bench')) {
+  const scan = schedule.last_scan_id ? await runtime.scans.get('bench', schedule.last_scan_id) : null;
+  if (schedule.last_run_status === 'success' && scan?.status === 'succeeded') coherent += 1;
+}
 await runtime.stop();
+const calls = recording ?? [];
+recording = null;
+
+// The same calls, issued directly at a fresh dynalite on disk by as many workers as the consumer has.
+const ceilingDir = await mkdtemp(join(tmpdir(), 'bench-dispatch-ceiling-'));
+const bare = await startDynalite({ path: join(ceilingDir, 'dynamodb'), tableName: LOCAL_TABLE_NAME });
+const client = makeDocumentClient(bare.clientConfig);
+// The recorder sees the document-level input (before marshalling), so the replay uses the same layer.
+const commands: Record<string, new (input: any) => any> = {
+  GetItemCommand: GetCommand, PutItemCommand: PutCommand, UpdateItemCommand: UpdateCommand,
+  BatchGetItemCommand: BatchGetCommand, BatchWriteItemCommand: BatchWriteCommand, QueryCommand,
+};
+let nextCall = 0;
+const replayStarted = performance.now();
+await Promise.all(Array.from({ length: DEFAULT_DISPATCH_CONCURRENCY }, async () => {
+  while (nextCall < calls.length) {
+    const { command, input } = calls[nextCall++];
+    const Command = commands[command];
+    if (!Command) throw new Error(`no replay for ${command}`);
+    // A conditional write that fails here fails as it would have: the work is the same.
+    await client.send(new Command(input)).catch((error: { name?: string }) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+  }
+}));
+const ceilingSeconds = (performance.now() - replayStarted) / 1000;
+client.destroy();
+await bare.close();
+await rm(ceilingDir, { recursive: true, force: true });
 await rm(dataDir, { recursive: true, force: true });
 
 console.log(`bench:dispatch — ${schedules} schedules firing together, runner returns 20 findings, local mode, Node ${process.version}`);
@@ -50,4 +95,8 @@ for (const [index, { fires, seconds }] of results.entries()) {
 const last = results[results.length - 1];
 const total = [...last.requests.values()].reduce((sum, n) => sum + n, 0);
 console.log(`DynamoDB requests per fire: ${(total / last.fires).toFixed(1)} (${[...last.requests].map(([command, n]) => `${command.replace('Command', '')} ${(n / last.fires).toFixed(1)}`).join(', ')})`);
+const ceiling = last.fires / ceilingSeconds;
+console.log(`bare dynalite ceiling: the last round's ${calls.length} calls replayed with ${DEFAULT_DISPATCH_CONCURRENCY} workers in ${ceilingSeconds.toFixed(2)} s = ${ceiling.toFixed(1)} fires/s`);
+console.log(`fires/s ÷ ceiling, last round: ${(last.fires / last.seconds / ceiling).toFixed(2)}`);
+console.log(`schedules coherent after the last round: ${coherent}/${schedules}`);
 console.log(`sanity: ${jobs.items.length >= Math.min(200, schedules) ? 'jobs succeeded' : 'MISSING JOBS'}`);

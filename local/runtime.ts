@@ -81,8 +81,11 @@ export interface LocalRuntimeOptions {
   version?: string;
   /** Serve the built web UI from this directory (web/dist) at `/`. */
   uiDir?: string;
-  /** Called after every DynamoDB call succeeds, with its command name: tests throw here to kill a worker between steps. */
-  afterDynamoCall?: (commandName: string) => void;
+  /**
+   * Called after every DynamoDB call succeeds, with its command name and its (wire-format) input:
+   * tests throw here to kill a worker between steps; bench:dispatch records the calls to replay.
+   */
+  afterDynamoCall?: (commandName: string, input: unknown) => void;
 }
 
 export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
@@ -103,7 +106,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       const command = context.commandName ?? 'unknown';
       dynamoRequests.set(command, (dynamoRequests.get(command) ?? 0) + 1);
       const output = await next(args);
-      options.afterDynamoCall?.(command);
+      options.afterDynamoCall?.(command, args.input);
       return output;
     },
     { step: 'initialize', name: 'countDynamoRequests' },
