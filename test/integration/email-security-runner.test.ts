@@ -14,6 +14,20 @@ function renamed(fixture: string, apex: string): { text: string; origin: string 
   return { text, origin: apex };
 }
 
+/** example.test publishes DMARC p=none; mail.example.test sends mail but has no DMARC record of its own. */
+const exampleTest = {
+  origin: 'example.test',
+  text: [
+    '@ IN SOA ns.example.test. hostmaster.example.test. ( 1 3600 600 86400 300 )',
+    '@ IN NS ns',
+    'ns IN A 127.0.0.1',
+    '_dmarc IN TXT "v=DMARC1; p=none; rua=mailto:dmarc@example.test"',
+    'mail IN TXT "v=spf1 mx -all"',
+    'mail IN MX 10 mx.mail',
+    'mx.mail IN A 198.51.100.25',
+  ].join('\n'),
+};
+
 describe('email_security runner (the real mailscan CLI against a loopback DNS server)', () => {
   let dns: TestDnsServer;
   let bin: string;
@@ -21,7 +35,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
   let token: string;
 
   beforeAll(async () => {
-    dns = await startDnsServer({ zoneDir, zones: [renamed('good.test', 'goodmail.com'), renamed('bare.test', 'baremail.com'), renamed('slow.test', 'slowmail.com'), { text: '@ IN SOA ns.nic.net. hostmaster.nic.net. ( 1 3600 600 86400 300 )', origin: 'net' }] });
+    dns = await startDnsServer({ zoneDir, zones: [renamed('good.test', 'goodmail.com'), renamed('bare.test', 'baremail.com'), renamed('slow.test', 'slowmail.com'), { text: '@ IN SOA ns.nic.net. hostmaster.nic.net. ( 1 3600 600 86400 300 )', origin: 'net' }, exampleTest] });
     bin = await buildCli();
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
     service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
@@ -53,6 +67,32 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     expect(scan).toMatchObject({ status: 'succeeded', target: 'mail.orgdmarc.test', errors: [] });
     // orgdmarc.test publishes DMARC (p=reject; sp=quarantine), mail.orgdmarc.test none: no dmarc finding.
     expect(findings.map((f: { rule_id: string }) => f.rule_id)).toEqual(['mailscan.dkim.not_found']);
+  });
+
+  it('scans mail.example.test with reputation on: it succeeds and its DMARC policy comes from example.test', async () => {
+    const { scan, findings } = await scanOf('mail.example.test');
+
+    expect(scan).toMatchObject({ status: 'succeeded', target: 'mail.example.test', errors: [] });
+    expect(findings.map((f: { rule_id: string }) => f.rule_id).sort()).toEqual(['mailscan.dkim.not_found', 'mailscan.dmarc.policy_none', 'mailscan.dnssec.unsigned']);
+    expect(findings.find((f: { rule_id: string }) => f.rule_id === 'mailscan.dmarc.policy_none').evidence).toMatchObject({ domain: 'mail.example.test', record_domain: 'example.test', policy: 'none' });
+  });
+
+  it('reports a configured list without a table answering 127.255.255.254 as an error, not a listing', async () => {
+    const configured = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({
+      bin, env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1', MAILSCAN_CONFIG: 'test/fixtures/mailscan/config/unknown-lists.json' },
+    })]]) });
+    try {
+      const operator = await configured.token('mail', 'operator');
+      const { body: queued } = await configured.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'rep-refused.test' } });
+      await configured.runtime.drain();
+      const scan = (await configured.call(`/api/scans/${queued.id}/`, { token: operator })).body;
+      const findings = (await configured.call(`/api/findings/?scan_id=${queued.id}`, { token: operator })).body.items;
+
+      expect(findings.map((f: { rule_id: string }) => f.rule_id)).not.toContain('mailscan.dnsbl.listed');
+      expect(scan.errors).toContainEqual({ runner: 'mailscan', message: 'rep-refused.test: reputation/dnsbl: bl.rep-unknown.test 203.0.113.202: 127.255.255.254: query refused (127.255.255.0/24 is reserved for errors)' });
+    } finally {
+      await configured.stop();
+    }
   });
 
   it('stores the posture findings of a bare domain with the catalogue rule ids', async () => {
