@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { runReputation } from '../layers/mailscan/src/reputation/index.ts';
 import { makeCachingResolver } from '../layers/mailscan/src/dns/caching-resolver.ts';
 import { makeCountingResolver } from '../layers/mailscan/src/dns/counting-resolver.ts';
@@ -11,16 +12,20 @@ import { makeSafeFetch } from '../layers/mailscan/src/http/safe-fetch.ts';
 import { scanDomain } from '../layers/mailscan/src/scan/scan-domain.ts';
 import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
 
-// npm run bench:scan [-- RUNS]: one full scan (posture + reputation) of bench.test behind the loopback
+// npm run bench:scan [-- --runs N --domain bench.test|deep.test]: one full scan (posture + reputation)
+// of bench.test (depth 4) or deep.test (depth 5: the a: term at the bottom of the includes) behind the loopback
 // DNS server with 20 ms added to every answer. Prints the wall time, the queries sent, the depth of
 // the longest chain of dependent queries, and wall / (depth × 20 ms): 1.0 means the scan costs only
-// its unavoidable round-trips; the target is at most 1.5.
+// its unavoidable round-trips; the target is at most 1.3. `--delay 0` shows the scan's own CPU and
+// loopback time, which is what the ratio pays above 1.0 wherever it is not overlapped with waiting.
 //
 // Depth comes from the counting resolver (layers/mailscan/src/dns/counting-resolver.ts): each query
 // is one deeper than the deepest answer its asynchronous flow has waited for, tracked with
 // AsyncLocalStorage; concurrent checks run in branches, so a sibling's answer is not a dependency.
-const runs = Number(process.argv[2] ?? 5);
-const DELAY_MS = 20;
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, domain: { type: 'string', default: 'bench.test' }, delay: { type: 'string', default: '20' } } });
+const runs = Number(values.runs);
+const domain = values.domain;
+const DELAY_MS = Number(values.delay);
 const selectors = Array.from({ length: 20 }, (_, i) => `sel${String(i).padStart(2, '0')}`);
 
 const svg = '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps"><title>Bench</title><rect width="10" height="10"/></svg>';
@@ -31,7 +36,7 @@ const webPort = (web.address() as AddressInfo).port;
 // The DNS server runs in its own process, as a real one would: its work must not slow the scan.
 const dns = await startDnsServerProcess({
   zoneDir: fileURLToPath(new URL('../test/fixtures/mailscan/bench/', import.meta.url)),
-  zones: [{ text: `default._bimi IN TXT "v=BIMI1; l=http://logo.bench.test:${webPort}/logo.svg;"`, origin: 'bench.test' }],
+  zones: [{ text: `default._bimi IN TXT "v=BIMI1; l=http://logo.${domain}:${webPort}/logo.svg;"`, origin: domain }],
   addedDelayMs: DELAY_MS,
 });
 
@@ -48,7 +53,7 @@ async function scanOnce() {
   };
   const started = performance.now();
   const { result } = await trackDepth(() => scanDomain(
-    { domain: 'bench.test', dkimSelectors: selectors, reputation: { run: runReputation, context: { resolver, fetch, config, now: () => new Date(), log: () => {} } } },
+    { domain, dkimSelectors: selectors, reputation: { run: runReputation, context: { resolver, fetch, config, now: () => new Date(), log: () => {} } } },
     { resolver, now: () => new Date(), log: () => {} },
   ));
   const wall = performance.now() - started;
@@ -65,11 +70,11 @@ const ratio = median.wall / (median.depth * DELAY_MS);
 
 const chain = median.log.filter((entry) => entry.depth === median.depth).map((entry) => `${entry.type} ${entry.name}`);
 process.stdout.write([
-  `mailscan scan of bench.test, ${DELAY_MS} ms added per DNS answer, median of ${runs} runs`,
+  `mailscan scan of ${domain}, ${DELAY_MS} ms added per DNS answer, median of ${runs} runs`,
   `  wall time         ${median.wall.toFixed(0)} ms (min ${samples[0].wall.toFixed(0)}, max ${samples.at(-1)!.wall.toFixed(0)})`,
   `  DNS queries       ${median.queries}`,
   `  dependency depth  ${median.depth} (deepest: ${chain.join(', ')})`,
-  `  wall / (depth × ${DELAY_MS} ms) = ${ratio.toFixed(2)} (target ≤ 1.5)`,
+  `  wall / (depth × ${DELAY_MS} ms) = ${ratio.toFixed(2)} (target ≤ 1.3)`,
   `  findings          ${median.report.findings.map((item) => item.rule_id).join(', ') || 'none'}`,
   `  errors            ${median.report.errors.map((error) => `${error.surface}/${error.check}`).join(', ') || 'none'}`,
   '',
