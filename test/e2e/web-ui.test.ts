@@ -262,14 +262,28 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
     await audit('ask-to-scan-not-understood');
   });
 
-  it('shows a viewer no mutating control, and never another tenant', async () => {
+  it('shows an operator every control but Delete', async () => {
     await context.clearCookies();
     await page.goto(url('/settings/scheduled-scans'));
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await audit('sign-in');
+    await page.getByLabel('Session token').fill(await service.token('local', 'operator'));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('local · operator').waitFor();
+    await row('Mail posture (prod)').waitFor();
+
+    expect(await main().getByRole('button', { name: 'Run now' }).count()).toBeGreaterThan(0);
+    expect(await main().getByRole('button', { name: 'New schedule' }).count()).toBe(1);
+    expect(await main().getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  });
+
+  it('shows a viewer no mutating control, and never another tenant', async () => {
     await page.getByLabel('Session token').fill(await service.token('local', 'viewer'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('local · viewer').waitFor();
+    await go('Settings');
     await row('Mail posture (prod)').waitFor();
 
     const mutating = /New schedule|Run now|Edit|Delete|Create schedule|Save|Start scan|Scan a target|Send|Preview/;

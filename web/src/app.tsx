@@ -61,8 +61,9 @@ function Shell() {
 
   async function onSignOut() {
     await signOut();
-    queryClient.clear();
-    await queryClient.invalidateQueries({ queryKey: ['me'] });
+    // Nobody is signed in: show the sign-in page and forget every answer of the old session.
+    queryClient.setQueryData(['me'], null);
+    queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'me' });
     navigate('/sign-in', { replace: true });
   }
 
