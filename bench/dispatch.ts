@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock } from '../shared/ports/clock.ts';
+import { ManualClock } from '../test/fakes/manual-clock.ts';
 import type { ScanRunner } from '../shared/ports/scan-runner.ts';
 import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';

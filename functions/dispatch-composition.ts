@@ -7,8 +7,8 @@ import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.t
 import { ApiConfig, readConfig } from '../shared/config/api-config.ts';
 import { ENV } from '../shared/config/environment.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
-import { systemClock } from '../shared/ports/clock.ts';
-import { makeUlidGenerator } from '../shared/ports/id-generator.ts';
+import { systemClock } from '../shared/adapters/clock/system-clock.ts';
+import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
 import { makeDispatchService } from '../shared/services/dispatch-service.ts';
 import { makeScanEngine } from '../shared/services/scan-engine.ts';

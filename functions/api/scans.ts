@@ -7,8 +7,8 @@ import { SqsMessageQueue } from '../../shared/adapters/sqs/sqs-message-queue.ts'
 import { makeSqsClient } from '../../shared/adapters/sqs/sqs-client.ts';
 import { ApiConfig, QueueConfig, readConfig } from '../../shared/config/api-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
-import { systemClock } from '../../shared/ports/clock.ts';
-import { makeUlidGenerator } from '../../shared/ports/id-generator.ts';
+import { systemClock } from '../../shared/adapters/clock/system-clock.ts';
+import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { makeScanService } from '../../shared/services/scan-service.ts';
 import { makeScansHandler } from './scans-handler.ts';
 

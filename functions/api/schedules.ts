@@ -3,8 +3,8 @@ import { makeDocumentClient } from '../../shared/adapters/dynamodb/document-clie
 import { ApiConfig, readConfig } from '../../shared/config/api-config.ts';
 import { makeEventBridgeTriggers } from '../eventbridge-triggers.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
-import { systemClock } from '../../shared/ports/clock.ts';
-import { makeUlidGenerator } from '../../shared/ports/id-generator.ts';
+import { systemClock } from '../../shared/adapters/clock/system-clock.ts';
+import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { makeScheduleService } from '../../shared/services/schedule-service.ts';
 import { makeSchedulesHandler } from './schedules-handler.ts';
 

@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-import { encodeTime, monotonicFactory } from 'ulid';
-
-/** Mints resource ids: a prefix plus a ULID, so ids sort by creation time. */
+/** Mints resource ids: a prefix plus a ULID, so ids sort by creation time (shared/domain/ids.ts). */
 export interface IdGenerator {
   newId(prefix: 'sch' | 'scan' | 'fnd'): string;
   /**
@@ -10,19 +7,4 @@ export interface IdGenerator {
    * the job under it is the fire's claim, and it sorts among manual scans by when it was due.
    */
   forFire(tenant: string, scheduleId: string, scheduledTime: string): string;
-}
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-export function makeUlidGenerator(now: () => number = Date.now): IdGenerator {
-  const next = monotonicFactory();
-  return {
-    newId: (prefix) => `${prefix}_${next(now())}`,
-    forFire(tenant, scheduleId, scheduledTime) {
-      const digest = createHash('sha256').update(`${tenant}\n${scheduleId}\n${scheduledTime}`).digest();
-      // 16 base-32 characters = 80 bits, the ULID's random part.
-      const random = Array.from({ length: 16 }, (_, i) => CROCKFORD[digest[i] % 32]).join('');
-      return `scan_${encodeTime(Date.parse(scheduledTime), 10)}${random}`;
-    },
-  };
 }

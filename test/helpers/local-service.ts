@@ -1,6 +1,6 @@
 import { signSessionToken } from '../../shared/auth/session-token.ts';
 import type { Role } from '../../shared/domain/identity.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
+import { ManualClock } from '../fakes/manual-clock.ts';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../local/runtime.ts';
 
 export const SESSION_KEY = 'test-session-key-0123456789-abcdefghijklmnopqrstuvwxyz';

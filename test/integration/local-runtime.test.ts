@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FireMessage } from '../../shared/domain/messages.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
+import { ManualClock } from '../fakes/manual-clock.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
 import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';

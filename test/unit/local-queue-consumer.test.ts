@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LocalQueue } from '../../shared/adapters/local/local-queue.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
+import { ManualClock } from '../fakes/manual-clock.ts';
 import { LocalQueueConsumer } from '../../local/queue-consumer.ts';
 
 function queueOf(count: number): Promise<LocalQueue> {

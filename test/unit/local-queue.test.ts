@@ -3,7 +3,7 @@ import { ZodError } from 'zod';
 import { LocalQueue } from '../../shared/adapters/local/local-queue.ts';
 import { DispatchFailedError } from '../../shared/domain/errors.ts';
 import type { QueueMessage } from '../../shared/domain/messages.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
+import { ManualClock } from '../fakes/manual-clock.ts';
 
 const START = '2025-03-01T00:00:00.000Z';
 const SCAN: QueueMessage = { kind: 'scan', tenant: 'acme', scan_id: 'scan_01A' };

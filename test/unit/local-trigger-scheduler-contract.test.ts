@@ -1,6 +1,6 @@
 import { LocalQueue } from '../../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../../shared/adapters/local/local-trigger-scheduler.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
+import { ManualClock } from '../fakes/manual-clock.ts';
 import { describeTriggerSchedulerContract } from '../contracts/trigger-scheduler-contract.ts';
 
 // The local scheduler obeys the same contract as the EventBridge adapter (DESIGN §7).

@@ -3,7 +3,7 @@ import { LocalTriggerScheduler } from '../../shared/adapters/local/local-trigger
 import { cadenceExpressions } from '../../shared/domain/cron/crontab.ts';
 import { DispatchFailedError, TriggerUnavailableError } from '../../shared/domain/errors.ts';
 import type { QueueMessage } from '../../shared/domain/messages.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
+import { ManualClock } from '../fakes/manual-clock.ts';
 import type { MessageQueue } from '../../shared/ports/message-queue.ts';
 
 const MINUTE = 60_000;

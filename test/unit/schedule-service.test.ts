@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { LocalQueue } from '../../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../../shared/adapters/local/local-trigger-scheduler.ts';
 import { ConflictError, NotFoundError, QuotaExceededError, TriggerUnavailableError, ValidationError } from '../../shared/domain/errors.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
+import { ManualClock } from '../fakes/manual-clock.ts';
 import { silentLogger } from '../../shared/ports/logger.ts';
 import { makeReconcileService } from '../../shared/services/reconcile-service.ts';
 import { makeScheduleService } from '../../shared/services/schedule-service.ts';
