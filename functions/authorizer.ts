@@ -1,8 +1,7 @@
 import { makeSessionKeyLoader } from '../shared/adapters/secrets/session-key.ts';
-import { ENV } from '../shared/config/environment.ts';
+import { AuthorizerConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeAuthorizerHandler } from './authorizer-handler.ts';
 
-const secretArn = process.env[ENV.sessionKeySecretArn];
-if (!secretArn) throw new Error(`invalid configuration: ${ENV.sessionKeySecretArn}`);
+const config = readConfig(AuthorizerConfig);
 
-export const handler = makeAuthorizerHandler(makeSessionKeyLoader(secretArn));
+export const handler = makeAuthorizerHandler(makeSessionKeyLoader(config.SESSION_KEY_SECRET_ARN));

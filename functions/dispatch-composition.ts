@@ -1,17 +1,13 @@
-import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
-import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
-import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
-import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
-import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
-import { ApiConfig, readConfig } from '../shared/config/api-config.ts';
-import { ENV } from '../shared/config/environment.ts';
-import { makeLogger } from '../shared/observability/logger.ts';
+import { makeDynamoDbStore } from '../shared/adapters/dynamodb/dynamodb-store.ts';
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
+import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
+import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
+import { DispatchConfig, readConfig } from '../shared/config/api-config.ts';
+import { makeLogger } from '../shared/observability/logger.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
-import { makeDispatchService } from '../shared/services/dispatch-service.ts';
-import { makeScanEngine } from '../shared/services/scan-engine.ts';
+import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 
 /**
  * The dispatch service as both queue consumers (scan queue, scan DLQ) build it in AWS. The
@@ -19,22 +15,16 @@ import { makeScanEngine } from '../shared/services/scan-engine.ts';
  * scan type ends `failed` with "no runner for scan_type X" (DESIGN §4).
  */
 export function composeDispatch(serviceName: string) {
-  const config = readConfig(ApiConfig.pick({ TABLE_NAME: true }));
+  const config = readConfig(DispatchConfig);
   const logger = makeLogger(serviceName);
-  const documents = makeDocumentClient();
-  const scans = makeDynamoDbScanRepository(documents, config.TABLE_NAME);
-  const schedules = makeDynamoDbScheduleRepository(documents, config.TABLE_NAME);
-  const scanLogs = makeCloudWatchScanLogs(process.env.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${serviceName}`, logger);
-  const mailscanBin = process.env[ENV.mailscanBin];
-  const runners: RunnerRegistry = new Map(mailscanBin ? [['email_security', makeMailscanRunner({ bin: mailscanBin })]] : []);
-  const engine = makeScanEngine({
-    scans,
-    findings: makeDynamoDbFindingRepository(documents, config.TABLE_NAME),
-    schedules,
-    runners,
+  const services = composeScanServices({
+    ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME),
     clock: systemClock,
-    scanLogs,
+    ids: makeUlidGenerator(),
+    logger,
   });
-  const dispatch = makeDispatchService({ scans, schedules, engine, ids: makeUlidGenerator(), clock: systemClock, scanLogs, logger });
+  const scanLogs = makeCloudWatchScanLogs(config.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${serviceName}`, logger);
+  const runners: RunnerRegistry = new Map(config.MAILSCAN_BIN ? [['email_security', makeMailscanRunner({ bin: config.MAILSCAN_BIN })]] : []);
+  const dispatch = services.dispatchService({ runners, scanLogs });
   return { dispatch, logger };
 }

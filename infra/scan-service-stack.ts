@@ -144,9 +144,7 @@ export class ScanServiceStack extends Stack {
     );
     this.storage.bindTableActions(schedules, TABLE_ACTIONS.schedules);
     this.scheduling.bindTriggerManagement(schedules, { list: false });
-    schedules
-      .setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','))
-      .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota));
+    schedules.setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota));
 
     // Run now, manual scans, scan and finding reads. It sends scan messages and never consumes
     // them; a job's `log` points at the dispatch function's log group, where its lines are.
@@ -163,7 +161,6 @@ export class ScanServiceStack extends Stack {
     this.storage.bindTableActions(scans, TABLE_ACTIONS.scans);
     this.scheduling.bindScanQueueSender(scans);
     scans
-      .setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','))
       .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
       .setEnvironment(ENV.dispatchLogGroup, dispatch.logGroup.logGroupName);
 
@@ -175,9 +172,7 @@ export class ScanServiceStack extends Stack {
         entry: 'functions/api/meta.ts',
         description: 'Scan types, health and OpenAPI routes of the HTTP API',
       }),
-    )
-      .setEnvironment(ENV.allowedOrigins, settings.allowedOrigins.join(','))
-      .setEnvironment(ENV.scanRunners, DEPLOYED_RUNNERS.join(','));
+    ).setEnvironment(ENV.scanRunners, DEPLOYED_RUNNERS.join(','));
 
     // Verifies the session JWT; the only reader of the session key.
     const authorizer = identify(

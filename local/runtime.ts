@@ -18,9 +18,8 @@ import type { IdGenerator } from '../shared/ports/id-generator.ts';
 import type { Logger } from '../shared/ports/logger.ts';
 import type { ScheduleRepository } from '../shared/ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
-import { makeReconcileService } from '../shared/services/reconcile-service.ts';
 import { desiredTrigger } from '../shared/domain/schedule.ts';
-import { makeScheduleService } from '../shared/services/schedule-service.ts';
+import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
 import { makeSchedulesHandler } from '../functions/api/schedules-handler.ts';
 import { makeScansHandler } from '../functions/api/scans-handler.ts';
@@ -29,9 +28,6 @@ import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynam
 import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
 import type { FindingRepository } from '../shared/ports/finding-repository.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
-import { makeDispatchService } from '../shared/services/dispatch-service.ts';
-import { makeScanEngine } from '../shared/services/scan-engine.ts';
-import { makeScanService } from '../shared/services/scan-service.ts';
 import { makeFileScanLogs } from './file-scan-logs.ts';
 import { LocalQueueConsumer } from './queue-consumer.ts';
 import { startDynalite } from './dynalite.ts';
@@ -141,9 +137,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const tempDir = options.dataDir ? null : await mkdtemp(join(tmpdir(), 'scan-service-'));
   const scanLogs = makeFileScanLogs(join(options.dataDir ?? tempDir!, 'logs', 'scans'), logger);
   const ids = options.ids ?? makeUlidGenerator(() => clock.now().getTime());
-  const engine = makeScanEngine({ scans, findings, schedules: repo, runners: options.runners ?? new Map(), clock, scanLogs });
-  const dispatch = makeDispatchService({ scans, schedules: repo, engine, ids, clock, scanLogs, logger });
-  const scanService = makeScanService({ scans, findings, schedules: repo, queue: scanQueue, ids, clock, scanLogs, logger });
+  // The same wiring as the Lambda composition roots (functions/): only the adapters differ.
+  const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger });
+  const dispatch = services.dispatchService({ runners: options.runners ?? new Map(), scanLogs });
+  const scanService = services.scanService({ queue: scanQueue, scanLogs });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
   const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger), {
@@ -163,8 +160,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   }
 
   const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
-  const schedules = makeScheduleService({ repo, triggers, clock, ids, logger, quota: options.quota ?? 500 });
-  const reconciler = makeReconcileService({ repo, triggers, logger });
+  const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500 });
+  const reconciler = services.reconcileService({ triggers });
 
   // Listen first: the allowed origins of the CSRF check include the port the OS hands out.
   const server = createServer();

@@ -1,24 +1,23 @@
-import { makeDynamoDbScheduleRepository } from '../../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { makeDocumentClient } from '../../shared/adapters/dynamodb/document-client.ts';
-import { ApiConfig, readConfig } from '../../shared/config/api-config.ts';
-import { makeEventBridgeTriggers } from '../eventbridge-triggers.ts';
-import { makeLogger } from '../../shared/observability/logger.ts';
+import { makeDynamoDbStore } from '../../shared/adapters/dynamodb/dynamodb-store.ts';
 import { systemClock } from '../../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
-import { makeScheduleService } from '../../shared/services/schedule-service.ts';
+import { SchedulesConfig, readConfig } from '../../shared/config/api-config.ts';
+import { makeLogger } from '../../shared/observability/logger.ts';
+import { composeScanServices } from '../../shared/services/compose-scan-services.ts';
+import { makeEventBridgeTriggers } from '../eventbridge-triggers.ts';
 import { makeSchedulesHandler } from './schedules-handler.ts';
 
 // Composition root for AWS: configuration and clients are built once per cold start.
-const config = readConfig(ApiConfig);
+const config = readConfig(SchedulesConfig);
 const logger = makeLogger('schedules');
-
-const schedules = makeScheduleService({
-  repo: makeDynamoDbScheduleRepository(makeDocumentClient(), config.TABLE_NAME),
-  triggers: makeEventBridgeTriggers(logger),
+const services = composeScanServices({
+  ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME),
   clock: systemClock,
   ids: makeUlidGenerator(),
   logger,
-  quota: config.SCHEDULE_QUOTA,
 });
+
+const schedules = services.scheduleService({ triggers: makeEventBridgeTriggers(config, logger), quota: config.SCHEDULE_QUOTA });
 
 export const handler = makeSchedulesHandler({ schedules, logger, allowedOrigins: config.ALLOWED_ORIGINS });

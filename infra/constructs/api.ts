@@ -10,20 +10,21 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV } from '../../shared/config/environment.ts';
 import type { HandlerName } from '../../shared/http/routes.ts';
 import { routes } from '../../shared/http/routes.ts';
 import { apiGatewayRoutes } from '../api-routes.ts';
 
 export interface ApiProps {
   apiName: string;
-  /** The Lambda behind each `handler` of shared/http/routes.ts. */
-  handlers: Record<HandlerName, IFunction>;
+  /** The Lambda behind each `handler` of shared/http/routes.ts; each gets ALLOWED_ORIGINS here. */
+  handlers: Record<HandlerName, LambdaFunction>;
   /** Verifies the session token (cookie or Bearer) and returns tenant, role and sub. */
   authorizerHandler: IFunction;
-  /** CORS preflight origins; the same list the handlers use for the CSRF Origin check. */
+  /** CORS preflight origins, and the list every handler uses for its CSRF Origin check. */
   allowedOrigins: string[];
   throttle: { rateLimit: number; burstLimit: number };
   logRetention: RetentionDays;
@@ -41,6 +42,9 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
+
+    // Set once, here: the preflight and the handlers' CSRF check can never disagree.
+    for (const handler of Object.values(props.handlers)) handler.addEnvironment(ENV.allowedOrigins, props.allowedOrigins.join(','));
 
     // No identity source and no cache, on purpose (docs/auth-in-aws.md): the token comes from the
     // `session` cookie or the Authorization header, and with an identity source API Gateway

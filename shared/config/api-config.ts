@@ -34,3 +34,25 @@ export const QueueConfig = z.object({
   [ENV.scanQueueUrl]: z.string().url(),
   [ENV.dispatchLogGroup]: z.string().min(1),
 });
+
+// One schema per function, read once at cold start by its composition root (functions/).
+
+export const SchedulesConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true, SCHEDULE_QUOTA: true }).extend(TriggerConfig.shape);
+
+export const ScansConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true }).extend(QueueConfig.shape);
+
+export const MetaConfig = ApiConfig.pick({ ALLOWED_ORIGINS: true, SERVICE_VERSION: true }).extend({
+  /** The scan types the dispatch function has runners for (email_security with the mailscan layer). */
+  [ENV.scanRunners]: list,
+});
+
+export const AuthorizerConfig = z.object({ [ENV.sessionKeySecretArn]: z.string().min(1) });
+
+export const ReconcileConfig = ApiConfig.pick({ TABLE_NAME: true }).extend(TriggerConfig.shape);
+
+export const DispatchConfig = ApiConfig.pick({ TABLE_NAME: true }).extend({
+  /** Where the mailscan layer mounts the CLI; without it only "no runner" failures are possible. */
+  [ENV.mailscanBin]: z.string().min(1).optional(),
+  /** Set by Lambda: the function's own log group, where a job's log lines are. */
+  AWS_LAMBDA_LOG_GROUP_NAME: z.string().min(1).optional(),
+});
