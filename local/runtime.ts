@@ -31,7 +31,8 @@ import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
 import { makeFileScanLogs } from './file-scan-logs.ts';
 import { LocalQueueConsumer } from './queue-consumer.ts';
 import { startDynalite } from './dynalite.ts';
-import { makeLocalRequestListener } from './http-server.ts';
+import { makeLocalRequestListener, type LambdaLikeHandler } from './http-server.ts';
+import { makeInvocationScope } from './invocation-scope.ts';
 import { loadOrCreateSessionKey } from './session-key.ts';
 import { makeUiHandler } from './web-ui.ts';
 import { signSessionToken } from '../shared/auth/session-token.ts';
@@ -95,6 +96,9 @@ export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? makeLogger('local');
+  // Before the first SDK call: see makeInvocationScope.
+  const scope = await makeInvocationScope();
+  if (!scope.isolated) logger.warn('requests share logger keys: an AWS SDK call preceded the local runtime in this process');
   const dynamo = await startDynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, tableName: LOCAL_TABLE_NAME });
   const documentClient = makeDocumentClient(dynamo.clientConfig);
   // Counts DynamoDB calls by command, for benchmarks and the cost test (requests per fire).
@@ -163,6 +167,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500 });
   const reconciler = services.reconcileService({ triggers });
 
+  // Each request is one invocation with its own logger keys, even while others are in flight.
+  const inScope = (handler: LambdaLikeHandler): LambdaLikeHandler => (event, context) => scope.run(context.awsRequestId, () => handler(event, context));
+
   // Listen first: the allowed origins of the CSRF check include the port the OS hands out.
   const server = createServer();
   server.listen(options.port ?? 0, '127.0.0.1');
@@ -182,9 +189,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     routes,
     sessionKey,
     handlers: {
-      schedules: makeSchedulesHandler({ schedules, logger, allowedOrigins }),
-      scans: makeScansHandler({ scans: scanService, logger, allowedOrigins }),
-      meta: makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins, secureCookie: false, acceptSignIn }),
+      schedules: inScope(makeSchedulesHandler({ schedules, logger, allowedOrigins })),
+      scans: inScope(makeScansHandler({ scans: scanService, logger, allowedOrigins })),
+      meta: inScope(makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins, secureCookie: false, acceptSignIn })),
     },
     serveUi: options.uiDir ? makeUiHandler(options.uiDir) : undefined,
     localEndpoints: {

@@ -1,3 +1,5 @@
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { Logger } from '../ports/logger.ts';
@@ -12,7 +14,7 @@ export interface ApiHandlerOptions {
   routes: RouteDefinition[];
   /** Keyed by `routeKeyOf(method, path)`. */
   operations: Record<string, Operation>;
-  logger: Logger & { appendKeys?: (keys: Record<string, unknown>) => void; resetKeys?: () => void };
+  logger: Logger;
   allowedOrigins: string[];
 }
 
@@ -30,7 +32,12 @@ export function makeApiHandler({ routes, operations, logger, allowedOrigins }: A
   for (const route of routes) {
     if (!operations[routeKeyOf(route.method, route.path)]) throw new Error(`no operation for ${route.method} ${route.path}`);
   }
-  return middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+  const chain = middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: 0 });
+  // Powertools keys each invocation's lines (Lambda context, then request_id and tenant below) and
+  // clears them when it ends; where invocations overlap in one process (the local server runs
+  // each request in its own invocation scope) each keeps its own keys.
+  if (logger instanceof PowertoolsLogger) chain.use(injectLambdaContext(logger, { resetKeys: true }));
+  return chain
     .use(errorHandler(logger))
     .use(resolveRoute(routes))
     .use(requireRole())
@@ -41,8 +48,7 @@ export function makeApiHandler({ routes, operations, logger, allowedOrigins }: A
       const context = event.requestContext.authorizer?.lambda;
       const identity = context && 'tenant' in context ? { sub: context.sub, tenant: context.tenant, role: context.role } : undefined;
       const requestId = requestIdOf(event);
-      logger.resetKeys?.();
-      logger.appendKeys?.({ request_id: requestId, tenant: identity?.tenant });
+      if (logger instanceof PowertoolsLogger) logger.appendKeys({ request_id: requestId, tenant: identity?.tenant });
       const operation = operations[routeKeyOf(route.method, route.path)];
       const response = await operation({
         // Public routes never read it; authenticated ones passed requireRole.
