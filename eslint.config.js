@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.data/**', '**/dist/**', 'web/dist/**', 'web/.dist-*/**', 'test-results/**'] },
+  { ignores: ['node_modules/**', 'cdk.out*/**', '.data/**', '**/dist/**', 'web/dist/**', 'web/.dist-*/**', 'test-results/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
