@@ -23,6 +23,7 @@ import {
   type EventBridgeTriggerSchedulerOptions,
 } from '../../shared/adapters/eventbridge/eventbridge-trigger-scheduler.ts';
 import { TriggerUnavailableError } from '../../shared/domain/errors.ts';
+import { isRetryable } from '../../shared/adapters/eventbridge/throttle-backoff.ts';
 import { describeTriggerSchedulerContract } from '../contracts/trigger-scheduler-contract.ts';
 
 const TARGET = {
@@ -399,5 +400,23 @@ describe('EventBridgeTriggerScheduler', () => {
     failNext('GetSchedule', new ResourceNotFoundException({ message: 'gone', $metadata: {}, Message: undefined }));
 
     expect(await scheduler.list()).toEqual([]);
+  });
+});
+
+describe('which Scheduler failures are retried (isRetryable)', () => {
+  it('follows the SDK\'s classification: throttling codes, 429, 5xx, retryable traits, reset sockets', () => {
+    expect(isRetryable(throttled())).toBe(true);
+    expect(isRetryable(Object.assign(new Error('slow down'), { name: 'TooManyRequestsException' }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('busy'), { $metadata: { httpStatusCode: 503 } }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('odd'), { $retryable: { throttling: true } }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('dns'), { code: 'EAI_AGAIN' }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('inner'), { name: 'InternalServerException' }))).toBe(true);
+  });
+
+  it('never retries a client error or an exhausted quota', () => {
+    expect(isRetryable(new ServiceQuotaExceededException({ message: 'quota', $metadata: { httpStatusCode: 402 }, Message: undefined }))).toBe(false);
+    expect(isRetryable(Object.assign(new Error('bad'), { name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400 } }))).toBe(false);
+    expect(isRetryable('not an error')).toBe(false);
   });
 });

@@ -3,24 +3,17 @@
  * to wait before it. Pure functions so the adapter's retry loop is testable with an injected
  * `random`.
  */
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
 
 /**
- * Errors that mean "the service is busy or briefly broken, the same request may succeed later".
- * ServiceQuotaExceededException is deliberately absent: the schedules-per-account quota does not
- * free itself within a request, so retrying only delays the 503.
+ * Throttling, transient and server errors are recognised the way the SDK's own retry strategy
+ * does (@smithy/service-error-classification: error codes, 429 and 5xx statuses, `$retryable`
+ * traits, reset sockets). Beyond it: Scheduler's own 5xx exception names when they arrive without
+ * a status, and a DNS lookup that failed for now. ServiceQuotaExceededException stays absent: the
+ * schedules-per-account quota does not free itself within a request, so retrying only delays the 503.
  */
-const RETRYABLE_ERROR_NAMES = new Set([
-  'ThrottlingException',
-  'TooManyRequestsException',
-  'InternalServerException',
-  'ServiceUnavailableException',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'TimeoutError',
-]);
-
-/** Socket-level failures the SDK surfaces without an HTTP status. */
-const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+const ALSO_RETRYABLE_NAMES = new Set(['InternalServerException', 'ServiceUnavailableException']);
+const ALSO_RETRYABLE_NETWORK_CODES = new Set(['EAI_AGAIN']);
 
 /** The name an SDK (or network) error is known by; `UnknownError` when it carries none. */
 export function errorName(error: unknown): string {
@@ -31,12 +24,10 @@ export function errorName(error: unknown): string {
 /** Whether a failed Scheduler call may succeed when repeated unchanged. */
 export function isRetryable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (RETRYABLE_ERROR_NAMES.has(error.name)) return true;
-  const details = error as Error & { $fault?: string; $metadata?: { httpStatusCode?: number }; code?: string };
-  if (details.$fault === 'server') return true;
-  const status = details.$metadata?.httpStatusCode;
-  if (status !== undefined && status >= 500) return true;
-  return details.code !== undefined && RETRYABLE_NETWORK_CODES.has(details.code);
+  const sdkError = error as Parameters<typeof isThrottlingError>[0] & { $fault?: string; code?: string };
+  if (isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError)) return true;
+  if (sdkError.$fault === 'server' || ALSO_RETRYABLE_NAMES.has(error.name)) return true;
+  return sdkError.code !== undefined && ALSO_RETRYABLE_NETWORK_CODES.has(sdkError.code);
 }
 
 /** Parameters of exponential backoff with full jitter. */
