@@ -2,7 +2,7 @@ import { cadenceExpressions, convertCrontab, isValidTimeZone } from './cron/cron
 import { ValidationError } from './errors.ts';
 import { validateScanSubject } from './scan-subject.ts';
 import type { ScanType } from './scan-types.ts';
-import type { Cadence, Trigger } from './schedule.ts';
+import type { Cadence, ScheduleCreateRequest, Trigger } from './schedule.ts';
 import type { Scope } from './scope.ts';
 
 /** The writable fields of a schedule after defaults: the input of the rules below. */
@@ -55,4 +55,20 @@ export function validateScheduleFields(fields: ScheduleFields, options: { allowL
     targets: subject.targets,
     trigger_definition: { expressions, timezone: fields.timezone },
   };
+}
+
+/** A create request with the defaults of DESIGN §4 applied, through the rules above. */
+export function validateCreateRequest(input: ScheduleCreateRequest, options: { allowLegacyScopeKeys?: boolean } = {}): ValidSchedule {
+  return validateScheduleFields({
+    name: input.name,
+    description: input.description ?? '',
+    scan_type: input.scan_type,
+    target: input.target,
+    targets: input.targets ?? [],
+    scope: input.scope ?? {},
+    cadence: input.cadence,
+    cron_expression: input.cron_expression ?? null,
+    timezone: input.timezone ?? 'UTC',
+    enabled: input.enabled ?? true,
+  }, options);
 }

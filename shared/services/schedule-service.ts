@@ -1,6 +1,6 @@
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
 import { desiredTrigger, scheduleToWire, type Schedule, type ScheduleCreateRequest, type SchedulePatchRequest, type ScheduleRecord, type Trigger } from '../domain/schedule.ts';
-import { validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
+import { validateCreateRequest, validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
 import { LEGACY_SCOPE_KEYS } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
@@ -74,6 +74,27 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota 
     return { name, description, scan_type, target, targets, scope, cadence, cron_expression, timezone, enabled };
   }
 
+  async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
+    const valid = validateCreateRequest(input, { allowLegacyScopeKeys: legacy });
+    // Fail fast before provisioning anything; the conditional write below is the real guard.
+    if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
+    const now = clock.now().toISOString();
+    const record: ScheduleRecord = {
+      ...valid,
+      id,
+      tenant,
+      version: 1,
+      last_run_at: null,
+      last_run_status: 'never_run',
+      last_scan_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await writeWithTrigger(null, record, () => repo.create(record, quota));
+    logger.info('schedule created', { tenant, schedule_id: record.id, enabled: record.enabled, legacy });
+    return toWire(record);
+  }
+
   return {
     async list(tenant: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<Schedule>> {
       const page = await repo.list(tenant, filter, limit, cursor);
@@ -85,35 +106,16 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota 
     },
 
     async create(tenant: string, input: ScheduleCreateRequest): Promise<Schedule> {
-      const valid = validateScheduleFields({
-        name: input.name,
-        description: input.description ?? '',
-        scan_type: input.scan_type,
-        target: input.target,
-        targets: input.targets ?? [],
-        scope: input.scope ?? {},
-        cadence: input.cadence,
-        cron_expression: input.cron_expression ?? null,
-        timezone: input.timezone ?? 'UTC',
-        enabled: input.enabled ?? true,
-      });
-      // Fail fast before provisioning anything; the conditional write below is the real guard.
-      if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
-      const now = clock.now().toISOString();
-      const record: ScheduleRecord = {
-        ...valid,
-        id: ids.newId('sch'),
-        tenant,
-        version: 1,
-        last_run_at: null,
-        last_run_status: 'never_run',
-        last_scan_id: null,
-        created_at: now,
-        updated_at: now,
-      };
-      await writeWithTrigger(null, record, () => repo.create(record, quota));
-      logger.info('schedule created', { tenant, schedule_id: record.id, enabled: record.enabled });
-      return toWire(record);
+      return createRecord(tenant, ids.newId('sch'), input, false);
+    },
+
+    /**
+     * The backfill's create: the id is the one its marker reserved (so a crash between the marker
+     * and the row is resumable), and the legacy scope tags are allowed. Every other rule of create
+     * applies. ConflictError when a row with that id already exists.
+     */
+    async importLegacy(tenant: string, id: string, input: ScheduleCreateRequest): Promise<Schedule> {
+      return createRecord(tenant, id, input, true);
     },
 
     async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {

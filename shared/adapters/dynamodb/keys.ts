@@ -5,6 +5,9 @@ export const keys = {
   scheduleCounter: 'META#schedule-count',
   schedulesByType: (tenant: string, scanType: string) => `T#${tenant}#SCH#TYPE#${scanType}`,
   schedulesByEnabled: (tenant: string, enabled: boolean) => `T#${tenant}#SCH#EN#${enabled}`,
+  /** The backfill's marker of one legacy row (docs/backfill.md). */
+  legacyMarker: (model: string, legacyId: string) => `LEGACY#${model}#${legacyId}`,
+  legacyMarkerPrefix: 'LEGACY#',
 };
 
 /** Scans, fires and findings (see docs/storage.md). */

@@ -1,0 +1,37 @@
+import type { LegacyModel } from '../../shared/domain/legacy/legacy-schedule.ts';
+import type { LegacyMarker, LegacyMarkerRepository } from '../../shared/ports/legacy-marker-repository.ts';
+
+/** Markers in a Map, with the conditional claim of the DynamoDB adapter. */
+export class InMemoryLegacyMarkerRepository implements LegacyMarkerRepository {
+  readonly markers = new Map<string, LegacyMarker>();
+
+  #key(tenant: string, model: LegacyModel, legacyId: string): string {
+    return `${tenant}/${model}/${legacyId}`;
+  }
+
+  async get(tenant: string, model: LegacyModel, legacyId: string): Promise<LegacyMarker | null> {
+    const marker = this.markers.get(this.#key(tenant, model, legacyId));
+    return marker ? { ...marker } : null;
+  }
+
+  async claim(marker: LegacyMarker): Promise<boolean> {
+    const key = this.#key(marker.tenant, marker.model, marker.legacyId);
+    if (this.markers.has(key)) return false;
+    this.markers.set(key, { ...marker });
+    return true;
+  }
+
+  async markDone(tenant: string, model: LegacyModel, legacyId: string): Promise<void> {
+    const marker = this.markers.get(this.#key(tenant, model, legacyId));
+    if (!marker) throw new Error('no such marker');
+    marker.state = 'done';
+  }
+
+  async *list(tenant: string): AsyncIterable<LegacyMarker> {
+    for (const marker of this.markers.values()) if (marker.tenant === tenant) yield { ...marker };
+  }
+
+  async delete(tenant: string, model: LegacyModel, legacyId: string): Promise<void> {
+    this.markers.delete(this.#key(tenant, model, legacyId));
+  }
+}
