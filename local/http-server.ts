@@ -10,8 +10,14 @@ import type { HandlerName, RouteDefinition } from '../shared/http/routes.ts';
 
 export type LambdaLikeHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
-/** Extra local-only endpoints (e.g. reconcile), outside /api. */
-export type LocalEndpoint = (request: IncomingMessage, body: string) => Promise<{ status: number; body: unknown }>;
+/**
+ * Extra local-only endpoints (e.g. reconcile), outside /api. One answers a JSON body, or a stream
+ * of JSON values sent as NDJSON as they come (progress of long work).
+ */
+export type LocalEndpoint = (
+  request: IncomingMessage,
+  body: string,
+) => Promise<{ status: number; body: unknown } | { status: number; lines: AsyncIterable<unknown> }>;
 
 export interface LocalHttpServerOptions {
   routes: RouteDefinition[];
@@ -83,6 +89,12 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
     const local = localEndpoints[url.pathname];
     if (local && method === 'POST') {
       const result = await local(request, body);
+      if ('lines' in result) {
+        response.writeHead(result.status, { 'content-type': 'application/x-ndjson' });
+        for await (const line of result.lines) response.write(`${JSON.stringify(line)}\n`);
+        response.end();
+        return;
+      }
       send(response, { statusCode: result.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result.body) });
       return;
     }

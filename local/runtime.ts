@@ -38,6 +38,8 @@ import { makeUiHandler } from './web-ui.ts';
 import { signSessionToken } from '../shared/auth/session-token.ts';
 import { UnauthenticatedError } from '../shared/domain/errors.ts';
 import type { Role } from '../shared/domain/identity.ts';
+import { makeLocalBackfillEndpoint } from './backfill-endpoint.ts';
+import { makeDynamoDbLegacyMarkerRepository } from '../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
 
 export const LOCAL_TABLE_NAME = 'scan-service-local';
 /**
@@ -169,6 +171,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
 
   // Each request is one invocation with its own logger keys, even while others are in flight.
   const inScope = (handler: LambdaLikeHandler): LambdaLikeHandler => (event, context) => scope.run(context.awsRequestId, () => handler(event, context));
+  const legacyMarkers = makeDynamoDbLegacyMarkerRepository(documentClient, LOCAL_TABLE_NAME);
 
   // Listen first: the allowed origins of the CSRF check include the port the OS hands out.
   const server = createServer();
@@ -200,6 +203,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
         const { dry_run: dryRun = false, tenant } = (body ? JSON.parse(body) : {}) as { dry_run?: boolean; tenant?: string };
         return { status: 200, body: await reconciler.reconcile({ dryRun, tenant }) };
       },
+      '/_local/backfill': makeLocalBackfillEndpoint({ adminKey: sessionKey, markers: legacyMarkers, schedules, clock, ids, logger }),
     },
   }));
 
@@ -238,6 +242,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       signInLinks.set(token, 'fresh');
       return `${url}/#token=${token}`;
     },
+    legacyMarkers,
     rearmed,
     requeued,
     dynamoEndpoint: dynamo.endpoint,

@@ -5,6 +5,7 @@ import { ScheduleCreateRequest, type Schedule } from '../domain/schedule.ts';
 import { validateCreateRequest } from '../domain/schedule-rules.ts';
 import { zodIssues } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
+import type { IdGenerator } from '../ports/id-generator.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../ports/legacy-marker-repository.ts';
 import type { LegacyScheduleSource } from '../ports/legacy-schedule-source.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -74,7 +75,7 @@ export interface BackfillServiceDeps {
   schedules: BackfillScheduleWriter;
   clock: Clock;
   /** Mints the schedule id a marker reserves and the run id. */
-  newId: (prefix: 'sch' | 'run') => string;
+  ids: Pick<IdGenerator, 'newId'>;
   logger: Logger;
   /** Rows of one tenant migrated at once. */
   concurrency?: number;
@@ -93,7 +94,7 @@ export type BackfillService = ReturnType<typeof makeBackfillService>;
  * which finds the marker and the schedule by id and never creates a second. A skipped or failed
  * row leaves its legacy task enabled, so nothing stops firing.
  */
-export function makeBackfillService({ source, markers, schedules, clock, newId, logger, concurrency = 4 }: BackfillServiceDeps) {
+export function makeBackfillService({ source, markers, schedules, clock, ids, logger, concurrency = 4 }: BackfillServiceDeps) {
   async function scheduleExists(tenant: string, id: string): Promise<boolean> {
     try {
       await schedules.get(tenant, id);
@@ -151,7 +152,7 @@ export function makeBackfillService({ source, markers, schedules, clock, newId, 
         tenant,
         model: row.model,
         legacyId: row.id,
-        scheduleId: newId('sch'),
+        scheduleId: ids.newId('sch'),
         legacyTaskId: row.task!.id,
         disablesLegacyTask: row.task!.enabled,
         state: 'pending',
@@ -190,7 +191,7 @@ export function makeBackfillService({ source, markers, schedules, clock, newId, 
     const rows = await source.listSchedules(tenant);
     const cloud = await source.countCloudMonitoringSchedules(tenant);
     onProgress({ kind: 'tenant', tenant, index, tenants, rows: rows.length });
-    const reports: RowReport[] = new Array(rows.length);
+    const reports = new Array<RowReport>(rows.length);
     let done = 0;
     await forEachLimited(rows, concurrency, async (row, i) => {
       try {
@@ -221,7 +222,7 @@ export function makeBackfillService({ source, markers, schedules, clock, newId, 
     /** Migrates every tenant's legacy schedules (or one tenant's), or reports what it would do. */
     async run({ dryRun, tenant, onProgress = () => {} }: BackfillOptions): Promise<BackfillReport> {
       const startedAt = clock.now().toISOString();
-      const runId = newId('run');
+      const runId = ids.newId('run');
       const known = await source.listTenants();
       let selected = known.map((t) => t.schema);
       if (tenant !== undefined) {

@@ -49,7 +49,7 @@ function setup(quota = 100) {
     .add('acme', [secretScan(1), secretScan(2, { enabled: false }), network(3), secretScan(4, { crontab: { ...daily, day_of_month: '1', day_of_week: '1' } })], 2)
     .add('globex', [secretScan(5)]);
   const markers = new InMemoryLegacyMarkerRepository();
-  const backfill = makeBackfillService({ source, markers, schedules, clock, newId, logger: silentLogger });
+  const backfill = makeBackfillService({ source, markers, schedules, clock, ids: { newId }, logger: silentLogger });
   return { repo, scheduler, triggers, source, markers, backfill };
 }
 
