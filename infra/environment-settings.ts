@@ -61,6 +61,19 @@ export const EnvironmentSettings = z
         throttleBurstLimit: z.number().int().positive(),
       })
       .strict(),
+    /**
+     * The one-off backfill function (DESIGN §9, docs/backfill.md): created only when this block is
+     * present. The legacy database is reached from these subnets with this security group; its URL
+     * is kept in the named Secrets Manager secret.
+     */
+    backfill: z
+      .object({
+        legacyDatabaseSecretName: z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/),
+        subnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/)).min(1).max(16),
+        securityGroupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
+      })
+      .strict()
+      .optional(),
     /** EventBridge rule schedule of the nightly reconcile run. */
     reconcileCron: z.string().regex(/^cron\(.+\)$/),
   })

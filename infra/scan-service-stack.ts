@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ENV } from '../shared/config/environment.ts';
 import { Alarms } from './constructs/alarms.ts';
 import { Api } from './constructs/api.ts';
+import { Backfill } from './constructs/backfill.ts';
 import { DEAD_LETTER_VISIBILITY_TIMEOUT, DEPLOYED_RUNNERS, Dispatch } from './constructs/dispatch.ts';
 import { Scheduling } from './constructs/scheduling.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './constructs/service-function.ts';
@@ -37,6 +38,9 @@ const TABLE_ACTIONS = {
   schedules: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
   // Reconcile: every row (Scan; Query for one tenant) and the quota recount (PutItem).
   reconcile: ['Query', 'Scan', 'PutItem'],
+  // Backfill: marker and schedule reads, quota count (GetItem); the conditional marker claim and
+  // schedule put (PutItem); the quota counter and the marker's done state (UpdateItem).
+  backfill: ['GetItem', 'PutItem', 'UpdateItem'],
   // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); run now and manual
   // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem).
   scans: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
@@ -61,6 +65,8 @@ export class ScanServiceStack extends Stack {
   readonly alarms: Alarms;
   readonly api: Api;
   readonly ui: Ui;
+  /** The one-off backfill function, when cdk.json configures it (`backfill`). */
+  readonly backfill?: Backfill;
   readonly functions: Record<
     'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter',
     ServiceFunction
@@ -206,6 +212,16 @@ export class ScanServiceStack extends Stack {
     });
 
     this.functions = { schedules, scans, meta, authorizer, reconcile, dispatch, dispatchDeadLetter };
+
+    // The one-off backfill of legacy schedules: writes through the schedule service like the
+    // schedules function (same table items plus its markers, same trigger permissions), no listing.
+    if (settings.backfill) {
+      this.backfill = new Backfill(this, 'Backfill', { defaults, settings: settings.backfill });
+      const backfill = identify(this.backfill.fn).setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota));
+      this.storage.bindTableActions(backfill, TABLE_ACTIONS.backfill);
+      this.scheduling.bindTriggerManagement(backfill, { list: false });
+      new CfnOutput(this, 'BackfillFunctionName', { value: backfill.handler.functionName });
+    }
 
     this.api = new Api(this, 'Api', {
       apiName: `scan-service-${environmentName}`,

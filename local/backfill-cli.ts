@@ -1,15 +1,18 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TenantId } from '../shared/domain/identity.ts';
-import type { BackfillProgress, BackfillReport, RowOutcome } from '../shared/services/backfill-service.ts';
+import type { BackfillProgress, BackfillReport, RollbackReport, RowOutcome } from '../shared/services/backfill-service.ts';
 import { loadOrCreateSessionKey } from './session-key.ts';
 
 // `npm run backfill -- [--dry-run] [--tenant T] [--format json|text]` with LEGACY_DATABASE_URL:
 // backfill_scan_schedules (DESIGN §9) run by the local service (npm start, found by PORT and
 // DATA_DIR), because the local triggers live in that process. Progress goes to stderr, the
 // summary to stdout. Exit 0: nothing failed; 1: a row (or the run) failed; 2: usage error.
+// `--rollback` removes the migrated schedules and prints the SQL that re-enables the legacy tasks.
 
-const USAGE = 'usage: npm run backfill -- [--dry-run] [--tenant <schema_name>] [--format json|text]   (LEGACY_DATABASE_URL=postgres://...)';
+const USAGE =
+  'usage: npm run backfill -- [--dry-run] [--tenant <schema_name>] [--format json|text] [--rollback]   (LEGACY_DATABASE_URL=postgres://...)\n' +
+  '  --rollback: delete the migrated schedules and print the SQL that re-enables the legacy tasks (docs/backfill.md)';
 
 const LABEL: Record<RowOutcome, string> = { migrated: 'migrated', already_migrated: 'already migrated', skipped: 'skipped', failed: 'FAILED' };
 
@@ -18,10 +21,10 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
-let values: { 'dry-run': boolean; tenant?: string; format: string };
+let values: { 'dry-run': boolean; rollback: boolean; tenant?: string; format: string };
 try {
   ({ values } = parseArgs({
-    options: { 'dry-run': { type: 'boolean', default: false }, tenant: { type: 'string' }, format: { type: 'string', default: 'text' } },
+    options: { 'dry-run': { type: 'boolean', default: false }, rollback: { type: 'boolean', default: false }, tenant: { type: 'string' }, format: { type: 'string', default: 'text' } },
     strict: true,
     allowPositionals: false,
   }));
@@ -40,7 +43,7 @@ try {
   response = await fetch(`http://127.0.0.1:${port}/_local/backfill`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-local-admin-key': key },
-    body: JSON.stringify({ dry_run: values['dry-run'], tenant: values.tenant, database_url: databaseUrl }),
+    body: JSON.stringify({ dry_run: values['dry-run'], rollback: values.rollback, tenant: values.tenant, database_url: databaseUrl }),
   });
 } catch {
   process.stderr.write(`no local service on port ${port}: start it with npm start (or set PORT)\n`);
@@ -55,6 +58,7 @@ if (!response.ok || response.body === null) {
 const tty = process.stderr.isTTY === true;
 let current = '';
 let report: BackfillReport | null = null;
+let rollback: RollbackReport | null = null;
 let failure: { code: string; message: string } | null = null;
 let buffered = '';
 const decoder = new TextDecoder();
@@ -62,14 +66,23 @@ for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
   buffered += decoder.decode(chunk, { stream: true });
   let newline: number;
   while ((newline = buffered.indexOf('\n')) >= 0) {
-    const line = JSON.parse(buffered.slice(0, newline)) as { progress?: BackfillProgress; report?: BackfillReport; error?: { code: string; message: string } };
+    const line = JSON.parse(buffered.slice(0, newline)) as { progress?: BackfillProgress; report?: BackfillReport; rollback?: RollbackReport; error?: { code: string; message: string } };
     buffered = buffered.slice(newline + 1);
     if (line.progress) showProgress(line.progress);
     if (line.report) report = line.report;
+    if (line.rollback) rollback = line.rollback;
     if (line.error) failure = line.error;
   }
 }
 
+if (rollback && !failure) {
+  for (const t of rollback.tenants) {
+    process.stderr.write(`${t.tenant}: ${t.schedules_removed} migrated schedule(s) ${rollback.dry_run ? 'would be ' : ''}removed, ${t.legacy_task_ids.length} legacy task(s) to re-enable\n`);
+  }
+  if (rollback.tenants.length === 0) process.stderr.write('nothing to roll back: no migrated schedules\n');
+  process.stdout.write(values.format === 'json' ? `${JSON.stringify(rollback, null, 2)}\n` : rollback.sql);
+  process.exit(0);
+}
 if (failure || !report) {
   process.stderr.write(`backfill ${failure?.code === 'usage_error' ? 'refused' : 'failed'}: ${failure?.message ?? 'the service closed the stream without a report'}\n`);
   process.exit(failure?.code === 'usage_error' ? 2 : 1);

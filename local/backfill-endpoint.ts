@@ -8,12 +8,14 @@ import type { LocalEndpoint } from './http-server.ts';
 /** What `npm run backfill` sends to the running service. */
 export const LocalBackfillRequest = z.strictObject({
   dry_run: z.boolean().default(false),
+  /** Undo instead: remove the migrated schedules and answer the SQL that re-enables the legacy tasks. */
+  rollback: z.boolean().default(false),
   tenant: TenantId.optional(),
   database_url: z.string().min(1),
 });
 
 /** One NDJSON line of the answer: progress, then the report or an error. */
-export type LocalBackfillLine = { progress: BackfillProgress } | { report: unknown } | { error: { code: string; message: string } };
+export type LocalBackfillLine = { progress: BackfillProgress } | { report: unknown } | { rollback: unknown } | { error: { code: string; message: string } };
 
 /**
  * `/_local/backfill`: runs the backfill inside the `npm start` process, where the local triggers
@@ -42,10 +44,13 @@ async function* runWithProgress(deps: Omit<BackfillServiceDeps, 'source'>, reque
   let finished = false;
   const source = makePostgresLegacySource({ connectionString: request.database_url });
   const backfill = makeBackfillService({ ...deps, source });
-  const work = backfill
-    .run({ dryRun: request.dry_run, tenant: request.tenant, onProgress: (progress) => push({ progress }) })
+  const work = (
+    request.rollback
+      ? backfill.rollback({ dryRun: request.dry_run, tenant: request.tenant }).then((rollback): LocalBackfillLine => ({ rollback }))
+      : backfill.run({ dryRun: request.dry_run, tenant: request.tenant, onProgress: (progress) => push({ progress }) }).then((report): LocalBackfillLine => ({ report }))
+  )
     .then(
-      (report) => push({ report }),
+      (line) => push(line),
       (error: unknown) => {
         deps.logger.error('backfill failed', { error });
         const code = error instanceof BackfillUsageError ? error.code : 'backfill_failed';

@@ -56,3 +56,8 @@ export const DispatchConfig = ApiConfig.pick({ TABLE_NAME: true }).extend({
   /** Set by Lambda: the function's own log group, where a job's log lines are. */
   AWS_LAMBDA_LOG_GROUP_NAME: z.string().min(1).optional(),
 });
+
+/** The backfill function: the schedule service's settings, and where the legacy database URL is kept. */
+export const BackfillConfig = ApiConfig.pick({ TABLE_NAME: true, SCHEDULE_QUOTA: true }).extend(TriggerConfig.shape).extend({
+  [ENV.legacyDatabaseSecretName]: z.string().min(1),
+});

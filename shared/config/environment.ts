@@ -29,6 +29,8 @@ export const ENV = {
   mailscanBin: 'MAILSCAN_BIN',
   /** Comma-separated scan types the dispatch function has runners for (GET /api/scan-types/). */
   scanRunners: 'SCAN_RUNNERS',
+  /** Secrets Manager secret (name) holding the legacy PostgreSQL URL: the backfill function only. */
+  legacyDatabaseSecretName: 'LEGACY_DATABASE_SECRET_NAME',
   /** Service version shown by /api/health. */
   serviceVersion: 'SERVICE_VERSION',
 } as const;

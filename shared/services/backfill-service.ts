@@ -67,6 +67,15 @@ export interface BackfillOptions {
 export interface BackfillScheduleWriter {
   get(tenant: string, id: string): Promise<Schedule>;
   importLegacy(tenant: string, id: string, input: ScheduleCreateRequest): Promise<Schedule>;
+  remove(tenant: string, id: string): Promise<void>;
+}
+
+/** What a rollback removed, and the SQL that re-enables the legacy tasks the backfill disabled. */
+export interface RollbackReport {
+  dry_run: boolean;
+  tenants: { tenant: string; schedules_removed: number; legacy_task_ids: number[] }[];
+  /** For `psql -1 -f`: re-enables those tasks and bumps last_update, per tenant schema. */
+  sql: string;
 }
 
 export interface BackfillServiceDeps {
@@ -218,17 +227,55 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
     return report;
   }
 
+  async function selectTenants(tenant: string | undefined): Promise<string[]> {
+    const known = (await source.listTenants()).map((t) => t.schema);
+    if (tenant === undefined) return known;
+    if (!known.includes(tenant)) throw new BackfillUsageError(`unknown tenant ${JSON.stringify(tenant)}: public.tenants_tenant has no such schema_name`);
+    return [tenant];
+  }
+
   return {
+    /**
+     * Undoes the backfill for one tenant or all: deletes every schedule a marker names (through the
+     * schedule service, so its trigger goes too) and the markers, and returns the SQL that
+     * re-enables the legacy tasks the backfill disabled. Schedules go first, so nothing fires twice;
+     * until the SQL runs, those scans do not fire at all.
+     */
+    async rollback({ dryRun, tenant }: { dryRun: boolean; tenant?: string }): Promise<RollbackReport> {
+      const tenants: RollbackReport['tenants'] = [];
+      for (const schema of await selectTenants(tenant)) {
+        const found: LegacyMarker[] = [];
+        for await (const marker of markers.list(schema)) found.push(marker);
+        if (!dryRun) {
+          for (const marker of found) {
+            try {
+              await schedules.remove(schema, marker.scheduleId);
+            } catch (error) {
+              if (!(error instanceof NotFoundError)) throw error;
+            }
+            await markers.delete(schema, marker.model, marker.legacyId);
+          }
+        }
+        const taskIds = found.filter((m) => m.disablesLegacyTask).map((m) => m.legacyTaskId).sort((a, b) => a - b);
+        logger.info('backfill rolled back', { tenant: schema, dry_run: dryRun, schedules: found.length });
+        if (found.length > 0) tenants.push({ tenant: schema, schedules_removed: found.length, legacy_task_ids: taskIds });
+      }
+      const sql = tenants
+        .filter((t) => t.legacy_task_ids.length > 0)
+        .map((t) => {
+          const schema = `"${t.tenant.replaceAll('"', '""')}"`;
+          return `UPDATE ${schema}.django_celery_beat_periodictask SET enabled = true WHERE enabled = false AND id IN (${t.legacy_task_ids.join(', ')});\n` +
+            `UPDATE ${schema}.django_celery_beat_periodictasks SET last_update = now() WHERE ident = 1;\n`;
+        })
+        .join('');
+      return { dry_run: dryRun, tenants, sql: `-- Re-enables the legacy tasks the backfill disabled (run with psql -1).\n${sql}` };
+    },
+
     /** Migrates every tenant's legacy schedules (or one tenant's), or reports what it would do. */
     async run({ dryRun, tenant, onProgress = () => {} }: BackfillOptions): Promise<BackfillReport> {
       const startedAt = clock.now().toISOString();
       const runId = ids.newId('run');
-      const known = await source.listTenants();
-      let selected = known.map((t) => t.schema);
-      if (tenant !== undefined) {
-        if (!selected.includes(tenant)) throw new BackfillUsageError(`unknown tenant ${JSON.stringify(tenant)}: public.tenants_tenant has no such schema_name`);
-        selected = [tenant];
-      }
+      const selected = await selectTenants(tenant);
       logger.info('backfill started', { run_id: runId, dry_run: dryRun, tenants: selected.length });
       const tenants: TenantReport[] = [];
       for (const [index, schema] of selected.entries()) {

@@ -270,6 +270,28 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     expect(second.stdout).toMatch(/skipped +secretscan\.schedule 4 "One-off audit": periodic task 7 is one-off/);
   });
 
+  it('rolls back with two commands: --rollback removes the schedules, its SQL re-enables exactly the disabled tasks', async () => {
+    // prepare
+    const original = await legacy.checksums({ django_celery_beat_periodictasks: ['last_update'] });
+    await backfill({ tenant: 'globex' });
+
+    // act: command 1, then command 2 (psql -1 -f, here the same SQL in one transaction)
+    const undo = await cli(['--rollback', '--tenant', 'globex']);
+    await legacy.db.transaction(async (tx) => {
+      await tx.exec(undo.stdout);
+    });
+
+    // assert
+    expect(undo.code).toBe(0);
+    expect(undo.stderr).toContain('globex: 5 migrated schedule(s) removed, 4 legacy task(s) to re-enable');
+    expect(undo.stdout).toContain('UPDATE "globex".django_celery_beat_periodictask SET enabled = true WHERE enabled = false AND id IN (1, 2, 4, 5);');
+    expect(await rows()).toEqual([]);
+    expect(await service.runtime.scheduler.list()).toEqual([]);
+    expect(await markerCount()).toBe(0);
+    expect(await legacy.checksums({ django_celery_beat_periodictasks: ['last_update'] })).toEqual(original);
+    expect((await backfill({ tenant: 'globex' })).report?.totals.migrated).toBe(5);
+  });
+
   it('fires a backfilled schedule through the local runtime\'s clock like any other', async () => {
     // prepare
     await backfill({ tenant: 'globex' });
