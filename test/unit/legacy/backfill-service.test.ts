@@ -44,7 +44,7 @@ function setup(quota = 100) {
   const triggers = new FaultyTriggers(scheduler);
   let n = 0;
   const newId = (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`;
-  const schedules = makeScheduleService({ repo, triggers, clock, ids: { newId }, logger: silentLogger, quota });
+  const schedules = makeScheduleService({ repo, triggers, clock, ids: { newId, forFire: () => 'scan_unused' }, logger: silentLogger, quota });
   const source = new InMemoryLegacySource()
     .add('acme', [secretScan(1), secretScan(2, { enabled: false }), network(3), secretScan(4, { crontab: { ...daily, day_of_month: '1', day_of_week: '1' } })], 2)
     .add('globex', [secretScan(5)]);
