@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { PGlite } from '@electric-sql/pglite';
 import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-legacy-source.ts';
-import { makeUlidGenerator } from '../shared/ports/id-generator.ts';
+import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { silentLogger } from '../shared/ports/logger.ts';
 import { makeBackfillService } from '../shared/services/backfill-service.ts';
 import { startLocalRuntime } from '../local/runtime.ts';

@@ -1,31 +1,25 @@
-import { makeDynamoDbLegacyMarkerRepository } from '../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
-import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
+import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
+import { makeDynamoDbLegacyMarkerRepository } from '../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
+import { makeDynamoDbStore } from '../shared/adapters/dynamodb/dynamodb-store.ts';
+import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-legacy-source.ts';
 import { makeLegacyDatabaseUrlLoader } from '../shared/adapters/secrets/legacy-database-url.ts';
-import { ApiConfig, BackfillConfig, readConfig } from '../shared/config/api-config.ts';
+import { BackfillConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
-import { systemClock } from '../shared/ports/clock.ts';
-import { makeUlidGenerator } from '../shared/ports/id-generator.ts';
 import { makeBackfillService } from '../shared/services/backfill-service.ts';
-import { makeScheduleService } from '../shared/services/schedule-service.ts';
+import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 import { makeBackfillHandler } from './backfill-handler.ts';
 import { makeEventBridgeTriggers } from './eventbridge-triggers.ts';
 
 // Composition root of the one-off backfill function (DESIGN §9): the same backfill service as
 // `npm run backfill`, writing through the same schedule service as the API.
-const config = readConfig(ApiConfig.pick({ TABLE_NAME: true, SCHEDULE_QUOTA: true }).extend(BackfillConfig.shape));
+const config = readConfig(BackfillConfig);
 const logger = makeLogger('backfill');
 const documentClient = makeDocumentClient();
 const ids = makeUlidGenerator();
-const schedules = makeScheduleService({
-  repo: makeDynamoDbScheduleRepository(documentClient, config.TABLE_NAME),
-  triggers: makeEventBridgeTriggers(logger),
-  clock: systemClock,
-  ids,
-  logger,
-  quota: config.SCHEDULE_QUOTA,
-});
+const services = composeScanServices({ ...makeDynamoDbStore(documentClient, config.TABLE_NAME), clock: systemClock, ids, logger });
+const schedules = services.scheduleService({ triggers: makeEventBridgeTriggers(config, logger), quota: config.SCHEDULE_QUOTA });
 const markers = makeDynamoDbLegacyMarkerRepository(documentClient, config.TABLE_NAME);
 const databaseUrl = makeLegacyDatabaseUrlLoader(config.LEGACY_DATABASE_SECRET_NAME);
 

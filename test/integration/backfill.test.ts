@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePostgresLegacySource } from '../../shared/adapters/postgres/postgres-legacy-source.ts';
 import type { ScheduleRecord } from '../../shared/domain/schedule.ts';
-import { makeUlidGenerator } from '../../shared/ports/id-generator.ts';
+import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { silentLogger } from '../../shared/ports/logger.ts';
 import { makeBackfillService, type BackfillReport, type RowReport } from '../../shared/services/backfill-service.ts';
 import { repositoryRoot } from '../../infra/paths.ts';

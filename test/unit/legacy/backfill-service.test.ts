@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LocalQueue } from '../../../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../../../shared/adapters/local/local-trigger-scheduler.ts';
 import type { LegacySchedule } from '../../../shared/domain/legacy/legacy-schedule.ts';
-import { ManualClock } from '../../../shared/ports/clock.ts';
+import { ManualClock } from '../../fakes/manual-clock.ts';
 import { silentLogger } from '../../../shared/ports/logger.ts';
 import { BackfillUsageError, makeBackfillService } from '../../../shared/services/backfill-service.ts';
 import { makeScheduleService } from '../../../shared/services/schedule-service.ts';
