@@ -1,6 +1,6 @@
 /**
  * Domain errors. Each carries a stable `code` from DESIGN §3 and no HTTP knowledge;
- * shared/http/error-handler.ts maps codes to statuses.
+ * shared/http/error-body.ts maps codes to statuses (STATUS_BY_CODE).
  */
 export interface FieldIssue {
   field: string;

@@ -86,7 +86,7 @@ export type Schedule = z.infer<typeof Schedule>;
 export interface ScheduleRecord extends Omit<Schedule, 'next_run_at' | 'trigger'> {
   tenant: string;
   version: number;
-  /** The trigger this row owns when enabled (null when the cadence cannot produce one). */
+  /** The trigger this row owns while enabled; every valid cadence produces one (schedule-rules.ts). */
   trigger_definition: Trigger;
 }
 

@@ -26,10 +26,6 @@ function describe(triggers: ProvisionedTrigger[]): string {
 }
 
 /**
- * Finds and repairs drift between rows and triggers in both directions: enabled rows without (or
- * with stale) triggers, and triggers no row asks for. The rows are the truth.
- */
-/**
  * Scheduler entries that belong to no row and cannot even be read as one (EventBridge schedules in
  * the group whose input is not a fire message); only the EventBridge adapter has them.
  */
@@ -38,6 +34,10 @@ export interface UnrecognisedTriggers {
   deleteTrigger(name: string): Promise<void>;
 }
 
+/**
+ * Finds and repairs drift between rows and triggers in both directions: enabled rows without (or
+ * with stale) triggers, and triggers no row asks for. The rows are the truth.
+ */
 export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
   repo: ScheduleRepository;
   triggers: TriggerScheduler;

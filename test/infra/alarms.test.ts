@@ -1,15 +1,9 @@
-import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import { describe, expect, it } from 'vitest';
 import { environments, logicalId, ref, synthesizedStack, type Json } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
-  let stack: ScanServiceStack;
-  let template: Template;
-  beforeAll(() => {
-    ({ stack, template } = synthesizedStack(env));
-  });
+  const { stack, template } = synthesizedStack(env);
 
   describe('alarms', () => {
     function alarmOf(construct: IConstruct): Json {

@@ -1,17 +1,12 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
 import { apiGatewayPath, apiGatewayRoutes } from '../../infra/api-routes.ts';
-import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
 import { pathVariants, routes } from '../../shared/http/routes.ts';
 import { arnOf, cdkContext, environments, logicalId, synthesizedStack, type Json } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
-  let stack: ScanServiceStack;
-  let template: Template;
-  beforeAll(() => {
-    ({ stack, template } = synthesizedStack(env));
-  });
+  const { stack, template } = synthesizedStack(env);
 
   describe('api', () => {
     function routeKeys(): Map<string, Json> {

@@ -1,9 +1,8 @@
 import { App, Duration } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   DEAD_LETTER_TIMEOUT,
   DISPATCH_TIMEOUT,
@@ -67,11 +66,7 @@ describe('dispatch setup checks', () => {
 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
-  let stack: ScanServiceStack;
-  let template: Template;
-  beforeAll(() => {
-    ({ stack, template } = synthesizedStack(env));
-  });
+  const { stack, template } = synthesizedStack(env);
 
   describe('dispatch function', () => {
     it('sizes the dispatch function for one scan per invocation: 1024 MB, 5 minutes', () => {

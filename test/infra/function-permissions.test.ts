@@ -1,6 +1,5 @@
-import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
 import {
   allStatements,
@@ -63,11 +62,7 @@ function triggerStatements(stack: ScanServiceStack, group: string): Statement[] 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
   const group = settings.scheduleGroupName;
-  let stack: ScanServiceStack;
-  let template: Template;
-  beforeAll(() => {
-    ({ stack, template } = synthesizedStack(env));
-  });
+  const { stack, template } = synthesizedStack(env);
 
   describe('function permissions', () => {
     it('gives the schedules function table items, the group schedules and PassRole to the scheduler only', () => {

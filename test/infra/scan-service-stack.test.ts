@@ -1,16 +1,11 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
 import { arnOf, cdkContext, environments, ref, synthesizedStack } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
   const group = settings.scheduleGroupName;
-  let stack: ScanServiceStack;
-  let template: Template;
-  beforeAll(() => {
-    ({ stack, template } = synthesizedStack(env));
-  });
+  const { stack, template } = synthesizedStack(env);
 
   describe('functions', () => {
     it('runs reconcile nightly from an EventBridge rule', () => {

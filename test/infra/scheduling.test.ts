@@ -1,17 +1,12 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
 import { DEAD_LETTER_TIMEOUT } from '../../infra/constructs/dispatch.ts';
-import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
 import { arnOf, cdkContext, environments, logicalId, schedulerArn, statementsOfRole, synthesizedStack, type Json } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
   const group = settings.scheduleGroupName;
-  let stack: ScanServiceStack;
-  let template: Template;
-  beforeAll(() => {
-    ({ stack, template } = synthesizedStack(env));
-  });
+  const { stack, template } = synthesizedStack(env);
 
   describe('scheduling', () => {
     it('creates the environment schedule group', () => {

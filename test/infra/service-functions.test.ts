@@ -1,17 +1,11 @@
-import type { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import { describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/config/environment.ts';
 import { arnOf, cdkContext, environments, functionResource, logicalId, ref, synthesizedStack, type Json } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
   const group = settings.scheduleGroupName;
-  let stack: ScanServiceStack;
-  let template: Template;
-  beforeAll(() => {
-    ({ stack, template } = synthesizedStack(env));
-  });
+  const { stack, template } = synthesizedStack(env);
 
   describe('functions', () => {
     it('runs every function on nodejs24.x and arm64', () => {

@@ -1,13 +1,10 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
 import { createTableInput } from '../../shared/adapters/dynamodb/table-definition.ts';
 import { environments, synthesizedStack, type Json } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
-  let template: Template;
-  beforeAll(() => {
-    ({ template } = synthesizedStack(env));
-  });
+  const { template } = synthesizedStack(env);
 
   describe('storage', () => {
     it('builds the table from the shared table definition', () => {

@@ -33,9 +33,9 @@ export interface SynthesizedStack {
 }
 
 /**
- * One synth per environment per test worker: bundling seven functions takes seconds. The `infra`
- * project in vitest.config.ts runs these files in one worker without isolation, so every file
- * of test/infra shares the two synths.
+ * One synth per environment per test worker (bundling seven functions takes seconds), made when a
+ * describe block first asks for it. The `infra` project in vitest.config.ts runs these files in
+ * one worker without isolation, so every file of test/infra shares the two synths.
  */
 const synthesized = new Map<EnvironmentName, SynthesizedStack>();
 
