@@ -37,14 +37,25 @@ export function makeRawResolver(options: RawResolverOptions): Resolver {
         questions: [{ type, name, class: 'IN' }],
         additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
       });
-      const exchange = { timeoutMs: options.timeoutMs, signal: options.signal, accept: (message: Buffer) => answersQuery(message, id, name, type) };
+      // Each answer is decoded once, by the spoofing guard; the exchange's accepted answer is the last it kept.
+      let accepted: DecodedPacket | undefined;
+      const accept = (message: Buffer): boolean => {
+        const decoded = answersQuery(message, id, name, type);
+        if (decoded) accepted = decoded;
+        return decoded !== null;
+      };
+      const exchange = { timeoutMs: options.timeoutMs, signal: options.signal, accept };
       let result: ExchangeResult = await exchangeUdp(server, query, exchange);
-      if (result.ok && packet.decode(result.message).flag_tc) result = await exchangeTcp(server, query, exchange);
-      if (!result.ok) {
-        last = { status: 'unknown', reason: result.reason, message: `${name} ${type} via ${server.host}:${server.port}: ${result.message}` };
+      if (result.ok && accepted?.flag_tc) {
+        accepted = undefined;
+        result = await exchangeTcp(server, query, exchange);
+      }
+      if (!result.ok || accepted === undefined) {
+        const reason = result.ok ? 'error' : result.reason;
+        last = { status: 'unknown', reason, message: `${name} ${type} via ${server.host}:${server.port}: ${result.ok ? 'answer does not match the query' : result.message}` };
         continue;
       }
-      const mapped = mapResponse(packet.decode(result.message), name, type);
+      const mapped = mapResponse(accepted, name, type);
       // SERVFAIL/REFUSED are answers from that server: only another server may say otherwise.
       const anotherServerLeft = options.servers.length > 1 && attempt < attempts - 1;
       if (mapped.status === 'unknown' && anotherServerLeft) {
@@ -70,16 +81,18 @@ export function makeRawResolver(options: RawResolverOptions): Resolver {
   };
 }
 
-function answersQuery(message: Buffer, id: number, name: string, type: RecordType): boolean {
+/** The decoded answer when it answers this query (id and question), else null. */
+function answersQuery(message: Buffer, id: number, name: string, type: RecordType): DecodedPacket | null {
   let decoded: DecodedPacket;
   try {
     decoded = packet.decode(message);
   } catch {
-    return false;
+    return null;
   }
   const question = decoded.questions?.[0];
-  return decoded.id === id && decoded.type === 'response' && question !== undefined
+  const matches = decoded.id === id && decoded.type === 'response' && question !== undefined
     && question.type === type && normaliseName(question.name) === name;
+  return matches ? decoded : null;
 }
 
 function isQueryableName(name: string): boolean {
