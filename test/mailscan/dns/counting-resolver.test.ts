@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeCachingResolver } from '../../../layers/mailscan/src/dns/caching-resolver.ts';
 import { makeCountingResolver } from '../../../layers/mailscan/src/dns/counting-resolver.ts';
-import { inParallel, trackDepth } from '../../../layers/mailscan/src/dns/dependency-depth.ts';
+import { branch, dependency, derived, inParallel, trackDepth } from '../../../layers/mailscan/src/dns/dependency-depth.ts';
 import { makeFakeResolver } from '../helpers/fake-resolver.ts';
 
 describe('counting resolver', () => {
@@ -51,5 +51,25 @@ describe('counting resolver', () => {
       { name: 'shared.test', type: 'A', depth: 1 },
       { name: 'first.test', type: 'A', depth: 1 },
     ]);
+  });
+
+  it('counts the answers behind another branch\'s result as a dependency of the flow that awaits it', async () => {
+    const { resolver, count } = makeCountingResolver(makeFakeResolver({}));
+
+    await trackDepth(async () => {
+      const hosts = derived(branch(async () => {
+        await resolver.query('mail.test', 'MX');
+        await resolver.query('mx1.mail.test', 'A');
+        return ['192.0.2.1'];
+      }), (addresses) => addresses.length);
+      await inParallel(['waits', 'does-not'], async (label) => {
+        if (label === 'waits') await dependency(hosts);
+        await resolver.query(`${label}.list.test`, 'A');
+      });
+    });
+
+    expect(count.log.find((entry) => entry.name === 'waits.list.test')?.depth).toBe(3);
+    expect(count.log.find((entry) => entry.name === 'does-not.list.test')?.depth).toBe(1);
+    expect(count.maxDepth).toBe(3);
   });
 });

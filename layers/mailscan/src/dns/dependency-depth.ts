@@ -23,16 +23,43 @@ export async function trackDepth<T>(work: () => Promise<T>): Promise<{ result: T
   return { result, record };
 }
 
+/** The record a branch's result was produced under, for flows that await it later (see `dependency`). */
+const producedUnder = new WeakMap<Promise<unknown>, DepthRecord>();
+
 /** Runs one of several concurrent tasks so that its dependencies are its own. */
-export async function branch<T>(task: () => Promise<T>): Promise<T> {
+export function branch<T>(task: () => Promise<T>): Promise<T> {
   const parent = storage.getStore();
   if (!parent) return task();
   const child: DepthRecord = { depth: parent.depth };
-  try {
-    return await storage.run(child, task);
-  } finally {
-    parent.depth = Math.max(parent.depth, child.depth);
-  }
+  const run = (async () => {
+    try {
+      return await storage.run(child, task);
+    } finally {
+      parent.depth = Math.max(parent.depth, child.depth);
+    }
+  })();
+  producedUnder.set(run, child);
+  return run;
+}
+
+/** `source.then(map)`, still known as the product of `source`'s branch. */
+export function derived<T, R>(source: Promise<T>, map: (value: T) => R): Promise<R> {
+  const result = source.then(map);
+  const record = producedUnder.get(source);
+  if (record) producedUnder.set(result, record);
+  return result;
+}
+
+/**
+ * Awaits another branch's result from a flow that is not that branch's parent (reputation waiting
+ * for posture's MX hosts): the answers the result was built from become this flow's dependency.
+ */
+export async function dependency<T>(source: Promise<T> | T): Promise<T> {
+  const value = await source;
+  const record = source instanceof Promise ? producedUnder.get(source) : undefined;
+  const own = storage.getStore();
+  if (record && own) own.depth = Math.max(own.depth, record.depth);
+  return value;
 }
 
 /** Runs tasks concurrently, each in its own branch. */

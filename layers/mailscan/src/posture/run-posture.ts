@@ -1,5 +1,5 @@
 import type { ReportFinding } from '../catalogue.ts';
-import { branch } from '../dns/dependency-depth.ts';
+import { branch, derived } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import type { CheckError, PendingReputationInput, ReputationInput } from '../reputation/context.ts';
 import { checkDkim, type DkimData } from './dkim-check.ts';
@@ -45,9 +45,9 @@ export function startPosture(domain: string, resolver: Resolver, dkimSelectors: 
   const mxRun = branch(() => checkMx(domain, resolver));
   const pending: PendingReputationInput = {
     domain,
-    mx: mxRun.then((mx) => mx.data.hosts),
-    spfLookups: spfRun.then((spf) => spf.lookupsForLimit),
-    dkimKeys: dkimRun.then((dkim) => dkim.keysForReputation),
+    mx: derived(mxRun, (mx) => mx.data.hosts),
+    spfLookups: derived(spfRun, (spf) => spf.lookupsForLimit),
+    dkimKeys: derived(dkimRun, (dkim) => dkim.keysForReputation),
   };
   // A posture bug surfaces through `result`; these copies must not also crash the process unheard.
   for (const field of [pending.mx, pending.spfLookups, pending.dkimKeys]) field.catch(() => undefined);

@@ -1,3 +1,4 @@
+import { branch, dependency } from '../dns/dependency-depth.ts';
 import type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from './context.ts';
 import { checkError, errorMessage, type CheckResult } from './check-result.ts';
 import { checkBimi } from './bimi.ts';
@@ -41,7 +42,7 @@ const checks: Record<string, { needs: PostureField[]; run: Check }> = {
  */
 async function inputFor(name: string, needs: PostureField[], input: ReputationInput | PendingReputationInput): Promise<ReputationInput> {
   const view: Record<string, unknown> = { domain: input.domain };
-  for (const field of needs) view[field] = await input[field];
+  for (const field of needs) view[field] = await dependency(input[field]);
   return new Proxy(view, {
     get(target, property, receiver) {
       if (typeof property === 'string' && !(property in target) && ['mx', 'spfLookups', 'dkimKeys'].includes(property)) {
@@ -59,7 +60,7 @@ async function inputFor(name: string, needs: PostureField[], input: ReputationIn
  * the check's own (`within_limit` for the SPF limit), or the outcome when the check has none.
  */
 export async function runReputation(input: ReputationInput | PendingReputationInput, ctx: ReputationContext): Promise<SurfaceResult<Record<string, unknown>>> {
-  const results = await Promise.all(Object.entries(checks).map(async ([name, { needs, run }]) => [name, await guarded(name, run, needs, input, ctx)] as const));
+  const results = await Promise.all(Object.entries(checks).map(async ([name, { needs, run }]) => [name, await branch(() => guarded(name, run, needs, input, ctx))] as const));
   const data: Record<string, unknown> = {};
   for (const [name, result] of results) data[name] = { status: result.status, ...result.data, outcome: result.status };
   const findings = results.flatMap(([, result]) => result.findings);
