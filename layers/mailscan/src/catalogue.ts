@@ -63,14 +63,16 @@ export interface ReportFinding {
   detail: string;
   evidence: Record<string, unknown>;
   remediation: string;
+  /** What makes two sightings in different scans the same finding, when evidence carries counts that change. */
+  evidence_key?: string;
 }
 
 const byId = new Map(catalogue.map((rule) => [rule.rule_id, rule]));
 
 /** Builds a finding from its catalogue rule; throws on an unknown rule or a severity it cannot carry. */
-export function finding(ruleId: string, severity: Severity, detail: string, evidence: Record<string, unknown>): ReportFinding {
+export function finding(ruleId: string, severity: Severity, detail: string, evidence: Record<string, unknown>, evidenceKey?: string): ReportFinding {
   const rule = byId.get(ruleId);
   if (!rule) throw new Error(`unknown rule ${ruleId}`);
   if (!rule.severities.includes(severity)) throw new Error(`rule ${ruleId} cannot be ${severity}`);
-  return { rule_id: ruleId, severity, title: rule.title, detail, evidence, remediation: rule.remediation };
+  return { rule_id: ruleId, severity, title: rule.title, detail, evidence, remediation: rule.remediation, ...(evidenceKey === undefined ? {} : { evidence_key: evidenceKey }) };
 }

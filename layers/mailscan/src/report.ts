@@ -17,6 +17,8 @@ export const reportFindingSchema = z.object({
   detail: z.string(),
   evidence: z.record(z.string(), z.unknown()),
   remediation: z.string(),
+  /** Present when the evidence holds counts: the part that identifies the finding across scans. */
+  evidence_key: z.string().max(1000).optional(),
 });
 
 export const checkErrorSchema = z.object({

@@ -45,6 +45,7 @@ export function resultOfReport(report: Report): RunnerResult {
     description: finding.detail,
     evidence: finding.evidence,
     remediation: finding.remediation,
+    ...(finding.evidence_key === undefined ? {} : { evidence_key: finding.evidence_key }),
   }));
   const { score, grade } = report.surfaces.posture;
   return {

@@ -43,7 +43,7 @@ describe('mailscan commands and usage errors', () => {
     [['scan', 'a.test', '--nameserver', 'dns.example.com'], 'nameservers must be'],
     [['scan', 'a.test', '--discover'], 'surface discover is not available in this build'],
     [['scan', 'a.test', '--leak'], 'surface leak is not available in this build'],
-    [['scan', 'a.test', '--rua', 'reports.zip'], 'surface rua is not available in this build'],
+    [['scan', 'a.test', '--rua='], '--rua needs a file path'],
     [['scan', 'a.test', '--eml', 'message.eml'], 'surface header is not available in this build'],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/missing.json'], 'cannot read config'],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/invalid.json'], 'dnsbl.ip_zones'],

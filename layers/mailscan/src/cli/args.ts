@@ -2,7 +2,8 @@ import { parseArgs as parseNodeArgs } from 'node:util';
 import { normaliseDomain } from '../domain-name.ts';
 
 export const USAGE = [
-  'mailscan scan <domain> [--no-reputation] [--dkim-selector NAME ...] [--nameserver HOST[:PORT] ...]',
+  'mailscan scan <domain> [--no-reputation] [--rua FILE ...] [--eml FILE]',
+  '                       [--dkim-selector NAME ...] [--nameserver HOST[:PORT] ...]',
   '                       [--timeout SECONDS] [--config FILE] [--format json|text]',
   'mailscan rules',
   'mailscan --version',
@@ -17,14 +18,18 @@ export interface ScanArgs {
   timeoutSeconds: number | null;
   configPath: string | null;
   format: 'json' | 'text';
+  /** DMARC aggregate report files (XML, .zip, .gz), in the order given. */
+  rua: string[];
+  /** One message for the header surface; null when not asked for. */
+  eml: string | null;
 }
 
 export type Command = { kind: 'version' } | { kind: 'rules' } | { kind: 'help' } | ScanArgs;
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; message: string };
 
 /** Surfaces the contract names but this build does not ship: asking for one is a usage error. */
-const UNBUILT_SURFACES = ['discover', 'leak', 'rua', 'eml'] as const;
-const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = { discover: 'discover', leak: 'leak', rua: 'rua', eml: 'header' };
+const UNBUILT_SURFACES = ['discover', 'leak', 'eml'] as const;
+const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = { discover: 'discover', leak: 'leak', eml: 'header' };
 const MAX_TIMEOUT_SECONDS = 3600;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -74,6 +79,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       return { ok: false, message: `--timeout must be a number of seconds between 0 and ${MAX_TIMEOUT_SECONDS}` };
     }
   }
+  const rua = values.rua ?? [];
+  if (rua.some((file) => file === '')) return { ok: false, message: '--rua needs a file path' };
+  if (values.eml === '') return { ok: false, message: '--eml needs a file path' };
   const dkimSelectors = values['dkim-selector'] ?? [];
   const badSelector = dkimSelectors.find((selector) => !/^[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*$/i.test(selector));
   if (badSelector !== undefined) return { ok: false, message: `"${badSelector}" is not a DKIM selector` };
@@ -88,6 +96,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       timeoutSeconds,
       configPath: values.config ?? null,
       format,
+      rua,
+      eml: values.eml ?? null,
     },
   };
 }

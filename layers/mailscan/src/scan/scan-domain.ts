@@ -4,6 +4,7 @@ import { checkDomainExistence } from '../posture/domain-existence.ts';
 import { startPosture } from '../posture/run-posture.ts';
 import type { CheckError, PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
+import { runRua } from '../rua/run-rua.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 
 /** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
@@ -14,6 +15,8 @@ export interface ScanRequest {
   dkimSelectors: readonly string[];
   /** null: the reputation surface is off (--no-reputation). */
   reputation: { run: RunReputation; context: ReputationContext } | null;
+  /** Aggregate report files for the rua surface; empty: not requested. */
+  rua?: readonly string[];
 }
 
 export interface ScanDependencies {
@@ -44,6 +47,9 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const reputationRun = request.reputation === null
     ? Promise.resolve({ status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] })
     : runReputationSafely(request.reputation, started.pending, deps);
+  const ruaRun = request.rua && request.rua.length > 0
+    ? runFileSurface('rua', () => runRua({ domain: request.domain, files: request.rua ?? [], log: deps.log }), deps)
+    : Promise.resolve(null);
   const posture = await started.result;
   if (!posture.domainAnswered) {
     return { kind: 'could_not_start', message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}` };
@@ -52,6 +58,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const [existence, reputation] = await Promise.all([checkDomainExistence(request.domain, deps.resolver), reputationRun]);
   if (!existence.exists) deps.log('domain does not exist', { domain: request.domain, closest_existing_parent: existence.evidence.closest_existing_parent });
   const keep = (item: { rule_id: string }): boolean => existence.exists || !MISSING_RECORD_RULES.has(item.rule_id);
+  const rua = await ruaRun;
 
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
@@ -66,14 +73,24 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       reputation: { ...reputation.data, status: reputation.status },
       discover: NOT_REQUESTED,
       leak: NOT_REQUESTED,
-      rua: NOT_REQUESTED,
+      rua: rua === null ? NOT_REQUESTED : { ...rua.data, status: rua.status },
       header: NOT_REQUESTED,
     },
-    findings: [...posture.findings, ...reputation.findings].filter(keep),
-    errors: [...posture.errors, ...reputation.errors],
+    findings: [...posture.findings, ...reputation.findings].filter(keep).concat(rua?.findings ?? []),
+    errors: [...posture.errors, ...reputation.errors, ...(rua?.errors ?? [])],
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
   return { kind: 'report', report };
+}
+
+/** A file surface's fault costs the surface, not the report. */
+async function runFileSurface(surface: string, run: () => Promise<SurfaceResult<Record<string, unknown>>>, deps: ScanDependencies): Promise<SurfaceResult<Record<string, unknown>>> {
+  try {
+    return await run();
+  } catch (error) {
+    deps.log(`${surface} failed`, { message: (error as Error).message });
+    return { status: 'error', data: {}, findings: [], errors: [{ surface, check: surface, message: `${surface} failed: ${(error as Error).message}` }] };
+  }
 }
 
 /** A reputation fault or the deadline costs the surface, not the report. */

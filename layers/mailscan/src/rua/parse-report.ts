@@ -1,0 +1,167 @@
+import { isIP } from 'node:net';
+import { SaxesParser } from 'saxes';
+import { RuaInputError, type RuaLimits } from './limits.ts';
+
+/** The disposition values of RFC 7489 Appendix C plus DMARCbis's `pass`. */
+export type Disposition = 'none' | 'quarantine' | 'reject' | 'pass';
+export type AlignedResult = 'pass' | 'fail';
+
+/** One `<record>`: policy_evaluated is the reporter's verdict on alignment (not raw auth_results). */
+export interface RuaRecord {
+  sourceIp: string;
+  count: number;
+  disposition: Disposition;
+  dkim: AlignedResult;
+  spf: AlignedResult;
+  headerFrom: string | null;
+}
+
+export interface AggregateReport {
+  format: 'rfc7489' | 'dmarcbis';
+  orgName: string;
+  email: string | null;
+  reportId: string | null;
+  begin: number | null;
+  end: number | null;
+  /** policy_published/domain, lowercased. */
+  domain: string;
+  policy: string | null;
+  records: RuaRecord[];
+  /** Records dropped as unusable (no valid IP or count); the report keeps the rest. */
+  skippedRecords: number;
+}
+
+const DMARCBIS_NAMESPACE = 'urn:ietf:params:xml:ns:dmarc-2.0';
+
+/** Where each field sits, as local names below <feedback> (namespace prefixes dropped). */
+const METADATA_FIELDS: Record<string, 'orgName' | 'email' | 'reportId' | 'begin' | 'end' | 'domain' | 'policy'> = {
+  'report_metadata/org_name': 'orgName',
+  'report_metadata/email': 'email',
+  'report_metadata/report_id': 'reportId',
+  'report_metadata/date_range/begin': 'begin',
+  'report_metadata/date_range/end': 'end',
+  'policy_published/domain': 'domain',
+  'policy_published/p': 'policy',
+};
+const RECORD_FIELDS: Record<string, 'sourceIp' | 'count' | 'disposition' | 'dkim' | 'spf' | 'headerFrom'> = {
+  'record/row/source_ip': 'sourceIp',
+  'record/row/count': 'count',
+  'record/row/policy_evaluated/disposition': 'disposition',
+  'record/row/policy_evaluated/dkim': 'dkim',
+  'record/row/policy_evaluated/spf': 'spf',
+  'record/identifiers/header_from': 'headerFrom',
+};
+
+type RawRecord = Partial<Record<(typeof RECORD_FIELDS)[string], string>>;
+
+/**
+ * Parses one XML document as a DMARC aggregate report, streaming (saxes: a maintained, strict,
+ * non-validating parser). No DTD and no entities: a DOCTYPE is refused as soon as it is seen, and
+ * saxes knows only the five predefined entities, so billion-laughs cannot expand. Only the fields
+ * the rollup needs are kept, so memory follows the records, not the document tree.
+ */
+export function parseAggregateReport(bytes: Buffer, limits: RuaLimits): AggregateReport {
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const start = text.search(/\S/);
+  if (start === -1 || text[start] !== '<') throw new RuaInputError('not XML');
+
+  const metadata: Partial<Record<(typeof METADATA_FIELDS)[string], string>> = {};
+  const records: RuaRecord[] = [];
+  let skippedRecords = 0;
+  let rawRecordCount = 0;
+  let format: AggregateReport['format'] = 'rfc7489';
+  let current: RawRecord | null = null;
+  const path: string[] = [];
+  let textBuffer = '';
+
+  const parser = new SaxesParser({ xmlns: false, position: false });
+  parser.on('doctype', () => {
+    throw new RuaInputError('XML with a DTD or entity declarations is refused');
+  });
+  parser.on('opentag', (tag) => {
+    const name = localName(tag.name);
+    if (path.length === 0) {
+      if (name !== 'feedback') throw new RuaInputError('not a DMARC aggregate report (no <feedback> root)');
+      if (Object.values(tag.attributes).some((value) => value === DMARCBIS_NAMESPACE)) format = 'dmarcbis';
+    }
+    path.push(name);
+    if (path.length > limits.maxXmlDepth) throw new RuaInputError(`XML nests deeper than ${limits.maxXmlDepth} elements`);
+    if (path.length === 2 && name === 'record') {
+      rawRecordCount += 1;
+      if (rawRecordCount > limits.maxRecordsPerReport) throw new RuaInputError(`report has more than ${limits.maxRecordsPerReport} records`);
+      current = {};
+    }
+    textBuffer = '';
+  });
+  parser.on('text', (chunk) => {
+    if (textBuffer.length < 1024) textBuffer += chunk;
+  });
+  parser.on('cdata', (chunk) => {
+    if (textBuffer.length < 1024) textBuffer += chunk;
+  });
+  parser.on('closetag', () => {
+    const key = path.slice(1).join('/');
+    const value = textBuffer.trim();
+    textBuffer = '';
+    if (current !== null) {
+      const field = RECORD_FIELDS[key];
+      // The first value wins: DMARCbis allows one policy_evaluated, RFC 7489 reporters sometimes repeat.
+      if (field !== undefined && value !== '' && current[field] === undefined) current[field] = value;
+      if (key === 'record') {
+        const record = recordOf(current);
+        if (record === null) skippedRecords += 1;
+        else records.push(record);
+        current = null;
+      }
+    } else {
+      const field = METADATA_FIELDS[key];
+      if (field !== undefined && value !== '' && metadata[field] === undefined) metadata[field] = value;
+    }
+    path.pop();
+  });
+  parser.on('error', (error) => {
+    throw error instanceof RuaInputError ? error : new RuaInputError(`malformed XML: ${error.message.split('\n')[0]}`);
+  });
+  parser.write(text).close();
+
+  const domain = metadata.domain?.toLowerCase().replace(/\.$/, '');
+  if (!domain) throw new RuaInputError('report has no policy_published/domain');
+  return {
+    format,
+    orgName: metadata.orgName ?? 'unknown reporter',
+    email: metadata.email ?? null,
+    reportId: metadata.reportId ?? null,
+    begin: epochOf(metadata.begin),
+    end: epochOf(metadata.end),
+    domain,
+    policy: metadata.policy ?? null,
+    records,
+    skippedRecords,
+  };
+}
+
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon === -1 ? name : name.slice(colon + 1);
+}
+
+/** A record without a usable source IP or count says nothing about a sender: it is counted as skipped. */
+function recordOf(raw: RawRecord): RuaRecord | null {
+  const sourceIp = raw.sourceIp?.toLowerCase();
+  const count = Number(raw.count ?? '1');
+  if (!sourceIp || isIP(sourceIp) === 0 || !/^\d+$/.test(raw.count ?? '1') || !Number.isSafeInteger(count)) return null;
+  const disposition = raw.disposition?.toLowerCase();
+  return {
+    sourceIp,
+    count,
+    disposition: disposition === 'quarantine' || disposition === 'reject' || disposition === 'pass' ? disposition : 'none',
+    dkim: raw.dkim?.toLowerCase() === 'pass' ? 'pass' : 'fail',
+    spf: raw.spf?.toLowerCase() === 'pass' ? 'pass' : 'fail',
+    headerFrom: raw.headerFrom?.toLowerCase() ?? null,
+  };
+}
+
+function epochOf(text: string | undefined): number | null {
+  if (text === undefined || !/^\d{1,12}$/.test(text)) return null;
+  return Number(text);
+}
