@@ -44,10 +44,11 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const report = JSON.parse(stdout) as { surfaces: { rua: { status: string; totals: { records: number; messages: number; source_ips: number; failing_source_ips: number } } }; errors: unknown[] };
   const { totals } = report.surfaces.rua;
-  const peakRss = Number(readFileSync(rssFile, 'utf8')) * 1024;
+  const usage = JSON.parse(readFileSync(rssFile, 'utf8')) as { maxRssKiB: number; cpuMs: number };
+  const peakRss = usage.maxRssKiB * 1024;
   process.stdout.write([
     `rua: ${reports} reports (${(bytes / 1024 / 1024).toFixed(1)} MiB on disk), ${totals.records} records, ${totals.source_ips} source IPs, ${totals.failing_source_ips} failing, ${report.errors.length} errors`,
-    `wall ${seconds.toFixed(2)} s, ${Math.round(totals.records / seconds).toLocaleString('en-US')} records/s, peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
+    `wall ${seconds.toFixed(2)} s, ${Math.round(totals.records / seconds).toLocaleString('en-US')} records/s; CPU ${(usage.cpuMs / 1000).toFixed(2)} s, ${Math.round(totals.records / (usage.cpuMs / 1000)).toLocaleString('en-US')} records per CPU-second; peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
   ].join('\n') + '\n');
 } finally {
   await dns.close();

@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportSchema } from '../../../layers/mailscan/src/report.ts';
 import type { RollupRow } from '../../../layers/mailscan/src/rua/rollup.ts';
+import { runRua } from '../../../layers/mailscan/src/rua/run-rua.ts';
 import { deflatedZeros, gzipBomb, zipOf } from '../helpers/archives.ts';
 import { buildCli, scan } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
@@ -30,7 +31,7 @@ const MIB = 1024 * 1024;
 /** dmarc-cat's per-record table, summed per source IP: messages and header_from values. */
 async function dmarcCatRollup(file: string, extension: string): Promise<Map<string, { messages: number; from: Set<string> }>> {
   // dmarc-cat only accepts reporters' file names: org!domain!begin!end.ext
-  const named = join(work, `reporter!good.test!1763856000!1763942399${extension}`);
+  const named = join(mkdtempSync(join(work, 'dmarc-cat-')), `reporter!good.test!1763856000!1763942399${extension}`);
   copyFileSync(file, named);
   // -j 1: with its default two workers dmarc-cat 0.15 attributes counts to the wrong IPs now and then
   // (totals right, rows shuffled).
@@ -51,17 +52,16 @@ describe.concurrent('mailscan scan --rua', () => {
   let dns: TestDnsServer;
   const ruaScan = async (...files: string[]) => (await scan('good.test', dns.address, ['--no-reputation', ...files.flatMap((file) => ['--rua', file])])).report;
 
-  /** Runs the bundled CLI under the peak-RSS hook: exit code, elapsed wall time, peak RSS in bytes. */
+  /** Runs the bundled CLI under the usage hook: its report, CPU time (ms) and peak RSS (bytes). */
   const boundedScan = async (file: string) => {
     const bin = await buildCli();
     const rssFile = join(work, `rss-${Math.random().toString(36).slice(2)}`);
-    const started = performance.now();
     const { stdout } = await run(process.execPath, ['--require', peakRssHook, bin, 'scan', 'good.test', '--no-reputation', '--nameserver', dns.address, '--rua', file], {
       env: { PATH: process.env.PATH ?? '', PEAK_RSS_FILE: rssFile },
       maxBuffer: 16 * MIB,
     });
-    const elapsedMs = performance.now() - started;
-    return { report: reportSchema.parse(JSON.parse(stdout)), elapsedMs, peakRssBytes: Number(readFileSync(rssFile, 'utf8')) * 1024 };
+    const usage = JSON.parse(readFileSync(rssFile, 'utf8')) as { maxRssKiB: number; cpuMs: number };
+    return { report: reportSchema.parse(JSON.parse(stdout)), cpuMs: usage.cpuMs, peakRssBytes: usage.maxRssKiB * 1024 };
   };
 
   beforeAll(async () => {
@@ -82,20 +82,17 @@ describe.concurrent('mailscan scan --rua', () => {
     expect(report.surfaces.header).toMatchObject({ status: 'skipped' });
   });
 
-  it('agrees with dmarc-cat on messages and header_from per source IP', async () => {
-    const big = write('big.xml', generateReport({ domain: 'good.test', records: 10_000, ips: 250 }));
+  it.each([
+    ['google.xml', '.xml'], ['google.zip', '.zip'], ['microsoft.xml.gz', '.xml.gz'], ['microsoft.zip', '.zip'], ['dmarcbis.xml', '.xml'], ['generated 10,000 records', '.xml'],
+  ])('agrees with dmarc-cat on messages and header_from per source IP: %s', async (name, extension) => {
     // Yahoo's fixture is left out: dmarc-cat refuses its whitespace-padded source_ip, which real Yahoo reports carry.
-    const cases: [string, string][] = [
-      [join(fixtures, 'google.xml'), '.xml'], [join(fixtures, 'google.zip'), '.zip'], [join(fixtures, 'microsoft.xml.gz'), '.xml.gz'],
-      [join(fixtures, 'microsoft.zip'), '.zip'], [join(fixtures, 'dmarcbis.xml'), '.xml'], [big, '.xml'],
-    ];
-    for (const [file, extension] of cases) {
-      const [ours, theirs] = await Promise.all([ruaScan(file), dmarcCatRollup(file, extension)]);
-      const rows = (ours.surfaces.rua as unknown as { rollup: RollupRow[] }).rollup;
+    const file = name.startsWith('generated') ? write('big.xml', generateReport({ domain: 'good.test', records: 10_000, ips: 250 })) : join(fixtures, name);
 
-      expect(theirs.size).toBeGreaterThan(0);
-      expect(new Map(rows.map((row) => [row.source_ip, { messages: row.messages, from: new Set(row.header_from) }]))).toEqual(theirs);
-    }
+    const [ours, theirs] = await Promise.all([runRua({ domain: 'good.test', files: [file] }), dmarcCatRollup(file, extension)]);
+    const rows = (ours.data as { rollup: RollupRow[] }).rollup;
+
+    expect(theirs.size).toBeGreaterThan(0);
+    expect(new Map(rows.map((row) => [row.source_ip, { messages: row.messages, from: new Set(row.header_from) }]))).toEqual(theirs);
   });
 
   it('ends a billion-laughs XML, a zip bomb and a 1 GiB gzip bomb as bounded errors within 5 s and 256 MB', async () => {
@@ -108,11 +105,13 @@ describe.concurrent('mailscan scan --rua', () => {
       [write('bomb.xml.gz', gzipBomb(1024)), /decompresses to more than/],
     ];
     for (const [file, message] of bombs) {
-      const { report, elapsedMs, peakRssBytes } = await boundedScan(file);
+      const { report, cpuMs, peakRssBytes } = await boundedScan(file);
 
       expect(report.surfaces.rua.status).toBe('error');
       expect(report.errors).toEqual([expect.objectContaining({ surface: 'rua', message: expect.stringMatching(message) })]);
-      expect(elapsedMs).toBeLessThan(5_000);
+      // CPU time of the whole CLI process (start-up and posture included): wall time on a shared
+      // machine measures the other tenants' load, not this input's cost.
+      expect(cpuMs).toBeLessThan(5_000);
       expect(peakRssBytes).toBeLessThan(256 * MIB);
     }
   });
