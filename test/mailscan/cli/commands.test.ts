@@ -44,7 +44,7 @@ describe('mailscan commands and usage errors', () => {
     [['scan', 'a.test', '--discover'], 'surface discover is not available in this build'],
     [['scan', 'a.test', '--leak'], 'surface leak is not available in this build'],
     [['scan', 'a.test', '--rua='], '--rua needs a file path'],
-    [['scan', 'a.test', '--eml', 'message.eml'], 'surface header is not available in this build'],
+    [['scan', 'a.test', '--eml='], '--eml needs a file path'],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/missing.json'], 'cannot read config'],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/invalid.json'], 'dnsbl.ip_zones'],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/unknown-key.json'], 'colour'],

@@ -28,8 +28,8 @@ export type Command = { kind: 'version' } | { kind: 'rules' } | { kind: 'help' }
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; message: string };
 
 /** Surfaces the contract names but this build does not ship: asking for one is a usage error. */
-const UNBUILT_SURFACES = ['discover', 'leak', 'eml'] as const;
-const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = { discover: 'discover', leak: 'leak', eml: 'header' };
+const UNBUILT_SURFACES = ['discover', 'leak'] as const;
+const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = { discover: 'discover', leak: 'leak' };
 const MAX_TIMEOUT_SECONDS = 3600;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {

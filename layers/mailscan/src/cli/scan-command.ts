@@ -38,6 +38,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
         domain: args.domain,
         dkimSelectors: settings.dkimSelectors,
         rua: args.rua,
+        eml: args.eml,
         reputation: settings.reputation === null ? null : { run: await loadRunReputation(), context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
       },
       { resolver, now: io.now, log: log.info, deadline: deadline.signal },

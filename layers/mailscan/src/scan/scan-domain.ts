@@ -4,6 +4,7 @@ import { checkDomainExistence } from '../posture/domain-existence.ts';
 import { startPosture } from '../posture/run-posture.ts';
 import type { CheckError, PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
+import { runHeader } from '../header/run-header.ts';
 import { runRua } from '../rua/run-rua.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 
@@ -17,6 +18,8 @@ export interface ScanRequest {
   reputation: { run: RunReputation; context: ReputationContext } | null;
   /** Aggregate report files for the rua surface; empty: not requested. */
   rua?: readonly string[];
+  /** One message for the header surface; null or absent: not requested. */
+  eml?: string | null;
 }
 
 export interface ScanDependencies {
@@ -50,6 +53,9 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const ruaRun = request.rua && request.rua.length > 0
     ? runFileSurface('rua', () => runRua({ domain: request.domain, files: request.rua ?? [], log: deps.log }), deps)
     : Promise.resolve(null);
+  const headerRun = request.eml
+    ? runFileSurface('header', () => runHeader({ file: request.eml ?? '', resolver: deps.resolver, now: deps.now, log: deps.log }), deps)
+    : Promise.resolve(null);
   const posture = await started.result;
   if (!posture.domainAnswered) {
     return { kind: 'could_not_start', message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}` };
@@ -59,6 +65,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   if (!existence.exists) deps.log('domain does not exist', { domain: request.domain, closest_existing_parent: existence.evidence.closest_existing_parent });
   const keep = (item: { rule_id: string }): boolean => existence.exists || !MISSING_RECORD_RULES.has(item.rule_id);
   const rua = await ruaRun;
+  const header = await headerRun;
 
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
@@ -74,10 +81,10 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       discover: NOT_REQUESTED,
       leak: NOT_REQUESTED,
       rua: rua === null ? NOT_REQUESTED : { ...rua.data, status: rua.status },
-      header: NOT_REQUESTED,
+      header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
     },
-    findings: [...posture.findings, ...reputation.findings].filter(keep).concat(rua?.findings ?? []),
-    errors: [...posture.errors, ...reputation.errors, ...(rua?.errors ?? [])],
+    findings: [...posture.findings, ...reputation.findings].filter(keep).concat(rua?.findings ?? [], header?.findings ?? []),
+    errors: [...posture.errors, ...reputation.errors, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
   return { kind: 'report', report };
