@@ -4,8 +4,6 @@ import { checkDomainExistence } from '../posture/domain-existence.ts';
 import { startPosture } from '../posture/run-posture.ts';
 import type { CheckError, PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
-import { runHeader } from '../header/run-header.ts';
-import { runRua } from '../rua/run-rua.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 
 /** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
@@ -51,10 +49,10 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
     ? Promise.resolve({ status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] })
     : runReputationSafely(request.reputation, started.pending, deps);
   const ruaRun = request.rua && request.rua.length > 0
-    ? runFileSurface('rua', () => runRua({ domain: request.domain, files: request.rua ?? [], log: deps.log }), deps)
+    ? runFileSurface('rua', async () => (await import('../rua/run-rua.ts')).runRua({ domain: request.domain, files: request.rua ?? [], log: deps.log }), deps)
     : Promise.resolve(null);
   const headerRun = request.eml
-    ? runFileSurface('header', () => runHeader({ file: request.eml ?? '', resolver: deps.resolver, now: deps.now, log: deps.log }), deps)
+    ? runFileSurface('header', async () => (await import('../header/run-header.ts')).runHeader({ file: request.eml ?? '', resolver: deps.resolver, now: deps.now, log: deps.log }), deps)
     : Promise.resolve(null);
   const posture = await started.result;
   if (!posture.domainAnswered) {
@@ -90,7 +88,10 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   return { kind: 'report', report };
 }
 
-/** A file surface's fault costs the surface, not the report. */
+/**
+ * A file surface's fault costs the surface, not the report. The surfaces are imported on demand so
+ * a scan without --rua or --eml never loads their parsers (mailauth above all).
+ */
 async function runFileSurface(surface: string, run: () => Promise<SurfaceResult<Record<string, unknown>>>, deps: ScanDependencies): Promise<SurfaceResult<Record<string, unknown>>> {
   try {
     return await run();
