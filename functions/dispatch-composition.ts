@@ -4,6 +4,9 @@ import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
 import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
+import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runner.ts';
+import { makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
+import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
 import { DispatchConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
@@ -24,7 +27,11 @@ export function composeDispatch(serviceName: string) {
     logger,
   });
   const scanLogs = makeCloudWatchScanLogs(config.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${serviceName}`, logger);
-  const runners: RunnerRegistry = new Map(config.MAILSCAN_BIN ? [['email_security', makeMailscanRunner({ bin: config.MAILSCAN_BIN })]] : []);
+  // The runner reads the scope's artifacts from the bucket; where it runs, the bucket must be set.
+  if (config.MAILSCAN_BIN && !config.ARTIFACT_BUCKET) throw new Error('invalid configuration: ARTIFACT_BUCKET');
+  const runners: RunnerRegistry = new Map(config.MAILSCAN_BIN && config.ARTIFACT_BUCKET
+    ? [['email_security', withArtifacts(makeMailscanRunner({ bin: config.MAILSCAN_BIN }), makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET))]]
+    : []);
   const dispatch = services.dispatchService({ runners, scanLogs });
   return { dispatch, logger };
 }

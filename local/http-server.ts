@@ -26,6 +26,8 @@ export interface LocalHttpServerOptions {
   localEndpoints?: Record<string, LocalEndpoint>;
   /** Serves the web UI; answers false for paths that are not the UI's. */
   serveUi?: (request: IncomingMessage, response: ServerResponse, path: string) => Promise<boolean>;
+  /** Streams raw request bodies (artifact uploads); answers false for other paths. */
+  rawEndpoints?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<boolean>;
 }
 
 interface CompiledRoute {
@@ -76,7 +78,7 @@ function send(response: ServerResponse, result: ApiResult): void {
  * The local stand-in for API Gateway: turns HTTP requests into HTTP API (payload 2.0) events,
  * runs the same authorizer code for authenticated routes, and invokes the same handlers.
  */
-export function makeLocalRequestListener({ routes, handlers, sessionKey, localEndpoints = {}, serveUi }: LocalHttpServerOptions): RequestListener {
+export function makeLocalRequestListener({ routes, handlers, sessionKey, localEndpoints = {}, serveUi, rawEndpoints }: LocalHttpServerOptions): RequestListener {
   const compiled = routes.map(compile);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -84,6 +86,7 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
     const method = request.method ?? 'GET';
     const requestId = randomUUID();
     if (serveUi && (await serveUi(request, response, url.pathname))) return;
+    if (rawEndpoints && (await rawEndpoints(request, response, url))) return;
     const body = await readBody(request);
 
     const local = localEndpoints[url.pathname];

@@ -27,7 +27,13 @@ import { makeDeadLetterHandler, makeDispatchHandler } from '../functions/dispatc
 import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
 import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
 import type { FindingRepository } from '../shared/ports/finding-repository.ts';
-import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
+import type { RunnerRegistry, ScanRunner } from '../shared/ports/scan-runner.ts';
+import type { ScanType } from '../shared/domain/scan-types.ts';
+import { makeDynamoDbArtifactRepository } from '../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
+import { makeLocalArtifactStore } from '../shared/adapters/local/local-artifact-store.ts';
+import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runner.ts';
+import { makeArtifactService } from '../shared/services/artifact-service.ts';
+import { makeArtifactUploadEndpoint } from './artifact-upload.ts';
 import { makeFileScanLogs } from './file-scan-logs.ts';
 import { LocalQueueConsumer } from './queue-consumer.ts';
 import { startDynalite } from './dynalite.ts';
@@ -144,9 +150,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const scanLogs = makeFileScanLogs(join(options.dataDir ?? tempDir!, 'logs', 'scans'), logger);
   const ids = options.ids ?? makeUlidGenerator(() => clock.now().getTime());
   // The same wiring as the Lambda composition roots (functions/): only the adapters differ.
+  const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
+  const artifactRepo = makeDynamoDbArtifactRepository(documentClient, LOCAL_TABLE_NAME);
+  let baseUrl = '';
+  const artifactStore = makeLocalArtifactStore({ root: join(options.dataDir ?? tempDir!, 'artifacts'), baseUrl: () => baseUrl, signingKey: sessionKey });
+  const artifacts = makeArtifactService({ repo: artifactRepo, store: artifactStore, ids, clock, logger });
+  // Every runner sees the scope's artifacts as local files of its run (DESIGN §4).
+  const runners: RunnerRegistry = new Map([...(options.runners ?? new Map<never, never>()).entries()].map(([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const));
   const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger });
-  const dispatch = services.dispatchService({ runners: options.runners ?? new Map(), scanLogs });
-  const scanService = services.scanService({ queue: scanQueue, scanLogs });
+  const dispatch = services.dispatchService({ runners, scanLogs });
+  const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
   const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger), {
@@ -165,7 +178,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     requeued += 1;
   }
 
-  const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
   const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500 });
   const reconciler = services.reconcileService({ triggers });
 
@@ -179,6 +191,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
+  baseUrl = url;
   const allowedOrigins = [url, `http://localhost:${port}`, ...(options.allowedOrigins ?? [])];
   const version = options.version ?? '0.1.0';
   // Sign-in links printed by `npm start` sign a browser in once; a pasted token may sign in again.
@@ -193,10 +206,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     sessionKey,
     handlers: {
       schedules: inScope(makeSchedulesHandler({ schedules, logger, allowedOrigins })),
-      scans: inScope(makeScansHandler({ scans: scanService, logger, allowedOrigins })),
+      scans: inScope(makeScansHandler({ scans: scanService, artifacts, logger, allowedOrigins })),
       meta: inScope(makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins, secureCookie: false, acceptSignIn })),
     },
     serveUi: options.uiDir ? makeUiHandler(options.uiDir) : undefined,
+    rawEndpoints: makeArtifactUploadEndpoint({ store: artifactStore, repo: artifactRepo, artifacts, clock }),
     localEndpoints: {
       '/_local/reconcile': async (request, body) => {
         if (request.headers['x-local-admin-key'] !== sessionKey) return { status: 403, body: { error: 'local admin key required' } };
@@ -236,6 +250,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     deadLetterConsumer,
     drain,
     reconciler,
+    artifacts,
+    artifactStore,
     /** A one-time sign-in URL for an admin of `tenant` (DESIGN §8): the UI posts its token to POST /api/session. */
     async signInUrl(tenant = 'local', role: Role = 'admin'): Promise<string> {
       const token = await signSessionToken({ sub: `${role}@${tenant}`, tenant, role }, sessionKey);

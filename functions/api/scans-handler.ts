@@ -1,4 +1,5 @@
-import { ScanId, ScheduleId } from '../../shared/domain/ids.ts';
+import { ArtifactId, ScanId, ScheduleId } from '../../shared/domain/ids.ts';
+import { CreateArtifactRequest } from '../../shared/domain/artifact.ts';
 import { FindingListQuery } from '../../shared/domain/finding.ts';
 import { ManualScanRequest, ScanListQuery } from '../../shared/domain/scan-job.ts';
 import { makeApiHandler, type Operation } from '../../shared/http/make-api-handler.ts';
@@ -6,16 +7,18 @@ import { parseBody, parseQuery } from '../../shared/http/parse.ts';
 import { pathId } from '../../shared/http/path-id.ts';
 import { routeKeyOf, routesOf } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
+import type { ArtifactService } from '../../shared/services/artifact-service.ts';
 import type { ScanService } from '../../shared/services/scan-service.ts';
 
 export interface ScansHandlerDeps {
   scans: ScanService;
+  artifacts: ArtifactService;
   logger: Logger;
   allowedOrigins: string[];
 }
 
-/** Run now, manual scans, and the scan and finding reads (DESIGN §3). */
-export function makeScansHandler({ scans, logger, allowedOrigins }: ScansHandlerDeps) {
+/** Run now, manual scans, the scan and finding reads, and the artifacts scans read (DESIGN §3). */
+export function makeScansHandler({ scans, artifacts, logger, allowedOrigins }: ScansHandlerDeps) {
   const operations: Record<string, Operation> = {
     [routeKeyOf('POST', '/api/scans/schedules/{id}/run/')]: async ({ identity, params }) => ({
       status: 202,
@@ -39,6 +42,14 @@ export function makeScansHandler({ scans, logger, allowedOrigins }: ScansHandler
       const page = await scans.listFindings(identity.tenant, { scanId: scan_id, ruleId: rule_id, severity, target }, limit, cursor);
       return { status: 200, body: { items: page.items, next_cursor: page.nextCursor } };
     },
+    [routeKeyOf('POST', '/api/artifacts/')]: async ({ identity, body }) => {
+      const artifact = await artifacts.create(identity.tenant, parseBody(CreateArtifactRequest, body));
+      return { status: 201, body: artifact, headers: { location: `/api/artifacts/${artifact.id}/` } };
+    },
+    [routeKeyOf('GET', '/api/artifacts/{id}/')]: async ({ identity, params }) => ({
+      status: 200,
+      body: await artifacts.get(identity.tenant, pathId(params, ArtifactId, 'artifact')),
+    }),
   };
   return makeApiHandler({ routes: routesOf('scans'), operations, logger, allowedOrigins });
 }

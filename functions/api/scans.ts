@@ -1,28 +1,42 @@
 import { makeDocumentClient } from '../../shared/adapters/dynamodb/document-client.ts';
+import { makeDynamoDbArtifactRepository } from '../../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
 import { makeDynamoDbStore } from '../../shared/adapters/dynamodb/dynamodb-store.ts';
 import { systemClock } from '../../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { makeCloudWatchScanLogs } from '../../shared/adapters/logs/cloudwatch-scan-logs.ts';
+import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.ts';
+import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
 import { SqsMessageQueue } from '../../shared/adapters/sqs/sqs-message-queue.ts';
 import { makeSqsClient } from '../../shared/adapters/sqs/sqs-client.ts';
 import { ScansConfig, readConfig } from '../../shared/config/api-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
+import { makeArtifactService } from '../../shared/services/artifact-service.ts';
 import { composeScanServices } from '../../shared/services/compose-scan-services.ts';
 import { makeScansHandler } from './scans-handler.ts';
 
-// Composition root for AWS: run now, manual scans, scan and finding reads.
+// Composition root for AWS: run now, manual scans, scan and finding reads, artifacts.
 const config = readConfig(ScansConfig);
 const logger = makeLogger('scans');
+const documents = makeDocumentClient();
+const ids = makeUlidGenerator();
 const services = composeScanServices({
-  ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME),
+  ...makeDynamoDbStore(documents, config.TABLE_NAME),
   clock: systemClock,
-  ids: makeUlidGenerator(),
+  ids,
+  logger,
+});
+const artifacts = makeArtifactService({
+  repo: makeDynamoDbArtifactRepository(documents, config.TABLE_NAME),
+  store: makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET),
+  ids,
+  clock: systemClock,
   logger,
 });
 
 const scans = services.scanService({
   queue: new SqsMessageQueue({ client: makeSqsClient(), queueUrl: config.SCAN_QUEUE_URL, logger }),
   scanLogs: makeCloudWatchScanLogs(config.DISPATCH_LOG_GROUP, logger),
+  artifacts,
 });
 
-export const handler = makeScansHandler({ scans, logger, allowedOrigins: config.ALLOWED_ORIGINS });
+export const handler = makeScansHandler({ scans, artifacts, logger, allowedOrigins: config.ALLOWED_ORIGINS });

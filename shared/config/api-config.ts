@@ -39,7 +39,7 @@ export const QueueConfig = z.object({
 
 export const SchedulesConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true, SCHEDULE_QUOTA: true }).extend(TriggerConfig.shape);
 
-export const ScansConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true }).extend(QueueConfig.shape);
+export const ScansConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true }).extend(QueueConfig.shape).extend({ [ENV.artifactBucket]: z.string().min(3) });
 
 export const MetaConfig = ApiConfig.pick({ ALLOWED_ORIGINS: true, SERVICE_VERSION: true }).extend({
   /** The scan types the dispatch function has runners for (email_security with the mailscan layer). */
@@ -53,6 +53,8 @@ export const ReconcileConfig = ApiConfig.pick({ TABLE_NAME: true }).extend(Trigg
 export const DispatchConfig = ApiConfig.pick({ TABLE_NAME: true }).extend({
   /** Where the mailscan layer mounts the CLI; without it only "no runner" failures are possible. */
   [ENV.mailscanBin]: z.string().min(1).optional(),
+  /** The artifacts bucket the runner reads scope.rua / scope.header from; required with the layer. */
+  [ENV.artifactBucket]: z.string().min(3).optional(),
   /** Set by Lambda: the function's own log group, where a job's log lines are. */
   AWS_LAMBDA_LOG_GROUP_NAME: z.string().min(1).optional(),
 });
@@ -60,4 +62,8 @@ export const DispatchConfig = ApiConfig.pick({ TABLE_NAME: true }).extend({
 /** The backfill function: the schedule service's settings, and where the legacy database URL is kept. */
 export const BackfillConfig = ApiConfig.pick({ TABLE_NAME: true, SCHEDULE_QUOTA: true }).extend(TriggerConfig.shape).extend({
   [ENV.legacyDatabaseSecretName]: z.string().min(1),
+});
+
+export const ArtifactConfig = z.object({
+  [ENV.artifactBucket]: z.string().min(3),
 });

@@ -31,6 +31,8 @@ export const ENV = {
   scanRunners: 'SCAN_RUNNERS',
   /** Secrets Manager secret (name) holding the legacy PostgreSQL URL: the backfill function only. */
   legacyDatabaseSecretName: 'LEGACY_DATABASE_SECRET_NAME',
+  /** S3 bucket of uploaded artifacts (DMARC reports, .eml), keys `<tenant>/<id>`. */
+  artifactBucket: 'ARTIFACT_BUCKET',
   /** Service version shown by /api/health. */
   serviceVersion: 'SERVICE_VERSION',
 } as const;

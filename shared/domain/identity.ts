@@ -4,8 +4,9 @@ export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
-/** A tenant id is the tenant's schema name (DESIGN §3). */
-export const TenantId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/);
+/** A tenant id (DESIGN §3): the schema name, also the first part of every key and object path. */
+export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const TenantId = z.string().regex(TENANT_PATTERN);
 
 /** Who is calling: taken only from a verified session token. */
 export const Identity = z.object({

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ScanType } from './scan-types.ts';
+import { ArtifactId } from './ids.ts';
 import type { FieldIssue } from './errors.ts';
 
 export const MAX_SCOPE_BYTES = 16 * 1024;
@@ -20,15 +21,16 @@ export function withoutLegacyKeys(scope: Scope): Scope {
 const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)');
 
 /**
- * email_security scope (DESIGN §4). `rua` lists stored DMARC aggregate reports to parse and
- * `header` names one stored .eml; both are object keys of uploads (docs/api.md).
+ * email_security scope (DESIGN §4). `rua` lists artifact ids of purpose rua (DMARC aggregate
+ * reports) and `header` one artifact id of purpose eml; the scan service also checks that each is a
+ * ready artifact of the tenant (docs/artifacts.md).
  */
 export const EmailSecurityScope = z.strictObject({
   reputation: z.boolean().optional(),
   discover: z.boolean().optional(),
   leak: z.boolean().optional(),
-  rua: z.array(z.string().min(1).max(1024)).min(1).max(20).optional(),
-  header: z.string().min(1).max(1024).optional(),
+  rua: z.array(ArtifactId).min(1).max(20).optional(),
+  header: ArtifactId.optional(),
   dkim_selectors: z.array(DkimSelector).max(50).optional(),
 });
 export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ScanTypeList } from '../domain/scan-type-list.ts';
+import { Artifact, CreateArtifactRequest, CreatedArtifact } from '../domain/artifact.ts';
 import { FindingList, FindingListQuery } from '../domain/finding.ts';
 import { ManualScanRequest, ScanJob, ScanList, ScanListQuery } from '../domain/scan-job.ts';
 import { Schedule, ScheduleCreateRequest, ScheduleList, ScheduleListQuery, SchedulePatchRequest } from '../domain/schedule.ts';
@@ -30,6 +31,8 @@ const docs: Record<string, OperationDoc> = {
   'POST /api/scans/': { summary: 'Queue a manual scan', request: ManualScanRequest, success: { status: 202, schema: ScanJob, description: 'the queued scan; Location names it' }, errors: [400, 401, 403, 413, 415, 503] },
   'GET /api/scans/': { summary: 'List scans, newest first', query: ScanListQuery, success: { status: 200, schema: ScanList, description: 'a page of scans' }, errors: [400, 401, 403] },
   'GET /api/scans/{id}/': { summary: 'Get a scan', success: { status: 200, schema: ScanJob, description: 'the scan' }, errors: [401, 403, 404] },
+  'POST /api/artifacts/': { summary: 'Announce a file (DMARC report or .eml) and get where to PUT it', request: CreateArtifactRequest, success: { status: 201, schema: CreatedArtifact, description: 'the pending artifact with its upload instructions (valid 15 minutes); Location names it' }, errors: [400, 401, 403, 413, 415] },
+  'GET /api/artifacts/{id}/': { summary: 'Get an artifact: pending until its bytes arrived and passed the checks, then ready or rejected with a reason', success: { status: 200, schema: Artifact, description: 'the artifact' }, errors: [401, 403, 404] },
   'GET /api/findings/': { summary: 'List findings, newest first', query: FindingListQuery, success: { status: 200, schema: FindingList, description: 'a page of findings' }, errors: [400, 401, 403] },
   'GET /api/scans/schedules/': { summary: 'List schedules, newest first', query: ScheduleListQuery, success: { status: 200, schema: ScheduleList, description: 'a page of schedules' }, errors: [400, 401, 403] },
   'POST /api/scans/schedules/': { summary: 'Create a schedule (and its trigger when enabled)', request: ScheduleCreateRequest, success: { status: 201, schema: Schedule, description: 'the schedule; Location names it' }, errors: [400, 401, 403, 409, 413, 415, 503] },

@@ -29,6 +29,8 @@ export const routes: RouteDefinition[] = [
   { method: 'GET', path: '/api/scans/', handler: 'scans', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/scans/{id}/', handler: 'scans', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/findings/', handler: 'scans', authenticated: true, role: 'viewer' },
+  { method: 'POST', path: '/api/artifacts/', handler: 'scans', authenticated: true, role: 'operator' },
+  { method: 'GET', path: '/api/artifacts/{id}/', handler: 'scans', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/scan-types/', handler: 'meta', authenticated: true, role: 'viewer' },
   { method: 'POST', path: '/api/session', handler: 'meta', authenticated: true, role: 'viewer' },
   // Signing out clears the cookie even when the session has expired, so it asks for none.

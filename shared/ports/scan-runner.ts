@@ -4,6 +4,8 @@ import type { Scope } from '../domain/scope.ts';
 import type { Logger } from './logger.ts';
 
 export interface RunnerInput {
+  /** The job's tenant: artifacts are fetched under it, so another tenant's are out of reach. */
+  tenant: string;
   scanType: ScanType;
   target: string;
   scope: Scope;
@@ -12,6 +14,8 @@ export interface RunnerInput {
   /** Milliseconds the runner may use. */
   timeoutMs: number;
   logger: Logger;
+  /** Local copies of the scope's artifacts, made by the artifact-fetching runner for this run. */
+  artifactPaths?: { rua: string[]; header: string | null };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { RunnerRegistry } from '../ports/scan-runner.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
+import type { ArtifactReferences } from './artifact-service.ts';
 import { makeDispatchService } from './dispatch-service.ts';
 import { makeReconcileService, type UnrecognisedTriggers } from './reconcile-service.ts';
 import { makeScanEngine } from './scan-engine.ts';
@@ -35,8 +36,8 @@ export function composeScanServices({ schedules, scans, findings, clock, ids, lo
     scheduleService: ({ triggers, quota }: { triggers: TriggerScheduler; quota: number }) =>
       makeScheduleService({ repo: schedules, triggers, clock, ids, logger, quota }),
 
-    scanService: ({ queue, scanLogs }: { queue: MessageQueue; scanLogs: ScanLogs }) =>
-      makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger }),
+    scanService: ({ queue, scanLogs, artifacts }: { queue: MessageQueue; scanLogs: ScanLogs; artifacts: ArtifactReferences }) =>
+      makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts }),
 
     dispatchService: ({ runners, scanLogs }: { runners: RunnerRegistry; scanLogs: ScanLogs }) => {
       const engine = makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs });

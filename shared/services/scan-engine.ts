@@ -103,7 +103,7 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
     }
     logger.info('runner started', { runner: runner.name, target, timeout_ms: timeoutMs });
     try {
-      const result = await runBounded(runner, { scanType: job.scan_type, target, scope: job.scope, timeoutMs, logger });
+      const result = await runBounded(runner, { tenant: job.tenant, scanType: job.scan_type, target, scope: job.scope, timeoutMs, logger });
       for (const [index, finding] of result.findings.entries()) {
         const parsed = RunnerFinding.safeParse(finding);
         if (parsed.success) outcome.reported.push({ target, finding: parsed.data });

@@ -11,6 +11,7 @@ import type { MessageQueue } from '../ports/message-queue.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanFilter, ScanRepository } from '../ports/scan-repository.ts';
 import type { Page, ScheduleRepository } from '../ports/schedule-repository.ts';
+import type { ArtifactReferences } from './artifact-service.ts';
 
 export interface ScanServiceDeps {
   scans: ScanRepository;
@@ -21,6 +22,8 @@ export interface ScanServiceDeps {
   clock: Clock;
   scanLogs: ScanLogs;
   logger: Logger;
+  /** Checks scope.rua / scope.header ids against this tenant's ready artifacts. */
+  artifacts: ArtifactReferences;
 }
 
 export type ScanService = ReturnType<typeof makeScanService>;
@@ -28,7 +31,7 @@ export type ScanService = ReturnType<typeof makeScanService>;
 const stripTenant = <T extends { tenant: string }>({ tenant: _tenant, ...rest }: T): Omit<T, 'tenant'> => rest;
 
 /** Manual scans, run now, and the reads of scans and findings. */
-export function makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger }: ScanServiceDeps) {
+export function makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts }: ScanServiceDeps) {
   /**
    * Puts the scan message on the queue after the job is stored. When the queue refuses, the job
    * ends `failed` with the reason (and its schedule's last run too) before the 503 goes out.
@@ -53,6 +56,12 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
         targets: request.targets ?? [],
         scope: request.scope ?? {},
       });
+      // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
+      const scope = request.scope ?? {};
+      if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope'))) {
+        if (Array.isArray(scope.rua)) issues.push(...await artifacts.checkReferences(tenant, 'scope.rua', scope.rua as string[], 'rua'));
+        if (typeof scope.header === 'string') issues.push(...await artifacts.checkReferences(tenant, 'scope.header', [scope.header], 'eml'));
+      }
       if (issues.length > 0) throw new ValidationError('the scan is not valid', issues);
 
       const id = ids.newId('scan');

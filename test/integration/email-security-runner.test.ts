@@ -155,7 +155,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const garbage = join(dir, 'mailscan');
     await writeFile(garbage, 'process.stdout.write("{not json");\n');
     await chmod(garbage, 0o755);
-    const input = { scanType: 'email_security' as const, target: 'example.com', scope: {}, signal: new AbortController().signal, timeoutMs: 30_000, logger: silentLogger };
+    const input = { tenant: 'acme', scanType: 'email_security' as const, target: 'example.com', scope: {}, signal: new AbortController().signal, timeoutMs: 30_000, logger: silentLogger };
 
     await expect(makeMailscanRunner({ bin: garbage, env: {} }).run(input)).rejects.toThrow('a report that does not parse');
     await expect(makeMailscanRunner({ bin: join(dir, 'absent'), env: {} }).run(input)).rejects.toThrow('mailscan exited 1');
@@ -166,7 +166,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const controller = new AbortController();
     dns.behave('slowmail.com', { delayMs: 5_000 });
     try {
-      const run = runner.run({ scanType: 'email_security', target: 'slowmail.com', scope: { reputation: false }, signal: controller.signal, timeoutMs: 60_000, logger: silentLogger });
+      const run = runner.run({ tenant: 'acme', scanType: 'email_security', target: 'slowmail.com', scope: { reputation: false }, signal: controller.signal, timeoutMs: 60_000, logger: silentLogger });
       setTimeout(() => controller.abort(), 300);
 
       await expect(run).rejects.toThrow('ran out of time');

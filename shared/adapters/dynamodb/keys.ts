@@ -22,3 +22,8 @@ export const scanKeys = {
   /** The first-seen item of one target: one attribute per fingerprint ever seen on it. */
   firstSeen: (targetHash: string) => `SEEN#${targetHash}`,
 };
+
+/** Uploaded files (see docs/artifacts.md). */
+export const artifactKeys = {
+  artifact: (id: string) => `ART#${id}`,
+};

@@ -18,14 +18,21 @@ const MAX_REPORT_BYTES = 16 * 1024 * 1024;
 const CLI_HEADROOM_SECONDS = 5;
 
 /** Scope → CLI flags (DESIGN §4, §6). Unknown keys cannot reach here: the API refused them. */
-export function mailscanArgs(target: string, scope: Record<string, unknown>, timeoutMs: number): string[] {
+export function mailscanArgs(target: string, scope: Record<string, unknown>, timeoutMs: number, artifactPaths?: RunnerInput['artifactPaths']): string[] {
   const parsed = EmailSecurityScope.parse(withoutLegacyKeys(scope));
   const args = ['scan', target, '--format', 'json', '--timeout', String(Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS))];
   if (parsed.reputation === false) args.push('--no-reputation');
   if (parsed.discover) args.push('--discover');
   if (parsed.leak) args.push('--leak');
-  for (const report of parsed.rua ?? []) args.push('--rua', report);
-  if (parsed.header) args.push('--eml', parsed.header);
+  // The scope holds artifact ids; the CLI reads the local copies the artifact-fetching runner made.
+  if ((parsed.rua?.length ?? 0) > 0 || parsed.header) {
+    if (!artifactPaths || artifactPaths.rua.length !== (parsed.rua?.length ?? 0) || (parsed.header !== undefined) !== (artifactPaths.header !== null)) {
+      throw new Error('the scope names artifacts that were not fetched for this run');
+    }
+  }
+  // `--flag=value`: a value can never be read as another flag.
+  for (const path of artifactPaths?.rua ?? []) args.push(`--rua=${path}`);
+  if (artifactPaths?.header) args.push(`--eml=${artifactPaths.header}`);
   for (const selector of parsed.dkim_selectors ?? []) args.push('--dkim-selector', selector);
   return args;
 }
@@ -87,8 +94,8 @@ function lastDiagnostic(stderr: string): string {
 export function makeMailscanRunner({ bin, env = process.env, node = process.execPath }: MailscanRunnerOptions): ScanRunner {
   return {
     name: 'mailscan',
-    async run({ target, scope, signal, timeoutMs, logger }: RunnerInput): Promise<RunnerResult> {
-      const args = mailscanArgs(target, scope, timeoutMs);
+    async run({ target, scope, signal, timeoutMs, logger, artifactPaths }: RunnerInput): Promise<RunnerResult> {
+      const args = mailscanArgs(target, scope, timeoutMs, artifactPaths);
       logger.info('mailscan started', { args });
       const { code, stdout, stderr } = await run(node, [bin, ...args], mailscanEnv(env), signal, timeoutMs);
       if (code === 3) throw new Error(`mailscan could not scan ${target}: ${lastDiagnostic(stderr)}`);
