@@ -12,6 +12,7 @@ import { Scheduling } from './constructs/scheduling.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './constructs/service-function.ts';
 import { SessionKey } from './constructs/session-key.ts';
 import { Storage, type TableAction } from './constructs/storage.ts';
+import { Artifacts } from './constructs/artifacts.ts';
 import { Ui } from './constructs/ui.ts';
 import type { EnvironmentName, EnvironmentSettings } from './environment-settings.ts';
 import { repositoryRoot } from './paths.ts';
@@ -42,12 +43,15 @@ const TABLE_ACTIONS = {
   // schedule put (PutItem); the quota counter and the marker's done state (UpdateItem).
   backfill: ['GetItem', 'PutItem', 'UpdateItem'],
   // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); run now and manual
-  // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem).
+  // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem);
+  // artifacts: the row put and reads, and the scope's artifact reads (PutItem, GetItem).
   scans: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
   // handleFire/handleScan and the scan engine: schedule and job reads, the fire claim and job
   // create (conditional PutItem), transitions and run fields (UpdateItem), first-seen lookups
   // (BatchGetItem) and finding writes (BatchWriteItem). No Query, no Delete.
   dispatch: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
+  // The artifact check: the row read and the conditional pending → ready/rejected update.
+  artifactCheck: ['GetItem', 'UpdateItem'],
   // handleDeadLetter: the same reads, claim and writes, but it never touches findings.
   deadLetter: ['GetItem', 'PutItem', 'UpdateItem'],
 } as const satisfies Record<string, readonly TableAction[]>;
@@ -67,8 +71,9 @@ export class ScanServiceStack extends Stack {
   readonly ui: Ui;
   /** The one-off backfill function, when cdk.json configures it (`backfill`). */
   readonly backfill?: Backfill;
+  readonly artifacts: Artifacts;
   readonly functions: Record<
-    'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter',
+    'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter' | 'artifactCheck',
     ServiceFunction
   >;
 
@@ -140,6 +145,13 @@ export class ScanServiceStack extends Stack {
 
     this.sessionKey = new SessionKey(this, 'SessionKey', { removalPolicy });
 
+    // Uploaded reports and messages: the scans function presigns PUTs, dispatch reads, and the
+    // check function settles each upload (ready or rejected) when its object is created.
+    this.artifacts = new Artifacts(this, 'Artifacts', { defaults, environmentName, allowedOrigins: settings.allowedOrigins, removalPolicy });
+    const artifactCheck = identify(this.artifacts.checkFunction);
+    this.storage.bindTableActions(artifactCheck, TABLE_ACTIONS.artifactCheck);
+    this.artifacts.bindReader(dispatch);
+
     // Schedule CRUD and toggle: items in the table, triggers in the group. No Scan, no listing.
     const schedules = identify(
       new ServiceFunction(this, 'SchedulesFunction', {
@@ -166,6 +178,7 @@ export class ScanServiceStack extends Stack {
     );
     this.storage.bindTableActions(scans, TABLE_ACTIONS.scans);
     this.scheduling.bindScanQueueSender(scans);
+    this.artifacts.bindPresigner(scans);
     scans
       .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
       .setEnvironment(ENV.dispatchLogGroup, dispatch.logGroup.logGroupName);
@@ -211,7 +224,7 @@ export class ScanServiceStack extends Stack {
       targets: [new LambdaFunction(reconcile.handler, { retryAttempts: 2 })],
     });
 
-    this.functions = { schedules, scans, meta, authorizer, reconcile, dispatch, dispatchDeadLetter };
+    this.functions = { schedules, scans, meta, authorizer, reconcile, dispatch, dispatchDeadLetter, artifactCheck };
 
     // The one-off backfill of legacy schedules: writes through the schedule service like the
     // schedules function (same table items plus its markers, same trigger permissions), no listing.
@@ -240,6 +253,7 @@ export class ScanServiceStack extends Stack {
     new CfnOutput(this, 'UiBucketName', { value: this.ui.bucket.bucketName, description: 'Upload web/dist here (docs/deploy.md)' });
     new CfnOutput(this, 'UiDistributionId', { value: this.ui.distribution.distributionId });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; routes start with /api' });
+    new CfnOutput(this, 'ArtifactBucketName', { value: this.artifacts.bucket.bucketName });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduling.group.scheduleGroupName });
     new CfnOutput(this, 'ScanQueueUrl', { value: this.scheduling.scanQueue.queueUrl });

@@ -43,6 +43,11 @@ function consumeStatement(stack: ScanServiceStack, queue: IConstruct): Statement
   };
 }
 
+/** `actions` on the artifact objects (`<bucket arn>/*`), never the bucket itself. */
+function artifactObjectStatement(stack: ScanServiceStack, actions: string[]): Statement {
+  return { Effect: 'Allow', Action: actions, Resource: [stack.resolve(stack.artifacts.objectsArn) as Json] };
+}
+
 function triggerStatements(stack: ScanServiceStack, group: string): Statement[] {
   return [
     {
@@ -90,6 +95,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
         { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), '/index/*']] }] },
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
+        artifactObjectStatement(stack, ['s3:PutObject']),
       ]);
     });
 
@@ -98,7 +104,25 @@ describe.each(environments)('ScanService-%s', (env) => {
         logStatement(stack, 'dispatch'),
         consumeStatement(stack, stack.scheduling.scanQueue),
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
+        artifactObjectStatement(stack, ['s3:GetObject']),
       ]);
+    });
+
+    it('lets the artifact check read and delete artifact objects and settle their rows, nothing else', () => {
+      expect(statementsOfRole(template, logicalId(stack, stack.functions.artifactCheck.role))).toEqual([
+        logStatement(stack, 'artifactCheck'),
+        artifactObjectStatement(stack, ['s3:GetObject', 's3:DeleteObject']),
+        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:UpdateItem']),
+      ]);
+    });
+
+    it('lets only the scans function write artifact objects and only dispatch and the check read them', () => {
+      const byAction = (action: string) => allStatements(template)
+        .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes(action) && JSON.stringify(statement.Resource).includes('-artifacts-'))
+        .map(({ owner }) => owner)
+        .sort();
+      expect(byAction('s3:PutObject')).toEqual([logicalId(stack, stack.functions.scans.role)]);
+      expect(byAction('s3:GetObject')).toEqual([logicalId(stack, stack.functions.dispatch.role), logicalId(stack, stack.functions.artifactCheck.role)].sort());
     });
 
     it('lets the dead-letter function consume the scan DLQ and read and write items, nothing else', () => {

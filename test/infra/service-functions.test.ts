@@ -10,7 +10,7 @@ describe.each(environments)('ScanService-%s', (env) => {
   describe('functions', () => {
     it('runs every function on nodejs24.x and arm64', () => {
       const functions = Object.values<Json>(template.findResources('AWS::Lambda::Function'));
-      expect(functions).toHaveLength(7);
+      expect(functions).toHaveLength(8);
       for (const fn of functions) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -34,11 +34,12 @@ describe.each(environments)('ScanService-%s', (env) => {
       const triggers = [ENV.tableName, ENV.scheduleGroupName, ENV.scanQueueArn, ENV.schedulerRoleArn, ENV.schedulerDlqArn];
       const expected = {
         schedules: [...powertools, ...triggers, ENV.allowedOrigins, ENV.scheduleQuota],
-        scans: [...powertools, ENV.tableName, ENV.scanQueueUrl, ENV.dispatchLogGroup, ENV.allowedOrigins, ENV.scheduleQuota],
+        scans: [...powertools, ENV.tableName, ENV.scanQueueUrl, ENV.dispatchLogGroup, ENV.allowedOrigins, ENV.scheduleQuota, ENV.artifactBucket],
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
         authorizer: [...powertools, ENV.sessionKeySecretArn],
-        dispatch: [...powertools, ENV.tableName, ENV.mailscanBin],
+        dispatch: [...powertools, ENV.tableName, ENV.mailscanBin, ENV.artifactBucket],
+        artifactCheck: [...powertools, ENV.tableName, ENV.artifactBucket],
         dispatchDeadLetter: [...powertools, ENV.tableName],
       };
       expect(Object.keys(expected).sort()).toEqual(Object.keys(stack.functions).sort());

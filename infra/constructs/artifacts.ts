@@ -1,0 +1,97 @@
+import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { ARTIFACT_TTL_DAYS } from '../../shared/domain/artifact.ts';
+import { ENV } from '../../shared/config/environment.ts';
+import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
+
+export interface ArtifactsProps {
+  defaults: ServiceFunctionDefaults;
+  environmentName: string;
+  /** The UI's origins: browsers PUT uploads straight to the bucket from there. */
+  allowedOrigins: string[];
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * Uploaded DMARC reports and messages (DESIGN §4): a private, encrypted, TLS-only bucket without
+ * versioning whose objects expire after 30 days, and the function that checks each new object and
+ * marks its artifact ready or rejected. Who may write (the API's presigner) and read (dispatch) is
+ * granted through bindPresigner / bindReader: exactly one action each, on the objects only.
+ */
+export class Artifacts extends Construct {
+  readonly bucket: Bucket;
+  readonly checkFunction: ServiceFunction;
+  /**
+   * The bucket's name and object ARN as strings built from the fixed name, not references to the
+   * bucket: the bucket depends on the invoke permission, so whatever the functions depend on
+   * (their environment, their policies) must not depend on the bucket.
+   */
+  readonly bucketName: string;
+  readonly objectsArn: string;
+
+  constructor(scope: Construct, id: string, props: ArtifactsProps) {
+    super(scope, id);
+    // A fixed name: the notification's invoke permission must name the bucket before it exists.
+    const bucketName = `scan-service-${props.environmentName}-artifacts-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+    this.bucketName = bucketName;
+    this.objectsArn = `arn:${Aws.PARTITION}:s3:::${bucketName}/*`;
+    this.bucket = new Bucket(this, 'Bucket', {
+      bucketName,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: false,
+      lifecycleRules: [
+        { id: 'expire-artifacts', expiration: Duration.days(ARTIFACT_TTL_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      cors: [{
+        allowedMethods: [HttpMethods.PUT],
+        allowedOrigins: props.allowedOrigins,
+        allowedHeaders: ['content-type', 'content-length'],
+        maxAge: 3600,
+      }],
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.checkFunction = new ServiceFunction(this, 'CheckFunction', {
+      defaults: props.defaults,
+      entry: 'functions/artifact-check.ts',
+      description: 'Marks an uploaded artifact ready or rejected (size and kind) when its object is created',
+      timeout: Duration.seconds(60),
+      // Reads up to the largest artifact (50 MiB) and unpacks a report up to the scanner's bound.
+      memorySize: 1024,
+    });
+    this.checkFunction.setEnvironment(ENV.artifactBucket, bucketName);
+    this.checkFunction.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:DeleteObject'], resources: [this.objectsArn] }));
+
+    // The notification is written on the bucket itself (no notifications custom resource and its
+    // wildcard role): S3 invokes the check function for every created object.
+    this.checkFunction.handler.addPermission('InvokeFromBucket', {
+      principal: new iam.ServicePrincipal('s3.amazonaws.com'),
+      sourceArn: `arn:${Aws.PARTITION}:s3:::${bucketName}`,
+      sourceAccount: Aws.ACCOUNT_ID,
+    });
+    const cfnBucket = this.bucket.node.defaultChild as CfnBucket;
+    cfnBucket.notificationConfiguration = {
+      lambdaConfigurations: [{ event: 's3:ObjectCreated:*', function: this.checkFunction.handler.functionArn }],
+    };
+    const permission = this.checkFunction.handler.node.tryFindChild('InvokeFromBucket');
+    if (permission) cfnBucket.node.addDependency(permission);
+  }
+
+  /** The API's presigner: the bucket name, and PutObject on the artifacts only (the URL it signs carries just that). */
+  bindPresigner(fn: ServiceFunction): void {
+    fn.setEnvironment(ENV.artifactBucket, this.bucketName);
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [this.objectsArn] }));
+  }
+
+  /** Dispatch: the bucket name, and GetObject on the artifacts only. */
+  bindReader(fn: ServiceFunction): void {
+    fn.setEnvironment(ENV.artifactBucket, this.bucketName);
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.objectsArn] }));
+  }
+}
+
