@@ -45,7 +45,7 @@ function consumeStatement(stack: ScanServiceStack, queue: IConstruct): Statement
 
 /** `actions` on the artifact objects (`<bucket arn>/*`), never the bucket itself. */
 function artifactObjectStatement(stack: ScanServiceStack, actions: string[]): Statement {
-  return { Effect: 'Allow', Action: actions, Resource: [stack.resolve(stack.artifacts.objectsArn) as Json] };
+  return { Effect: 'Allow', Action: actions, Resource: [stack.resolve(stack.artifacts.objectsArn)] };
 }
 
 function triggerStatements(stack: ScanServiceStack, group: string): Statement[] {
