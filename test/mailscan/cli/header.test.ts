@@ -7,7 +7,7 @@ import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
 import { BASE_MESSAGE, closeDkimpy, dkimSign, makeTestKeys } from '../helpers/signed-messages.ts';
 
-describe.concurrent('mailscan scan --eml', () => {
+describe('mailscan scan --eml', () => {
   const work = mkdtempSync(join(tmpdir(), 'header-cli-'));
   let dns: TestDnsServer;
   let tampered: string;
