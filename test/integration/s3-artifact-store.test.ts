@@ -8,8 +8,7 @@ import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.
 import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
 import type { ArtifactRecord } from '../../shared/domain/artifact.ts';
 import type { ArtifactRepository } from '../../shared/ports/artifact-repository.ts';
-import { ManualClock } from '../../shared/ports/clock.ts';
-import { makeUlidGenerator } from '../../shared/ports/id-generator.ts';
+import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { silentLogger } from '../../shared/ports/logger.ts';
 import { makeArtifactService, type ArtifactService } from '../../shared/services/artifact-service.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';
