@@ -30,6 +30,7 @@ export function makeDispatchHandler(dispatch: DispatchService, logger: Logger) {
       }
       try {
         if (message.kind === 'fire') await dispatch.handleFire(message, remainingMs);
+        else if (message.kind === 'adversary') await dispatch.handleAdversary(message, remainingMs);
         else await dispatch.handleScan(message, remainingMs);
       } catch (error) {
         logger.error('dispatch failed; the message will be redelivered', { message_id: record.messageId, tenant: message.tenant, error });

@@ -29,8 +29,8 @@ export function makeScansHandler({ scans, artifacts, logger, allowedOrigins }: S
       return { status: 202, body: scan, headers: { location: `/api/scans/${scan.id}/` } };
     },
     [routeKeyOf('GET', '/api/scans/')]: async ({ identity, query }) => {
-      const { scan_type, status, schedule_id, limit, cursor } = parseQuery(ScanListQuery, query);
-      const page = await scans.listScans(identity.tenant, { scanType: scan_type, status, scheduleId: schedule_id }, limit, cursor);
+      const { scan_type, status, schedule_id, source_type, limit, cursor } = parseQuery(ScanListQuery, query);
+      const page = await scans.listScans(identity.tenant, { scanType: scan_type, status, scheduleId: schedule_id, sourceType: source_type }, limit, cursor);
       return { status: 200, body: { items: page.items, next_cursor: page.nextCursor } };
     },
     [routeKeyOf('GET', '/api/scans/{id}/')]: async ({ identity, params }) => ({

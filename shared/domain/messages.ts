@@ -18,5 +18,19 @@ export const ScanMessage = z.object({
 });
 export type ScanMessage = z.infer<typeof ScanMessage>;
 
-export const QueueMessage = z.discriminatedUnion('kind', [FireMessage, ScanMessage]);
+/**
+ * Adversary step (DESIGN §5): the adversary engine asks for one reconnaissance step. `technique` is
+ * any string here: an unsupported one still gets its job, which fails saying so.
+ */
+export const AdversaryMessage = z.object({
+  kind: z.literal('adversary'),
+  tenant: z.string(),
+  run_id: z.string().min(1).max(200),
+  step_id: z.string().min(1).max(200),
+  technique: z.string().max(100),
+  target: z.string().max(2048),
+});
+export type AdversaryMessage = z.infer<typeof AdversaryMessage>;
+
+export const QueueMessage = z.discriminatedUnion('kind', [FireMessage, ScanMessage, AdversaryMessage]);
 export type QueueMessage = z.infer<typeof QueueMessage>;

@@ -10,7 +10,7 @@ export type ScanStatus = z.infer<typeof ScanStatus>;
 export const FINISHED_STATUSES: readonly ScanStatus[] = ['succeeded', 'partial', 'failed'];
 
 export const SourceType = z.enum(['manual', 'schedule', 'cloud', 'adversary']);
-export const ScanTrigger = z.enum(['manual', 'cron', 'run_now']);
+export const ScanTrigger = z.enum(['manual', 'cron', 'run_now', 'adversary']);
 
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export const Severity = z.enum(SEVERITIES);
@@ -76,6 +76,7 @@ export const ScanListQuery = z.strictObject({
   scan_type: ScanType.optional().describe('only this scan type'),
   status: ScanStatus.optional().describe('only this status'),
   schedule_id: z.string().min(1).max(64).optional().describe('only scans of this schedule'),
+  source_type: SourceType.optional().describe('only this source: manual, schedule, cloud or adversary'),
   ...PageQuery.shape,
 });
 export type ScanListQuery = z.infer<typeof ScanListQuery>;

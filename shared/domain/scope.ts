@@ -18,6 +18,10 @@ export function withoutLegacyKeys(scope: Scope): Scope {
   return Object.fromEntries(Object.entries(scope).filter(([key]) => !isLegacyScopeKey(key)));
 }
 
+/** Adversary techniques the email_security scan executes (DESIGN §5, SPEC §2.6). */
+export const ADVERSARY_TECHNIQUES = ['T1589.002', 'T1598'] as const;
+export type AdversaryTechnique = (typeof ADVERSARY_TECHNIQUES)[number];
+
 const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)');
 
 /**
@@ -32,6 +36,8 @@ export const EmailSecurityScope = z.strictObject({
   rua: z.array(ArtifactId).min(1).max(20).optional(),
   header: ArtifactId.optional(),
   dkim_selectors: z.array(DkimSelector).max(50).optional(),
+  /** Set only by the dispatcher for an adversary step; the API refuses it. */
+  techniques: z.array(z.enum(ADVERSARY_TECHNIQUES)).min(1).max(ADVERSARY_TECHNIQUES.length).optional(),
 });
 export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;
 
@@ -49,6 +55,7 @@ export function checkScope(scanType: ScanType, scope: Scope, options: { allowLeg
       if (key in scope) issues.push({ field: `scope.${key}`, message: 'is read-only: set only by the backfill' });
     }
   }
+  if ('techniques' in scope) issues.push({ field: 'scope.techniques', message: 'is set only by adversary runs' });
   if (scanType === 'email_security') {
     const parsed = EmailSecurityScope.safeParse(withoutLegacyKeys(scope));
     if (!parsed.success) issues.push(...zodIssues(parsed.error, 'scope'));

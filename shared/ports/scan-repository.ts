@@ -6,6 +6,7 @@ export interface ScanFilter {
   scanType?: ScanType;
   status?: ScanStatus;
   scheduleId?: string;
+  sourceType?: ScanJobRecord['source_type'];
 }
 
 /** Port for ScanJobs and the per-fire dedupe records. Every method is scoped to one tenant. */

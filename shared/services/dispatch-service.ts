@@ -1,5 +1,7 @@
-import { FINISHED_STATUSES, jobForSchedule, type ScanJobRecord } from '../domain/scan-job.ts';
-import type { FireMessage, ScanMessage } from '../domain/messages.ts';
+import { FINISHED_STATUSES, jobForSchedule, queuedJob, type ScanJobRecord } from '../domain/scan-job.ts';
+import type { AdversaryMessage, FireMessage, QueueMessage, ScanMessage } from '../domain/messages.ts';
+import { validateTarget } from '../domain/scan-types.ts';
+import { ADVERSARY_TECHNIQUES, type AdversaryTechnique } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -20,7 +22,53 @@ export interface DispatchDeps {
 
 
 /**
- * Handles the two queue messages of DESIGN §5 and the dead-letter path. Exactly one ScanJob per
+ * The job id of an adversary step, derived from (tenant, run_id, step_id) as a fire's is from its
+ * schedule and time: inserting the job is the claim, so every delivery finds the same job. The
+ * `adversary:` prefix keeps it apart from any schedule id.
+ */
+export function adversaryJobId(ids: IdGenerator, message: Pick<AdversaryMessage, 'tenant' | 'run_id' | 'step_id'>): string {
+  return ids.forFire(message.tenant, `adversary:${message.run_id}`, message.step_id);
+}
+
+/** The surfaces each technique needs (DESIGN §5): T1589.002 gathers addresses, T1598 looks for phishing ground. */
+export function adversaryScope(technique: AdversaryTechnique): Record<string, unknown> {
+  return technique === 'T1589.002'
+    ? { techniques: [technique], reputation: true, discover: true }
+    : { techniques: [technique], reputation: true, leak: true };
+}
+
+function isTechnique(value: string): value is AdversaryTechnique {
+  return (ADVERSARY_TECHNIQUES as readonly string[]).includes(value);
+}
+
+/** A fresh queued ScanJob for an adversary step; its scope names the technique (and nothing if unsupported). */
+export function jobForAdversaryStep(message: AdversaryMessage, id: string, now: string, scanLogs: ScanLogs): ScanJobRecord {
+  const target = validateTarget('email_security', message.target);
+  return queuedJob({
+    id,
+    tenant: message.tenant,
+    scan_type: 'email_security',
+    target: target.ok ? target.value : message.target,
+    targets: [],
+    scope: isTechnique(message.technique) ? adversaryScope(message.technique) : {},
+    source_type: 'adversary',
+    schedule_id: null,
+    trigger: 'adversary',
+    scheduled_time: null,
+    created_at: now,
+    log: scanLogs.location(id),
+  });
+}
+
+/** Why an adversary step cannot run, or null. */
+function adversaryRefusal(message: AdversaryMessage): string | null {
+  if (!isTechnique(message.technique)) return `unsupported technique ${message.technique}`;
+  const target = validateTarget('email_security', message.target);
+  return target.ok ? null : `invalid target for an adversary step: ${target.message}`;
+}
+
+/**
+ * Handles the three queue messages of DESIGN §5 and the dead-letter path. Exactly one ScanJob per
  * (schedule, scheduled time), whatever the number of deliveries, through a conditional claim.
  */
 export function makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger }: DispatchDeps) {
@@ -73,6 +121,35 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
       return engine.execute(job, remainingMs);
     },
 
+    /**
+     * An adversary step: exactly one ScanJob per (run_id, step_id) whatever the deliveries, with
+     * `source_type` and `trigger` adversary; no schedule is touched. An unsupported technique or a
+     * target that is not a domain fails the job with the reason.
+     */
+    async handleAdversary(message: AdversaryMessage, remainingMs: () => number): Promise<ScanJobRecord> {
+      const { tenant } = message;
+      const jobId = adversaryJobId(ids, message);
+      let job = await scans.get(tenant, jobId);
+      if (!job) {
+        const fresh = jobForAdversaryStep(message, jobId, clock.now().toISOString(), scanLogs);
+        // A concurrent delivery may have inserted it meanwhile: then read theirs.
+        job = (await scans.create(fresh)) ? fresh : ((await scans.get(tenant, jobId)) ?? fresh);
+        logger.info('adversary step accepted', { tenant, scan_id: job.id, run_id: message.run_id, step_id: message.step_id, technique: message.technique });
+      }
+      if (FINISHED_STATUSES.includes(job.status)) {
+        logger.info('adversary step already handled', { tenant, scan_id: job.id, run_id: message.run_id, step_id: message.step_id });
+        return job;
+      }
+      const refusal = adversaryRefusal(message);
+      if (refusal !== null) {
+        const changes = { status: 'failed' as const, finished_at: clock.now().toISOString(), errors: [...job.errors, { runner: 'dispatch', message: refusal }] };
+        await scans.transition(tenant, job.id, ['queued', 'running'], changes);
+        scanLogs.loggerFor({ tenant, scan_id: job.id, schedule_id: null }).error('scan failed', { reason: refusal });
+        return { ...job, ...changes };
+      }
+      return engine.execute(job, remainingMs);
+    },
+
     async handleScan(message: ScanMessage, remainingMs: () => number): Promise<ScanJobRecord | null> {
       const job = await scans.get(message.tenant, message.scan_id);
       if (!job) {
@@ -91,10 +168,17 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
      * A message that exhausted its receives: its job (created now if the fire never got that far)
      * ends `failed` with the reason, and so does the schedule's last run unless a newer scan owns it.
      */
-    async handleDeadLetter(message: FireMessage | ScanMessage, reason: string): Promise<void> {
+    async handleDeadLetter(message: QueueMessage, reason: string): Promise<void> {
       let job: ScanJobRecord | null = null;
       if (message.kind === 'scan') {
         job = await scans.get(message.tenant, message.scan_id);
+      } else if (message.kind === 'adversary') {
+        const jobId = adversaryJobId(ids, message);
+        job = await scans.get(message.tenant, jobId);
+        if (!job) {
+          job = jobForAdversaryStep(message, jobId, clock.now().toISOString(), scanLogs);
+          await scans.create(job);
+        }
       } else {
         const jobId = ids.forFire(message.tenant, message.schedule_id, message.scheduled_time);
         job = await scans.get(message.tenant, jobId);

@@ -20,12 +20,12 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
     if (filter.scheduleId !== undefined) {
-      return newestFirst(tableName, tenant, { index: 'GSI2', partition: scanKeys.scansBySchedule(tenant, filter.scheduleId) }, { scan_type: filter.scanType, status: filter.status });
+      return newestFirst(tableName, tenant, { index: 'GSI2', partition: scanKeys.scansBySchedule(tenant, filter.scheduleId) }, { scan_type: filter.scanType, status: filter.status, source_type: filter.sourceType });
     }
     if (filter.scanType !== undefined) {
-      return newestFirst(tableName, tenant, { index: 'GSI1', partition: scanKeys.scansByType(tenant, filter.scanType) }, { status: filter.status });
+      return newestFirst(tableName, tenant, { index: 'GSI1', partition: scanKeys.scansByType(tenant, filter.scanType) }, { status: filter.status, source_type: filter.sourceType });
     }
-    return newestFirst(tableName, tenant, { index: '', partition: keys.tenant(tenant), skPrefix: 'SCAN#' }, { status: filter.status });
+    return newestFirst(tableName, tenant, { index: '', partition: keys.tenant(tenant), skPrefix: 'SCAN#' }, { status: filter.status, source_type: filter.sourceType });
   }
 
   return {

@@ -34,6 +34,7 @@ export function mailscanArgs(target: string, scope: Record<string, unknown>, tim
   for (const path of artifactPaths?.rua ?? []) args.push(`--rua=${path}`);
   if (artifactPaths?.header) args.push(`--eml=${artifactPaths.header}`);
   for (const selector of parsed.dkim_selectors ?? []) args.push('--dkim-selector', selector);
+  for (const technique of parsed.techniques ?? []) args.push('--technique', technique);
   return args;
 }
 
