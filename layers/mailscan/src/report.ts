@@ -85,6 +85,8 @@ export const reportSchema = z.object({
     rua: otherSurfaceSchema,
     header: otherSurfaceSchema,
   }),
+  /** The adversary techniques this scan executed (--technique), when any. */
+  techniques: z.array(z.string()).optional(),
   findings: z.array(reportFindingSchema),
   errors: z.array(checkErrorSchema),
 });

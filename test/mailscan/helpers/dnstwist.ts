@@ -51,7 +51,7 @@ print(json.dumps(out))
 function runDnstwist(domains: readonly string[]): Promise<Record<string, [string, string][]>> {
   return new Promise((resolve, reject) => {
     execFile('/usr/bin/python3', ['-c', DNSTWIST_SCRIPT, JSON.stringify(domains), TLD_FILE, WORD_FILE], { maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => {
-      if (error) reject(error);
+      if (error) reject(new Error(`dnstwist failed: ${error.message}`));
       else resolve(JSON.parse(stdout) as Record<string, [string, string][]>);
     });
   });

@@ -1,10 +1,12 @@
 import { parseArgs as parseNodeArgs } from 'node:util';
+import { TECHNIQUE_SURFACES, TECHNIQUES, type Technique } from '../adversary/techniques.ts';
 import { normaliseDomain } from '../domain-name.ts';
 
 export const USAGE = [
   'mailscan scan <domain> [--no-reputation] [--rua FILE ...] [--eml FILE]',
   '                       [--dkim-selector NAME ...] [--nameserver HOST[:PORT] ...]',
   '                       [--timeout SECONDS] [--config FILE] [--format json|text]',
+  '                       [--discover] [--leak] [--technique T1589.002|T1598 ...]',
   'mailscan rules',
   'mailscan --version',
 ].join('\n');
@@ -22,14 +24,19 @@ export interface ScanArgs {
   rua: string[];
   /** One message for the header surface; null when not asked for. */
   eml: string | null;
+  /** --discover, or a technique that needs it. */
+  discover: boolean;
+  /** --leak, or a technique that needs it. */
+  leak: boolean;
+  techniques: Technique[];
 }
 
 export type Command = { kind: 'version' } | { kind: 'rules' } | { kind: 'help' } | ScanArgs;
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; message: string };
 
 /** Surfaces the contract names but this build does not ship: asking for one is a usage error. */
-const UNBUILT_SURFACES = ['discover', 'leak'] as const;
-const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = { discover: 'discover', leak: 'leak' };
+const UNBUILT_SURFACES = [] as const;
+const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = {};
 const MAX_TIMEOUT_SECONDS = 3600;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -52,6 +59,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
         format: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        technique: { type: 'string', multiple: true },
       },
     });
   } catch (error) {
@@ -85,10 +93,19 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const dkimSelectors = values['dkim-selector'] ?? [];
   const badSelector = dkimSelectors.find((selector) => !/^[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*$/i.test(selector));
   if (badSelector !== undefined) return { ok: false, message: `"${badSelector}" is not a DKIM selector` };
+  const techniques = [...new Set(values.technique ?? [])];
+  const unknownTechnique = techniques.find((technique) => !(TECHNIQUES as readonly string[]).includes(technique));
+  if (unknownTechnique !== undefined) return { ok: false, message: `unsupported technique ${unknownTechnique}; supported: ${TECHNIQUES.join(', ')}` };
+  // Every technique reads the block-list results, so it cannot run without the reputation surface.
+  if (techniques.length > 0 && values['no-reputation'] === true) return { ok: false, message: '--technique needs the reputation surface; drop --no-reputation' };
+  const needs = (surface: 'discover' | 'leak'): boolean => techniques.some((technique) => TECHNIQUE_SURFACES[technique as Technique][surface]);
   return {
     ok: true,
     command: {
       kind: 'scan',
+      discover: values.discover === true || needs('discover'),
+      leak: values.leak === true || needs('leak'),
+      techniques: techniques as Technique[],
       domain,
       reputation: values['no-reputation'] !== true,
       dkimSelectors,

@@ -25,6 +25,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
   const settings = resolved.settings;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), settings.deadlineMs);
+  let softTimer: NodeJS.Timeout | undefined;
   try {
     const resolver = makeCachingResolver(makeRawResolver({ servers: settings.nameservers, ...settings.dns, signal: deadline.signal }));
     const fetch = makeSafeFetch({
@@ -33,6 +34,15 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
       allowPrivate: settings.allowPrivate,
       lookup: lookupViaResolver(resolver),
     });
+    // Discover and leak stop a little before the hard deadline, so their partial results still make the report.
+    const softDeadline = new AbortController();
+    softTimer = setTimeout(() => softDeadline.abort(), Math.max(settings.deadlineMs * 0.9, settings.deadlineMs - 5_000));
+    const optIn = settings.optIn === null ? null : {
+      discover: args.discover,
+      leak: args.leak,
+      techniques: args.techniques,
+      context: { domain: args.domain, resolver, fetch, vendors: settings.optIn.vendors, settings: settings.optIn.settings, allowPrivate: settings.allowPrivate, now: io.now, log: log.info, signal: softDeadline.signal },
+    };
     const outcome = await scanDomain(
       {
         domain: args.domain,
@@ -40,6 +50,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
         rua: args.rua,
         eml: args.eml,
         reputation: settings.reputation === null ? null : { run: await loadRunReputation(), context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
+        optIn,
       },
       { resolver, now: io.now, log: log.info, deadline: deadline.signal },
     );
@@ -51,5 +62,6 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
     return EXIT.ok;
   } finally {
     clearTimeout(timer);
+    clearTimeout(softTimer);
   }
 }

@@ -4,6 +4,7 @@ import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import type { ReputationContext } from '../reputation/context.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
 import type { ScanArgs } from './args.ts';
+import type { OptInConfigResult } from '../external/opt-in-config.ts';
 
 /** Everything a scan needs, from flags, then MAILSCAN_* environment, then the config file, then defaults. */
 export interface ScanSettings {
@@ -16,6 +17,8 @@ export interface ScanSettings {
   reputation: ReputationContext['config'] | null;
   fetchTimeoutMs: number;
   allowPrivate: boolean;
+  /** Vendors and settings of discover and leak; null when neither runs (nothing of theirs is read). */
+  optIn: Extract<OptInConfigResult, { ok: true }> | null;
 }
 
 export type SettingsResult = { ok: true; settings: ScanSettings } | { ok: false; exit: 'usage' | 'couldNotStart'; message: string };
@@ -53,9 +56,18 @@ export async function resolveSettings(args: ScanArgs, env: Readonly<Record<strin
     reputation = resolvedReputation.config;
   }
 
+  let optIn: ScanSettings['optIn'] = null;
+  if (args.discover || args.leak) {
+    const { optInConfigFromEnv } = await import('../external/opt-in-config.ts');
+    const resolvedOptIn = optInConfigFromEnv(env, config);
+    if (!resolvedOptIn.ok) return { ok: false, exit: 'usage', message: resolvedOptIn.message };
+    optIn = resolvedOptIn;
+  }
+
   return {
     ok: true,
     settings: {
+      optIn,
       nameservers,
       deadlineMs: (args.timeoutSeconds ?? DEFAULT_SCAN_TIMEOUT_SECONDS) * 1000,
       dns: { timeoutMs: config.dns?.timeout_ms ?? DEFAULT_DNS_TIMEOUT_MS, attempts: config.dns?.attempts ?? DEFAULT_DNS_ATTEMPTS },

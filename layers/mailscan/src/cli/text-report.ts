@@ -1,4 +1,5 @@
 import type { Report } from '../report.ts';
+import { optInLines } from './text-opt-in.ts';
 
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
 
@@ -16,6 +17,7 @@ export function renderText(report: Report): string {
     `  DMARC  ${dmarc.status}${dmarc.record ? `: ${dmarc.record}` : ''}${dmarc.source === 'organizational' ? ' (organizational domain)' : ''}`,
     `  DKIM   ${dkim.status}: ${dkim.keys.length ? dkim.keys.map((key) => `${key.selector} ${key.key_type}${key.bits ? `/${key.bits}` : ''}${key.revoked ? ' revoked' : ''}`).join(', ') : `none of ${dkim.selectors_probed} selectors`}`,
     ...(['reputation', 'discover', 'leak', 'rua', 'header'] as const).map((name) => `${name}: ${report.surfaces[name].status}`),
+    ...optInLines(report),
     '',
     `findings (${report.findings.length}):`,
     ...[...report.findings]

@@ -103,7 +103,8 @@ export function buildCandidates({ domain, found, people }: CandidateInput): { ca
   const patterns = Object.keys(NAME_PATTERNS).filter((pattern) => learned.has(pattern));
   for (const person of people) {
     const name = personName(person.name);
-    if (!name) continue;
+    // A person whose own address was found needs no guess.
+    if (!name || person.address?.endsWith(`@${domain}`)) continue;
     for (const pattern of patterns) {
       const local = NAME_PATTERNS[pattern](name.first, name.last);
       const address = normaliseAddress(`${local}@${domain}`);

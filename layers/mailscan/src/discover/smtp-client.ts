@@ -85,8 +85,9 @@ export async function openSmtpSession(options: SmtpSessionOptions): Promise<Smtp
   const nextReply = (): Promise<SmtpReply> => new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       waiting = null;
-      fail(new SmtpError('timeout', `no reply within ${options.timeoutMs} ms`));
-      reject(failure);
+      const error = new SmtpError('timeout', `no reply within ${options.timeoutMs} ms`);
+      fail(error);
+      reject(failure ?? error);
     }, options.timeoutMs);
     waiting = {
       resolve: (reply) => { clearTimeout(timer); resolve(reply); },

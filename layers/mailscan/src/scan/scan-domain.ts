@@ -5,6 +5,9 @@ import { startPosture } from '../posture/run-posture.ts';
 import type { CheckError, PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
+import { adversaryFindings, type Technique } from '../adversary/techniques.ts';
+import type { ReportFinding } from '../catalogue.ts';
+import type { OptInContext } from '../external/services.ts';
 
 /** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
 export type RunReputation = (input: ReputationInput | PendingReputationInput, ctx: ReputationContext) => Promise<SurfaceResult<Record<string, unknown>>>;
@@ -18,6 +21,15 @@ export interface ScanRequest {
   rua?: readonly string[];
   /** One message for the header surface; null or absent: not requested. */
   eml?: string | null;
+  /** The opt-in discover and leak surfaces and the adversary techniques (docs/mailscan-discover-leak.md). */
+  optIn?: OptInRequest | null;
+}
+
+export interface OptInRequest {
+  discover: boolean;
+  leak: boolean;
+  techniques: readonly Technique[];
+  context: OptInContext;
 }
 
 export interface ScanDependencies {
@@ -45,6 +57,16 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const startedAt = deps.now();
   deps.log('scan started', { domain: request.domain, reputation: request.reputation !== null });
   const started = startPosture(request.domain, deps.resolver, request.dkimSelectors);
+  const optIn = request.optIn ?? null;
+  // Leak needs nothing from posture: its lookalike enumeration, the longest work, starts at once.
+  const leakRun = optIn?.leak ? runSurfaceSafely('leak', async () => (await import('../leak/run-leak.ts')).runLeak(optIn.context), deps) : null;
+  const discoverRun = optIn?.discover
+    ? runSurfaceSafely('discover', async () => {
+      const [{ runDiscover }, posture] = await Promise.all([import('../discover/run-discover.ts'), started.result]);
+      const dmarcAddresses = posture.surface.dmarc.report_destinations.map((destination) => destination.address).filter((address): address is string => address !== null);
+      return runDiscover({ mx: posture.surface.mx.hosts, dmarcAddresses }, optIn.context);
+    }, deps)
+    : null;
   const reputationRun = request.reputation === null
     ? Promise.resolve({ status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] })
     : runReputationSafely(request.reputation, started.pending, deps);
@@ -59,7 +81,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
     return { kind: 'could_not_start', message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}` };
   }
   deps.log('posture finished', { domain: request.domain, score: posture.surface.score, findings: posture.findings.length, errors: posture.errors.length });
-  const [existence, reputation] = await Promise.all([checkDomainExistence(request.domain, deps.resolver), reputationRun]);
+  const [existence, reputation, discover, leak] = await Promise.all([checkDomainExistence(request.domain, deps.resolver), reputationRun, discoverRun, leakRun]);
   if (!existence.exists) deps.log('domain does not exist', { domain: request.domain, closest_existing_parent: existence.evidence.closest_existing_parent });
   const keep = (item: { rule_id: string }): boolean => existence.exists || !MISSING_RECORD_RULES.has(item.rule_id);
   const rua = await ruaRun;
@@ -76,13 +98,14 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       // A score of 0 would grade records that cannot exist: a domain that does not exist has none.
       posture: existence.exists ? posture.surface : { ...posture.surface, score: null, grade: null },
       reputation: { ...reputation.data, status: reputation.status },
-      discover: NOT_REQUESTED,
-      leak: NOT_REQUESTED,
+      discover: discover ? { ...discover.data, status: discover.status } : NOT_REQUESTED,
+      leak: leak ? { ...leak.data, status: leak.status } : NOT_REQUESTED,
       rua: rua === null ? NOT_REQUESTED : { ...rua.data, status: rua.status },
       header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
     },
-    findings: [...posture.findings, ...reputation.findings].filter(keep).concat(rua?.findings ?? [], header?.findings ?? []),
-    errors: [...posture.errors, ...reputation.errors, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
+    findings: withAdversaryFindings(request.domain, optIn?.techniques ?? [], [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep), leak).concat(rua?.findings ?? [], header?.findings ?? []),
+    ...(optIn && optIn.techniques.length > 0 ? { techniques: optIn.techniques } : {}),
+    errors: [...posture.errors, ...reputation.errors, ...(discover?.errors ?? []), ...(leak?.errors ?? []), ...(rua?.errors ?? []), ...(header?.errors ?? [])],
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
   return { kind: 'report', report };
@@ -98,6 +121,35 @@ async function runFileSurface(surface: string, run: () => Promise<SurfaceResult<
   } catch (error) {
     deps.log(`${surface} failed`, { message: (error as Error).message });
     return { status: 'error', data: {}, findings: [], errors: [{ surface, check: surface, message: `${surface} failed: ${(error as Error).message}` }] };
+  }
+}
+
+/** The adversary.email.* findings the requested techniques read off the base findings. */
+function withAdversaryFindings(domain: string, techniques: readonly Technique[], base: ReportFinding[], leak: SurfaceResult<Record<string, unknown>> | null): ReportFinding[] {
+  if (techniques.length === 0) return base;
+  const lookalikes = ((leak?.data.lookalikes as { registered_domains?: { domain: string; family: string; mx: string[]; a: string[]; aaaa: string[] }[] } | undefined)?.registered_domains ?? [])
+    .map((item) => ({ lookalike: item.domain, family: item.family, mx: item.mx, addresses: [...item.a, ...item.aaaa] }));
+  return [...base, ...adversaryFindings(domain, techniques, base, lookalikes)];
+}
+
+/** An opt-in surface's fault or the scan deadline costs that surface, not the report. */
+async function runSurfaceSafely(surface: 'discover' | 'leak', run: () => Promise<SurfaceResult<Record<string, unknown>>>, deps: ScanDependencies): Promise<SurfaceResult<Record<string, unknown>>> {
+  const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({ status: 'error', data: {}, findings: [], errors: [{ surface, check: surface, message }] });
+  const deadline = deps.deadline;
+  let onDeadline: (() => void) | undefined;
+  const deadlineReached = new Promise<SurfaceResult<Record<string, unknown>>>((resolve) => {
+    if (!deadline) return;
+    onDeadline = () => resolve(failed(`scan deadline reached before the ${surface} checks finished`));
+    if (deadline.aborted) onDeadline();
+    else deadline.addEventListener('abort', onDeadline, { once: true });
+  });
+  try {
+    return await Promise.race([run(), deadlineReached]);
+  } catch (error) {
+    deps.log(`${surface} failed`, { message: (error as Error).message });
+    return failed(`${surface} checks failed: ${(error as Error).message}`);
+  } finally {
+    if (onDeadline) deadline?.removeEventListener('abort', onDeadline);
   }
 }
 
