@@ -74,6 +74,11 @@ export const EnvironmentSettings = z
       })
       .strict()
       .optional(),
+    /**
+     * The adversary engine's IAM role (name, same account), granted sqs:SendMessage on the scan
+     * queue so it can put adversary steps there (DESIGN §5); null when this environment has none.
+     */
+    adversaryEngineRoleName: z.string().regex(/^[\w+=,.@-]{1,64}$/).nullable().default(null),
     /** EventBridge rule schedule of the nightly reconcile run. */
     reconcileCron: z.string().regex(/^cron\(.+\)$/),
   })

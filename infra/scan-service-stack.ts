@@ -105,6 +105,9 @@ export class ScanServiceStack extends Stack {
       deadLetterRetentionPeriod: Duration.days(settings.deadLetterRetentionDays),
     });
 
+    // The adversary engine puts its reconnaissance steps on the scan queue (DESIGN §5).
+    if (settings.adversaryEngineRoleName !== null) this.scheduling.grantAdversaryEngine(settings.adversaryEngineRoleName);
+
     const identify = (fn: ServiceFunction): ServiceFunction =>
       fn.setEnvironment(ENV.environment, environmentName).setEnvironment(ENV.serviceVersion, props.serviceVersion);
 

@@ -124,6 +124,16 @@ export class Scheduling extends Construct {
   }
 
   /**
+   * Let the adversary engine (another system, its role named in cdk.json) put adversary steps on
+   * the scan queue: sqs:SendMessage on that queue only, in a policy attached to its role.
+   */
+  grantAdversaryEngine(roleName: string): iam.IRole {
+    const role = iam.Role.fromRoleName(this, 'AdversaryEngineRole', roleName);
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scanQueue.queueArn] }));
+    return role;
+  }
+
+  /**
    * Let `fn` put scan messages on the scan queue (run now, manual scans): its URL and
    * sqs:SendMessage on that queue only. Not `grantSendMessages`, which adds GetQueueAttributes
    * and GetQueueUrl that the adapter never calls. Queues use SQS-managed keys: no KMS grant.

@@ -37,6 +37,12 @@ export const RunnerFinding = z.object({
   remediation: z.string().max(10_000),
   /** What makes two sightings the same finding; defaults to the whole evidence. */
   evidence_key: z.string().max(1000).optional(),
+  /**
+   * The runner's own name for this finding within the run. Another finding of the same target
+   * whose `evidence.base_fingerprint` equals it gets the stored fingerprint there instead, so an
+   * adversary finding points at its stored base finding (docs/mailscan-discover-leak.md).
+   */
+  ref: z.string().max(200).optional(),
 });
 export type RunnerFinding = z.infer<typeof RunnerFinding>;
 

@@ -135,7 +135,15 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
   async function toRecords(job: ScanJobRecord, reported: { target: string; finding: RunnerFinding }[]): Promise<FindingRecord[]> {
     const now = clock.now().toISOString();
     const byId = new Map<string, FindingRecord>();
-    const withPrints = reported.map(({ target, finding }) => ({ target, finding, fingerprint: fingerprintOf(job.tenant, target, finding) }));
+    const printed = reported.map(({ target, finding }) => ({ target, finding, fingerprint: fingerprintOf(job.tenant, target, finding) }));
+    const storedByRef = new Map(printed.filter((item) => item.finding.ref !== undefined).map((item) => [`${item.target}\u0000${item.finding.ref}`, item.fingerprint]));
+    const withPrints = printed.map((item) => {
+      const base = item.finding.evidence.base_fingerprint;
+      const stored = typeof base === 'string' ? storedByRef.get(`${item.target}\u0000${base}`) : undefined;
+      if (stored === undefined) return item;
+      const finding = { ...item.finding, evidence: { ...item.finding.evidence, base_fingerprint: stored } };
+      return { target: item.target, finding, fingerprint: fingerprintOf(job.tenant, item.target, finding) };
+    });
     const firstSeen = await findings.firstSeen(job.tenant, withPrints.map(({ target, fingerprint }) => ({ target, fingerprint })));
     for (const { target, finding, fingerprint } of withPrints) {
       const id = findingIdOf(job.id, fingerprint);

@@ -8,6 +8,19 @@ describe.each(environments)('ScanService-%s', (env) => {
   const group = settings.scheduleGroupName;
   const { stack, template } = synthesizedStack(env);
 
+  describe('adversary engine', () => {
+    it('grants the context-named role sqs:SendMessage on the scan queue only, or nothing when none is named', () => {
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy: Json) => JSON.stringify(policy.Properties.Roles ?? []).includes('"adversary-engine'));
+      if (settings.adversaryEngineRoleName === null) {
+        expect(policies).toEqual([]);
+        return;
+      }
+      expect(policies).toHaveLength(1);
+      expect(policies[0].Properties.Roles).toEqual([settings.adversaryEngineRoleName]);
+      expect(policies[0].Properties.PolicyDocument.Statement).toEqual([{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(stack, stack.scheduling.scanQueue) }]);
+    });
+  });
+
   describe('scheduling', () => {
     it('creates the environment schedule group', () => {
       template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);

@@ -120,10 +120,10 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
   });
 
   it('fails the job with the CLI\'s reason for a surface this build lacks', async () => {
-    const { scan } = await scanOf('goodmail.com', { discover: true });
+    const { scan } = await scanOf('goodmail.com', { header: 'message.eml' });
 
     expect(scan.status).toBe('failed');
-    expect(scan.errors[0].message).toContain('surface discover is not available in this build');
+    expect(scan.errors[0].message).toContain('surface header is not available in this build');
   });
 
   it('ends partial when checks error but findings came back', async () => {

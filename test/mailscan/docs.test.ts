@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../layers/mailscan/src/catalogue.ts';
+import { FINDINGS_DOC, regenerate } from '../../scripts/findings-doc.ts';
 
 describe('docs/findings.md', () => {
   it('lists every catalogue rule with its severities, surface and origin', () => {
@@ -10,5 +11,10 @@ describe('docs/findings.md', () => {
     const documented = rows.map(([, id, severity, surface, , , origin]) => ({ id: id.replaceAll('`', ''), severity, surface, addition: origin === 'addition' }));
 
     expect(documented).toEqual(catalogue.map((rule) => ({ id: rule.rule_id, severity: rule.severities.join(' or '), surface: rule.surface, addition: rule.addition === true })));
+  });
+
+  it('is what `npm run docs:findings` generates from the catalogue', () => {
+    const text = readFileSync(FINDINGS_DOC, 'utf8');
+    expect(regenerate(text)).toBe(text);
   });
 });

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { reportFingerprint } from '../../../layers/mailscan/src/finding-fingerprint.ts';
 import { reportSchema, type Report } from '../../../layers/mailscan/src/report.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
 import { EmailSecurityScope, withoutLegacyKeys } from '../../domain/scope.ts';
@@ -47,6 +48,7 @@ export function mailscanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** A mailscan report as the engine's runner result: findings, check errors, score and grade. */
 export function resultOfReport(report: Report): RunnerResult {
   const findings: RunnerFinding[] = report.findings.map((finding) => ({
+    ref: reportFingerprint(report.domain, finding),
     rule_id: finding.rule_id,
     severity: finding.severity,
     title: finding.title,

@@ -33,24 +33,25 @@ function ctAnswer(q: string): unknown[] {
       { id: 5003, issuer_name: 'C=US, O=Test CA', common_name: 'www.disc.test', name_value: 'www.disc.test\nvpn.disc.test', not_before: '2026-01-01T00:00:00', not_after: '2027-01-01T00:00:00', entry_timestamp: '2026-01-01T00:01:00' },
     ];
   }
-  if (q === 'brnad.test') {
-    return [{ id: 9001, issuer_name: "C=US, O=Let's Encrypt, CN=R10", common_name: 'brnad.test', name_value: 'brnad.test\nwww.brnad.test', not_before: '2026-10-01T00:00:00', not_after: '2026-12-30T00:00:00', entry_timestamp: '2026-10-01T00:05:00' }];
+  if (q === 'brnad.test' || q === 'brnadmail.com') {
+    return [{ id: 9001, issuer_name: "C=US, O=Let's Encrypt, CN=R10", common_name: q, name_value: `${q}\nwww.${q}`, not_before: '2026-10-01T00:00:00', not_after: '2026-12-30T00:00:00', entry_timestamp: '2026-10-01T00:05:00' }];
   }
   return [];
 }
 
 function route(vendor: string, path: string, url: URL, body: string, res: http.ServerResponse): void {
-  const domainOf = (text: string): string => (text.includes('brand.test') ? 'brand.test' : text.includes('quiet.test') ? 'quiet.test' : text);
+  // The brand answers under two names: brand.test for the CLI, brandmail.com where the API wants a public suffix.
+  const domainOf = (text: string): string => (text.includes('brand.test') || text.includes('brandmail.com') ? 'brand.test' : text.includes('quiet.test') ? 'quiet.test' : text);
   switch (vendor) {
     case 'ct':
       return json(res, ctAnswer(url.searchParams.get('q') ?? ''));
     case 'hibp':
       if (path === '/breaches') {
-        return json(res, url.searchParams.get('domain') === 'brand.test'
+        return json(res, domainOf(url.searchParams.get('domain') ?? '') === 'brand.test'
           ? [{ Name: 'BrandForum', Title: 'Brand Forum', Domain: 'brand.test', BreachDate: '2024-03-01', AddedDate: '2024-04-01T00:00:00Z', PwnCount: 1200, DataClasses: ['Email addresses', 'Passwords'] }]
           : []);
       }
-      if (path === '/breacheddomain/brand.test') return json(res, { alice: ['Collection1'], bob: ['Collection1', 'BrandForum'] });
+      if (path === '/breacheddomain/brand.test' || path === '/breacheddomain/brandmail.com') return json(res, { alice: ['Collection1'], bob: ['Collection1', 'BrandForum'] });
       if (path.startsWith('/breacheddomain/')) return json(res, {});
       if (path === '/breach/Collection1') return json(res, { Name: 'Collection1', Title: 'Collection #1', BreachDate: '2019-01-07', DataClasses: ['Email addresses', 'Passwords'] });
       return json(res, { error: 'not found' }, 404);
@@ -69,7 +70,7 @@ function route(vendor: string, path: string, url: URL, body: string, res: http.S
     }
     case 'dehashed': {
       const query = (JSON.parse(body || '{}') as { query?: string }).query ?? '';
-      return json(res, query === 'domain:brand.test'
+      return json(res, query === 'domain:brand.test' || query === 'domain:brandmail.com'
         ? { total: 2, entries: [
           { email: ['alice@brand.test'], username: ['alice'], password: [FEED_SECRETS[0]], hashed_password: [FEED_SECRETS[1]], database_name: ['LinkedIn2016'] },
           { email: ['bob@brand.test'], username: [], password: [], hashed_password: [], database_name: ['MarketingList'] },
@@ -79,7 +80,7 @@ function route(vendor: string, path: string, url: URL, body: string, res: http.S
     case 'intelx':
       if (path === '/intelligent/search') {
         const term = (JSON.parse(body || '{}') as { term?: string }).term ?? '';
-        return json(res, { id: term === 'brand.test' ? 'search-brand' : 'search-empty' });
+        return json(res, { id: domainOf(term) === 'brand.test' ? 'search-brand' : 'search-empty' });
       }
       if (path === '/intelligent/search/result') {
         return json(res, url.searchParams.get('id') === 'search-brand'
@@ -89,7 +90,7 @@ function route(vendor: string, path: string, url: URL, body: string, res: http.S
       return json(res, {}, 404);
     case 'snusbase': {
       const terms = (JSON.parse(body || '{}') as { terms?: string[] }).terms ?? [];
-      return json(res, terms.includes('brand.test')
+      return json(res, terms.some((term) => domainOf(term) === 'brand.test')
         ? { results: { collection_2019: [{ email: 'carol@brand.test', username: 'carol', password: FEED_SECRETS[2], hash: FEED_SECRETS[3] }] } }
         : { results: {} });
     }
