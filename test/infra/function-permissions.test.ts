@@ -133,12 +133,13 @@ describe.each(environments)('ScanService-%s', (env) => {
       ]);
     });
 
-    it('lets only the scheduler execution role and the scans function send to the scan queue', () => {
+    it('lets only the scheduler execution role, the scans function and the named adversary engine role send to the scan queue', () => {
       const senders = allStatements(template)
         .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes('sqs:SendMessage'))
         .map(({ owner }) => owner);
+      const adversaryEngine: string | null = cdkContext.environments[env].adversaryEngineRoleName;
       expect(senders.sort()).toEqual(
-        [logicalId(stack, stack.scheduling.executionRole), logicalId(stack, stack.functions.scans.role)].sort(),
+        [logicalId(stack, stack.scheduling.executionRole), logicalId(stack, stack.functions.scans.role), ...(adversaryEngine ? [adversaryEngine] : [])].sort(),
       );
     });
 

@@ -99,7 +99,9 @@ export function allStatements(template: Template): Array<{ owner: string; statem
     const documents: Json[] = [];
     if (resource.Properties?.PolicyDocument) documents.push(resource.Properties.PolicyDocument);
     for (const policy of asList<Json>(resource.Properties?.Policies)) documents.push(policy.PolicyDocument);
-    const owner = resource.Type === 'AWS::IAM::Policy' ? asList<Json>(resource.Properties.Roles)[0].Ref : id;
+    // A policy names its role by Ref, or by name for a role imported from outside the stack.
+    const role = resource.Type === 'AWS::IAM::Policy' ? asList<Json>(resource.Properties.Roles)[0] : null;
+    const owner = role === null ? id : typeof role === 'string' ? role : role.Ref;
     for (const document of documents) for (const statement of document.Statement) found.push({ owner, statement: normalise(statement) });
   }
   return found;

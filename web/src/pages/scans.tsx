@@ -5,7 +5,7 @@ import { EmptyState, ErrorState, Loading, StatusBadge } from '../components.tsx'
 import { useScans } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
 
-const TRIGGER_TEXT = { manual: 'Manual', cron: 'Schedule', run_now: 'Run now' } as const;
+const TRIGGER_TEXT = { manual: 'Manual', cron: 'Schedule', run_now: 'Run now', adversary: 'Adversary step' } as const;
 
 /** The tenant's scans, newest first, filtered in the address bar so a filtered view can be shared. */
 export function ScansPage() {
