@@ -21,9 +21,9 @@ export async function startDnsServerProcess(options: TestDnsServerOptions): Prom
     child.stdout.once('data', (line: Buffer) => resolve(Number(line.toString().trim())));
   });
   return {
-    host: '127.0.0.1',
+    host: options.host ?? '127.0.0.1',
     port,
-    address: `127.0.0.1:${port}`,
+    address: `${options.host ?? '127.0.0.1'}:${port}`,
     close: () => new Promise<void>((resolve) => {
       child.removeAllListeners('exit');
       child.once('exit', () => resolve());

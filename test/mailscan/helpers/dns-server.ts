@@ -42,6 +42,9 @@ export interface TestDnsServerOptions {
   addedDelayMs?: number;
   /** What a name outside every loaded zone gets: REFUSED as a real authoritative server, or NXDOMAIN. */
   outOfZone?: 'REFUSED' | 'NXDOMAIN';
+  /** Where to listen: 127.0.0.1 and a random port by default. Tools that only speak port 53 (dnstwist) need e.g. 127.0.0.53:53, as root. */
+  host?: string;
+  port?: number;
 }
 
 export interface TestDnsServer {
@@ -138,14 +141,15 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
       }
     });
   });
+  const host = options.host ?? '127.0.0.1';
   const { udp, port } = await bindBoth(tcp, (socket) => {
     socket.on('message', (message, remote) => respond(message, 'udp', (response) => socket.send(response, remote.port, remote.address)));
-  });
+  }, host, options.port ?? 0);
 
   const server: TestDnsServer = {
-    host: '127.0.0.1',
+    host,
     port,
-    address: `127.0.0.1:${port}`,
+    address: `${host}:${port}`,
     log,
     addedDelayMs: options.addedDelayMs ?? 0,
     behave(name, behaviour, type) {
@@ -178,15 +182,18 @@ function udpLimit(query: DecodedPacket): number {
 }
 
 /** Binds UDP to a random port, then TCP to the same one; retries if TCP finds it taken. */
-async function bindBoth(tcp: Server, serve: (socket: UdpSocket) => void): Promise<{ udp: UdpSocket; port: number }> {
+async function bindBoth(tcp: Server, serve: (socket: UdpSocket) => void, host: string, fixedPort: number): Promise<{ udp: UdpSocket; port: number }> {
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const udp = createSocket('udp4');
     serve(udp);
-    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(fixedPort, host, () => resolve());
+    });
     const port = udp.address().port;
     const listening = await new Promise<boolean>((resolve) => {
       tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
+      tcp.listen(port, host, () => resolve(true));
     });
     if (listening) return { udp, port };
     await new Promise<void>((resolve) => udp.close(() => resolve()));

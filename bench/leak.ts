@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { makeCountingResolver } from '../layers/mailscan/src/dns/counting-resolver.ts';
+import { makeRawResolver } from '../layers/mailscan/src/dns/raw-resolver.ts';
+import type { OptInContext } from '../layers/mailscan/src/external/services.ts';
+import { OPT_IN_DEFAULTS } from '../layers/mailscan/src/external/opt-in-config.ts';
+import { lookalikeCandidates, scanLookalikes } from '../layers/mailscan/src/leak/lookalikes.ts';
+import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
+import { dnstwistInstalled, dnstwistLists, DNSTWIST_DICTIONARIES } from '../test/mailscan/helpers/dnstwist.ts';
+
+// npm run bench:leak [-- --domain acmeprints.com --delay 20 --concurrency 50]: lookalike enumeration
+// of a 10-character domain behind the test DNS server with 20 ms added to every answer, served on
+// 127.0.0.53 port 53 (dnstwist's --nameservers takes addresses only, so port 53; run as root). Both
+// tools get the same TLD and word lists (dnstwist's own files), so they enumerate comparable sets.
+// Prints our candidates, DNS queries and wall time, then dnstwist's wall time on the same server
+// and the ratio. A few lookalikes are registered in the zone so both have something to find.
+const { values } = parseArgs({ options: { domain: { type: 'string', default: 'acmeprints.com' }, delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: String(OPT_IN_DEFAULTS.lookalike.concurrency) }, host: { type: 'string', default: '127.0.0.53' } } });
+const domain = values.domain;
+const DELAY_MS = Number(values.delay);
+const host = values.host;
+const name = domain.split('.')[0];
+
+const registered = [`${name.slice(0, 4)}${name.slice(5)}.com`, `${name}s.com`, `${name}.net`, `${name.slice(0, 4)}-${name.slice(4)}.com`];
+const zones = [domain, ...registered].map((origin) => ({
+  origin,
+  text: `@ IN SOA ns.${origin}. hostmaster.${origin}. ( 1 3600 600 86400 300 )\n@ IN NS ns\nns IN A 127.0.0.1\n@ IN A 203.0.113.10\n@ IN MX 10 mail\nmail IN A 203.0.113.11\n`,
+}));
+const dns = await startDnsServerProcess({ zones, addedDelayMs: DELAY_MS, outOfZone: 'NXDOMAIN', host, port: 53 });
+
+try {
+  const lists = dnstwistInstalled() ? dnstwistLists() : { tlds: undefined, dictionary: undefined };
+  const raw = makeRawResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 2_000, attempts: 2 });
+  const { resolver, count } = makeCountingResolver(raw);
+  const settings = {
+    ...OPT_IN_DEFAULTS,
+    smtp: { ...OPT_IN_DEFAULTS.smtp },
+    codesearch: { words: [], maxResultsPerWord: 1 },
+    lookalike: { maxCandidates: 50_000, concurrency: Number(values.concurrency), maxCtChecks: 0, ...(lists.tlds ? { tlds: lists.tlds, dictionary: lists.dictionary } : {}) },
+  };
+  const ctx = { domain, resolver, settings, allowPrivate: true, now: () => new Date(), log: () => {} } as unknown as OptInContext;
+
+  const { candidates, generated } = lookalikeCandidates(domain, ctx);
+  const started = performance.now();
+  const scan = await scanLookalikes(ctx, candidates, generated);
+  const ours = performance.now() - started;
+  const states = (state: string): number => scan.resolved.filter((item) => item.state === state).length;
+  const lines = [
+    `lookalike enumeration of ${domain} (${name.length} characters), ${DELAY_MS} ms added per DNS answer, server ${dns.address}`,
+    `  mailscan   candidates ${scan.candidates}, DNS queries ${count.queries}, concurrency ${settings.lookalike.concurrency}, wall ${(ours / 1000).toFixed(2)} s`,
+    `             registered ${states('registered')} (${scan.resolved.filter((item) => item.state === 'registered').map((item) => item.domain).join(', ')}), unregistered ${states('unregistered')}, unknown ${states('unknown')}`,
+  ];
+  if (dnstwistInstalled()) {
+    const twistStarted = performance.now();
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile('dnstwist', ['--nameservers', dns.host, '--format', 'json', '--tld', `${DNSTWIST_DICTIONARIES}/common_tlds.dict`, '--dictionary', `${DNSTWIST_DICTIONARIES}/english.dict`, domain], { maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => (error ? reject(new Error(`dnstwist failed: ${error.message}`)) : resolve(stdout)));
+    });
+    const twist = performance.now() - twistStarted;
+    const found = JSON.parse(output) as { domain: string; dns_a?: string[]; dns_ns?: string[]; dns_mx?: string[] }[];
+    const twistRegistered = found.filter((item) => item.dns_a !== undefined || item.dns_ns !== undefined || item.dns_mx !== undefined).map((item) => item.domain).filter((item) => item !== domain);
+    lines.push(
+      `  dnstwist   candidates ${found.length - 1}, default threads, wall ${(twist / 1000).toFixed(2)} s, registered ${twistRegistered.length} (${twistRegistered.join(', ')})`,
+      `  ratio      dnstwist wall / mailscan wall = ${(twist / ours).toFixed(2)}`,
+    );
+  } else {
+    lines.push('  dnstwist   not installed (apt-get install dnstwist): no comparison');
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+} finally {
+  await dns.close();
+}
