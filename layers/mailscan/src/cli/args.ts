@@ -34,9 +34,6 @@ export interface ScanArgs {
 export type Command = { kind: 'version' } | { kind: 'rules' } | { kind: 'help' } | ScanArgs;
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; message: string };
 
-/** Surfaces the contract names but this build does not ship: asking for one is a usage error. */
-const UNBUILT_SURFACES = [] as const;
-const SURFACE_OF_FLAG: Record<(typeof UNBUILT_SURFACES)[number], string> = {};
 const MAX_TIMEOUT_SECONDS = 3600;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -72,9 +69,6 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   if (command === 'rules') return rest.length === 0 && Object.keys(values).length === 0 ? { ok: true, command: { kind: 'rules' } } : { ok: false, message: 'rules takes no arguments' };
   if (command !== 'scan') return { ok: false, message: command === undefined ? 'no command given' : `unknown command "${command}"` };
 
-  for (const flag of UNBUILT_SURFACES) {
-    if (values[flag] !== undefined) return { ok: false, message: `surface ${SURFACE_OF_FLAG[flag]} is not available in this build` };
-  }
   if (rest.length !== 1) return { ok: false, message: rest.length === 0 ? 'scan needs a domain' : 'scan takes exactly one domain' };
   const domain = normaliseDomain(rest[0]);
   if (domain === null) return { ok: false, message: `"${rest[0]}" is not a domain name` };
