@@ -1,7 +1,7 @@
-import { makeSessionKeyLoader } from '../shared/adapters/secrets/session-key.ts';
+import { makeSessionKeysLoader } from '../shared/adapters/secrets/session-key.ts';
 import { AuthorizerConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeAuthorizerHandler } from './authorizer-handler.ts';
 
 const config = readConfig(AuthorizerConfig);
 
-export const handler = makeAuthorizerHandler(makeSessionKeyLoader(config.SESSION_KEY_SECRET_ARN));
+export const handler = makeAuthorizerHandler(makeSessionKeysLoader(config.SESSION_KEY_SECRET_ARN));

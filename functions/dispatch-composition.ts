@@ -3,11 +3,13 @@ import { makeDynamoDbStore } from '../shared/adapters/dynamodb/dynamodb-store.ts
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
+import { makeEmfMetrics } from '../shared/adapters/metrics/emf-metrics.ts';
 import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
 import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runner.ts';
 import { makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
 import { DispatchConfig, readConfig } from '../shared/config/api-config.ts';
+import { makeOperatorKeysLoader } from '../shared/adapters/secrets/operator-keys.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
 import { composeScanServices } from '../shared/services/compose-scan-services.ts';
@@ -27,11 +29,15 @@ export function composeDispatch(serviceName: string) {
     logger,
   });
   const scanLogs = makeCloudWatchScanLogs(config.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${serviceName}`, logger);
+  // Operator keys: read from their secret at the first scan of this instance, handed to mailscan's
+  // environment only (DESIGN §10). Without the variable (local, tests) the scanner gets none.
+  const operatorKeys = config.OPERATOR_KEYS_SECRET_ARN ? makeOperatorKeysLoader({ secretId: config.OPERATOR_KEYS_SECRET_ARN, logger }) : undefined;
   // The runner reads the scope's artifacts from the bucket; where it runs, the bucket must be set.
   if (config.MAILSCAN_BIN && !config.ARTIFACT_BUCKET) throw new Error('invalid configuration: ARTIFACT_BUCKET');
   const runners: RunnerRegistry = new Map(config.MAILSCAN_BIN && config.ARTIFACT_BUCKET
-    ? [['email_security', withArtifacts(makeMailscanRunner({ bin: config.MAILSCAN_BIN }), makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET))]]
+    ? [['email_security', withArtifacts(makeMailscanRunner({ bin: config.MAILSCAN_BIN, operatorKeys }), makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET))]]
     : []);
-  const dispatch = services.dispatchService({ runners, scanLogs });
-  return { dispatch, logger };
+  const metrics = makeEmfMetrics({ environment: config.APP_ENV ?? 'unknown' });
+  const dispatch = services.dispatchService({ runners, scanLogs, metrics });
+  return { dispatch, logger, metrics };
 }

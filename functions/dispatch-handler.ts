@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QueueMessage } from '../shared/domain/messages.ts';
 import type { Logger } from '../shared/ports/logger.ts';
+import { noMetrics, type Metrics } from '../shared/ports/metrics.ts';
 import type { DispatchService } from '../shared/services/dispatch-service.ts';
 
 /** The body of a record, or null when it is not one of our messages (it will reach the DLQ). */
@@ -17,7 +18,7 @@ function parseRecord(record: SQSRecord): QueueMessage | null {
  * The scan queue's consumer (SQS event source, ReportBatchItemFailures). Each record is handled
  * on its own; a record that throws is reported as a batch item failure so only it is redelivered.
  */
-export function makeDispatchHandler(dispatch: DispatchService, logger: Logger) {
+export function makeDispatchHandler(dispatch: DispatchService, logger: Logger, metrics: Metrics = noMetrics) {
   return async function dispatchScans(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     const remainingMs = () => context.getRemainingTimeInMillis();
@@ -25,6 +26,7 @@ export function makeDispatchHandler(dispatch: DispatchService, logger: Logger) {
       const message = parseRecord(record);
       if (!message) {
         logger.error('unreadable queue message', { message_id: record.messageId });
+        metrics.record('DispatchFailures', 1, {});
         failures.push({ itemIdentifier: record.messageId });
         continue;
       }
@@ -34,6 +36,7 @@ export function makeDispatchHandler(dispatch: DispatchService, logger: Logger) {
         else await dispatch.handleScan(message, remainingMs);
       } catch (error) {
         logger.error('dispatch failed; the message will be redelivered', { message_id: record.messageId, tenant: message.tenant, error });
+        metrics.record('DispatchFailures', 1, {});
         failures.push({ itemIdentifier: record.messageId });
       }
     }

@@ -79,6 +79,13 @@ export const EnvironmentSettings = z
      * queue so it can put adversary steps there (DESIGN §5); null when this environment has none.
      */
     adversaryEngineRoleName: z.string().regex(/^[\w+=,.@-]{1,64}$/).nullable().default(null),
+    /**
+     * Name of the Secrets Manager secret of the scanner's operator keys (a JSON object of
+     * MAILSCAN_*_KEY values); the stack creates it empty (docs/operations.md).
+     */
+    operatorKeysSecretName: z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/),
+    /** Days between automatic rotations of the session key (Secrets Manager allows 1-1000). */
+    sessionKeyRotationDays: z.number().int().min(1).max(1000),
     /** EventBridge rule schedule of the nightly reconcile run. */
     reconcileCron: z.string().regex(/^cron\(.+\)$/),
   })

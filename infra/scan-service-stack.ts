@@ -4,12 +4,16 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { join } from 'node:path';
 import { ENV } from '../shared/config/environment.ts';
+import { MathExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { Alarms } from './constructs/alarms.ts';
 import { Api } from './constructs/api.ts';
 import { Backfill } from './constructs/backfill.ts';
+import { ServiceDashboard } from './constructs/dashboard.ts';
 import { DEAD_LETTER_VISIBILITY_TIMEOUT, DEPLOYED_RUNNERS, Dispatch } from './constructs/dispatch.ts';
+import { OperatorKeys } from './constructs/operator-keys.ts';
 import { Scheduling } from './constructs/scheduling.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './constructs/service-function.ts';
+import { ServiceMetrics } from './constructs/service-metrics.ts';
 import { SessionKey } from './constructs/session-key.ts';
 import { Storage, type TableAction } from './constructs/storage.ts';
 import { Artifacts } from './constructs/artifacts.ts';
@@ -56,6 +60,13 @@ const TABLE_ACTIONS = {
   deadLetter: ['GetItem', 'PutItem', 'UpdateItem'],
 } as const satisfies Record<string, readonly TableAction[]>;
 
+/** The scan failure alarm: this share of finished scans failed in an hour... */
+const SCAN_FAILURE_PERCENT = 50;
+/** ...once at least this many finished, so one failed scan out of one is not a page. */
+const SCAN_FAILURE_MINIMUM = 5;
+/** 5xx answers in five minutes that page: 503s from a refusing dependency happen, a run of them is news. */
+const API_5XX_THRESHOLD = 5;
+
 /**
  * One environment of the scan service. Read top to bottom: where data lives, how schedules fire,
  * who consumes the scan queue and who is paged when it fails, the API functions and what each
@@ -65,6 +76,7 @@ export class ScanServiceStack extends Stack {
   readonly storage: Storage;
   readonly scheduling: Scheduling;
   readonly sessionKey: SessionKey;
+  readonly operatorKeys: OperatorKeys;
   readonly dispatch: Dispatch;
   readonly alarms: Alarms;
   readonly api: Api;
@@ -72,6 +84,7 @@ export class ScanServiceStack extends Stack {
   /** The one-off backfill function, when cdk.json configures it (`backfill`). */
   readonly backfill?: Backfill;
   readonly artifacts: Artifacts;
+  readonly dashboard: ServiceDashboard;
   readonly functions: Record<
     'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter' | 'artifactCheck',
     ServiceFunction
@@ -124,6 +137,9 @@ export class ScanServiceStack extends Stack {
     });
     const dispatch = identify(this.dispatch.dispatchFunction);
     this.storage.bindTableActions(dispatch, TABLE_ACTIONS.dispatch);
+    // The scanner's operator keys: read by dispatch only, passed to mailscan's environment only.
+    this.operatorKeys = new OperatorKeys(this, 'OperatorKeys', { secretName: settings.operatorKeysSecretName, removalPolicy });
+    this.operatorKeys.bindReader(dispatch);
     const dispatchDeadLetter = identify(this.dispatch.deadLetterFunction);
     this.storage.bindTableActions(dispatchDeadLetter, TABLE_ACTIONS.deadLetter);
 
@@ -133,20 +149,22 @@ export class ScanServiceStack extends Stack {
     this.alarms.whenMessagesReceived(
       'ScanDeadLettersReceived',
       this.scheduling.scanDeadLetterQueue,
-      'A scan or fire message exhausted its receives (its job is marked failed), or the dead-letter function keeps failing on one. Check the dispatch logs.',
+      'A scan or fire message exhausted its receives (its job is marked failed), or the dead-letter function keeps failing on one. Runbook: docs/operations.md, "ScanDeadLettersReceived".',
     );
     this.alarms.whenMessagesWait(
       'ScanDeadLettersWaiting',
       this.scheduling.scanDeadLetterQueue,
-      'Messages wait in the scan DLQ: the dead-letter function is not draining it. Check its logs and event source mapping.',
+      'Messages wait in the scan DLQ: the dead-letter function is not draining it. Runbook: docs/operations.md, "ScanDeadLettersWaiting".',
     );
     this.alarms.whenMessagesWait(
       'SchedulerDeadLettersWaiting',
       this.scheduling.schedulerDeadLetterQueue,
-      'EventBridge Scheduler could not deliver a fire to the scan queue: a scheduled scan did not run. Inspect the dead-letter event and resend the fire (docs/dispatch.md).',
+      'EventBridge Scheduler could not deliver a fire to the scan queue: a scheduled scan did not run. Runbook: docs/operations.md, "SchedulerDeadLettersWaiting".',
     );
 
-    this.sessionKey = new SessionKey(this, 'SessionKey', { removalPolicy });
+    // The session key rotates on a schedule; tokens name their key and both versions verify.
+    this.sessionKey = new SessionKey(this, 'SessionKey', { removalPolicy, defaults, rotationDays: settings.sessionKeyRotationDays });
+    identify(this.sessionKey.rotationFunction);
 
     // Uploaded reports and messages: the scans function presigns PUTs, dispatch reads, and the
     // check function settles each upload (ready or rejected) when its object is created.
@@ -255,6 +273,48 @@ export class ScanServiceStack extends Stack {
     new CfnOutput(this, 'UiUrl', { value: this.ui.url, description: 'The web UI; add it to allowedOrigins in cdk.json (docs/deploy.md)' });
     new CfnOutput(this, 'UiBucketName', { value: this.ui.bucket.bucketName, description: 'Upload web/dist here (docs/deploy.md)' });
     new CfnOutput(this, 'UiDistributionId', { value: this.ui.distribution.distributionId });
+
+    // What the service measures (DESIGN §10) pages an operator when it goes wrong; each alarm's
+    // runbook line is in docs/operations.md, and the dashboard shows them with the metrics.
+    const metrics = new ServiceMetrics(environmentName);
+    const fiveMinutes = Duration.minutes(5);
+    this.alarms.whenAtLeast(
+      'DispatchErrors',
+      new MathExpression({
+        expression: 'FILL(failures, 0) + FILL(errors, 0)',
+        usingMetrics: {
+          failures: metrics.metric('DispatchFailures', {}),
+          errors: dispatch.handler.metricErrors({ period: fiveMinutes, statistic: Stats.SUM }),
+        },
+        label: 'dispatch records failed + invocation errors',
+        period: fiveMinutes,
+      }),
+      1,
+      'Dispatch keeps failing: queue records it could not handle, or invocations that crashed or timed out, in 2 of the last 3 five-minute periods. Runbook: docs/operations.md, "DispatchErrors".',
+      { evaluationPeriods: 3, datapointsToAlarm: 2 },
+    );
+    this.alarms.whenAtLeast(
+      'ScanFailureRatio',
+      metrics.scanFailureRatio(Duration.hours(1), SCAN_FAILURE_MINIMUM),
+      SCAN_FAILURE_PERCENT,
+      `At least ${SCAN_FAILURE_PERCENT}% of the scans that finished in the last hour failed (counted from ${SCAN_FAILURE_MINIMUM} finished scans). Runbook: docs/operations.md, "ScanFailureRatio".`,
+    );
+    this.alarms.whenAtLeast(
+      'Api5xx',
+      this.api.httpApi.metricServerError({ period: fiveMinutes, statistic: Stats.SUM }),
+      API_5XX_THRESHOLD,
+      `The API answered at least ${API_5XX_THRESHOLD} 5xx in five minutes. Runbook: docs/operations.md, "Api5xx".`,
+    );
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      environmentName,
+      scanQueue: this.scheduling.scanQueue,
+      scanDeadLetterQueue: this.scheduling.scanDeadLetterQueue,
+      schedulerDeadLetterQueue: this.scheduling.schedulerDeadLetterQueue,
+      dispatchFunction: dispatch.handler,
+      httpApi: this.api.httpApi,
+      alarms: this.alarms.all,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; routes start with /api' });
     new CfnOutput(this, 'ArtifactBucketName', { value: this.artifacts.bucket.bucketName });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
@@ -263,11 +323,16 @@ export class ScanServiceStack extends Stack {
     new CfnOutput(this, 'ScanDeadLetterQueueUrl', { value: this.scheduling.scanDeadLetterQueue.queueUrl });
     new CfnOutput(this, 'SchedulerDeadLetterQueueUrl', { value: this.scheduling.schedulerDeadLetterQueue.queueUrl });
     new CfnOutput(this, 'SessionKeySecretArn', { value: this.sessionKey.secret.secretArn });
+    new CfnOutput(this, 'OperatorKeysSecretName', {
+      value: settings.operatorKeysSecretName,
+      description: 'Put the scanner operator keys here as a JSON object (docs/operations.md)',
+    });
     new CfnOutput(this, 'ReconcileFunctionName', { value: reconcile.handler.functionName });
     new CfnOutput(this, 'ScansFunctionName', { value: scans.handler.functionName });
     new CfnOutput(this, 'DispatchFunctionName', { value: dispatch.handler.functionName });
     new CfnOutput(this, 'DispatchLogGroupName', { value: dispatch.logGroup.logGroupName });
     new CfnOutput(this, 'DispatchDeadLetterFunctionName', { value: dispatchDeadLetter.handler.functionName });
+    new CfnOutput(this, 'DashboardName', { value: `scan-service-${environmentName}` });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe to receive the DLQ alarms' });
   }
 }

@@ -16,6 +16,8 @@ import type { Clock } from '../shared/ports/clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import type { IdGenerator } from '../shared/ports/id-generator.ts';
 import type { Logger } from '../shared/ports/logger.ts';
+import type { Metrics } from '../shared/ports/metrics.ts';
+import { makeLogMetrics } from '../shared/adapters/metrics/log-metrics.ts';
 import type { ScheduleRepository } from '../shared/ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
 import { desiredTrigger } from '../shared/domain/schedule.ts';
@@ -85,6 +87,8 @@ export interface LocalRuntimeOptions {
   /** Run the scheduler and consumers on real timers (npm start); tests drive `drain()` themselves. */
   startTimers?: boolean;
   logger?: Logger;
+  /** Where the service's metrics go; by default the structured log, as `metric` lines. */
+  metrics?: Metrics;
   version?: string;
   /** Serve the built web UI from this directory (web/dist) at `/`. */
   uiDir?: string;
@@ -150,6 +154,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const scanLogs = makeFileScanLogs(join(options.dataDir ?? tempDir!, 'logs', 'scans'), logger);
   const ids = options.ids ?? makeUlidGenerator(() => clock.now().getTime());
   // The same wiring as the Lambda composition roots (functions/): only the adapters differ.
+  // The metrics the Lambda functions send to CloudWatch (EMF) go to the structured log here.
+  const metrics = options.metrics ?? makeLogMetrics({ logger, environment: 'local' });
   const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
   const artifactRepo = makeDynamoDbArtifactRepository(documentClient, LOCAL_TABLE_NAME);
   let baseUrl = '';
@@ -158,11 +164,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   // Every runner sees the scope's artifacts as local files of its run (DESIGN §4).
   const runners: RunnerRegistry = new Map([...(options.runners ?? new Map<never, never>()).entries()].map(([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const));
   const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger });
-  const dispatch = services.dispatchService({ runners, scanLogs });
+  const dispatch = services.dispatchService({ runners, scanLogs, metrics });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
-  const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger), {
+  const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger, metrics), {
     functionTimeoutMs: dispatchTimeoutMs,
     concurrency: options.dispatchConcurrency ?? DEFAULT_DISPATCH_CONCURRENCY,
     onError,

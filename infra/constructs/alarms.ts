@@ -1,6 +1,7 @@
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -10,16 +11,31 @@ const PERIOD = Duration.minutes(5);
 
 /**
  * Operator alarms and the SNS topic they notify (subscribe to its `AlarmTopicArn` output).
- * The topic keeps SNS's default access policy and is not KMS-encrypted on purpose: a topic policy
- * of our own replaces the default one that lets CloudWatch publish for this account, and
- * CloudWatch cannot publish to a topic under the AWS-managed SNS key. Alarms carry no secrets.
+ * The topic refuses publishes that are not over TLS (`enforceSSL`, cdk-nag SNS3). That adds a
+ * topic policy, which replaces SNS's default one, so the policy also lets CloudWatch publish, but
+ * only for alarms of this account. Not KMS-encrypted on purpose: CloudWatch cannot publish to a
+ * topic under the AWS-managed SNS key, and alarms carry no secrets.
  */
 export class Alarms extends Construct {
   readonly topic: Topic;
+  /** Every alarm made here, in order (the dashboard shows them all). */
+  readonly all: Alarm[] = [];
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.topic = new Topic(this, 'Topic', { displayName: 'Scan service alarms' });
+    this.topic = new Topic(this, 'Topic', { displayName: 'Scan service alarms', enforceSSL: true });
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
+        },
+      }),
+    );
   }
 
   /** Alarm when `queue` holds a visible message at any time in a 5-minute period. */
@@ -32,18 +48,33 @@ export class Alarms extends Construct {
     return this.alarm(id, queue.metricNumberOfMessagesReceived({ period: PERIOD, statistic: Stats.SUM }), description);
   }
 
-  private alarm(id: string, metric: IMetric, description: string): Alarm {
+  /**
+   * Alarm when `metric` is at least `threshold` in `datapointsToAlarm` of the last
+   * `evaluationPeriods` periods (default: one period). No data is not breaching: EMF metrics and
+   * idle queues publish nothing when nothing happens.
+   */
+  whenAtLeast(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    description: string,
+    periods: { evaluationPeriods: number; datapointsToAlarm: number } = { evaluationPeriods: 1, datapointsToAlarm: 1 },
+  ): Alarm {
     const alarm = new Alarm(this, id, {
       alarmDescription: description,
       metric,
-      threshold: 1,
+      threshold,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      datapointsToAlarm: 1,
-      // SQS stops publishing metrics for a queue that has been idle for hours: an idle DLQ is fine.
+      ...periods,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));
+    this.all.push(alarm);
     return alarm;
+  }
+
+  private alarm(id: string, metric: IMetric, description: string): Alarm {
+    // SQS stops publishing metrics for a queue that has been idle for hours: an idle DLQ is fine.
+    return this.whenAtLeast(id, metric, 1, description);
   }
 }

@@ -1,10 +1,12 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
+  HttpRoute,
+  HttpRouteKey,
   HttpStage,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -17,6 +19,22 @@ import { ENV } from '../../shared/config/environment.ts';
 import type { HandlerName } from '../../shared/http/routes.ts';
 import { routes } from '../../shared/http/routes.ts';
 import { apiGatewayRoutes } from '../api-routes.ts';
+
+/**
+ * Why each route without the authorizer is public (cdk-nag APIG4), by API Gateway route key path
+ * (no trailing slash). The stack refuses to build a public route missing from this list.
+ */
+const PUBLIC_ROUTE_REASONS: Record<string, string> = {
+  'GET /api/health':
+    'Public by design (DESIGN §3): load balancers and uptime checks call it without a session. It ' +
+    'answers a static {status, version} and reads no tenant data.',
+  'GET /api/openapi.json':
+    'Public by design (DESIGN §3): the OpenAPI document describes the API to clients before they ' +
+    'sign in. It is generated from the zod schemas at cold start and reads no tenant data.',
+  'DELETE /api/session':
+    'Signing out only answers a Set-Cookie that clears the session cookie; it reads and changes ' +
+    'nothing on the server, and must work when the session has already expired.',
+};
 
 export interface ApiProps {
   apiName: string;
@@ -39,6 +57,8 @@ export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogGroup: LogGroup;
+  /** `$default`: every request that matches no route gets the DESIGN §3 404 body from the meta function. */
+  readonly notFoundRoute: HttpRoute;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -110,13 +130,36 @@ export class Api extends Construct {
     };
     const none = new HttpNoneAuthorizer();
     for (const route of apiGatewayRoutes(routes)) {
-      this.httpApi.addRoutes({
+      const added = this.httpApi.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrations[route.handler],
         ...(route.authenticated ? {} : { authorizer: none }),
       });
+      if (!route.authenticated) {
+        const reason = PUBLIC_ROUTE_REASONS[`${route.method} ${route.path}`];
+        // A new public route is a security decision: it needs its reason here before it deploys.
+        if (reason === undefined) throw new Error(`${route.method} ${route.path} has no authorizer and no reason in PUBLIC_ROUTE_REASONS`);
+        for (const httpRoute of added) Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason });
+      }
     }
+
+    // Any other method and path: without this route API Gateway answers its own
+    // {"message":"Not Found"}; the meta function answers DESIGN §3's 404 error body instead, as the
+    // local server does. No authorizer, so an unknown route is a 404 with or without a session.
+    this.notFoundRoute = new HttpRoute(this, 'NotFoundRoute', {
+      httpApi: this.httpApi,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: integrations.meta,
+      authorizer: none,
+    });
+    Validations.of(this.notFoundRoute).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'The $default route only answers 404 not_found for paths that are no route of the API; it ' +
+        'reads nothing. Behind the authorizer, an unknown path would answer 401 without a session ' +
+        'and 404 with one, which tells a caller nothing more and costs an authorizer call.',
+    });
   }
 
   /** The invoke URL of the `$default` stage (ends with `/`). */

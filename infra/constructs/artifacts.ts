@@ -1,4 +1,4 @@
-import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Validations, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -80,18 +80,40 @@ export class Artifacts extends Construct {
     };
     const permission = this.checkFunction.handler.node.tryFindChild('InvokeFromBucket');
     if (permission) cfnBucket.node.addDependency(permission);
+
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Artifacts are write-once uploads through 15-minute presigned PUT URLs that the scans API issues ' +
+        'and logs with tenant and artifact id, read only by dispatch and the check function in their own ' +
+        'logged invocations, and expired after 30 days; enable CloudTrail S3 data events when an audit needs object-level logs.',
+    });
+    this.#acknowledgeObjectWildcard(this.checkFunction);
+  }
+
+  /** Objects are created at run time under `<tenant>/<id>`: the bucket's objects are the narrowest resource to grant on. */
+  #acknowledgeObjectWildcard(fn: ServiceFunction): void {
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.bucketName.replace(Aws.ACCOUNT_ID, '<AWS::AccountId>').replace(Aws.REGION, '<AWS::Region>')}/*]`,
+      reason:
+        'Artifact objects are created at run time under keys <tenant>/<artifact id>, so no fixed object ARN ' +
+        'exists at deploy time; the grant is one action on the objects of this one bucket, and the key is ' +
+        "always built from the caller's own tenant in code (docs/artifacts.md).",
+    });
   }
 
   /** The API's presigner: the bucket name, and PutObject on the artifacts only (the URL it signs carries just that). */
   bindPresigner(fn: ServiceFunction): void {
     fn.setEnvironment(ENV.artifactBucket, this.bucketName);
     fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [this.objectsArn] }));
+    this.#acknowledgeObjectWildcard(fn);
   }
 
   /** Dispatch: the bucket name, and GetObject on the artifacts only. */
   bindReader(fn: ServiceFunction): void {
     fn.setEnvironment(ENV.artifactBucket, this.bucketName);
     fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.objectsArn] }));
+    this.#acknowledgeObjectWildcard(fn);
   }
 }
 

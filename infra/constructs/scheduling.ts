@@ -1,4 +1,4 @@
-import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -38,9 +38,11 @@ export class Scheduling extends Construct {
   readonly executionRole: iam.Role;
   /** `arn:…:schedule/<group>/*`: every schedule (trigger) in the group. */
   readonly schedulesInGroupArn: string;
+  private readonly scheduleGroupName: string;
 
   constructor(scope: Construct, id: string, props: SchedulingProps) {
     super(scope, id);
+    this.scheduleGroupName = props.scheduleGroupName;
 
     this.group = new ScheduleGroup(this, 'Group', {
       scheduleGroupName: props.scheduleGroupName,
@@ -71,6 +73,14 @@ export class Scheduling extends Construct {
     this.schedulerDeadLetterQueue = new Queue(this, 'SchedulerDeadLetterQueue', {
       ...queueDefaults,
       retentionPeriod: props.deadLetterRetentionPeriod,
+    });
+    Validations.of(this.schedulerDeadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is a dead-letter queue: every trigger names it in its DeadLetterConfig when the ' +
+        'API creates it (EventBridge Scheduler, not an SQS redrive policy, so cdk-nag cannot see it). ' +
+        'A dead-letter queue of a dead-letter queue would only hide lost fires; the ' +
+        'SchedulerDeadLettersWaiting alarm pages on any message here.',
     });
 
     // Only EventBridge Scheduler, acting for a schedule of this group in this account, may assume
@@ -109,6 +119,13 @@ export class Scheduling extends Construct {
     fn.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: TRIGGER_ACTIONS, resources: [this.schedulesInGroupArn] }),
     );
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.scheduleGroupName}/*]`,
+      reason:
+        'Triggers are created at run time, one per enabled schedule row, named after the row id; ' +
+        'their ARNs cannot be listed in advance. The wildcard is confined to this environment\'s ' +
+        'schedule group, and the actions to create, update, delete and get a schedule.',
+    });
     fn.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['iam:PassRole'],
@@ -120,6 +137,13 @@ export class Scheduling extends Construct {
       // ListSchedules has no resource type in the Service Authorization Reference: IAM only
       // accepts "*". The adapter passes GroupName, so the listing itself stays in this group.
       fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }));
+      Validations.of(fn.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'scheduler:ListSchedules supports no resource type (Service Authorization Reference), so IAM ' +
+          'only accepts "*". It is the only action on "*" in this policy, it reads names and states ' +
+          'only, and the adapter always passes this environment\'s GroupName.',
+      });
     }
   }
 

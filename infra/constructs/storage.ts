@@ -41,6 +41,7 @@ export class Storage extends Construct {
       partitionKey: attribute(tableDefinition.partitionKey),
       sortKey: attribute(tableDefinition.sortKey),
       billingMode: BillingMode[tableDefinition.billingMode],
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: props.removalPolicy,
       // A retained table is also protected against a `DeleteTable` by hand.
@@ -60,7 +61,7 @@ export class Storage extends Construct {
   /**
    * Give `fn` the table name and exactly `actions` on the table: for functions whose adapter
    * calls are few enough to list one by one. Query is the only one of these actions an index
-   * serves, so only it is also allowed on `table/index/*` (and only when listed).
+   * serves, so only it is also allowed on the table's indexes, named one by one (no `index/*`).
    */
   bindTableActions(fn: ServiceFunction, actions: readonly TableAction[]): void {
     fn.setEnvironment(ENV.tableName, this.table.tableName);
@@ -69,7 +70,10 @@ export class Storage extends Construct {
     );
     if (actions.includes('Query')) {
       fn.role.addToPrincipalPolicy(
-        new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${this.table.tableArn}/index/*`] }),
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: tableDefinition.globalSecondaryIndexes.map((index) => `${this.table.tableArn}/index/${index.indexName}`),
+        }),
       );
     }
   }

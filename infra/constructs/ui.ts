@@ -1,4 +1,4 @@
-import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
@@ -59,13 +59,36 @@ export function spaFallbackCode(): string {
  */
 export class Ui extends Construct {
   readonly bucket: Bucket;
+  /** S3 server access logs of the UI bucket and CloudFront's access logs (cdk-nag S1, CFR3). */
+  readonly accessLogs: Bucket;
   readonly distribution: Distribution;
   readonly responseHeaders: ResponseHeadersPolicy;
 
   constructor(scope: Construct, id: string, props: UiProps) {
     super(scope, id);
 
+    // Who fetched what, for an incident: S3 server access logs of the UI bucket and CloudFront's
+    // standard logs. CloudFront's standard logging writes with an ACL, so this bucket keeps ACLs
+    // (object writer); it is private, encrypted and TLS-only like the other.
+    this.accessLogs = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.OBJECT_WRITER,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(this.accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'This is the access-log bucket of the UI bucket and the distribution. Logging a log bucket ' +
+        'into itself would log every log delivery, and into another bucket only moves the question; ' +
+        'its objects are written by S3 and CloudFront log delivery only and expire after 90 days.',
+    });
+
     this.bucket = new Bucket(this, 'Assets', {
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: 'ui-bucket/',
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -106,6 +129,9 @@ export class Ui extends Construct {
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Scan service: web UI and /api',
       defaultRootObject: 'index.html',
+      enableLogging: true,
+      logBucket: this.accessLogs,
+      logFilePrefix: 'cloudfront/',
       httpVersion: HttpVersion.HTTP2_AND_3,
       minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -133,6 +159,28 @@ export class Ui extends Construct {
         },
       },
     });
+    Validations.of(this.distribution).acknowledge(
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          'No geo restriction: tenants and their users may be anywhere, and the API behind /api/* ' +
+          'authenticates every request; a country block list is not a boundary for a signed-in SaaS.',
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'No WAF web ACL in the stack: a CloudFront web ACL must be created in us-east-1 while this ' +
+          'stack is region-agnostic, and the API already throttles at the stage, authenticates and ' +
+          'validates every request. A deployment that wants managed rules attaches one (docs/deploy.md).',
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'Without a custom domain the distribution serves the default *.cloudfront.net certificate, ' +
+          'for which CloudFront cannot enforce a minimum TLS version. minimumProtocolVersion is set to ' +
+          'TLSv1.2_2021 and applies as soon as a custom domain and ACM certificate are configured.',
+      },
+    );
   }
 
   /** The UI's origin, e.g. `https://d1234.cloudfront.net`. */

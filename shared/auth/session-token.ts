@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { createHmac } from 'node:crypto';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import { UnauthenticatedError } from '../domain/errors.ts';
 import { Identity } from '../domain/identity.ts';
 
@@ -11,11 +12,39 @@ function keyBytes(key: string): Uint8Array {
   return new TextEncoder().encode(key);
 }
 
+/**
+ * The keys a verifier accepts: one key, or the current key first and the previous one during a
+ * rotation (docs/auth-in-aws.md). A token names its key by `kid`.
+ */
+export type SessionKeys = string | readonly string[];
+
+const keyIds = new Map<string, string>();
+
+/**
+ * The `kid` of a key: derived from the key itself (an HMAC of a fixed label, 16 base64url
+ * characters), so the secret stays one plain string, a rotation needs no id bookkeeping, and the
+ * id tells nothing about the key.
+ */
+export function sessionKeyId(key: string): string {
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = createHmac('sha256', keyBytes(key)).update('scan-service session key id').digest('base64url').slice(0, 16);
+    keyIds.set(key, id);
+  }
+  return id;
+}
+
+/**
+ * The token names a key (`kid`) that none of the verifier's keys has: the keys may have been
+ * rotated since the verifier read them. Its message is the generic one, on purpose.
+ */
+export class UnknownSessionKeyError extends UnauthenticatedError {}
+
 /** Mints a session token (local `npm run session`, tests). */
 export async function signSessionToken(identity: Identity, key: string, options: { ttlSeconds?: number; now?: Date } = {}): Promise<string> {
   const issuedAt = Math.floor((options.now ?? new Date()).getTime() / 1000);
   return new SignJWT({ tenant: identity.tenant, role: identity.role })
-    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT', kid: sessionKeyId(key) })
     .setSubject(identity.sub)
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + (options.ttlSeconds ?? 8 * 3600))
@@ -25,11 +54,30 @@ export async function signSessionToken(identity: Identity, key: string, options:
 /** A verified session: who, and until when (the token's `exp`, ISO 8601). */
 export type Session = Identity & { expires_at: string };
 
+/** The key among `keys` that the token's `kid` names; throws when the token names none of them. */
+function keyOfToken(token: string, keys: SessionKeys): string {
+  let kid: unknown;
+  try {
+    ({ kid } = decodeProtectedHeader(token));
+  } catch {
+    throw new UnauthenticatedError(INVALID_TOKEN);
+  }
+  // A token without a key id was not minted by signSessionToken: no key to look up.
+  if (typeof kid !== 'string') throw new UnauthenticatedError(INVALID_TOKEN);
+  const key = (typeof keys === 'string' ? [keys] : keys).find((candidate) => sessionKeyId(candidate) === kid);
+  if (key === undefined) throw new UnknownSessionKeyError(INVALID_TOKEN);
+  return key;
+}
+
+const INVALID_TOKEN = 'the session token is not valid';
+
 /**
- * Verifies a session token: HS256 only, `exp` required, claims checked against the Identity
- * schema. Every failure is an UnauthenticatedError with a reason safe to show.
+ * Verifies a session token: HS256 only, signed by the key its `kid` names among `keys`, `exp`
+ * required, claims checked against the Identity schema. Every failure is an UnauthenticatedError
+ * with a reason safe to show; UnknownSessionKeyError when the `kid` is none of `keys`.
  */
-export async function verifySessionToken(token: string, key: string, now: Date = new Date()): Promise<Session> {
+export async function verifySessionToken(token: string, keys: SessionKeys, now: Date = new Date()): Promise<Session> {
+  const key = keyOfToken(token, keys);
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, keyBytes(key), {
@@ -40,7 +88,7 @@ export async function verifySessionToken(token: string, key: string, now: Date =
     }));
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('the session has expired');
-    throw new UnauthenticatedError('the session token is not valid');
+    throw new UnauthenticatedError(INVALID_TOKEN);
   }
   const identity = Identity.safeParse({ sub: payload.sub, tenant: payload.tenant, role: payload.role });
   if (!identity.success) throw new UnauthenticatedError('the session token lacks a valid tenant or role');

@@ -55,6 +55,10 @@ export const DispatchConfig = ApiConfig.pick({ TABLE_NAME: true }).extend({
   [ENV.mailscanBin]: z.string().min(1).optional(),
   /** The artifacts bucket the runner reads scope.rua / scope.header from; required with the layer. */
   [ENV.artifactBucket]: z.string().min(3).optional(),
+  /** The operator keys secret (docs/operations.md); without it the scanner gets no keys. */
+  [ENV.operatorKeysSecretArn]: z.string().min(1).optional(),
+  /** dev | prod: the `environment` dimension of the service's metrics. */
+  [ENV.environment]: z.string().min(1).optional(),
   /** Set by Lambda: the function's own log group, where a job's log lines are. */
   AWS_LAMBDA_LOG_GROUP_NAME: z.string().min(1).optional(),
 });

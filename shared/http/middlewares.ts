@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import {
   ForbiddenError,
   InvalidJsonError,
+  NotFoundError,
   PayloadTooLargeError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
@@ -48,12 +49,23 @@ export function errorHandler(logger: Logger): Middleware {
   };
 }
 
-/** Resolves the route of the event (the trailing slash is optional) and stores it for later phases. */
+/** API Gateway's route key for a request that matched no route (the meta function serves it). */
+export const DEFAULT_ROUTE_KEY = '$default';
+
+/**
+ * Resolves the route of the event (the trailing slash is optional) and stores it for later phases.
+ * The `$default` route is a request for no route of the API: 404, the same answer as the local server's.
+ */
 export function resolveRoute(routes: RouteDefinition[]): Middleware {
   const byKey = new Map(routes.map((route) => [routeKeyOf(route.method, route.path), route]));
   return {
     name: 'resolveRoute',
     before: function findRoute(request) {
+      if (request.event.routeKey === DEFAULT_ROUTE_KEY) {
+        const { http } = request.event.requestContext;
+        // The path is the caller's: bounded, so a 10 KiB path cannot make a 10 KiB error body.
+        throw new NotFoundError(`no route ${http?.method ?? ''} ${(request.event.rawPath ?? http?.path ?? '').slice(0, 200)}`);
+      }
       const [method, path = ''] = request.event.routeKey.split(' ');
       const route = byKey.get(routeKeyOf(method ?? '', path));
       if (!route) throw new Error(`no route for ${request.event.routeKey}`);

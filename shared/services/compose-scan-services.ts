@@ -5,6 +5,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { MessageQueue } from '../ports/message-queue.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
+import type { Metrics } from '../ports/metrics.ts';
 import type { RunnerRegistry } from '../ports/scan-runner.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
@@ -39,9 +40,9 @@ export function composeScanServices({ schedules, scans, findings, clock, ids, lo
     scanService: ({ queue, scanLogs, artifacts }: { queue: MessageQueue; scanLogs: ScanLogs; artifacts: ArtifactReferences }) =>
       makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts }),
 
-    dispatchService: ({ runners, scanLogs }: { runners: RunnerRegistry; scanLogs: ScanLogs }) => {
-      const engine = makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs });
-      return makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger });
+    dispatchService: ({ runners, scanLogs, metrics }: { runners: RunnerRegistry; scanLogs: ScanLogs; metrics?: Metrics }) => {
+      const engine = makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, metrics });
+      return makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger, metrics });
     },
 
     reconcileService: ({ triggers, unrecognised }: { triggers: TriggerScheduler; unrecognised?: UnrecognisedTriggers }) =>

@@ -5,6 +5,7 @@ import { ADVERSARY_TECHNIQUES, type AdversaryTechnique } from '../domain/scope.t
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
+import { noMetrics, type Metrics } from '../ports/metrics.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
@@ -18,6 +19,8 @@ export interface DispatchDeps {
   clock: Clock;
   scanLogs: ScanLogs;
   logger: Logger;
+  /** Fires dropped and jobs failed from the DLQ (DESIGN §10). None by default. */
+  metrics?: Metrics;
 }
 
 
@@ -71,7 +74,7 @@ function adversaryRefusal(message: AdversaryMessage): string | null {
  * Handles the three queue messages of DESIGN §5 and the dead-letter path. Exactly one ScanJob per
  * (schedule, scheduled time), whatever the number of deliveries, through a conditional claim.
  */
-export function makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger }: DispatchDeps) {
+export function makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger, metrics = noMetrics }: DispatchDeps) {
   /**
    * A redelivered message whose job already finished: the worker may have died after finishing the
    * job and before the schedule heard of it, so tell the schedule again (a no-op when it already
@@ -112,6 +115,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
       const schedule = await schedules.get(tenant, scheduleId);
       if (!schedule?.enabled) {
         logger.info('fire dropped', { tenant, schedule_id: scheduleId, scheduled_time: scheduledTime, reason: schedule ? 'schedule disabled' : 'schedule deleted' });
+        metrics.record('FiresDropped', 1, {});
         return null;
       }
       // The job does not exist yet: an earlier delivery died after marking the schedule, or this
@@ -196,6 +200,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
       const errors = [...job.errors, { runner: 'dispatch', message: reason }];
       const failed = await scans.transition(job.tenant, job.id, ['queued', 'running'], { status: 'failed', finished_at: clock.now().toISOString(), errors });
       scanLogs.loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id }).error('scan failed', { reason, marked: failed });
+      if (failed) metrics.record('ScansFinished', 1, { status: 'failed' });
       if (failed && job.schedule_id) await schedules.finishRun(job.tenant, job.schedule_id, job.id, 'failed');
     },
   };

@@ -1,9 +1,10 @@
-import { FINISHED_STATUSES, emptySummary, type ScanError, type ScanJobRecord, type ScanStatus, type ScanSummary } from '../domain/scan-job.ts';
+import { FINISHED_STATUSES, Severity, emptySummary, type ScanError, type ScanJobRecord, type ScanStatus, type ScanSummary } from '../domain/scan-job.ts';
 import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
 import type { LastRunStatus } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingRepository } from '../ports/finding-repository.ts';
 import type { Logger } from '../ports/logger.ts';
+import { noMetrics, type Metrics } from '../ports/metrics.ts';
 import type { RunnerRegistry, RunnerResult, ScanRunner } from '../ports/scan-runner.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
@@ -16,6 +17,8 @@ export interface ScanEngineDeps {
   runners: RunnerRegistry;
   clock: Clock;
   scanLogs: ScanLogs;
+  /** Scans started and finished, their duration and findings (DESIGN §10). None by default. */
+  metrics?: Metrics;
   /** Time kept back from the invocation for writing findings and the final status. */
   marginMs?: number;
   /** Most targets of one job scanned at once (DEFAULT_TARGET_CONCURRENCY). */
@@ -85,7 +88,7 @@ async function runBounded(runner: ScanRunner, input: Omit<Parameters<ScanRunner[
  * schedule. Safe to run again for a job a crashed worker left running: findings have
  * deterministic ids and the final transition happens once.
  */
-export function makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, marginMs = 10_000, targetConcurrency = DEFAULT_TARGET_CONCURRENCY }: ScanEngineDeps) {
+export function makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, metrics = noMetrics, marginMs = 10_000, targetConcurrency = DEFAULT_TARGET_CONCURRENCY }: ScanEngineDeps) {
   interface TargetOutcome {
     errors: ScanError[];
     reported: { target: string; finding: RunnerFinding }[];
@@ -184,6 +187,9 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
         return (await scans.get(job.tenant, job.id)) ?? job;
       }
       logger.info('scan started', { scan_type: job.scan_type, targets: 1 + job.targets.length, redelivered: job.status === 'running' });
+      // Counted once per job: when this worker took it from queued, or inserted it running (owned).
+      // A redelivered running job already counted when its first worker took it.
+      if (owned || job.status === 'queued') metrics.record('ScansStarted', 1, { scan_type: job.scan_type });
 
       const { errors, reported, extra } = await collect(job, logger, remainingMs);
       const records = await toRecords(job, reported);
@@ -198,6 +204,9 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
         logger.warn('scan finished after another path closed it', { status });
         return (await scans.get(job.tenant, job.id)) ?? job;
       }
+      metrics.record('ScansFinished', 1, { status });
+      metrics.record('ScanDuration', Date.parse(changes.finished_at) - Date.parse(startedAt), { scan_type: job.scan_type });
+      for (const severity of Severity.options) if (summary[severity] > 0) metrics.record('Findings', summary[severity], { severity });
       if (errors.length > 0) logger.warn('scan finished with errors', { status, errors });
       else logger.info('scan finished', { status, findings: records.length });
       if (job.schedule_id && !(await schedules.finishRun(job.tenant, job.schedule_id, job.id, RUN_STATUS[status]))) {

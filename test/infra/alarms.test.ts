@@ -1,5 +1,9 @@
+import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../infra/paths.ts';
 import { environments, logicalId, ref, synthesizedStack, type Json } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
@@ -39,11 +43,121 @@ describe.each(environments)('ScanService-%s', (env) => {
       expectQueueAlarm('ScanDeadLettersReceived', stack.scheduling.scanDeadLetterQueue, 'NumberOfMessagesReceived', 'Sum');
     });
 
-    it('has exactly these three alarms, all notifying the alarm topic', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    /** The alarm's metric queries by id, for metric-math alarms. */
+    function queriesOf(id: string): Record<string, Json> {
+      return Object.fromEntries((alarmOf(stack.alarms.node.findChild(id)).Metrics as Json[]).map((query) => [query.Id, query]));
+    }
+
+    const serviceDimensions = (extra: Record<string, string> = {}) =>
+      Object.entries({ environment: env, service: 'scan-service', ...extra })
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([Name, Value]) => ({ Name, Value }));
+
+    function sortedDimensions(query: Json): Json[] {
+      return [...query.MetricStat.Metric.Dimensions].sort((a: Json, b: Json) => a.Name.localeCompare(b.Name));
+    }
+
+    it('alarms when dispatch fails records or crashes in 2 of 3 five-minute periods', () => {
+      const queries = queriesOf('DispatchErrors');
+
+      expect(alarmOf(stack.alarms.node.findChild('DispatchErrors'))).toMatchObject({
+        Threshold: 1,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [ref(stack, stack.alarms.topic)],
+      });
+      expect(Object.values(queries).find((query) => query.ReturnData !== false)?.Expression).toBe('FILL(failures, 0) + FILL(errors, 0)');
+      expect(queries.failures.MetricStat).toMatchObject({ Metric: { Namespace: 'ScanService', MetricName: 'DispatchFailures' }, Period: 300, Stat: 'Sum' });
+      expect(sortedDimensions(queries.failures)).toEqual(serviceDimensions());
+      expect(queries.errors.MetricStat).toMatchObject({
+        Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, stack.functions.dispatch.handler) } }] },
+        Stat: 'Sum',
+      });
+    });
+
+    it('alarms when half the scans of an hour failed, once at least 5 finished', () => {
+      const queries = queriesOf('ScanFailureRatio');
+      const finished = Object.values(queries).filter((query) => query.MetricStat?.Metric.MetricName === 'ScansFinished');
+
+      expect(alarmOf(stack.alarms.node.findChild('ScanFailureRatio'))).toMatchObject({ Threshold: 50, EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      expect(Object.values(queries).find((query) => query.ReturnData !== false)?.Expression).toBe('IF(total >= 5, 100 * failed / total, 0)');
+      expect(finished.map((query) => sortedDimensions(query))).toEqual(
+        expect.arrayContaining(['succeeded', 'partial', 'failed'].map((status) => serviceDimensions({ status }))),
+      );
+      expect(finished.every((query) => query.MetricStat.Period === 3600 && query.MetricStat.Stat === 'Sum')).toBe(true);
+    });
+
+    it('alarms on 5 or more API 5xx answers in five minutes', () => {
+      expect(alarmOf(stack.alarms.node.findChild('Api5xx'))).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5xx',
+        Dimensions: [{ Name: 'ApiId', Value: { Ref: logicalId(stack, stack.api.httpApi) } }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 5,
+        AlarmActions: [ref(stack, stack.alarms.topic)],
+      });
+    });
+
+    it('has exactly these six alarms, all notifying the alarm topic, each pointing at its runbook line', () => {
+      const runbook = readFileSync(join(repositoryRoot, 'docs/operations.md'), 'utf8');
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
       template.resourceCountIs('AWS::SNS::Topic', 1);
-      // SNS's default topic policy is what lets CloudWatch publish; a policy of our own would replace it.
-      template.resourceCountIs('AWS::SNS::TopicPolicy', 0);
+      const ids = stack.alarms.all.map((alarm) => alarm.node.id);
+
+      expect(ids.sort()).toEqual(['Api5xx', 'DispatchErrors', 'ScanDeadLettersReceived', 'ScanDeadLettersWaiting', 'ScanFailureRatio', 'SchedulerDeadLettersWaiting']);
+      for (const id of ids) {
+        expect(alarmOf(stack.alarms.node.findChild(id)).AlarmActions).toEqual([ref(stack, stack.alarms.topic)]);
+        expect(alarmOf(stack.alarms.node.findChild(id)).AlarmDescription).toContain(`docs/operations.md, "${id}"`);
+        expect(runbook).toContain(`### ${id}`);
+      }
+    });
+
+    it('builds the environment dashboard from the same metrics, with every alarm on it', () => {
+      const dashboards = Object.values<Json>(template.findResources('AWS::CloudWatch::Dashboard'));
+      const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
+
+      expect(dashboards).toHaveLength(1);
+      expect(dashboards[0].Properties.DashboardName).toBe(`scan-service-${env}`);
+      for (const name of ['ScansStarted', 'ScansFinished', 'ScanDuration', 'Findings', 'FiresDropped', 'DispatchFailures', 'ApproximateNumberOfMessagesVisible', '5xx']) {
+        expect(body, name).toContain(name);
+      }
+      for (const alarm of stack.alarms.all) expect(body).toContain(logicalId(stack, alarm));
+    });
+
+    it('refuses publishes to the alarm topic without TLS and lets CloudWatch alarms of this account publish', () => {
+      const topic = ref(stack, stack.alarms.topic);
+      template.resourceCountIs('AWS::SNS::TopicPolicy', 1);
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [topic],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Principal: '*',
+              Action: 'sns:Publish',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+            {
+              Sid: 'CloudWatchAlarmsPublish',
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Action: 'sns:Publish',
+              Resource: topic,
+              Condition: {
+                StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+                ArnLike: {
+                  'aws:SourceArn': {
+                    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']],
+                  },
+                },
+              },
+            },
+          ]),
+        },
+      });
     });
   });
 });

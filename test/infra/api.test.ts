@@ -55,7 +55,16 @@ describe.each(environments)('ScanService-%s', (env) => {
           expect(functionBehind(deployed)).toBe(handlerIds[route.handler]);
         }
       }
-      expect(keys.size).toBe(apiGatewayRoutes(routes).length);
+      // Plus `$default`, below.
+      expect(keys.size).toBe(apiGatewayRoutes(routes).length + 1);
+    });
+
+    it('sends every request that matches no route to the meta function, without the authorizer', () => {
+      const fallback = routeKeys().get('$default');
+
+      expect(fallback).toBeDefined();
+      expect(functionBehind(fallback)).toBe(logicalId(stack, stack.functions.meta.handler));
+      expect(fallback.AuthorizationType).toBe('NONE');
     });
 
     it('puts the authorizer on every authenticated route and none on health, openapi and sign-out', () => {

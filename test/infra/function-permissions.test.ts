@@ -29,9 +29,13 @@ function tableItemStatement(stack: ScanServiceStack, actions: string[]): Stateme
   return { Effect: 'Allow', Action: actions, Resource: [arnOf(stack, stack.storage.table)] };
 }
 
-/** Query on the indexes, granted beside a table statement that lists Query. */
+/** Query on the indexes, each named (no `index/*`), granted beside a table statement that lists Query. */
 function indexQueryStatement(stack: ScanServiceStack): Statement {
-  return { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), '/index/*']] }] };
+  return {
+    Effect: 'Allow',
+    Action: ['dynamodb:Query'],
+    Resource: ['GSI1', 'GSI2'].map((index) => ({ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), `/index/${index}`]] })),
+  };
 }
 
 /** What an SQS event source grants its function on the queue it polls (Queue.grantConsumeMessages). */
@@ -93,17 +97,18 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.scans.role))).toEqual([
         logStatement(stack, 'scans'),
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
-        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), '/index/*']] }] },
+        indexQueryStatement(stack),
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
         artifactObjectStatement(stack, ['s3:PutObject']),
       ]);
     });
 
-    it('lets the dispatch function consume the scan queue and read and write items, nothing else', () => {
+    it('lets the dispatch function consume the scan queue, read and write items and read the operator keys, nothing else', () => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.dispatch.role))).toEqual([
         logStatement(stack, 'dispatch'),
         consumeStatement(stack, stack.scheduling.scanQueue),
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
+        { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.operatorKeys.secret)] },
         artifactObjectStatement(stack, ['s3:GetObject']),
       ]);
     });
@@ -157,13 +162,44 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.meta.role))).toEqual([logStatement(stack, 'meta')]);
     });
 
-    it('lets only the authorizer read the session key', () => {
+    it('lets only the authorizer read the session key, and only its rotation function change it', () => {
+      const rotation = stack.sessionKey.rotationFunction;
       expect(statementsOfRole(template, logicalId(stack, stack.functions.authorizer.role))).toEqual([
         logStatement(stack, 'authorizer'),
         { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.sessionKey.secret)] },
       ]);
-      const readers = allStatements(template).filter(({ statement }) => statement.Action.some((a) => a.startsWith('secretsmanager:')));
-      expect(readers.map(({ owner }) => owner)).toEqual([logicalId(stack, stack.functions.authorizer.role)]);
+      expect(statementsOfRole(template, logicalId(stack, rotation.role))).toEqual([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [arnOf(stack, rotation.logGroup)] },
+        {
+          Effect: 'Allow',
+          Action: [
+            'secretsmanager:DescribeSecret',
+            'secretsmanager:GetSecretValue',
+            'secretsmanager:PutSecretValue',
+            'secretsmanager:UpdateSecretVersionStage',
+          ],
+          Resource: [ref(stack, stack.sessionKey.secret)],
+        },
+      ]);
+      const owners = allStatements(template)
+        .filter(({ statement }) => statement.Action.some((a) => a.startsWith('secretsmanager:')) && JSON.stringify(statement.Resource).includes(logicalId(stack, stack.sessionKey.secret)))
+        .map(({ owner }) => owner);
+      expect(owners.sort()).toEqual([logicalId(stack, stack.functions.authorizer.role), logicalId(stack, rotation.role)].sort());
+    });
+
+    it(`rotates the session key every ${settings.sessionKeyRotationDays} days with its own function, invoked only for that secret`, () => {
+      const rotation = stack.sessionKey.rotationFunction;
+      template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+        SecretId: ref(stack, stack.sessionKey.secret),
+        RotationLambdaARN: arnOf(stack, rotation.handler),
+        RotationRules: { ScheduleExpression: `rate(${settings.sessionKeyRotationDays} days)` },
+        RotateImmediatelyOnUpdate: false,
+      });
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        FunctionName: arnOf(stack, rotation.handler),
+        Principal: 'secretsmanager.amazonaws.com',
+        SourceArn: ref(stack, stack.sessionKey.secret),
+      });
     });
 
     it('attaches no managed policy to any role', () => {

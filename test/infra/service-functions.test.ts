@@ -10,7 +10,8 @@ describe.each(environments)('ScanService-%s', (env) => {
   describe('functions', () => {
     it('runs every function on nodejs24.x and arm64', () => {
       const functions = Object.values<Json>(template.findResources('AWS::Lambda::Function'));
-      expect(functions).toHaveLength(8);
+      // Seven service functions, the artifact check, and the session key's rotation function.
+      expect(functions).toHaveLength(9);
       for (const fn of functions) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -38,7 +39,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
         authorizer: [...powertools, ENV.sessionKeySecretArn],
-        dispatch: [...powertools, ENV.tableName, ENV.mailscanBin, ENV.artifactBucket],
+        dispatch: [...powertools, ENV.tableName, ENV.mailscanBin, ENV.artifactBucket, ENV.operatorKeysSecretArn],
         artifactCheck: [...powertools, ENV.tableName, ENV.artifactBucket],
         dispatchDeadLetter: [...powertools, ENV.tableName],
       };

@@ -17,6 +17,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(table.BillingMode).toBe(expected.BillingMode);
       expect(new Set(table.AttributeDefinitions)).toEqual(new Set(expected.AttributeDefinitions));
       expect(table.AttributeDefinitions).toHaveLength(expected.AttributeDefinitions.length);
+      expect(table.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
     });
 
     it('turns point-in-time recovery on', () => {

@@ -33,6 +33,18 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(policy.Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
     });
 
+    it('logs UI bucket requests and CloudFront requests to a private access-log bucket that expires them', () => {
+      const logs = logicalId(stack, stack.ui.accessLogs);
+
+      expect(resources[bucketId()].Properties.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: logs }, LogFilePrefix: 'ui-bucket/' });
+      expect(distribution().Logging).toEqual({ Bucket: { 'Fn::GetAtt': [logs, 'RegionalDomainName'] }, Prefix: 'cloudfront/' });
+      expect(resources[logs].Properties).toMatchObject({
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        LifecycleConfiguration: { Rules: [{ ExpirationInDays: 90, Status: 'Enabled' }] },
+      });
+    });
+
     it('lets only this distribution read the bucket, through origin access control', () => {
       const oacs = Object.values<Json>(template.findResources('AWS::CloudFront::OriginAccessControl'));
       expect(oacs.map((oac) => oac.Properties.OriginAccessControlConfig)).toEqual([

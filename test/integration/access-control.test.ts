@@ -1,4 +1,5 @@
 import { SignJWT } from 'jose';
+import { sessionKeyId } from '../../shared/auth/session-token.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/domain/identity.ts';
 import { SESSION_KEY, scheduleBody, snapshot, startTestService, type TestService } from '../helpers/local-service.ts';
@@ -127,9 +128,11 @@ describe('authentication and CSRF', () => {
   });
   afterAll(() => service.stop());
 
-  const sign = (claims: Record<string, unknown>, options: { key?: string; alg?: string; exp?: number } = {}) =>
+  // Every forged token names the service's key (kid), so each one reaches the check it attacks
+  // (signature, expiry, claims, algorithm) instead of stopping at an unknown key id.
+  const sign = (claims: Record<string, unknown>, options: { key?: string; alg?: string; exp?: number; kid?: string | null } = {}) =>
     new SignJWT(claims)
-      .setProtectedHeader({ alg: options.alg ?? 'HS256' })
+      .setProtectedHeader({ alg: options.alg ?? 'HS256', ...(options.kid === null ? {} : { kid: options.kid ?? sessionKeyId(SESSION_KEY) }) })
       .setSubject('someone')
       .setExpirationTime(options.exp ?? Math.floor(Date.now() / 1000) + 600)
       .sign(new TextEncoder().encode(options.key ?? SESSION_KEY));
@@ -137,6 +140,8 @@ describe('authentication and CSRF', () => {
   it.each([
     ['no session at all', async () => null],
     ['a token signed with another key', async () => sign({ tenant: 'acme', role: 'admin' }, { key: 'another-key-another-key-another-key-1234' })],
+    ['a token signed with the right key but naming no key id', async () => sign({ tenant: 'acme', role: 'admin' }, { kid: null })],
+    ['a token naming a key id the service does not have', async () => sign({ tenant: 'acme', role: 'admin' }, { kid: 'AAAAAAAAAAAAAAAA' })],
     ['an expired token', async () => sign({ tenant: 'acme', role: 'admin' }, { exp: Math.floor(Date.now() / 1000) - 3600 })],
     ['a token with a bad tenant', async () => sign({ tenant: 'Acme Corp', role: 'admin' })],
     ['a token with an unknown role', async () => sign({ tenant: 'acme', role: 'root' })],

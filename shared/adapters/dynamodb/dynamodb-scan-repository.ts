@@ -4,6 +4,7 @@ import type { ScanJobRecord } from '../../domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../ports/scan-repository.ts';
 import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
+import { tableDefinition } from './table-definition.ts';
 
 const FIELDS = [
   'id', 'tenant', 'scan_type', 'target', 'targets', 'scope', 'source_type', 'schedule_id', 'trigger', 'scheduled_time',
@@ -12,6 +13,22 @@ const FIELDS = [
 
 function fromItem(item: Record<string, unknown>): ScanJobRecord {
   return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScanJobRecord;
+}
+
+/**
+ * Days a fire claim outlives its scheduled time. A claim only has to outlast every redelivery of
+ * its fire: the scheduler's retries (24 h), the scan queue's retention (at most 14 days) and an
+ * operator resending it from the scheduler DLQ (14 days' retention). After that it is dead weight.
+ */
+export const FIRE_CLAIM_RETENTION_DAYS = 30;
+
+/** The claim's `ttl` in epoch seconds: FIRE_CLAIM_RETENTION_DAYS after the scheduled time. */
+export function fireClaimExpiry(scheduledTime: string, now: () => number = Date.now): number {
+  const scheduled = Date.parse(scheduledTime);
+  // The time comes from the scheduler's <aws.scheduler.scheduled-time>; should it ever not parse,
+  // the claim still expires, counted from now.
+  const from = Number.isNaN(scheduled) ? now() : scheduled;
+  return Math.floor(from / 1000) + FIRE_CLAIM_RETENTION_DAYS * 24 * 3600;
 }
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
@@ -58,7 +75,11 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
     async claimFire(tenant, scheduleId, scheduledTime, scanId) {
       const key = { PK: keys.tenant(tenant), SK: scanKeys.fire(scheduleId, scheduledTime) };
       try {
-        await client.send(new PutCommand({ TableName: tableName, Item: { ...key, scan_id: scanId }, ConditionExpression: 'attribute_not_exists(PK)' }));
+        await client.send(new PutCommand({
+          TableName: tableName,
+          Item: { ...key, scan_id: scanId, [tableDefinition.timeToLiveAttribute]: fireClaimExpiry(scheduledTime) },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }));
         return scanId;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;

@@ -9,6 +9,9 @@
  * - GSI2 `GSI2PK = T#<tenant>#SCH#EN#<true|false>`, `GSI2SK = <schedule id>`: list by enabled.
  * Scans (`SCAN#`), fire claims (`FIRE#`), findings (`FND#`) and first-seen items (`SEEN#`) share
  * the partition and the two indexes: their keys are in keys.ts and docs/storage.md.
+ *
+ * `ttl` (epoch seconds) is the table's time-to-live attribute: DynamoDB deletes an item some time
+ * after it passes. Only items that stop mattering carry it (fire claims, docs/storage.md).
  */
 export const tableDefinition = {
   partitionKey: { name: 'PK', type: 'S' },
@@ -18,6 +21,7 @@ export const tableDefinition = {
     { indexName: 'GSI2', partitionKey: { name: 'GSI2PK', type: 'S' }, sortKey: { name: 'GSI2SK', type: 'S' } },
   ],
   billingMode: 'PAY_PER_REQUEST',
+  timeToLiveAttribute: 'ttl',
 } as const;
 
 export type KeyAttribute = { name: string; type: 'S' | 'N' };

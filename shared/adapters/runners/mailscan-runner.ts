@@ -12,6 +12,12 @@ export interface MailscanRunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** The Node binary that runs the CLI; the function's own by default. */
   node?: string;
+  /**
+   * Operator keys (`MAILSCAN_*_KEY`) for the CLI's environment, read from the operator keys secret
+   * in AWS. They go to the child process only: never into this process's environment, the
+   * command line or a log line.
+   */
+  operatorKeys?: () => Promise<Readonly<Record<string, string>>>;
 }
 
 const MAX_REPORT_BYTES = 16 * 1024 * 1024;
@@ -94,13 +100,14 @@ function lastDiagnostic(stderr: string): string {
  * Exit 0 with check errors → findings plus errors (the job is partial); exit 2 or 3, or a report
  * that does not parse → the runner fails.
  */
-export function makeMailscanRunner({ bin, env = process.env, node = process.execPath }: MailscanRunnerOptions): ScanRunner {
+export function makeMailscanRunner({ bin, env = process.env, node = process.execPath, operatorKeys }: MailscanRunnerOptions): ScanRunner {
   return {
     name: 'mailscan',
     async run({ target, scope, signal, timeoutMs, logger, artifactPaths }: RunnerInput): Promise<RunnerResult> {
       const args = mailscanArgs(target, scope, timeoutMs, artifactPaths);
       logger.info('mailscan started', { args });
-      const { code, stdout, stderr } = await run(node, [bin, ...args], mailscanEnv(env), signal, timeoutMs);
+      const childEnv = { ...mailscanEnv(env), ...(operatorKeys ? await operatorKeys() : {}) };
+      const { code, stdout, stderr } = await run(node, [bin, ...args], childEnv, signal, timeoutMs);
       if (code === 3) throw new Error(`mailscan could not scan ${target}: ${lastDiagnostic(stderr)}`);
       if (code !== 0) throw new Error(`mailscan exited ${code}: ${lastDiagnostic(stderr)}`);
       let report: Report;

@@ -1,0 +1,46 @@
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { makeMetaHandler } from '../../functions/api/meta-handler.ts';
+import type { ApiEvent } from '../../shared/http/api-types.ts';
+import { silentLogger } from '../../shared/ports/logger.ts';
+
+const handler = makeMetaHandler({ version: '9.9.9', runners: new Set(), logger: silentLogger, allowedOrigins: [], secureCookie: true });
+const context = {} as Context;
+
+/** What API Gateway sends its `$default` route: a request that matched no route key. */
+function unmatched(method: string, path: string): ApiEvent {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: {},
+    requestContext: { requestId: 'req-1', routeKey: '$default', http: { method, path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' } },
+    isBase64Encoded: false,
+  } as unknown as ApiEvent;
+}
+
+describe('the $default route (requests that match no route of the API)', () => {
+  it('answers the DESIGN §3 404 error body, not API Gateway\'s own', async () => {
+    const result = await handler(unmatched('GET', '/api/nope'), context);
+
+    expect(result.statusCode).toBe(404);
+    expect(result.headers).toMatchObject({ 'content-type': 'application/json' });
+    expect(JSON.parse(String(result.body))).toEqual({
+      error: { code: 'not_found', message: 'no route GET /api/nope', details: [], request_id: 'req-1' },
+    });
+  });
+
+  it('answers 404 for a known path with a method it does not serve', async () => {
+    const result = await handler(unmatched('PUT', '/api/health'), context);
+
+    expect(result.statusCode).toBe(404);
+  });
+
+  it('keeps a hostile path from bloating the answer', async () => {
+    const result = await handler(unmatched('GET', `/${'a'.repeat(10_000)}`), context);
+
+    expect(result.statusCode).toBe(404);
+    expect(String(result.body).length).toBeLessThan(600);
+  });
+});
