@@ -64,10 +64,13 @@ export function formatInZone(date: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(date);
 }
 
-/** A date and time in the browser's zone, or a dash. */
+/**
+ * A date and time in the browser's zone, with the zone named (a schedule's own zone may differ,
+ * so a bare 08:30 next to "09:30 (Europe/Paris)" reads as a mistake), or a dash.
+ */
 export function formatLocal(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(iso));
 }
 
 /** Every IANA zone the browser knows, for the Timezone field's suggestions. */
