@@ -1,3 +1,4 @@
+import { formatRuns } from '../domain/cron/cron-fields.ts';
 import { convertCrontab, isValidTimeZone } from '../domain/cron/crontab.ts';
 import { SCAN_TYPES, scanTypes, validateTarget, type ScanType } from '../domain/scan-types.ts';
 
@@ -334,11 +335,11 @@ function findDays(lower: string): string | null {
   if (range) {
     const from = dayIndex(range[1]);
     const to = dayIndex(range[2]);
-    return from <= to ? compress(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : compress([...range_(from, 6), ...range_(0, to)].sort((a, b) => a - b));
+    return from <= to ? formatRuns(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : formatRuns([...range_(from, 6), ...range_(0, to)].sort((a, b) => a - b));
   }
   const named = new Set<number>();
   for (const match of lower.matchAll(new RegExp(`\\b${DAY_PATTERN}\\b`, 'g'))) named.add(dayIndex(match[1]));
-  return named.size > 0 ? compress([...named].sort((a, b) => a - b)) : null;
+  return named.size > 0 ? formatRuns([...named].sort((a, b) => a - b)) : null;
 }
 
 function range_(from: number, to: number): number[] {
@@ -347,17 +348,4 @@ function range_(from: number, to: number): number[] {
 
 function dayIndex(prefix: string): number {
   return DAY_NAMES.findIndex((name) => name.startsWith(prefix.slice(0, 3)));
-}
-
-/** A sorted list as cron: runs of three or more become a-b. */
-function compress(values: number[]): string {
-  const parts: string[] = [];
-  for (let i = 0; i < values.length; ) {
-    let j = i;
-    while (j + 1 < values.length && values[j + 1] === values[j] + 1) j++;
-    if (j - i >= 2) parts.push(`${values[i]}-${values[j]}`);
-    else for (let k = i; k <= j; k++) parts.push(String(values[k]));
-    i = j + 1;
-  }
-  return parts.join(',');
 }

@@ -38,3 +38,19 @@ export interface FieldSpec {
   names?: readonly string[];
   nameBase?: number;
 }
+
+/**
+ * A sorted value list as cron text: runs of three or more as `a-b`, the rest listed. One
+ * definition for every writer of cron fields (EventBridge, the chat prompt, the celery mapping).
+ */
+export function formatRuns(values: readonly number[], show: (value: number) => string = String): string {
+  const items: string[] = [];
+  for (let start = 0; start < values.length; ) {
+    let end = start;
+    while (end + 1 < values.length && values[end + 1] === values[end] + 1) end++;
+    if (end - start >= 2) items.push(`${show(values[start])}-${show(values[end])}`);
+    else for (let i = start; i <= end; i++) items.push(show(values[i]));
+    start = end + 1;
+  }
+  return items.join(',');
+}

@@ -1,4 +1,4 @@
-import { DAY_NAMES, type CronFields } from './cron-fields.ts';
+import { DAY_NAMES, formatRuns, type CronFields } from './cron-fields.ts';
 
 /**
  * Format value sets as an EventBridge `cron(min hour dom month dow year)` expression: a full set
@@ -18,18 +18,5 @@ export function formatEventBridgeCron(fields: CronFields): string {
 }
 
 function formatSet(values: readonly number[], fullSize: number, show: (value: number) => string): string {
-  if (values.length === fullSize) return '*';
-  const items: string[] = [];
-  let start = 0;
-  while (start < values.length) {
-    let end = start;
-    while (end + 1 < values.length && values[end + 1] === values[end] + 1) end++;
-    if (end - start >= 2) {
-      items.push(`${show(values[start])}-${show(values[end])}`);
-    } else {
-      for (let i = start; i <= end; i++) items.push(show(values[i]));
-    }
-    start = end + 1;
-  }
-  return items.join(',');
+  return values.length === fullSize ? '*' : formatRuns(values, show);
 }

@@ -1,3 +1,4 @@
+import { formatRuns } from '../cron/cron-fields.ts';
 /**
  * Celery's crontab fields as `celery.schedules.crontab_parser` reads them, so a legacy task is
  * migrated to the days and times it really fired on, not to what the same text means to Vixie cron.
@@ -135,13 +136,5 @@ export function formatCronField(values: readonly number[], field: CeleryFieldNam
     const readable = every.length >= 3 || (every.length === 2 && size % step === 0);
     if (readable && every.length === values.length && every.every((v, i) => v === values[i])) return `*/${step}`;
   }
-  const parts: string[] = [];
-  for (let i = 0; i < values.length; ) {
-    let j = i;
-    while (j + 1 < values.length && values[j + 1] === values[j] + 1) j++;
-    if (j - i >= 2) parts.push(`${values[i]}-${values[j]}`);
-    else for (let k = i; k <= j; k++) parts.push(String(values[k]));
-    i = j + 1;
-  }
-  return parts.join(',');
+  return formatRuns(values);
 }
