@@ -12,6 +12,7 @@ import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.t
 import { silentLogger } from '../../shared/ports/logger.ts';
 import { makeArtifactService, type ArtifactService } from '../../shared/services/artifact-service.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';
+import { startSigV4Front, verifyPresigned, type SigV4Front } from '../helpers/sigv4-verifying-front.ts';
 import { deflatedZeros, zipOf } from '../mailscan/helpers/archives.ts';
 
 const REPORT = readFileSync(new URL('../fixtures/mailscan/rua/google.xml', import.meta.url));
@@ -32,9 +33,10 @@ function memoryRepository(): ArtifactRepository {
   };
 }
 
-describe('S3 artifact store against s3rver, with real presigned URLs', () => {
+describe('S3 artifact store against s3rver, with real presigned URLs checked by a SigV4-verifying front', () => {
   const directory = mkdtempSync(join(tmpdir(), 's3rver-'));
   let server: S3rver;
+  let front: SigV4Front;
   let client: S3Client;
   let artifacts: ArtifactService;
   const store = () => makeS3ArtifactStore(client, 'artifacts');
@@ -42,12 +44,15 @@ describe('S3 artifact store against s3rver, with real presigned URLs', () => {
   beforeAll(async () => {
     server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: 'artifacts' }] });
     const { port } = await server.run();
-    client = makeS3Client({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    // s3rver does not verify presigned signatures: the front does, as S3 would, then forwards.
+    front = await startSigV4Front({ target: `http://127.0.0.1:${port}`, secrets: { S3RVER: 'S3RVER' } });
+    client = makeS3Client({ endpoint: front.url, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
     // Real time: s3rver checks the presigned URL's expiry against its own clock.
     artifacts = makeArtifactService({ repo: memoryRepository(), store: store(), ids: makeUlidGenerator(), clock: { now: () => new Date() }, logger: silentLogger });
   });
   afterAll(async () => {
     client?.destroy();
+    await front?.close();
     await server?.close();
     rmSync(directory, { recursive: true, force: true });
   });
@@ -61,14 +66,82 @@ describe('S3 artifact store against s3rver, with real presigned URLs', () => {
     expect(created.upload.url).toContain(`/artifacts/acme/${created.id}?`);
     expect(created.upload.url).toMatch(/X-Amz-Expires=900/);
     expect(created.upload.url).toMatch(/X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost/);
+    // No request checksum: the SDK's default bakes the CRC32 of the empty body into the URL.
+    expect(created.upload.url).not.toMatch(/checksum/i);
     expect(put.status).toBe(200);
+    expect(front.seen.at(-1)).toEqual({ method: 'PUT', path: `/artifacts/acme/${created.id}`, refusal: null });
     expect(checked).toMatchObject({ status: 'ready', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await store().read('acme', created.id, REPORT.length)).toEqual(REPORT);
   });
 
-  // Not shown here: s3rver 3.7 accepts a presigned PUT whatever its signature, length or content
-  // type (it does not verify query-string SigV4), so the refusal of another length or type rests on
-  // the URL signing both headers (asserted above) and on S3; the local upload endpoint enforces it
-  // and test/integration/artifacts.test.ts shows that.
+  it('refuses a PUT with another Content-Length or Content-Type (SignatureDoesNotMatch), and stores nothing', async () => {
+    const created = await artifacts.create('acme', { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' });
+    const { url, headers } = created.upload;
+
+    const shorter = await putUpload(url, { ...headers, 'content-length': String(REPORT.length - 1) }, REPORT.subarray(1));
+    const longer = await putUpload(url, { ...headers, 'content-length': String(REPORT.length + 5) }, Buffer.concat([REPORT, Buffer.from('extra')]));
+    const otherType = await putUpload(url, { ...headers, 'content-type': 'application/zip' }, REPORT);
+
+    for (const answer of [shorter, longer, otherType]) {
+      expect(answer.status).toBe(403);
+      expect(answer.text).toContain('<Code>SignatureDoesNotMatch</Code>');
+    }
+    expect(await store().read('acme', created.id, 10)).toBeNull();
+    // The URL itself is good: the exact declared request is accepted afterwards.
+    expect((await putUpload(url, headers, REPORT)).status).toBe(200);
+  });
+
+  it('refuses an expired URL', async () => {
+    const id = 'art_01JZZZZZZZZZZZZZZZZZZZZZZZ';
+    const issued = await store().uploadInstructions({ tenant: 'acme', id, size: REPORT.length, contentType: 'application/xml' }, new Date(Date.now() - 16 * 60 * 1000));
+
+    const answer = await putUpload(issued.url, issued.headers, REPORT);
+
+    expect(answer.status).toBe(403);
+    expect(answer.text).toContain('<Code>AccessDenied</Code><Message>Request has expired</Message>');
+    expect(await store().read('acme', id, 10)).toBeNull();
+  });
+
+  it('is not a rubber stamp: a tampered query, key or signature, and an unsigned PUT, are refused', async () => {
+    const created = await artifacts.create('acme', { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' });
+    const { url, headers } = created.upload;
+    const signature = new URL(url).searchParams.get('X-Amz-Signature')!;
+    const flipped = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
+
+    const answers = await Promise.all([
+      putUpload(url.replace('X-Amz-Expires=900', 'X-Amz-Expires=3600'), headers, REPORT),
+      putUpload(url.replace(`/acme/${created.id}`, `/beta/${created.id}`), headers, REPORT),
+      putUpload(url.replace(signature, flipped), headers, REPORT),
+      putUpload(url.split('?')[0], headers, REPORT),
+    ]);
+
+    expect(answers.map((answer) => [answer.status, /<Code>(\w+)<\/Code>/.exec(answer.text)?.[1]])).toEqual([
+      [403, 'SignatureDoesNotMatch'],
+      [403, 'SignatureDoesNotMatch'],
+      [403, 'SignatureDoesNotMatch'],
+      [403, 'AccessDenied'],
+    ]);
+    expect(await store().read('acme', created.id, 10)).toBeNull();
+    expect(await store().read('beta', created.id, 10)).toBeNull();
+  });
+
+  it("verifies SigV4 as AWS documents it: the S3 guide's presigned URL example is accepted, and refused once altered", () => {
+    // "Authenticating Requests: Using Query Parameters (AWS Signature Version 4)", Amazon S3 API reference.
+    const example = {
+      method: 'GET',
+      url: '/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404',
+      headers: { host: 'examplebucket.s3.amazonaws.com' },
+    };
+    const secrets = { AKIAIOSFODNN7EXAMPLE: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
+    const during = new Date('2013-05-24T12:00:00Z');
+
+    expect(verifyPresigned(example, secrets, during)).toBeNull();
+    expect(verifyPresigned({ ...example, method: 'PUT' }, secrets, during)?.code).toBe('SignatureDoesNotMatch');
+    expect(verifyPresigned({ ...example, headers: { host: 'otherbucket.s3.amazonaws.com' } }, secrets, during)?.code).toBe('SignatureDoesNotMatch');
+    expect(verifyPresigned({ ...example, url: example.url.replace('/test.txt', '/test.txu') }, secrets, during)?.code).toBe('SignatureDoesNotMatch');
+    expect(verifyPresigned(example, { AKIAIOSFODNN7EXAMPLE: 'another secret' }, during)?.code).toBe('SignatureDoesNotMatch');
+    expect(verifyPresigned(example, secrets, new Date('2013-05-25T00:00:01Z'))?.code).toBe('AccessDenied');
+  });
 
   it('rejects with a reason a zip bomb, a non-XML report and a 60 MiB message', async () => {
     const bomb = zipOf([{ name: 'report.xml', deflated: deflatedZeros(200) }]);
