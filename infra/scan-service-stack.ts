@@ -268,7 +268,7 @@ export class ScanServiceStack extends Stack {
     });
 
     // The UI and the API on one origin, so the session cookie is first-party (DESIGN §8).
-    this.ui = new Ui(this, 'Ui', { httpApi: this.api.httpApi, removalPolicy });
+    this.ui = new Ui(this, 'Ui', { httpApi: this.api.httpApi, uploadOrigins: [this.artifacts.uploadOrigin], removalPolicy });
 
     new CfnOutput(this, 'UiUrl', { value: this.ui.url, description: 'The web UI; add it to allowedOrigins in cdk.json (docs/deploy.md)' });
     new CfnOutput(this, 'UiBucketName', { value: this.ui.bucket.bucketName, description: 'Upload web/dist here (docs/deploy.md)' });

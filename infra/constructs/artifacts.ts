@@ -30,6 +30,11 @@ export class Artifacts extends Construct {
    */
   readonly bucketName: string;
   readonly objectsArn: string;
+  /**
+   * Where browsers PUT uploads: the bucket's regional virtual-hosted endpoint, the host the SDK's
+   * presigned URLs name (`https://<bucket>.s3.<region>.amazonaws.com`). The UI's CSP allows it.
+   */
+  readonly uploadOrigin: string;
 
   constructor(scope: Construct, id: string, props: ArtifactsProps) {
     super(scope, id);
@@ -37,6 +42,7 @@ export class Artifacts extends Construct {
     const bucketName = `scan-service-${props.environmentName}-artifacts-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
     this.bucketName = bucketName;
     this.objectsArn = `arn:${Aws.PARTITION}:s3:::${bucketName}/*`;
+    this.uploadOrigin = `https://${bucketName}.s3.${Aws.REGION}.${Aws.URL_SUFFIX}`;
     this.bucket = new Bucket(this, 'Bucket', {
       bucketName,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,

@@ -21,12 +21,14 @@ import {
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { CONTENT_SECURITY_POLICY, PERMISSIONS_POLICY } from '../../shared/http/ui-headers.ts';
+import { contentSecurityPolicy, PERMISSIONS_POLICY } from '../../shared/http/ui-headers.ts';
 import { UI_ROUTE_PATTERNS } from '../../web/src/ui-routes.ts';
 
 export interface UiProps {
   /** The HTTP API that `/api/*` goes to, on the same origin as the UI (the session cookie is first-party). */
   httpApi: IHttpApi;
+  /** Origins the browser PUTs uploads to (the artifacts bucket's endpoint): added to the CSP's connect-src. */
+  uploadOrigins: string[];
   removalPolicy: RemovalPolicy;
 }
 
@@ -102,7 +104,7 @@ export class Ui extends Construct {
     this.responseHeaders = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'Scan service UI: the CSP and security headers of shared/http/ui-headers.ts',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONTENT_SECURITY_POLICY, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: contentSecurityPolicy(props.uploadOrigins), override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },

@@ -2,8 +2,18 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.ts';
+import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
 import { CONTENT_SECURITY_POLICY, PERMISSIONS_POLICY } from '../../shared/http/ui-headers.ts';
-import { environments, logicalId, synthesizedStack, type Json } from './synthesized-stack.ts';
+import { cdkContext, environments, logicalId, synthesizedStack, type Json } from './synthesized-stack.ts';
+
+/** A template value with the pseudo parameters of one deployment filled in (Ref and Fn::Join only). */
+function deployed(value: Json, pseudo: Record<string, string>): string {
+  if (typeof value === 'string') return value;
+  if (value?.Ref && value.Ref in pseudo) return pseudo[value.Ref];
+  if (value?.['Fn::Join']) return (value['Fn::Join'][1] as Json[]).map((part) => deployed(part, pseudo)).join(value['Fn::Join'][0]);
+  throw new Error(`cannot resolve ${JSON.stringify(value)}`);
+}
 
 // Managed policy ids (AWS documentation: "Use managed cache policies", "origin request policies").
 const CACHING_OPTIMIZED = '658327ea-f89d-4fab-a63d-7e88639e58f6';
@@ -96,12 +106,33 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(config.CacheBehaviors).toHaveLength(1);
     });
 
+    it("lets the browser PUT uploads to the artifacts bucket: connect-src names the presigned URL's origin, the bucket's CORS admits the UI origins", async () => {
+      const pseudo = { 'AWS::AccountId': '123456789012', 'AWS::Region': 'eu-west-1', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::Partition': 'aws' };
+      const policy = Object.values<Json>(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0];
+      const csp = deployed(policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy, pseudo);
+      const artifactsBucket = resources[logicalId(stack, stack.artifacts.bucket)].Properties;
+      // The URL the scans function would hand a browser in that deployment, from the real presigner.
+      const client = makeS3Client({ region: pseudo['AWS::Region'], credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+      const store = makeS3ArtifactStore(client, deployed(artifactsBucket.BucketName, pseudo));
+      const upload = await store.uploadInstructions({ tenant: 'acme', id: 'art_01JZZZZZZZZZZZZZZZZZZZZZZZ', size: 10, contentType: 'application/xml' }, new Date());
+      client.destroy();
+
+      const connect = csp.split('; ').find((directive) => directive.startsWith('connect-src '))!.split(' ').slice(1);
+      expect(connect).toEqual(["'self'", new URL(upload.url).origin]);
+      expect(new URL(upload.url).origin).toBe(`https://scan-service-${env}-artifacts-123456789012-eu-west-1.s3.eu-west-1.amazonaws.com`);
+      // Everything else is the npm start policy, word for word.
+      expect(csp.replace(` ${new URL(upload.url).origin}`, '')).toBe(CONTENT_SECURITY_POLICY);
+      // The browser's preflight: PUT, with the content-type header it sets (content-length is the browser's own).
+      expect(artifactsBucket.CorsConfiguration.CorsRules).toEqual([expect.objectContaining({ AllowedMethods: ['PUT'], AllowedOrigins: cdkContext.environments[env].allowedOrigins, AllowedHeaders: expect.arrayContaining(['content-type']) })]);
+      expect(Object.keys(upload.headers).sort()).toEqual(['content-length', 'content-type']);
+    });
+
     it('adds the same CSP and security headers as npm start to the UI and the API', () => {
       const policies = Object.values<Json>(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'));
       expect(policies).toHaveLength(1);
       const config = policies[0].Properties.ResponseHeadersPolicyConfig;
       expect(config.SecurityHeadersConfig).toMatchObject({
-        ContentSecurityPolicy: { ContentSecurityPolicy: CONTENT_SECURITY_POLICY, Override: true },
+        ContentSecurityPolicy: { ContentSecurityPolicy: expect.anything(), Override: true },
         ContentTypeOptions: { Override: true },
         FrameOptions: { FrameOption: 'DENY', Override: true },
         ReferrerPolicy: { ReferrerPolicy: 'strict-origin-when-cross-origin', Override: true },
