@@ -1,54 +1,27 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ensureUiBuilt } from '../../local/web-ui.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
 import { scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`\n*** browser suite SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium; CI installs it) ***\n`);
-}
-
-// DEVELOPERS' flags: no background traffic (the machine has no network), a fresh profile each run.
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const SHOTS = join(process.cwd(), 'test-results', 'ui');
-const VIEWPORTS = { desktop: { width: 1280, height: 800 }, mobile: { width: 390, height: 844 } } as const;
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { available, launchBrowser, type Browser } from './browser.ts';
 
 describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local runtime)', () => {
   let service: TestService;
+  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let profile: string;
   const runner = new ScriptedRunner();
-  const cspViolations: string[] = [];
-  const audited: string[] = [];
 
   beforeAll(async () => {
     const uiDir = await ensureUiBuilt();
     service = await startTestService({ uiDir, runners: new Map([['email_security', runner]]) });
-    profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
-    const { chromium } = await import('playwright-core');
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, headless: true, viewport: VIEWPORTS.desktop });
-    page = context.pages()[0] ?? (await context.newPage());
-    // Fail on the locator that did not appear, well before the test's own timeout.
-    context.setDefaultTimeout(10_000);
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
-    mkdirSync(SHOTS, { recursive: true });
+    browser = await launchBrowser();
+    ({ context, page } = browser);
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await service?.stop();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   const url = (path: string) => `${service.runtime.url}${path}`;
@@ -56,33 +29,7 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
   const schedulesOf = async (tenant: string) => (await service.call('/api/scans/schedules/?limit=200', { token: await service.token(tenant) })).body.items as any[];
   const go = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).click();
   const row = (name: string) => page.locator('tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: false }) });
-
-  /** axe-core on the page as it is, in light and dark (0 serious or critical), then four screenshots of it. */
-  async function audit(name: string): Promise<void> {
-    await page.evaluate(axeSource);
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      const violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => {
-        const scope = globalThis as any;
-        const result = await scope.axe.run(scope.document, { resultTypes: ['violations'] });
-        return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
-      });
-      const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-      expect(serious, `${name} (${colorScheme}): ${JSON.stringify(serious, null, 1)}`).toEqual([]);
-    }
-    // A modal dialog is fixed to the viewport: a full-page shot would show it floating over the page.
-    const fullPage = (await page.locator('dialog[open]').count()) === 0;
-    for (const [viewport, size] of Object.entries(VIEWPORTS)) {
-      await page.setViewportSize(size);
-      for (const colorScheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-        await page.screenshot({ path: join(SHOTS, `${name}-${viewport}-${colorScheme}.png`), fullPage, animations: 'disabled' });
-      }
-    }
-    await page.setViewportSize(VIEWPORTS.desktop);
-    await page.emulateMedia({ colorScheme: 'light' });
-    audited.push(name);
-  }
+  const audit = (name: string) => browser.audit(name);
 
   it('signs in through the printed one-time URL and drops the token from the address bar', async () => {
     const other = await service.token('other');
@@ -318,7 +265,7 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
   });
 
   it('ran axe on every page and saw no Content-Security-Policy violation', () => {
-    expect(audited).toEqual(expect.arrayContaining(['sign-in', 'scheduled-scans', 'schedule-form', 'scan-launcher', 'ask-to-scan', 'scans', 'scan', 'findings']));
-    expect(cspViolations).toEqual([]);
+    expect(browser.audited).toEqual(expect.arrayContaining(['sign-in', 'scheduled-scans', 'schedule-form', 'scan-launcher', 'ask-to-scan', 'scans', 'scan', 'findings']));
+    expect(browser.cspViolations).toEqual([]);
   });
 });

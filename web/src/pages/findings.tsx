@@ -89,8 +89,11 @@ export function FindingList({ filters }: { filters: Record<string, string | unde
               {finding.description && <p>{finding.description}</p>}
               <div className="finding-grid">
                 <div>
-                  <h4>Evidence</h4>
-                  <pre className="evidence">{JSON.stringify(finding.evidence, null, 2)}</pre>
+                  <h4 id={`evidence-${finding.id}`}>Evidence</h4>
+                  {/* Long evidence (a rua rollup row) scrolls: focusable, so a keyboard can scroll it too. */}
+                  <pre className="evidence" tabIndex={0} role="region" aria-labelledby={`evidence-${finding.id} finding-${finding.id}`}>
+                    {JSON.stringify(finding.evidence, null, 2)}
+                  </pre>
                 </div>
                 <div>
                   <h4>Remediation</h4>

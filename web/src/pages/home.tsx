@@ -8,6 +8,8 @@ import { ErrorState, FieldError, Loading } from '../components.tsx';
 import { useScanTypes, useSchedules } from '../queries.ts';
 import { useRouter } from '../router.tsx';
 import { useCan } from '../session.ts';
+import { useArtifactUploads } from '../uploads.ts';
+import { ArtifactUploads } from './artifact-uploads.tsx';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 import type { z } from 'zod';
 
@@ -180,8 +182,10 @@ function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTyp
   const queryClient = useQueryClient();
   const [target, setTarget] = useState('');
   const [email, setEmail] = useState<EmailOptionValues>({ reputation: true, discover: false, leak: false, dkimSelectors: '' });
+  const uploads = useArtifactUploads();
   const start = useMutation({
-    mutationFn: () => api('/api/scans/', ScanJob, { method: 'POST', body: { scan_type: type.value, target, ...(type.value === 'email_security' ? { scope: emailScopeFrom(email) } : {}) } }),
+    // Only ready artifacts go into the scope: a rejected or failed file is listed but never sent.
+    mutationFn: () => api('/api/scans/', ScanJob, { method: 'POST', body: { scan_type: type.value, target, ...(type.value === 'email_security' ? { scope: { ...emailScopeFrom(email), ...uploads.scope } } : {}) } }),
     onSuccess: (scan) => {
       void queryClient.invalidateQueries({ queryKey: ['scans'] });
       navigate(`/scans/${scan.id}`);
@@ -226,6 +230,7 @@ function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTyp
             <FieldError id={`${id}-target-error`} message={errorOf('target')} />
           </div>
           {type.value === 'email_security' && <EmailOptions idPrefix={id} values={email} onChange={setEmail} errorOf={errorOf} />}
+          {type.value === 'email_security' && <ArtifactUploads idPrefix={id} uploads={uploads} errorOf={errorOf} />}
           {start.isError && issues.length === 0 && (
             <p className="form-error" role="alert">
               {start.error.message}
@@ -235,10 +240,15 @@ function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTyp
             <button type="button" className="button button-secondary" onClick={onOpen}>
               Cancel
             </button>
-            <button type="submit" className="button button-primary" disabled={start.isPending}>
+            <button type="submit" className="button button-primary" disabled={start.isPending || uploads.busy} aria-describedby={uploads.busy ? `${id}-wait` : undefined}>
               Start scan
             </button>
           </div>
+          {uploads.busy && (
+            <p id={`${id}-wait`} className="hint form-wait">
+              Start scan waits until every file is uploaded and checked.
+            </p>
+          )}
         </form>
       )}
     </>

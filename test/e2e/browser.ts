@@ -1,0 +1,90 @@
+/**
+ * The browser suites' harness: Chromium through playwright-core on a fresh profile, axe-core on the
+ * page as it is (light and dark), and screenshots at desktop and phone width into test-results/ui/.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const available = existsSync(CHROMIUM);
+if (!available) {
+  console.warn(`\n*** browser suite SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium; CI installs it) ***\n`);
+}
+
+// DEVELOPERS' flags: no background traffic (the machine has no network), a fresh profile each run.
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const SHOTS = join(process.cwd(), 'test-results', 'ui');
+export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, mobile: { width: 390, height: 844 } } as const;
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  /** Console messages about the Content-Security-Policy: a test expects none. */
+  cspViolations: string[];
+  /** The names audit() ran on. */
+  audited: string[];
+  /** axe-core on the page as it is, in light and dark (0 serious or critical), then four screenshots of it. */
+  audit(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
+  const { chromium } = await import('playwright-core');
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, headless: true, viewport: VIEWPORTS.desktop });
+  const page = context.pages()[0] ?? (await context.newPage());
+  // Fail on the locator that did not appear, well before the test's own timeout.
+  context.setDefaultTimeout(10_000);
+  const cspViolations: string[] = [];
+  const audited: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  mkdirSync(SHOTS, { recursive: true });
+
+  async function audit(name: string): Promise<void> {
+    await page.evaluate(axeSource);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      const violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => {
+        const scope = globalThis as any;
+        const result = await scope.axe.run(scope.document, { resultTypes: ['violations'] });
+        return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
+      });
+      const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+      expect(serious, `${name} (${colorScheme}): ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+    }
+    // A modal dialog is fixed to the viewport: a full-page shot would show it floating over the page.
+    const fullPage = (await page.locator('dialog[open]').count()) === 0;
+    // From the top: scrolled, a full-page shot draws the sticky top bar where the viewport was.
+    if (fullPage) await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    for (const [viewport, size] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(size);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+        await page.screenshot({ path: join(SHOTS, `${name}-${viewport}-${colorScheme}.png`), fullPage, animations: 'disabled' });
+      }
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await page.emulateMedia({ colorScheme: 'light' });
+    audited.push(name);
+  }
+
+  return {
+    context,
+    page,
+    cspViolations,
+    audited,
+    audit,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
