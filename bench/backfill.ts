@@ -53,7 +53,8 @@ async function load(db: PGlite): Promise<void> {
 const loadStarted = performance.now();
 const legacy = await startLegacyPostgres({ load });
 process.stderr.write(`legacy database: ${tenantCount} tenants × ${rowsPerTenant} schedules loaded in ${Math.round(performance.now() - loadStarted)} ms\n`);
-const runtime = await startLocalRuntime({ logger: silentLogger, quota: Math.max(500, rowsPerTenant) });
+// Half the rows scan 10.x ranges, as a legacy deployment scanning its own network would: this one allows private targets.
+const runtime = await startLocalRuntime({ logger: silentLogger, quota: Math.max(500, rowsPerTenant), allowPrivateTargets: true });
 const source = makePostgresLegacySource({ connectionString: legacy.url });
 const backfill = makeBackfillService({ source, markers: runtime.legacyMarkers, schedules: runtime.schedules, clock: { now: () => new Date() }, ids: makeUlidGenerator(), logger: silentLogger });
 const progress = (event: { kind: string }) => {

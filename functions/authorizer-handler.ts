@@ -1,6 +1,7 @@
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import { authorize, type AuthorizerContext } from '../shared/auth/authorize.ts';
 import type { SessionKeys } from '../shared/auth/session-token.ts';
+import { isBearerOnlyRoute } from '../shared/http/routes.ts';
 
 /** Where the authorizer gets its session keys: read once, re-read when a token names a new key. */
 export interface SessionKeySource {
@@ -18,7 +19,10 @@ export function makeAuthorizerHandler(sessionKeys: SessionKeySource) {
     event: APIGatewayRequestAuthorizerEventV2,
   ): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> {
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-    const context = await authorize(headers, event.cookies, await sessionKeys.keys(), { refreshKeys: () => sessionKeys.refresh() });
+    const context = await authorize(headers, event.cookies, await sessionKeys.keys(), {
+      refreshKeys: () => sessionKeys.refresh(),
+      bearerOnly: isBearerOnlyRoute(event.routeKey ?? ''),
+    });
     return { isAuthorized: true, context };
   };
 }

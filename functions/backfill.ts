@@ -18,7 +18,13 @@ const config = readConfig(BackfillConfig);
 const logger = makeLogger('backfill');
 const documentClient = makeDocumentClient();
 const ids = makeUlidGenerator();
-const services = composeScanServices({ ...makeDynamoDbStore(documentClient, config.TABLE_NAME), clock: systemClock, ids, logger });
+const services = composeScanServices({
+  ...makeDynamoDbStore(documentClient, config.TABLE_NAME),
+  clock: systemClock,
+  ids,
+  logger,
+  targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+});
 const schedules = services.scheduleService({ triggers: makeEventBridgeTriggers(config, logger), quota: config.SCHEDULE_QUOTA });
 const markers = makeDynamoDbLegacyMarkerRepository(documentClient, config.TABLE_NAME);
 const databaseUrl = makeLegacyDatabaseUrlLoader(config.LEGACY_DATABASE_SECRET_NAME);

@@ -28,6 +28,11 @@ export const EnvironmentSettings = z
     /** Origins allowed to send mutating browser requests (CSRF check) and CORS preflights. */
     allowedOrigins: z.array(z.url()).min(1),
     scheduleQuota: z.number().int().positive(),
+    /**
+     * Let tenants scan private ranges (RFC 1918, CGNAT, IPv6 ULA): for deployments that scan their
+     * own network. Loopback, link-local and metadata addresses stay refused (docs/hostile-input.md).
+     */
+    allowPrivateTargets: z.boolean().default(false),
     scanQueue: z
       .object({
         /** At least 6x the dispatch function's timeout (SQS event source guidance); checked at synth. */

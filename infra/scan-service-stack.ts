@@ -183,7 +183,9 @@ export class ScanServiceStack extends Stack {
     );
     this.storage.bindTableActions(schedules, TABLE_ACTIONS.schedules);
     this.scheduling.bindTriggerManagement(schedules, { list: false });
-    schedules.setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota));
+    schedules
+      .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
+      .setEnvironment(ENV.allowPrivateTargets, String(settings.allowPrivateTargets));
 
     // Run now, manual scans, scan and finding reads. It sends scan messages and never consumes
     // them; a job's `log` points at the dispatch function's log group, where its lines are.
@@ -202,6 +204,7 @@ export class ScanServiceStack extends Stack {
     this.artifacts.bindPresigner(scans);
     scans
       .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
+      .setEnvironment(ENV.allowPrivateTargets, String(settings.allowPrivateTargets))
       .setEnvironment(ENV.dispatchLogGroup, dispatch.logGroup.logGroupName);
 
     // scan-types, health, openapi: static answers, so no permission beyond its own logs.
@@ -251,7 +254,11 @@ export class ScanServiceStack extends Stack {
     // schedules function (same table items plus its markers, same trigger permissions), no listing.
     if (settings.backfill) {
       this.backfill = new Backfill(this, 'Backfill', { defaults, settings: settings.backfill });
-      const backfill = identify(this.backfill.fn).setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota));
+      // The same target policy as the API: a legacy schedule of a private range migrates only where
+      // the deployment allows private targets, else it is skipped with the reason.
+      const backfill = identify(this.backfill.fn)
+        .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
+        .setEnvironment(ENV.allowPrivateTargets, String(settings.allowPrivateTargets));
       this.storage.bindTableActions(backfill, TABLE_ACTIONS.backfill);
       this.scheduling.bindTriggerManagement(backfill, { list: false });
       new CfnOutput(this, 'BackfillFunctionName', { value: backfill.handler.functionName });

@@ -5,6 +5,7 @@ import { Transform } from 'node:stream';
 import { ensureArtifactDir, type LocalArtifactStore } from '../shared/adapters/local/local-artifact-store.ts';
 import type { ArtifactRepository } from '../shared/ports/artifact-repository.ts';
 import type { Clock } from '../shared/ports/clock.ts';
+import type { RawTarget } from './http-server.ts';
 import type { ArtifactService } from '../shared/services/artifact-service.ts';
 
 export const UPLOAD_PATH = '/_local/artifacts/upload';
@@ -23,10 +24,11 @@ function refuse(response: ServerResponse, status: number, code: string, message:
  */
 export function makeArtifactUploadEndpoint({ store, repo, artifacts, clock }: { store: LocalArtifactStore; repo: ArtifactRepository; artifacts: ArtifactService; clock: Clock }) {
   const inFlight = new Set<string>();
-  return async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<boolean> => {
-    if (url.pathname !== UPLOAD_PATH) return false;
+  return async (request: IncomingMessage, response: ServerResponse, { path, query }: RawTarget): Promise<boolean> => {
+    // The raw path, as sent: an encoded or dotted variant of it is no upload (and answers 404).
+    if (path !== UPLOAD_PATH) return false;
     if (request.method !== 'PUT') return refuse(response, 405, 'method_not_allowed', 'uploads are PUT');
-    const grant = store.verifyToken(url.searchParams.get('token') ?? '');
+    const grant = store.verifyToken(query.get('token') ?? '');
     if (grant === null) return refuse(response, 403, 'signature_does_not_match', 'the upload token is not valid');
     if (grant.exp * 1000 < clock.now().getTime()) return refuse(response, 403, 'request_expired', 'the upload URL has expired; announce the file again');
     if ((request.headers['content-type'] ?? '').toLowerCase() !== grant.contentType) return refuse(response, 403, 'signature_does_not_match', `content-type must be ${grant.contentType}, as announced`);

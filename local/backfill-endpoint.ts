@@ -3,6 +3,7 @@ import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-l
 import { TenantId } from '../shared/domain/identity.ts';
 import type { Logger } from '../shared/ports/logger.ts';
 import { BackfillUsageError, type BackfillProgress, type BackfillServiceDeps, makeBackfillService } from '../shared/services/backfill-service.ts';
+import { makeAdminEndpoint } from './admin-endpoint.ts';
 import type { LocalEndpoint } from './http-server.ts';
 
 /** What `npm run backfill` sends to the running service. */
@@ -20,18 +21,10 @@ export type LocalBackfillLine = { progress: BackfillProgress } | { report: unkno
 /**
  * `/_local/backfill`: runs the backfill inside the `npm start` process, where the local triggers
  * live, against the legacy database the CLI names. Answers NDJSON so the CLI can show progress.
+ * Refusals (no admin key 401, not JSON 415/400, a bad field 400) are the DESIGN §3 error body.
  */
 export function makeLocalBackfillEndpoint(deps: Omit<BackfillServiceDeps, 'source'> & { adminKey: string; logger: Logger }): LocalEndpoint {
-  return async (request, body) => {
-    if (request.headers['x-local-admin-key'] !== deps.adminKey) return { status: 403, body: { error: 'local admin key required' } };
-    let parsed: z.infer<typeof LocalBackfillRequest>;
-    try {
-      parsed = LocalBackfillRequest.parse(JSON.parse(body || '{}'));
-    } catch (error) {
-      return { status: 400, body: { error: { code: 'usage_error', message: error instanceof Error ? error.message : String(error) } } };
-    }
-    return { status: 200, lines: runWithProgress(deps, parsed) };
-  };
+  return makeAdminEndpoint(deps.adminKey, LocalBackfillRequest, async (request) => ({ status: 200, lines: runWithProgress(deps, request) }));
 }
 
 async function* runWithProgress(deps: Omit<BackfillServiceDeps, 'source'>, request: z.infer<typeof LocalBackfillRequest>): AsyncGenerator<LocalBackfillLine> {

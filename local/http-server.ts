@@ -11,13 +11,21 @@ import type { HandlerName, RouteDefinition } from '../shared/http/routes.ts';
 export type LambdaLikeHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
 /**
- * Extra local-only endpoints (e.g. reconcile), outside /api. One answers a JSON body, or a stream
- * of JSON values sent as NDJSON as they come (progress of long work).
+ * Extra local-only endpoints (e.g. reconcile, backfill), outside /api: POST only, raw body bytes.
+ * One answers a JSON body, or a stream of JSON values sent as NDJSON as they come (progress of
+ * long work).
  */
 export type LocalEndpoint = (
   request: IncomingMessage,
-  body: string,
+  body: Buffer,
+  requestId: string,
 ) => Promise<{ status: number; body: unknown } | { status: number; lines: AsyncIterable<unknown> }>;
+
+/** The request target as sent: the raw path (never normalised) and its query. */
+export interface RawTarget {
+  path: string;
+  query: URLSearchParams;
+}
 
 export interface LocalHttpServerOptions {
   routes: RouteDefinition[];
@@ -27,7 +35,7 @@ export interface LocalHttpServerOptions {
   /** Serves the web UI; answers false for paths that are not the UI's. */
   serveUi?: (request: IncomingMessage, response: ServerResponse, path: string) => Promise<boolean>;
   /** Streams raw request bodies (artifact uploads); answers false for other paths. */
-  rawEndpoints?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<boolean>;
+  rawEndpoints?: (request: IncomingMessage, response: ServerResponse, target: RawTarget) => Promise<boolean>;
 }
 
 interface CompiledRoute {
@@ -46,7 +54,7 @@ function compile(route: RouteDefinition): CompiledRoute {
 }
 
 /** Reads at most MAX_BODY_BYTES + 1 bytes: enough for the handler to answer 413, never more in memory. */
-async function readBody(request: IncomingMessage): Promise<string> {
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -54,7 +62,41 @@ async function readBody(request: IncomingMessage): Promise<string> {
     chunks.push(chunk);
     size += chunk.length;
   }
-  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1).toString('utf8');
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1);
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The body as API Gateway hands it over: text when it is valid UTF-8, else base64 with
+ * isBase64Encoded, so that the JSON middleware (not a lossy decode here) decides what bytes mean.
+ */
+function eventBody(bytes: Buffer): { body: string | undefined; isBase64Encoded: boolean } {
+  if (bytes.length === 0) return { body: undefined, isBase64Encoded: false };
+  try {
+    return { body: strictUtf8.decode(bytes), isBase64Encoded: false };
+  } catch {
+    return { body: bytes.toString('base64'), isBase64Encoded: true };
+  }
+}
+
+/** One path segment decoded once; null when its percent-encoding is malformed. */
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Splits the request target into the raw path and the query. The path is matched as sent: it is
+ * never normalised (`%2e%2e` and `..` are not resolved, `%2F` is not a separator), so an encoded
+ * dot segment can never reach another route; parameters are then decoded once.
+ */
+function splitTarget(target: string): { path: string; search: string } {
+  const at = target.indexOf('?');
+  return at === -1 ? { path: target, search: '' } : { path: target.slice(0, at), search: target.slice(at) };
 }
 
 function lambdaContext(requestId: string): Context {
@@ -82,16 +124,20 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
   const compiled = routes.map(compile);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    const { path, search } = splitTarget(request.url ?? '/');
     const method = request.method ?? 'GET';
     const requestId = randomUUID();
-    if (serveUi && (await serveUi(request, response, url.pathname))) return;
-    if (rawEndpoints && (await rawEndpoints(request, response, url))) return;
-    const body = await readBody(request);
+    if (serveUi && (await serveUi(request, response, path))) return;
+    if (rawEndpoints && (await rawEndpoints(request, response, { path, query: new URLSearchParams(search) }))) return;
+    const bytes = await readBody(request);
+    const notFound = () => {
+      const { status, body: errorBody } = errorResponse(new NotFoundError(`no route ${method} ${path}`), requestId);
+      send(response, { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorBody) });
+    };
 
-    const local = localEndpoints[url.pathname];
+    const local = Object.hasOwn(localEndpoints, path) ? localEndpoints[path] : undefined;
     if (local && method === 'POST') {
-      const result = await local(request, body);
+      const result = await local(request, bytes, requestId);
       if ('lines' in result) {
         response.writeHead(result.status, { 'content-type': 'application/x-ndjson' });
         for await (const line of result.lines) response.write(`${JSON.stringify(line)}\n`);
@@ -105,38 +151,38 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
     // Like API Gateway, a literal path beats a parameter: /api/scans/schedules/ is not scan "schedules".
     let matched: { compiledRoute: CompiledRoute; values: string[] } | undefined;
     for (const compiledRoute of compiled) {
-      const match = compiledRoute.pattern.exec(url.pathname);
+      const match = compiledRoute.pattern.exec(path);
       if (!match || compiledRoute.route.method !== method) continue;
       if (!matched || compiledRoute.params.length < matched.compiledRoute.params.length) matched = { compiledRoute, values: match.slice(1) };
     }
-    if (!matched) {
-      const { status, body: errorBody } = errorResponse(new NotFoundError(`no route ${method} ${url.pathname}`), requestId);
-      send(response, { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorBody) });
-      return;
-    }
+    if (!matched) return notFound();
     const { route, params } = matched.compiledRoute;
+    const values = matched.values.map(decodeSegment);
+    if (values.some((value) => value === null)) return notFound();
     const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
     const cookies = headers.cookie?.split(';').map((part) => part.trim()).filter(Boolean);
-    const query: Record<string, string> = {};
-    for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+    // Repeated parameters are joined with commas, as API Gateway does.
+    const query: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const [name, value] of new URLSearchParams(search)) query[name] = Object.hasOwn(query, name) ? `${query[name]},${value}` : value;
+    const { body, isBase64Encoded } = eventBody(bytes);
 
     const event = {
       version: '2.0',
       routeKey: `${method} ${route.path}`,
-      rawPath: url.pathname,
-      rawQueryString: url.search.slice(1),
+      rawPath: path,
+      rawQueryString: search.slice(1),
       cookies,
       headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'cookie')),
-      queryStringParameters: url.search ? query : undefined,
-      pathParameters: params.length ? Object.fromEntries(params.map((name, i) => [name, decodeURIComponent(matched.values[i])])) : undefined,
+      queryStringParameters: search.length > 1 ? { ...query } : undefined,
+      pathParameters: params.length ? Object.fromEntries(params.map((name, i) => [name, values[i]])) : undefined,
       requestContext: {
         requestId,
         routeKey: `${method} ${route.path}`,
-        http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: request.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
-        authorizer: route.authenticated ? { lambda: await authorize({ ...headers, cookie: headers.cookie }, undefined, sessionKey) } : undefined,
+        http: { method, path, protocol: 'HTTP/1.1', sourceIp: request.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+        authorizer: route.authenticated ? { lambda: await authorize({ ...headers, cookie: headers.cookie }, undefined, sessionKey, { bearerOnly: route.bearerOnly }) } : undefined,
       },
-      body: body === '' ? undefined : body,
-      isBase64Encoded: false,
+      body,
+      isBase64Encoded,
     } as unknown as ApiEvent;
     send(response, await handlers[route.handler](event, lambdaContext(requestId)));
   }

@@ -41,6 +41,7 @@ import { LocalQueueConsumer } from './queue-consumer.ts';
 import { startDynalite } from './dynalite.ts';
 import { makeLocalRequestListener, type LambdaLikeHandler } from './http-server.ts';
 import { makeInvocationScope } from './invocation-scope.ts';
+import { makeReconcileEndpoint } from './reconcile-endpoint.ts';
 import { loadOrCreateSessionKey } from './session-key.ts';
 import { makeUiHandler } from './web-ui.ts';
 import { signSessionToken } from '../shared/auth/session-token.ts';
@@ -71,6 +72,8 @@ export interface LocalRuntimeOptions {
   ids?: IdGenerator;
   quota?: number;
   allowedOrigins?: string[];
+  /** Let tenants scan private ranges (ALLOW_PRIVATE_TARGETS=true for npm start); refused by default. */
+  allowPrivateTargets?: boolean;
   /** Wraps the trigger scheduler (tests inject faults with it). */
   wrapTriggers?: (scheduler: TriggerScheduler) => TriggerScheduler;
   /** Scan runners by scan type; none by default (every scan then fails with "no runner"). */
@@ -163,7 +166,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const artifacts = makeArtifactService({ repo: artifactRepo, store: artifactStore, ids, clock, logger });
   // Every runner sees the scope's artifacts as local files of its run (DESIGN §4).
   const runners: RunnerRegistry = new Map([...(options.runners ?? new Map<never, never>()).entries()].map(([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const));
-  const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger });
+  const targetPolicy = { allowPrivateNetworks: options.allowPrivateTargets ?? false };
+  const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger, targetPolicy });
   const dispatch = services.dispatchService({ runners, scanLogs, metrics });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
@@ -218,11 +222,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     serveUi: options.uiDir ? makeUiHandler(options.uiDir) : undefined,
     rawEndpoints: makeArtifactUploadEndpoint({ store: artifactStore, repo: artifactRepo, artifacts, clock }),
     localEndpoints: {
-      '/_local/reconcile': async (request, body) => {
-        if (request.headers['x-local-admin-key'] !== sessionKey) return { status: 403, body: { error: 'local admin key required' } };
-        const { dry_run: dryRun = false, tenant } = (body ? JSON.parse(body) : {}) as { dry_run?: boolean; tenant?: string };
-        return { status: 200, body: await reconciler.reconcile({ dryRun, tenant }) };
-      },
+      '/_local/reconcile': makeReconcileEndpoint(sessionKey, (options) => reconciler.reconcile(options)),
       '/_local/backfill': makeLocalBackfillEndpoint({ adminKey: sessionKey, markers: legacyMarkers, schedules, clock, ids, logger }),
     },
   }));

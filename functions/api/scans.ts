@@ -24,6 +24,7 @@ const services = composeScanServices({
   clock: systemClock,
   ids,
   logger,
+  targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
 });
 const artifacts = makeArtifactService({
   repo: makeDynamoDbArtifactRepository(documents, config.TABLE_NAME),

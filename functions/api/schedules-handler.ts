@@ -1,6 +1,7 @@
 import { ScheduleId } from '../../shared/domain/ids.ts';
 import { READ_ONLY_SCHEDULE_FIELDS, ScheduleCreateRequest, ScheduleListQuery, SchedulePatchRequest } from '../../shared/domain/schedule.ts';
 import { makeApiHandler, type Operation } from '../../shared/http/make-api-handler.ts';
+import { pageCursors } from '../../shared/http/page-cursor.ts';
 import { parseBody, parseQuery } from '../../shared/http/parse.ts';
 import { pathId } from '../../shared/http/path-id.ts';
 import { routeKeyOf, routesOf } from '../../shared/http/routes.ts';
@@ -17,10 +18,11 @@ export interface SchedulesHandlerDeps {
 export function makeSchedulesHandler({ schedules, logger, allowedOrigins }: SchedulesHandlerDeps) {
   const base = '/api/scans/schedules';
   const operations: Record<string, Operation> = {
-    [routeKeyOf('GET', `${base}/`)]: async ({ identity, query }) => {
+    [routeKeyOf('GET', `${base}/`)]: async ({ identity, query, cursorKeys }) => {
       const { scan_type, enabled, limit, cursor } = parseQuery(ScheduleListQuery, query);
-      const page = await schedules.list(identity.tenant, { scanType: scan_type, enabled }, limit, cursor);
-      return { status: 200, body: { items: page.items, next_cursor: page.nextCursor } };
+      const cursors = pageCursors(cursorKeys, { listing: 'schedules', filters: { scan_type, enabled } });
+      const page = await schedules.list(identity.tenant, { scanType: scan_type, enabled }, limit, cursors.open(cursor));
+      return { status: 200, body: { items: page.items, next_cursor: cursors.seal(page.nextCursor) } };
     },
     [routeKeyOf('POST', `${base}/`)]: async ({ identity, body }) => {
       const input = parseBody(ScheduleCreateRequest, body, READ_ONLY_SCHEDULE_FIELDS);

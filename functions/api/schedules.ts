@@ -16,6 +16,7 @@ const services = composeScanServices({
   clock: systemClock,
   ids: makeUlidGenerator(),
   logger,
+  targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
 });
 
 const schedules = services.scheduleService({ triggers: makeEventBridgeTriggers(config, logger), quota: config.SCHEDULE_QUOTA });

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { parseCookie } from 'cookie';
 import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import { UnauthenticatedError } from '../domain/errors.ts';
 import { Identity } from '../domain/identity.ts';
@@ -96,22 +97,19 @@ export async function verifySessionToken(token: string, keys: SessionKeys, now: 
 }
 
 /**
- * The token of a request: `Authorization: Bearer`, else the `session` cookie. The explicit header
- * wins: a browser never attaches it by itself, and signing in (POST /api/session) must use the
- * new token even when a stale cookie is still sent.
+ * The session credentials of a request: every `session` cookie value (distinct, in order) and the
+ * Bearer token. Cookies are parsed by the `cookie` library, which never throws on a malformed
+ * percent-encoding (the value is then kept as sent and fails verification: a 401, not a 500).
  */
-export function extractSessionToken(headers: Record<string, string | undefined>, cookies: string[] = []): string | null {
-  const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
-  if (bearer) return bearer[1];
-  return sessionCookieOf(headers, cookies);
-}
-
-/** The `session` cookie of a request, or null. */
-export function sessionCookieOf(headers: Record<string, string | undefined>, cookies: string[] = []): string | null {
-  const cookieHeader = [...cookies, headers.cookie ?? ''].join(';');
-  for (const part of cookieHeader.split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === 'session' && value.length > 0) return decodeURIComponent(value.join('='));
+export function sessionCredentials(headers: Record<string, string | undefined>, cookies: string[] = []): { cookieTokens: string[]; bearer: string | null } {
+  const cookieTokens: string[] = [];
+  for (const header of [...cookies, headers.cookie ?? '']) {
+    // One parse per `name=value` pair: parseCookie keeps only the first of repeated names.
+    for (const pair of header.split(';')) {
+      const value = parseCookie(pair).session;
+      if (value !== undefined && value !== '' && !cookieTokens.includes(value)) cookieTokens.push(value);
+    }
   }
-  return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+  return { cookieTokens, bearer: match ? match[1] : null };
 }

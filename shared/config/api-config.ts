@@ -12,6 +12,7 @@ export const ApiConfig = z.object({
   [ENV.allowedOrigins]: list,
   [ENV.scheduleQuota]: z.coerce.number().int().min(1).default(500),
   [ENV.serviceVersion]: z.string().default('0.1.0'),
+  [ENV.allowPrivateTargets]: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 });
 
 export const TriggerConfig = z.object({
@@ -37,9 +38,11 @@ export const QueueConfig = z.object({
 
 // One schema per function, read once at cold start by its composition root (functions/).
 
-export const SchedulesConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true, SCHEDULE_QUOTA: true }).extend(TriggerConfig.shape);
+export const SchedulesConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true, SCHEDULE_QUOTA: true, ALLOW_PRIVATE_TARGETS: true }).extend(TriggerConfig.shape);
 
-export const ScansConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true }).extend(QueueConfig.shape).extend({ [ENV.artifactBucket]: z.string().min(3) });
+export const ScansConfig = ApiConfig.pick({ TABLE_NAME: true, ALLOWED_ORIGINS: true, ALLOW_PRIVATE_TARGETS: true })
+  .extend(QueueConfig.shape)
+  .extend({ [ENV.artifactBucket]: z.string().min(3) });
 
 export const MetaConfig = ApiConfig.pick({ ALLOWED_ORIGINS: true, SERVICE_VERSION: true }).extend({
   /** The scan types the dispatch function has runners for (email_security with the mailscan layer). */
@@ -64,7 +67,7 @@ export const DispatchConfig = ApiConfig.pick({ TABLE_NAME: true }).extend({
 });
 
 /** The backfill function: the schedule service's settings, and where the legacy database URL is kept. */
-export const BackfillConfig = ApiConfig.pick({ TABLE_NAME: true, SCHEDULE_QUOTA: true }).extend(TriggerConfig.shape).extend({
+export const BackfillConfig = ApiConfig.pick({ TABLE_NAME: true, SCHEDULE_QUOTA: true, ALLOW_PRIVATE_TARGETS: true }).extend(TriggerConfig.shape).extend({
   [ENV.legacyDatabaseSecretName]: z.string().min(1),
 });
 

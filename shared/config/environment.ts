@@ -21,6 +21,8 @@ export const ENV = {
   operatorKeysSecretArn: 'OPERATOR_KEYS_SECRET_ARN',
   /** Comma-separated origins allowed to send mutating browser requests (CSRF check). */
   allowedOrigins: 'ALLOWED_ORIGINS',
+  /** `true` lets tenants scan private ranges (default false: refused at the API). */
+  allowPrivateTargets: 'ALLOW_PRIVATE_TARGETS',
   /** Per-tenant schedule quota (default 500). */
   scheduleQuota: 'SCHEDULE_QUOTA',
   /** dev | prod. */

@@ -1,4 +1,5 @@
 import type { FieldIssue } from './errors.ts';
+import type { TargetPolicy } from './network-policy.ts';
 import { validateTarget, type ScanType } from './scan-types.ts';
 import { checkScope, type Scope } from './scope.ts';
 
@@ -12,18 +13,19 @@ export interface ScanSubject {
 
 /**
  * The one check of a scan's subject, for schedules and manual scans alike: the target and each
- * `targets` entry per scan type (normalised), no repeated target, and the scope per scan type.
+ * `targets` entry per scan type (normalised) and the deployment's target policy (nothing inside the
+ * deployment), no repeated target, and the scope per scan type.
  * Returns the normalised subject and every issue, so callers can add their own before throwing.
  */
-export function validateScanSubject(subject: ScanSubject, options: { allowLegacyScopeKeys?: boolean } = {}): { subject: ScanSubject; issues: FieldIssue[] } {
+export function validateScanSubject(subject: ScanSubject, options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {}): { subject: ScanSubject; issues: FieldIssue[] } {
   const issues: FieldIssue[] = [];
 
-  const target = validateTarget(subject.scan_type, subject.target);
+  const target = validateTarget(subject.scan_type, subject.target, options.targetPolicy);
   if (!target.ok) issues.push({ field: 'target', message: `${target.message} for scan_type ${subject.scan_type}` });
 
   const targets: string[] = [];
   subject.targets.forEach((entry, index) => {
-    const result = validateTarget(subject.scan_type, entry);
+    const result = validateTarget(subject.scan_type, entry, options.targetPolicy);
     if (result.ok) targets.push(result.value);
     else issues.push({ field: `targets.${index}`, message: result.message });
   });

@@ -10,6 +10,7 @@ import {
   repositoryUrl,
   type TargetResult,
 } from './targets.ts';
+import { DEFAULT_TARGET_POLICY, reachProblem, type TargetPolicy, type TargetReach } from './network-policy.ts';
 
 /** Wire values of the scan types (DESIGN §4). */
 export const SCAN_TYPES = [
@@ -22,6 +23,8 @@ export interface ScanTypeInfo {
   label: string;
   targetHint: string;
   validateTarget: (input: string) => TargetResult;
+  /** How the target reaches the network: what the target policy checks (network-policy.ts). */
+  reach: TargetReach;
 }
 
 /**
@@ -30,21 +33,28 @@ export interface ScanTypeInfo {
  * host or network, ai_red_team the URL of the model endpoint.
  */
 export const scanTypes: Record<ScanType, ScanTypeInfo> = {
-  email_security: { label: 'Email Security', targetHint: 'apex domain, e.g. example.com', validateTarget: domainName },
-  m365: { label: 'M365', targetHint: 'tenant domain, e.g. contoso.com', validateTarget: apexDomain },
-  ssl: { label: 'SSL/TLS', targetHint: 'hostname with optional port, e.g. www.example.com:443', validateTarget: hostnameWithOptionalPort },
-  dast: { label: 'DAST', targetHint: 'http(s) URL, e.g. https://app.example.com', validateTarget: httpUrl },
-  vapt: { label: 'VAPT', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork },
-  secret_scan: { label: 'Secret Scan', targetHint: 'repository URL, e.g. https://github.com/org/repo', validateTarget: repositoryUrl },
-  nhi: { label: 'NHI', targetHint: 'credential alias, e.g. ci-deploy-key', validateTarget: credentialAlias },
-  vm: { label: 'VM', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork },
-  sbom: { label: 'SBOM', targetHint: 'repository URL', validateTarget: repositoryUrl },
-  vdi: { label: 'VDI', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork },
-  medical: { label: 'Medical', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork },
-  ai_red_team: { label: 'AI Red-Team', targetHint: 'http(s) URL of the model endpoint', validateTarget: httpUrl },
+  email_security: { label: 'Email Security', targetHint: 'apex domain, e.g. example.com', validateTarget: domainName, reach: 'none' },
+  m365: { label: 'M365', targetHint: 'tenant domain, e.g. contoso.com', validateTarget: apexDomain, reach: 'none' },
+  ssl: { label: 'SSL/TLS', targetHint: 'hostname with optional port, e.g. www.example.com:443', validateTarget: hostnameWithOptionalPort, reach: 'host' },
+  dast: { label: 'DAST', targetHint: 'http(s) URL, e.g. https://app.example.com', validateTarget: httpUrl, reach: 'url' },
+  vapt: { label: 'VAPT', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork, reach: 'network' },
+  secret_scan: { label: 'Secret Scan', targetHint: 'repository URL, e.g. https://github.com/org/repo', validateTarget: repositoryUrl, reach: 'repository' },
+  nhi: { label: 'NHI', targetHint: 'credential alias, e.g. ci-deploy-key', validateTarget: credentialAlias, reach: 'none' },
+  vm: { label: 'VM', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork, reach: 'network' },
+  sbom: { label: 'SBOM', targetHint: 'repository URL', validateTarget: repositoryUrl, reach: 'repository' },
+  vdi: { label: 'VDI', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork, reach: 'network' },
+  medical: { label: 'Medical', targetHint: 'IP, CIDR or hostname', validateTarget: hostOrNetwork, reach: 'network' },
+  ai_red_team: { label: 'AI Red-Team', targetHint: 'http(s) URL of the model endpoint', validateTarget: httpUrl, reach: 'url' },
 };
 
-/** Validates and normalises a target for a scan type (length-bounded first). */
-export function validateTarget(scanType: ScanType, input: string): TargetResult {
-  return boundedTarget(scanTypes[scanType].validateTarget)(input);
+/**
+ * Validates and normalises a target for a scan type (length-bounded first), then refuses targets
+ * that point inside the deployment under `policy` (loopback, link-local, metadata, by default
+ * private ranges, over-wide networks). Runners check the resolved addresses again at connect time.
+ */
+export function validateTarget(scanType: ScanType, input: string, policy: TargetPolicy = DEFAULT_TARGET_POLICY): TargetResult {
+  const result = boundedTarget(scanTypes[scanType].validateTarget)(input);
+  if (!result.ok) return result;
+  const problem = reachProblem(scanTypes[scanType].reach, result.value, policy);
+  return problem === null ? result : { ok: false, message: problem };
 }

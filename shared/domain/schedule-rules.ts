@@ -2,6 +2,7 @@ import { cadenceExpressions, convertCrontab, isValidTimeZone } from './cron/cron
 import { ValidationError } from './errors.ts';
 import { validateScanSubject } from './scan-subject.ts';
 import type { ScanType } from './scan-types.ts';
+import type { TargetPolicy } from './network-policy.ts';
 import type { Cadence, ScheduleCreateRequest, Trigger } from './schedule.ts';
 import type { Scope } from './scope.ts';
 
@@ -29,7 +30,7 @@ export interface ValidSchedule extends ScheduleFields {
  * cadence/cron/timezone) and converts the cadence to EventBridge expressions. Throws one
  * ValidationError listing every problem, so a client fixes them in one round.
  */
-export function validateScheduleFields(fields: ScheduleFields, options: { allowLegacyScopeKeys?: boolean } = {}): ValidSchedule {
+export function validateScheduleFields(fields: ScheduleFields, options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {}): ValidSchedule {
   const { subject, issues } = validateScanSubject(fields, options);
 
   let expressions: string[] = [];
@@ -58,7 +59,7 @@ export function validateScheduleFields(fields: ScheduleFields, options: { allowL
 }
 
 /** A create request with the defaults of DESIGN §4 applied, through the rules above. */
-export function validateCreateRequest(input: ScheduleCreateRequest, options: { allowLegacyScopeKeys?: boolean } = {}): ValidSchedule {
+export function validateCreateRequest(input: ScheduleCreateRequest, options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {}): ValidSchedule {
   return validateScheduleFields({
     name: input.name,
     description: input.description ?? '',

@@ -3,6 +3,7 @@ import { nextFireTimeOf } from './cron/eventbridge-cron.ts';
 import { PageQuery } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import { Scope } from './scope.ts';
+import { descriptionText, nameText } from './text.ts';
 
 export const CADENCES = ['daily', 'weekly', 'monthly', 'custom'] as const;
 export const Cadence = z.enum(CADENCES);
@@ -21,8 +22,8 @@ export const Trigger = z.object({
 export type Trigger = z.infer<typeof Trigger>;
 
 const writable = {
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000),
+  name: nameText(200),
+  description: descriptionText(2000),
   scan_type: ScanType,
   target: z.string().min(1),
   targets: z.array(z.string().min(1)).max(MAX_TARGETS),

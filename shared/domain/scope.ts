@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import type { ScanType } from './scan-types.ts';
-import { ArtifactId } from './ids.ts';
 import type { FieldIssue } from './errors.ts';
+import { ArtifactId } from './ids.ts';
+import { storableIssues } from './storable.ts';
 
 export const MAX_SCOPE_BYTES = 16 * 1024;
 
@@ -21,6 +22,9 @@ export function withoutLegacyKeys(scope: Scope): Scope {
 /** Adversary techniques the email_security scan executes (DESIGN §5, SPEC §2.6). */
 export const ADVERSARY_TECHNIQUES = ['T1589.002', 'T1598'] as const;
 export type AdversaryTechnique = (typeof ADVERSARY_TECHNIQUES)[number];
+
+/** How deep a scope may nest (DynamoDB stores 32 levels in all; a scope needs far fewer). */
+export const MAX_SCOPE_DEPTH = 16;
 
 const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)');
 
@@ -46,6 +50,9 @@ export type Scope = z.infer<typeof Scope>;
 
 /** Checks a scope for a scan type; returns issues with fields under `scope.`. */
 export function checkScope(scanType: ScanType, scope: Scope, options: { allowLegacyKeys: boolean }): FieldIssue[] {
+  // First: what follows (JSON.stringify, zod) must only ever see values the store can hold.
+  const unstorable = storableIssues(scope, 'scope', MAX_SCOPE_DEPTH);
+  if (unstorable.length > 0) return unstorable;
   if (Buffer.byteLength(JSON.stringify(scope)) > MAX_SCOPE_BYTES) {
     return [{ field: 'scope', message: `must be at most ${MAX_SCOPE_BYTES} bytes as JSON` }];
   }

@@ -16,6 +16,11 @@ export interface ApiRequest {
   query: Record<string, string>;
   body: unknown;
   requestId: string;
+  /**
+   * Authenticate this tenant's listing cursors (shared/http/page-cursor.ts): one per accepted
+   * session key, the current one first; empty on public routes.
+   */
+  cursorKeys: string[];
 }
 
 export interface PublicRequest {

@@ -59,6 +59,7 @@ export function makeApiHandler({ routes, operations, logger, allowedOrigins }: A
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         body,
         requestId,
+        cursorKeys: context && 'cursor_keys' in context ? context.cursor_keys.split(',') : [],
       });
       return toResult(response);
     });

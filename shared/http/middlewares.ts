@@ -7,6 +7,7 @@ import {
   PayloadTooLargeError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
+  ValidationError,
 } from '../domain/errors.ts';
 import { roleAllows } from '../domain/identity.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -116,7 +117,47 @@ export function originCheck(allowedOrigins: string[]): Middleware {
   };
 }
 
-/** 415 for a body that is not application/json, 413 over 64 KiB, 400 invalid_json; parsed body in internal. */
+/** How deep a request body may nest: DynamoDB stores at most 32 levels, and nothing we accept needs more. */
+export const MAX_JSON_DEPTH = 32;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The nesting depth of a JSON text, counted without recursion (a scalar is 0, `[]` is 1). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c) i += 1;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x7d || char === 0x5d) depth -= 1;
+  }
+  return deepest;
+}
+
+/**
+ * The media type and charset of a Content-Type header. JSON is UTF-8 (RFC 8259 §8.1): a charset
+ * parameter naming anything else is refused rather than decoded as if it were UTF-8.
+ */
+function checkContentType(header: string | undefined): void {
+  const [type = '', ...parameters] = (header ?? '').split(';');
+  if (type.trim().toLowerCase() !== 'application/json') throw new UnsupportedMediaTypeError('send the body as application/json');
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') throw new UnsupportedMediaTypeError('JSON bodies are UTF-8: send charset=utf-8 or no charset');
+  }
+}
+
+/**
+ * 415 for a body that is not application/json in UTF-8, 413 over 64 KiB, 400 invalid_json for
+ * bytes that are not UTF-8 JSON, 400 validation_error past MAX_JSON_DEPTH; parsed body in the state.
+ */
 export function jsonBody(): Middleware {
   return {
     name: 'jsonBody',
@@ -124,15 +165,26 @@ export function jsonBody(): Middleware {
       const { event } = request;
       const raw = event.body;
       if (raw === undefined || raw === null || raw === '') return;
-      const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-      const contentType = (event.headers?.['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (contentType !== 'application/json') throw new UnsupportedMediaTypeError('send the body as application/json');
-      if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new PayloadTooLargeError(`the body is over ${MAX_BODY_BYTES} bytes`);
+      checkContentType(event.headers?.['content-type']);
+      const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`the body is over ${MAX_BODY_BYTES} bytes`);
+      let text: string;
       try {
-        stateOf(event).body = JSON.parse(text) as unknown;
+        text = strictUtf8.decode(bytes);
+      } catch {
+        throw new InvalidJsonError('the body is not valid UTF-8');
+      }
+      let body: unknown;
+      try {
+        // V8's JSON.parse does not recurse, so any depth parses; what comes after must not see it.
+        body = JSON.parse(text) as unknown;
       } catch {
         throw new InvalidJsonError('the body is not valid JSON');
       }
+      if (jsonDepth(text) > MAX_JSON_DEPTH) {
+        throw new ValidationError('the body nests too deeply', [{ field: '', message: `must nest at most ${MAX_JSON_DEPTH} levels deep` }]);
+      }
+      stateOf(event).body = body;
     },
   };
 }

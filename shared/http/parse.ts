@@ -1,6 +1,8 @@
 import type * as z from 'zod';
 import { ValidationError, type FieldIssue } from '../domain/errors.ts';
 import { zodIssues } from '../domain/scope.ts';
+import { storableIssues } from '../domain/storable.ts';
+import { MAX_JSON_DEPTH } from './middlewares.ts';
 
 /**
  * Parses a JSON body with a strict zod schema. Read-only fields are named as such rather than
@@ -10,6 +12,9 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, readOnl
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValidationError('the body must be a JSON object', [{ field: '', message: 'must be a JSON object' }]);
   }
+  // Before zod: a `__proto__` key would be dropped by the copy it makes, never refused.
+  const unstorable = storableIssues(body, '', MAX_JSON_DEPTH);
+  if (unstorable.length > 0) throw new ValidationError('the request is not valid', unstorable);
   const readOnly: FieldIssue[] = readOnlyFields.filter((field) => field in body).map((field) => ({ field, message: 'is read-only' }));
   const rest = Object.fromEntries(Object.entries(body).filter(([key]) => !readOnlyFields.includes(key)));
   const parsed = schema.safeParse(rest);

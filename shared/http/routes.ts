@@ -15,6 +15,8 @@ export interface RouteDefinition {
   authenticated: boolean;
   /** The least role that may call it (DESIGN §3); ignored when not authenticated. */
   role: Role;
+  /** Only the Bearer token authenticates it and any cookie is ignored (signing in replaces the cookie). */
+  bearerOnly?: boolean;
 }
 
 export const routes: RouteDefinition[] = [
@@ -32,7 +34,7 @@ export const routes: RouteDefinition[] = [
   { method: 'POST', path: '/api/artifacts/', handler: 'scans', authenticated: true, role: 'operator' },
   { method: 'GET', path: '/api/artifacts/{id}/', handler: 'scans', authenticated: true, role: 'viewer' },
   { method: 'GET', path: '/api/scan-types/', handler: 'meta', authenticated: true, role: 'viewer' },
-  { method: 'POST', path: '/api/session', handler: 'meta', authenticated: true, role: 'viewer' },
+  { method: 'POST', path: '/api/session', handler: 'meta', authenticated: true, role: 'viewer', bearerOnly: true },
   // Signing out clears the cookie even when the session has expired, so it asks for none.
   { method: 'DELETE', path: '/api/session', handler: 'meta', authenticated: false, role: 'viewer' },
   { method: 'GET', path: '/api/me', handler: 'meta', authenticated: true, role: 'viewer' },
@@ -52,4 +54,10 @@ export function routeKeyOf(method: string, path: string): string {
 
 export function routesOf(handler: HandlerName): RouteDefinition[] {
   return routes.filter((route) => route.handler === handler);
+}
+
+/** True for a route key (`POST /api/session`, as API Gateway's authorizer event names it) that only a Bearer token authenticates. */
+export function isBearerOnlyRoute(routeKey: string): boolean {
+  const [method = '', path = ''] = routeKey.split(' ');
+  return routes.some((route) => route.bearerOnly === true && routeKeyOf(route.method, route.path) === routeKeyOf(method, path));
 }

@@ -44,6 +44,8 @@ export interface ScheduleRepository {
   listAll(tenant?: string): AsyncIterable<ScheduleRecord>;
   /** The tenant's schedule count as the quota sees it. */
   count(tenant: string): Promise<number>;
+  /** Every stored quota counter, of one tenant or all (reconcile only): what `count` reads. */
+  counters(tenant?: string): AsyncIterable<{ tenant: string; count: number }>;
   /** Recomputes the quota counter from the rows (reconcile); returns the count. */
   recount(tenant: string): Promise<number>;
 }

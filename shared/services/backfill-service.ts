@@ -2,7 +2,6 @@ import { DomainError, NotFoundError, ValidationError } from '../domain/errors.ts
 import { mapLegacySchedule } from '../domain/legacy/legacy-mapping.ts';
 import type { LegacyModel, LegacySchedule } from '../domain/legacy/legacy-schedule.ts';
 import { ScheduleCreateRequest, type Schedule } from '../domain/schedule.ts';
-import { validateCreateRequest } from '../domain/schedule-rules.ts';
 import { zodIssues } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
@@ -67,6 +66,8 @@ export interface BackfillOptions {
 export interface BackfillScheduleWriter {
   get(tenant: string, id: string): Promise<Schedule>;
   importLegacy(tenant: string, id: string, input: ScheduleCreateRequest): Promise<Schedule>;
+  /** Throws the ValidationError importLegacy would (the deployment's target policy included). */
+  checkLegacy(input: ScheduleCreateRequest): void;
   remove(tenant: string, id: string): Promise<void>;
 }
 
@@ -137,11 +138,12 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
   function requestOf(row: LegacySchedule): { ok: true; request: ScheduleCreateRequest; notes: string[] } | { ok: false; reason: string } {
     const mapping = mapLegacySchedule(row);
     if (!mapping.ok) return mapping;
-    // The API's own validation: the request schema, then the cross-field rules.
+    // The API's own validation: the request schema, then the cross-field rules and the
+    // deployment's target policy, as the schedule service applies them.
     const parsed = ScheduleCreateRequest.safeParse(mapping.request);
     if (!parsed.success) return { ok: false, reason: describeIssues(zodIssues(parsed.error)) };
     try {
-      validateCreateRequest(parsed.data, { allowLegacyScopeKeys: true });
+      schedules.checkLegacy(parsed.data);
     } catch (error) {
       if (error instanceof ValidationError) return { ok: false, reason: describeIssues(error.details) };
       throw error;

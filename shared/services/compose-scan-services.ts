@@ -1,3 +1,4 @@
+import type { TargetPolicy } from '../domain/network-policy.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingRepository } from '../ports/finding-repository.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
@@ -24,6 +25,8 @@ export interface ScanServiceAdapters {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** Which targets the deployment refuses (default: private networks refused too). */
+  targetPolicy?: TargetPolicy;
 }
 
 /**
@@ -32,13 +35,13 @@ export interface ScanServiceAdapters {
  * engine inside dispatch. Each function builds only the services it runs, passing the adapters
  * only that service needs (a trigger scheduler, a queue, runners).
  */
-export function composeScanServices({ schedules, scans, findings, clock, ids, logger }: ScanServiceAdapters) {
+export function composeScanServices({ schedules, scans, findings, clock, ids, logger, targetPolicy }: ScanServiceAdapters) {
   return {
     scheduleService: ({ triggers, quota }: { triggers: TriggerScheduler; quota: number }) =>
-      makeScheduleService({ repo: schedules, triggers, clock, ids, logger, quota }),
+      makeScheduleService({ repo: schedules, triggers, clock, ids, logger, quota, targetPolicy }),
 
     scanService: ({ queue, scanLogs, artifacts }: { queue: MessageQueue; scanLogs: ScanLogs; artifacts: ArtifactReferences }) =>
-      makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts }),
+      makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts, targetPolicy }),
 
     dispatchService: ({ runners, scanLogs, metrics }: { runners: RunnerRegistry; scanLogs: ScanLogs; metrics?: Metrics }) => {
       const engine = makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, metrics });

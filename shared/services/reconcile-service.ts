@@ -17,6 +17,11 @@ export interface ReconcileReport {
   rows_checked: number;
   triggers_checked: number;
   actions: ReconcileAction[];
+  /**
+   * Tenants whose quota counter disagrees with their rows (a crash between the counter and the row
+   * write leaks a slot): reported in dry runs too, repaired by a real run.
+   */
+  quota_drift: { tenant: string; counted: number; rows: number }[];
   /** Actions that failed (the next run retries them). */
   failures: (ReconcileAction & { error: string })[];
 }
@@ -52,11 +57,11 @@ export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
 
       const actions: ReconcileAction[] = [];
       const repairs: (() => Promise<void>)[] = [];
-      const tenants = new Set<string>();
+      const rowsByTenant = new Map<string, number>();
       let rows = 0;
       for await (const row of repo.listAll(tenant)) {
         rows += 1;
-        tenants.add(row.tenant);
+        rowsByTenant.set(row.tenant, (rowsByTenant.get(row.tenant) ?? 0) + 1);
         const want = desiredTrigger(row);
         const have = (bySchedule.get(row.id) ?? []).filter((t) => t.tenant === row.tenant);
         bySchedule.delete(row.id);
@@ -84,6 +89,13 @@ export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
         }
       }
 
+      const counted = new Map<string, number>();
+      for await (const counter of repo.counters(tenant)) counted.set(counter.tenant, counter.count);
+      const quotaDrift = [...new Set([...rowsByTenant.keys(), ...counted.keys()])]
+        .map((owner) => ({ tenant: owner, counted: counted.get(owner) ?? 0, rows: rowsByTenant.get(owner) ?? 0 }))
+        .filter((entry) => entry.counted !== entry.rows)
+        .sort((a, b) => a.tenant.localeCompare(b.tenant));
+
       const failures: ReconcileReport['failures'] = [];
       if (!dryRun) {
         for (const [index, repair] of repairs.entries()) {
@@ -93,10 +105,10 @@ export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
             failures.push({ ...actions[index], error: error instanceof Error ? error.message : String(error) });
           }
         }
-        for (const owner of tenants) await repo.recount(owner);
+        for (const owner of new Set([...rowsByTenant.keys(), ...quotaDrift.map((entry) => entry.tenant)])) await repo.recount(owner);
       }
-      logger.info('reconcile finished', { dry_run: dryRun, tenant, rows, triggers: provisioned.length, actions: actions.length, failures: failures.length });
-      return { dry_run: dryRun, tenant: tenant ?? null, rows_checked: rows, triggers_checked: provisioned.length, actions, failures };
+      logger.info('reconcile finished', { dry_run: dryRun, tenant, rows, triggers: provisioned.length, actions: actions.length, quota_drift: quotaDrift.length, failures: failures.length });
+      return { dry_run: dryRun, tenant: tenant ?? null, rows_checked: rows, triggers_checked: provisioned.length, actions, quota_drift: quotaDrift, failures };
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { TargetPolicy } from '../domain/network-policy.ts';
 import { DispatchFailedError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { FindingRecord, Finding } from '../domain/finding.ts';
 import { jobForSchedule, queuedJob, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
@@ -24,6 +25,8 @@ export interface ScanServiceDeps {
   logger: Logger;
   /** Checks scope.rua / scope.header ids against this tenant's ready artifacts. */
   artifacts: ArtifactReferences;
+  /** Which targets the deployment refuses (default: private networks refused). */
+  targetPolicy?: TargetPolicy;
 }
 
 export type ScanService = ReturnType<typeof makeScanService>;
@@ -31,7 +34,7 @@ export type ScanService = ReturnType<typeof makeScanService>;
 const stripTenant = <T extends { tenant: string }>({ tenant: _tenant, ...rest }: T): Omit<T, 'tenant'> => rest;
 
 /** Manual scans, run now, and the reads of scans and findings. */
-export function makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts }: ScanServiceDeps) {
+export function makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts, targetPolicy }: ScanServiceDeps) {
   /**
    * Puts the scan message on the queue after the job is stored. When the queue refuses, the job
    * ends `failed` with the reason (and its schedule's last run too) before the 503 goes out.
@@ -55,7 +58,7 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
         target: request.target,
         targets: request.targets ?? [],
         scope: request.scope ?? {},
-      });
+      }, { targetPolicy });
       // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
       const scope = request.scope ?? {};
       if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope'))) {

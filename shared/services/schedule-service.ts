@@ -1,3 +1,4 @@
+import type { TargetPolicy } from '../domain/network-policy.ts';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
 import { desiredTrigger, scheduleToWire, type Schedule, type ScheduleCreateRequest, type SchedulePatchRequest, type ScheduleRecord, type Trigger } from '../domain/schedule.ts';
 import { validateCreateRequest, validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
@@ -16,6 +17,8 @@ export interface ScheduleServiceDeps {
   logger: Logger;
   /** Maximum schedules per tenant. */
   quota: number;
+  /** Which targets the deployment refuses (default: private networks refused). */
+  targetPolicy?: TargetPolicy;
 }
 
 export type ScheduleService = ReturnType<typeof makeScheduleService>;
@@ -29,7 +32,7 @@ function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
  * holds exactly the trigger the stored row asks for. Triggers are changed before the row; when
  * the row write then fails, the triggers are put back to what the row (re-read) says.
  */
-export function makeScheduleService({ repo, triggers, clock, ids, logger, quota }: ScheduleServiceDeps) {
+export function makeScheduleService({ repo, triggers, clock, ids, logger, quota, targetPolicy }: ScheduleServiceDeps) {
   const toWire = (record: ScheduleRecord): Schedule => scheduleToWire(record, clock.now());
 
   async function load(tenant: string, id: string): Promise<ScheduleRecord> {
@@ -75,7 +78,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota 
   }
 
   async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
-    const valid = validateCreateRequest(input, { allowLegacyScopeKeys: legacy });
+    const valid = validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy });
     // Fail fast before provisioning anything; the conditional write below is the real guard.
     if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
     const now = clock.now().toISOString();
@@ -118,6 +121,15 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota 
       return createRecord(tenant, id, input, true);
     },
 
+    /**
+     * Throws the ValidationError `importLegacy` would for this input (the rules of create with the
+     * legacy scope tags allowed, under this deployment's target policy), writing nothing: what the
+     * backfill's dry run reports.
+     */
+    checkLegacy(input: ScheduleCreateRequest): void {
+      validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy });
+    },
+
     async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {
       const current = await load(tenant, id);
       const merged: ScheduleFields = { ...fieldsOf(current), ...patch };
@@ -129,7 +141,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota 
       if (patch.cron_expression === null && merged.cadence === 'custom') {
         throw new ValidationError('the schedule is not valid', [{ field: 'cron_expression', message: 'is required when cadence is custom' }]);
       }
-      const valid = validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged) });
+      const valid = validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy });
       const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };
       await writeWithTrigger(current, next, () => repo.update(next));
       logger.info('schedule updated', { tenant, schedule_id: id, fields: Object.keys(patch) });

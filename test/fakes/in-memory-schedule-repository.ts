@@ -84,6 +84,11 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
     return [...this.rows.values()].filter((row) => row.tenant === tenant).length;
   }
 
+  async *counters(tenant?: string): AsyncIterable<{ tenant: string; count: number }> {
+    const tenants = new Set([...this.rows.values()].map((row) => row.tenant).filter((owner) => tenant === undefined || owner === tenant));
+    for (const owner of tenants) yield { tenant: owner, count: await this.count(owner) };
+  }
+
   async recount(tenant: string): Promise<number> {
     return this.count(tenant);
   }

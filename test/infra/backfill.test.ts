@@ -70,6 +70,7 @@ describe('the backfill function', () => {
       TABLE_NAME: { Ref: logicalId(stack, stack.storage.table) },
       SCHEDULE_GROUP_NAME: expect.anything(),
       SCHEDULE_QUOTA: String(cdkContext.environments.dev.scheduleQuota),
+      ALLOW_PRIVATE_TARGETS: String(cdkContext.environments.dev.allowPrivateTargets),
     });
   });
 

@@ -34,8 +34,8 @@ describe.each(environments)('ScanService-%s', (env) => {
       const powertools = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', 'NODE_OPTIONS', ENV.environment, ENV.serviceVersion];
       const triggers = [ENV.tableName, ENV.scheduleGroupName, ENV.scanQueueArn, ENV.schedulerRoleArn, ENV.schedulerDlqArn];
       const expected = {
-        schedules: [...powertools, ...triggers, ENV.allowedOrigins, ENV.scheduleQuota],
-        scans: [...powertools, ENV.tableName, ENV.scanQueueUrl, ENV.dispatchLogGroup, ENV.allowedOrigins, ENV.scheduleQuota, ENV.artifactBucket],
+        schedules: [...powertools, ...triggers, ENV.allowedOrigins, ENV.scheduleQuota, ENV.allowPrivateTargets],
+        scans: [...powertools, ENV.tableName, ENV.scanQueueUrl, ENV.dispatchLogGroup, ENV.allowedOrigins, ENV.scheduleQuota, ENV.allowPrivateTargets, ENV.artifactBucket],
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
         authorizer: [...powertools, ENV.sessionKeySecretArn],

@@ -73,7 +73,9 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
   });
   beforeEach(async () => {
     await legacy.reset();
-    service = await startTestService();
+    // The legacy deployment scanned its own 10.x ranges: this one allows private targets too
+    // (docs/backfill.md); the unit tests show what the default policy skips.
+    service = await startTestService({ allowPrivateTargets: true });
   });
   afterEach(() => service.stop());
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseArgs as parseCliArgs } from '../../layers/mailscan/src/cli/args.ts';
 import { makeMailscanRunner, mailscanArgs, mailscanEnv } from '../../shared/adapters/runners/mailscan-runner.ts';
 import { silentLogger } from '../../shared/ports/logger.ts';
 import { buildCli } from '../mailscan/helpers/cli.ts';
@@ -136,9 +137,25 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const args = mailscanArgs('example.com', { reputation: false, dkim_selectors: ['s1', 's2'], source_legacy_id: 4 }, 60_000);
     const env = mailscanEnv({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret', AWS_SECRET_ACCESS_KEY: 'aws', SESSION: 'x' });
 
-    expect(args).toEqual(['scan', 'example.com', '--format', 'json', '--timeout', '55', '--no-reputation', '--dkim-selector', 's1', '--dkim-selector', 's2']);
+    expect(args).toEqual(['scan', '--format=json', '--timeout=55', '--no-reputation', '--dkim-selector=s1', '--dkim-selector=s2', '--', 'example.com']);
     expect(args.join(' ')).not.toContain('secret');
     expect(env).toEqual({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret' });
+  });
+
+  it('attaches every value to its flag and puts the target after --, so nothing is read as an option', () => {
+    const rua = 'art_01J0000000000000000000000A';
+    const header = 'art_01J0000000000000000000000B';
+    // Even a path that looks like an option stays a value: the CLI's own parser reads it so.
+    const artifactPaths = { rua: ['-h', '/run/a/rua-0.xml'], header: '--config=/etc/passwd' };
+    const args = mailscanArgs('example.com', { rua: [rua, rua], header, dkim_selectors: ['s1'] }, 60_000, artifactPaths);
+    const parsed = parseCliArgs(args);
+
+    expect(args.slice(-2)).toEqual(['--', 'example.com']);
+    expect(args).toContain('--rua=-h');
+    expect(args).toContain('--eml=--config=/etc/passwd');
+    expect(parsed).toMatchObject({ ok: true, command: { kind: 'scan', domain: 'example.com', rua: ['-h', '/run/a/rua-0.xml'], eml: '--config=/etc/passwd', configPath: null, dkimSelectors: ['s1'] } });
+    expect(() => mailscanArgs('example.com', { rua: ['--config=/etc/passwd'] }, 60_000, { rua: ['/x'], header: null })).toThrow();
+    expect(() => mailscanArgs('example.com', { header: '-h' }, 60_000, { rua: [], header: '/x' })).toThrow();
   });
 
   it('fails the runner when the report does not parse or the CLI is missing', async () => {

@@ -174,11 +174,12 @@ describe('reconcile', () => {
     const refused = await fetch(`${service.runtime.url}/_local/reconcile`, { method: 'POST', body: '{}' });
     const accepted = await fetch(`${service.runtime.url}/_local/reconcile`, {
       method: 'POST',
-      headers: { 'x-local-admin-key': SESSION_KEY },
+      headers: { 'x-local-admin-key': SESSION_KEY, 'content-type': 'application/json' },
       body: JSON.stringify({ dry_run: true }),
     });
 
-    expect(refused.status).toBe(403);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: unknown }).error).toMatchObject({ code: 'unauthenticated', details: [] });
     expect(accepted.status).toBe(200);
     expect(await accepted.json()).toMatchObject({ dry_run: true, actions: [] });
   });

@@ -5,11 +5,14 @@ import { SignJWT, decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { makeAuthorizerHandler, type SessionKeySource } from '../../functions/authorizer-handler.ts';
 import { SESSION_KEYS_MIN_REFRESH_MS, makeSessionKeysLoader } from '../../shared/adapters/secrets/session-key.ts';
+import { cursorKeyOf, cursorKeysOf } from '../../shared/auth/authorize.ts';
+import { ValidationError } from '../../shared/domain/errors.ts';
+import { pageCursors } from '../../shared/http/page-cursor.ts';
 import { sessionKeyId, signSessionToken, verifySessionToken } from '../../shared/auth/session-token.ts';
 
 const KEY = 'unit-test-session-key-0123456789abcdefghijkl';
 const NEXT_KEY = 'unit-test-rotated-key-abcdefghijkl0123456789';
-const event = (headers: Record<string, string>, cookies?: string[]) => ({ headers, cookies }) as unknown as APIGatewayRequestAuthorizerEventV2;
+const event = (headers: Record<string, string>, cookies?: string[], routeKey = 'GET /api/scans/') => ({ headers, cookies, routeKey }) as unknown as APIGatewayRequestAuthorizerEventV2;
 const fixedKeys = (...keys: string[]): SessionKeySource => ({ keys: async () => keys, refresh: async () => keys });
 
 describe('Lambda authorizer', () => {
@@ -20,7 +23,7 @@ describe('Lambda authorizer', () => {
 
     const result = await handler(event({}, [`theme=dark`, `session=${token}`]));
 
-    expect(result).toEqual({ isAuthorized: true, context: { sub: 'alice', tenant: 'acme', role: 'operator', via: 'cookie', expires_at: expect.any(String) } });
+    expect(result).toEqual({ isAuthorized: true, context: { sub: 'alice', tenant: 'acme', role: 'operator', via: 'cookie', expires_at: expect.any(String), cursor_keys: cursorKeyOf(KEY, 'acme') } });
   });
 
   it('passes the identity from a Bearer header, whatever its case', async () => {
@@ -28,7 +31,7 @@ describe('Lambda authorizer', () => {
 
     const result = await handler(event({ Authorization: `Bearer ${token}` }));
 
-    expect(result.context).toEqual({ sub: 'bot', tenant: 'acme', role: 'viewer', via: 'bearer', expires_at: expect.any(String) });
+    expect(result.context).toEqual({ sub: 'bot', tenant: 'acme', role: 'viewer', via: 'bearer', expires_at: expect.any(String), cursor_keys: cursorKeyOf(KEY, 'acme') });
   });
 
   it('lets the request through with auth_error when the token is bad, so the API can answer 401 itself', async () => {
@@ -47,14 +50,53 @@ describe('Lambda authorizer', () => {
     expect(result.context).toEqual({ auth_error: 'the session has expired' });
   });
 
-  it('prefers an explicit Bearer header to the cookie, and says so', async () => {
+  it('takes only the Bearer header on the sign-in route, which replaces whatever cookie is sent', async () => {
     const cookieToken = await signSessionToken({ sub: 'old', tenant: 'acme', role: 'viewer' }, KEY);
     const bearerToken = await signSessionToken({ sub: 'new', tenant: 'acme', role: 'admin' }, KEY, { ttlSeconds: 600 });
 
-    const result = await handler(event({ authorization: `Bearer ${bearerToken}` }, [`session=${cookieToken}`]));
+    const result = await handler(event({ authorization: `Bearer ${bearerToken}` }, [`session=${cookieToken}`], 'POST /api/session'));
+    const elsewhere = await handler(event({ authorization: `Bearer ${bearerToken}` }, [`session=${cookieToken}`], 'GET /api/me'));
 
     const exp = JSON.parse(Buffer.from(bearerToken.split('.')[1], 'base64url').toString()).exp as number;
-    expect(result.context).toEqual({ sub: 'new', tenant: 'acme', role: 'admin', via: 'bearer', expires_at: new Date(exp * 1000).toISOString() });
+    expect(result.context).toEqual({ sub: 'new', tenant: 'acme', role: 'admin', via: 'bearer', expires_at: new Date(exp * 1000).toISOString(), cursor_keys: cursorKeyOf(KEY, 'acme') });
+    expect(elsewhere.context).toEqual({ auth_error: 'the session cookie and the Bearer token name different sessions' });
+  });
+
+  it('answers a malformed session cookie with auth_error, never a throw', async () => {
+    for (const cookie of ['session=%E0%A4%A', 'session=%zz', 'session="', 'session', '=;;session=;']) {
+      const result = await handler(event({ cookie }));
+
+      expect(result.isAuthorized).toBe(true);
+      expect(result.context).toHaveProperty('auth_error');
+    }
+  });
+
+  it('refuses a cookie and a Bearer token for different tenants, whichever comes first', async () => {
+    const mine = await signSessionToken({ sub: 'alice', tenant: 'acme', role: 'admin' }, KEY);
+    const planted = await signSessionToken({ sub: 'mallory', tenant: 'evil', role: 'admin' }, KEY);
+
+    const cookieWins = await handler(event({ authorization: `Bearer ${mine}` }, [`session=${planted}`]));
+    const bearerWins = await handler(event({ authorization: `Bearer ${planted}` }, [`session=${mine}`]));
+
+    expect(cookieWins.context).toEqual({ auth_error: 'the session cookie and the Bearer token name different sessions' });
+    expect(bearerWins.context).toEqual({ auth_error: 'the session cookie and the Bearer token name different sessions' });
+  });
+
+  it('accepts a cookie and a Bearer token of the same session, as a cookie request (CSRF applies)', async () => {
+    const token = await signSessionToken({ sub: 'alice', tenant: 'acme', role: 'admin' }, KEY);
+
+    const result = await handler(event({ authorization: `Bearer ${token}` }, [`session=${token}`]));
+
+    expect(result.context).toMatchObject({ tenant: 'acme', via: 'cookie' });
+  });
+
+  it('refuses two different session cookies', async () => {
+    const a = await signSessionToken({ sub: 'alice', tenant: 'acme', role: 'admin' }, KEY);
+    const b = await signSessionToken({ sub: 'alice', tenant: 'other', role: 'admin' }, KEY);
+
+    const result = await handler(event({}, [`session=${a}`, `session=${b}`]));
+
+    expect(result.context).toEqual({ auth_error: 'the request carries more than one session cookie' });
   });
 });
 
@@ -115,8 +157,22 @@ describe('session key ids and rotation', () => {
     const first = await handler(event({ authorization: `Bearer ${rotated}` }));
     await handler(event({ authorization: `Bearer ${current}` }));
 
-    expect(first.context).toEqual({ ...identity, via: 'bearer', expires_at: expect.any(String) });
+    expect(first.context).toEqual({ ...identity, via: 'bearer', expires_at: expect.any(String), cursor_keys: cursorKeysOf([NEXT_KEY, KEY], 'acme') });
     expect(refreshes).toBe(1);
+  });
+  it('hands out cursor keys under every accepted key, so a cursor sealed before a rotation opens until the old key leaves', async () => {
+    const cursorsUnder = async (keys: string[]) => {
+      const { context } = await makeAuthorizerHandler(fixedKeys(...keys))(event({ authorization: `Bearer ${await signSessionToken(identity, keys[0])}` }));
+      expect(context).toHaveProperty('cursor_keys');
+      return pageCursors('cursor_keys' in context ? context.cursor_keys.split(',') : [], { listing: 'schedules', filters: { enabled: true } });
+    };
+    const before = (await cursorsUnder([KEY])).seal('store-cursor')!;
+    const during = await cursorsUnder([NEXT_KEY, KEY]);
+    const after = await cursorsUnder([NEXT_KEY]);
+
+    expect(during.open(before)).toBe('store-cursor');
+    expect(after.open(during.seal('next')!)).toBe('next');
+    expect(() => after.open(before)).toThrow(ValidationError);
   });
 });
 

@@ -11,6 +11,7 @@ const signInRequest = (overrides: Partial<ApiRequest> = {}): ApiRequest => ({
   query: {},
   body: undefined,
   requestId: 'r1',
+  cursorKeys: [],
   ...overrides,
 });
 

@@ -18,7 +18,7 @@ describe('target validation', () => {
     ['secret_scan', 'https://github.com/acme/api', 'https://github.com/acme/api'],
     ['secret_scan', 'git@github.com:acme/api.git', 'git@github.com:acme/api.git'],
     ['nhi', 'ci-deploy-key', 'ci-deploy-key'],
-    ['vapt', '10.0.0.0/8', '10.0.0.0/8'],
+    ['vapt', '198.51.100.0/24', '198.51.100.0/24'],
     ['vm', '2001:DB8::1', '2001:db8::1'],
     ['vdi', 'desktop.example.com', 'desktop.example.com'],
   ] as const)('accepts %s target %s as %s', (scanType, input, normalised) => {
@@ -43,6 +43,40 @@ describe('target validation', () => {
     ['dast', `https://example.com/${'a'.repeat(3000)}`],
   ] as const)('refuses %s target %s', (scanType, input) => {
     expect(validateTarget(scanType, input).ok).toBe(false);
+  });
+
+  it.each([
+    ['dast', 'http://169.254.169.254/latest/meta-data/'],
+    ['dast', 'http://[::1]:8080/'],
+    ['dast', 'http://2130706433/'],
+    ['dast', 'http://[::ffff:169.254.169.254]/'],
+    ['dast', 'https://admin.localhost/'],
+    ['ai_red_team', 'http://10.1.2.3/v1/chat'],
+    ['vapt', '::1'],
+    ['vapt', '10.0.0.0/0'],
+    ['vapt', '0.0.0.0/0'],
+    ['vapt', '8.0.0.0/8'],
+    ['vapt', '127.0.0.1'],
+    ['vm', 'fd00:ec2::254'],
+    ['vm', '192.168.1.0/24'],
+    ['ssl', 'metadata.google.internal:443'],
+    ['secret_scan', 'https://169.254.169.254/org/repo'],
+  ] as const)('refuses %s target %s, which points inside the deployment', (scanType, input) => {
+    const result = validateTarget(scanType, input);
+
+    expect(result.ok).toBe(false);
+    expect(result.ok ? '' : result.message).toMatch(/inside the deployment|at most 65,536 addresses/);
+  });
+
+  it('accepts private ranges only where the deployment allows them, and never loopback or metadata', () => {
+    const allowPrivate = { allowPrivateNetworks: true };
+
+    expect(validateTarget('vapt', '10.1.0.0/16', allowPrivate)).toEqual({ ok: true, value: '10.1.0.0/16' });
+    expect(validateTarget('dast', 'http://192.168.1.10/', allowPrivate)).toEqual({ ok: true, value: 'http://192.168.1.10/' });
+    expect(validateTarget('vapt', '10.1.0.0/16').ok).toBe(false);
+    expect(validateTarget('vapt', '127.0.0.1', allowPrivate).ok).toBe(false);
+    expect(validateTarget('dast', 'http://169.254.169.254/', allowPrivate).ok).toBe(false);
+    expect(validateTarget('vm', 'fd00:ec2::254', allowPrivate).ok).toBe(false);
   });
 });
 
@@ -76,6 +110,11 @@ describe('pagination cursors', () => {
     ['a GSI key of another partition', () => decodeCursor(encodeCursor('acme', 'GSI1', { PK: 'T#acme', SK: 'SCH#x', GSI1PK: 'T#acme#SCH#TYPE#ssl', GSI1SK: 'x' }), 'acme', 'GSI1', 'T#acme#SCH#TYPE#dast')],
     ['non-string key values', () => decodeCursor(Buffer.from(JSON.stringify({ v: 1, t: 'acme', i: '', k: { PK: 'T#acme', SK: { S: 'x' } } })).toString('base64url'), 'acme', '', 'T#acme')],
     ['garbage', () => decodeCursor('%%%', 'acme', '', 'T#acme')],
+    ['a key without a sort key', () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme' }), 'acme', '', 'T#acme', 'SCH#')],
+    ['a key with an extra attribute', () => decodeCursor(encodeCursor('acme', '', { ...key, x: 'y' }), 'acme', '', 'T#acme', 'SCH#')],
+    ['the quota counter key', () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme', SK: 'META#schedule-count' }), 'acme', '', 'T#acme', 'SCH#')],
+    ['a key of another listing', () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme', SK: 'SCAN#scan_1' }), 'acme', '', 'T#acme', 'SCH#')],
+    ['a GSI key of a longer partition', () => decodeCursor(encodeCursor('acme', 'GSI1', { PK: 'T#acme', SK: 'SCH#x', GSI1PK: 'T#acme#SCH#TYPE#dastx', GSI1SK: 'x' }), 'acme', 'GSI1', 'T#acme#SCH#TYPE#dast')],
   ])('refuses %s', (_name, decode) => {
     expect(decode).toThrow(ValidationError);
   });

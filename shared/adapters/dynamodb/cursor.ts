@@ -20,10 +20,13 @@ export function encodeCursor(tenant: string, index: string, key: Key): string {
 const invalid = () => new ValidationError('the cursor is not valid', [{ field: 'cursor', message: 'is not a cursor of this listing' }]);
 
 /**
- * Decodes a cursor for `tenant` and `index`. The key's partition must be the tenant's own, so
- * a cursor cannot be replayed in another tenant or hand-crafted to read one.
+ * Decodes a cursor for `tenant` and `index`. The key must be exactly a key of this listing: the
+ * attributes of the table (and index) key and nothing else, all strings, the tenant's own table
+ * partition, the listing's index partition, and for table listings a sort key under `skPrefix`,
+ * so a cursor can be neither replayed in another tenant or listing nor hand-crafted to read one.
+ * (The API also authenticates cursors: shared/http/page-cursor.ts.)
  */
-export function decodeCursor(cursor: string, tenant: string, index: string, partitionPrefix: string): Key {
+export function decodeCursor(cursor: string, tenant: string, index: string, partition: string, skPrefix?: string): Key {
   let body: unknown;
   try {
     body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -32,10 +35,11 @@ export function decodeCursor(cursor: string, tenant: string, index: string, part
   }
   if (typeof body !== 'object' || body === null) throw invalid();
   const { v, t, i, k } = body as Partial<CursorBody>;
-  if (v !== 1 || t !== tenant || i !== index || typeof k !== 'object' || k === null) throw invalid();
-  const values = Object.values(k);
-  if (values.length > 4 || !values.every((value) => typeof value === 'string')) throw invalid();
-  const partition = index === '' ? k.PK : k[`${index}PK`];
-  if (typeof partition !== 'string' || !partition.startsWith(partitionPrefix) || k.PK !== `T#${tenant}`) throw invalid();
+  if (v !== 1 || t !== tenant || i !== index || typeof k !== 'object' || k === null || Array.isArray(k)) throw invalid();
+  const names = index === '' ? ['PK', 'SK'] : ['PK', 'SK', `${index}PK`, `${index}SK`];
+  const given = Object.keys(k);
+  if (given.length !== names.length || !names.every((name) => Object.hasOwn(k, name) && typeof k[name] === 'string' && k[name] !== '')) throw invalid();
+  if (k.PK !== `T#${tenant}` || (index !== '' && k[`${index}PK`] !== partition)) throw invalid();
+  if (index === '' && (k.PK !== partition || (skPrefix !== undefined && !(k.SK as string).startsWith(skPrefix)))) throw invalid();
   return k;
 }

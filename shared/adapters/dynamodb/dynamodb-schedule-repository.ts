@@ -239,6 +239,29 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
       return typeof Item?.count === 'number' ? Item.count : 0;
     },
 
+    async *counters(tenant) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = tenant === undefined
+          ? await client.send(new ScanCommand({
+            TableName: tableName,
+            FilterExpression: 'SK = :counter',
+            ExpressionAttributeValues: { ':counter': keys.scheduleCounter },
+            ExclusiveStartKey: startKey,
+          }))
+          : await client.send(new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk AND SK = :counter',
+            ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':counter': keys.scheduleCounter },
+            ExclusiveStartKey: startKey,
+          }));
+        for (const item of page.Items ?? []) {
+          if (typeof item.PK === 'string' && typeof item.count === 'number') yield { tenant: item.PK.replace(/^T#/, ''), count: item.count };
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+    },
+
     async recount(tenant) {
       let count = 0;
       for await (const _record of listAll(tenant)) count += 1;

@@ -8,6 +8,8 @@ export interface ListingQuery {
   index: string;
   /** The partition the key of any cursor must lie in. */
   partitionPrefix: string;
+  /** For table listings: the sort-key prefix the key of any cursor must have. */
+  skPrefix?: string;
   input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>;
 }
 
@@ -29,11 +31,11 @@ function keyOf(item: Record<string, unknown>, index: string): Record<string, unk
  */
 export async function queryPage(
   client: DynamoDBDocumentClient,
-  { tenant, index, partitionPrefix, input }: ListingQuery,
+  { tenant, index, partitionPrefix, skPrefix, input }: ListingQuery,
   limit: number,
   cursor?: string,
 ): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
-  let startKey = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partitionPrefix);
+  let startKey = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partitionPrefix, skPrefix);
   const items: Record<string, unknown>[] = [];
   do {
     const page = await client.send(new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey: startKey }));
@@ -67,6 +69,7 @@ export function newestFirst(tableName: string, tenant: string, source: ListingSo
     tenant,
     index: source.index,
     partitionPrefix: source.partition,
+    ...(source.index === '' ? { skPrefix: source.skPrefix } : {}),
     input: {
       TableName: tableName,
       ScanIndexForward: false,

@@ -24,10 +24,14 @@ const MAX_REPORT_BYTES = 16 * 1024 * 1024;
 /** Seconds the CLI's own --timeout leaves before the runner's hard deadline, to print its report. */
 const CLI_HEADROOM_SECONDS = 5;
 
-/** Scope → CLI flags (DESIGN §4, §6). Unknown keys cannot reach here: the API refused them. */
+/**
+ * Scope → CLI flags (DESIGN §4, §6). Unknown keys cannot reach here: the API refused them. Every
+ * value is attached to its flag (`--rua=<path>`) and the target follows `--`, so no value, however
+ * it starts, can ever be read as an option.
+ */
 export function mailscanArgs(target: string, scope: Record<string, unknown>, timeoutMs: number, artifactPaths?: RunnerInput['artifactPaths']): string[] {
   const parsed = EmailSecurityScope.parse(withoutLegacyKeys(scope));
-  const args = ['scan', target, '--format', 'json', '--timeout', String(Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS))];
+  const args = ['scan', '--format=json', `--timeout=${Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS)}`];
   if (parsed.reputation === false) args.push('--no-reputation');
   if (parsed.discover) args.push('--discover');
   if (parsed.leak) args.push('--leak');
@@ -37,11 +41,11 @@ export function mailscanArgs(target: string, scope: Record<string, unknown>, tim
       throw new Error('the scope names artifacts that were not fetched for this run');
     }
   }
-  // `--flag=value`: a value can never be read as another flag.
   for (const path of artifactPaths?.rua ?? []) args.push(`--rua=${path}`);
   if (artifactPaths?.header) args.push(`--eml=${artifactPaths.header}`);
-  for (const selector of parsed.dkim_selectors ?? []) args.push('--dkim-selector', selector);
-  for (const technique of parsed.techniques ?? []) args.push('--technique', technique);
+  for (const selector of parsed.dkim_selectors ?? []) args.push(`--dkim-selector=${selector}`);
+  for (const technique of parsed.techniques ?? []) args.push(`--technique=${technique}`);
+  args.push('--', target);
   return args;
 }
 

@@ -28,7 +28,7 @@ const understood: Array<[string, PromptRequest]> = [
   ['check the TLS certificate of mail.example.com', scan({ scan_type: 'ssl', target: 'mail.example.com' })],
   ['run a DAST scan against https://app.example.com/login', scan({ scan_type: 'dast', target: 'https://app.example.com/login' })],
   ['scan the web app https://shop.example.com', scan({ scan_type: 'dast', target: 'https://shop.example.com/' })],
-  ['pentest 10.0.0.0/24', scan({ scan_type: 'vapt', target: '10.0.0.0/24' })],
+  ['pentest 198.51.100.0/24', scan({ scan_type: 'vapt', target: '198.51.100.0/24' })],
   ['vapt scan of 192.0.2.10', scan({ scan_type: 'vapt', target: '192.0.2.10' })],
   ['scan secrets in https://github.com/acme/api', scan({ scan_type: 'secret_scan', target: 'https://github.com/acme/api' })],
   ['secret scan git@github.com:acme/api.git', scan({ scan_type: 'secret_scan', target: 'git@github.com:acme/api.git' })],

@@ -37,14 +37,16 @@ function network(id: number): LegacySchedule {
   };
 }
 
-function setup(quota = 100) {
+// The legacy continuous network scans target the deployment's own ranges (10.0.x.0/24): they
+// migrate where the deployment allows private targets (docs/hostile-input.md), as here by default.
+function setup(quota = 100, allowPrivateNetworks = true) {
   const clock = new ManualClock('2026-03-02T10:00:00Z');
   const repo = new InMemoryScheduleRepository();
   const scheduler = new LocalTriggerScheduler({ clock, queue: new LocalQueue({ name: 'q', clock, visibilityTimeoutMs: 1000 }) });
   const triggers = new FaultyTriggers(scheduler);
   let n = 0;
   const newId = (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`;
-  const schedules = makeScheduleService({ repo, triggers, clock, ids: { newId, forFire: () => 'scan_unused' }, logger: silentLogger, quota });
+  const schedules = makeScheduleService({ repo, triggers, clock, ids: { newId, forFire: () => 'scan_unused' }, logger: silentLogger, quota, targetPolicy: { allowPrivateNetworks } });
   const source = new InMemoryLegacySource()
     .add('acme', [secretScan(1), secretScan(2, { enabled: false }), network(3), secretScan(4, { crontab: { ...daily, day_of_month: '1', day_of_week: '1' } })], 2)
     .add('globex', [secretScan(5)]);
@@ -109,6 +111,26 @@ describe('backfill service', () => {
     expect(world.markers.markers.size).toBe(0);
     expect(world.source.changes).toEqual([]);
     expect(world.triggers.calls).toBe(0);
+  });
+
+  it('skips a private-range schedule where the deployment refuses private targets, in a dry run as in a real one', async () => {
+    // prepare
+    const world = setup(100, false);
+
+    // act
+    const dry = await world.backfill.run({ dryRun: true, tenant: 'acme' });
+    const real = await world.backfill.run({ dryRun: false, tenant: 'acme' });
+
+    // assert
+    for (const report of [dry, real]) {
+      expect(report.totals).toMatchObject({ migrated: 2, skipped: 2, failed: 0 });
+      expect(report.tenants[0].rows.find((r) => r.legacy_id === '3')).toMatchObject({
+        outcome: 'skipped',
+        reason: expect.stringContaining('must not point inside the deployment: 10.0.3.0 is a private network'),
+      });
+    }
+    expect([...world.repo.rows.values()].map((r) => r.scope.source_legacy_id).sort()).toEqual(['1', '2']);
+    expect(world.source.taskEnabled('acme', 203)).toBe(true);
   });
 
   it('completes a run that died after creating a schedule: disables the task, creates nothing', async () => {
