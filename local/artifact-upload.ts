@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -10,9 +11,10 @@ import type { ArtifactService } from '../shared/services/artifact-service.ts';
 
 export const UPLOAD_PATH = '/_local/artifacts/upload';
 
+/** A refusal in the DESIGN §3 body shape, with S3's reasons as codes (docs/artifacts.md). */
 function refuse(response: ServerResponse, status: number, code: string, message: string): true {
   response.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
-  response.end(JSON.stringify({ error: { code, message } }));
+  response.end(JSON.stringify({ error: { code, message, details: [], request_id: randomUUID() } }));
   return true;
 }
 

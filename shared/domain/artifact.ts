@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { fileNameText } from './text.ts';
 
 export { ArtifactId } from './ids.ts';
 
@@ -21,7 +22,7 @@ export const UPLOAD_TTL_SECONDS = 15 * 60;
 /** POST /api/artifacts/ body. */
 export const CreateArtifactRequest = z.strictObject({
   purpose: ArtifactPurpose,
-  filename: z.string().min(1).max(255).regex(/^[^/\\\u0000-\u001f]+$/, 'must be a file name without path separators or control characters'),
+  filename: fileNameText(255),
   size: z.number().int().min(1),
   content_type: z.string().min(1).max(100).transform((value) => value.toLowerCase()),
 }).superRefine((request, context) => {

@@ -42,3 +42,15 @@ export function descriptionText(max: number) {
     if (problem) context.addIssue({ code: 'custom', message: problem });
   });
 }
+
+/**
+ * The file name a client gives its upload: one line without path separators, control or bidi
+ * characters (`invoice\u202Efdp.exe` displays as `invoiceexe.pdf`), and a visible character.
+ * Never a path: the stored key is built from the tenant and the id.
+ */
+export function fileNameText(max: number) {
+  return z.string().min(1).max(max).regex(/^[^/\\]+$/, 'must be a file name without path separators').superRefine((value, context) => {
+    const problem = textProblem(value, { multiline: false }) ?? (INVISIBLE_ONLY.test(value) ? 'must contain a visible character' : null);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+}

@@ -10,11 +10,24 @@ export function leaks(reply: RawReply): boolean {
 }
 
 /**
+ * The codes of the local stand-in for an S3 presigned PUT (`/_local/artifacts/upload`,
+ * docs/artifacts.md): S3's refusals, in the DESIGN §3 body shape.
+ */
+export const UPLOAD_STATUS_BY_CODE: Record<string, number> = {
+  signature_does_not_match: 403,
+  request_expired: 403,
+  upload_used: 403,
+  method_not_allowed: 405,
+  missing_content_length: 411,
+  incomplete_body: 400,
+};
+
+/**
  * Why an error answer is not the DESIGN §3 body for its status, or null when it is:
  * `{"error": {"code", "message", "details": [{field, message}], "request_id"}}`, nothing else, with
- * the code DESIGN maps to that status, served as application/json.
+ * the code DESIGN maps to that status (`codes`), served as application/json.
  */
-export function errorBodyProblem(reply: RawReply): string | null {
+export function errorBodyProblem(reply: RawReply, codes: Record<string, number> = STATUS_BY_CODE): string | null {
   const body = reply.json;
   if (!String(reply.headers['content-type'] ?? '').startsWith('application/json')) return 'not application/json';
   if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'error') return 'not {"error": ...}';
@@ -22,7 +35,7 @@ export function errorBodyProblem(reply: RawReply): string | null {
   if (typeof error !== 'object' || error === null) return 'error is not an object';
   if (Object.keys(error).sort().join() !== 'code,details,message,request_id') return `error has keys ${Object.keys(error).join()}`;
   if (typeof error.message !== 'string' || typeof error.request_id !== 'string' || error.request_id === '') return 'message or request_id missing';
-  if (STATUS_BY_CODE[error.code] !== reply.status) return `code ${error.code} does not go with status ${reply.status}`;
+  if (codes[error.code] !== reply.status) return `code ${error.code} does not go with status ${reply.status}`;
   if (!Array.isArray(error.details)) return 'details is not a list';
   for (const detail of error.details) {
     if (typeof detail !== 'object' || detail === null || typeof detail.field !== 'string' || typeof detail.message !== 'string') return 'a detail is not {field, message}';

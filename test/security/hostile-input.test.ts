@@ -2,10 +2,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
+import { routes } from '../../shared/http/routes.ts';
 import { desiredTrigger } from '../../shared/domain/schedule.ts';
 import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
-import { errorBodyProblem, leaks } from './error-body.ts';
-import { hostileRequests, resolveToken, type Fixture, type HostileRequest } from './hostile-requests.ts';
+import { UPLOAD_STATUS_BY_CODE, errorBodyProblem, leaks } from './error-body.ts';
+import { UPLOAD_PATH, hostileRequests, resolveToken, type Fixture, type HostileRequest } from './hostile-requests.ts';
 import { rawRequest, type RawReply } from './raw-client.ts';
 import { storeState, tableClient } from './store-state.ts';
 
@@ -23,6 +24,16 @@ let fixture: Fixture;
 const send = (request: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }) => rawRequest(service.runtime.url, request);
 const state = () => storeState(service.runtime, client);
 
+/**
+ * The local-only endpoints, which the OpenAPI document does not describe: the admin endpoints
+ * (docs/hostile-input.md) and the upload stand-in, which answers any method (docs/artifacts.md).
+ */
+const LOCAL_DOCUMENTED: Record<string, number[]> = {
+  'POST /_local/reconcile': [200, 400, 401, 415],
+  'POST /_local/backfill': [200, 400, 401, 415],
+  [`* ${UPLOAD_PATH}`]: [200, 400, 403, 405, 411],
+};
+
 /** The statuses the OpenAPI document lists for the route a request lands on; 404 for no route. */
 function documentedStatuses(): (method: string, path: string) => Set<number> {
   const paths = buildOpenApiDocument('test').paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
@@ -32,6 +43,9 @@ function documentedStatuses(): (method: string, path: string) => Set<number> {
     operations,
   })).sort((a, b) => Number(b.literal) - Number(a.literal));
   return (method, path) => {
+    const raw = path.split('?')[0];
+    const local = LOCAL_DOCUMENTED[`${method} ${raw}`] ?? LOCAL_DOCUMENTED[`* ${raw}`];
+    if (local) return new Set([...local, 404]);
     const route = compiled.find((candidate) => candidate.pattern.test(path.split('?')[0]) && candidate.operations[method.toLowerCase()]);
     const statuses = route ? Object.keys(route.operations[method.toLowerCase()].responses).map(Number) : [];
     return new Set([...statuses, 404]);
@@ -59,7 +73,7 @@ function check(request: HostileRequest, reply: RawReply, documented: Set<number>
   if (reply.status !== request.expect.status) problems.push(`status ${reply.status}, expected ${request.expect.status}: ${reply.text.slice(0, 300)}`);
   if (!documented.has(request.expect.status)) problems.push(`status ${request.expect.status} is not documented for this route`);
   if (request.method !== 'HEAD' && reply.status >= 400) {
-    const bodyProblem = errorBodyProblem(reply);
+    const bodyProblem = errorBodyProblem(reply, request.path.split('?')[0] === UPLOAD_PATH ? UPLOAD_STATUS_BY_CODE : undefined);
     if (bodyProblem) problems.push(`error body: ${bodyProblem}: ${reply.text.slice(0, 200)}`);
     else {
       if (request.expect.code && reply.json.error.code !== request.expect.code) problems.push(`code ${reply.json.error.code}, expected ${request.expect.code}: ${reply.json.error.message}`);
@@ -105,6 +119,15 @@ beforeAll(async () => {
   // Every scan fails with "no runner": the queue is empty again and the store is settled.
   await service.runtime.drain();
   const page = async (path: string, token = tokens.admin) => (await send({ path, headers: { authorization: `Bearer ${token}` } })).json.next_cursor as string;
+  // Artifacts: one pending (its upload token is forged, edited and misused below), one whose
+  // upload was used, and one of the other tenant.
+  const announce = async (token = tokens.admin) => (await post('/api/artifacts/', { purpose: 'rua', filename: 'report.xml', size: 1024, content_type: 'application/xml' }, token)).json;
+  const tokenOf = (artifact: { upload: { url: string } }) => new URL(artifact.upload.url).searchParams.get('token')!;
+  const pending = await announce();
+  const used = await announce();
+  const uploaded = await send({ method: 'PUT', path: `${UPLOAD_PATH}?token=${encodeURIComponent(tokenOf(used))}`, headers: { 'content-type': 'application/xml' }, body: Buffer.alloc(1024, 0x20) });
+  expect(uploaded.status, uploaded.text).toBe(200);
+  const otherArtifact = await announce(tokens.otherAdmin);
   fixture = {
     url: service.runtime.url,
     sessionKey: SESSION_KEY,
@@ -113,6 +136,10 @@ beforeAll(async () => {
     scanId: scans[0].id,
     otherScheduleId: other.id,
     otherScanId: otherScan.id,
+    artifactId: pending.id,
+    otherArtifactId: otherArtifact.id,
+    uploadToken: tokenOf(pending),
+    usedUploadToken: tokenOf(used),
     cursors: {
       schedules: await page('/api/scans/schedules/?limit=1'),
       scans: await page('/api/scans/?limit=1'),
@@ -170,8 +197,14 @@ describe('hostile input against every endpoint', () => {
     expect(totals.leaks).toBe(0);
     expect(totals.storedOn4xx).toBe(0);
     expect(alive).toBe(true);
-    // Every family had its share of the run.
-    expect(Object.keys(totals.byFamily).length).toBeGreaterThanOrEqual(19);
+    // Every family had its share of the run, and every route of the API and every local endpoint was hit.
+    expect(Object.keys(totals.byFamily).length).toBeGreaterThanOrEqual(24);
+    const hit = (method: string, template: string) => {
+      const pattern = new RegExp(`^${template.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`);
+      return requests.some((request) => request.method === method && pattern.test(request.path.split('?')[0]));
+    };
+    const missed = [...routes.map((route) => [route.method, route.path]), ['POST', '/_local/reconcile'], ['POST', '/_local/backfill'], ['PUT', UPLOAD_PATH]].filter(([method, path]) => !hit(method, path));
+    expect(missed).toEqual([]);
     for (const count of Object.values(totals.byFamily)) expect(count).toBeGreaterThanOrEqual(REQUESTS / 100);
   }, 120_000);
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
+import { sessionKeyId } from '../../shared/auth/session-token.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/middlewares.ts';
 import { scheduleBody } from '../helpers/local-service.ts';
 
@@ -28,6 +29,11 @@ export interface Fixture {
   scanId: string;
   otherScheduleId: string;
   otherScanId: string;
+  /** A pending artifact of tenant acme, its upload token, and a ready artifact whose token was used. */
+  artifactId: string;
+  otherArtifactId: string;
+  uploadToken: string;
+  usedUploadToken: string;
   /** A real next_cursor of each listing of tenant acme, and one of tenant other. */
   cursors: { schedules: string; scans: string; findings?: string; otherSchedules: string };
 }
@@ -48,6 +54,8 @@ const ROUTES = [
   { method: 'GET', path: '/api/scans/', role: 'viewer' },
   { method: 'GET', path: '/api/scans/{scan}/', role: 'viewer' },
   { method: 'GET', path: '/api/findings/', role: 'viewer' },
+  { method: 'POST', path: '/api/artifacts/', role: 'operator' },
+  { method: 'GET', path: '/api/artifacts/{art}/', role: 'viewer' },
   { method: 'GET', path: '/api/scan-types/', role: 'viewer' },
   { method: 'POST', path: '/api/session', role: 'viewer' },
   { method: 'GET', path: '/api/me', role: 'viewer' },
@@ -55,24 +63,51 @@ const ROUTES = [
 const AUTHENTICATED = ROUTES;
 const MUTATING = ROUTES.filter((route) => route.method !== 'GET' && route.path !== '/api/session');
 const ID_ROUTES = ROUTES.filter((route) => route.path.includes('{'));
-const BODY_ROUTES = ['POST /api/scans/schedules/', 'POST /api/scans/', 'PATCH /api/scans/schedules/{sch}/'] as const;
+const BODY_ROUTES = ['POST /api/scans/schedules/', 'POST /api/scans/', 'PATCH /api/scans/schedules/{sch}/', 'POST /api/artifacts/'] as const;
+/** The local-only admin endpoints (`x-local-admin-key`), outside /api. */
+const ADMIN_ENDPOINTS = ['/_local/reconcile', '/_local/backfill'] as const;
+/** The local stand-in for an S3 presigned PUT. */
+export const UPLOAD_PATH = '/_local/artifacts/upload';
 const LISTINGS = ['/api/scans/schedules/', '/api/scans/', '/api/findings/'] as const;
 const PUBLIC_PATHS = ['/api/health', '/api/openapi.json', '/api/session', '/api/me'];
 
-const fill = (path: string, fixture: Fixture) => path.replace('{sch}', fixture.scheduleId).replace('{scan}', fixture.scanId);
+const fill = (path: string, fixture: Fixture) => path.replace('{sch}', fixture.scheduleId).replace('{scan}', fixture.scanId).replace('{art}', fixture.artifactId);
 
-function bodyRoute(fixture: Fixture) {
-  return fc.constantFrom(...BODY_ROUTES).map((key) => {
+interface BodyRoute {
+  method: string;
+  path: string;
+  create: boolean;
+  manual: boolean;
+  artifact: boolean;
+}
+
+function bodyRoute(fixture: Fixture, keys: readonly (typeof BODY_ROUTES)[number][] = BODY_ROUTES): fc.Arbitrary<BodyRoute> {
+  return fc.constantFrom(...keys).map((key) => {
     const [method, path] = key.split(' ');
-    return { method, path: fill(path, fixture), create: key === 'POST /api/scans/schedules/', manual: key === 'POST /api/scans/' };
+    return { method, path: fill(path, fixture), create: key === 'POST /api/scans/schedules/', manual: key === 'POST /api/scans/', artifact: key === 'POST /api/artifacts/' };
   });
 }
 
+/** The routes whose body carries a scan subject (target, scope). */
+const SUBJECT_ROUTES = BODY_ROUTES.filter((key) => key !== 'POST /api/artifacts/');
+
+const ARTIFACT_BODY = { purpose: 'rua', filename: 'report.xml', size: 1024, content_type: 'application/xml' };
+
 /** A body the route would accept, to be made hostile by exactly one change. */
-function validBody(route: { create: boolean; manual: boolean }): Record<string, unknown> {
+function validBody(route: { create: boolean; manual: boolean; artifact?: boolean }): Record<string, unknown> {
+  if (route.artifact) return { ...ARTIFACT_BODY };
   if (route.manual) return { scan_type: 'email_security', target: 'example.com', scope: { reputation: false } };
   if (route.create) return scheduleBody({ description: 'generated', scope: { reputation: true } });
   return { name: 'patched', description: 'generated' };
+}
+
+/** A valid body for any route that takes one (for the families that attack something else). */
+function bodyFor(method: string, path: string): string | undefined {
+  if (method === 'GET' || method === 'DELETE' || path.includes('/toggle/') || path.includes('/run/') || path === '/api/session') return undefined;
+  if (path === '/api/artifacts/') return JSON.stringify(ARTIFACT_BODY);
+  if (path === '/api/scans/') return JSON.stringify({ scan_type: 'email_security', target: 'example.com' });
+  if (method === 'PATCH') return JSON.stringify({ name: 'x' });
+  return JSON.stringify(scheduleBody());
 }
 
 const request = (family: string, method: string, path: string, headers: Record<string, string>, body: string | Buffer | undefined, expect: HostileRequest['expect']): HostileRequest =>
@@ -139,7 +174,9 @@ export function invalidUtf8(fixture: Fixture) {
 /** Duplicate keys: JSON.parse keeps the last, which is the hostile one. */
 export function duplicateKeys(fixture: Fixture) {
   const hostile: [string, string, string][] = [['name', '"\\u202e"', 'name'], ['enabled', '"yes"', 'enabled'], ['scan_type', '"port_scan"', 'scan_type'], ['scope', '{"rua":["/etc/passwd"]}', 'scope.rua.0'], ['target', '"not a domain"', 'target'], ['cadence', '"hourly"', 'cadence']];
-  return fc.tuple(bodyRoute(fixture), fc.constantFrom(...hostile)).map(([route, [key, value, field]]) => {
+  const artifactHostile: [string, string, string][] = [['purpose', '"pdf"', 'purpose'], ['filename', '"../../etc/passwd"', 'filename'], ['filename', '"invoice\\u202efdp.exe"', 'filename'], ['size', '0', 'size'], ['size', '1e12', 'size'], ['content_type', '"text/html"', 'content_type']];
+  const pairs = bodyRoute(fixture).chain((route) => fc.constantFrom(...(route.artifact ? artifactHostile : hostile)).map((pair) => [route, pair] as const));
+  return pairs.map(([route, [key, value, field]]) => {
     const valid = JSON.stringify(validBody(route));
     return request('duplicate keys', route.method, route.path, { ...bearer(fixture.tokens.admin), ...JSON_TYPE }, `${valid.slice(0, -1)},"${key}":${value}}`, { status: 400, code: 'validation_error', field });
   });
@@ -160,24 +197,29 @@ export function prototypeKeys(fixture: Fixture) {
 }
 
 /** Per field, values of every JSON type the schema does not take. */
-const FIELD_TYPES: Record<string, ('string' | 'boolean' | 'object' | 'array' | 'null')[]> = {
+const FIELD_TYPES: Record<string, ('string' | 'number' | 'boolean' | 'object' | 'array' | 'null')[]> = {
   name: ['string'], description: ['string'], scan_type: ['string'], target: ['string'], targets: ['array'], scope: ['object'],
   cadence: ['string'], cron_expression: ['string', 'null'], timezone: ['string'], enabled: ['boolean'],
 };
+const ARTIFACT_FIELD_TYPES: Record<string, ('string' | 'number' | 'boolean' | 'object' | 'array' | 'null')[]> = {
+  purpose: ['string'], filename: ['string'], size: ['number'], content_type: ['string'],
+};
+/** The body fields of a route and the JSON types each takes. */
+const fieldTypesOf = (route: BodyRoute) => (route.artifact ? ARTIFACT_FIELD_TYPES : route.manual ? { scan_type: FIELD_TYPES.scan_type, target: FIELD_TYPES.target, targets: FIELD_TYPES.targets, scope: FIELD_TYPES.scope } : FIELD_TYPES);
 const anyJson = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }).filter((k) => !['__proto__', 'constructor', 'prototype', ''].includes(k)), fc.string(), { maxKeys: 2 }), fc.string({ maxLength: 20 }));
 const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? 'number' : typeof value);
 
 export function wrongTypes(fixture: Fixture) {
-  return fc.tuple(bodyRoute(fixture), fc.constantFrom(...Object.keys(FIELD_TYPES)), anyJson).filter(([route, field, value]) => {
-    if (route.manual && !['scan_type', 'target', 'targets', 'scope'].includes(field)) return false;
-    return !(FIELD_TYPES[field] as string[]).includes(typeOf(value));
+  return bodyRoute(fixture).chain((route) => fc.tuple(fc.constant(route), fc.constantFrom(...Object.keys(fieldTypesOf(route))), anyJson)).filter(([route, field, value]) => {
+    return !(fieldTypesOf(route)[field] as string[]).includes(typeOf(value));
   }).map(([route, field, value]) =>
     request('wrong types', route.method, route.path, { ...bearer(fixture.tokens.admin), ...JSON_TYPE }, JSON.stringify({ ...validBody(route), [field]: value }), { status: 400, code: 'validation_error', field }));
 }
 
 /** Unknown and read-only fields. */
 export function unknownFields(fixture: Fixture) {
-  return fc.tuple(bodyRoute(fixture), fc.oneof(fc.constantFrom('id', 'tenant', 'last_run_status', 'trigger', 'next_run_at', 'created_at', 'version', 'PK', 'status', 'schedule_id'), fc.stringMatching(/^[a-z_]{1,12}$/).filter((key) => !(key in FIELD_TYPES) && !['constructor', 'prototype'].includes(key)))).map(([route, field]) =>
+  const readOnly = fc.constantFrom('id', 'tenant', 'last_run_status', 'trigger', 'next_run_at', 'created_at', 'version', 'PK', 'status', 'schedule_id', 'sha256', 'expires_at', 'upload', 'reason');
+  return fc.tuple(bodyRoute(fixture), fc.oneof(readOnly, fc.stringMatching(/^[a-z_]{1,12}$/))).filter(([, key]) => !(key in FIELD_TYPES) && !(key in ARTIFACT_FIELD_TYPES) && !['constructor', 'prototype'].includes(key)).map(([route, field]) =>
     request('unknown or read-only fields', route.method, route.path, { ...bearer(fixture.tokens.admin), ...JSON_TYPE }, JSON.stringify({ ...validBody(route), [field]: 'x' }), { status: 400, code: 'validation_error', field }));
 }
 
@@ -189,10 +231,10 @@ const hostileText = fc.oneof(
 const invisibleOnly = fc.array(fc.constantFrom('\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', ' ', '\u3000', '\u180e'), { minLength: 1, maxLength: 12 }).map((parts) => parts.join(''));
 
 export function unicodeEdges(fixture: Fixture) {
-  return fc.tuple(bodyRoute(fixture), fc.constantFrom('name', 'description', 'target', 'scope', 'targets', 'timezone', 'cron_expression'), hostileText, invisibleOnly, fc.boolean())
-    .filter(([route, field]) => !route.manual || ['target', 'scope', 'targets'].includes(field))
+  return fc.tuple(bodyRoute(fixture), fc.constantFrom('name', 'description', 'target', 'scope', 'targets', 'timezone', 'cron_expression', 'filename', 'content_type'), hostileText, invisibleOnly, fc.boolean())
+    .filter(([route, field]) => (route.artifact ? ['filename', 'content_type'].includes(field) : field !== 'filename' && field !== 'content_type') && (!route.manual || ['target', 'scope', 'targets'].includes(field)))
     .map(([route, field, text, invisible, useInvisible]) => {
-      const value = field === 'name' && useInvisible ? invisible : text;
+      const value = (field === 'name' || field === 'filename') && useInvisible ? invisible : text;
       const body = field === 'scope' ? { ...validBody(route), scope: { dkim_selectors: [value] } }
         : field === 'targets' ? { ...validBody(route), targets: ['example.org', value] }
           : field === 'timezone' || field === 'cron_expression' ? { ...validBody(route), cadence: 'custom', cron_expression: field === 'cron_expression' ? value : '0 3 * * *', timezone: field === 'timezone' ? value : 'UTC' }
@@ -206,7 +248,7 @@ export function unicodeEdges(fixture: Fixture) {
 export function scopeValues(fixture: Fixture) {
   const numbers = fc.constantFrom('1e400', '-1e400', '9007199254740993', '-9007199254740993', '1e-200', '-2e-131', '1e126', '123456789012345678901234567890');
   const options = fc.constantFrom('/etc/passwd', '-h', '--config=/etc/passwd', '--help', '../../x', 'art_', 'art_01J000000000000000000000000', 'ART_01J0000000000000000000000A', 'art_01J0000000000000000000000A\n');
-  return fc.tuple(bodyRoute(fixture), fc.oneof(numbers.map((n) => ({ kind: 'number' as const, text: n })), options.map((o) => ({ kind: 'option' as const, text: o }))), fc.boolean()).map(([route, value, asHeader]) => {
+  return fc.tuple(bodyRoute(fixture, SUBJECT_ROUTES), fc.oneof(numbers.map((n) => ({ kind: 'number' as const, text: n })), options.map((o) => ({ kind: 'option' as const, text: o }))), fc.boolean()).map(([route, value, asHeader]) => {
     if (value.kind === 'number') {
       const body = JSON.stringify({ ...validBody(route), scan_type: 'dast', target: 'https://app.example.com/', scope: { n: 0 } }).replace('{"n":0}', `{"n":${value.text}}`);
       const patched = route.create || route.manual ? body : body.replace(',"target":"https://app.example.com/"', '');
@@ -239,7 +281,7 @@ export function internalTargets(fixture: Fixture) {
 function oddId(fixture: Fixture) {
   return fc.oneof(
     fc.constantFrom('%zz', '%E0%A4%A', '%', '%%', '%2e%2e', '%2E%2E', '..', '.', '%2F', 'a%2Fb', '%00', 'sch_%00', '%2e%2e%2f%2e%2e', '%C0%AE%C0%AE', '%u002e', '%252e%252e', '*', '$', '%20', '+', 'null', 'undefined', '__proto__', 'constructor'),
-    fc.constantFrom(fixture.otherScheduleId, fixture.otherScanId, fixture.scheduleId.toLowerCase(), `${fixture.scheduleId}0`, fixture.scanId.replace('scan_', 'sch_')),
+    fc.constantFrom(fixture.otherScheduleId, fixture.otherScanId, fixture.otherArtifactId, fixture.scheduleId.toLowerCase(), `${fixture.scheduleId}0`, fixture.scanId.replace('scan_', 'sch_'), fixture.artifactId.replace('art_', 'scan_'), fixture.scheduleId.replace('sch_', 'art_')),
     fc.integer({ min: 1, max: 10 }).map((kib) => 'a'.repeat(kib * 1024)),
     fc.string({ minLength: 1, maxLength: 40 }).map((text) => encodeURIComponent(text)),
     fc.stringMatching(/^[A-Za-z0-9_%.~-]{1,60}$/),
@@ -249,9 +291,9 @@ function oddId(fixture: Fixture) {
 export function oddPathIds(fixture: Fixture) {
   return fc.tuple(fc.constantFrom(...ID_ROUTES), oddId(fixture)).filter(([route, id]) => {
     // The tenant's own ids would name something real.
-    return !(route.path.includes('{sch}') && id === fixture.scheduleId) && !(route.path.includes('{scan}') && id === fixture.scanId);
+    return !(route.path.includes('{sch}') && id === fixture.scheduleId) && !(route.path.includes('{scan}') && id === fixture.scanId) && !(route.path.includes('{art}') && id === fixture.artifactId);
   }).map(([route, id]) => {
-    const path = route.path.replace('{sch}', id).replace('{scan}', id);
+    const path = route.path.replace('{sch}', id).replace('{scan}', id).replace('{art}', id);
     const body = route.method === 'PATCH' ? JSON.stringify({ name: 'renamed' }) : undefined;
     return request('odd path ids', route.method, path, { ...bearer(fixture.tokens.admin), ...(body ? JSON_TYPE : {}) }, body, { status: 404, code: 'not_found' });
   });
@@ -292,12 +334,12 @@ export function queryAbuse(fixture: Fixture) {
 
 /** Methods no route has (PUT, HEAD, OPTIONS, TRACE) and known methods on the wrong path. */
 export function methodConfusion(fixture: Fixture) {
-  const paths = [...new Set([...ROUTES.map((route) => fill(route.path, fixture)), ...PUBLIC_PATHS, '/api', '/api/', '/api/scans/schedules', '/api/unknown/', '/_local/reconcile', '/api//scans/', '/API/scans/', '/api/scans/schedules/../', '/api/scans/./'])];
+  const paths = [...new Set([...ROUTES.map((route) => fill(route.path, fixture)), ...PUBLIC_PATHS, '/api', '/api/', '/api/scans/schedules', '/api/unknown/', ...ADMIN_ENDPOINTS, '/_local/', '/_local/unknown', '/api//scans/', '/API/scans/', '/api/scans/schedules/../', '/api/scans/./', '/api/artifacts/../scans/'])];
   const known = new Set(ROUTES.map((route) => `${route.method} ${fill(route.path, fixture)}`));
   return fc.tuple(fc.constantFrom('PUT', 'HEAD', 'OPTIONS', 'TRACE', 'PATCH', 'DELETE', 'POST', 'GET'), fc.constantFrom(...paths)).filter(([method, path]) => {
     const normal = path.replace(/\/$/, '');
     const isKnown = [...known].some((key) => key.replace(/\/$/, '') === `${method} ${normal}`) || ['GET /api/health', 'GET /api/openapi.json', 'DELETE /api/session'].includes(`${method} ${normal}`);
-    return !isKnown && !(method === 'POST' && path === '/_local/reconcile');
+    return !isKnown && !(method === 'POST' && (ADMIN_ENDPOINTS as readonly string[]).includes(path));
   }).map(([method, path]) => request('method confusion', method, path, bearer(fixture.tokens.admin), undefined, { status: 404, code: 'not_found' }));
 }
 
@@ -337,7 +379,9 @@ export async function resolveToken(token: string, sessionKey: string): Promise<s
   if (!['pending', 'wrongkey', 'hs512', 'kid'].includes(kind) || rest.length === 0) return token;
   const payload = JSON.parse(rest.join(':')) as Record<string, unknown>;
   const key = new TextEncoder().encode(kind === 'wrongkey' ? 'another-key-that-is-at-least-32-characters-long' : sessionKey);
-  const header = kind === 'hs512' ? { alg: 'HS512', typ: 'JWT' } : kind === 'kid' ? { alg: 'HS256', kid: '../../../../dev/null' } : { alg: 'HS256', typ: 'JWT' };
+  // Every other forged token names the service's key (kid), so each one reaches the check it attacks.
+  const kid = sessionKeyId(sessionKey);
+  const header = kind === 'hs512' ? { alg: 'HS512', typ: 'JWT', kid } : kind === 'kid' ? { alg: 'HS256', kid: '../../../../dev/null' } : { alg: 'HS256', typ: 'JWT', kid };
   const signed = await new SignJWT(payload).setProtectedHeader(header).sign(key);
   // A kid cannot select another key: the token is signed with the real key but claims nothing bad,
   // so make it bad the only way that matters here, by cutting its signature.
@@ -349,7 +393,7 @@ export function jwtAttacks(fixture: Fixture) {
     const headers: Record<string, string> = { origin: fixture.url };
     if (via !== 'cookie') headers.authorization = `Bearer ${token}`;
     if (via !== 'bearer') headers.cookie = `session=${token}`;
-    const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : JSON.stringify(route.path === '/api/scans/' ? { scan_type: 'email_security', target: 'example.com' } : route.path.endsWith('{sch}/') ? { name: 'x' } : scheduleBody());
+    const body = bodyFor(route.method, route.path);
     return request('JWT attacks', route.method, fill(route.path, fixture), { ...headers, ...(body ? JSON_TYPE : {}) }, body, { status: 401, code: 'unauthenticated' });
   });
 }
@@ -358,7 +402,7 @@ export function jwtAttacks(fixture: Fixture) {
 export function credentialMismatch(fixture: Fixture) {
   const pairs = [[fixture.tokens.admin, fixture.tokens.otherAdmin], [fixture.tokens.otherAdmin, fixture.tokens.admin], [fixture.tokens.viewer, fixture.tokens.admin], [fixture.tokens.admin, fixture.tokens.viewer]] as const;
   return fc.tuple(fc.constantFrom(...AUTHENTICATED.filter((route) => route.path !== '/api/session')), fc.constantFrom(...pairs)).map(([route, [cookie, token]]) => {
-    const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : JSON.stringify(route.path === '/api/scans/' ? { scan_type: 'email_security', target: 'example.com' } : route.path.endsWith('{sch}/') ? { name: 'x' } : scheduleBody());
+    const body = bodyFor(route.method, route.path);
     return request('cookie and Bearer disagree', route.method, fill(route.path, fixture), { authorization: `Bearer ${token}`, cookie: `session=${cookie}`, origin: fixture.url, ...(body ? JSON_TYPE : {}) }, body, { status: 401, code: 'unauthenticated' });
   });
 }
@@ -370,7 +414,7 @@ export function csrf(fixture: Fixture) {
     fc.webUrl().map((url) => ({ origin: new URL(url).origin })),
   );
   return fc.tuple(fc.constantFrom(...MUTATING), origins, fc.constantFrom(fixture.tokens.admin, fixture.tokens.operator)).map(([route, origin, token]) => {
-    const body = route.method === 'DELETE' || route.path.includes('/toggle/') || route.path.includes('/run/') ? undefined : JSON.stringify(route.path === '/api/scans/' ? { scan_type: 'email_security', target: 'example.com' } : route.path.endsWith('{sch}/') ? { name: 'csrf' } : scheduleBody({ name: 'csrf' }));
+    const body = bodyFor(route.method, route.path);
     return request('CSRF', route.method, fill(route.path, fixture), { cookie: `session=${token}`, ...origin, ...(body ? JSON_TYPE : {}) }, body, { status: 403, code: 'forbidden' });
   });
 }
@@ -378,9 +422,77 @@ export function csrf(fixture: Fixture) {
 /** Roles below the route's: viewers mutate, operators delete. */
 export function roleAbuse(fixture: Fixture) {
   return fc.tuple(fc.constantFrom(...MUTATING), fc.constantFrom<'viewer' | 'operator'>('viewer', 'operator')).filter(([route, role]) => route.role === 'admin' || role === 'viewer').map(([route, role]) => {
-    const body = route.method === 'POST' && !route.path.includes('{') ? JSON.stringify(route.path === '/api/scans/' ? { scan_type: 'email_security', target: 'example.com' } : scheduleBody()) : route.method === 'PATCH' ? JSON.stringify({ name: 'x' }) : undefined;
+    const body = bodyFor(route.method, route.path);
     return request('roles', route.method, fill(route.path, fixture), { ...bearer(fixture.tokens[role]), ...(body ? JSON_TYPE : {}) }, body, { status: 403, code: 'forbidden' });
   });
+}
+
+/** Signing in takes only a Bearer token: a cookie, however valid, does not sign in (it is what signing in replaces). */
+export function sessionEndpoints(fixture: Fixture) {
+  return fc.tuple(fc.constantFrom(fixture.tokens.admin, fixture.tokens.viewer, fixture.tokens.otherAdmin), fc.constantFrom<Record<string, string>>({}, { origin: fixture.url }, { authorization: 'Bearer' }, { authorization: 'Basic YWRtaW46YWRtaW4=' }, { authorization: '' }))
+    .map(([token, extra]) => request('session endpoints', 'POST', '/api/session', { cookie: `session=${token}`, ...extra }, undefined, { status: 401, code: 'unauthenticated' }));
+}
+
+/**
+ * The local admin endpoints (what `npm run reconcile` and `npm run backfill` call): without the
+ * admin key a 401, with it a body that is not JSON (415, 400) or not the endpoint's fields (400).
+ * Never a valid request: each of them would run a reconcile or a backfill.
+ */
+export function localAdmin(fixture: Fixture) {
+  const key = { 'x-local-admin-key': fixture.sessionKey };
+  const wrongKeys = fc.constantFrom<Record<string, string>>({}, { 'x-local-admin-key': '' }, { 'x-local-admin-key': 'guess' }, { 'x-local-admin-key': `${fixture.sessionKey}x` }, { 'x-local-admin-key': fixture.sessionKey.slice(0, -1) }, { authorization: `Bearer ${fixture.tokens.admin}` }, { cookie: `session=${fixture.tokens.admin}` });
+  const badFields: Record<(typeof ADMIN_ENDPOINTS)[number], [string, string][]> = {
+    '/_local/reconcile': [['{"dry_run":"yes"}', 'dry_run'], ['{"dry_run":1}', 'dry_run'], ['{"tenant":"../x"}', 'tenant'], ['{"tenant":"ACME"}', 'tenant'], ['{"force":true}', 'force'], ['[]', ''], ['"x"', ''], ['{"__proto__":{"dry_run":false}}', '__proto__'], ['{"constructor":1}', 'constructor'], ['{"dry_run":true,"n":1e400}', 'n']],
+    '/_local/backfill': [['{}', 'database_url'], ['{"dry_run":true}', 'database_url'], ['{"database_url":5}', 'database_url'], ['{"database_url":""}', 'database_url'], ['{"database_url":"postgres://x","rollback":"yes"}', 'rollback'], ['{"database_url":"postgres://x","tenant":"../x"}', 'tenant'], ['{"database_url":"postgres://x","extra":1}', 'extra'], ['{"__proto__":{},"database_url":"postgres://x"}', '__proto__'], ['null', ''], ['[1]', '']],
+  };
+  return fc.constantFrom(...ADMIN_ENDPOINTS).chain((path) => fc.oneof(
+    fc.tuple(wrongKeys, fc.constantFrom('{"dry_run":true}', '{}', '', '{')).map(([headers, body]) =>
+      request('local admin endpoints', 'POST', path, { ...headers, ...JSON_TYPE }, body || undefined, { status: 401, code: 'unauthenticated' })),
+    fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', '', 'application/jsonx').map((type) =>
+      request('local admin endpoints', 'POST', path, { ...key, 'content-type': type }, '{"dry_run":true}', { status: 415, code: 'unsupported_media_type' })),
+    notJson.map((text) => request('local admin endpoints', 'POST', path, { ...key, ...JSON_TYPE }, text, { status: 400, code: 'invalid_json' })),
+    fc.constant(request('local admin endpoints', 'POST', path, { ...key, ...JSON_TYPE }, Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), { status: 400, code: 'invalid_json' })),
+    fc.constantFrom(...badFields[path]).map(([body, field]) => request('local admin endpoints', 'POST', path, { ...key, ...JSON_TYPE }, body, { status: 400, code: 'validation_error', field })),
+    fc.integer({ min: 33, max: 3000 }).map((depth) => request('local admin endpoints', 'POST', path, { ...key, ...JSON_TYPE }, `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`, { status: 400, code: 'validation_error' })),
+  ));
+}
+
+/**
+ * The local stand-in for an S3 presigned PUT: forged, edited and used tokens, a request that
+ * differs from what the token binds (type, length), other methods (405), and near-miss paths
+ * (404: the path is matched as sent). Never the one PUT the token allows.
+ */
+export function uploads(fixture: Fixture) {
+  const real = fixture.uploadToken;
+  const [payload = '', mac = ''] = real.split('.');
+  const forged = fc.oneof(
+    fc.constantFrom('', 'x', '.', `${payload}.`, `.${mac}`, `${payload}x.${mac}`, `${payload}.${mac.slice(0, -1)}`, `${payload}.${mac}x`, `${Buffer.from('{"tenant":"acme"}').toString('base64url')}.${mac}`, real.toUpperCase(), '%00', fixture.tokens.admin),
+    fc.base64String({ minLength: 1, maxLength: 120 }),
+    fc.string({ minLength: 1, maxLength: 40 }),
+  );
+  const put = (token: string, headers: Record<string, string>, body: Buffer) => request('artifact uploads', 'PUT', `${UPLOAD_PATH}?token=${encodeURIComponent(token)}`, headers, body, { status: 403, code: 'signature_does_not_match' });
+  return fc.oneof(
+    forged.map((token) => put(token, { 'content-type': 'application/xml' }, Buffer.from('<feedback/>'))),
+    // The real token of the pending artifact (1,024 bytes of application/xml), with what it does not bind.
+    fc.constantFrom('text/xml', 'application/zip', 'application/xml; charset=utf-8', 'text/html', '').map((type) => put(real, { 'content-type': type }, Buffer.alloc(1024, 0x20))),
+    fc.integer({ min: 0, max: 4096 }).filter((size) => size !== 1024).map((size) => put(real, { 'content-type': 'application/xml' }, Buffer.alloc(size, 0x20))),
+    fc.constant(request('artifact uploads', 'PUT', `${UPLOAD_PATH}?token=${encodeURIComponent(fixture.usedUploadToken)}`, { 'content-type': 'application/xml' }, Buffer.alloc(1024, 0x20), { status: 403, code: 'upload_used' })),
+    fc.tuple(fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'), fc.constantFrom(real, 'x')).map(([method, token]) =>
+      request('artifact uploads', method, `${UPLOAD_PATH}?token=${encodeURIComponent(token)}`, {}, undefined, { status: 405, code: 'method_not_allowed' })),
+    fc.constantFrom(`${UPLOAD_PATH}/`, '/_local/artifacts/%75pload', '/_local/artifacts/upload%2F', '/_local/x/../artifacts/upload', '/_local/artifacts/./upload', '/_local//artifacts/upload', '/_LOCAL/artifacts/upload', '/_local/artifacts/upload%00').map((path) =>
+      request('artifact uploads', 'PUT', `${path}?token=${encodeURIComponent(real)}`, { 'content-type': 'application/xml' }, Buffer.alloc(1024, 0x20), { status: 404, code: 'not_found' })),
+  );
+}
+
+/**
+ * The public routes (health, the OpenAPI document, signing out) take no input that matters: odd
+ * queries, credentials and cookies change nothing and get the route's usual answer.
+ */
+export function publicRoutes(fixture: Fixture) {
+  const queries = fc.oneof(fc.constantFrom('', '?__proto__=1', '?limit=0x10&limit=-1', '?x=%zz', '?cursor=%E0%A4%A', `?${'a'.repeat(4096)}=1`, '?constructor[prototype][x]=1'), fc.string({ maxLength: 40 }).map((text) => `?${encodeURIComponent(text)}`));
+  const credentials = fc.constantFrom<Record<string, string>>({}, { authorization: 'Bearer x.y.z' }, { cookie: 'session=%E0%A4%A' }, { cookie: `session=${fixture.tokens.admin}; session=${fixture.tokens.otherAdmin}` }, { authorization: `Bearer ${fixture.tokens.admin}`, cookie: `session=${fixture.tokens.otherAdmin}` }, { origin: 'https://evil.example' });
+  return fc.tuple(fc.constantFrom(['GET', '/api/health', 200], ['GET', '/api/openapi.json', 200], ['DELETE', '/api/session', 204]), queries, credentials).map(([[method, path, status], query, headers]) =>
+    request('public routes', method as string, `${path as string}${query}`, headers, undefined, { status: status as number }));
 }
 
 /** Every family, weighted so that each gets a fair share of a run. */
@@ -390,5 +502,6 @@ export function hostileRequests(fixture: Fixture): fc.Arbitrary<HostileRequest> 
     duplicateKeys(fixture), prototypeKeys(fixture), wrongTypes(fixture), unknownFields(fixture), unicodeEdges(fixture),
     scopeValues(fixture), internalTargets(fixture), oddPathIds(fixture), { arbitrary: queryAbuse(fixture), weight: 4 }, methodConfusion(fixture),
     jwtAttacks(fixture), credentialMismatch(fixture), csrf(fixture), roleAbuse(fixture),
+    sessionEndpoints(fixture), publicRoutes(fixture), { arbitrary: localAdmin(fixture), weight: 2 }, { arbitrary: uploads(fixture), weight: 2 },
   );
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
 import { LOCAL_TABLE_NAME } from '../../local/runtime.ts';
 import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
-import { errorBodyProblem, leaks } from './error-body.ts';
+import { UPLOAD_STATUS_BY_CODE, errorBodyProblem, leaks } from './error-body.ts';
 import { rawRequest, type RawReply, type RawRequest } from './raw-client.ts';
 import { storeState, tableClient } from './store-state.ts';
 
@@ -123,9 +123,10 @@ describe('path ids', () => {
     ['POST', `/api/scans/schedules/${id}/toggle/`],
     ['POST', `/api/scans/schedules/${id}/run/`],
     ['GET', `/api/scans/${id}/`],
+    ['GET', `/api/artifacts/${id}/`],
   ];
 
-  it.each(['%zz', '%E0%A4%A', '%', 'sch_%ZZ'])('answers 404 for the malformed encoding %s on all six id routes', async (id) => {
+  it.each(['%zz', '%E0%A4%A', '%', 'sch_%ZZ'])('answers 404 for the malformed encoding %s on every id route', async (id) => {
     const before = await state();
     for (const [method, path] of idRoutes(id)) {
       const reply = await json(method, path, method === 'PATCH' ? '{"name":"x"}' : '');
@@ -142,6 +143,7 @@ describe('path ids', () => {
       json('POST', `/api/scans/schedules/${dots}`, JSON.stringify({ scan_type: 'email_security', target: 'example.com' })),
       send({ path: `/api/scans/schedules/${dots}/`, headers: { authorization: `Bearer ${admin}` } }),
       send({ path: `/api/scans/${dots}/`, headers: { authorization: `Bearer ${admin}` } }),
+      json('POST', `/api/artifacts/${dots}/`, JSON.stringify({ purpose: 'rua', filename: 'a.xml', size: 10, content_type: 'application/xml' })),
     ]);
 
     for (const reply of replies) expectError(reply, 404, 'not_found');
@@ -339,5 +341,66 @@ describe('/_local/reconcile', () => {
     const reply = await send({ method: 'POST', path: '/_local/reconcile', body, headers: { 'content-type': 'application/json', 'x-local-admin-key': SESSION_KEY } });
 
     expectError(reply, status, code);
+  });
+});
+
+describe('/_local/backfill', () => {
+  it('answers a missing or wrong key with 401 and the DESIGN error body, before reading the body', async () => {
+    const missing = await send({ method: 'POST', path: '/_local/backfill', body: '{"database_url":"postgres://x"}', headers: { 'content-type': 'application/json' } });
+    const wrong = await send({ method: 'POST', path: '/_local/backfill', body: '{', headers: { 'content-type': 'application/json', 'x-local-admin-key': `${SESSION_KEY}x` } });
+
+    expectError(missing, 401, 'unauthenticated');
+    expectError(wrong, 401, 'unauthenticated');
+  });
+
+  it.each([
+    ['{"database_url":', 'application/json', 400, 'invalid_json', undefined],
+    ['{"database_url":"postgres://x"}', 'text/plain', 415, 'unsupported_media_type', undefined],
+    ['{}', 'application/json', 400, 'validation_error', 'database_url'],
+    ['{"database_url":"postgres://x","rollback":"yes"}', 'application/json', 400, 'validation_error', 'rollback'],
+    ['{"database_url":"postgres://x","__proto__":{"dry_run":false}}', 'application/json', 400, 'validation_error', '__proto__'],
+  ])('answers the body %s (%s) with %i %s', async (body, type, status, code, field) => {
+    const before = await state();
+
+    const reply = await send({ method: 'POST', path: '/_local/backfill', body, headers: { 'content-type': type, 'x-local-admin-key': SESSION_KEY } });
+
+    expectError(reply, status, code, field);
+    expect(await state()).toEqual(before);
+  });
+});
+
+describe('artifacts', () => {
+  const announce = (filename: string) => json('POST', '/api/artifacts/', JSON.stringify({ purpose: 'rua', filename, size: 1024, content_type: 'application/xml' }));
+
+  it.each(['invoice\u202efdp.exe', 'a\u0000b.xml', 'report\u0085.xml', '\u200b\u200d', '../etc/passwd', 'a\\b.xml'])('refuses the file name %j with 400 on filename, storing nothing', async (filename) => {
+    const before = await state();
+
+    const reply = await announce(filename);
+
+    expectError(reply, 400, 'validation_error', 'filename');
+    expect(await state()).toEqual(before);
+  });
+
+  it('matches the upload path as sent: a dotted or encoded variant is no upload, and the token still works once', async () => {
+    const created = await announce('report.xml');
+    const token = new URL(created.json.upload.url).searchParams.get('token')!;
+    const put = (path: string) => send({ method: 'PUT', path: `${path}?token=${encodeURIComponent(token)}`, headers: { 'content-type': 'application/xml' }, body: Buffer.alloc(1024, 0x20) });
+
+    for (const path of ['/_local/x/../artifacts/upload', '/_local/artifacts/%75pload', '/_local/artifacts/upload/']) expectError(await put(path), 404, 'not_found');
+    const read = await send({ path: `/api/artifacts/${created.json.id}/`, headers: { authorization: `Bearer ${admin}` } });
+
+    expect(read.json.status).toBe('pending');
+    expect((await put('/_local/artifacts/upload')).status).toBe(200);
+  });
+
+  it('answers a forged upload token with 403 in the error body shape, storing nothing', async () => {
+    const before = await state();
+
+    const reply = await send({ method: 'PUT', path: '/_local/artifacts/upload?token=e30.AAAA', headers: { 'content-type': 'application/xml' }, body: Buffer.alloc(16) });
+
+    expect(reply.status).toBe(403);
+    expect(errorBodyProblem(reply, UPLOAD_STATUS_BY_CODE)).toBeNull();
+    expect(reply.json.error.code).toBe('signature_does_not_match');
+    expect(await state()).toEqual(before);
   });
 });
