@@ -491,8 +491,8 @@ export function uploads(fixture: Fixture) {
 export function publicRoutes(fixture: Fixture) {
   const queries = fc.oneof(fc.constantFrom('', '?__proto__=1', '?limit=0x10&limit=-1', '?x=%zz', '?cursor=%E0%A4%A', `?${'a'.repeat(4096)}=1`, '?constructor[prototype][x]=1'), fc.string({ maxLength: 40 }).map((text) => `?${encodeURIComponent(text)}`));
   const credentials = fc.constantFrom<Record<string, string>>({}, { authorization: 'Bearer x.y.z' }, { cookie: 'session=%E0%A4%A' }, { cookie: `session=${fixture.tokens.admin}; session=${fixture.tokens.otherAdmin}` }, { authorization: `Bearer ${fixture.tokens.admin}`, cookie: `session=${fixture.tokens.otherAdmin}` }, { origin: 'https://evil.example' });
-  return fc.tuple(fc.constantFrom(['GET', '/api/health', 200], ['GET', '/api/openapi.json', 200], ['DELETE', '/api/session', 204]), queries, credentials).map(([[method, path, status], query, headers]) =>
-    request('public routes', method as string, `${path as string}${query}`, headers, undefined, { status: status as number }));
+  const routes = fc.constantFrom<[string, string, number]>(['GET', '/api/health', 200], ['GET', '/api/openapi.json', 200], ['DELETE', '/api/session', 204]);
+  return fc.tuple(routes, queries, credentials).map(([[method, path, status], query, headers]) => request('public routes', method, `${path}${query}`, headers, undefined, { status }));
 }
 
 /** Every family, weighted so that each gets a fair share of a run. */
