@@ -1,8 +1,22 @@
+import { decodeCursor, encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
+import { keys } from '../../shared/adapters/dynamodb/keys.ts';
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../shared/domain/errors.ts';
 import type { ScheduleRecord } from '../../shared/domain/schedule.ts';
 import type { Page, ScheduleFilter, ScheduleRepository } from '../../shared/ports/schedule-repository.ts';
 
-/** An in-memory ScheduleRepository with the same conditional-write semantics as the DynamoDB one. */
+/** The index and partition the DynamoDB adapter reads a listing from: a cursor is bound to them. */
+function listingOf(tenant: string, filter: ScheduleFilter): { index: string; partition: string } {
+  if (filter.scanType !== undefined) return { index: 'GSI1', partition: keys.schedulesByType(tenant, filter.scanType) };
+  if (filter.enabled !== undefined) return { index: 'GSI2', partition: keys.schedulesByEnabled(tenant, filter.enabled) };
+  return { index: '', partition: keys.tenant(tenant) };
+}
+
+/**
+ * An in-memory ScheduleRepository with the semantics of the DynamoDB one, held to it by
+ * test/contracts/schedule-repository-contract.ts: conditional writes, a quota check that is atomic
+ * with the insert, update() leaving the run fields and created_at alone, and the adapter's opaque
+ * cursor (the same codec), bound to the tenant and the listing.
+ */
 export class InMemoryScheduleRepository implements ScheduleRepository {
   readonly rows = new Map<string, ScheduleRecord>();
   failNextWrite: Error | null = null;
@@ -17,7 +31,8 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
 
   async create(record: ScheduleRecord, quota: number): Promise<void> {
     this.#maybeFail();
-    if ((await this.count(record.tenant)) >= quota) throw new QuotaExceededError('quota');
+    // No await between the check and the insert: concurrent creates cannot both pass the quota.
+    if (this.#countNow(record.tenant) >= quota) throw new QuotaExceededError('quota');
     if (this.rows.has(this.#key(record.tenant, record.id))) throw new ConflictError('exists');
     this.rows.set(this.#key(record.tenant, record.id), structuredClone(record));
   }
@@ -32,8 +47,9 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
     const current = this.rows.get(this.#key(record.tenant, record.id));
     if (!current) throw new NotFoundError('missing');
     if (current.version !== record.version - 1) throw new ConflictError('stale');
-    const { last_run_at, last_run_status, last_scan_id } = current;
-    this.rows.set(this.#key(record.tenant, record.id), { ...structuredClone(record), last_run_at, last_run_status, last_scan_id });
+    // Like the adapter's UpdateItem: the editable fields only; run fields and created_at stay.
+    const { last_run_at, last_run_status, last_scan_id, created_at } = current;
+    this.rows.set(this.#key(record.tenant, record.id), { ...structuredClone(record), last_run_at, last_run_status, last_scan_id, created_at });
   }
 
   async recordRun(tenant: string, id: string, run: { last_run_at: string; last_run_status: ScheduleRecord['last_run_status']; last_scan_id: string }): Promise<boolean> {
@@ -66,14 +82,26 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
   }
 
   async list(tenant: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<ScheduleRecord>> {
+    const { index, partition } = listingOf(tenant, filter);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partition).SK;
     const matching = [...this.rows.values()]
       .filter((row) => row.tenant === tenant)
       .filter((row) => filter.scanType === undefined || row.scan_type === filter.scanType)
       .filter((row) => filter.enabled === undefined || row.enabled === filter.enabled)
-      .sort((a, b) => b.id.localeCompare(a.id))
-      .filter((row) => cursor === undefined || row.id < cursor);
-    const items = matching.slice(0, limit);
-    return { items, nextCursor: matching.length > limit ? items[items.length - 1].id : null };
+      // Newest first by the sort key's byte order, as DynamoDB sorts (not the locale's).
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .filter((row) => after === undefined || keys.schedule(row.id) < (after as string));
+    const items = matching.slice(0, limit).map((row) => structuredClone(row));
+    const last = items[items.length - 1];
+    return { items, nextCursor: matching.length > limit ? encodeCursor(tenant, index, this.#keyOf(last, index)) : null };
+  }
+
+  /** The key DynamoDB returns as LastEvaluatedKey for `row` in `index`. */
+  #keyOf(row: ScheduleRecord, index: string): Record<string, string> {
+    const key: Record<string, string> = { PK: keys.tenant(row.tenant), SK: keys.schedule(row.id) };
+    if (index === 'GSI1') Object.assign(key, { GSI1PK: keys.schedulesByType(row.tenant, row.scan_type), GSI1SK: row.id });
+    if (index === 'GSI2') Object.assign(key, { GSI2PK: keys.schedulesByEnabled(row.tenant, row.enabled), GSI2SK: row.id });
+    return key;
   }
 
   async *listAll(tenant?: string): AsyncIterable<ScheduleRecord> {
@@ -81,6 +109,10 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
   }
 
   async count(tenant: string): Promise<number> {
+    return this.#countNow(tenant);
+  }
+
+  #countNow(tenant: string): number {
     return [...this.rows.values()].filter((row) => row.tenant === tenant).length;
   }
 
