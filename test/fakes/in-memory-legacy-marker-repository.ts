@@ -1,7 +1,11 @@
+import { keys } from '../../shared/adapters/dynamodb/keys.ts';
 import type { LegacyModel } from '../../shared/domain/legacy/legacy-schedule.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../../shared/ports/legacy-marker-repository.ts';
 
-/** Markers in a Map, with the conditional claim of the DynamoDB adapter. */
+/**
+ * Markers in a Map, with the conditional claim and the key-ordered listing of the DynamoDB adapter
+ * (held to it by test/contracts/legacy-marker-repository-contract.ts).
+ */
 export class InMemoryLegacyMarkerRepository implements LegacyMarkerRepository {
   readonly markers = new Map<string, LegacyMarker>();
 
@@ -28,7 +32,11 @@ export class InMemoryLegacyMarkerRepository implements LegacyMarkerRepository {
   }
 
   async *list(tenant: string): AsyncIterable<LegacyMarker> {
-    for (const marker of this.markers.values()) if (marker.tenant === tenant) yield { ...marker };
+    // A Query on the tenant's partition: in sort-key byte order, not the order of the claims.
+    const sortKey = (marker: LegacyMarker) => keys.legacyMarker(marker.model, marker.legacyId);
+    const own = [...this.markers.values()].filter((marker) => marker.tenant === tenant);
+    own.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+    for (const marker of own) yield { ...marker };
   }
 
   async delete(tenant: string, model: LegacyModel, legacyId: string): Promise<void> {
