@@ -6,32 +6,16 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
-import type { ArtifactRecord } from '../../shared/domain/artifact.ts';
-import type { ArtifactRepository } from '../../shared/ports/artifact-repository.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { silentLogger } from '../../shared/ports/logger.ts';
 import { makeArtifactService, type ArtifactService } from '../../shared/services/artifact-service.ts';
+import { InMemoryArtifactRepository } from '../fakes/in-memory-artifact-repository.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';
 import { startSigV4Front, verifyPresigned, type SigV4Front } from '../helpers/sigv4-verifying-front.ts';
 import { deflatedZeros, zipOf } from '../mailscan/helpers/archives.ts';
 
 const REPORT = readFileSync(new URL('../fixtures/mailscan/rua/google.xml', import.meta.url));
 const MIB = 1024 * 1024;
-
-/** Artifact rows in memory, with the repository's conditional settle. */
-function memoryRepository(): ArtifactRepository {
-  const rows = new Map<string, ArtifactRecord>();
-  return {
-    async create(record) { rows.set(`${record.tenant}/${record.id}`, { ...record }); },
-    async get(tenant, id) { return rows.get(`${tenant}/${id}`) ?? null; },
-    async settle(tenant, id, outcome) {
-      const row = rows.get(`${tenant}/${id}`);
-      if (!row || row.status !== 'pending') return null;
-      Object.assign(row, outcome);
-      return { ...row };
-    },
-  };
-}
 
 describe('S3 artifact store against s3rver, with real presigned URLs checked by a SigV4-verifying front', () => {
   const directory = mkdtempSync(join(tmpdir(), 's3rver-'));
@@ -48,7 +32,7 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
     front = await startSigV4Front({ target: `http://127.0.0.1:${port}`, secrets: { S3RVER: 'S3RVER' } });
     client = makeS3Client({ endpoint: front.url, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
     // Real time: s3rver checks the presigned URL's expiry against its own clock.
-    artifacts = makeArtifactService({ repo: memoryRepository(), store: store(), ids: makeUlidGenerator(), clock: { now: () => new Date() }, logger: silentLogger });
+    artifacts = makeArtifactService({ repo: new InMemoryArtifactRepository(), store: store(), ids: makeUlidGenerator(), clock: { now: () => new Date() }, logger: silentLogger });
   });
   afterAll(async () => {
     client?.destroy();
