@@ -7,6 +7,7 @@ import { silentLogger } from '../../shared/ports/logger.ts';
 import { makeReconcileService } from '../../shared/services/reconcile-service.ts';
 import { makeScheduleService } from '../../shared/services/schedule-service.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';
+import { record } from '../helpers/call-log.ts';
 import { FaultyTriggers } from '../helpers/faulty-triggers.ts';
 
 function setup(quota = 10) {
@@ -16,8 +17,10 @@ function setup(quota = 10) {
   const triggers = new FaultyTriggers(scheduler);
   let n = 0;
   const ids = { newId: (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`, forFire: () => 'scan_unused' };
-  const service = makeScheduleService({ repo, triggers, clock, ids, logger: silentLogger, quota });
-  return { clock, repo, scheduler, triggers, service };
+  // The repository's and the trigger scheduler's calls, in one sequence, as the service made them.
+  const calls: string[] = [];
+  const service = makeScheduleService({ repo: record(calls, 'repo', repo), triggers: record(calls, 'triggers', triggers), clock, ids, logger: silentLogger, quota });
+  return { clock, repo, scheduler, triggers, service, calls };
 }
 
 const daily = { name: 'n', scan_type: 'email_security', target: 'example.com', cadence: 'daily' } as const;
@@ -31,8 +34,30 @@ describe('schedule service', () => {
   it('provisions the trigger before storing the row', async () => {
     const created = await world.service.create('acme', daily);
 
+    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.create']);
     expect(world.repo.rows.size).toBe(1);
     expect(await world.scheduler.list()).toEqual([{ name: created.id, tenant: 'acme', scheduleId: created.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' }]);
+  });
+
+  it('stores nothing when provisioning the trigger fails, and leaves no trigger behind', async () => {
+    world.triggers.failures = ['half'];
+
+    await expect(world.service.create('acme', { ...daily, cadence: 'custom', cron_expression: '0 0 1,15 * 1' })).rejects.toBeInstanceOf(TriggerUnavailableError);
+
+    // The failed sync is followed by the restore (read the row, sync to what it asks: none); never a create.
+    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.get', 'triggers.sync']);
+    expect(world.repo.rows.size).toBe(0);
+    expect(await world.scheduler.list()).toEqual([]);
+  });
+
+  it('changes the trigger before writing the row on a patch, and removes it before deleting the row', async () => {
+    const created = await world.service.create('acme', daily);
+    world.calls.length = 0;
+
+    await world.service.update('acme', created.id, { cadence: 'weekly' });
+    await world.service.remove('acme', created.id);
+
+    expect(world.calls).toEqual(['repo.get', 'triggers.sync', 'repo.update', 'repo.get', 'triggers.sync', 'repo.delete']);
   });
 
   it('removes the trigger again when the row write fails', async () => {
