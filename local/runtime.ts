@@ -100,6 +100,12 @@ export interface LocalRuntimeOptions {
    * tests throw here to kill a worker between steps; bench:dispatch records the calls to replay.
    */
   afterDynamoCall?: (commandName: string, input: unknown) => void;
+  /**
+   * Called before every DynamoDB call is sent, with its command name and (wire-format) input,
+   * whether it then succeeds or not (a refused conditional write needs its permission too): the
+   * table-grant test attributes each call to the Lambda function that would make it in AWS.
+   */
+  beforeDynamoCall?: (commandName: string, input: unknown) => void;
 }
 
 export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
@@ -122,6 +128,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     (next, context) => async (args) => {
       const command = context.commandName ?? 'unknown';
       dynamoRequests.set(command, (dynamoRequests.get(command) ?? 0) + 1);
+      options.beforeDynamoCall?.(command, args.input);
       const output = await next(args);
       options.afterDynamoCall?.(command, args.input);
       return output;

@@ -1,24 +1,14 @@
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
-import { arnOf, cdkContext, fixtureLayer, logicalId, schedulerArn, statementsOfRole, synthesizedStack, type Json } from './synthesized-stack.ts';
-
-const backfillSettings = {
-  legacyDatabaseSecretName: 'legacy/django-db',
-  subnetIds: ['subnet-0a1b2c3d4e5f60718', 'subnet-0f1e2d3c4b5a69788'],
-  securityGroupId: 'sg-0123456789abcdef0',
-};
+import { arnOf, backfillSettings, cdkContext, logicalId, schedulerArn, statementsOfRole, synthesizedStack, synthesizedStackWithBackfill, type Json } from './synthesized-stack.ts';
 
 describe('the backfill function', () => {
   let stack: ScanServiceStack;
   let template: Template;
   beforeAll(() => {
-    // dev with a backfill block: the only synth of its kind, so it is built here, not shared.
-    const environments = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, backfill: backfillSettings } };
-    stack = addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), { mailscanLayerPath: fixtureLayer });
-    template = Template.fromStack(stack);
+    // dev with a backfill block, shared with the table-grant test.
+    ({ stack, template } = synthesizedStackWithBackfill());
   });
 
   function fnResource(): Json {

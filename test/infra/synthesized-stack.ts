@@ -51,6 +51,25 @@ export function synthesizedStack(env: EnvironmentName): SynthesizedStack {
   return found;
 }
 
+/** A backfill block for dev, as an operator would add it to cdk.json for the one-off run. */
+export const backfillSettings = {
+  legacyDatabaseSecretName: 'legacy/django-db',
+  subnetIds: ['subnet-0a1b2c3d4e5f60718', 'subnet-0f1e2d3c4b5a69788'],
+  securityGroupId: 'sg-0123456789abcdef0',
+};
+
+let withBackfill: SynthesizedStack | undefined;
+
+/** dev with the backfill block: the only synth that has the backfill function, shared like the others. */
+export function synthesizedStackWithBackfill(): SynthesizedStack {
+  if (!withBackfill) {
+    const environments = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, backfill: backfillSettings } };
+    const stack = addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), { mailscanLayerPath: fixtureLayer });
+    withBackfill = { stack, template: Template.fromStack(stack) };
+  }
+  return withBackfill;
+}
+
 // ---- template queries ------------------------------------------------------------------------
 
 export function logicalId(stack: Stack, construct: IConstruct): string {
