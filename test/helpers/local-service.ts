@@ -67,6 +67,18 @@ export async function startTestService(options: LocalRuntimeOptions = {}): Promi
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
+let tenantsHandedOut = 0;
+
+/**
+ * A tenant id no other test in this process has used. Each test works in a tenant of its own, so
+ * tests that share one running service never see each other's rows and nothing is cleaned up
+ * between them; the prefix only makes a failing test's ids easier to read.
+ */
+export function freshTenant(prefix = 'tenant'): string {
+  tenantsHandedOut += 1;
+  return `${prefix}-${tenantsHandedOut}`;
+}
+
 /** A valid create body; override any field. */
 export function scheduleBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { name: 'Mail posture', scan_type: 'email_security', target: 'example.com', cadence: 'daily', ...overrides };

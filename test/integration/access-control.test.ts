@@ -1,8 +1,8 @@
 import { SignJWT } from 'jose';
 import { sessionKeyId } from '../../shared/auth/session-token.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../shared/domain/identity.ts';
-import { SESSION_KEY, scheduleBody, snapshot, startTestService, type TestService } from '../helpers/local-service.ts';
+import { SESSION_KEY, freshTenant, scheduleBody, snapshot, startTestService, type TestService } from '../helpers/local-service.ts';
 
 interface Endpoint {
   name: string;
@@ -29,30 +29,36 @@ const endpoints: Endpoint[] = [
 
 describe('tenant isolation', () => {
   let service: TestService;
+  let victimTenant: string;
   let victimId: string;
+  let attackerTenant: string;
 
   beforeAll(async () => {
     service = await startTestService();
-    const victim = await service.token('victim', 'admin');
-    victimId = (await service.call('/api/scans/schedules/', { method: 'POST', token: victim, body: scheduleBody({ name: 'secret' }) })).body.id;
   });
   afterAll(() => service.stop());
+  beforeEach(async () => {
+    victimTenant = freshTenant('victim');
+    attackerTenant = freshTenant('attacker');
+    const victim = await service.token(victimTenant, 'admin');
+    victimId = (await service.call('/api/scans/schedules/', { method: 'POST', token: victim, body: scheduleBody({ name: 'secret' }) })).body.id;
+  });
 
   it.each(endpoints.filter((e) => e.path('X').includes('X')))("answers 404 to $name with another tenant's id and changes nothing", async (endpoint) => {
-    const attacker = await service.token('attacker', 'admin');
-    const before = await snapshot(service.runtime, 'victim');
+    const attacker = await service.token(attackerTenant, 'admin');
+    const before = await snapshot(service.runtime, victimTenant);
 
     const reply = await service.call(endpoint.path(victimId), { method: endpoint.method, token: attacker, body: endpoint.body });
 
     expect(reply.status).toBe(404);
     expect(reply.body.error.code).toBe('not_found');
     expect(JSON.stringify(reply.body)).not.toContain('secret');
-    expect(await snapshot(service.runtime, 'victim')).toBe(before);
+    expect(await snapshot(service.runtime, victimTenant)).toBe(before);
   });
 
   it("answers 404 for another tenant's scan and lists none of its scans or findings", async () => {
-    const victim = await service.token('victim', 'admin');
-    const attacker = await service.token('attacker', 'admin');
+    const victim = await service.token(victimTenant, 'admin');
+    const attacker = await service.token(attackerTenant, 'admin');
     const { body: scan } = await service.call('/api/scans/', { method: 'POST', token: victim, body: { scan_type: 'email_security', target: 'victim.com' } });
     await service.runtime.drain();
 
@@ -68,7 +74,7 @@ describe('tenant isolation', () => {
   });
 
   it("never lists another tenant's schedules", async () => {
-    const attacker = await service.token('attacker', 'admin');
+    const attacker = await service.token(attackerTenant, 'admin');
     await service.call('/api/scans/schedules/', { method: 'POST', token: attacker, body: scheduleBody({ name: 'mine' }) });
 
     const reply = await service.call('/api/scans/schedules/', { token: attacker });
@@ -77,10 +83,10 @@ describe('tenant isolation', () => {
   });
 
   it('takes the tenant from the token even when the body or query names another', async () => {
-    const attacker = await service.token('attacker', 'admin');
+    const attacker = await service.token(attackerTenant, 'admin');
 
-    const created = await service.call('/api/scans/schedules/', { method: 'POST', token: attacker, body: scheduleBody({ tenant: 'victim' }) });
-    const listed = await service.call('/api/scans/schedules/?tenant=victim', { token: attacker });
+    const created = await service.call('/api/scans/schedules/', { method: 'POST', token: attacker, body: scheduleBody({ tenant: victimTenant }) });
+    const listed = await service.call(`/api/scans/schedules/?tenant=${victimTenant}`, { token: attacker });
 
     expect(created.status).toBe(400);
     expect(listed.status).toBe(400);
@@ -100,18 +106,19 @@ describe('roles', () => {
   );
 
   it.each(matrix)('$caller on $name: allowed=$allowed', async (entry) => {
-    const admin = await service.token('roles', 'admin');
+    const tenant = freshTenant('roles');
+    const admin = await service.token(tenant, 'admin');
     const id = (await service.call('/api/scans/schedules/', { method: 'POST', token: admin, body: scheduleBody() })).body.id;
-    const before = await snapshot(service.runtime, 'roles');
+    const before = await snapshot(service.runtime, tenant);
 
-    const reply = await service.call(entry.path(id), { method: entry.method, token: await service.token('roles', entry.caller), body: entry.body });
+    const reply = await service.call(entry.path(id), { method: entry.method, token: await service.token(tenant, entry.caller), body: entry.body });
 
     if (entry.allowed) {
       expect(reply.status).toBeLessThan(300);
     } else {
       expect(reply.status).toBe(403);
       expect(reply.body.error.code).toBe('forbidden');
-      expect(await snapshot(service.runtime, 'roles')).toBe(before);
+      expect(await snapshot(service.runtime, tenant)).toBe(before);
     }
   });
 });
@@ -162,8 +169,9 @@ describe('authentication and CSRF', () => {
   });
 
   it('refuses a cookie-authenticated mutation from a foreign origin and stores nothing', async () => {
-    const token = await service.token('acme', 'admin');
-    const before = await snapshot(service.runtime, 'acme');
+    const tenant = freshTenant('acme');
+    const token = await service.token(tenant, 'admin');
+    const before = await snapshot(service.runtime, tenant);
 
     const foreign = await service.call('/api/scans/schedules/', { method: 'POST', token, cookie: true, body: scheduleBody(), headers: { origin: 'https://evil.example' } });
     const missing = await service.call('/api/scans/schedules/', { method: 'POST', token, cookie: true, body: scheduleBody() });
@@ -171,11 +179,11 @@ describe('authentication and CSRF', () => {
     expect(foreign.status).toBe(403);
     expect(foreign.body.error.code).toBe('forbidden');
     expect(missing.status).toBe(403);
-    expect(await snapshot(service.runtime, 'acme')).toBe(before);
+    expect(await snapshot(service.runtime, tenant)).toBe(before);
   });
 
   it('accepts a cookie-authenticated mutation from the service origin, and Bearer without Origin', async () => {
-    const token = await service.token('acme', 'admin');
+    const token = await service.token(freshTenant('acme'), 'admin');
 
     const sameOrigin = await service.call('/api/scans/schedules/', { method: 'POST', token, cookie: true, body: scheduleBody(), headers: { origin: service.runtime.url } });
     const bearer = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });

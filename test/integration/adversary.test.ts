@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
 import { buildCli } from '../mailscan/helpers/cli.ts';
 import { startDnsServerProcess, type DnsServerProcess } from '../mailscan/helpers/dns-server-process.ts';
 import { zoneDir } from '../mailscan/helpers/fixtures.ts';
 import { FEED_SECRETS, startVendorFakes, VENDOR_KEYS, type VendorFakes } from '../mailscan/helpers/vendor-fakes.ts';
-import { startTestService, type TestService } from '../helpers/local-service.ts';
+import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const leakZones = fileURLToPath(new URL('../fixtures/mailscan/discover-leak/', import.meta.url));
 
@@ -23,6 +23,7 @@ describe('adversary steps through the local runtime', () => {
   let dns: DnsServerProcess;
   let vendors: VendorFakes;
   let service: TestService;
+  let tenant: string;
   let token: string;
 
   beforeAll(async () => {
@@ -34,15 +35,18 @@ describe('adversary steps through the local runtime', () => {
     writeFileSync(configFile, JSON.stringify({ dns: { timeout_ms: 2_000, attempts: 2 }, lookalike: { max_candidates: 600, concurrency: 20 } }));
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1', MAILSCAN_CONFIG: configFile, ...vendors.urls, ...VENDOR_KEYS };
     service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin: await buildCli(), env })]]) });
-    token = await service.token('red', 'viewer');
   }, 120_000);
   afterAll(async () => {
     await service?.stop();
     await Promise.all([dns?.close(), vendors?.close()]);
   });
+  beforeEach(async () => {
+    tenant = freshTenant('red');
+    token = await service.token(tenant, 'viewer');
+  });
 
   it('makes one job for a step delivered three times, with the base and the adversary findings', async () => {
-    const step = { kind: 'adversary', tenant: 'red', run_id: 'run-42', step_id: 'recon-1', technique: 'T1598', target: 'brandmail.com' } as const;
+    const step = { kind: 'adversary', tenant, run_id: 'run-42', step_id: 'recon-1', technique: 'T1598', target: 'brandmail.com' } as const;
     for (let delivery = 0; delivery < 3; delivery += 1) await service.runtime.scanQueue.send(step);
     await service.runtime.drain();
 
@@ -67,7 +71,7 @@ describe('adversary steps through the local runtime', () => {
   });
 
   it('fails the job of an unsupported technique, saying so', async () => {
-    await service.runtime.scanQueue.send({ kind: 'adversary', tenant: 'red', run_id: 'run-43', step_id: 'phish-1', technique: 'T1566', target: 'brandmail.com' });
+    await service.runtime.scanQueue.send({ kind: 'adversary', tenant, run_id: 'run-43', step_id: 'phish-1', technique: 'T1566', target: 'brandmail.com' });
     await service.runtime.drain();
 
     const { body: listed } = await service.call('/api/scans/?source_type=adversary', { token });
@@ -77,7 +81,7 @@ describe('adversary steps through the local runtime', () => {
   });
 
   it('refuses scope.techniques from the API', async () => {
-    const operator = await service.token('red', 'operator');
+    const operator = await service.token(tenant, 'operator');
     const { status, body } = await service.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'brandmail.com', scope: { techniques: ['T1598'] } } });
     expect(status).toBe(400);
     expect(body.error.details).toEqual([{ field: 'scope.techniques', message: 'is set only by adversary runs' }]);

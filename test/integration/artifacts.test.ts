@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
 import { deflatedZeros, zipOf } from '../mailscan/helpers/archives.ts';
 import { buildCli } from '../mailscan/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
 import { zoneDir } from '../mailscan/helpers/fixtures.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';
-import { startTestService, type TestService } from '../helpers/local-service.ts';
+import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const fixture = (path: string) => readFileSync(fileURLToPath(new URL(`../fixtures/mailscan/${path}`, import.meta.url)));
 const REPORT = fixture('rua/google.xml');
@@ -18,6 +18,7 @@ const MESSAGE = fixture('header/received-anomalies.eml');
 describe('artifacts through the local server', () => {
   let dns: TestDnsServer;
   let service: TestService;
+  let tenant: string;
   let operator: string;
 
   /** Announces a file and PUTs it to the URL the API gave; returns the artifact as the API then shows it. */
@@ -36,7 +37,10 @@ describe('artifacts through the local server', () => {
     const bin = await buildCli();
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
     service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
-    operator = await service.token('acme', 'operator');
+  });
+  beforeEach(async () => {
+    tenant = freshTenant('acme');
+    operator = await service.token(tenant, 'operator');
   });
   afterAll(async () => {
     await service.stop();
@@ -68,7 +72,7 @@ describe('artifacts through the local server', () => {
     expect(answers.map((answer) => answer.status)).toEqual([403, 403, 403, 403]);
     expect(JSON.parse(answers[3].text)).toMatchObject({ error: { code: 'request_expired' } });
     expect((await service.call(`/api/artifacts/${created.id}/`, { token: operator })).body).toMatchObject({ status: 'pending', sha256: null });
-    expect(await service.runtime.artifactStore.read('acme', created.id, 1024)).toBeNull();
+    expect(await service.runtime.artifactStore.read(tenant, created.id, 1024)).toBeNull();
   });
 
   it('rejects with a reason a zip bomb, a non-XML report and a file that is not a message', async () => {
@@ -82,13 +86,13 @@ describe('artifacts through the local server', () => {
     expect(zip.artifact).toMatchObject({ status: 'rejected', reason: expect.stringContaining('decompresses to more than') });
     expect(text.artifact).toMatchObject({ status: 'rejected', reason: 'notes.xml: not XML' });
     expect(eml.artifact).toMatchObject({ status: 'rejected', reason: expect.stringContaining('not an RFC 5322 message') });
-    expect(await service.runtime.artifactStore.read('acme', zip.created.id, 1024)).toBeNull();
+    expect(await service.runtime.artifactStore.read(tenant, zip.created.id, 1024)).toBeNull();
   });
 
   it('refuses announcements over the size limit or of the wrong content type (400 on the field)', async () => {
     const tooBig = await service.call('/api/artifacts/', { method: 'POST', token: operator, body: { purpose: 'eml', filename: 'big.eml', size: 60 * 1024 * 1024, content_type: 'message/rfc822' } });
     const wrongType = await service.call('/api/artifacts/', { method: 'POST', token: operator, body: { purpose: 'rua', filename: 'r.pdf', size: 10, content_type: 'application/pdf' } });
-    const viewer = await service.call('/api/artifacts/', { method: 'POST', token: await service.token('acme', 'viewer'), body: { purpose: 'rua', filename: 'r.xml', size: 10, content_type: 'text/xml' } });
+    const viewer = await service.call('/api/artifacts/', { method: 'POST', token: await service.token(tenant, 'viewer'), body: { purpose: 'rua', filename: 'r.xml', size: 10, content_type: 'text/xml' } });
 
     expect(tooBig).toMatchObject({ status: 400, body: { error: { details: [{ field: 'size', message: 'must be at most 52428800 bytes for purpose eml' }] } } });
     expect(wrongType.body.error.details).toEqual([expect.objectContaining({ field: 'content_type' })]);
@@ -96,7 +100,7 @@ describe('artifacts through the local server', () => {
   });
 
   it('keeps tenants apart: another tenant\'s artifact is 404 to read and 400 in a scope', async () => {
-    const beta = await service.token('beta', 'operator');
+    const beta = await service.token(freshTenant('beta'), 'operator');
     const { created } = await upload(REPORT, { purpose: 'rua', filename: 'b.xml', content_type: 'application/xml' }, beta);
 
     const read = await service.call(`/api/artifacts/${created.id}/`, { token: operator });
@@ -104,7 +108,7 @@ describe('artifacts through the local server', () => {
 
     expect(read.status).toBe(404);
     expect(scan).toMatchObject({ status: 400, body: { error: { details: [{ field: 'scope.rua.0', message: `artifact ${created.id} not found` }] } } });
-    expect(await service.runtime.artifactStore.read('acme', created.id, 1024)).toBeNull();
+    expect(await service.runtime.artifactStore.read(tenant, created.id, 1024)).toBeNull();
   });
 
   it('refuses a scope naming a pending artifact or one of the wrong purpose', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduleBody, snapshot, startTestService, type TestService } from '../helpers/local-service.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { freshTenant, scheduleBody, snapshot, startTestService, type TestService } from '../helpers/local-service.ts';
 
 interface BadRequest {
   name: string;
@@ -96,11 +96,13 @@ describe('bad requests', () => {
 
   beforeAll(async () => {
     service = await startTestService();
-    token = await service.token('acme', 'admin');
+  });
+  afterAll(() => service.stop());
+  beforeEach(async () => {
+    token = await service.token(freshTenant('acme'), 'admin');
     const created = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
     existingId = created.body.id;
   });
-  afterAll(() => service.stop());
 
   it('covers at least 40 distinct bad requests', () => {
     expect(cases.length).toBeGreaterThanOrEqual(40);

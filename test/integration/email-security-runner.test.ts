@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseArgs as parseCliArgs } from '../../layers/mailscan/src/cli/args.ts';
 import { makeMailscanRunner, mailscanArgs, mailscanEnv } from '../../shared/adapters/runners/mailscan-runner.ts';
 import { silentLogger } from '../../shared/ports/logger.ts';
 import { buildCli } from '../mailscan/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
 import { zoneDir } from '../mailscan/helpers/fixtures.ts';
-import { startTestService, type TestService } from '../helpers/local-service.ts';
+import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 /** A fixture zone served under another name (the tests were written when the API took only public apex domains). */
 function renamed(fixture: string, apex: string): { text: string; origin: string } {
@@ -40,11 +40,13 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     bin = await buildCli();
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
     service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
-    token = await service.token('mail', 'operator');
   });
   afterAll(async () => {
     await service.stop();
     await dns.close();
+  });
+  beforeEach(async () => {
+    token = await service.token(freshTenant('mail'), 'operator');
   });
 
   async function scanOf(target: string, scope: Record<string, unknown> = {}) {

@@ -6,7 +6,7 @@ import { FireMessage } from '../../shared/domain/messages.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
-import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { SESSION_KEY, freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const MINUTE = 60_000;
@@ -95,7 +95,8 @@ describe('local fires', () => {
   }
 
   it('puts a fire message on the scan queue at each tick of a custom schedule, in its timezone', async () => {
-    const token = await service.token('acme', 'operator');
+    const tenant = freshTenant('acme');
+    const token = await service.token(tenant, 'operator');
     const { body: created } = await service.call('/api/scans/schedules/', {
       method: 'POST',
       token,
@@ -109,11 +110,11 @@ describe('local fires', () => {
 
     // 00:00, 06:00, 12:00, 18:00 IST between 10:00Z on the 2nd and 00:00Z on the 3rd: 12:30Z and 18:30Z.
     expect(fires.map((fire) => fire.scheduled_time)).toEqual(['2026-03-02T12:30:00Z', '2026-03-02T18:30:00Z']);
-    expect(fires[0]).toEqual({ kind: 'fire', tenant: 'acme', schedule_id: created.id, scheduled_time: '2026-03-02T12:30:00Z', execution_id: expect.any(String) });
+    expect(fires[0]).toEqual({ kind: 'fire', tenant, schedule_id: created.id, scheduled_time: '2026-03-02T12:30:00Z', execution_id: expect.any(String) });
   });
 
   it('stops firing once toggled off and fires the split pair twice on a day matching both', async () => {
-    const token = await service.token('acme', 'operator');
+    const token = await service.token(freshTenant('acme'), 'operator');
     service.clock.set('2026-05-31T12:00:00Z');
     const { body: split } = await service.call('/api/scans/schedules/', {
       method: 'POST',

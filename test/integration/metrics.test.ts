@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../shared/ports/logger.ts';
-import { scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
 
 interface MetricLine {
@@ -11,7 +11,10 @@ interface MetricLine {
   dimensions: Record<string, string>;
 }
 
-/** Keeps the `metric` lines of the structured log, where the local runtime sends its metrics. */
+/**
+ * Keeps the `metric` lines of the structured log, where the local runtime sends its metrics. The
+ * lines are the whole service's (metrics carry no tenant): each test reads those after its mark.
+ */
 function metricLog(): Logger & { metrics: MetricLine[] } {
   const metrics: MetricLine[] = [];
   const ignore = () => {};
@@ -28,22 +31,26 @@ function metricLog(): Logger & { metrics: MetricLine[] } {
 
 describe('metrics of the local runtime (DESIGN §10), in the structured log', () => {
   let service: TestService;
+  let tenant: string;
   let token: string;
   const runner = new ScriptedRunner();
   const log = metricLog();
 
   beforeAll(async () => {
     service = await startTestService({ runners: new Map([['email_security', runner]]), logger: log });
-    token = await service.token('metrics', 'admin');
   });
   afterAll(() => service.stop());
+  beforeEach(async () => {
+    tenant = freshTenant('metrics');
+    token = await service.token(tenant, 'admin');
+  });
 
   const base = { namespace: 'ScanService', dimensions: { service: 'scan-service', environment: 'local' } };
   const line = (metric: string, value: number, unit: string, dimensions: Record<string, string> = {}) =>
     ({ namespace: base.namespace, metric, value, unit, dimensions: { ...base.dimensions, ...dimensions } });
 
   it('records a scan started, finished by status, its duration and its findings by severity', async () => {
-    log.metrics.length = 0;
+    const seen = log.metrics.length;
     runner.behaviour = async () => {
       service.clock.advance(1_500);
       return { findings: [finding(0), finding(1), finding(3)] };
@@ -52,7 +59,7 @@ describe('metrics of the local runtime (DESIGN §10), in the structured log', ()
 
     await service.runtime.drain();
 
-    expect(log.metrics).toEqual([
+    expect(log.metrics.slice(seen)).toEqual([
       line('ScansStarted', 1, 'Count', { scan_type: 'email_security' }),
       line('ScansFinished', 1, 'Count', { status: 'succeeded' }),
       line('ScanDuration', 1_500, 'Milliseconds', { scan_type: 'email_security' }),
@@ -62,7 +69,7 @@ describe('metrics of the local runtime (DESIGN §10), in the structured log', ()
   });
 
   it('records a failed scan as finished with status failed', async () => {
-    log.metrics.length = 0;
+    const seen = log.metrics.length;
     runner.behaviour = async () => {
       throw new Error('resolver unreachable');
     };
@@ -70,39 +77,39 @@ describe('metrics of the local runtime (DESIGN §10), in the structured log', ()
 
     await service.runtime.drain();
 
-    expect(log.metrics.filter((metric) => metric.metric === 'ScansFinished')).toEqual([line('ScansFinished', 1, 'Count', { status: 'failed' })]);
+    expect(log.metrics.slice(seen).filter((metric) => metric.metric === 'ScansFinished')).toEqual([line('ScansFinished', 1, 'Count', { status: 'failed' })]);
   });
 
   it('counts a scan started by a cron fire, which dispatch inserts already running', async () => {
     runner.behaviour = async () => ({ findings: [] });
     const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
-    log.metrics.length = 0;
-    service.runtime.scanQueue.sendRaw(JSON.stringify({ kind: 'fire', tenant: 'metrics', schedule_id: schedule.id, scheduled_time: '2026-03-03T02:00:00Z', execution_id: 'e' }));
+    const seen = log.metrics.length;
+    service.runtime.scanQueue.sendRaw(JSON.stringify({ kind: 'fire', tenant, schedule_id: schedule.id, scheduled_time: '2026-03-03T02:00:00Z', execution_id: 'e' }));
 
     await service.runtime.drain();
 
-    expect(log.metrics.filter((metric) => metric.metric.startsWith('Scans'))).toEqual([
+    expect(log.metrics.slice(seen).filter((metric) => metric.metric.startsWith('Scans'))).toEqual([
       line('ScansStarted', 1, 'Count', { scan_type: 'email_security' }),
       line('ScansFinished', 1, 'Count', { status: 'succeeded' }),
     ]);
   });
 
   it('records a fire dropped for a disabled schedule', async () => {
-    log.metrics.length = 0;
+    const seen = log.metrics.length;
     const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
-    service.runtime.scanQueue.sendRaw(JSON.stringify({ kind: 'fire', tenant: 'metrics', schedule_id: schedule.id, scheduled_time: '2026-05-01T02:00:00Z', execution_id: 'x' }));
+    service.runtime.scanQueue.sendRaw(JSON.stringify({ kind: 'fire', tenant, schedule_id: schedule.id, scheduled_time: '2026-05-01T02:00:00Z', execution_id: 'x' }));
 
     await service.runtime.drain();
 
-    expect(log.metrics).toEqual([line('FiresDropped', 1, 'Count')]);
+    expect(log.metrics.slice(seen)).toEqual([line('FiresDropped', 1, 'Count')]);
   });
 
   it('records a queue record dispatch could not read as a dispatch failure', async () => {
-    log.metrics.length = 0;
+    const seen = log.metrics.length;
     service.runtime.scanQueue.sendRaw('{"kind":"nonsense"}');
 
     await service.runtime.drain();
 
-    expect(log.metrics).toContainEqual(line('DispatchFailures', 1, 'Count'));
+    expect(log.metrics.slice(seen)).toContainEqual(line('DispatchFailures', 1, 'Count'));
   });
 });

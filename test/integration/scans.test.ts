@@ -1,24 +1,35 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QueueMessage } from '../../shared/domain/messages.ts';
 import type { FindingRepository } from '../../shared/ports/finding-repository.ts';
-import { scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import type { ScanRunner } from '../../shared/ports/scan-runner.ts';
+import { freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
 
 const MINUTE = 60_000;
 
+/**
+ * Each test has a tenant of its own and leaves its schedules as they are: the schedules of earlier
+ * tests go on firing, and their jobs get an empty result without reaching this test's runner.
+ */
+function forTenantOnly(runner: ScriptedRunner, tenant: () => string): ScanRunner {
+  return { name: runner.name, run: (input) => (input.tenant === tenant() ? runner.run(input) : Promise.resolve({ findings: [] })) };
+}
+
 describe('scans end to end under a fake clock', () => {
   let service: TestService;
   let runner: ScriptedRunner;
+  let tenant: string;
   let token: string;
 
   beforeAll(async () => {
     runner = new ScriptedRunner();
-    service = await startTestService({ runners: new Map([['email_security', runner]]) });
-    token = await service.token('acme', 'operator');
+    service = await startTestService({ runners: new Map([['email_security', forTenantOnly(runner, () => tenant)]]) });
   });
   afterAll(() => service.stop());
-  beforeEach(() => {
+  beforeEach(async () => {
     runner.calls = [];
+    tenant = freshTenant('acme');
+    token = await service.token(tenant, 'operator');
   });
 
   async function customSchedule(): Promise<string> {
@@ -58,7 +69,6 @@ describe('scans end to end under a fake clock', () => {
     expect(found).toHaveLength(3);
     expect(found[0]).toMatchObject({ scan_id: scan.id, schedule_id: id, scan_type: 'email_security', target: 'example.com' });
     expect(runner.calls).toHaveLength(1);
-    await service.call(`/api/scans/schedules/${id}/toggle/`, { method: 'POST', token });
   });
 
   it('ends failed when the runner errors, with the reason in errors and the scan log', async () => {
@@ -75,9 +85,8 @@ describe('scans end to end under a fake clock', () => {
     expect(scan).toMatchObject({ status: 'failed', finding_count: 0, errors: [{ runner: 'scripted', message: 'example.com: resolver exploded' }] });
     const { readFile } = await import('node:fs/promises');
     const lines = (await readFile(scan.log.file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-    expect(lines.every((line) => line.tenant === 'acme' && line.scan_id === scan.id && line.schedule_id === id)).toBe(true);
+    expect(lines.every((line) => line.tenant === tenant && line.scan_id === scan.id && line.schedule_id === id)).toBe(true);
     expect(lines.some((line) => line.level === 'WARN' && JSON.stringify(line).includes('resolver exploded'))).toBe(true);
-    await service.call(`/api/scans/schedules/${id}/toggle/`, { method: 'POST', token });
   });
 
   it('ends partial when the runner errors after returning findings', async () => {
@@ -90,7 +99,6 @@ describe('scans end to end under a fake clock', () => {
     const scan = (await service.call(`/api/scans/${schedule.last_scan_id}/`, { token })).body;
     expect(schedule.last_run_status).toBe('partial');
     expect(scan).toMatchObject({ status: 'partial', finding_count: 1, errors: [{ runner: 'scripted', message: 'example.com: block-list zen timed out' }] });
-    await service.call(`/api/scans/schedules/${id}/toggle/`, { method: 'POST', token });
   });
 
   it('keeps first_seen_at and moves last_seen_at when a later scan sees the same finding', async () => {
@@ -184,6 +192,18 @@ describe('scans end to end under a fake clock', () => {
   });
 
   it('lists scans newest first with filters, and findings with filters', async () => {
+    runner.behaviour = async (input) => {
+      if (input.target === 'fail.com') throw new Error('resolver exploded');
+      return { findings: [finding(0, { evidence: { host: input.target } })] };
+    };
+    const manual = (body: Record<string, unknown>) => service.call('/api/scans/', { method: 'POST', token, body });
+    await manual({ scan_type: 'email_security', target: 'fail.com' });
+    service.clock.advance(MINUTE);
+    await manual({ scan_type: 'dast', target: 'https://app.example.com/' });
+    service.clock.advance(MINUTE);
+    await manual({ scan_type: 'email_security', target: 'one.com', targets: ['two.com'] });
+    await service.runtime.drain();
+
     const all = (await service.call('/api/scans/?limit=200', { token })).body.items;
     const failed = (await service.call('/api/scans/?status=failed', { token })).body.items;
     const dast = (await service.call('/api/scans/?scan_type=dast', { token })).body.items;
@@ -203,6 +223,7 @@ describe('scans end to end under a fake clock', () => {
 describe('dispatch reliability', () => {
   let service: TestService;
   let runner: ScriptedRunner;
+  let tenant: string;
   let token: string;
   let crashes = 0;
 
@@ -225,16 +246,19 @@ describe('dispatch reliability', () => {
         },
       }),
     });
-    token = await service.token('rely', 'operator');
   });
   afterAll(() => service.stop());
+  beforeEach(async () => {
+    tenant = freshTenant('rely');
+    token = await service.token(tenant, 'operator');
+  });
 
   async function jobsOf(scheduleId: string) {
     return (await service.call(`/api/scans/?schedule_id=${scheduleId}&limit=200`, { token })).body.items;
   }
 
   function fire(scheduleId: string, scheduledTime: string, executionId: string): string {
-    return JSON.stringify({ kind: 'fire', tenant: 'rely', schedule_id: scheduleId, scheduled_time: scheduledTime, execution_id: executionId });
+    return JSON.stringify({ kind: 'fire', tenant, schedule_id: scheduleId, scheduled_time: scheduledTime, execution_id: executionId });
   }
 
   it('makes one ScanJob of the same fire delivered 5 times concurrently, over 20 trials', async () => {
@@ -345,9 +369,9 @@ describe('dispatch reliability', () => {
     service.clock.advance(MINUTE);
     const newer = (await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token })).body.scan;
     const messages = service.runtime.scanQueue.receive(10);
-    const olderRun = service.runtime.dispatch.handleScan({ kind: 'scan', tenant: 'rely', scan_id: older.id }, () => 60_000);
+    const olderRun = service.runtime.dispatch.handleScan({ kind: 'scan', tenant, scan_id: older.id }, () => 60_000);
     while (runner.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    await service.runtime.dispatch.handleScan({ kind: 'scan', tenant: 'rely', scan_id: newer.id }, () => 60_000);
+    await service.runtime.dispatch.handleScan({ kind: 'scan', tenant, scan_id: newer.id }, () => 60_000);
     release();
     await olderRun;
     for (const message of messages) service.runtime.scanQueue.delete(message.receiptHandle);
@@ -358,7 +382,7 @@ describe('dispatch reliability', () => {
   });
 
   it('drops and logs a fire for a deleted or disabled schedule', async () => {
-    const admin = await service.token('rely', 'admin');
+    const admin = await service.token(tenant, 'admin');
     const { body: gone } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
     const { body: paused } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
     await service.call(`/api/scans/schedules/${gone.id}/`, { method: 'DELETE', token: admin });

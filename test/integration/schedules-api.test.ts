@@ -1,15 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 
 describe('schedule API', () => {
   let service: TestService;
+  let tenant: string;
   let token: string;
 
   beforeAll(async () => {
     service = await startTestService();
-    token = await service.token('acme', 'admin');
   });
   afterAll(() => service.stop());
+  beforeEach(async () => {
+    tenant = freshTenant('acme');
+    token = await service.token(tenant, 'admin');
+  });
 
   const create = (overrides: Record<string, unknown> = {}) =>
     service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody(overrides) });
@@ -40,7 +44,7 @@ describe('schedule API', () => {
     expect(reply.body.id).toMatch(/^sch_[0-9A-Z]{26}$/);
     const triggers = await service.runtime.scheduler.list();
     expect(triggers.filter((t) => t.scheduleId === reply.body.id)).toEqual([
-      { name: reply.body.id, tenant: 'acme', scheduleId: reply.body.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
+      { name: reply.body.id, tenant, scheduleId: reply.body.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
     ]);
   });
 
