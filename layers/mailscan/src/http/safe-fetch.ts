@@ -100,6 +100,7 @@ export function makeSafeFetch(options: SafeFetchOptions): SafeFetch {
   };
 }
 
+/** One hop of a fetch: what it sends, and the size cap, abort signal and TLS roots it is bound by. */
 interface RequestOptions {
   method: NonNullable<FetchOptions['method']>;
   body: string | undefined;
@@ -110,7 +111,7 @@ interface RequestOptions {
   tlsCa: string[] | undefined;
 }
 
-function request(target: URL, address: HostAddress, o: RequestOptions): Promise<FetchResponse | { location: string; status: number }> {
+function request(target: URL, address: HostAddress, options: RequestOptions): Promise<FetchResponse | { location: string; status: number }> {
   return new Promise((resolve, reject) => {
     const hostname = bareHost(target);
     // Connect to the vetted address: resolving again at connect time would reopen DNS rebinding.
@@ -123,15 +124,15 @@ function request(target: URL, address: HostAddress, o: RequestOptions): Promise<
       host: hostname,
       port: target.port === '' ? undefined : Number(target.port),
       path: `${target.pathname}${target.search}`,
-      method: o.method,
+      method: options.method,
       headers: {
-        'user-agent': 'mailscan', accept: '*/*', 'accept-encoding': 'identity', ...o.headers,
-        ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}),
+        'user-agent': 'mailscan', accept: '*/*', 'accept-encoding': 'identity', ...options.headers,
+        ...(options.body !== undefined ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}),
       },
       lookup: pinned,
       agent: false,
-      signal: o.signal,
-      ...(isHttps && o.tlsCa ? { ca: o.tlsCa } : {}),
+      signal: options.signal,
+      ...(isHttps && options.tlsCa ? { ca: options.tlsCa } : {}),
       ...(isHttps && isIP(hostname) === 0 ? { servername: hostname } : {}),
     }, (res) => {
       const status = res.statusCode ?? 0;
@@ -146,19 +147,19 @@ function request(target: URL, address: HostAddress, o: RequestOptions): Promise<
         reject(error);
       };
       const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > o.maxBytes) return fail(tooLarge(o.maxBytes));
+      if (Number.isFinite(declared) && declared > options.maxBytes) return fail(tooLarge(options.maxBytes));
       const chunks: Buffer[] = [];
       let total = 0;
       res.on('data', (chunk: Buffer) => {
         total += chunk.length;
-        if (total > o.maxBytes) fail(tooLarge(o.maxBytes));
+        if (total > options.maxBytes) fail(tooLarge(options.maxBytes));
         else chunks.push(chunk);
       });
       res.on('end', () => resolve({ status, headers: flattenHeaders(res.headers), body: new Uint8Array(Buffer.concat(chunks)) }));
-      res.on('error', (error) => reject(o.signal.aborted ? o.timeoutError() : new FetchError('network', error.message)));
+      res.on('error', (error) => reject(options.signal.aborted ? options.timeoutError() : new FetchError('network', error.message)));
     });
-    req.on('error', (error) => reject(o.signal.aborted ? o.timeoutError() : new FetchError('network', error.message)));
-    req.end(o.body);
+    req.on('error', (error) => reject(options.signal.aborted ? options.timeoutError() : new FetchError('network', error.message)));
+    req.end(options.body);
   });
 }
 
