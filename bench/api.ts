@@ -6,16 +6,16 @@ import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.
 import { signSessionToken } from '../shared/auth/session-token.ts';
 import { LOCAL_TABLE_NAME, startLocalRuntime } from '../local/runtime.ts';
 import { ms, percentile, timed } from './stats.ts';
+import { silentLogger } from '../test/fakes/silent-logger.ts';
 
 // npm run bench:api [-- SCHEDULES]: local mode (dynalite on disk, local scheduler), one tenant with
 // 10,000 schedules; latency of create, get and list (page of 50) through the HTTP API, beside a
 // bare GetItem/Query on the same dynalite in the same run.
 const total = Number(process.argv[2] ?? 10_000);
 const samples = 1_000;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-api-'));
-const runtime = await startLocalRuntime({ dataDir, quota: total + 1, logger: silent });
+const runtime = await startLocalRuntime({ dataDir, quota: total + 1, logger: silentLogger });
 const token = await signSessionToken({ sub: 'bench', tenant: 'bench', role: 'admin' }, runtime.sessionKey);
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 

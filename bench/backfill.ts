@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { PGlite } from '@electric-sql/pglite';
 import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-legacy-source.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
-import { silentLogger } from '../shared/ports/logger.ts';
+import { silentLogger } from '../test/fakes/silent-logger.ts';
 import { makeBackfillService } from '../shared/services/backfill-service.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
 import { startLegacyPostgres, tenantSchemaSql } from '../test/helpers/legacy-postgres.ts';

@@ -7,6 +7,7 @@ import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryComman
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { DEFAULT_DISPATCH_CONCURRENCY, LOCAL_TABLE_NAME, startLocalRuntime } from '../local/runtime.ts';
 import { startDynalite } from '../local/dynalite.ts';
+import { silentLogger } from '../test/fakes/silent-logger.ts';
 
 // npm run bench:dispatch [-- SCHEDULES]: local mode (dynalite on disk, local scheduler, queue and
 // consumer) with a runner that returns 20 findings instantly. All schedules fire in the same
@@ -16,7 +17,6 @@ import { startDynalite } from '../local/dynalite.ts';
 // consumer's concurrency; fires/s ÷ ceiling is how much of dynalite's speed the service keeps.
 const schedules = Number(process.argv[2] ?? 300);
 const rounds = 3;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 const runner: ScanRunner = {
   name: 'bench',
@@ -31,7 +31,7 @@ const dataDir = await mkdtemp(join(tmpdir(), 'bench-dispatch-'));
 const clock = new ManualClock('2026-03-02T10:00:30Z');
 let recording: { command: string; input: unknown }[] | null = null;
 const runtime = await startLocalRuntime({
-  dataDir, clock, quota: schedules + 1, runners: new Map([['email_security', runner]]), logger: silent,
+  dataDir, clock, quota: schedules + 1, runners: new Map([['email_security', runner]]), logger: silentLogger,
   afterDynamoCall: (command, input) => recording?.push({ command, input: structuredClone(input) }),
 });
 for (let i = 0; i < schedules; i += 1) {

@@ -5,5 +5,3 @@ export interface Logger {
   warn(message: string, ...extra: Record<string, unknown>[]): void;
   error(message: string, ...extra: Record<string, unknown>[]): void;
 }
-
-export const silentLogger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

@@ -1,6 +1,7 @@
 import type { Logger } from '../ports/logger.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
-import { triggerNames, type ProvisionedTrigger, type TriggerScheduler } from '../ports/trigger-scheduler.ts';
+import { triggerNames } from '../domain/trigger-names.ts';
+import type { ProvisionedTrigger, TriggerScheduler } from '../ports/trigger-scheduler.ts';
 import { desiredTrigger } from '../domain/schedule.ts';
 
 export interface ReconcileAction {

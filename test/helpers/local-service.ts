@@ -1,6 +1,7 @@
 import { signSessionToken } from '../../shared/auth/session-token.ts';
 import type { Role } from '../../shared/domain/identity.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../local/runtime.ts';
 
 export const SESSION_KEY = 'test-session-key-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -36,7 +37,7 @@ export interface TestService {
  */
 export async function startTestService(options: LocalRuntimeOptions = {}): Promise<TestService> {
   const clock = new ManualClock('2026-03-02T10:00:00Z');
-  const runtime = await startLocalRuntime({ clock, sessionKey: SESSION_KEY, logger: silent, ...options });
+  const runtime = await startLocalRuntime({ clock, sessionKey: SESSION_KEY, logger: silentLogger, ...options });
   const tokens = new Map<string, string>();
   return {
     runtime,
@@ -64,8 +65,6 @@ export async function startTestService(options: LocalRuntimeOptions = {}): Promi
     stop: () => runtime.stop(),
   };
 }
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 let tenantsHandedOut = 0;
 

@@ -6,7 +6,7 @@ import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.t
 import { ensureArtifactDir } from '../../shared/adapters/local/local-artifact-store.ts';
 import type { LegacySchedule } from '../../shared/domain/legacy/legacy-schedule.ts';
 import { routeKeyOf, routes } from '../../shared/http/routes.ts';
-import { silentLogger } from '../../shared/ports/logger.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 import { makeBackfillService } from '../../shared/services/backfill-service.ts';
 import { InMemoryLegacySource } from '../fakes/in-memory-legacy-source.ts';
 import { scheduleBody, startTestService, type ApiCall, type ApiReply, type TestService } from '../helpers/local-service.ts';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { makePostgresLegacySource } from '../../shared/adapters/postgres/postgres-legacy-source.ts';
 import type { ScheduleRecord } from '../../shared/domain/schedule.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
-import { silentLogger } from '../../shared/ports/logger.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 import { makeBackfillService, type BackfillReport, type RowReport } from '../../shared/services/backfill-service.ts';
 import { repositoryRoot } from '../../infra/paths.ts';
 import { startLegacyPostgres, type LegacyPostgres } from '../helpers/legacy-postgres.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseArgs as parseCliArgs } from '../../layers/mailscan/src/cli/args.ts';
 import { makeMailscanRunner, mailscanArgs, mailscanEnv } from '../../shared/adapters/runners/mailscan-runner.ts';
-import { silentLogger } from '../../shared/ports/logger.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 import { buildCli } from '../mailscan/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
 import { zoneDir } from '../mailscan/helpers/fixtures.ts';

@@ -7,8 +7,8 @@ import { ManualClock } from '../fakes/manual-clock.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
 import { SESSION_KEY, freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const MINUTE = 60_000;
 
 describe('local runtime restarts', () => {
@@ -21,13 +21,13 @@ describe('local runtime restarts', () => {
 
   it('keeps schedules across a restart and re-arms the triggers of enabled rows', async () => {
     const clock = new ManualClock('2026-03-02T10:00:00Z');
-    const first = await startLocalRuntime({ dataDir, clock, logger: silent });
+    const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
     const enabled = await first.schedules.create('acme', { name: 'kept', scan_type: 'email_security', target: 'example.com', cadence: 'custom', cron_expression: '0 0 1,15 * 1' });
     await first.schedules.create('acme', { name: 'paused', scan_type: 'email_security', target: 'example.org', cadence: 'daily', enabled: false });
     const key = first.sessionKey;
     await first.stop();
 
-    const second = await startLocalRuntime({ dataDir, clock, logger: silent });
+    const second = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
     try {
       const stored = await second.schedules.get('acme', enabled.id);
       const triggers = await second.scheduler.list();
@@ -48,7 +48,7 @@ describe('local restarts with unfinished scans', () => {
     try {
       const clock = new ManualClock('2026-03-02T10:00:00Z');
       const runner = { name: 'once', calls: 0, async run() { this.calls += 1; return { findings: [] }; } };
-      const first = await startLocalRuntime({ dataDir, clock, logger: silent });
+      const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
       const token = await signSessionToken({ sub: 'u', tenant: 'acme', role: 'operator' }, first.sessionKey);
       const response = await fetch(`${first.url}/api/scans/`, {
         method: 'POST',
@@ -58,7 +58,7 @@ describe('local restarts with unfinished scans', () => {
       const queued = (await response.json()) as { id: string };
       await first.stop();
 
-      const second = await startLocalRuntime({ dataDir, clock, logger: silent, runners: new Map([['email_security', runner]]) });
+      const second = await startLocalRuntime({ dataDir, clock, logger: silentLogger, runners: new Map([['email_security', runner]]) });
       try {
         await second.drain();
         const job = await second.scans.get('acme', queued.id);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
-import { silentLogger } from '../../shared/ports/logger.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 import { makeArtifactService, type ArtifactService } from '../../shared/services/artifact-service.ts';
 import { InMemoryArtifactRepository } from '../fakes/in-memory-artifact-repository.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';

@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { makeMetaHandler } from '../../functions/api/meta-handler.ts';
 import type { ApiEvent } from '../../shared/http/api-types.ts';
-import { silentLogger } from '../../shared/ports/logger.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 
 const handler = makeMetaHandler({ version: '9.9.9', runners: new Set(), logger: silentLogger, allowedOrigins: [], secureCookie: true });
 const context = {} as Context;

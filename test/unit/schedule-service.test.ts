@@ -3,7 +3,7 @@ import { LocalQueue } from '../../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../../shared/adapters/local/local-trigger-scheduler.ts';
 import { ConflictError, NotFoundError, QuotaExceededError, TriggerUnavailableError, ValidationError } from '../../shared/domain/errors.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
-import { silentLogger } from '../../shared/ports/logger.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
 import { makeReconcileService } from '../../shared/services/reconcile-service.ts';
 import { makeScheduleService } from '../../shared/services/schedule-service.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';

@@ -9,12 +9,8 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { TriggerUnavailableError } from '../../domain/errors.ts';
-import {
-  triggerNames,
-  type ProvisionedTrigger,
-  type TriggerDefinition,
-  type TriggerScheduler,
-} from '../../ports/trigger-scheduler.ts';
+import { triggerNames } from '../../domain/trigger-names.ts';
+import type { ProvisionedTrigger, TriggerDefinition, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 import {
   matchesRequest,
   readTrigger,

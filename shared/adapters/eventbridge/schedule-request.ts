@@ -1,6 +1,6 @@
 import type { CreateScheduleInput, GetScheduleOutput } from '@aws-sdk/client-scheduler';
 import { FireMessage } from '../../domain/messages.ts';
-import { scheduleIdOfTrigger } from '../../ports/trigger-scheduler.ts';
+import { scheduleIdOfTrigger } from '../../domain/trigger-names.ts';
 
 /** EventBridge Scheduler context attributes, substituted into the target input at each fire. */
 export const SCHEDULED_TIME_PLACEHOLDER = '<aws.scheduler.scheduled-time>';

@@ -5,12 +5,8 @@ import { TriggerUnavailableError } from '../../domain/errors.ts';
 import type { FireMessage } from '../../domain/messages.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MessageQueue } from '../../ports/message-queue.ts';
-import {
-  triggerNames,
-  type ProvisionedTrigger,
-  type TriggerDefinition,
-  type TriggerScheduler,
-} from '../../ports/trigger-scheduler.ts';
+import { triggerNames } from '../../domain/trigger-names.ts';
+import type { ProvisionedTrigger, TriggerDefinition, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 
 export interface LocalTriggerSchedulerOptions {
   clock: Clock;

@@ -3,7 +3,7 @@ import { LocalQueue } from '../../../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../../../shared/adapters/local/local-trigger-scheduler.ts';
 import type { LegacySchedule } from '../../../shared/domain/legacy/legacy-schedule.ts';
 import { ManualClock } from '../../fakes/manual-clock.ts';
-import { silentLogger } from '../../../shared/ports/logger.ts';
+import { silentLogger } from '../../fakes/silent-logger.ts';
 import { BackfillUsageError, makeBackfillService } from '../../../shared/services/backfill-service.ts';
 import { makeScheduleService } from '../../../shared/services/schedule-service.ts';
 import { InMemoryLegacyMarkerRepository } from '../../fakes/in-memory-legacy-marker-repository.ts';
