@@ -83,7 +83,7 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
 
   async list(tenant: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<ScheduleRecord>> {
     const { index, partition } = listingOf(tenant, filter);
-    const after = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partition).SK;
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partition, index === '' ? 'SCH#' : undefined).SK;
     const matching = [...this.rows.values()]
       .filter((row) => row.tenant === tenant)
       .filter((row) => filter.scanType === undefined || row.scan_type === filter.scanType)
