@@ -25,7 +25,7 @@ export interface LegacyMarkerRepository {
   get(tenant: string, model: LegacyModel, legacyId: string): Promise<LegacyMarker | null>;
   /** Writes the marker unless one exists (conditional put): false when another run claimed it first. */
   claim(marker: LegacyMarker): Promise<boolean>;
-  /** Sets the state to `done`. */
+  /** Sets the state to `done`; `NotFoundError` when no such marker was claimed. */
   markDone(tenant: string, model: LegacyModel, legacyId: string): Promise<void>;
   /** The tenant's markers (a Query on its partition): for a rollback. */
   list(tenant: string): AsyncIterable<LegacyMarker>;

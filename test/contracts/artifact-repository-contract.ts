@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ArtifactRecord } from '../../shared/domain/artifact.ts';
+import { ConflictError } from '../../shared/domain/errors.ts';
 import type { ArtifactRepository } from '../../shared/ports/artifact-repository.ts';
 
 /** What a contract run needs from an adapter: an empty repository and how to dispose of it. */
@@ -58,7 +59,7 @@ export function describeArtifactRepositoryContract(name: string, makeSubject: ()
     it('refuses to create an id that exists and keeps the first row', async () => {
       await repo.create(artifact('acme', 'art_01'));
 
-      await expect(repo.create(artifact('acme', 'art_01', { filename: 'other.xml' }))).rejects.toThrow();
+      await expect(repo.create(artifact('acme', 'art_01', { filename: 'other.xml' }))).rejects.toBeInstanceOf(ConflictError);
 
       expect((await repo.get('acme', 'art_01'))?.filename).toBe('google.xml');
     });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../shared/domain/errors.ts';
 import type { LegacyModel } from '../../shared/domain/legacy/legacy-schedule.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../../shared/ports/legacy-marker-repository.ts';
 
@@ -80,8 +81,8 @@ export function describeLegacyMarkerRepositoryContract(name: string, makeSubject
       await markers.markDone('acme', SECRETS, '7');
 
       expect((await markers.get('acme', SECRETS, '7'))?.state).toBe('done');
-      await expect(markers.markDone('acme', SECRETS, '8')).rejects.toThrow();
-      await expect(markers.markDone('globex', SECRETS, '7')).rejects.toThrow();
+      await expect(markers.markDone('acme', SECRETS, '8')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(markers.markDone('globex', SECRETS, '7')).rejects.toBeInstanceOf(NotFoundError);
       expect(await markers.get('acme', SECRETS, '8')).toBeNull();
       expect(await markers.get('globex', SECRETS, '7')).toBeNull();
     });

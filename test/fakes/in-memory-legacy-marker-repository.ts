@@ -1,4 +1,5 @@
 import { keys } from '../../shared/adapters/dynamodb/keys.ts';
+import { NotFoundError } from '../../shared/domain/errors.ts';
 import type { LegacyModel } from '../../shared/domain/legacy/legacy-schedule.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../../shared/ports/legacy-marker-repository.ts';
 
@@ -27,7 +28,7 @@ export class InMemoryLegacyMarkerRepository implements LegacyMarkerRepository {
 
   async markDone(tenant: string, model: LegacyModel, legacyId: string): Promise<void> {
     const marker = this.markers.get(this.#key(tenant, model, legacyId));
-    if (!marker) throw new Error('no such marker');
+    if (!marker) throw new NotFoundError(`no ${model} marker ${legacyId} for ${tenant}`);
     marker.state = 'done';
   }
 

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArtifactRecord } from '../../domain/artifact.ts';
+import { ConflictError } from '../../domain/errors.ts';
 import type { ArtifactRepository } from '../../ports/artifact-repository.ts';
 import { artifactKeys, keys } from './keys.ts';
 
@@ -14,11 +15,16 @@ function fromItem(item: Record<string, unknown>): ArtifactRecord {
 export function makeDynamoDbArtifactRepository(client: DynamoDBDocumentClient, tableName: string): ArtifactRepository {
   return {
     async create(record) {
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: { PK: keys.tenant(record.tenant), SK: artifactKeys.artifact(record.id), ...record },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }));
+      try {
+        await client.send(new PutCommand({
+          TableName: tableName,
+          Item: { PK: keys.tenant(record.tenant), SK: artifactKeys.artifact(record.id), ...record },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }));
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) throw new ConflictError(`artifact ${record.id} already exists`);
+        throw error;
+      }
     },
 
     async get(tenant, id) {

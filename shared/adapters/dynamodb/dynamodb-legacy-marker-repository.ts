@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../../domain/errors.ts';
 import type { LegacyModel } from '../../domain/legacy/legacy-schedule.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../../ports/legacy-marker-repository.ts';
 import { keys } from './keys.ts';
@@ -37,14 +38,19 @@ export function makeDynamoDbLegacyMarkerRepository(client: DynamoDBDocumentClien
     },
 
     async markDone(tenant, model, legacyId) {
-      await client.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key(tenant, model, legacyId),
-        UpdateExpression: 'SET #state = :done',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':done': 'done' },
-      }));
+      try {
+        await client.send(new UpdateCommand({
+          TableName: tableName,
+          Key: key(tenant, model, legacyId),
+          UpdateExpression: 'SET #state = :done',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':done': 'done' },
+        }));
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) throw new NotFoundError(`no ${model} marker ${legacyId} for ${tenant}`);
+        throw error;
+      }
     },
 
     async *list(tenant) {
