@@ -1,6 +1,8 @@
 import { formatRuns } from '../domain/cron/cron-fields.ts';
 import { convertCrontab, isValidTimeZone } from '../domain/cron/crontab.ts';
-import { SCAN_TYPES, scanTypes, validateTarget, type ScanType } from '../domain/scan-types.ts';
+import { apexDomain } from '../domain/apex-domain.ts';
+import { targetRulesWith } from '../domain/scan-targets.ts';
+import { SCAN_TYPES, scanTypes, type ScanType } from '../domain/scan-types.ts';
 
 /**
  * The "Ask to scan" prompt (DESIGN §8): one sentence → one API request, shown to the user before
@@ -34,6 +36,9 @@ export const PROMPT_EXAMPLES = [
   'run Mail posture now',
   'pause Mail posture',
 ];
+
+/** The prompt checks as it is typed, so it holds every rule, the m365 one included, ready. */
+const targetRules = targetRulesWith(apexDomain);
 
 const SCAN_TYPE_WORDS: Array<[RegExp, ScanType]> = [
   [/\b(?:e-?mail|mail|dmarc|spf|dkim)(?:\s+security)?\b/, 'email_security'],
@@ -97,7 +102,7 @@ export function parseScanPrompt(input: string, context: PromptContext = {}): Pro
   if (scanType === null) {
     return notUnderstood(`Which kind of scan of ${target.raw}? Name one: ${SCAN_TYPES.map((type) => scanTypes[type].label).join(', ')}.`);
   }
-  const checkedTarget = validateTarget(scanType, target.raw);
+  const checkedTarget = targetRules[scanType](target.raw);
   if (!checkedTarget.ok) return notUnderstood(`${target.raw} is not a target for ${scanTypes[scanType].label}: it ${checkedTarget.message}.`);
   const targetValue = checkedTarget.value;
   const scope = scanType === 'email_security' ? emailScope(rest) : {};

@@ -1,6 +1,7 @@
 import type { FieldIssue } from './errors.ts';
 import type { TargetPolicy } from './network-policy.ts';
-import { validateTarget, type ScanType } from './scan-types.ts';
+import { targetRuleFor } from './scan-targets.ts';
+import type { ScanType } from './scan-types.ts';
 import { checkScope, type Scope } from './scope.ts';
 
 /** What a scan is of: the fields a schedule and a manual scan share (DESIGN §4). */
@@ -17,15 +18,19 @@ export interface ScanSubject {
  * deployment), no repeated target, and the scope per scan type.
  * Returns the normalised subject and every issue, so callers can add their own before throwing.
  */
-export function validateScanSubject(subject: ScanSubject, options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {}): { subject: ScanSubject; issues: FieldIssue[] } {
+export async function validateScanSubject(
+  subject: ScanSubject,
+  options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {},
+): Promise<{ subject: ScanSubject; issues: FieldIssue[] }> {
   const issues: FieldIssue[] = [];
+  const validateTarget = await targetRuleFor(subject.scan_type, options.targetPolicy);
 
-  const target = validateTarget(subject.scan_type, subject.target, options.targetPolicy);
+  const target = validateTarget(subject.target);
   if (!target.ok) issues.push({ field: 'target', message: `${target.message} for scan_type ${subject.scan_type}` });
 
   const targets: string[] = [];
   subject.targets.forEach((entry, index) => {
-    const result = validateTarget(subject.scan_type, entry, options.targetPolicy);
+    const result = validateTarget(entry);
     if (result.ok) targets.push(result.value);
     else issues.push({ field: `targets.${index}`, message: result.message });
   });

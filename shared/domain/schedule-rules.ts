@@ -30,8 +30,11 @@ export interface ValidSchedule extends ScheduleFields {
  * cadence/cron/timezone) and converts the cadence to EventBridge expressions. Throws one
  * ValidationError listing every problem, so a client fixes them in one round.
  */
-export function validateScheduleFields(fields: ScheduleFields, options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {}): ValidSchedule {
-  const { subject, issues } = validateScanSubject(fields, options);
+export async function validateScheduleFields(
+  fields: ScheduleFields,
+  options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {},
+): Promise<ValidSchedule> {
+  const { subject, issues } = await validateScanSubject(fields, options);
 
   let expressions: string[] = [];
   if (fields.cadence === 'custom') {
@@ -59,7 +62,10 @@ export function validateScheduleFields(fields: ScheduleFields, options: { allowL
 }
 
 /** A create request with the defaults of DESIGN §4 applied, through the rules above. */
-export function validateCreateRequest(input: ScheduleCreateRequest, options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {}): ValidSchedule {
+export function validateCreateRequest(
+  input: ScheduleCreateRequest,
+  options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {},
+): Promise<ValidSchedule> {
   return validateScheduleFields({
     name: input.name,
     description: input.description ?? '',

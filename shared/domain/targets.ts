@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { parse as parseDomain } from 'tldts';
 // Every hostname in a target goes through the scanner's normaliser (IDN → punycode, lowercase, no
 // trailing dot, at least two labels, no IP address), so the API stores exactly the name mailscan
 // scans: one rule for `target`, each `targets` entry and the CLI's argument.
@@ -17,16 +16,6 @@ const MAX_TARGET_LENGTH = 2048;
 export function domainName(input: string): TargetResult {
   const host = normaliseDomain(input);
   return host === null ? { ok: false, message: 'must be a domain name such as example.com' } : { ok: true, value: host };
-}
-
-/** An apex (registrable) domain per the public suffix list: `example.com`, not `mail.example.com`. */
-export function apexDomain(input: string): TargetResult {
-  const host = normaliseDomain(input);
-  if (host === null) return { ok: false, message: 'must be a domain name such as example.com' };
-  const parsed = parseDomain(host, { allowPrivateDomains: false });
-  if (!parsed.isIcann || parsed.domain === null) return { ok: false, message: 'must be a domain under a public suffix' };
-  if (parsed.domain !== host) return { ok: false, message: `must be the apex domain (${parsed.domain}), not a subdomain` };
-  return { ok: true, value: host };
 }
 
 export function hostnameWithOptionalPort(input: string): TargetResult {

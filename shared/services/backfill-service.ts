@@ -67,7 +67,7 @@ export interface BackfillScheduleWriter {
   get(tenant: string, id: string): Promise<Schedule>;
   importLegacy(tenant: string, id: string, input: ScheduleCreateRequest): Promise<Schedule>;
   /** Throws the ValidationError importLegacy would (the deployment's target policy included). */
-  checkLegacy(input: ScheduleCreateRequest): void;
+  checkLegacy(input: ScheduleCreateRequest): Promise<void>;
   remove(tenant: string, id: string): Promise<void>;
 }
 
@@ -135,7 +135,7 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
     return disabledNow;
   }
 
-  function requestOf(row: LegacySchedule): { ok: true; request: ScheduleCreateRequest; notes: string[] } | { ok: false; reason: string } {
+  async function requestOf(row: LegacySchedule): Promise<{ ok: true; request: ScheduleCreateRequest; notes: string[] } | { ok: false; reason: string }> {
     const mapping = mapLegacySchedule(row);
     if (!mapping.ok) return mapping;
     // The API's own validation: the request schema, then the cross-field rules and the
@@ -143,7 +143,7 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
     const parsed = ScheduleCreateRequest.safeParse(mapping.request);
     if (!parsed.success) return { ok: false, reason: describeIssues(zodIssues(parsed.error)) };
     try {
-      schedules.checkLegacy(parsed.data);
+      await schedules.checkLegacy(parsed.data);
     } catch (error) {
       if (error instanceof ValidationError) return { ok: false, reason: describeIssues(error.details) };
       throw error;
@@ -154,7 +154,7 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
   async function migrateRow(tenant: string, row: LegacySchedule, dryRun: boolean, runId: string): Promise<RowReport> {
     const base = { model: row.model, legacy_id: row.id, name: row.name };
     let marker = await markers.get(tenant, row.model, row.id);
-    const mapped = requestOf(row);
+    const mapped = await requestOf(row);
 
     if (marker === null) {
       if (!mapped.ok) return { ...base, outcome: 'skipped', reason: mapped.reason };

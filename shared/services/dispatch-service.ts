@@ -1,7 +1,7 @@
 import { FINISHED_STATUSES, jobForSchedule, queuedJob, type ScanJobRecord } from '../domain/scan-job.ts';
 import type { AdversaryMessage, FireMessage, QueueMessage, ScanMessage } from '../domain/messages.ts';
-import { validateTarget } from '../domain/scan-types.ts';
 import { ADVERSARY_TECHNIQUES, type AdversaryTechnique } from '../domain/scope.ts';
+import { targetRuleOf } from '../domain/scan-targets.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -40,13 +40,16 @@ export function adversaryScope(technique: AdversaryTechnique): Record<string, un
     : { techniques: [technique], reputation: true, leak: true };
 }
 
+/** An adversary step's target: an email_security target. */
+const emailSecurityTarget = targetRuleOf('email_security');
+
 function isTechnique(value: string): value is AdversaryTechnique {
   return (ADVERSARY_TECHNIQUES as readonly string[]).includes(value);
 }
 
 /** A fresh queued ScanJob for an adversary step; its scope names the technique (and nothing if unsupported). */
 export function jobForAdversaryStep(message: AdversaryMessage, id: string, now: string, scanLogs: ScanLogs): ScanJobRecord {
-  const target = validateTarget('email_security', message.target);
+  const target = emailSecurityTarget(message.target);
   return queuedJob({
     id,
     tenant: message.tenant,
@@ -66,7 +69,7 @@ export function jobForAdversaryStep(message: AdversaryMessage, id: string, now: 
 /** Why an adversary step cannot run, or null. */
 function adversaryRefusal(message: AdversaryMessage): string | null {
   if (!isTechnique(message.technique)) return `unsupported technique ${message.technique}`;
-  const target = validateTarget('email_security', message.target);
+  const target = emailSecurityTarget(message.target);
   return target.ok ? null : `invalid target for an adversary step: ${target.message}`;
 }
 

@@ -53,7 +53,7 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
 
   return {
     async createManual(tenant: string, request: ManualScanRequest): Promise<ScanJob> {
-      const { subject, issues } = validateScanSubject({
+      const { subject, issues } = await validateScanSubject({
         scan_type: request.scan_type,
         target: request.target,
         targets: request.targets ?? [],

@@ -78,7 +78,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
   }
 
   async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
-    const valid = validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy });
+    const valid = await validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy });
     // Fail fast before provisioning anything; the conditional write below is the real guard.
     if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
     const now = clock.now().toISOString();
@@ -126,8 +126,8 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
      * legacy scope tags allowed, under this deployment's target policy), writing nothing: what the
      * backfill's dry run reports.
      */
-    checkLegacy(input: ScheduleCreateRequest): void {
-      validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy });
+    async checkLegacy(input: ScheduleCreateRequest): Promise<void> {
+      await validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy });
     },
 
     async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {
@@ -141,7 +141,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
       if (patch.cron_expression === null && merged.cadence === 'custom') {
         throw new ValidationError('the schedule is not valid', [{ field: 'cron_expression', message: 'is required when cadence is custom' }]);
       }
-      const valid = validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy });
+      const valid = await validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy });
       const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };
       await writeWithTrigger(current, next, () => repo.update(next));
       logger.info('schedule updated', { tenant, schedule_id: id, fields: Object.keys(patch) });

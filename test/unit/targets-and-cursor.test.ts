@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
 import { ValidationError } from '../../shared/domain/errors.ts';
-import { scanTypes, validateTarget } from '../../shared/domain/scan-types.ts';
+import { apexDomain } from '../../shared/domain/apex-domain.ts';
+import { targetRulesWith, validateTarget } from '../../shared/domain/scan-targets.ts';
+import { scanTypes } from '../../shared/domain/scan-types.ts';
 import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
+
+/** The rules as the UI's prompt holds them (synchronous, the m365 rule passed in). */
+const uiRules = targetRulesWith(apexDomain);
 
 describe('target validation', () => {
   it.each([
@@ -21,8 +26,11 @@ describe('target validation', () => {
     ['vapt', '198.51.100.0/24', '198.51.100.0/24'],
     ['vm', '2001:DB8::1', '2001:db8::1'],
     ['vdi', 'desktop.example.com', 'desktop.example.com'],
-  ] as const)('accepts %s target %s as %s', (scanType, input, normalised) => {
-    expect(validateTarget(scanType, input)).toEqual({ ok: true, value: normalised });
+    ['m365', 'Contoso.COM', 'contoso.com'],
+    ['m365', 'contoso.co.uk', 'contoso.co.uk'],
+  ] as const)('accepts %s target %s as %s', async (scanType, input, normalised) => {
+    expect(await validateTarget(scanType, input)).toEqual({ ok: true, value: normalised });
+    expect(uiRules[scanType](input)).toEqual({ ok: true, value: normalised });
   });
 
   it.each([
@@ -32,6 +40,8 @@ describe('target validation', () => {
     ['email_security', 'https://example.com'],
     ['email_security', '-bad.example.com'],
     ['m365', 'sub.contoso.com'],
+    ['m365', 'contoso.test'],
+    ['m365', 'co.uk'],
     ['email_security', 'exa mple.com'],
     ['ssl', 'example.com:0'],
     ['dast', 'javascript:alert(1)'],
@@ -41,8 +51,9 @@ describe('target validation', () => {
     ['vapt', '300.1.1.1'],
     ['vm', '10.0.0.0/8/1'],
     ['dast', `https://example.com/${'a'.repeat(3000)}`],
-  ] as const)('refuses %s target %s', (scanType, input) => {
-    expect(validateTarget(scanType, input).ok).toBe(false);
+  ] as const)('refuses %s target %s', async (scanType, input) => {
+    expect((await validateTarget(scanType, input)).ok).toBe(false);
+    expect(uiRules[scanType](input).ok).toBe(false);
   });
 
   it.each([
@@ -61,38 +72,40 @@ describe('target validation', () => {
     ['vm', '192.168.1.0/24'],
     ['ssl', 'metadata.google.internal:443'],
     ['secret_scan', 'https://169.254.169.254/org/repo'],
-  ] as const)('refuses %s target %s, which points inside the deployment', (scanType, input) => {
-    const result = validateTarget(scanType, input);
+  ] as const)('refuses %s target %s, which points inside the deployment', async (scanType, input) => {
+    const result = await validateTarget(scanType, input);
+    expect(uiRules[scanType](input)).toEqual(result);
 
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.message).toMatch(/inside the deployment|at most 65,536 addresses/);
   });
 
-  it('accepts private ranges only where the deployment allows them, and never loopback or metadata', () => {
+  it('accepts private ranges only where the deployment allows them, and never loopback or metadata', async () => {
     const allowPrivate = { allowPrivateNetworks: true };
 
-    expect(validateTarget('vapt', '10.1.0.0/16', allowPrivate)).toEqual({ ok: true, value: '10.1.0.0/16' });
-    expect(validateTarget('dast', 'http://192.168.1.10/', allowPrivate)).toEqual({ ok: true, value: 'http://192.168.1.10/' });
-    expect(validateTarget('vapt', '10.1.0.0/16').ok).toBe(false);
-    expect(validateTarget('vapt', '127.0.0.1', allowPrivate).ok).toBe(false);
-    expect(validateTarget('dast', 'http://169.254.169.254/', allowPrivate).ok).toBe(false);
-    expect(validateTarget('vm', 'fd00:ec2::254', allowPrivate).ok).toBe(false);
+    expect(await validateTarget('vapt', '10.1.0.0/16', allowPrivate)).toEqual({ ok: true, value: '10.1.0.0/16' });
+    expect(await validateTarget('dast', 'http://192.168.1.10/', allowPrivate)).toEqual({ ok: true, value: 'http://192.168.1.10/' });
+    expect((await validateTarget('vapt', '10.1.0.0/16')).ok).toBe(false);
+    expect((await validateTarget('vapt', '127.0.0.1', allowPrivate)).ok).toBe(false);
+    expect((await validateTarget('dast', 'http://169.254.169.254/', allowPrivate)).ok).toBe(false);
+    expect((await validateTarget('vm', 'fd00:ec2::254', allowPrivate)).ok).toBe(false);
+    expect(targetRulesWith(apexDomain, allowPrivate).vapt('10.1.0.0/16')).toEqual({ ok: true, value: '10.1.0.0/16' });
   });
 });
 
 describe('one hostname rule for the API and the scanner', () => {
-  it('accepts an email_security target exactly when mailscan accepts it as its argument, with the same name', () => {
+  it('accepts an email_security target exactly when mailscan accepts it as its argument, with the same name', async () => {
     const inputs = ['example.com', 'news.example.com', 'MAIL.example.test.', 'bücher.de', 'localhost', '10.0.0.1', 'a..b', 'x_y.com', 'exa mple.com', 'a.b.c.d.e'];
     for (const input of inputs) {
       const scanner = normaliseDomain(input);
-      const api = validateTarget('email_security', input);
+      const api = await validateTarget('email_security', input);
       expect(api, input).toEqual(scanner === null ? { ok: false, message: expect.any(String) } : { ok: true, value: scanner });
     }
   });
 
-  it('keeps "apex domain" as the hint only', () => {
+  it('keeps "apex domain" as the hint only', async () => {
     expect(scanTypes.email_security.targetHint).toBe('apex domain, e.g. example.com');
-    expect(validateTarget('email_security', 'news.example.com').ok).toBe(true);
+    expect((await validateTarget('email_security', 'news.example.com')).ok).toBe(true);
   });
 });
 
