@@ -1,14 +1,14 @@
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { makeDynamoDbLegacyMarkerRepository } from '../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
-import { makeDynamoDbStore } from '../shared/adapters/dynamodb/dynamodb-store.ts';
+import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-legacy-source.ts';
 import { makeLegacyDatabaseUrlLoader } from '../shared/adapters/secrets/legacy-database-url.ts';
 import { BackfillConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { makeBackfillService } from '../shared/services/backfill-service.ts';
-import { composeScanServices } from '../shared/services/compose-scan-services.ts';
+import { composeScheduleService } from '../shared/services/compose/schedule-service.ts';
 import { makeBackfillHandler } from './backfill-handler.ts';
 import { makeEventBridgeTriggers } from './eventbridge-triggers.ts';
 
@@ -18,14 +18,16 @@ const config = readConfig(BackfillConfig);
 const logger = makeLogger('backfill');
 const documentClient = makeDocumentClient();
 const ids = makeUlidGenerator();
-const services = composeScanServices({
-  ...makeDynamoDbStore(documentClient, config.TABLE_NAME),
-  clock: systemClock,
-  ids,
-  logger,
-  targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
-});
-const schedules = services.scheduleService({ triggers: makeEventBridgeTriggers(config, logger), quota: config.SCHEDULE_QUOTA });
+const schedules = composeScheduleService(
+  {
+    schedules: makeDynamoDbScheduleRepository(documentClient, config.TABLE_NAME),
+    clock: systemClock,
+    ids,
+    logger,
+    targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+  },
+  { triggers: makeEventBridgeTriggers(config, logger), quota: config.SCHEDULE_QUOTA },
+);
 const markers = makeDynamoDbLegacyMarkerRepository(documentClient, config.TABLE_NAME);
 const databaseUrl = makeLegacyDatabaseUrlLoader(config.LEGACY_DATABASE_SECRET_NAME);
 

@@ -12,7 +12,7 @@ import { DispatchConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeOperatorKeysLoader } from '../shared/adapters/secrets/operator-keys.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
-import { composeScanServices } from '../shared/services/compose-scan-services.ts';
+import { composeDispatchService } from '../shared/services/compose/dispatch-service.ts';
 
 /**
  * The dispatch service as both queue consumers (scan queue, scan DLQ) build it in AWS. The
@@ -22,12 +22,6 @@ import { composeScanServices } from '../shared/services/compose-scan-services.ts
 export function composeDispatch(serviceName: string) {
   const config = readConfig(DispatchConfig);
   const logger = makeLogger(serviceName);
-  const services = composeScanServices({
-    ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME),
-    clock: systemClock,
-    ids: makeUlidGenerator(),
-    logger,
-  });
   const scanLogs = makeCloudWatchScanLogs(config.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${serviceName}`, logger);
   // Operator keys: read from their secret at the first scan of this instance, handed to mailscan's
   // environment only (DESIGN §10). Without the variable (local, tests) the scanner gets none.
@@ -38,6 +32,9 @@ export function composeDispatch(serviceName: string) {
     ? [['email_security', withArtifacts(makeMailscanRunner({ bin: config.MAILSCAN_BIN, operatorKeys }), makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET))]]
     : []);
   const metrics = makeEmfMetrics({ environment: config.APP_ENV ?? 'unknown' });
-  const dispatch = services.dispatchService({ runners, scanLogs, metrics });
+  const dispatch = composeDispatchService(
+    { ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME), clock: systemClock, ids: makeUlidGenerator(), logger },
+    { runners, scanLogs, metrics },
+  );
   return { dispatch, logger, metrics };
 }

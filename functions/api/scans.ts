@@ -11,7 +11,7 @@ import { makeSqsClient } from '../../shared/adapters/sqs/sqs-client.ts';
 import { ScansConfig, readConfig } from '../../shared/config/api-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactService } from '../../shared/services/artifact-service.ts';
-import { composeScanServices } from '../../shared/services/compose-scan-services.ts';
+import { composeScanService } from '../../shared/services/compose/scan-service.ts';
 import { makeScansHandler } from './scans-handler.ts';
 
 // Composition root for AWS: run now, manual scans, scan and finding reads, artifacts.
@@ -19,13 +19,6 @@ const config = readConfig(ScansConfig);
 const logger = makeLogger('scans');
 const documents = makeDocumentClient();
 const ids = makeUlidGenerator();
-const services = composeScanServices({
-  ...makeDynamoDbStore(documents, config.TABLE_NAME),
-  clock: systemClock,
-  ids,
-  logger,
-  targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
-});
 const artifacts = makeArtifactService({
   repo: makeDynamoDbArtifactRepository(documents, config.TABLE_NAME),
   store: makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET),
@@ -34,10 +27,19 @@ const artifacts = makeArtifactService({
   logger,
 });
 
-const scans = services.scanService({
-  queue: new SqsMessageQueue({ client: makeSqsClient(), queueUrl: config.SCAN_QUEUE_URL, logger }),
-  scanLogs: makeCloudWatchScanLogs(config.DISPATCH_LOG_GROUP, logger),
-  artifacts,
-});
+const scans = composeScanService(
+  {
+    ...makeDynamoDbStore(documents, config.TABLE_NAME),
+    clock: systemClock,
+    ids,
+    logger,
+    targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+  },
+  {
+    queue: new SqsMessageQueue({ client: makeSqsClient(), queueUrl: config.SCAN_QUEUE_URL, logger }),
+    scanLogs: makeCloudWatchScanLogs(config.DISPATCH_LOG_GROUP, logger),
+    artifacts,
+  },
+);
 
 export const handler = makeScansHandler({ scans, artifacts, logger, allowedOrigins: config.ALLOWED_ORIGINS });

@@ -1,0 +1,22 @@
+import type { Clock } from '../../ports/clock.ts';
+import type { FindingRepository } from '../../ports/finding-repository.ts';
+import type { TargetPolicy } from '../../domain/network-policy.ts';
+import type { IdGenerator } from '../../ports/id-generator.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { ScanRepository } from '../../ports/scan-repository.ts';
+import type { ScheduleRepository } from '../../ports/schedule-repository.ts';
+
+/** The adapters every service shares: the three repositories, time, ids and the logger. */
+export interface ScanServiceAdapters {
+  schedules: ScheduleRepository;
+  scans: ScanRepository;
+  findings: FindingRepository;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  /** Which targets the deployment refuses (default: private networks refused too). */
+  targetPolicy?: TargetPolicy;
+}
+
+/** The shared adapters one service uses: a composition root builds only those. */
+export type Adapters<K extends keyof ScanServiceAdapters> = Pick<ScanServiceAdapters, K>;

@@ -1,0 +1,15 @@
+import type { Metrics } from '../../ports/metrics.ts';
+import type { ScanLogs } from '../../ports/scan-log.ts';
+import type { RunnerRegistry } from '../../ports/scan-runner.ts';
+import { makeDispatchService } from '../dispatch-service.ts';
+import { makeScanEngine } from '../scan-engine.ts';
+import type { ScanServiceAdapters } from './adapters.ts';
+
+/** The dispatch service with its scan engine (the two queue consumers, the local runtime). */
+export function composeDispatchService(
+  { schedules, scans, findings, clock, ids, logger }: ScanServiceAdapters,
+  { runners, scanLogs, metrics }: { runners: RunnerRegistry; scanLogs: ScanLogs; metrics?: Metrics },
+) {
+  const engine = makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, metrics });
+  return makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger, metrics });
+}

@@ -1,0 +1,13 @@
+import type { MessageQueue } from '../../ports/message-queue.ts';
+import type { ScanLogs } from '../../ports/scan-log.ts';
+import type { ArtifactReferences } from '../artifact-service.ts';
+import { makeScanService } from '../scan-service.ts';
+import type { ScanServiceAdapters } from './adapters.ts';
+
+/** The scan service (scans function, the local runtime). */
+export function composeScanService(
+  { schedules, scans, findings, clock, ids, logger, targetPolicy }: ScanServiceAdapters,
+  { queue, scanLogs, artifacts }: { queue: MessageQueue; scanLogs: ScanLogs; artifacts: ArtifactReferences },
+) {
+  return makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts, targetPolicy });
+}
