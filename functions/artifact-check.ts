@@ -3,7 +3,7 @@ import { makeDynamoDbArtifactRepository } from '../shared/adapters/dynamodb/dyna
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { artifactOfKey, makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
-import { ApiConfig, ArtifactConfig, readConfig } from '../shared/config/api-config.ts';
+import { ArtifactConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
@@ -25,7 +25,7 @@ export function makeArtifactCheckHandler(artifacts: ArtifactService, logger: Log
 }
 
 // Composition root for AWS: the bucket's object-created notification invokes this function.
-const config = readConfig(ApiConfig.pick({ TABLE_NAME: true }).and(ArtifactConfig));
+const config = readConfig(ArtifactConfig);
 const logger = makeLogger('artifact-check');
 const artifacts = makeArtifactService({
   repo: makeDynamoDbArtifactRepository(makeDocumentClient(), config.TABLE_NAME),

@@ -2,10 +2,9 @@ import { EventBridgeTriggerScheduler } from '../shared/adapters/eventbridge/even
 import { makeSchedulerClient } from '../shared/adapters/eventbridge/scheduler-client.ts';
 import type { TriggerConfig } from '../shared/config/api-config.ts';
 import type { Logger } from '../shared/ports/logger.ts';
-import type * as z from 'zod';
 
 /** The EventBridge Scheduler adapter as the schedules and reconcile functions configure it. */
-export function makeEventBridgeTriggers(config: z.infer<typeof TriggerConfig>, logger: Logger): EventBridgeTriggerScheduler {
+export function makeEventBridgeTriggers(config: TriggerConfig, logger: Logger): EventBridgeTriggerScheduler {
   return new EventBridgeTriggerScheduler({
     client: makeSchedulerClient(),
     groupName: config.SCHEDULE_GROUP_NAME,
