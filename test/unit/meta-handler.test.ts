@@ -44,3 +44,19 @@ describe('the $default route (requests that match no route of the API)', () => {
     expect(String(result.body).length).toBeLessThan(600);
   });
 });
+
+describe('GET /api/openapi.json', () => {
+  it('serves the document, built at the first request for it, and the same document after', async () => {
+    const event = { ...unmatched('GET', '/api/openapi.json'), routeKey: 'GET /api/openapi.json' } as ApiEvent;
+
+    const first = await handler(event, context);
+    const second = await handler(event, context);
+
+    expect(first.statusCode).toBe(200);
+    const document = JSON.parse(String(first.body)) as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('9.9.9');
+    expect(Object.keys(document.paths)).toContain('/api/scans/schedules/');
+    expect(second.body).toBe(first.body);
+  });
+});
