@@ -50,8 +50,8 @@ const TABLE_ACTIONS = {
   // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem);
   // artifacts: the row put and reads, and the scope's artifact reads (PutItem, GetItem).
   scans: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
-  // handleFire/handleScan and the scan engine: schedule and job reads, the fire claim and job
-  // create (conditional PutItem), transitions and run fields (UpdateItem), first-seen lookups
+  // handleFire/handleScan and the scan engine: schedule and job reads, the job create (the fire's
+  // claim: a conditional PutItem), transitions and run fields (UpdateItem), first-seen lookups
   // (BatchGetItem) and finding writes (BatchWriteItem). No Query, no Delete.
   dispatch: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
   // The artifact check: the row read and the conditional pending → ready/rejected update.

@@ -9,7 +9,10 @@ export interface ScanFilter {
   sourceType?: ScanJobRecord['source_type'];
 }
 
-/** Port for ScanJobs and the per-fire dedupe records. Every method is scoped to one tenant. */
+/**
+ * Port for ScanJobs. Every method is scoped to one tenant. A fire or an adversary step needs no claim
+ * record: its job id is derived from it (`IdGenerator.forFire`), so `create` is the claim.
+ */
 export interface ScanRepository {
   /**
    * Inserts a job; a job with the same id already stored is left as it is (idempotent). True when
@@ -17,11 +20,6 @@ export interface ScanRepository {
    */
   create(job: ScanJobRecord): Promise<boolean>;
   get(tenant: string, id: string): Promise<ScanJobRecord | null>;
-  /**
-   * Claims the fire (schedule id, scheduled time) for `scanId` with a conditional write; returns
-   * the scan id that owns the fire: `scanId` if this call won, the earlier owner otherwise.
-   */
-  claimFire(tenant: string, scheduleId: string, scheduledTime: string, scanId: string): Promise<string>;
   /**
    * Writes the changed fields of a job only if its status is one of `from`; returns false when
    * the job was not in one of those states (someone else moved it on).

@@ -4,7 +4,6 @@ import type { ScanJobRecord } from '../../domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../ports/scan-repository.ts';
 import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
-import { tableDefinition } from './table-definition.ts';
 
 const FIELDS = [
   'id', 'tenant', 'scan_type', 'target', 'targets', 'scope', 'source_type', 'schedule_id', 'trigger', 'scheduled_time',
@@ -15,25 +14,9 @@ function fromItem(item: Record<string, unknown>): ScanJobRecord {
   return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScanJobRecord;
 }
 
-/**
- * Days a fire claim outlives its scheduled time. A claim only has to outlast every redelivery of
- * its fire: the scheduler's retries (24 h), the scan queue's retention (at most 14 days) and an
- * operator resending it from the scheduler DLQ (14 days' retention). After that it is dead weight.
- */
-export const FIRE_CLAIM_RETENTION_DAYS = 30;
-
-/** The claim's `ttl` in epoch seconds: FIRE_CLAIM_RETENTION_DAYS after the scheduled time. */
-export function fireClaimExpiry(scheduledTime: string, now: () => number = Date.now): number {
-  const scheduled = Date.parse(scheduledTime);
-  // The time comes from the scheduler's <aws.scheduler.scheduled-time>; should it ever not parse,
-  // the claim still expires, counted from now.
-  const from = Number.isNaN(scheduled) ? now() : scheduled;
-  return Math.floor(from / 1000) + FIRE_CLAIM_RETENTION_DAYS * 24 * 3600;
-}
-
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
-/** ScanJobs and fire claims in the single table; request paths use GetItem, Query and conditional writes only. */
+/** ScanJobs in the single table; request paths use GetItem, Query and conditional writes only. */
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
     if (filter.scheduleId !== undefined) {
@@ -70,22 +53,6 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
     async get(tenant, id) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { PK: keys.tenant(tenant), SK: scanKeys.scan(id) } }));
       return Item ? fromItem(Item) : null;
-    },
-
-    async claimFire(tenant, scheduleId, scheduledTime, scanId) {
-      const key = { PK: keys.tenant(tenant), SK: scanKeys.fire(scheduleId, scheduledTime) };
-      try {
-        await client.send(new PutCommand({
-          TableName: tableName,
-          Item: { ...key, scan_id: scanId, [tableDefinition.timeToLiveAttribute]: fireClaimExpiry(scheduledTime) },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }));
-        return scanId;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-      return String(Item?.scan_id);
     },
 
     async transition(tenant, id, from, changes) {

@@ -10,12 +10,11 @@ export const keys = {
   legacyMarkerPrefix: 'LEGACY#',
 };
 
-/** Scans, fires and findings (see docs/storage.md). */
+/** Scans and findings (see docs/storage.md). */
 export const scanKeys = {
   scan: (id: string) => `SCAN#${id}`,
   scansByType: (tenant: string, scanType: string) => `T#${tenant}#SCAN#TYPE#${scanType}`,
   scansBySchedule: (tenant: string, scheduleId: string) => `T#${tenant}#SCAN#SCH#${scheduleId}`,
-  fire: (scheduleId: string, scheduledTime: string) => `FIRE#${scheduleId}#${scheduledTime}`,
   finding: (id: string) => `FND#${id}`,
   findingsByScan: (tenant: string, scanId: string) => `T#${tenant}#FND#SCAN#${scanId}`,
   findingsByRule: (tenant: string, ruleId: string) => `T#${tenant}#FND#RULE#${ruleId}`,

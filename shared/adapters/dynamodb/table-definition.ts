@@ -7,11 +7,12 @@
  * - `PK = T#<tenant>`, `SK = META#schedule-count`: the tenant's schedule counter (quota).
  * - GSI1 `GSI1PK = T#<tenant>#SCH#TYPE#<scan_type>`, `GSI1SK = <schedule id>`: list by scan type.
  * - GSI2 `GSI2PK = T#<tenant>#SCH#EN#<true|false>`, `GSI2SK = <schedule id>`: list by enabled.
- * Scans (`SCAN#`), fire claims (`FIRE#`), findings (`FND#`) and first-seen items (`SEEN#`) share
- * the partition and the two indexes: their keys are in keys.ts and docs/storage.md.
+ * Scans (`SCAN#`), findings (`FND#`) and first-seen items (`SEEN#`) share the partition and the
+ * two indexes: their keys are in keys.ts and docs/storage.md.
  *
  * `ttl` (epoch seconds) is the table's time-to-live attribute: DynamoDB deletes an item some time
- * after it passes. Only items that stop mattering carry it (fire claims, docs/storage.md).
+ * after it passes. No code writes it today: it stays enabled so the fire claims (`FIRE#`) written
+ * before job ids were derived from fires expire (docs/storage.md).
  */
 export const tableDefinition = {
   partitionKey: { name: 'PK', type: 'S' },
