@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { desiredTrigger } from './desired-trigger.ts';
 import { nextFireTimeOf } from './cron/eventbridge-cron.ts';
 import { PageQuery } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
@@ -100,10 +101,6 @@ export type ScheduleListQuery = z.infer<typeof ScheduleListQuery>;
 
 export const ScheduleList = z.object({ items: z.array(Schedule), next_cursor: z.string().nullable() });
 
-/** The trigger a row owns: its definition while enabled, none while disabled. */
-export function desiredTrigger(record: Pick<ScheduleRecord, 'enabled' | 'trigger_definition'>): Trigger | null {
-  return record.enabled ? record.trigger_definition : null;
-}
 
 /** A stored row as the API shows it, with `trigger` and `next_run_at` derived at `now`. */
 export function scheduleToWire(record: ScheduleRecord, now: Date): Schedule {

@@ -2,7 +2,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { triggerNames } from '../domain/trigger-names.ts';
 import type { ProvisionedTrigger, TriggerScheduler } from '../ports/trigger-scheduler.ts';
-import { desiredTrigger } from '../domain/schedule.ts';
+import { desiredTrigger } from '../domain/desired-trigger.ts';
 
 export interface ReconcileAction {
   /** provision: the row wants a trigger it lacks; update: the trigger differs; remove: no row wants it. */

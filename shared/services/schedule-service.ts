@@ -1,6 +1,7 @@
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
-import { desiredTrigger, scheduleToWire, type Schedule, type ScheduleCreateRequest, type SchedulePatchRequest, type ScheduleRecord, type Trigger } from '../domain/schedule.ts';
+import { desiredTrigger } from '../domain/desired-trigger.ts';
+import { scheduleToWire, type Schedule, type ScheduleCreateRequest, type SchedulePatchRequest, type ScheduleRecord, type Trigger } from '../domain/schedule.ts';
 import { validateCreateRequest, validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
 import { LEGACY_SCOPE_KEYS } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
