@@ -97,6 +97,15 @@ export class ServiceFunction extends Construct {
         sourcesContent: false,
         // The Node.js 24 runtime ships AWS SDK v3; bundling it would only grow the cold start.
         externalModules: ['@aws-sdk/*'],
+        // With --enable-source-maps Node parses the whole map when the bundle loads: keep only the
+        // mappings into our own sources (docs/cold-start.md). Run by the Node running the synth.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => [
+            [process.execPath, join(inputDir, 'infra/bundling/trim-source-map.ts'), join(outputDir, 'index.mjs.map')].map((arg) => JSON.stringify(arg)).join(' '),
+          ],
+        },
       },
     });
   }
