@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * C0 and C1 control characters (tab, LF and CR are allowed where a text may span lines), and the
