@@ -43,8 +43,13 @@ function range(cidr: string, label: string, always: boolean): Range {
   return { family: parsed.family, start: parsed.value, bits: Number(bits), label, always };
 }
 
-/** Addresses that lead into the deployment or nowhere useful (IANA special-purpose registries). */
-const RANGES: Range[] = [
+/**
+ * Addresses that lead into the deployment or nowhere useful (IANA special-purpose registries).
+ * Parsed at the first check rather than when the module loads: every API function imports this
+ * module, and parsing the ranges was a few milliseconds of each cold start (docs/cold-start.md).
+ */
+let ranges: Range[] | undefined;
+const specialRanges = (): Range[] => (ranges ??= [
   range('0.0.0.0/8', 'the "this network" block', true),
   range('127.0.0.0/8', 'loopback', true),
   range('169.254.0.0/16', 'link-local (cloud metadata lives here)', true),
@@ -61,10 +66,11 @@ const RANGES: Range[] = [
   range('ff00::/8', 'multicast', true),
   range('fd00:ec2::/32', 'cloud metadata', true),
   range('fc00::/7', 'a private network (ULA)', false),
-];
+]);
 
 /** Embedded IPv4 addresses that reach the same hosts: IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d). */
-const EMBEDDING: Range[] = [range('::ffff:0:0/96', '', true), range('64:ff9b::/96', '', true)];
+let embedding: Range[] | undefined;
+const embeddings = (): Range[] => (embedding ??= [range('::ffff:0:0/96', '', true), range('64:ff9b::/96', '', true)]);
 
 function covers(outer: Range, family: 4 | 6, value: bigint, bits: number): boolean {
   const width = family === 4 ? 32 : 128;
@@ -85,13 +91,13 @@ export function addressProblem(address: string, bits: number | undefined, policy
   if (!parsed) return null;
   const prefix = bits ?? (parsed.family === 4 ? 32 : 128);
   if (prefix < MIN_PREFIX[parsed.family]) return `must cover at most 65,536 addresses (a /${MIN_PREFIX[parsed.family]} or narrower)`;
-  for (const embedding of EMBEDDING) {
-    if (parsed.family === 6 && prefix >= 96 && covers(embedding, 6, parsed.value, prefix)) {
+  for (const mapped of embeddings()) {
+    if (parsed.family === 6 && prefix >= 96 && covers(mapped, 6, parsed.value, prefix)) {
       const v4 = parsed.value & 0xffffffffn;
       return addressProblem([24n, 16n, 8n, 0n].map((shift) => String((v4 >> shift) & 0xffn)).join('.'), prefix - 96, policy);
     }
   }
-  for (const candidate of RANGES) {
+  for (const candidate of specialRanges()) {
     if (!covers(candidate, parsed.family, parsed.value, prefix)) continue;
     if (candidate.always || !policy.allowPrivateNetworks) return `must not point inside the deployment: ${address} is ${candidate.label}`;
   }
