@@ -35,7 +35,11 @@ export const CreateArtifactRequest = z.strictObject({
 });
 export type CreateArtifactRequest = z.infer<typeof CreateArtifactRequest>;
 
-export const Artifact = z.object({
+// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
+// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
+// first use (docs/cold-start.md).
+
+const artifactShape = () => ({
   id: z.string(),
   purpose: ArtifactPurpose,
   filename: z.string(),
@@ -47,17 +51,18 @@ export const Artifact = z.object({
   created_at: z.string(),
   expires_at: z.string(),
 });
+export const Artifact = z.lazy(() => z.object(artifactShape()));
 export type Artifact = z.infer<typeof Artifact>;
 
-export const UploadInstructions = z.object({
+export const UploadInstructions = z.lazy(() => z.object({
   method: z.literal('PUT'),
   url: z.string(),
   headers: z.record(z.string(), z.string()),
   expires_at: z.string(),
-});
+}));
 export type UploadInstructions = z.infer<typeof UploadInstructions>;
 
-export const CreatedArtifact = Artifact.extend({ upload: UploadInstructions });
+export const CreatedArtifact = z.lazy(() => z.object({ ...artifactShape(), upload: UploadInstructions }));
 
 export interface ArtifactRecord extends Artifact {
   tenant: string;

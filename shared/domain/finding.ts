@@ -4,7 +4,11 @@ import { PageQuery } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import { Severity } from './scan-job.ts';
 
-export const Finding = z.object({
+// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
+// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
+// first use (docs/cold-start.md).
+
+export const Finding = z.lazy(() => z.object({
   id: z.string(),
   scan_id: z.string(),
   schedule_id: z.string().nullable(),
@@ -20,7 +24,7 @@ export const Finding = z.object({
   first_seen_at: z.string(),
   last_seen_at: z.string(),
   created_at: z.string(),
-});
+}));
 export type Finding = z.infer<typeof Finding>;
 
 export interface FindingRecord extends Finding {
@@ -55,7 +59,7 @@ export const FindingListQuery = z.strictObject({
 });
 export type FindingListQuery = z.infer<typeof FindingListQuery>;
 
-export const FindingList = z.object({ items: z.array(Finding), next_cursor: z.string().nullable() });
+export const FindingList = z.lazy(() => z.object({ items: z.array(Finding), next_cursor: z.string().nullable() }));
 
 /** JSON with sorted keys, so equal evidence always hashes alike. */
 function canonicalJson(value: unknown): string {

@@ -23,6 +23,6 @@ export function roleAllows(role: Role, required: Role): boolean {
   return rank[role] >= rank[required];
 }
 
-/** GET /api/me: who the session is and until when (ISO 8601). */
-export const Me = Identity.extend({ expires_at: z.string() });
+/** GET /api/me: who the session is and until when (ISO 8601). Built at first use: a response only. */
+export const Me = z.lazy(() => Identity.extend({ expires_at: z.string() }));
 export type Me = z.infer<typeof Me>;

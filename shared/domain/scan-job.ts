@@ -16,7 +16,11 @@ export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const
 export const Severity = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof Severity>;
 
-export const ScanSummary = z.object({
+// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
+// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
+// first use (docs/cold-start.md).
+
+export const ScanSummary = z.lazy(() => z.object({
   critical: z.number().int(),
   high: z.number().int(),
   medium: z.number().int(),
@@ -24,20 +28,20 @@ export const ScanSummary = z.object({
   info: z.number().int(),
   score: z.number().optional(),
   grade: z.string().optional(),
-});
+}));
 export type ScanSummary = z.infer<typeof ScanSummary>;
 
-export const ScanError = z.object({ runner: z.string(), message: z.string() });
+export const ScanError = z.lazy(() => z.object({ runner: z.string(), message: z.string() }));
 export type ScanError = z.infer<typeof ScanError>;
 
 /** Where a scan's log lines are: a CloudWatch log group and an Insights query, or a local file. */
-export const ScanLogLocation = z.union([
+export const ScanLogLocation = z.lazy(() => z.union([
   z.object({ log_group: z.string(), insights_query: z.string() }),
   z.object({ file: z.string() }),
-]);
+]));
 export type ScanLogLocation = z.infer<typeof ScanLogLocation>;
 
-export const ScanJob = z.object({
+export const ScanJob = z.lazy(() => z.object({
   id: z.string(),
   scan_type: ScanType,
   target: z.string(),
@@ -55,7 +59,7 @@ export const ScanJob = z.object({
   summary: ScanSummary,
   errors: z.array(ScanError),
   log: ScanLogLocation,
-});
+}));
 export type ScanJob = z.infer<typeof ScanJob>;
 
 /** What is stored: the wire job plus its tenant. */
@@ -81,7 +85,7 @@ export const ScanListQuery = z.strictObject({
 });
 export type ScanListQuery = z.infer<typeof ScanListQuery>;
 
-export const ScanList = z.object({ items: z.array(ScanJob), next_cursor: z.string().nullable() });
+export const ScanList = z.lazy(() => z.object({ items: z.array(ScanJob), next_cursor: z.string().nullable() }));
 
 export function emptySummary(): ScanSummary {
   return { critical: 0, high: 0, medium: 0, low: 0, info: 0 };

@@ -61,8 +61,12 @@ export const SchedulePatchRequest = ScheduleCreateRequest.partial().refine((body
 });
 export type SchedulePatchRequest = z.infer<typeof SchedulePatchRequest>;
 
+// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
+// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
+// first use (docs/cold-start.md).
+
 /** A schedule as the API returns it. */
-export const Schedule = z.object({
+export const Schedule = z.lazy(() => z.object({
   id: z.string(),
   name: z.string(),
   description: z.string(),
@@ -81,7 +85,7 @@ export const Schedule = z.object({
   trigger: Trigger.nullable(),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 export type Schedule = z.infer<typeof Schedule>;
 
 /** What is stored: the wire schedule minus derived fields, plus the tenant and an optimistic-lock version. */
@@ -99,7 +103,7 @@ export const ScheduleListQuery = z.strictObject({
 });
 export type ScheduleListQuery = z.infer<typeof ScheduleListQuery>;
 
-export const ScheduleList = z.object({ items: z.array(Schedule), next_cursor: z.string().nullable() });
+export const ScheduleList = z.lazy(() => z.object({ items: z.array(Schedule), next_cursor: z.string().nullable() }));
 
 
 /** A stored row as the API shows it, with `trigger` and `next_run_at` derived at `now`. */
