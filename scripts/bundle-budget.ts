@@ -22,14 +22,14 @@ import { build } from 'esbuild';
  * fit under the largest function's size. A new function gets DEFAULT_BUDGET_KIB until it is listed.
  */
 const BUDGET_KIB: Record<string, number> = {
-  SchedulesFunction: 336, // 313 KiB
-  ScansFunction: 352, // 333 KiB
-  MetaFunction: 160, // 147 KiB
-  ReconcileFunction: 160, // 146 KiB
-  DispatchDispatchFunction: 192, // 175 KiB
-  DispatchDeadLetterFunction: 192, // 175 KiB
-  ArtifactsCheckFunction: 176, // 160 KiB
-  AuthorizerFunction: 120, // 110 KiB
+  SchedulesFunction: 352, // 322 KiB
+  ScansFunction: 368, // 342 KiB
+  MetaFunction: 168, // 150 KiB
+  ReconcileFunction: 168, // 148 KiB
+  DispatchDispatchFunction: 200, // 181 KiB
+  DispatchDeadLetterFunction: 200, // 180 KiB
+  ArtifactsCheckFunction: 176, // 162 KiB
+  AuthorizerFunction: 128, // 114 KiB
   SessionKeyRotationFunction: 32, // 25 KiB
 };
 const DEFAULT_BUDGET_KIB = 384;
