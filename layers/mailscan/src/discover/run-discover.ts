@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { readCtEntries } from '../external/ct-entries.ts';
 import { searchCt } from '../external/ct-search.ts';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Resolver } from '../dns/resolver.ts';
 import { blockedAddressReason } from '../http/address-policy.ts';
 import type { CheckError } from '../reputation/context.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { DEHASHED, INTELX, SNUSBASE, type OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
