@@ -22,7 +22,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "ImportDeclaration[source.value='zod'][importKind='value'] > ImportSpecifier[imported.name='z'][importKind='value']", message: "Import zod as a namespace: import * as z from 'zod'." },
+        {
+          selector: "ImportDeclaration[source.value='zod'][importKind='value'] > ImportSpecifier[imported.name='z'][importKind='value']",
+          message: "Import zod as a namespace: import * as z from 'zod'.",
+        },
       ],
     },
   },

@@ -30,7 +30,13 @@ const ids: string[] = [];
 const create: number[] = [];
 const started = performance.now();
 for (let i = 0; i < total; i += 1) {
-  const body = JSON.stringify({ name: `bench ${i}`, scan_type: 'email_security', target: `site${i}.com`, cadence: 'custom', cron_expression: `${i % 60} */6 * * *` });
+  const body = JSON.stringify({
+    name: `bench ${i}`,
+    scan_type: 'email_security',
+    target: `site${i}.com`,
+    cadence: 'custom',
+    cron_expression: `${i % 60} */6 * * *`,
+  });
   create.push(await timed(async () => ids.push((await call('/api/scans/schedules/', { method: 'POST', body })).id)));
   if ((i + 1) % 2_000 === 0) process.stderr.write(`created ${i + 1}/${total}\n`);
 }
@@ -44,40 +50,60 @@ const list: number[] = [];
 let cursor: string | null = null;
 // Walks the listing page after page (a new walk starts when one ends): every page is a full 50.
 for (let i = 0; i < samples / 2; i += 1) {
-  list.push(await timed(async () => {
-    const page: { items: unknown[]; next_cursor: string | null } = await call(`/api/scans/schedules/?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    if (page.items.length !== Math.min(50, total)) throw new Error(`short page: ${page.items.length}`);
-    cursor = page.next_cursor;
-  }));
+  list.push(
+    await timed(async () => {
+      const page: { items: unknown[]; next_cursor: string | null } = await call(
+        `/api/scans/schedules/?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      if (page.items.length !== Math.min(50, total)) throw new Error(`short page: ${page.items.length}`);
+      cursor = page.next_cursor;
+    }),
+  );
 }
 
-const client = makeDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = makeDocumentClient({
+  endpoint: runtime.dynamoEndpoint,
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 const bareGet: number[] = [];
 for (let i = 0; i < samples; i += 1) {
-  bareGet.push(await timed(() => client.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: 'T#bench', SK: `SCH#${pick()}` } }))));
+  bareGet.push(
+    await timed(() => client.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: 'T#bench', SK: `SCH#${pick()}` } }))),
+  );
 }
 const bareQuery: number[] = [];
 let startKey: Record<string, unknown> | undefined;
 for (let i = 0; i < samples / 2; i += 1) {
-  bareQuery.push(await timed(async () => {
-    const page = await client.send(new QueryCommand({
-      TableName: LOCAL_TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
-      ExpressionAttributeValues: { ':pk': 'T#bench', ':sch': 'SCH#' },
-      ScanIndexForward: false,
-      Limit: 50,
-      ExclusiveStartKey: startKey,
-    }));
-    startKey = page.LastEvaluatedKey;
-  }));
+  bareQuery.push(
+    await timed(async () => {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: LOCAL_TABLE_NAME,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
+          ExpressionAttributeValues: { ':pk': 'T#bench', ':sch': 'SCH#' },
+          ScanIndexForward: false,
+          Limit: 50,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      startKey = page.LastEvaluatedKey;
+    }),
+  );
 }
 const barePut: number[] = [];
 for (let i = 0; i < samples; i += 1) {
-  barePut.push(await timed(() => client.send(new PutCommand({
-    TableName: LOCAL_TABLE_NAME,
-    Item: { PK: 'T#bench-bare', SK: `SCH#bare${i}`, name: `bare ${i}`, target: `site${i}.com` },
-    ConditionExpression: 'attribute_not_exists(PK)',
-  }))));
+  barePut.push(
+    await timed(() =>
+      client.send(
+        new PutCommand({
+          TableName: LOCAL_TABLE_NAME,
+          Item: { PK: 'T#bench-bare', SK: `SCH#bare${i}`, name: `bare ${i}`, target: `site${i}.com` },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    ),
+  );
 }
 client.destroy();
 await runtime.stop();

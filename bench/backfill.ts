@@ -52,11 +52,20 @@ async function load(db: PGlite): Promise<void> {
 
 const loadStarted = performance.now();
 const legacy = await startLegacyPostgres({ load });
-process.stderr.write(`legacy database: ${tenantCount} tenants × ${rowsPerTenant} schedules loaded in ${Math.round(performance.now() - loadStarted)} ms\n`);
+process.stderr.write(
+  `legacy database: ${tenantCount} tenants × ${rowsPerTenant} schedules loaded in ${Math.round(performance.now() - loadStarted)} ms\n`,
+);
 // Half the rows scan 10.x ranges, as a legacy deployment scanning its own network would: this one allows private targets.
 const runtime = await startLocalRuntime({ logger: silentLogger, quota: Math.max(500, rowsPerTenant), allowPrivateTargets: true });
 const source = makePostgresLegacySource({ connectionString: legacy.url });
-const backfill = makeBackfillService({ source, markers: runtime.legacyMarkers, schedules: runtime.schedules, clock: { now: () => new Date() }, ids: makeUlidGenerator(), logger: silentLogger });
+const backfill = makeBackfillService({
+  source,
+  markers: runtime.legacyMarkers,
+  schedules: runtime.schedules,
+  clock: { now: () => new Date() },
+  ids: makeUlidGenerator(),
+  logger: silentLogger,
+});
 const progress = (event: { kind: string }) => {
   if (event.kind === 'tenant_done') process.stderr.write('.');
 };
@@ -79,8 +88,12 @@ try {
 
   const rows = tenantCount * rowsPerTenant;
   console.log(`legacy schedules:            ${rows} (${tenantCount} tenants × ${rowsPerTenant})`);
-  console.log(`dry run:                     ${(dryMs / 1000).toFixed(1)} s (${dry.totals.migrated} would be migrated, ${dry.totals.skipped} skipped)`);
-  console.log(`real run:                    ${(realMs / 1000).toFixed(1)} s, ${real.totals.migrated} migrated, ${real.totals.failed} failed`);
+  console.log(
+    `dry run:                     ${(dryMs / 1000).toFixed(1)} s (${dry.totals.migrated} would be migrated, ${dry.totals.skipped} skipped)`,
+  );
+  console.log(
+    `real run:                    ${(realMs / 1000).toFixed(1)} s, ${real.totals.migrated} migrated, ${real.totals.failed} failed`,
+  );
   console.log(`schedules migrated / second: ${(real.totals.migrated / (realMs / 1000)).toFixed(0)}`);
   console.log(`second run (all already):    ${(againMs / 1000).toFixed(1)} s, ${again.totals.already_migrated} already migrated`);
   console.log(`DynamoDB requests:           ${[...runtime.dynamoRequests].map(([command, n]) => `${command} ${n}`).join(', ')}`);

@@ -22,7 +22,12 @@ const runner: ScanRunner = {
   name: 'bench',
   run: async ({ target }) => ({
     findings: Array.from({ length: 20 }, (_, i) => ({
-      rule_id: `bench.rule_${i}`, severity: 'low' as const, title: `finding ${i}`, description: 'benchmark', evidence: { i, target }, remediation: 'none',
+      rule_id: `bench.rule_${i}`,
+      severity: 'low' as const,
+      title: `finding ${i}`,
+      description: 'benchmark',
+      evidence: { i, target },
+      remediation: 'none',
     })),
   }),
 };
@@ -31,11 +36,21 @@ const dataDir = await mkdtemp(join(tmpdir(), 'bench-dispatch-'));
 const clock = new ManualClock('2026-03-02T10:00:30Z');
 let recording: { command: string; input: unknown }[] | null = null;
 const runtime = await startLocalRuntime({
-  dataDir, clock, quota: schedules + 1, runners: new Map([['email_security', runner]]), logger: silentLogger,
+  dataDir,
+  clock,
+  quota: schedules + 1,
+  runners: new Map([['email_security', runner]]),
+  logger: silentLogger,
   afterDynamoCall: (command, input) => recording?.push({ command, input: structuredClone(input) }),
 });
 for (let i = 0; i < schedules; i += 1) {
-  await runtime.schedules.create('bench', { name: `b${i}`, scan_type: 'email_security', target: `site${i}.com`, cadence: 'custom', cron_expression: '*/5 * * * *' });
+  await runtime.schedules.create('bench', {
+    name: `b${i}`,
+    scan_type: 'email_security',
+    target: `site${i}.com`,
+    cadence: 'custom',
+    cron_expression: '*/5 * * * *',
+  });
 }
 
 const results: { fires: number; seconds: number; requests: Map<string, number> }[] = [];
@@ -66,22 +81,28 @@ const bare = await startDynalite({ path: join(ceilingDir, 'dynamodb'), tableName
 const client = makeDocumentClient(bare.clientConfig);
 // The recorder sees the document-level input (before marshalling), so the replay uses the same layer.
 const commands: Record<string, new (input: any) => any> = {
-  GetItemCommand: GetCommand, PutItemCommand: PutCommand, UpdateItemCommand: UpdateCommand,
-  BatchGetItemCommand: BatchGetCommand, BatchWriteItemCommand: BatchWriteCommand, QueryCommand,
+  GetItemCommand: GetCommand,
+  PutItemCommand: PutCommand,
+  UpdateItemCommand: UpdateCommand,
+  BatchGetItemCommand: BatchGetCommand,
+  BatchWriteItemCommand: BatchWriteCommand,
+  QueryCommand,
 };
 let nextCall = 0;
 const replayStarted = performance.now();
-await Promise.all(Array.from({ length: DEFAULT_DISPATCH_CONCURRENCY }, async () => {
-  while (nextCall < calls.length) {
-    const { command, input } = calls[nextCall++];
-    const Command = commands[command];
-    if (!Command) throw new Error(`no replay for ${command}`);
-    // A conditional write that fails here fails as it would have: the work is the same.
-    await client.send(new Command(input)).catch((error: { name?: string }) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
-    });
-  }
-}));
+await Promise.all(
+  Array.from({ length: DEFAULT_DISPATCH_CONCURRENCY }, async () => {
+    while (nextCall < calls.length) {
+      const { command, input } = calls[nextCall++];
+      const Command = commands[command];
+      if (!Command) throw new Error(`no replay for ${command}`);
+      // A conditional write that fails here fails as it would have: the work is the same.
+      await client.send(new Command(input)).catch((error: { name?: string }) => {
+        if (error.name !== 'ConditionalCheckFailedException') throw error;
+      });
+    }
+  }),
+);
 const ceilingSeconds = (performance.now() - replayStarted) / 1000;
 client.destroy();
 await bare.close();
@@ -94,9 +115,13 @@ for (const [index, { fires, seconds }] of results.entries()) {
 }
 const last = results[results.length - 1];
 const total = [...last.requests.values()].reduce((sum, n) => sum + n, 0);
-console.log(`DynamoDB requests per fire: ${(total / last.fires).toFixed(1)} (${[...last.requests].map(([command, n]) => `${command.replace('Command', '')} ${(n / last.fires).toFixed(1)}`).join(', ')})`);
+console.log(
+  `DynamoDB requests per fire: ${(total / last.fires).toFixed(1)} (${[...last.requests].map(([command, n]) => `${command.replace('Command', '')} ${(n / last.fires).toFixed(1)}`).join(', ')})`,
+);
 const ceiling = last.fires / ceilingSeconds;
-console.log(`bare dynalite ceiling: the last round's ${calls.length} calls replayed with ${DEFAULT_DISPATCH_CONCURRENCY} workers in ${ceilingSeconds.toFixed(2)} s = ${ceiling.toFixed(1)} fires/s`);
+console.log(
+  `bare dynalite ceiling: the last round's ${calls.length} calls replayed with ${DEFAULT_DISPATCH_CONCURRENCY} workers in ${ceilingSeconds.toFixed(2)} s = ${ceiling.toFixed(1)} fires/s`,
+);
 console.log(`fires/s ÷ ceiling, last round: ${(last.fires / last.seconds / ceiling).toFixed(2)}`);
 console.log(`schedules coherent after the last round: ${coherent}/${schedules}`);
 console.log(`sanity: ${jobs.items.length >= Math.min(200, schedules) ? 'jobs succeeded' : 'MISSING JOBS'}`);

@@ -14,7 +14,14 @@ import { dnstwistInstalled, dnstwistLists, DNSTWIST_DICTIONARIES } from '../test
 // tools get the same TLD and word lists (dnstwist's own files), so they enumerate comparable sets.
 // Prints our candidates, DNS queries and wall time, then dnstwist's wall time on the same server
 // and the ratio. A few lookalikes are registered in the zone so both have something to find.
-const { values } = parseArgs({ options: { domain: { type: 'string', default: 'acmeprints.com' }, delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: String(OPT_IN_DEFAULTS.lookalike.concurrency) }, host: { type: 'string', default: '127.0.0.53' } } });
+const { values } = parseArgs({
+  options: {
+    domain: { type: 'string', default: 'acmeprints.com' },
+    delay: { type: 'string', default: '20' },
+    concurrency: { type: 'string', default: String(OPT_IN_DEFAULTS.lookalike.concurrency) },
+    host: { type: 'string', default: '127.0.0.53' },
+  },
+});
 const domain = values.domain;
 const DELAY_MS = Number(values.delay);
 const host = values.host;
@@ -35,7 +42,12 @@ try {
     ...OPT_IN_DEFAULTS,
     smtp: { ...OPT_IN_DEFAULTS.smtp },
     codesearch: { words: [], maxResultsPerWord: 1 },
-    lookalike: { maxCandidates: 50_000, concurrency: Number(values.concurrency), maxCtChecks: 0, ...(lists.tlds ? { tlds: lists.tlds, dictionary: lists.dictionary } : {}) },
+    lookalike: {
+      maxCandidates: 50_000,
+      concurrency: Number(values.concurrency),
+      maxCtChecks: 0,
+      ...(lists.tlds ? { tlds: lists.tlds, dictionary: lists.dictionary } : {}),
+    },
   };
   const ctx = { domain, resolver, settings, allowPrivate: true, now: () => new Date(), log: () => {} } as unknown as OptInContext;
 
@@ -47,16 +59,37 @@ try {
   const lines = [
     `lookalike enumeration of ${domain} (${name.length} characters), ${DELAY_MS} ms added per DNS answer, server ${dns.address}`,
     `  mailscan   candidates ${scan.candidates}, DNS queries ${count.queries}, concurrency ${settings.lookalike.concurrency}, wall ${(ours / 1000).toFixed(2)} s`,
-    `             registered ${states('registered')} (${scan.resolved.filter((item) => item.state === 'registered').map((item) => item.domain).join(', ')}), unregistered ${states('unregistered')}, unknown ${states('unknown')}`,
+    `             registered ${states('registered')} (${scan.resolved
+      .filter((item) => item.state === 'registered')
+      .map((item) => item.domain)
+      .join(', ')}), unregistered ${states('unregistered')}, unknown ${states('unknown')}`,
   ];
   if (dnstwistInstalled()) {
     const twistStarted = performance.now();
     const output = await new Promise<string>((resolve, reject) => {
-      execFile('dnstwist', ['--nameservers', dns.host, '--format', 'json', '--tld', `${DNSTWIST_DICTIONARIES}/common_tlds.dict`, '--dictionary', `${DNSTWIST_DICTIONARIES}/english.dict`, domain], { maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => (error ? reject(new Error(`dnstwist failed: ${error.message}`)) : resolve(stdout)));
+      execFile(
+        'dnstwist',
+        [
+          '--nameservers',
+          dns.host,
+          '--format',
+          'json',
+          '--tld',
+          `${DNSTWIST_DICTIONARIES}/common_tlds.dict`,
+          '--dictionary',
+          `${DNSTWIST_DICTIONARIES}/english.dict`,
+          domain,
+        ],
+        { maxBuffer: 256 * 1024 * 1024 },
+        (error, stdout) => (error ? reject(new Error(`dnstwist failed: ${error.message}`)) : resolve(stdout)),
+      );
     });
     const twist = performance.now() - twistStarted;
     const found = JSON.parse(output) as { domain: string; dns_a?: string[]; dns_ns?: string[]; dns_mx?: string[] }[];
-    const twistRegistered = found.filter((item) => item.dns_a !== undefined || item.dns_ns !== undefined || item.dns_mx !== undefined).map((item) => item.domain).filter((item) => item !== domain);
+    const twistRegistered = found
+      .filter((item) => item.dns_a !== undefined || item.dns_ns !== undefined || item.dns_mx !== undefined)
+      .map((item) => item.domain)
+      .filter((item) => item !== domain);
     lines.push(
       `  dnstwist   candidates ${found.length - 1}, default threads, wall ${(twist / 1000).toFixed(2)} s, registered ${twistRegistered.length} (${twistRegistered.join(', ')})`,
       `  ratio      dnstwist wall / mailscan wall = ${(twist / ours).toFixed(2)}`,

@@ -30,13 +30,20 @@ import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-proce
 // The scan's wall time then splits exactly into: start → first query, the waits (each above the
 // added delay: the server's and the kernel's time, and the machine's scheduling), the gaps between an
 // answer and the next query on the path (the scan's own CPU), and last answer → report.
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, domain: { type: 'string', default: 'bench.test' }, delay: { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '5' },
+    domain: { type: 'string', default: 'bench.test' },
+    delay: { type: 'string', default: '20' },
+  },
+});
 const runs = Number(values.runs);
 const domain = values.domain;
 const DELAY_MS = Number(values.delay);
 const selectors = Array.from({ length: 20 }, (_, i) => `sel${String(i).padStart(2, '0')}`);
 
-const svg = '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps"><title>Bench</title><rect width="10" height="10"/></svg>';
+const svg =
+  '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps"><title>Bench</title><rect width="10" height="10"/></svg>';
 const web = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(svg));
 await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
 const webPort = (web.address() as AddressInfo).port;
@@ -63,21 +70,37 @@ async function scanOnce() {
   const { resolver, count } = makeCountingResolver(makeCachingResolver(timed));
   const fetch = makeSafeFetch({ timeoutMs: 5_000, maxBytes: 256 * 1024, allowPrivate: true, lookup: lookupViaResolver(resolver) });
   const config = {
-    dnsbl: { ipZones: ['ip1.lists.test', 'ip2.lists.test', 'ip3.lists.test'], domainZones: ['dom1.lists.test', 'dom2.lists.test', 'dom3.lists.test'] },
+    dnsbl: {
+      ipZones: ['ip1.lists.test', 'ip2.lists.test', 'ip3.lists.test'],
+      domainZones: ['dom1.lists.test', 'dom2.lists.test', 'dom3.lists.test'],
+    },
     trustlist: { zones: ['trust.lists.test'] },
     senderScore: { endpoint: '', timeoutMs: 1_000 },
     threatIntel: { endpoint: '', timeoutMs: 1_000 },
     vmcRoots: [],
   };
   const started = performance.now();
-  const { result } = await trackDepth(() => scanDomain(
-    { domain, dkimSelectors: selectors, reputation: { run: runReputation, context: { resolver, fetch, config, now: () => new Date(), log: () => {} } } },
-    { resolver, now: () => new Date(), log: () => {} },
-  ));
+  const { result } = await trackDepth(() =>
+    scanDomain(
+      {
+        domain,
+        dkimSelectors: selectors,
+        reputation: { run: runReputation, context: { resolver, fetch, config, now: () => new Date(), log: () => {} } },
+      },
+      { resolver, now: () => new Date(), log: () => {} },
+    ),
+  );
   const finished = performance.now();
   const wall = finished - started;
   if (result.kind !== 'report') throw new Error(result.message);
-  return { wall, queries: count.queries, depth: count.maxDepth, report: result.report, log: count.log, path: criticalPath(wire, started, finished) };
+  return {
+    wall,
+    queries: count.queries,
+    depth: count.maxDepth,
+    report: result.report,
+    log: count.log,
+    path: criticalPath(wire, started, finished),
+  };
 }
 
 /** The chain of wire queries that ends last, and the wall time split along it (see the header). */
@@ -87,7 +110,9 @@ function criticalPath(wire: { key: string; sent: number; answered: number }[], s
   const tail = finished - current.answered;
   for (;;) {
     const sent = current.sent;
-    const before = wire.filter((entry) => entry.answered <= sent).reduce<typeof current | null>((last, entry) => (last === null || entry.answered > last.answered ? entry : last), null);
+    const before = wire
+      .filter((entry) => entry.answered <= sent)
+      .reduce<typeof current | null>((last, entry) => (last === null || entry.answered > last.answered ? entry : last), null);
     steps.unshift({ key: current.key, wait: current.answered - current.sent, gapBefore: sent - (before?.answered ?? started) });
     if (before === null) break;
     current = before;
@@ -106,21 +131,23 @@ const { steps, tail } = median.path;
 const waited = steps.reduce((sum, step) => sum + step.wait, 0);
 const cpu = steps.slice(1).reduce((sum, step) => sum + step.gapBefore, 0);
 const chain = median.log.filter((entry) => entry.depth === median.depth).map((entry) => `${entry.type} ${entry.name}`);
-process.stdout.write([
-  `mailscan scan of ${domain}, ${DELAY_MS} ms added per DNS answer, median of ${runs} runs`,
-  `  wall time         ${median.wall.toFixed(0)} ms (min ${samples[0].wall.toFixed(0)}, max ${samples.at(-1)!.wall.toFixed(0)})`,
-  `  DNS queries       ${median.queries}`,
-  `  dependency depth  ${median.depth} (deepest: ${chain.join(', ')})`,
-  `  wall / (depth × ${DELAY_MS} ms) = ${ratio.toFixed(2)} (target ≤ 1.3)`,
-  `  critical path     ${steps.length} answers waited for: ${steps.map((step) => step.key).join(' → ')}`,
-  `    start → first query     ${steps[0].gapBefore.toFixed(2)} ms`,
-  `    waits for answers       ${waited.toFixed(1)} ms (${steps.length} × ${DELAY_MS} ms added + ${(waited - steps.length * DELAY_MS).toFixed(1)} ms server, kernel and scheduling: ${steps.map((step) => (step.wait - DELAY_MS).toFixed(1)).join(', ')})`,
-  `    answer → next query     ${cpu.toFixed(2)} ms (the scan's CPU between answers on the path)`,
-  `    last answer → report    ${tail.toFixed(2)} ms`,
-  `  findings          ${median.report.findings.map((item) => item.rule_id).join(', ') || 'none'}`,
-  `  errors            ${median.report.errors.map((error) => `${error.surface}/${error.check}`).join(', ') || 'none'}`,
-  '',
-].join('\n'));
+process.stdout.write(
+  [
+    `mailscan scan of ${domain}, ${DELAY_MS} ms added per DNS answer, median of ${runs} runs`,
+    `  wall time         ${median.wall.toFixed(0)} ms (min ${samples[0].wall.toFixed(0)}, max ${samples.at(-1)!.wall.toFixed(0)})`,
+    `  DNS queries       ${median.queries}`,
+    `  dependency depth  ${median.depth} (deepest: ${chain.join(', ')})`,
+    `  wall / (depth × ${DELAY_MS} ms) = ${ratio.toFixed(2)} (target ≤ 1.3)`,
+    `  critical path     ${steps.length} answers waited for: ${steps.map((step) => step.key).join(' → ')}`,
+    `    start → first query     ${steps[0].gapBefore.toFixed(2)} ms`,
+    `    waits for answers       ${waited.toFixed(1)} ms (${steps.length} × ${DELAY_MS} ms added + ${(waited - steps.length * DELAY_MS).toFixed(1)} ms server, kernel and scheduling: ${steps.map((step) => (step.wait - DELAY_MS).toFixed(1)).join(', ')})`,
+    `    answer → next query     ${cpu.toFixed(2)} ms (the scan's CPU between answers on the path)`,
+    `    last answer → report    ${tail.toFixed(2)} ms`,
+    `  findings          ${median.report.findings.map((item) => item.rule_id).join(', ') || 'none'}`,
+    `  errors            ${median.report.errors.map((error) => `${error.surface}/${error.check}`).join(', ') || 'none'}`,
+    '',
+  ].join('\n'),
+);
 
 await dns.close();
 await new Promise<void>((resolve) => web.close(() => resolve()));

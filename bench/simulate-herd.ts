@@ -26,14 +26,19 @@ const { values } = parseArgs({
 
 const cdk = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as { context: { environments: unknown } };
 const { name, settings: env } = resolveEnvironment(values.env, cdk.context.environments);
-const durations = JSON.parse(readFileSync(new URL('./fixtures/scan-durations.json', import.meta.url), 'utf8')) as { samples: { seconds: number }[]; measured: string };
+const durations = JSON.parse(readFileSync(new URL('./fixtures/scan-durations.json', import.meta.url), 'utf8')) as {
+  samples: { seconds: number }[];
+  measured: string;
+};
 const slowdown = Number(values.slowdown);
 const samples = durations.samples.map((sample) => sample.seconds * slowdown);
 
 const settings: HerdSettings = {
   maxConcurrency: Number(values['max-concurrency'] ?? env.dispatch.maxConcurrency),
   // What the account leaves dispatch while the API bursts and the dead-letter function runs.
-  accountConcurrency: Number(values['account-concurrency'] ?? env.dispatch.accountConcurrency - env.api.throttleBurstLimit - DEAD_LETTER_CONCURRENCY),
+  accountConcurrency: Number(
+    values['account-concurrency'] ?? env.dispatch.accountConcurrency - env.api.throttleBurstLimit - DEAD_LETTER_CONCURRENCY,
+  ),
   // Lambda's SQS event source: 5 concurrent batches at first, up to 300 more per minute (docs/scale.md).
   scaleUpPerMinute: 300,
   functionTimeoutS: DISPATCH_TIMEOUT.toSeconds(),
@@ -53,20 +58,24 @@ const hms = (seconds: number) => {
   if (seconds < 3600) return `${(seconds / 60).toFixed(1)} min`;
   return `${(seconds / 3600).toFixed(2)} h`;
 };
-process.stdout.write([
-  `02:00 herd, env ${name}: max concurrency ${settings.maxConcurrency} (account has ${settings.accountConcurrency}), timeout ${settings.functionTimeoutS} s, ` +
-    `visibility ${settings.visibilityTimeoutS} s, ${settings.maxReceiveCount} receives, retention ${env.scanQueue.retentionDays} d, ` +
-    `flexible window ${settings.flexibleWindowS / 60} min, scheduler ${settings.schedulerInvocationTps}/s with max event age ${settings.schedulerMaxEventAgeS} s`,
-  `scan durations: ${samples.length} measured processes (${durations.measured}) × ${slowdown}, mean ${mean.toFixed(2)} s`,
-  '',
-  '| fires | drain | queue age p50 | p99 | scan DLQ | scheduler DLQ | expired | throttled receives | Lambda-s | GB-s | peak concurrency |',
-  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  '',
-].join('\n'));
+process.stdout.write(
+  [
+    `02:00 herd, env ${name}: max concurrency ${settings.maxConcurrency} (account has ${settings.accountConcurrency}), timeout ${settings.functionTimeoutS} s, ` +
+      `visibility ${settings.visibilityTimeoutS} s, ${settings.maxReceiveCount} receives, retention ${env.scanQueue.retentionDays} d, ` +
+      `flexible window ${settings.flexibleWindowS / 60} min, scheduler ${settings.schedulerInvocationTps}/s with max event age ${settings.schedulerMaxEventAgeS} s`,
+    `scan durations: ${samples.length} measured processes (${durations.measured}) × ${slowdown}, mean ${mean.toFixed(2)} s`,
+    '',
+    '| fires | drain | queue age p50 | p99 | scan DLQ | scheduler DLQ | expired | throttled receives | Lambda-s | GB-s | peak concurrency |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '',
+  ].join('\n'),
+);
 for (const fires of values.fires.split(',').map(Number)) {
   const random = seededRandom(Number(values.seed));
   const result = simulateHerd(fires, settings, samplerFrom(samples, random), random);
-  process.stdout.write(`| ${fires.toLocaleString('en')} | ${hms(result.drainS)} | ${hms(result.queueAgeP50S)} | ${hms(result.queueAgeP99S)} | ${result.scanDeadLetters} | ` +
-    `${result.schedulerDeadLetters} | ${result.expired} | ${result.throttledReceives} | ${Math.round(result.lambdaSeconds).toLocaleString('en')} | ` +
-    `${Math.round(result.gbSeconds).toLocaleString('en')} | ${result.peakConcurrency} |\n`);
+  process.stdout.write(
+    `| ${fires.toLocaleString('en')} | ${hms(result.drainS)} | ${hms(result.queueAgeP50S)} | ${hms(result.queueAgeP99S)} | ${result.scanDeadLetters} | ` +
+      `${result.schedulerDeadLetters} | ${result.expired} | ${result.throttledReceives} | ${Math.round(result.lambdaSeconds).toLocaleString('en')} | ` +
+      `${Math.round(result.gbSeconds).toLocaleString('en')} | ${result.peakConcurrency} |\n`,
+  );
 }

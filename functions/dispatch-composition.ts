@@ -25,12 +25,24 @@ export function composeDispatch(serviceName: string) {
   const scanLogs = makeCloudWatchScanLogs(config.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${serviceName}`, logger);
   // Operator keys: read from their secret at the first scan of this instance, handed to mailscan's
   // environment only (DESIGN §10). Without the variable (local, tests) the scanner gets none.
-  const operatorKeys = config.OPERATOR_KEYS_SECRET_ARN ? makeOperatorKeysLoader({ secretId: config.OPERATOR_KEYS_SECRET_ARN, logger }) : undefined;
+  const operatorKeys = config.OPERATOR_KEYS_SECRET_ARN
+    ? makeOperatorKeysLoader({ secretId: config.OPERATOR_KEYS_SECRET_ARN, logger })
+    : undefined;
   // The runner reads the scope's artifacts from the bucket; where it runs, the bucket must be set.
   if (config.MAILSCAN_BIN && !config.ARTIFACT_BUCKET) throw new Error('invalid configuration: ARTIFACT_BUCKET');
-  const runners: RunnerRegistry = new Map(config.MAILSCAN_BIN && config.ARTIFACT_BUCKET
-    ? [['email_security', withArtifacts(makeMailscanRunner({ bin: config.MAILSCAN_BIN, operatorKeys }), makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET))]]
-    : []);
+  const runners: RunnerRegistry = new Map(
+    config.MAILSCAN_BIN && config.ARTIFACT_BUCKET
+      ? [
+          [
+            'email_security',
+            withArtifacts(
+              makeMailscanRunner({ bin: config.MAILSCAN_BIN, operatorKeys }),
+              makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET),
+            ),
+          ],
+        ]
+      : [],
+  );
   const metrics = makeEmfMetrics({ environment: config.APP_ENV ?? 'unknown' });
   const dispatch = composeDispatchService(
     { ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME), clock: systemClock, ids: makeUlidGenerator(), logger },

@@ -58,7 +58,10 @@ export function makeDeadLetterHandler(dispatch: DispatchService, logger: Logger)
         continue;
       }
       try {
-        await dispatch.handleDeadLetter(message, `the ${message.kind} message exhausted its deliveries to the dispatcher (the queue moved it to the DLQ)`);
+        await dispatch.handleDeadLetter(
+          message,
+          `the ${message.kind} message exhausted its deliveries to the dispatcher (the queue moved it to the DLQ)`,
+        );
       } catch (error) {
         logger.error('dead letter handling failed', { message_id: record.messageId, error });
         failures.push({ itemIdentifier: record.messageId });

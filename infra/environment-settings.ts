@@ -21,9 +21,12 @@ export const EnvironmentSettings = z
     scheduleGroupName: z.string().regex(/^[0-9A-Za-z._-]{1,64}$/),
     /** `retain` keeps the table, queues, secret and logs when the stack is deleted. */
     removalPolicy: z.enum(['retain', 'destroy']),
-    logRetentionDays: z.number().int().refine((days) => retentionDays.has(days), {
-      message: 'must be a CloudWatch Logs retention value (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...)',
-    }),
+    logRetentionDays: z
+      .number()
+      .int()
+      .refine((days) => retentionDays.has(days), {
+        message: 'must be a CloudWatch Logs retention value (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...)',
+      }),
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']),
     /** Origins allowed to send mutating browser requests (CSRF check) and CORS preflights. */
     allowedOrigins: z.array(z.url()).min(1),
@@ -74,7 +77,10 @@ export const EnvironmentSettings = z
     backfill: z
       .object({
         legacyDatabaseSecretName: z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/),
-        subnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/)).min(1).max(16),
+        subnetIds: z
+          .array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/))
+          .min(1)
+          .max(16),
         securityGroupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
       })
       .strict()
@@ -83,7 +89,11 @@ export const EnvironmentSettings = z
      * The adversary engine's IAM role (name, same account), granted sqs:SendMessage on the scan
      * queue so it can put adversary steps there (DESIGN §5); null when this environment has none.
      */
-    adversaryEngineRoleName: z.string().regex(/^[\w+=,.@-]{1,64}$/).nullable().default(null),
+    adversaryEngineRoleName: z
+      .string()
+      .regex(/^[\w+=,.@-]{1,64}$/)
+      .nullable()
+      .default(null),
     /**
      * Name of the Secrets Manager secret of the scanner's operator keys (a JSON object of
      * MAILSCAN_*_KEY values); the stack creates it empty (docs/operations.md).

@@ -168,7 +168,12 @@ export class ScanServiceStack extends Stack {
 
     // Uploaded reports and messages: the scans function presigns PUTs, dispatch reads, and the
     // check function settles each upload (ready or rejected) when its object is created.
-    this.artifacts = new Artifacts(this, 'Artifacts', { defaults, environmentName, allowedOrigins: settings.allowedOrigins, removalPolicy });
+    this.artifacts = new Artifacts(this, 'Artifacts', {
+      defaults,
+      environmentName,
+      allowedOrigins: settings.allowedOrigins,
+      removalPolicy,
+    });
     const artifactCheck = identify(this.artifacts.checkFunction);
     this.storage.bindTableActions(artifactCheck, TABLE_ACTIONS.artifactCheck);
     this.artifacts.bindReader(dispatch);

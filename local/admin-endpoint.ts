@@ -29,7 +29,8 @@ export function makeAdminEndpoint<S extends z.ZodType>(
   return async (request, bytes, requestId) => {
     let input: z.infer<S>;
     try {
-      if (!sameSecret(request.headers['x-local-admin-key'], adminKey)) throw new UnauthenticatedError('send the local admin key in x-local-admin-key');
+      if (!sameSecret(request.headers['x-local-admin-key'], adminKey))
+        throw new UnauthenticatedError('send the local admin key in x-local-admin-key');
       let body: unknown = {};
       if (bytes.length > 0) {
         const contentType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();

@@ -24,7 +24,17 @@ function refuse(response: ServerResponse, status: number, code: string, message:
  * SignatureDoesNotMatch, and nothing is stored. The token works once: only a pending artifact
  * accepts bytes. Once the bytes are written, the same check as the S3 event runs.
  */
-export function makeArtifactUploadEndpoint({ store, repo, artifacts, clock }: { store: LocalArtifactStore; repo: ArtifactRepository; artifacts: ArtifactService; clock: Clock }) {
+export function makeArtifactUploadEndpoint({
+  store,
+  repo,
+  artifacts,
+  clock,
+}: {
+  store: LocalArtifactStore;
+  repo: ArtifactRepository;
+  artifacts: ArtifactService;
+  clock: Clock;
+}) {
   const inFlight = new Set<string>();
   return async (request: IncomingMessage, response: ServerResponse, { path, query }: RawTarget): Promise<boolean> => {
     // The raw path, as sent: an encoded or dotted variant of it is no upload (and answers 404).
@@ -32,14 +42,18 @@ export function makeArtifactUploadEndpoint({ store, repo, artifacts, clock }: { 
     if (request.method !== 'PUT') return refuse(response, 405, 'method_not_allowed', 'uploads are PUT');
     const grant = store.verifyToken(query.get('token') ?? '');
     if (grant === null) return refuse(response, 403, 'signature_does_not_match', 'the upload token is not valid');
-    if (grant.exp * 1000 < clock.now().getTime()) return refuse(response, 403, 'request_expired', 'the upload URL has expired; announce the file again');
-    if ((request.headers['content-type'] ?? '').toLowerCase() !== grant.contentType) return refuse(response, 403, 'signature_does_not_match', `content-type must be ${grant.contentType}, as announced`);
+    if (grant.exp * 1000 < clock.now().getTime())
+      return refuse(response, 403, 'request_expired', 'the upload URL has expired; announce the file again');
+    if ((request.headers['content-type'] ?? '').toLowerCase() !== grant.contentType)
+      return refuse(response, 403, 'signature_does_not_match', `content-type must be ${grant.contentType}, as announced`);
     const length = request.headers['content-length'];
     if (length === undefined) return refuse(response, 411, 'missing_content_length', 'content-length is required');
-    if (Number(length) !== grant.size) return refuse(response, 403, 'signature_does_not_match', `content-length must be ${grant.size}, as announced`);
+    if (Number(length) !== grant.size)
+      return refuse(response, 403, 'signature_does_not_match', `content-length must be ${grant.size}, as announced`);
     const key = `${grant.tenant}/${grant.id}`;
     const record = await repo.get(grant.tenant, grant.id);
-    if (record === null || record.status !== 'pending' || inFlight.has(key)) return refuse(response, 403, 'upload_used', 'this upload URL was already used');
+    if (record === null || record.status !== 'pending' || inFlight.has(key))
+      return refuse(response, 403, 'upload_used', 'this upload URL was already used');
     inFlight.add(key);
     try {
       const path = await ensureArtifactDir(store, grant.tenant, grant.id);

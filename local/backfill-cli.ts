@@ -14,7 +14,12 @@ const USAGE =
   'usage: npm run backfill -- [--dry-run] [--tenant <schema_name>] [--format json|text] [--rollback]   (LEGACY_DATABASE_URL=postgres://...)\n' +
   '  --rollback: delete the migrated schedules and print the SQL that re-enables the legacy tasks (docs/backfill.md)';
 
-const LABEL: Record<RowOutcome, string> = { migrated: 'migrated', already_migrated: 'already migrated', skipped: 'skipped', failed: 'FAILED' };
+const LABEL: Record<RowOutcome, string> = {
+  migrated: 'migrated',
+  already_migrated: 'already migrated',
+  skipped: 'skipped',
+  failed: 'FAILED',
+};
 
 function usageError(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -24,7 +29,12 @@ function usageError(message: string): never {
 let values: { 'dry-run': boolean; rollback: boolean; tenant?: string; format: string };
 try {
   ({ values } = parseArgs({
-    options: { 'dry-run': { type: 'boolean', default: false }, rollback: { type: 'boolean', default: false }, tenant: { type: 'string' }, format: { type: 'string', default: 'text' } },
+    options: {
+      'dry-run': { type: 'boolean', default: false },
+      rollback: { type: 'boolean', default: false },
+      tenant: { type: 'string' },
+      format: { type: 'string', default: 'text' },
+    },
     strict: true,
     allowPositionals: false,
   }));
@@ -32,7 +42,8 @@ try {
   usageError((error as Error).message);
 }
 if (values.format !== 'json' && values.format !== 'text') usageError(`--format must be json or text, not ${values.format}`);
-if (values.tenant !== undefined && !TenantId.safeParse(values.tenant).success) usageError(`--tenant ${JSON.stringify(values.tenant)} is not a schema name`);
+if (values.tenant !== undefined && !TenantId.safeParse(values.tenant).success)
+  usageError(`--tenant ${JSON.stringify(values.tenant)} is not a schema name`);
 const databaseUrl = process.env.LEGACY_DATABASE_URL;
 if (!databaseUrl) usageError('no database URL: set LEGACY_DATABASE_URL to the legacy PostgreSQL (postgres://user:password@host:5432/db)');
 
@@ -66,7 +77,12 @@ for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
   buffered += decoder.decode(chunk, { stream: true });
   let newline: number;
   while ((newline = buffered.indexOf('\n')) >= 0) {
-    const line = JSON.parse(buffered.slice(0, newline)) as { progress?: BackfillProgress; report?: BackfillReport; rollback?: RollbackReport; error?: { code: string; message: string } };
+    const line = JSON.parse(buffered.slice(0, newline)) as {
+      progress?: BackfillProgress;
+      report?: BackfillReport;
+      rollback?: RollbackReport;
+      error?: { code: string; message: string };
+    };
     buffered = buffered.slice(newline + 1);
     if (line.progress) showProgress(line.progress);
     if (line.report) report = line.report;
@@ -77,14 +93,18 @@ for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
 
 if (rollback && !failure) {
   for (const t of rollback.tenants) {
-    process.stderr.write(`${t.tenant}: ${t.schedules_removed} migrated schedule(s) ${rollback.dry_run ? 'would be ' : ''}removed, ${t.legacy_task_ids.length} legacy task(s) to re-enable\n`);
+    process.stderr.write(
+      `${t.tenant}: ${t.schedules_removed} migrated schedule(s) ${rollback.dry_run ? 'would be ' : ''}removed, ${t.legacy_task_ids.length} legacy task(s) to re-enable\n`,
+    );
   }
   if (rollback.tenants.length === 0) process.stderr.write('nothing to roll back: no migrated schedules\n');
   process.stdout.write(values.format === 'json' ? `${JSON.stringify(rollback, null, 2)}\n` : rollback.sql);
   process.exit(0);
 }
 if (failure || !report) {
-  process.stderr.write(`backfill ${failure?.code === 'usage_error' ? 'refused' : 'failed'}: ${failure?.message ?? 'the service closed the stream without a report'}\n`);
+  process.stderr.write(
+    `backfill ${failure?.code === 'usage_error' ? 'refused' : 'failed'}: ${failure?.message ?? 'the service closed the stream without a report'}\n`,
+  );
   process.exit(failure?.code === 'usage_error' ? 2 : 1);
 }
 process.stdout.write(values.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatText(report));
@@ -104,14 +124,21 @@ function showProgress(event: BackfillProgress): void {
 function formatText(r: BackfillReport): string {
   const lines: string[] = [];
   const t = r.totals;
-  lines.push(`${r.dry_run ? 'Dry run (nothing changed): ' : ''}${t.tenants} tenant(s): ${t.migrated} ${r.dry_run ? 'would be migrated' : 'migrated'}, ${t.already_migrated} already migrated, ${t.skipped} skipped, ${t.failed} failed; ${t.cloud_monitoring_not_migrated} cloud monitoring schedule(s) not migrated`);
+  lines.push(
+    `${r.dry_run ? 'Dry run (nothing changed): ' : ''}${t.tenants} tenant(s): ${t.migrated} ${r.dry_run ? 'would be migrated' : 'migrated'}, ${t.already_migrated} already migrated, ${t.skipped} skipped, ${t.failed} failed; ${t.cloud_monitoring_not_migrated} cloud monitoring schedule(s) not migrated`,
+  );
   for (const tenant of r.tenants) {
-    lines.push('', `${tenant.tenant}: ${tenant.migrated} ${r.dry_run ? 'would be migrated' : 'migrated'}, ${tenant.already_migrated} already migrated, ${tenant.skipped} skipped, ${tenant.failed} failed, ${tenant.cloud_monitoring_not_migrated} cloud monitoring not migrated`);
+    lines.push(
+      '',
+      `${tenant.tenant}: ${tenant.migrated} ${r.dry_run ? 'would be migrated' : 'migrated'}, ${tenant.already_migrated} already migrated, ${tenant.skipped} skipped, ${tenant.failed} failed, ${tenant.cloud_monitoring_not_migrated} cloud monitoring not migrated`,
+    );
     for (const row of tenant.rows) {
       const label = r.dry_run && row.outcome === 'migrated' ? 'would migrate' : LABEL[row.outcome];
       const what = `${row.model} ${row.legacy_id} ${JSON.stringify(row.name.length > 60 ? `${row.name.slice(0, 59)}…` : row.name)}`;
       const notes = (row.notes ?? []).map((note) => ` (${note})`).join('');
-      lines.push(`  ${label.padEnd(16)} ${what}${row.schedule_id ? ` → ${row.schedule_id}` : ''}${row.reason ? `: ${row.reason}` : ''}${notes}`);
+      lines.push(
+        `  ${label.padEnd(16)} ${what}${row.schedule_id ? ` → ${row.schedule_id}` : ''}${row.reason ? `: ${row.reason}` : ''}${notes}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-legacy-source.ts';
 import { TenantId } from '../shared/domain/identity.ts';
 import type { Logger } from '../shared/ports/logger.ts';
-import { BackfillUsageError, type BackfillProgress, type BackfillServiceDeps, makeBackfillService } from '../shared/services/backfill-service.ts';
+import {
+  BackfillUsageError,
+  type BackfillProgress,
+  type BackfillServiceDeps,
+  makeBackfillService,
+} from '../shared/services/backfill-service.ts';
 import { makeAdminEndpoint } from './admin-endpoint.ts';
 import type { LocalEndpoint } from './http-server.ts';
 
@@ -16,7 +21,8 @@ export const LocalBackfillRequest = z.strictObject({
 });
 
 /** One NDJSON line of the answer: progress, then the report or an error. */
-export type LocalBackfillLine = { progress: BackfillProgress } | { report: unknown } | { rollback: unknown } | { error: { code: string; message: string } };
+export type LocalBackfillLine =
+  { progress: BackfillProgress } | { report: unknown } | { rollback: unknown } | { error: { code: string; message: string } };
 
 /**
  * `/_local/backfill`: runs the backfill inside the `npm start` process, where the local triggers
@@ -24,10 +30,16 @@ export type LocalBackfillLine = { progress: BackfillProgress } | { report: unkno
  * Refusals (no admin key 401, not JSON 415/400, a bad field 400) are the DESIGN §3 error body.
  */
 export function makeLocalBackfillEndpoint(deps: Omit<BackfillServiceDeps, 'source'> & { adminKey: string; logger: Logger }): LocalEndpoint {
-  return makeAdminEndpoint(deps.adminKey, LocalBackfillRequest, async (request) => ({ status: 200, lines: runWithProgress(deps, request) }));
+  return makeAdminEndpoint(deps.adminKey, LocalBackfillRequest, async (request) => ({
+    status: 200,
+    lines: runWithProgress(deps, request),
+  }));
 }
 
-async function* runWithProgress(deps: Omit<BackfillServiceDeps, 'source'>, request: z.infer<typeof LocalBackfillRequest>): AsyncGenerator<LocalBackfillLine> {
+async function* runWithProgress(
+  deps: Omit<BackfillServiceDeps, 'source'>,
+  request: z.infer<typeof LocalBackfillRequest>,
+): AsyncGenerator<LocalBackfillLine> {
   const pending: LocalBackfillLine[] = [];
   let wake: (() => void) | null = null;
   const push = (line: LocalBackfillLine) => {
@@ -40,7 +52,9 @@ async function* runWithProgress(deps: Omit<BackfillServiceDeps, 'source'>, reque
   const work = (
     request.rollback
       ? backfill.rollback({ dryRun: request.dry_run, tenant: request.tenant }).then((rollback): LocalBackfillLine => ({ rollback }))
-      : backfill.run({ dryRun: request.dry_run, tenant: request.tenant, onProgress: (progress) => push({ progress }) }).then((report): LocalBackfillLine => ({ report }))
+      : backfill
+          .run({ dryRun: request.dry_run, tenant: request.tenant, onProgress: (progress) => push({ progress }) })
+          .then((report): LocalBackfillLine => ({ report }))
   )
     .then(
       (line) => push(line),

@@ -43,7 +43,15 @@ function hardenDynalite(): void {
  * Starts dynalite on loopback: persisted under `path`, or in memory without it. Creates the
  * service table from the shared definition if it does not exist yet.
  */
-export async function startDynalite({ path, port = 0, tableName }: { path?: string; port?: number; tableName: string }): Promise<LocalDynamo> {
+export async function startDynalite({
+  path,
+  port = 0,
+  tableName,
+}: {
+  path?: string;
+  port?: number;
+  tableName: string;
+}): Promise<LocalDynamo> {
   hardenDynalite();
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(port, '127.0.0.1');

@@ -14,8 +14,17 @@ export function makeFileScanLogs(dir: string, base: Logger): ScanLogs {
     location: (scanId) => ({ file: file(scanId) }),
     loggerFor(keys) {
       const write = (level: string, message: string, extra: Record<string, unknown>[]) => {
-        const line = { timestamp: new Date().toISOString(), level, message, ...keys, ...Object.assign({}, ...extra) as Record<string, unknown> };
-        appendFileSync(file(keys.scan_id), `${JSON.stringify(line, (_key, value: unknown) => (value instanceof Error ? value.message : value))}\n`);
+        const line = {
+          timestamp: new Date().toISOString(),
+          level,
+          message,
+          ...keys,
+          ...(Object.assign({}, ...extra) as Record<string, unknown>),
+        };
+        appendFileSync(
+          file(keys.scan_id),
+          `${JSON.stringify(line, (_key, value: unknown) => (value instanceof Error ? value.message : value))}\n`,
+        );
       };
       const logger: Logger = {
         debug: (message, ...extra) => write('DEBUG', message, extra),

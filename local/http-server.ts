@@ -120,7 +120,14 @@ function send(response: ServerResponse, result: ApiResult): void {
  * The local stand-in for API Gateway: turns HTTP requests into HTTP API (payload 2.0) events,
  * runs the same authorizer code for authenticated routes, and invokes the same handlers.
  */
-export function makeLocalRequestListener({ routes, handlers, sessionKey, localEndpoints = {}, serveUi, rawEndpoints }: LocalHttpServerOptions): RequestListener {
+export function makeLocalRequestListener({
+  routes,
+  handlers,
+  sessionKey,
+  localEndpoints = {},
+  serveUi,
+  rawEndpoints,
+}: LocalHttpServerOptions): RequestListener {
   const compiled = routes.map(compile);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -153,14 +160,20 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
     for (const compiledRoute of compiled) {
       const match = compiledRoute.pattern.exec(path);
       if (!match || compiledRoute.route.method !== method) continue;
-      if (!matched || compiledRoute.params.length < matched.compiledRoute.params.length) matched = { compiledRoute, values: match.slice(1) };
+      if (!matched || compiledRoute.params.length < matched.compiledRoute.params.length)
+        matched = { compiledRoute, values: match.slice(1) };
     }
     if (!matched) return notFound();
     const { route, params } = matched.compiledRoute;
     const values = matched.values.map(decodeSegment);
     if (values.some((value) => value === null)) return notFound();
-    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
-    const cookies = headers.cookie?.split(';').map((part) => part.trim()).filter(Boolean);
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
+    );
+    const cookies = headers.cookie
+      ?.split(';')
+      .map((part) => part.trim())
+      .filter(Boolean);
     // Repeated parameters are joined with commas, as API Gateway does.
     const query: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const [name, value] of new URLSearchParams(search)) query[name] = Object.hasOwn(query, name) ? `${query[name]},${value}` : value;
@@ -179,7 +192,9 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
         requestId,
         routeKey: `${method} ${route.path}`,
         http: { method, path, protocol: 'HTTP/1.1', sourceIp: request.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
-        authorizer: route.authenticated ? { lambda: await authorize({ ...headers, cookie: headers.cookie }, undefined, sessionKey, { bearerOnly: route.bearerOnly }) } : undefined,
+        authorizer: route.authenticated
+          ? { lambda: await authorize({ ...headers, cookie: headers.cookie }, undefined, sessionKey, { bearerOnly: route.bearerOnly }) }
+          : undefined,
       },
       body,
       isBase64Encoded,
@@ -191,7 +206,8 @@ export function makeLocalRequestListener({ routes, handlers, sessionKey, localEn
     handle(request, response).catch((error: unknown) => {
       const { status, body } = errorResponse(error, 'local');
       console.error(JSON.stringify({ level: 'ERROR', message: 'local server failed', error: String(error) }));
-      if (!response.headersSent) send(response, { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (!response.headersSent)
+        send(response, { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       else response.end();
     });
   };

@@ -10,7 +10,10 @@ const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const quota = process.env.SCHEDULE_QUOTA ? Number(process.env.SCHEDULE_QUOTA) : undefined;
 const dispatchConcurrency = process.env.DISPATCH_CONCURRENCY ? Number(process.env.DISPATCH_CONCURRENCY) : undefined;
 const allowPrivateTargets = process.env.ALLOW_PRIVATE_TARGETS === 'true';
-const allowedOrigins = (process.env.ALLOWED_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+const allowedOrigins = (process.env.ALLOWED_ORIGINS ?? '')
+  .split(',')
+  .map((origin) => origin.trim())
+  .filter(Boolean);
 
 // The same CLI the Lambda layer carries, rebuilt from source at every start (about a second). Its
 // compile cache lives under DATA_DIR, as /tmp holds it in Lambda (docs/mailscan-startup.md).
@@ -21,7 +24,17 @@ const runners = new Map([['email_security' as const, makeMailscanRunner({ bin: m
 // The UI is built from web/ when web/dist is missing or older than its sources (a few seconds).
 const uiDir = await ensureUiBuilt({ log: (line) => process.stdout.write(`${line}\n`) });
 
-const runtime = await startLocalRuntime({ port, dataDir, quota, allowedOrigins, runners, dispatchConcurrency, allowPrivateTargets, startTimers: true, uiDir });
+const runtime = await startLocalRuntime({
+  port,
+  dataDir,
+  quota,
+  allowedOrigins,
+  runners,
+  dispatchConcurrency,
+  allowPrivateTargets,
+  startTimers: true,
+  uiDir,
+});
 process.stdout.write(
   `scan service listening on ${runtime.url}\n` +
     `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed, ${runtime.requeued} unfinished scan(s) requeued)\n` +

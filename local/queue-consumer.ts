@@ -51,7 +51,10 @@ export class LocalQueueConsumer {
 
   /** Handles batches until the queue has no visible message; returns how many were handled. Serialised. */
   drain(): Promise<number> {
-    this.#running = this.#running.then(() => this.#drainNow(), () => this.#drainNow());
+    this.#running = this.#running.then(
+      () => this.#drainNow(),
+      () => this.#drainNow(),
+    );
     return this.#running;
   }
 
@@ -67,7 +70,11 @@ export class LocalQueueConsumer {
       const batch = this.queue.receive(this.options.batchSize ?? 1);
       if (batch.length === 0) return handled;
       const deadline = Date.now() + this.options.functionTimeoutMs;
-      const context = { awsRequestId: randomUUID(), functionName: `local-${this.queue.name}`, getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) } as Context;
+      const context = {
+        awsRequestId: randomUUID(),
+        functionName: `local-${this.queue.name}`,
+        getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      } as Context;
       let failed = new Set(batch.map((message) => message.messageId));
       try {
         const response = await this.handler(toEvent(this.queue.name, batch), context);

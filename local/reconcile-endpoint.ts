@@ -10,6 +10,12 @@ const ReconcileRequest = z.strictObject({ dry_run: z.boolean().optional(), tenan
  * `POST /_local/reconcile` (what `npm run reconcile` calls): authenticated by the local admin key
  * in `x-local-admin-key`, body `{dry_run?, tenant?}`. Every refusal is the DESIGN §3 error body.
  */
-export function makeReconcileEndpoint(adminKey: string, reconcile: (options: { dryRun: boolean; tenant?: string }) => Promise<ReconcileReport>): LocalEndpoint {
-  return makeAdminEndpoint(adminKey, ReconcileRequest, async ({ dry_run: dryRun = false, tenant }) => ({ status: 200, body: await reconcile({ dryRun, tenant }) }));
+export function makeReconcileEndpoint(
+  adminKey: string,
+  reconcile: (options: { dryRun: boolean; tenant?: string }) => Promise<ReconcileReport>,
+): LocalEndpoint {
+  return makeAdminEndpoint(adminKey, ReconcileRequest, async ({ dry_run: dryRun = false, tenant }) => ({
+    status: 200,
+    body: await reconcile({ dryRun, tenant }),
+  }));
 }

@@ -120,7 +120,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   // Before the first SDK call: see makeInvocationScope.
   const scope = await makeInvocationScope();
   if (!scope.isolated) logger.warn('requests share logger keys: an AWS SDK call preceded the local runtime in this process');
-  const dynamo = await startDynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, tableName: LOCAL_TABLE_NAME });
+  const dynamo = await startDynalite({
+    path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
+    tableName: LOCAL_TABLE_NAME,
+  });
   const documentClient = makeDocumentClient(dynamo.clientConfig);
   // Counts DynamoDB calls by command, for benchmarks and the cost test (requests per fire).
   const dynamoRequests = new Map<string, number>();
@@ -138,7 +141,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const repo: ScheduleRepository = makeDynamoDbScheduleRepository(documentClient, LOCAL_TABLE_NAME);
 
   const deadLetterQueue = new LocalQueue({ name: 'scan-dlq', clock, visibilityTimeoutMs: QUEUE_VISIBILITY_MS });
-  const scanQueue = new LocalQueue({ name: 'scan', clock, visibilityTimeoutMs: QUEUE_VISIBILITY_MS, maxReceiveCount: QUEUE_MAX_RECEIVES, deadLetterQueue });
+  const scanQueue = new LocalQueue({
+    name: 'scan',
+    clock,
+    visibilityTimeoutMs: QUEUE_VISIBILITY_MS,
+    maxReceiveCount: QUEUE_MAX_RECEIVES,
+    deadLetterQueue,
+  });
   const scheduler = new LocalTriggerScheduler({
     clock,
     queue: scanQueue,
@@ -166,13 +175,22 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   // The same wiring as the Lambda composition roots (functions/): only the adapters differ.
   // The metrics the Lambda functions send to CloudWatch (EMF) go to the structured log here.
   const metrics = options.metrics ?? makeLogMetrics({ logger, environment: 'local' });
-  const sessionKey = options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
+  const sessionKey =
+    options.sessionKey ?? (options.dataDir ? await loadOrCreateSessionKey(options.dataDir) : randomBytes(48).toString('base64url'));
   const artifactRepo = makeDynamoDbArtifactRepository(documentClient, LOCAL_TABLE_NAME);
   let baseUrl = '';
-  const artifactStore = makeLocalArtifactStore({ root: join(options.dataDir ?? tempDir!, 'artifacts'), baseUrl: () => baseUrl, signingKey: sessionKey });
+  const artifactStore = makeLocalArtifactStore({
+    root: join(options.dataDir ?? tempDir!, 'artifacts'),
+    baseUrl: () => baseUrl,
+    signingKey: sessionKey,
+  });
   const artifacts = makeArtifactService({ repo: artifactRepo, store: artifactStore, ids, clock, logger });
   // Every runner sees the scope's artifacts as local files of its run (DESIGN §4).
-  const runners: RunnerRegistry = new Map([...(options.runners ?? new Map<never, never>()).entries()].map(([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const));
+  const runners: RunnerRegistry = new Map(
+    [...(options.runners ?? new Map<never, never>()).entries()].map(
+      ([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const,
+    ),
+  );
   const targetPolicy = { allowPrivateNetworks: options.allowPrivateTargets ?? false };
   const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger, targetPolicy });
   const dispatch = services.dispatchService({ runners, scanLogs, metrics });
@@ -184,7 +202,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     concurrency: options.dispatchConcurrency ?? DEFAULT_DISPATCH_CONCURRENCY,
     onError,
   });
-  const deadLetterConsumer = new LocalQueueConsumer(deadLetterQueue, makeDeadLetterHandler(dispatch, logger), { batchSize: 10, functionTimeoutMs: 60_000, onError });
+  const deadLetterConsumer = new LocalQueueConsumer(deadLetterQueue, makeDeadLetterHandler(dispatch, logger), {
+    batchSize: 10,
+    functionTimeoutMs: 60_000,
+    onError,
+  });
 
   // The local queue lives in memory: a restart loses its messages, so put a scan message back for
   // every job the last run left queued or running (SQS keeps them in AWS). Dispatch then finishes
@@ -199,7 +221,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const reconciler = services.reconcileService({ triggers });
 
   // Each request is one invocation with its own logger keys, even while others are in flight.
-  const inScope = (handler: LambdaLikeHandler): LambdaLikeHandler => (event, context) => scope.run(context.awsRequestId, () => handler(event, context));
+  const inScope =
+    (handler: LambdaLikeHandler): LambdaLikeHandler =>
+    (event, context) =>
+      scope.run(context.awsRequestId, () => handler(event, context));
   const legacyMarkers = makeDynamoDbLegacyMarkerRepository(documentClient, LOCAL_TABLE_NAME);
 
   // Listen first: the allowed origins of the CSRF check include the port the OS hands out.
@@ -215,24 +240,39 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const signInLinks = new Map<string, 'fresh' | 'used'>();
   function acceptSignIn(token: string): void {
     const state = signInLinks.get(token);
-    if (state === 'used') throw new UnauthenticatedError('this sign-in link was already used: restart npm start for a new one, or paste a token from npm run session');
+    if (state === 'used')
+      throw new UnauthenticatedError(
+        'this sign-in link was already used: restart npm start for a new one, or paste a token from npm run session',
+      );
     if (state === 'fresh') signInLinks.set(token, 'used');
   }
-  server.on('request', makeLocalRequestListener({
-    routes,
-    sessionKey,
-    handlers: {
-      schedules: inScope(makeSchedulesHandler({ schedules, logger, allowedOrigins })),
-      scans: inScope(makeScansHandler({ scans: scanService, artifacts, logger, allowedOrigins })),
-      meta: inScope(makeMetaHandler({ version, runners: new Set((options.runners ?? new Map()).keys()), logger, allowedOrigins, secureCookie: false, acceptSignIn })),
-    },
-    serveUi: options.uiDir ? makeUiHandler(options.uiDir) : undefined,
-    rawEndpoints: makeArtifactUploadEndpoint({ store: artifactStore, repo: artifactRepo, artifacts, clock }),
-    localEndpoints: {
-      '/_local/reconcile': makeReconcileEndpoint(sessionKey, (options) => reconciler.reconcile(options)),
-      '/_local/backfill': makeLocalBackfillEndpoint({ adminKey: sessionKey, markers: legacyMarkers, schedules, clock, ids, logger }),
-    },
-  }));
+  server.on(
+    'request',
+    makeLocalRequestListener({
+      routes,
+      sessionKey,
+      handlers: {
+        schedules: inScope(makeSchedulesHandler({ schedules, logger, allowedOrigins })),
+        scans: inScope(makeScansHandler({ scans: scanService, artifacts, logger, allowedOrigins })),
+        meta: inScope(
+          makeMetaHandler({
+            version,
+            runners: new Set((options.runners ?? new Map()).keys()),
+            logger,
+            allowedOrigins,
+            secureCookie: false,
+            acceptSignIn,
+          }),
+        ),
+      },
+      serveUi: options.uiDir ? makeUiHandler(options.uiDir) : undefined,
+      rawEndpoints: makeArtifactUploadEndpoint({ store: artifactStore, repo: artifactRepo, artifacts, clock }),
+      localEndpoints: {
+        '/_local/reconcile': makeReconcileEndpoint(sessionKey, (options) => reconciler.reconcile(options)),
+        '/_local/backfill': makeLocalBackfillEndpoint({ adminKey: sessionKey, markers: legacyMarkers, schedules, clock, ids, logger }),
+      },
+    }),
+  );
 
   if (options.startTimers) {
     scheduler.start();

@@ -19,7 +19,9 @@ const INPUTS_MANIFEST = 'build-inputs.json';
 const recordInputs: Plugin = {
   name: 'record-build-inputs',
   generateBundle() {
-    const files = [...this.getModuleIds()].filter((id) => isAbsolute(id) && !id.includes('/node_modules/')).map((id) => relative(ROOT, id.split('?')[0]));
+    const files = [...this.getModuleIds()]
+      .filter((id) => isAbsolute(id) && !id.includes('/node_modules/'))
+      .map((id) => relative(ROOT, id.split('?')[0]));
     this.emitFile({ type: 'asset', fileName: INPUTS_MANIFEST, source: JSON.stringify(files.sort(), null, 1) });
   },
 };
@@ -60,7 +62,12 @@ export async function ensureUiBuilt(options: { log?: (line: string) => void } = 
   options.log?.('building the web UI (web/dist is missing or older than its sources)…');
   const { build } = await import('vite');
   const staging = join(WEB_DIR, `.dist-${process.pid}-${Date.now()}`);
-  await build({ configFile: join(WEB_DIR, 'vite.config.ts'), plugins: [recordInputs], build: { outDir: staging, emptyOutDir: true }, logLevel: 'error' });
+  await build({
+    configFile: join(WEB_DIR, 'vite.config.ts'),
+    plugins: [recordInputs],
+    build: { outDir: staging, emptyOutDir: true },
+    logLevel: 'error',
+  });
   const old = `${staging}-old`;
   await rename(WEB_DIST, old).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;
@@ -95,7 +102,12 @@ export function makeUiHandler(distDir: string) {
     const body = await readFile(file).catch(() => null);
     if (body === null) return false;
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    const headers = { ...SECURITY_HEADERS, 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': cacheControl, etag };
+    const headers = {
+      ...SECURITY_HEADERS,
+      'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+      'cache-control': cacheControl,
+      etag,
+    };
     if (request.headers['if-none-match'] === etag) {
       response.writeHead(304, headers);
       response.end();

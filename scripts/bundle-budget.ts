@@ -44,7 +44,9 @@ interface LambdaResource {
   Metadata?: Record<string, string>;
   Properties?: { Environment?: { Variables?: Record<string, unknown> } };
 }
-const template = JSON.parse(readFileSync(join(outDir, 'ScanService-dev.template.json'), 'utf8')) as { Resources: Record<string, LambdaResource> };
+const template = JSON.parse(readFileSync(join(outDir, 'ScanService-dev.template.json'), 'utf8')) as {
+  Resources: Record<string, LambdaResource>;
+};
 
 /** Plausible stand-ins for the values CloudFormation fills in at deploy time (Refs, GetAtts). */
 function standIn(name: string, value: unknown): string {
@@ -64,7 +66,13 @@ function initMs(file: string, env: Record<string, string>): { wall: number; cpu:
     `const c = process.cpuUsage(); const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); ` +
     `const wall = performance.now() - t; const { user, system } = process.cpuUsage(c); process.stdout.write(JSON.stringify({ wall, cpu: (user + system) / 1000 }));`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'stand-in', AWS_SECRET_ACCESS_KEY: 'stand-in', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'stand-in',
+      AWS_SECRET_ACCESS_KEY: 'stand-in',
+      ...env,
+    },
     // The bundles import the SDK as the runtime provides it; here it resolves from the repository.
     cwd: outDir,
     encoding: 'utf8',
@@ -86,7 +94,9 @@ function sdkPackages(bundle: string): string[] {
 function sdkFloorModule(packages: string[]): string {
   const lines = packages.map((pkg, i) => `import * as sdk${i} from '${pkg}';`);
   for (const [i] of packages.entries()) {
-    lines.push(`for (const [name, value] of Object.entries(sdk${i})) if (name.endsWith('Client') && typeof value === 'function' && name !== 'DynamoDBDocumentClient') new value({});`);
+    lines.push(
+      `for (const [name, value] of Object.entries(sdk${i})) if (name.endsWith('Client') && typeof value === 'function' && name !== 'DynamoDBDocumentClient') new value({});`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -135,7 +145,9 @@ for (const [id, resource] of Object.entries(template.Resources)) {
   const size = statSync(file).size;
   const budget = (BUDGET_KIB[name] ?? DEFAULT_BUDGET_KIB) * 1024;
   if (size > budget) over += 1;
-  const env = Object.fromEntries(Object.entries(resource.Properties?.Environment?.Variables ?? {}).map(([key, value]) => [key, standIn(key, value)]));
+  const env = Object.fromEntries(
+    Object.entries(resource.Properties?.Environment?.Variables ?? {}).map(([key, value]) => [key, standIn(key, value)]),
+  );
   const packages = sdkPackages(readFileSync(file, 'utf8'));
   let floorFile = houseFloor;
   if (packages.length > 0) {
@@ -159,7 +171,9 @@ for (const [id, resource] of Object.entries(template.Resources)) {
   );
 }
 rmSync(scratch, { recursive: true, force: true });
-console.log(`| function | bundle | budget | init (median of ${runs}) | floor | floor is | ratio | CPU ratio |\n|---|---:|---:|---:|---:|---|---:|---:|\n${rows.join('\n')}`);
+console.log(
+  `| function | bundle | budget | init (median of ${runs}) | floor | floor is | ratio | CPU ratio |\n|---|---:|---:|---:|---:|---|---:|---:|\n${rows.join('\n')}`,
+);
 console.log(
   `floor: the SDK clients the function uses, loaded and constructed; for a function without one, the house minimum ` +
     `(Powertools Logger + zod-validated configuration + middy chain, bundled like a function). See docs/cold-start.md.`,

@@ -16,7 +16,10 @@ export function rulesTable(): string {
   return [
     '| rule_id | severity | surface | built | fires when | origin |',
     '|---|---|---|---|---|---|',
-    ...catalogue.map((rule) => `| \`${rule.rule_id}\` | ${rule.severities.join(' or ')} | ${rule.surface} | ${BUILT_SURFACES.includes(rule.surface) ? 'yes' : 'no'} | ${escape(rule.fires_when)} | ${rule.addition ? 'addition' : 'SPEC'} |`),
+    ...catalogue.map(
+      (rule) =>
+        `| \`${rule.rule_id}\` | ${rule.severities.join(' or ')} | ${rule.surface} | ${BUILT_SURFACES.includes(rule.surface) ? 'yes' : 'no'} | ${escape(rule.fires_when)} | ${rule.addition ? 'addition' : 'SPEC'} |`,
+    ),
   ].join('\n');
 }
 

@@ -7,4 +7,6 @@ const results = JSON.parse(readFileSync(process.argv[2] ?? '.test-results/vitest
   numPendingTests: number;
   numTodoTests: number;
 };
-console.log(`tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests + results.numTodoTests} skipped`);
+console.log(
+  `tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests + results.numTodoTests} skipped`,
+);

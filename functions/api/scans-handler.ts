@@ -32,7 +32,12 @@ export function makeScansHandler({ scans, artifacts, logger, allowedOrigins }: S
     [routeKeyOf('GET', '/api/scans/')]: async ({ identity, query, cursorKeys }) => {
       const { scan_type, status, schedule_id, source_type, limit, cursor } = parseQuery(ScanListQuery, query);
       const cursors = pageCursors(cursorKeys, { listing: 'scans', filters: { scan_type, status, schedule_id, source_type } });
-      const page = await scans.listScans(identity.tenant, { scanType: scan_type, status, scheduleId: schedule_id, sourceType: source_type }, limit, cursors.open(cursor));
+      const page = await scans.listScans(
+        identity.tenant,
+        { scanType: scan_type, status, scheduleId: schedule_id, sourceType: source_type },
+        limit,
+        cursors.open(cursor),
+      );
       return { status: 200, body: { items: page.items, next_cursor: cursors.seal(page.nextCursor) } };
     },
     [routeKeyOf('GET', '/api/scans/{id}/')]: async ({ identity, params }) => ({
@@ -42,7 +47,12 @@ export function makeScansHandler({ scans, artifacts, logger, allowedOrigins }: S
     [routeKeyOf('GET', '/api/findings/')]: async ({ identity, query, cursorKeys }) => {
       const { scan_id, rule_id, severity, target, limit, cursor } = parseQuery(FindingListQuery, query);
       const cursors = pageCursors(cursorKeys, { listing: 'findings', filters: { scan_id, rule_id, severity, target } });
-      const page = await scans.listFindings(identity.tenant, { scanId: scan_id, ruleId: rule_id, severity, target }, limit, cursors.open(cursor));
+      const page = await scans.listFindings(
+        identity.tenant,
+        { scanId: scan_id, ruleId: rule_id, severity, target },
+        limit,
+        cursors.open(cursor),
+      );
       return { status: 200, body: { items: page.items, next_cursor: cursors.seal(page.nextCursor) } };
     },
     [routeKeyOf('POST', '/api/artifacts/')]: async ({ identity, body }) => {

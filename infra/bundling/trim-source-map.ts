@@ -96,7 +96,11 @@ export function trimSourceMap(map: SourceMapV3, keep: (source: string) => boolea
         continue;
       }
       unmapped = false;
-      let encoded = encodeValue(generatedColumn - outGeneratedColumn) + encodeValue(target - outSource) + encodeValue(line - outLine) + encodeValue(column - outColumn);
+      let encoded =
+        encodeValue(generatedColumn - outGeneratedColumn) +
+        encodeValue(target - outSource) +
+        encodeValue(line - outLine) +
+        encodeValue(column - outColumn);
       outGeneratedColumn = generatedColumn;
       outSource = target;
       outLine = line;

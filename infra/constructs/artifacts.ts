@@ -53,12 +53,14 @@ export class Artifacts extends Construct {
       lifecycleRules: [
         { id: 'expire-artifacts', expiration: Duration.days(ARTIFACT_TTL_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
-      cors: [{
-        allowedMethods: [HttpMethods.PUT],
-        allowedOrigins: props.allowedOrigins,
-        allowedHeaders: ['content-type', 'content-length'],
-        maxAge: 3600,
-      }],
+      cors: [
+        {
+          allowedMethods: [HttpMethods.PUT],
+          allowedOrigins: props.allowedOrigins,
+          allowedHeaders: ['content-type', 'content-length'],
+          maxAge: 3600,
+        },
+      ],
       removalPolicy: props.removalPolicy,
     });
 
@@ -71,7 +73,9 @@ export class Artifacts extends Construct {
       memorySize: 1024,
     });
     this.checkFunction.setEnvironment(ENV.artifactBucket, bucketName);
-    this.checkFunction.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:DeleteObject'], resources: [this.objectsArn] }));
+    this.checkFunction.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:DeleteObject'], resources: [this.objectsArn] }),
+    );
 
     // The notification is written on the bucket itself (no notifications custom resource and its
     // wildcard role): S3 invokes the check function for every created object.
@@ -122,4 +126,3 @@ export class Artifacts extends Construct {
     this.#acknowledgeObjectWildcard(fn);
   }
 }
-

@@ -80,16 +80,32 @@ export class ServiceDashboard extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Scan queue: waiting and oldest age',
-        left: [props.scanQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'waiting' })],
-        right: [props.scanQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'oldest (s)' })],
+        left: [
+          props.scanQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'waiting' }),
+        ],
+        right: [
+          props.scanQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'oldest (s)' }),
+        ],
         width: 8,
       }),
       new GraphWidget({
         title: 'Dead-letter queues (depth)',
         left: [
-          props.scanDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'scan DLQ' }),
-          props.schedulerDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'scheduler DLQ' }),
-          props.scanDeadLetterQueue.metricNumberOfMessagesReceived({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'scan DLQ received' }),
+          props.scanDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: FIVE_MINUTES,
+            statistic: Stats.MAXIMUM,
+            label: 'scan DLQ',
+          }),
+          props.schedulerDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: FIVE_MINUTES,
+            statistic: Stats.MAXIMUM,
+            label: 'scheduler DLQ',
+          }),
+          props.scanDeadLetterQueue.metricNumberOfMessagesReceived({
+            period: FIVE_MINUTES,
+            statistic: Stats.SUM,
+            label: 'scan DLQ received',
+          }),
         ],
         width: 8,
       }),

@@ -16,12 +16,7 @@ export interface SchedulingProps {
 }
 
 /** Actions on individual schedules that the API needs to keep a row's triggers in sync. */
-const TRIGGER_ACTIONS = [
-  'scheduler:CreateSchedule',
-  'scheduler:UpdateSchedule',
-  'scheduler:DeleteSchedule',
-  'scheduler:GetSchedule',
-];
+const TRIGGER_ACTIONS = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'];
 
 /**
  * Everything between "a schedule row is enabled" and "a fire message is on the scan queue":
@@ -116,14 +111,12 @@ export class Scheduling extends Construct {
       .setEnvironment(ENV.schedulerRoleArn, this.executionRole.roleArn)
       .setEnvironment(ENV.schedulerDlqArn, this.schedulerDeadLetterQueue.queueArn);
 
-    fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: TRIGGER_ACTIONS, resources: [this.schedulesInGroupArn] }),
-    );
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: TRIGGER_ACTIONS, resources: [this.schedulesInGroupArn] }));
     Validations.of(fn.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.scheduleGroupName}/*]`,
       reason:
         'Triggers are created at run time, one per enabled schedule row, named after the row id; ' +
-        'their ARNs cannot be listed in advance. The wildcard is confined to this environment\'s ' +
+        "their ARNs cannot be listed in advance. The wildcard is confined to this environment's " +
         'schedule group, and the actions to create, update, delete and get a schedule.',
     });
     fn.role.addToPrincipalPolicy(
@@ -142,7 +135,7 @@ export class Scheduling extends Construct {
         reason:
           'scheduler:ListSchedules supports no resource type (Service Authorization Reference), so IAM ' +
           'only accepts "*". It is the only action on "*" in this policy, it reads names and states ' +
-          'only, and the adapter always passes this environment\'s GroupName.',
+          "only, and the adapter always passes this environment's GroupName.",
       });
     }
   }

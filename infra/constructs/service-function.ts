@@ -103,7 +103,9 @@ export class ServiceFunction extends Construct {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (inputDir: string, outputDir: string) => [
-            [process.execPath, join(inputDir, 'infra/bundling/trim-source-map.ts'), join(outputDir, 'index.mjs.map')].map((arg) => JSON.stringify(arg)).join(' '),
+            [process.execPath, join(inputDir, 'infra/bundling/trim-source-map.ts'), join(outputDir, 'index.mjs.map')]
+              .map((arg) => JSON.stringify(arg))
+              .join(' '),
           ],
         },
       },

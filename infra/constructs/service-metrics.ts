@@ -9,7 +9,11 @@ import { METRICS_NAMESPACE, METRICS_SERVICE, type MetricDimensions, type MetricN
 export class ServiceMetrics {
   constructor(private readonly environment: string) {}
 
-  metric<N extends MetricName>(name: N, dimensions: MetricDimensions<N>, options: { statistic?: string; period?: Duration; label?: string } = {}): Metric {
+  metric<N extends MetricName>(
+    name: N,
+    dimensions: MetricDimensions<N>,
+    options: { statistic?: string; period?: Duration; label?: string } = {},
+  ): Metric {
     return new Metric({
       namespace: METRICS_NAMESPACE,
       metricName: name,

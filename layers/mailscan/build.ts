@@ -52,7 +52,9 @@ export async function buildMailscan(outfile: string = DEFAULT_OUTFILE): Promise<
     target: 'node22',
     // createRequire lets bundled CommonJS dependencies (dns-packet) require Node built-ins from an
     // ES module; every chunk gets it, since any chunk may hold such a dependency.
-    banner: { js: "import { createRequire as __mailscanCreateRequire } from 'node:module';const require = __mailscanCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __mailscanCreateRequire } from 'node:module';const require = __mailscanCreateRequire(import.meta.url);",
+    },
     legalComments: 'none',
     logLevel: 'warning',
   });

@@ -10,9 +10,7 @@ import { UnknownSessionKeyError, sessionCredentials, verifySessionToken, type Se
  * per session key the authorizer accepts, the current one first, comma-separated (a context value
  * is a string); derived from the session keys, so the API functions never read a key itself.
  */
-export type AuthorizerContext =
-  | (Session & { via: 'cookie' | 'bearer'; cursor_keys: string })
-  | { auth_error: string };
+export type AuthorizerContext = (Session & { via: 'cookie' | 'bearer'; cursor_keys: string }) | { auth_error: string };
 
 export interface AuthorizeOptions {
   now?: Date;

@@ -42,7 +42,11 @@ export function sessionKeyId(key: string): string {
 export class UnknownSessionKeyError extends UnauthenticatedError {}
 
 /** Mints a session token (local `npm run session`, tests). */
-export async function signSessionToken(identity: Identity, key: string, options: { ttlSeconds?: number; now?: Date } = {}): Promise<string> {
+export async function signSessionToken(
+  identity: Identity,
+  key: string,
+  options: { ttlSeconds?: number; now?: Date } = {},
+): Promise<string> {
   const issuedAt = Math.floor((options.now ?? new Date()).getTime() / 1000);
   return new SignJWT({ tenant: identity.tenant, role: identity.role })
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT', kid: sessionKeyId(key) })
@@ -101,7 +105,10 @@ export async function verifySessionToken(token: string, keys: SessionKeys, now: 
  * Bearer token. Cookies are parsed by the `cookie` library, which never throws on a malformed
  * percent-encoding (the value is then kept as sent and fails verification: a 401, not a 500).
  */
-export function sessionCredentials(headers: Record<string, string | undefined>, cookies: string[] = []): { cookieTokens: string[]; bearer: string | null } {
+export function sessionCredentials(
+  headers: Record<string, string | undefined>,
+  cookies: string[] = [],
+): { cookieTokens: string[]; bearer: string | null } {
   const cookieTokens: string[] = [];
   for (const header of [...cookies, headers.cookie ?? '']) {
     // One parse per `name=value` pair: parseCookie keeps only the first of repeated names.

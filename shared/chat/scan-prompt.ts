@@ -18,8 +18,7 @@ export interface PromptRequest {
 }
 
 export type PromptResult =
-  | { kind: 'request'; request: PromptRequest; summary: string }
-  | { kind: 'not_understood'; message: string; examples: string[] };
+  { kind: 'request'; request: PromptRequest; summary: string } | { kind: 'not_understood'; message: string; examples: string[] };
 
 /** What the parser may know about the tenant: its schedules, for "run X now" and "pause X". */
 export interface PromptContext {
@@ -60,11 +59,26 @@ const DAY_PATTERN = '(sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)(?:day|nesday|
 
 // Zones whose everyday name is not the IANA city (or is a renamed one).
 const ZONE_ALIASES: Record<string, string> = {
-  utc: 'UTC', gmt: 'UTC', zulu: 'UTC', 'new york': 'America/New_York', nyc: 'America/New_York',
-  'san francisco': 'America/Los_Angeles', 'los angeles': 'America/Los_Angeles', seattle: 'America/Los_Angeles',
-  'washington': 'America/New_York', boston: 'America/New_York', mumbai: 'Asia/Kolkata', delhi: 'Asia/Kolkata',
-  bangalore: 'Asia/Kolkata', kolkata: 'Asia/Kolkata', kyiv: 'Europe/Kyiv', beijing: 'Asia/Shanghai',
-  munich: 'Europe/Berlin', frankfurt: 'Europe/Berlin', geneva: 'Europe/Zurich', milan: 'Europe/Rome',
+  utc: 'UTC',
+  gmt: 'UTC',
+  zulu: 'UTC',
+  'new york': 'America/New_York',
+  nyc: 'America/New_York',
+  'san francisco': 'America/Los_Angeles',
+  'los angeles': 'America/Los_Angeles',
+  seattle: 'America/Los_Angeles',
+  washington: 'America/New_York',
+  boston: 'America/New_York',
+  mumbai: 'Asia/Kolkata',
+  delhi: 'Asia/Kolkata',
+  bangalore: 'Asia/Kolkata',
+  kolkata: 'Asia/Kolkata',
+  kyiv: 'Europe/Kyiv',
+  beijing: 'Asia/Shanghai',
+  munich: 'Europe/Berlin',
+  frankfurt: 'Europe/Berlin',
+  geneva: 'Europe/Zurich',
+  milan: 'Europe/Rome',
 };
 
 let cityZones: Map<string, string> | undefined;
@@ -75,7 +89,13 @@ function zonesByCity(): Map<string, string> {
   const supported = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
   for (const zone of supported) {
     if (!/^(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\//.test(zone)) continue;
-    cityZones.set(zone.slice(zone.lastIndexOf('/') + 1).replace(/_/g, ' ').toLowerCase(), zone);
+    cityZones.set(
+      zone
+        .slice(zone.lastIndexOf('/') + 1)
+        .replace(/_/g, ' ')
+        .toLowerCase(),
+      zone,
+    );
   }
   for (const [city, zone] of Object.entries(ZONE_ALIASES)) if (isValidTimeZone(zone)) cityZones.set(city, zone);
   return cityZones;
@@ -103,7 +123,8 @@ export function parseScanPrompt(input: string, context: PromptContext = {}): Pro
     return notUnderstood(`Which kind of scan of ${target.raw}? Name one: ${SCAN_TYPES.map((type) => scanTypes[type].label).join(', ')}.`);
   }
   const checkedTarget = targetRules[scanType](target.raw);
-  if (!checkedTarget.ok) return notUnderstood(`${target.raw} is not a target for ${scanTypes[scanType].label}: it ${checkedTarget.message}.`);
+  if (!checkedTarget.ok)
+    return notUnderstood(`${target.raw} is not a target for ${scanTypes[scanType].label}: it ${checkedTarget.message}.`);
   const targetValue = checkedTarget.value;
   const scope = scanType === 'email_security' ? emailScope(rest) : {};
 
@@ -111,7 +132,8 @@ export function parseScanPrompt(input: string, context: PromptContext = {}): Pro
   if (!cadence.ok) return notUnderstood(cadence.message);
   const label = scanTypes[scanType].label;
   if (cadence.value === null) {
-    if (/\bschedule\b/.test(rest)) return notUnderstood('How often? Add a cadence such as "daily", "every Monday at 9:00" or "every 6 hours".');
+    if (/\bschedule\b/.test(rest))
+      return notUnderstood('How often? Add a cadence such as "daily", "every Monday at 9:00" or "every 6 hours".');
     return {
       kind: 'request',
       request: { method: 'POST', path: '/api/scans/', body: { scan_type: scanType, target: targetValue, ...scopeField(scope) } },
@@ -128,7 +150,11 @@ export function parseScanPrompt(input: string, context: PromptContext = {}): Pro
   }
   Object.assign(body, scopeField(scope));
   const when = 'preset' in cadence.value ? `${cadence.value.preset} (UTC)` : `cron ${cadence.value.cron} in ${cadence.value.timezone}`;
-  return { kind: 'request', request: { method: 'POST', path: '/api/scans/schedules/', body }, summary: `Create a schedule: ${label} of ${targetValue}, ${when}.` };
+  return {
+    kind: 'request',
+    request: { method: 'POST', path: '/api/scans/schedules/', body },
+    summary: `Create a schedule: ${label} of ${targetValue}, ${when}.`,
+  };
 }
 
 function scopeField(scope: Record<string, boolean>): Record<string, unknown> {
@@ -152,7 +178,9 @@ function parseScheduleAction(lower: string, context: PromptContext): PromptResul
     return notUnderstood(`There is no schedule named "${name}". Check the Scheduled Scans tab for its exact name.`);
   }
   if (candidates.length > 1) {
-    return notUnderstood(`"${name}" names ${candidates.length} schedules (${candidates.map((s) => s.name).join(', ')}): use the full name.`);
+    return notUnderstood(
+      `"${name}" names ${candidates.length} schedules (${candidates.map((s) => s.name).join(', ')}): use the full name.`,
+    );
   }
   const [schedule] = candidates;
   const base = `/api/scans/schedules/${schedule.id}`;
@@ -238,8 +266,12 @@ function parseCadence(lower: string): CadenceFound {
   const daily = /\b(?:daily|every day|each day|every night|nightly)\b/.test(text);
   const weekly = /\b(?:weekly|every week|each week|once a week)\b/.test(text);
   const monthly = /\b(?:monthly|every month|each month|once a month)\b/.test(text);
-  const hasAny = days !== null || dayOfMonth || everyMinutes || everyHours || everyDays || daily || weekly || monthly || time.value !== null;
-  if (!hasAny) return zone.value === null ? { ok: true, value: null } : { ok: false, message: `A time zone but no cadence: say how often, e.g. "every weekday at 9:30 ${zone.name} time".` };
+  const hasAny =
+    days !== null || dayOfMonth || everyMinutes || everyHours || everyDays || daily || weekly || monthly || time.value !== null;
+  if (!hasAny)
+    return zone.value === null
+      ? { ok: true, value: null }
+      : { ok: false, message: `A time zone but no cadence: say how often, e.g. "every weekday at 9:30 ${zone.name} time".` };
 
   // The bare words keep their preset cadence (DESIGN §5), which runs in UTC.
   if (zone.value === null && time.value === null && days === null && !dayOfMonth) {
@@ -249,7 +281,8 @@ function parseCadence(lower: string): CadenceFound {
   }
 
   if (everyMinutes) {
-    if (time.value !== null || days !== null || dayOfMonth) return { ok: false, message: '"every N minutes" cannot be combined with a time or a day.' };
+    if (time.value !== null || days !== null || dayOfMonth)
+      return { ok: false, message: '"every N minutes" cannot be combined with a time or a day.' };
     return checked({ cron: `*/${Number(everyMinutes[1])} * * * *`, timezone });
   }
   if (everyHours) {
@@ -293,8 +326,16 @@ function findZone(lower: string): ZoneFound {
   const cities = [...zonesByCity().keys()].sort((a, b) => b.length - a.length);
   for (const city of cities) {
     const escaped = city.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const phrase = new RegExp(`(?:\\b(?:in|at) ${escaped}\\b(?: time)?|\\b${escaped} (?:time|timezone|time zone)\\b|\\(${escaped}\\))`).exec(lower);
-    if (phrase) return { ok: true, value: zonesByCity().get(city)!, name: city.replace(/\b\w/g, (c) => c.toUpperCase()), rest: lower.replace(phrase[0], ' ') };
+    const phrase = new RegExp(
+      `(?:\\b(?:in|at) ${escaped}\\b(?: time)?|\\b${escaped} (?:time|timezone|time zone)\\b|\\(${escaped}\\))`,
+    ).exec(lower);
+    if (phrase)
+      return {
+        ok: true,
+        value: zonesByCity().get(city)!,
+        name: city.replace(/\b\w/g, (c) => c.toUpperCase()),
+        rest: lower.replace(phrase[0], ' '),
+      };
   }
   return { ok: true, value: null, name: '', rest: lower };
 }
@@ -306,7 +347,7 @@ function findLiteralCron(lower: string): string | null {
   const field = '[\\d*][\\d*/,-]*|(?:sun|mon|tue|wed|thu|fri|sat|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)(?:[-,][a-z0-9]+)*';
   const five = new RegExp(`(?:^|[\\s"'\`(])((?:${field})(?:\\s+(?:${field})){4})(?=$|[\\s"'\`)])`);
   const match = five.exec(lower);
-  if (!match || !match[1].includes('*') && !/^cron\b|\bcron\s/.test(lower)) return null;
+  if (!match || (!match[1].includes('*') && !/^cron\b|\bcron\s/.test(lower))) return null;
   return match[1].replace(/\s+/g, ' ');
 }
 
@@ -340,7 +381,9 @@ function findDays(lower: string): string | null {
   if (range) {
     const from = dayIndex(range[1]);
     const to = dayIndex(range[2]);
-    return from <= to ? formatRuns(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : formatRuns([...range_(from, 6), ...range_(0, to)].sort((a, b) => a - b));
+    return from <= to
+      ? formatRuns(Array.from({ length: to - from + 1 }, (_, i) => from + i))
+      : formatRuns([...range_(from, 6), ...range_(0, to)].sort((a, b) => a - b));
   }
   const named = new Set<number>();
   for (const match of lower.matchAll(new RegExp(`\\b${DAY_PATTERN}\\b`, 'g'))) named.add(dayIndex(match[1]));

@@ -6,7 +6,16 @@ import { ENV } from './environment.ts';
 // function, built only by the function that reads it: building all of them (with pick/extend) in
 // every function cost each cold start a few milliseconds of zod for schemas it never used.
 
-const list = () => z.string().default('').transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+const list = () =>
+  z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    );
 
 /** The variables the API functions share. */
 const api = {
@@ -14,7 +23,11 @@ const api = {
   [ENV.allowedOrigins]: list,
   [ENV.scheduleQuota]: () => z.coerce.number().int().min(1).default(500),
   [ENV.serviceVersion]: () => z.string().default('0.1.0'),
-  [ENV.allowPrivateTargets]: () => z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  [ENV.allowPrivateTargets]: () =>
+    z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
 };
 
 /** What the EventBridge Scheduler adapter needs (schedules, reconcile, backfill). */

@@ -13,26 +13,48 @@ const MIB = 1024 * 1024;
 export const MAX_ARTIFACT_BYTES: Record<ArtifactPurpose, number> = { rua: 25 * MIB, eml: 50 * MIB };
 /** Content types a client may declare per purpose; the bytes are checked anyway (the kind check). */
 export const ARTIFACT_CONTENT_TYPES: Record<ArtifactPurpose, readonly string[]> = {
-  rua: ['application/xml', 'text/xml', 'application/zip', 'application/x-zip-compressed', 'application/gzip', 'application/x-gzip', 'application/octet-stream'],
+  rua: [
+    'application/xml',
+    'text/xml',
+    'application/zip',
+    'application/x-zip-compressed',
+    'application/gzip',
+    'application/x-gzip',
+    'application/octet-stream',
+  ],
   eml: ['message/rfc822', 'text/plain', 'application/octet-stream'],
 };
 export const ARTIFACT_TTL_DAYS = 30;
 export const UPLOAD_TTL_SECONDS = 15 * 60;
 
 /** POST /api/artifacts/ body. */
-export const CreateArtifactRequest = z.strictObject({
-  purpose: ArtifactPurpose,
-  filename: fileNameText(255),
-  size: z.number().int().min(1),
-  content_type: z.string().min(1).max(100).transform((value) => value.toLowerCase()),
-}).superRefine((request, context) => {
-  if (request.size > MAX_ARTIFACT_BYTES[request.purpose]) {
-    context.addIssue({ code: 'custom', path: ['size'], message: `must be at most ${MAX_ARTIFACT_BYTES[request.purpose]} bytes for purpose ${request.purpose}` });
-  }
-  if (!ARTIFACT_CONTENT_TYPES[request.purpose].includes(request.content_type)) {
-    context.addIssue({ code: 'custom', path: ['content_type'], message: `must be one of ${ARTIFACT_CONTENT_TYPES[request.purpose].join(', ')} for purpose ${request.purpose}` });
-  }
-});
+export const CreateArtifactRequest = z
+  .strictObject({
+    purpose: ArtifactPurpose,
+    filename: fileNameText(255),
+    size: z.number().int().min(1),
+    content_type: z
+      .string()
+      .min(1)
+      .max(100)
+      .transform((value) => value.toLowerCase()),
+  })
+  .superRefine((request, context) => {
+    if (request.size > MAX_ARTIFACT_BYTES[request.purpose]) {
+      context.addIssue({
+        code: 'custom',
+        path: ['size'],
+        message: `must be at most ${MAX_ARTIFACT_BYTES[request.purpose]} bytes for purpose ${request.purpose}`,
+      });
+    }
+    if (!ARTIFACT_CONTENT_TYPES[request.purpose].includes(request.content_type)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['content_type'],
+        message: `must be one of ${ARTIFACT_CONTENT_TYPES[request.purpose].join(', ')} for purpose ${request.purpose}`,
+      });
+    }
+  });
 export type CreateArtifactRequest = z.infer<typeof CreateArtifactRequest>;
 
 // Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
@@ -54,12 +76,14 @@ const artifactShape = () => ({
 export const Artifact = z.lazy(() => z.object(artifactShape()));
 export type Artifact = z.infer<typeof Artifact>;
 
-export const UploadInstructions = z.lazy(() => z.object({
-  method: z.literal('PUT'),
-  url: z.string(),
-  headers: z.record(z.string(), z.string()),
-  expires_at: z.string(),
-}));
+export const UploadInstructions = z.lazy(() =>
+  z.object({
+    method: z.literal('PUT'),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    expires_at: z.string(),
+  }),
+);
 export type UploadInstructions = z.infer<typeof UploadInstructions>;
 
 export const CreatedArtifact = z.lazy(() => z.object({ ...artifactShape(), upload: UploadInstructions }));

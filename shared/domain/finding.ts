@@ -8,23 +8,25 @@ import { Severity } from './scan-job.ts';
 // would build them at every cold start for nothing; the OpenAPI document and the UI build them at
 // first use (docs/cold-start.md).
 
-export const Finding = z.lazy(() => z.object({
-  id: z.string(),
-  scan_id: z.string(),
-  schedule_id: z.string().nullable(),
-  scan_type: ScanType,
-  target: z.string(),
-  rule_id: z.string(),
-  severity: Severity,
-  title: z.string(),
-  description: z.string(),
-  evidence: z.record(z.string(), z.unknown()),
-  remediation: z.string(),
-  fingerprint: z.string(),
-  first_seen_at: z.string(),
-  last_seen_at: z.string(),
-  created_at: z.string(),
-}));
+export const Finding = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    scan_id: z.string(),
+    schedule_id: z.string().nullable(),
+    scan_type: ScanType,
+    target: z.string(),
+    rule_id: z.string(),
+    severity: Severity,
+    title: z.string(),
+    description: z.string(),
+    evidence: z.record(z.string(), z.unknown()),
+    remediation: z.string(),
+    fingerprint: z.string(),
+    first_seen_at: z.string(),
+    last_seen_at: z.string(),
+    created_at: z.string(),
+  }),
+);
 export type Finding = z.infer<typeof Finding>;
 
 export interface FindingRecord extends Finding {
@@ -72,7 +74,11 @@ function canonicalJson(value: unknown): string {
 }
 
 /** Stable across scans (DESIGN §4): tenant, target, rule id and the evidence key. */
-export function fingerprintOf(tenant: string, target: string, finding: Pick<RunnerFinding, 'rule_id' | 'evidence' | 'evidence_key'>): string {
+export function fingerprintOf(
+  tenant: string,
+  target: string,
+  finding: Pick<RunnerFinding, 'rule_id' | 'evidence' | 'evidence_key'>,
+): string {
   const evidenceKey = finding.evidence_key ?? canonicalJson(finding.evidence);
   return createHash('sha256').update([tenant, target, finding.rule_id, evidenceKey].join('\u0000')).digest('hex');
 }

@@ -33,7 +33,10 @@ function toBigInt(address: string): { family: 4 | 6; value: bigint } | null {
   const [head = '', tail] = text.split('::');
   const headParts = head === '' ? [] : head.split(':');
   const tailParts = tail === undefined || tail === '' ? [] : tail.split(':');
-  const parts = tail === undefined ? headParts : [...headParts, ...Array.from({ length: 8 - headParts.length - tailParts.length }, () => '0'), ...tailParts];
+  const parts =
+    tail === undefined
+      ? headParts
+      : [...headParts, ...Array.from({ length: 8 - headParts.length - tailParts.length }, () => '0'), ...tailParts];
   return { family: 6, value: parts.reduce((sum, part) => (sum << 16n) + BigInt(parseInt(part, 16)), 0n) };
 }
 
@@ -49,24 +52,25 @@ function range(cidr: string, label: string, always: boolean): Range {
  * module, and parsing the ranges was a few milliseconds of each cold start (docs/cold-start.md).
  */
 let ranges: Range[] | undefined;
-const specialRanges = (): Range[] => (ranges ??= [
-  range('0.0.0.0/8', 'the "this network" block', true),
-  range('127.0.0.0/8', 'loopback', true),
-  range('169.254.0.0/16', 'link-local (cloud metadata lives here)', true),
-  range('224.0.0.0/4', 'multicast', true),
-  range('240.0.0.0/4', 'reserved', true),
-  range('10.0.0.0/8', 'a private network', false),
-  range('172.16.0.0/12', 'a private network', false),
-  range('192.168.0.0/16', 'a private network', false),
-  range('100.64.0.0/10', 'carrier-grade NAT space', false),
-  range('198.18.0.0/15', 'benchmarking space', false),
-  range('::/128', 'the unspecified address', true),
-  range('::1/128', 'loopback', true),
-  range('fe80::/10', 'link-local', true),
-  range('ff00::/8', 'multicast', true),
-  range('fd00:ec2::/32', 'cloud metadata', true),
-  range('fc00::/7', 'a private network (ULA)', false),
-]);
+const specialRanges = (): Range[] =>
+  (ranges ??= [
+    range('0.0.0.0/8', 'the "this network" block', true),
+    range('127.0.0.0/8', 'loopback', true),
+    range('169.254.0.0/16', 'link-local (cloud metadata lives here)', true),
+    range('224.0.0.0/4', 'multicast', true),
+    range('240.0.0.0/4', 'reserved', true),
+    range('10.0.0.0/8', 'a private network', false),
+    range('172.16.0.0/12', 'a private network', false),
+    range('192.168.0.0/16', 'a private network', false),
+    range('100.64.0.0/10', 'carrier-grade NAT space', false),
+    range('198.18.0.0/15', 'benchmarking space', false),
+    range('::/128', 'the unspecified address', true),
+    range('::1/128', 'loopback', true),
+    range('fe80::/10', 'link-local', true),
+    range('ff00::/8', 'multicast', true),
+    range('fd00:ec2::/32', 'cloud metadata', true),
+    range('fc00::/7', 'a private network (ULA)', false),
+  ]);
 
 /** Embedded IPv4 addresses that reach the same hosts: IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d). */
 let embedding: Range[] | undefined;
@@ -106,7 +110,9 @@ export function addressProblem(address: string, bits: number | undefined, policy
 
 /** Why a host name is refused (this machine, the metadata service), or null. */
 export function hostnameProblem(host: string): string | null {
-  return INTERNAL_NAMES.test(host.toLowerCase().replace(/\.$/, '')) ? `must not point inside the deployment: ${host} is this machine or its metadata service` : null;
+  return INTERNAL_NAMES.test(host.toLowerCase().replace(/\.$/, ''))
+    ? `must not point inside the deployment: ${host} is this machine or its metadata service`
+    : null;
 }
 
 /** Why a URL's host is refused, or null: IP literals by range, names by hostnameProblem. */

@@ -20,46 +20,49 @@ export type Severity = z.infer<typeof Severity>;
 // would build them at every cold start for nothing; the OpenAPI document and the UI build them at
 // first use (docs/cold-start.md).
 
-export const ScanSummary = z.lazy(() => z.object({
-  critical: z.number().int(),
-  high: z.number().int(),
-  medium: z.number().int(),
-  low: z.number().int(),
-  info: z.number().int(),
-  score: z.number().optional(),
-  grade: z.string().optional(),
-}));
+export const ScanSummary = z.lazy(() =>
+  z.object({
+    critical: z.number().int(),
+    high: z.number().int(),
+    medium: z.number().int(),
+    low: z.number().int(),
+    info: z.number().int(),
+    score: z.number().optional(),
+    grade: z.string().optional(),
+  }),
+);
 export type ScanSummary = z.infer<typeof ScanSummary>;
 
 export const ScanError = z.lazy(() => z.object({ runner: z.string(), message: z.string() }));
 export type ScanError = z.infer<typeof ScanError>;
 
 /** Where a scan's log lines are: a CloudWatch log group and an Insights query, or a local file. */
-export const ScanLogLocation = z.lazy(() => z.union([
-  z.object({ log_group: z.string(), insights_query: z.string() }),
-  z.object({ file: z.string() }),
-]));
+export const ScanLogLocation = z.lazy(() =>
+  z.union([z.object({ log_group: z.string(), insights_query: z.string() }), z.object({ file: z.string() })]),
+);
 export type ScanLogLocation = z.infer<typeof ScanLogLocation>;
 
-export const ScanJob = z.lazy(() => z.object({
-  id: z.string(),
-  scan_type: ScanType,
-  target: z.string(),
-  targets: z.array(z.string()),
-  scope: Scope,
-  source_type: SourceType,
-  schedule_id: z.string().nullable(),
-  trigger: ScanTrigger,
-  scheduled_time: z.string().nullable(),
-  status: ScanStatus,
-  created_at: z.string(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  finding_count: z.number().int(),
-  summary: ScanSummary,
-  errors: z.array(ScanError),
-  log: ScanLogLocation,
-}));
+export const ScanJob = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    scan_type: ScanType,
+    target: z.string(),
+    targets: z.array(z.string()),
+    scope: Scope,
+    source_type: SourceType,
+    schedule_id: z.string().nullable(),
+    trigger: ScanTrigger,
+    scheduled_time: z.string().nullable(),
+    status: ScanStatus,
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    finding_count: z.number().int(),
+    summary: ScanSummary,
+    errors: z.array(ScanError),
+    log: ScanLogLocation,
+  }),
+);
 export type ScanJob = z.infer<typeof ScanJob>;
 
 /** What is stored: the wire job plus its tenant. */
@@ -92,7 +95,23 @@ export function emptySummary(): ScanSummary {
 }
 
 /** A new job in `queued`, with nothing run yet: every way of starting a scan builds it here. */
-export function queuedJob(fields: Pick<ScanJobRecord, 'id' | 'tenant' | 'scan_type' | 'target' | 'targets' | 'scope' | 'source_type' | 'schedule_id' | 'trigger' | 'scheduled_time' | 'created_at' | 'log'>): ScanJobRecord {
+export function queuedJob(
+  fields: Pick<
+    ScanJobRecord,
+    | 'id'
+    | 'tenant'
+    | 'scan_type'
+    | 'target'
+    | 'targets'
+    | 'scope'
+    | 'source_type'
+    | 'schedule_id'
+    | 'trigger'
+    | 'scheduled_time'
+    | 'created_at'
+    | 'log'
+  >,
+): ScanJobRecord {
   return { ...fields, status: 'queued', started_at: null, finished_at: null, finding_count: 0, summary: emptySummary(), errors: [] };
 }
 

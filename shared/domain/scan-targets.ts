@@ -79,12 +79,19 @@ export async function targetRuleFor(scanType: ScanType, policy: TargetPolicy = D
 }
 
 /** Validates and normalises a target for a scan type under `policy`. */
-export async function validateTarget(scanType: ScanType, input: string, policy: TargetPolicy = DEFAULT_TARGET_POLICY): Promise<TargetResult> {
+export async function validateTarget(
+  scanType: ScanType,
+  input: string,
+  policy: TargetPolicy = DEFAULT_TARGET_POLICY,
+): Promise<TargetResult> {
   return (await targetRuleFor(scanType, policy))(input);
 }
 
 /** Every type's full check, with the m365 rule passed in: for callers that cannot wait. */
 export function targetRulesWith(m365: TargetRule, policy: TargetPolicy = DEFAULT_TARGET_POLICY): Record<ScanType, TargetRule> {
   const rules: Record<ScanType, TargetRule> = { ...targetRules, m365 };
-  return Object.fromEntries(Object.entries(rules).map(([type, rule]) => [type, checked(type as ScanType, rule, policy)])) as Record<ScanType, TargetRule>;
+  return Object.fromEntries(Object.entries(rules).map(([type, rule]) => [type, checked(type as ScanType, rule, policy)])) as Record<
+    ScanType,
+    TargetRule
+  >;
 }

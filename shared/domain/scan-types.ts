@@ -2,7 +2,18 @@ import * as z from 'zod';
 
 /** Wire values of the scan types (DESIGN §4). */
 export const SCAN_TYPES = [
-  'email_security', 'm365', 'ssl', 'dast', 'vapt', 'secret_scan', 'nhi', 'vm', 'sbom', 'vdi', 'medical', 'ai_red_team',
+  'email_security',
+  'm365',
+  'ssl',
+  'dast',
+  'vapt',
+  'secret_scan',
+  'nhi',
+  'vm',
+  'sbom',
+  'vdi',
+  'medical',
+  'ai_red_team',
 ] as const;
 export const ScanType = z.enum(SCAN_TYPES);
 export type ScanType = z.infer<typeof ScanType>;

@@ -48,7 +48,8 @@ export async function validateScheduleFields(
     if (!isValidTimeZone(fields.timezone)) issues.push({ field: 'timezone', message: 'must be an IANA time zone such as Europe/Paris' });
   } else {
     if (fields.cron_expression !== null) issues.push({ field: 'cron_expression', message: 'is allowed only when cadence is custom' });
-    if (fields.timezone !== 'UTC') issues.push({ field: 'timezone', message: `is allowed only when cadence is custom (${fields.cadence} runs in UTC)` });
+    if (fields.timezone !== 'UTC')
+      issues.push({ field: 'timezone', message: `is allowed only when cadence is custom (${fields.cadence} runs in UTC)` });
     expressions = [cadenceExpressions[fields.cadence]];
   }
 
@@ -66,16 +67,19 @@ export function validateCreateRequest(
   input: ScheduleCreateRequest,
   options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {},
 ): Promise<ValidSchedule> {
-  return validateScheduleFields({
-    name: input.name,
-    description: input.description ?? '',
-    scan_type: input.scan_type,
-    target: input.target,
-    targets: input.targets ?? [],
-    scope: input.scope ?? {},
-    cadence: input.cadence,
-    cron_expression: input.cron_expression ?? null,
-    timezone: input.timezone ?? 'UTC',
-    enabled: input.enabled ?? true,
-  }, options);
+  return validateScheduleFields(
+    {
+      name: input.name,
+      description: input.description ?? '',
+      scan_type: input.scan_type,
+      target: input.target,
+      targets: input.targets ?? [],
+      scope: input.scope ?? {},
+      cadence: input.cadence,
+      cron_expression: input.cron_expression ?? null,
+      timezone: input.timezone ?? 'UTC',
+      enabled: input.enabled ?? true,
+    },
+    options,
+  );
 }

@@ -37,7 +37,14 @@ const writable = {
 
 /** Fields a client may never write (DESIGN §4). */
 export const READ_ONLY_SCHEDULE_FIELDS = [
-  'id', 'last_run_at', 'last_run_status', 'last_scan_id', 'next_run_at', 'trigger', 'created_at', 'updated_at',
+  'id',
+  'last_run_at',
+  'last_run_status',
+  'last_scan_id',
+  'next_run_at',
+  'trigger',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** POST /api/scans/schedules/ body. Cross-field rules live in schedule-rules.ts. */
@@ -66,26 +73,28 @@ export type SchedulePatchRequest = z.infer<typeof SchedulePatchRequest>;
 // first use (docs/cold-start.md).
 
 /** A schedule as the API returns it. */
-export const Schedule = z.lazy(() => z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  scan_type: ScanType,
-  target: z.string(),
-  targets: z.array(z.string()),
-  scope: Scope,
-  cadence: Cadence,
-  cron_expression: z.string().nullable(),
-  timezone: z.string(),
-  enabled: z.boolean(),
-  last_run_at: z.string().nullable(),
-  last_run_status: LastRunStatus,
-  last_scan_id: z.string().nullable(),
-  next_run_at: z.string().nullable(),
-  trigger: Trigger.nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-}));
+export const Schedule = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    scan_type: ScanType,
+    target: z.string(),
+    targets: z.array(z.string()),
+    scope: Scope,
+    cadence: Cadence,
+    cron_expression: z.string().nullable(),
+    timezone: z.string(),
+    enabled: z.boolean(),
+    last_run_at: z.string().nullable(),
+    last_run_status: LastRunStatus,
+    last_scan_id: z.string().nullable(),
+    next_run_at: z.string().nullable(),
+    trigger: Trigger.nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
 export type Schedule = z.infer<typeof Schedule>;
 
 /** What is stored: the wire schedule minus derived fields, plus the tenant and an optimistic-lock version. */
@@ -98,13 +107,16 @@ export interface ScheduleRecord extends Omit<Schedule, 'next_run_at' | 'trigger'
 
 export const ScheduleListQuery = z.strictObject({
   scan_type: ScanType.optional().describe('only this scan type'),
-  enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional().describe('only enabled or disabled schedules'),
+  enabled: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .describe('only enabled or disabled schedules'),
   ...PageQuery.shape,
 });
 export type ScheduleListQuery = z.infer<typeof ScheduleListQuery>;
 
 export const ScheduleList = z.lazy(() => z.object({ items: z.array(Schedule), next_cursor: z.string().nullable() }));
-
 
 /** A stored row as the API shows it, with `trigger` and `next_run_at` derived at `now`. */
 export function scheduleToWire(record: ScheduleRecord, now: Date): Schedule {

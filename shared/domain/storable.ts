@@ -48,4 +48,3 @@ export function storableIssues(root: unknown, field: string, maxDepth: number): 
   }
   return issues;
 }
-

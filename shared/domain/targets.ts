@@ -81,5 +81,6 @@ export function hostOrNetwork(input: string): TargetResult {
 }
 
 export function boundedTarget(check: (input: string) => TargetResult): (input: string) => TargetResult {
-  return (input) => (input.length > MAX_TARGET_LENGTH ? { ok: false, message: `must be at most ${MAX_TARGET_LENGTH} characters` } : check(input));
+  return (input) =>
+    input.length > MAX_TARGET_LENGTH ? { ok: false, message: `must be at most ${MAX_TARGET_LENGTH} characters` } : check(input);
 }

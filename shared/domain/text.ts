@@ -29,18 +29,26 @@ export function textProblem(value: string, { multiline }: { multiline: boolean }
 
 /** A one-line name: no control or bidi characters, and at least one visible character. */
 export function nameText(max: number) {
-  return z.string().trim().min(1).max(max).superRefine((value, context) => {
-    const problem = textProblem(value, { multiline: false }) ?? (INVISIBLE_ONLY.test(value) ? 'must contain a visible character' : null);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .superRefine((value, context) => {
+      const problem = textProblem(value, { multiline: false }) ?? (INVISIBLE_ONLY.test(value) ? 'must contain a visible character' : null);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    });
 }
 
 /** A free text that may span lines: no other control characters, no bidi overrides. */
 export function descriptionText(max: number) {
-  return z.string().max(max).superRefine((value, context) => {
-    const problem = textProblem(value, { multiline: true });
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+  return z
+    .string()
+    .max(max)
+    .superRefine((value, context) => {
+      const problem = textProblem(value, { multiline: true });
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    });
 }
 
 /**
@@ -49,8 +57,13 @@ export function descriptionText(max: number) {
  * Never a path: the stored key is built from the tenant and the id.
  */
 export function fileNameText(max: number) {
-  return z.string().min(1).max(max).regex(/^[^/\\]+$/, 'must be a file name without path separators').superRefine((value, context) => {
-    const problem = textProblem(value, { multiline: false }) ?? (INVISIBLE_ONLY.test(value) ? 'must contain a visible character' : null);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+  return z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^/\\]+$/, 'must be a file name without path separators')
+    .superRefine((value, context) => {
+      const problem = textProblem(value, { multiline: false }) ?? (INVISIBLE_ONLY.test(value) ? 'must contain a visible character' : null);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    });
 }

@@ -149,8 +149,12 @@ function checkContentType(header: string | undefined): void {
   for (const parameter of parameters) {
     const [name = '', value = ''] = parameter.split('=');
     if (name.trim().toLowerCase() !== 'charset') continue;
-    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (charset !== 'utf-8' && charset !== 'utf8') throw new UnsupportedMediaTypeError('JSON bodies are UTF-8: send charset=utf-8 or no charset');
+    const charset = value
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8')
+      throw new UnsupportedMediaTypeError('JSON bodies are UTF-8: send charset=utf-8 or no charset');
   }
 }
 

@@ -7,11 +7,16 @@ export interface CursorBinding {
   filters: Record<string, string | boolean | undefined>;
 }
 
-const invalid = () => new ValidationError('the cursor is not valid', [{ field: 'cursor', message: 'is not a cursor of this listing and filters' }]);
+const invalid = () =>
+  new ValidationError('the cursor is not valid', [{ field: 'cursor', message: 'is not a cursor of this listing and filters' }]);
 
 function macOf(key: string, binding: CursorBinding, inner: string): Buffer {
-  const filters = Object.entries(binding.filters).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHmac('sha256', key).update(JSON.stringify([binding.listing, filters, inner])).digest();
+  const filters = Object.entries(binding.filters)
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHmac('sha256', key)
+    .update(JSON.stringify([binding.listing, filters, inner]))
+    .digest();
 }
 
 /**

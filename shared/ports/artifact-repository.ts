@@ -6,5 +6,9 @@ export interface ArtifactRepository {
   create(record: ArtifactRecord): Promise<void>;
   get(tenant: string, id: string): Promise<ArtifactRecord | null>;
   /** pending → ready/rejected, once: a second check of the same upload changes nothing. */
-  settle(tenant: string, id: string, outcome: { status: 'ready' | 'rejected'; sha256: string | null; reason: string | null }): Promise<ArtifactRecord | null>;
+  settle(
+    tenant: string,
+    id: string,
+    outcome: { status: 'ready' | 'rejected'; sha256: string | null; reason: string | null },
+  ): Promise<ArtifactRecord | null>;
 }

@@ -24,7 +24,11 @@ export interface ScheduleRepository {
   /** Writes the editable fields if the stored version is `record.version - 1`; run fields are left alone. */
   update(record: ScheduleRecord): Promise<void>;
   /** A fire or run-now started: sets the run fields unless the row is gone or already shows a newer scan. */
-  recordRun(tenant: string, id: string, run: { last_run_at: string; last_run_status: LastRunStatus; last_scan_id: string }): Promise<boolean>;
+  recordRun(
+    tenant: string,
+    id: string,
+    run: { last_run_at: string; last_run_status: LastRunStatus; last_scan_id: string },
+  ): Promise<boolean>;
   /**
    * A cron fire starts: in one conditional write, sets the run fields and returns the row as it
    * now is, if the row exists, is enabled and shows no scan as new as `last_scan_id`. Null when any

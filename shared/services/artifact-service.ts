@@ -1,4 +1,13 @@
-import { ARTIFACT_TTL_DAYS, MAX_ARTIFACT_BYTES, artifactView, type Artifact, type ArtifactPurpose, type ArtifactRecord, type CreateArtifactRequest, type UploadInstructions } from '../domain/artifact.ts';
+import {
+  ARTIFACT_TTL_DAYS,
+  MAX_ARTIFACT_BYTES,
+  artifactView,
+  type Artifact,
+  type ArtifactPurpose,
+  type ArtifactRecord,
+  type CreateArtifactRequest,
+  type UploadInstructions,
+} from '../domain/artifact.ts';
 import { NotFoundError, type FieldIssue } from '../domain/errors.ts';
 import type { ArtifactRepository } from '../ports/artifact-repository.ts';
 import type { ArtifactStore } from '../ports/artifact-store.ts';
@@ -83,8 +92,13 @@ export function makeArtifactService({ repo, store, ids, clock, logger }: Artifac
         const name = artifactIds.length > 1 || field.endsWith('rua') ? `${field}.${index}` : field;
         // Another tenant's id reads as missing: the row is looked up under this tenant only.
         if (!record) issues.push({ field: name, message: `artifact ${id} not found` });
-        else if (record.purpose !== purpose) issues.push({ field: name, message: `artifact ${id} has purpose ${record.purpose}, not ${purpose}` });
-        else if (record.status !== 'ready') issues.push({ field: name, message: `artifact ${id} is ${record.status}${record.reason ? ` (${record.reason})` : ''}, not ready` });
+        else if (record.purpose !== purpose)
+          issues.push({ field: name, message: `artifact ${id} has purpose ${record.purpose}, not ${purpose}` });
+        else if (record.status !== 'ready')
+          issues.push({
+            field: name,
+            message: `artifact ${id} is ${record.status}${record.reason ? ` (${record.reason})` : ''}, not ready`,
+          });
       }
       return issues;
     },

@@ -135,7 +135,9 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
     return disabledNow;
   }
 
-  async function requestOf(row: LegacySchedule): Promise<{ ok: true; request: ScheduleCreateRequest; notes: string[] } | { ok: false; reason: string }> {
+  async function requestOf(
+    row: LegacySchedule,
+  ): Promise<{ ok: true; request: ScheduleCreateRequest; notes: string[] } | { ok: false; reason: string }> {
     const mapping = mapLegacySchedule(row);
     if (!mapping.ok) return mapping;
     // The API's own validation: the request schema, then the cross-field rules and the
@@ -193,12 +195,32 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
       created = await ensureSchedule(marker, mapped.request);
     }
     const disabledNow = await finish(marker);
-    logger.info('legacy schedule completed', { tenant, schedule_id: marker.scheduleId, model: row.model, legacy_id: row.id, created, disabled_now: disabledNow });
-    if (created) return { ...base, outcome: 'migrated', schedule_id: marker.scheduleId, notes: ['created the schedule an earlier or concurrent run had reserved', ...(mapped.ok ? mapped.notes : [])] };
+    logger.info('legacy schedule completed', {
+      tenant,
+      schedule_id: marker.scheduleId,
+      model: row.model,
+      legacy_id: row.id,
+      created,
+      disabled_now: disabledNow,
+    });
+    if (created)
+      return {
+        ...base,
+        outcome: 'migrated',
+        schedule_id: marker.scheduleId,
+        notes: ['created the schedule an earlier or concurrent run had reserved', ...(mapped.ok ? mapped.notes : [])],
+      };
     return { ...already, ...notesOf(disabledNow ? ['disabled the legacy task an earlier run left enabled'] : []) };
   }
 
-  async function migrateTenant(tenant: string, dryRun: boolean, runId: string, onProgress: (event: BackfillProgress) => void, index: number, tenants: number): Promise<TenantReport> {
+  async function migrateTenant(
+    tenant: string,
+    dryRun: boolean,
+    runId: string,
+    onProgress: (event: BackfillProgress) => void,
+    index: number,
+    tenants: number,
+  ): Promise<TenantReport> {
     const rows = await source.listSchedules(tenant);
     const cloud = await source.countCloudMonitoringSchedules(tenant);
     onProgress({ kind: 'tenant', tenant, index, tenants, rows: rows.length });
@@ -232,7 +254,8 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
   async function selectTenants(tenant: string | undefined): Promise<string[]> {
     const known = (await source.listTenants()).map((t) => t.schema);
     if (tenant === undefined) return known;
-    if (!known.includes(tenant)) throw new BackfillUsageError(`unknown tenant ${JSON.stringify(tenant)}: public.tenants_tenant has no such schema_name`);
+    if (!known.includes(tenant))
+      throw new BackfillUsageError(`unknown tenant ${JSON.stringify(tenant)}: public.tenants_tenant has no such schema_name`);
     return [tenant];
   }
 
@@ -258,7 +281,10 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
             await markers.delete(schema, marker.model, marker.legacyId);
           }
         }
-        const taskIds = found.filter((m) => m.disablesLegacyTask).map((m) => m.legacyTaskId).sort((a, b) => a - b);
+        const taskIds = found
+          .filter((m) => m.disablesLegacyTask)
+          .map((m) => m.legacyTaskId)
+          .sort((a, b) => a - b);
         logger.info('backfill rolled back', { tenant: schema, dry_run: dryRun, schedules: found.length });
         if (found.length > 0) tenants.push({ tenant: schema, schedules_removed: found.length, legacy_task_ids: taskIds });
       }
@@ -266,8 +292,10 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
         .filter((t) => t.legacy_task_ids.length > 0)
         .map((t) => {
           const schema = `"${t.tenant.replaceAll('"', '""')}"`;
-          return `UPDATE ${schema}.django_celery_beat_periodictask SET enabled = true WHERE enabled = false AND id IN (${t.legacy_task_ids.join(', ')});\n` +
-            `UPDATE ${schema}.django_celery_beat_periodictasks SET last_update = now() WHERE ident = 1;\n`;
+          return (
+            `UPDATE ${schema}.django_celery_beat_periodictask SET enabled = true WHERE enabled = false AND id IN (${t.legacy_task_ids.join(', ')});\n` +
+            `UPDATE ${schema}.django_celery_beat_periodictasks SET last_update = now() WHERE ident = 1;\n`
+          );
         })
         .join('');
       return { dry_run: dryRun, tenants, sql: `-- Re-enables the legacy tasks the backfill disabled (run with psql -1).\n${sql}` };
@@ -283,7 +311,8 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
       for (const [index, schema] of selected.entries()) {
         tenants.push(await migrateTenant(schema, dryRun, runId, onProgress, index, selected.length));
       }
-      const sum = (key: 'migrated' | 'already_migrated' | 'skipped' | 'failed' | 'cloud_monitoring_not_migrated') => tenants.reduce((n, t) => n + t[key], 0);
+      const sum = (key: 'migrated' | 'already_migrated' | 'skipped' | 'failed' | 'cloud_monitoring_not_migrated') =>
+        tenants.reduce((n, t) => n + t[key], 0);
       const report: BackfillReport = {
         dry_run: dryRun,
         run_id: runId,

@@ -23,7 +23,6 @@ export interface DispatchDeps {
   metrics?: Metrics;
 }
 
-
 /**
  * The job id of an adversary step, derived from (tenant, run_id, step_id) as a fire's is from its
  * schedule and time: inserting the job is the claim, so every delivery finds the same job. The
@@ -102,7 +101,17 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
       const now = clock.now().toISOString();
       const started = await schedules.startRun(tenant, scheduleId, { last_run_at: now, last_scan_id: jobId });
       if (started) {
-        const job = { ...jobForSchedule(started, { id: jobId, trigger: 'cron', scheduled_time: scheduledTime, created_at: now, log: scanLogs.location(jobId) }), status: 'running' as const, started_at: now };
+        const job = {
+          ...jobForSchedule(started, {
+            id: jobId,
+            trigger: 'cron',
+            scheduled_time: scheduledTime,
+            created_at: now,
+            log: scanLogs.location(jobId),
+          }),
+          status: 'running' as const,
+          started_at: now,
+        };
         if (await scans.create(job)) return engine.execute(job, remainingMs, { owned: true });
       }
       // A redelivery, an older fire than the schedule's last scan, or a schedule disabled or gone.
@@ -117,13 +126,24 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
       }
       const schedule = await schedules.get(tenant, scheduleId);
       if (!schedule?.enabled) {
-        logger.info('fire dropped', { tenant, schedule_id: scheduleId, scheduled_time: scheduledTime, reason: schedule ? 'schedule disabled' : 'schedule deleted' });
+        logger.info('fire dropped', {
+          tenant,
+          schedule_id: scheduleId,
+          scheduled_time: scheduledTime,
+          reason: schedule ? 'schedule disabled' : 'schedule deleted',
+        });
         metrics.record('FiresDropped', 1, {});
         return null;
       }
       // The job does not exist yet: an earlier delivery died after marking the schedule, or this
       // fire is older than the schedule's last scan (then the schedule keeps the newer status).
-      const job = jobForSchedule(schedule, { id: jobId, trigger: 'cron', scheduled_time: scheduledTime, created_at: now, log: scanLogs.location(jobId) });
+      const job = jobForSchedule(schedule, {
+        id: jobId,
+        trigger: 'cron',
+        scheduled_time: scheduledTime,
+        created_at: now,
+        log: scanLogs.location(jobId),
+      });
       await scans.create(job);
       return engine.execute(job, remainingMs);
     },
@@ -141,7 +161,13 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         const fresh = jobForAdversaryStep(message, jobId, clock.now().toISOString(), scanLogs);
         // A concurrent delivery may have inserted it meanwhile: then read theirs.
         job = (await scans.create(fresh)) ? fresh : ((await scans.get(tenant, jobId)) ?? fresh);
-        logger.info('adversary step accepted', { tenant, scan_id: job.id, run_id: message.run_id, step_id: message.step_id, technique: message.technique });
+        logger.info('adversary step accepted', {
+          tenant,
+          scan_id: job.id,
+          run_id: message.run_id,
+          step_id: message.step_id,
+          technique: message.technique,
+        });
       }
       if (FINISHED_STATUSES.includes(job.status)) {
         logger.info('adversary step already handled', { tenant, scan_id: job.id, run_id: message.run_id, step_id: message.step_id });
@@ -149,7 +175,11 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
       }
       const refusal = adversaryRefusal(message);
       if (refusal !== null) {
-        const changes = { status: 'failed' as const, finished_at: clock.now().toISOString(), errors: [...job.errors, { runner: 'dispatch', message: refusal }] };
+        const changes = {
+          status: 'failed' as const,
+          finished_at: clock.now().toISOString(),
+          errors: [...job.errors, { runner: 'dispatch', message: refusal }],
+        };
         await scans.transition(tenant, job.id, ['queued', 'running'], changes);
         scanLogs.loggerFor({ tenant, scan_id: job.id, schedule_id: null }).error('scan failed', { reason: refusal });
         return { ...job, ...changes };
@@ -191,9 +221,19 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         job = await scans.get(message.tenant, jobId);
         const schedule = job ? null : await schedules.get(message.tenant, message.schedule_id);
         if (!job && schedule?.enabled) {
-          job = jobForSchedule(schedule, { id: jobId, trigger: 'cron', scheduled_time: message.scheduled_time, created_at: clock.now().toISOString(), log: scanLogs.location(jobId) });
+          job = jobForSchedule(schedule, {
+            id: jobId,
+            trigger: 'cron',
+            scheduled_time: message.scheduled_time,
+            created_at: clock.now().toISOString(),
+            log: scanLogs.location(jobId),
+          });
           await scans.create(job);
-          await schedules.recordRun(message.tenant, schedule.id, { last_run_at: job.created_at, last_run_status: 'running', last_scan_id: job.id });
+          await schedules.recordRun(message.tenant, schedule.id, {
+            last_run_at: job.created_at,
+            last_run_status: 'running',
+            last_scan_id: job.id,
+          });
         }
       }
       if (!job) {
@@ -201,8 +241,14 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         return;
       }
       const errors = [...job.errors, { runner: 'dispatch', message: reason }];
-      const failed = await scans.transition(job.tenant, job.id, ['queued', 'running'], { status: 'failed', finished_at: clock.now().toISOString(), errors });
-      scanLogs.loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id }).error('scan failed', { reason, marked: failed });
+      const failed = await scans.transition(job.tenant, job.id, ['queued', 'running'], {
+        status: 'failed',
+        finished_at: clock.now().toISOString(),
+        errors,
+      });
+      scanLogs
+        .loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id })
+        .error('scan failed', { reason, marked: failed });
       if (failed) metrics.record('ScansFinished', 1, { status: 'failed' });
       if (failed && job.schedule_id) await schedules.finishRun(job.tenant, job.schedule_id, job.id, 'failed');
     },

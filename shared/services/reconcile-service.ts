@@ -44,7 +44,12 @@ export interface UnrecognisedTriggers {
  * Finds and repairs drift between rows and triggers in both directions: enabled rows without (or
  * with stale) triggers, and triggers no row asks for. The rows are the truth.
  */
-export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
+export function makeReconcileService({
+  repo,
+  triggers,
+  logger,
+  unrecognised,
+}: {
   repo: ScheduleRepository;
   triggers: TriggerScheduler;
   logger: Logger;
@@ -67,11 +72,20 @@ export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
         const have = (bySchedule.get(row.id) ?? []).filter((t) => t.tenant === row.tenant);
         bySchedule.delete(row.id);
         const expected = want
-          ? triggerNames(row.id, want.expressions.length).map((name, i) => ({ name, expression: want.expressions[i], timezone: want.timezone }))
+          ? triggerNames(row.id, want.expressions.length).map((name, i) => ({
+              name,
+              expression: want.expressions[i],
+              timezone: want.timezone,
+            }))
           : [];
         if (describe(have) === JSON.stringify(expected.map((t) => [t.name, t.expression, t.timezone]).sort())) continue;
         const kind = have.length === 0 ? 'provision' : want === null ? 'remove' : 'update';
-        const reason = want === null ? 'the row is disabled but has triggers' : have.length === 0 ? 'the enabled row has no trigger' : 'the trigger differs from the row';
+        const reason =
+          want === null
+            ? 'the row is disabled but has triggers'
+            : have.length === 0
+              ? 'the enabled row has no trigger'
+              : 'the trigger differs from the row';
         actions.push({ kind, tenant: row.tenant, schedule_id: row.id, reason });
         repairs.push(() => triggers.sync(row.tenant, row.id, want));
       }
@@ -108,8 +122,24 @@ export function makeReconcileService({ repo, triggers, logger, unrecognised }: {
         }
         for (const owner of new Set([...rowsByTenant.keys(), ...quotaDrift.map((entry) => entry.tenant)])) await repo.recount(owner);
       }
-      logger.info('reconcile finished', { dry_run: dryRun, tenant, rows, triggers: provisioned.length, actions: actions.length, quota_drift: quotaDrift.length, failures: failures.length });
-      return { dry_run: dryRun, tenant: tenant ?? null, rows_checked: rows, triggers_checked: provisioned.length, actions, quota_drift: quotaDrift, failures };
+      logger.info('reconcile finished', {
+        dry_run: dryRun,
+        tenant,
+        rows,
+        triggers: provisioned.length,
+        actions: actions.length,
+        quota_drift: quotaDrift.length,
+        failures: failures.length,
+      });
+      return {
+        dry_run: dryRun,
+        tenant: tenant ?? null,
+        rows_checked: rows,
+        triggers_checked: provisioned.length,
+        actions,
+        quota_drift: quotaDrift,
+        failures,
+      };
     },
   };
 }

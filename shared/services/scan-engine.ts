@@ -1,4 +1,12 @@
-import { FINISHED_STATUSES, Severity, emptySummary, type ScanError, type ScanJobRecord, type ScanStatus, type ScanSummary } from '../domain/scan-job.ts';
+import {
+  FINISHED_STATUSES,
+  Severity,
+  emptySummary,
+  type ScanError,
+  type ScanJobRecord,
+  type ScanStatus,
+  type ScanSummary,
+} from '../domain/scan-job.ts';
 import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
 import type { LastRunStatus } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -52,7 +60,11 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
 
 export type ScanEngine = ReturnType<typeof makeScanEngine>;
 
-const RUN_STATUS: Record<'succeeded' | 'partial' | 'failed', LastRunStatus> = { succeeded: 'success', partial: 'partial', failed: 'failed' };
+const RUN_STATUS: Record<'succeeded' | 'partial' | 'failed', LastRunStatus> = {
+  succeeded: 'success',
+  partial: 'partial',
+  failed: 'failed',
+};
 
 /** The schedule's last-run status a finished job stands for. */
 export function lastRunStatusOf(status: 'succeeded' | 'partial' | 'failed'): LastRunStatus {
@@ -88,14 +100,30 @@ async function runBounded(runner: ScanRunner, input: Omit<Parameters<ScanRunner[
  * schedule. Safe to run again for a job a crashed worker left running: findings have
  * deterministic ids and the final transition happens once.
  */
-export function makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, metrics = noMetrics, marginMs = 10_000, targetConcurrency = DEFAULT_TARGET_CONCURRENCY }: ScanEngineDeps) {
+export function makeScanEngine({
+  scans,
+  findings,
+  schedules,
+  runners,
+  clock,
+  scanLogs,
+  metrics = noMetrics,
+  marginMs = 10_000,
+  targetConcurrency = DEFAULT_TARGET_CONCURRENCY,
+}: ScanEngineDeps) {
   interface TargetOutcome {
     errors: ScanError[];
     reported: { target: string; finding: RunnerFinding }[];
     extra: RunnerResult['summary'];
   }
 
-  async function runTarget(job: ScanJobRecord, runner: ScanRunner, target: string, logger: Logger, remainingMs: () => number): Promise<TargetOutcome> {
+  async function runTarget(
+    job: ScanJobRecord,
+    runner: ScanRunner,
+    target: string,
+    logger: Logger,
+    remainingMs: () => number,
+  ): Promise<TargetOutcome> {
     const outcome: TargetOutcome = { errors: [], reported: [], extra: {} };
     // Each target gets what is left of the invocation when it starts, so a target queued behind
     // slow ones is refused with a reason instead of overrunning the deadline.
@@ -110,7 +138,11 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
       for (const [index, finding] of result.findings.entries()) {
         const parsed = RunnerFinding.safeParse(finding);
         if (parsed.success) outcome.reported.push({ target, finding: parsed.data });
-        else outcome.errors.push({ runner: runner.name, message: `finding ${index} for ${target} is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}` });
+        else
+          outcome.errors.push({
+            runner: runner.name,
+            message: `finding ${index} for ${target} is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+          });
       }
       for (const message of result.errors ?? []) outcome.errors.push({ runner: runner.name, message: `${target}: ${message}` });
       outcome.extra = result.summary ?? {};
@@ -125,8 +157,11 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
 
   async function collect(job: ScanJobRecord, logger: Logger, remainingMs: () => number): Promise<TargetOutcome> {
     const runner = runners.get(job.scan_type);
-    if (!runner) return { errors: [{ runner: job.scan_type, message: `no runner for scan_type ${job.scan_type}` }], reported: [], extra: {} };
-    const outcomes = await mapBounded([job.target, ...job.targets], targetConcurrency, (target) => runTarget(job, runner, target, logger, remainingMs));
+    if (!runner)
+      return { errors: [{ runner: job.scan_type, message: `no runner for scan_type ${job.scan_type}` }], reported: [], extra: {} };
+    const outcomes = await mapBounded([job.target, ...job.targets], targetConcurrency, (target) =>
+      runTarget(job, runner, target, logger, remainingMs),
+    );
     return {
       errors: outcomes.flatMap((outcome) => outcome.errors),
       reported: outcomes.flatMap((outcome) => outcome.reported),
@@ -139,7 +174,9 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
     const now = clock.now().toISOString();
     const byId = new Map<string, FindingRecord>();
     const printed = reported.map(({ target, finding }) => ({ target, finding, fingerprint: fingerprintOf(job.tenant, target, finding) }));
-    const storedByRef = new Map(printed.filter((item) => item.finding.ref !== undefined).map((item) => [`${item.target}\u0000${item.finding.ref}`, item.fingerprint]));
+    const storedByRef = new Map(
+      printed.filter((item) => item.finding.ref !== undefined).map((item) => [`${item.target}\u0000${item.finding.ref}`, item.fingerprint]),
+    );
     const withPrints = printed.map((item) => {
       const base = item.finding.evidence.base_fingerprint;
       const stored = typeof base === 'string' ? storedByRef.get(`${item.target}\u0000${base}`) : undefined;
@@ -147,7 +184,10 @@ export function makeScanEngine({ scans, findings, schedules, runners, clock, sca
       const finding = { ...item.finding, evidence: { ...item.finding.evidence, base_fingerprint: stored } };
       return { target: item.target, finding, fingerprint: fingerprintOf(job.tenant, item.target, finding) };
     });
-    const firstSeen = await findings.firstSeen(job.tenant, withPrints.map(({ target, fingerprint }) => ({ target, fingerprint })));
+    const firstSeen = await findings.firstSeen(
+      job.tenant,
+      withPrints.map(({ target, fingerprint }) => ({ target, fingerprint })),
+    );
     for (const { target, finding, fingerprint } of withPrints) {
       const id = findingIdOf(job.id, fingerprint);
       byId.set(id, {

@@ -34,7 +34,18 @@ export type ScanService = ReturnType<typeof makeScanService>;
 const stripTenant = <T extends { tenant: string }>({ tenant: _tenant, ...rest }: T): Omit<T, 'tenant'> => rest;
 
 /** Manual scans, run now, and the reads of scans and findings. */
-export function makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts, targetPolicy }: ScanServiceDeps) {
+export function makeScanService({
+  scans,
+  findings,
+  schedules,
+  queue,
+  ids,
+  clock,
+  scanLogs,
+  logger,
+  artifacts,
+  targetPolicy,
+}: ScanServiceDeps) {
   /**
    * Puts the scan message on the queue after the job is stored. When the queue refuses, the job
    * ends `failed` with the reason (and its schedule's last run too) before the 503 goes out.
@@ -44,7 +55,11 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
       await queue.send({ kind: 'scan', tenant: job.tenant, scan_id: job.id });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      await scans.transition(job.tenant, job.id, ['queued'], { status: 'failed', finished_at: clock.now().toISOString(), errors: [{ runner: 'dispatch', message: reason }] });
+      await scans.transition(job.tenant, job.id, ['queued'], {
+        status: 'failed',
+        finished_at: clock.now().toISOString(),
+        errors: [{ runner: 'dispatch', message: reason }],
+      });
       if (job.schedule_id) await schedules.finishRun(job.tenant, job.schedule_id, job.id, 'failed');
       scanLogs.loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id }).error('scan failed', { reason });
       throw error instanceof DispatchFailedError ? error : new DispatchFailedError('the scan queue refused the scan');
@@ -53,17 +68,21 @@ export function makeScanService({ scans, findings, schedules, queue, ids, clock,
 
   return {
     async createManual(tenant: string, request: ManualScanRequest): Promise<ScanJob> {
-      const { subject, issues } = await validateScanSubject({
-        scan_type: request.scan_type,
-        target: request.target,
-        targets: request.targets ?? [],
-        scope: request.scope ?? {},
-      }, { targetPolicy });
+      const { subject, issues } = await validateScanSubject(
+        {
+          scan_type: request.scan_type,
+          target: request.target,
+          targets: request.targets ?? [],
+          scope: request.scope ?? {},
+        },
+        { targetPolicy },
+      );
       // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
       const scope = request.scope ?? {};
       if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope'))) {
-        if (Array.isArray(scope.rua)) issues.push(...await artifacts.checkReferences(tenant, 'scope.rua', scope.rua as string[], 'rua'));
-        if (typeof scope.header === 'string') issues.push(...await artifacts.checkReferences(tenant, 'scope.header', [scope.header], 'eml'));
+        if (Array.isArray(scope.rua)) issues.push(...(await artifacts.checkReferences(tenant, 'scope.rua', scope.rua as string[], 'rua')));
+        if (typeof scope.header === 'string')
+          issues.push(...(await artifacts.checkReferences(tenant, 'scope.header', [scope.header], 'eml')));
       }
       if (issues.length > 0) throw new ValidationError('the scan is not valid', issues);
 

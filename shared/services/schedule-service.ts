@@ -1,7 +1,14 @@
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
 import { desiredTrigger } from '../domain/desired-trigger.ts';
-import { scheduleToWire, type Schedule, type ScheduleCreateRequest, type SchedulePatchRequest, type ScheduleRecord, type Trigger } from '../domain/schedule.ts';
+import {
+  scheduleToWire,
+  type Schedule,
+  type ScheduleCreateRequest,
+  type SchedulePatchRequest,
+  type ScheduleRecord,
+  type Trigger,
+} from '../domain/schedule.ts';
 import { validateCreateRequest, validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
 import { LEGACY_SCOPE_KEYS } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -140,7 +147,9 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
         merged.timezone = patch.timezone ?? 'UTC';
       }
       if (patch.cron_expression === null && merged.cadence === 'custom') {
-        throw new ValidationError('the schedule is not valid', [{ field: 'cron_expression', message: 'is required when cadence is custom' }]);
+        throw new ValidationError('the schedule is not valid', [
+          { field: 'cron_expression', message: 'is required when cadence is custom' },
+        ]);
       }
       const valid = await validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy });
       const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };
@@ -151,7 +160,12 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
 
     async toggle(tenant: string, id: string): Promise<Schedule> {
       const current = await load(tenant, id);
-      const next: ScheduleRecord = { ...current, enabled: !current.enabled, version: current.version + 1, updated_at: clock.now().toISOString() };
+      const next: ScheduleRecord = {
+        ...current,
+        enabled: !current.enabled,
+        version: current.version + 1,
+        updated_at: clock.now().toISOString(),
+      };
       await writeWithTrigger(current, next, () => repo.update(next));
       logger.info('schedule toggled', { tenant, schedule_id: id, enabled: next.enabled });
       return toWire(next);
@@ -170,7 +184,5 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
 
 /** Rows migrated by the backfill keep their legacy tags through a PATCH that leaves them alone. */
 function legacyKeysUnchanged(current: ScheduleRecord, merged: ScheduleFields): boolean {
-  return LEGACY_SCOPE_KEYS.every(
-    (key) => !(key in merged.scope) || merged.scope[key] === current.scope[key],
-  );
+  return LEGACY_SCOPE_KEYS.every((key) => !(key in merged.scope) || merged.scope[key] === current.scope[key]);
 }

@@ -46,7 +46,7 @@ export function describeArtifactRepositoryContract(name: string, makeSubject: ()
       await subject.cleanup?.();
     });
 
-    it('returns what was created; null for an unknown id and for another tenant\'s row', async () => {
+    it("returns what was created; null for an unknown id and for another tenant's row", async () => {
       const record = artifact('acme', 'art_01');
 
       await repo.create(record);
@@ -75,7 +75,7 @@ export function describeArtifactRepositoryContract(name: string, makeSubject: ()
       expect(await repo.get('acme', 'art_01')).toEqual(ready);
     });
 
-    it('settles nothing for a missing id or another tenant\'s row', async () => {
+    it("settles nothing for a missing id or another tenant's row", async () => {
       await repo.create(artifact('acme', 'art_01'));
 
       expect(await repo.settle('acme', 'art_09', { status: 'ready', sha256: SHA, reason: null })).toBeNull();

@@ -35,7 +35,12 @@ function finding(tenant: string, n: number, overrides: Partial<FindingRecord> = 
 
 const ids = (...ns: number[]) => ns.map((n) => finding('x', n).id);
 
-async function allIds(repo: FindingRepository, tenant: string, filter: FindingFilter, limit: number): Promise<{ pages: string[][]; cursors: (string | null)[] }> {
+async function allIds(
+  repo: FindingRepository,
+  tenant: string,
+  filter: FindingFilter,
+  limit: number,
+): Promise<{ pages: string[][]; cursors: (string | null)[] }> {
   const pages: string[][] = [];
   const cursors: (string | null)[] = [];
   let cursor: string | undefined;
@@ -86,7 +91,13 @@ export function describeFindingRepositoryContract(name: string, makeSubject: () 
     it('knows a fingerprint from the scan that first saw it, per tenant and target', async () => {
       await repo.save('acme', [finding('acme', 1), finding('acme', 2, { target: 'other.com' })]);
       // A later sighting (first seen before last seen) does not move first seen.
-      await repo.save('acme', [finding('acme', 11, { fingerprint: fingerprintOf(1), first_seen_at: '2026-03-02T10:00:00.000Z', last_seen_at: '2026-03-03T10:00:00.000Z' })]);
+      await repo.save('acme', [
+        finding('acme', 11, {
+          fingerprint: fingerprintOf(1),
+          first_seen_at: '2026-03-02T10:00:00.000Z',
+          last_seen_at: '2026-03-03T10:00:00.000Z',
+        }),
+      ]);
 
       const seen = await repo.firstSeen('acme', [
         { target: 'example.com', fingerprint: fingerprintOf(1) },
@@ -95,19 +106,35 @@ export function describeFindingRepositoryContract(name: string, makeSubject: () 
       ]);
       const elsewhere = await repo.firstSeen('globex', [{ target: 'example.com', fingerprint: fingerprintOf(1) }]);
 
-      expect(Object.fromEntries(seen)).toEqual({ [fingerprintOf(1)]: '2026-03-02T10:00:00.000Z', [fingerprintOf(2)]: '2026-03-02T10:00:00.000Z' });
+      expect(Object.fromEntries(seen)).toEqual({
+        [fingerprintOf(1)]: '2026-03-02T10:00:00.000Z',
+        [fingerprintOf(2)]: '2026-03-02T10:00:00.000Z',
+      });
       expect(elsewhere.size).toBe(0);
     });
 
     it('keeps the earlier first sighting when two scans record the same new fingerprint', async () => {
-      await repo.save('acme', [finding('acme', 1, { first_seen_at: '2026-03-02T10:00:00.000Z', last_seen_at: '2026-03-02T10:00:00.000Z' })]);
-      await repo.save('acme', [finding('acme', 2, { fingerprint: fingerprintOf(1), first_seen_at: '2026-03-02T11:00:00.000Z', last_seen_at: '2026-03-02T11:00:00.000Z' })]);
+      await repo.save('acme', [
+        finding('acme', 1, { first_seen_at: '2026-03-02T10:00:00.000Z', last_seen_at: '2026-03-02T10:00:00.000Z' }),
+      ]);
+      await repo.save('acme', [
+        finding('acme', 2, {
+          fingerprint: fingerprintOf(1),
+          first_seen_at: '2026-03-02T11:00:00.000Z',
+          last_seen_at: '2026-03-02T11:00:00.000Z',
+        }),
+      ]);
 
-      expect(await repo.firstSeen('acme', [{ target: 'example.com', fingerprint: fingerprintOf(1) }])).toEqual(new Map([[fingerprintOf(1), '2026-03-02T10:00:00.000Z']]));
+      expect(await repo.firstSeen('acme', [{ target: 'example.com', fingerprint: fingerprintOf(1) }])).toEqual(
+        new Map([[fingerprintOf(1), '2026-03-02T10:00:00.000Z']]),
+      );
     });
 
     it('lists newest first in pages; the last page has no cursor and none is empty', async () => {
-      await repo.save('acme', [1, 2, 3, 4].map((n) => finding('acme', n)));
+      await repo.save(
+        'acme',
+        [1, 2, 3, 4].map((n) => finding('acme', n)),
+      );
       await repo.save('globex', [finding('globex', 5)]);
 
       const byTwo = await allIds(repo, 'acme', {}, 2);
@@ -140,9 +167,15 @@ export function describeFindingRepositoryContract(name: string, makeSubject: () 
       expect(await listed({ scanId: 'scan_C' })).toEqual([]);
     });
 
-    it('refuses another tenant\'s cursor, a cursor of another listing and a made-up one with ValidationError', async () => {
-      await repo.save('acme', [1, 2, 3].map((n) => finding('acme', n)));
-      await repo.save('globex', [1, 2, 3].map((n) => finding('globex', n)));
+    it("refuses another tenant's cursor, a cursor of another listing and a made-up one with ValidationError", async () => {
+      await repo.save(
+        'acme',
+        [1, 2, 3].map((n) => finding('acme', n)),
+      );
+      await repo.save(
+        'globex',
+        [1, 2, 3].map((n) => finding('globex', n)),
+      );
       const plain = (await repo.list('acme', {}, 1)).nextCursor!;
       const byScan = (await repo.list('acme', { scanId: 'scan_A' }, 1)).nextCursor!;
 

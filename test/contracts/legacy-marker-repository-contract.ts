@@ -54,7 +54,10 @@ export function describeLegacyMarkerRepositoryContract(name: string, makeSubject
     it('claims a marker once: the first claim wins and the second changes nothing', async () => {
       const first = marker('acme', SECRETS, '7');
 
-      const claims = [await markers.claim(first), await markers.claim(marker('acme', SECRETS, '7', { runId: 'run_02', scheduleId: 'sch_other' }))];
+      const claims = [
+        await markers.claim(first),
+        await markers.claim(marker('acme', SECRETS, '7', { runId: 'run_02', scheduleId: 'sch_other' })),
+      ];
 
       expect(claims).toEqual([true, false]);
       expect(await markers.get('acme', SECRETS, '7')).toEqual(first);
@@ -87,8 +90,14 @@ export function describeLegacyMarkerRepositoryContract(name: string, makeSubject
       expect(await markers.get('globex', SECRETS, '7')).toBeNull();
     });
 
-    it('lists one tenant\'s markers in key order (model, then legacy id as text)', async () => {
-      for (const item of [marker('acme', SECRETS, '7'), marker('acme', NETWORK, '2'), marker('globex', SECRETS, '1'), marker('acme', SECRETS, '10'), marker('acme', NETWORK, '1')]) {
+    it("lists one tenant's markers in key order (model, then legacy id as text)", async () => {
+      for (const item of [
+        marker('acme', SECRETS, '7'),
+        marker('acme', NETWORK, '2'),
+        marker('globex', SECRETS, '1'),
+        marker('acme', SECRETS, '10'),
+        marker('acme', NETWORK, '1'),
+      ]) {
         await markers.claim(item);
       }
 

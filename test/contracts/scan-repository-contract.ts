@@ -32,7 +32,12 @@ function job(tenant: string, n: number, overrides: Partial<ScanJobRecord> = {}):
   };
 }
 
-async function allIds(repo: ScanRepository, tenant: string, filter: ScanFilter, limit: number): Promise<{ pages: string[][]; cursors: (string | null)[] }> {
+async function allIds(
+  repo: ScanRepository,
+  tenant: string,
+  filter: ScanFilter,
+  limit: number,
+): Promise<{ pages: string[][]; cursors: (string | null)[] }> {
   const pages: string[][] = [];
   const cursors: (string | null)[] = [];
   let cursor: string | undefined;
@@ -74,7 +79,7 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
       expect(await repo.get('acme', scanId(2))).toBeNull();
     });
 
-    it('lets exactly one of concurrent creates of a job id win: with the id derived from a fire, that is the fire\'s claim', async () => {
+    it("lets exactly one of concurrent creates of a job id win: with the id derived from a fire, that is the fire's claim", async () => {
       const created = await Promise.all([1, 2, 3, 4].map((n) => repo.create(job('acme', 1, { target: `t${n}.example.com` }))));
 
       expect(created.filter(Boolean)).toHaveLength(1);
@@ -82,17 +87,27 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
       expect(stored?.target).toBe(`t${created.indexOf(true) + 1}.example.com`);
     });
 
-    it('transitions only from the given states, and never a missing job or another tenant\'s', async () => {
+    it("transitions only from the given states, and never a missing job or another tenant's", async () => {
       await repo.create(job('acme', 1));
 
       const started = await repo.transition('acme', scanId(1), ['queued'], { status: 'running', started_at: '2026-03-02T10:01:00.000Z' });
       const again = await repo.transition('acme', scanId(1), ['queued'], { status: 'running', started_at: '2026-03-02T10:02:00.000Z' });
       const otherTenant = await repo.transition('globex', scanId(1), ['running'], { status: 'failed' });
       const missing = await repo.transition('acme', scanId(2), ['queued', 'running'], { status: 'failed' });
-      const finished = await repo.transition('acme', scanId(1), ['queued', 'running'], { status: 'succeeded', finished_at: '2026-03-02T10:03:00.000Z', finding_count: 2 });
+      const finished = await repo.transition('acme', scanId(1), ['queued', 'running'], {
+        status: 'succeeded',
+        finished_at: '2026-03-02T10:03:00.000Z',
+        finding_count: 2,
+      });
 
       expect([started, again, otherTenant, missing, finished]).toEqual([true, false, false, false, true]);
-      expect(await repo.get('acme', scanId(1))).toEqual({ ...job('acme', 1), status: 'succeeded', started_at: '2026-03-02T10:01:00.000Z', finished_at: '2026-03-02T10:03:00.000Z', finding_count: 2 });
+      expect(await repo.get('acme', scanId(1))).toEqual({
+        ...job('acme', 1),
+        status: 'succeeded',
+        started_at: '2026-03-02T10:01:00.000Z',
+        finished_at: '2026-03-02T10:03:00.000Z',
+        finding_count: 2,
+      });
       expect(await repo.get('acme', scanId(2))).toBeNull();
       expect(await repo.get('globex', scanId(1))).toBeNull();
     });
@@ -130,7 +145,7 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
       expect(await ids({ scanType: 'dast' })).toEqual([]);
     });
 
-    it('refuses another tenant\'s cursor, a cursor of another listing and a made-up one with ValidationError', async () => {
+    it("refuses another tenant's cursor, a cursor of another listing and a made-up one with ValidationError", async () => {
       for (const n of [1, 2, 3]) await repo.create(job('acme', n, { schedule_id: 'sch_A', source_type: 'schedule', trigger: 'cron' }));
       for (const n of [1, 2, 3]) await repo.create(job('globex', n));
       const plain = (await repo.list('acme', {}, 1)).nextCursor!;

@@ -83,14 +83,21 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
 
     describe('create and get', () => {
       it('returns what was created, field for field', async () => {
-        const record = scheduleRecord('acme', 1, { description: 'nightly', targets: ['a.example.com'], scope: { reputation: false }, cadence: 'custom', cron_expression: '0 3 * * 1', timezone: 'Europe/Paris' });
+        const record = scheduleRecord('acme', 1, {
+          description: 'nightly',
+          targets: ['a.example.com'],
+          scope: { reputation: false },
+          cadence: 'custom',
+          cron_expression: '0 3 * * 1',
+          timezone: 'Europe/Paris',
+        });
 
         await repo.create(record, QUOTA);
 
         expect(await repo.get('acme', record.id)).toEqual(record);
       });
 
-      it('returns null for an unknown id and for another tenant\'s row', async () => {
+      it("returns null for an unknown id and for another tenant's row", async () => {
         await repo.create(scheduleRecord('acme', 1), QUOTA);
 
         expect(await repo.get('acme', scheduleId(2))).toBeNull();
@@ -185,7 +192,11 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
       it('writes the editable fields when the stored version is one less, and keeps the run fields and created_at', async () => {
         const stored = scheduleRecord('acme', 1);
         await repo.create(stored, QUOTA);
-        await repo.recordRun('acme', stored.id, { last_run_at: '2026-03-02T11:00:00.000Z', last_run_status: 'success', last_scan_id: 'scan_01' });
+        await repo.recordRun('acme', stored.id, {
+          last_run_at: '2026-03-02T11:00:00.000Z',
+          last_run_status: 'success',
+          last_scan_id: 'scan_01',
+        });
 
         await repo.update({
           ...stored,
@@ -226,7 +237,7 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
         expect(await repo.get('acme', stored.id)).toEqual(stored);
       });
 
-      it('deletes at the expected version only: ConflictError when stale, NotFoundError when missing or another tenant\'s', async () => {
+      it("deletes at the expected version only: ConflictError when stale, NotFoundError when missing or another tenant's", async () => {
         await repo.create(scheduleRecord('acme', 1), QUOTA);
 
         await expect(repo.delete('acme', scheduleId(1), 2)).rejects.toBeInstanceOf(ConflictError);
@@ -247,11 +258,31 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
       it('recordRun sets the run fields unless the row shows a newer scan or is gone', async () => {
         await repo.create(scheduleRecord('acme', 1), QUOTA);
 
-        const first = await repo.recordRun('acme', scheduleId(1), { last_run_at: '2026-03-02T11:00:00.000Z', last_run_status: 'running', last_scan_id: 'scan_05' });
-        const same = await repo.recordRun('acme', scheduleId(1), { last_run_at: '2026-03-02T11:01:00.000Z', last_run_status: 'running', last_scan_id: 'scan_05' });
-        const older = await repo.recordRun('acme', scheduleId(1), { last_run_at: '2026-03-02T10:00:00.000Z', last_run_status: 'running', last_scan_id: 'scan_04' });
-        const gone = await repo.recordRun('acme', scheduleId(2), { last_run_at: '2026-03-02T11:00:00.000Z', last_run_status: 'running', last_scan_id: 'scan_09' });
-        const otherTenant = await repo.recordRun('globex', scheduleId(1), { last_run_at: '2026-03-02T11:00:00.000Z', last_run_status: 'running', last_scan_id: 'scan_09' });
+        const first = await repo.recordRun('acme', scheduleId(1), {
+          last_run_at: '2026-03-02T11:00:00.000Z',
+          last_run_status: 'running',
+          last_scan_id: 'scan_05',
+        });
+        const same = await repo.recordRun('acme', scheduleId(1), {
+          last_run_at: '2026-03-02T11:01:00.000Z',
+          last_run_status: 'running',
+          last_scan_id: 'scan_05',
+        });
+        const older = await repo.recordRun('acme', scheduleId(1), {
+          last_run_at: '2026-03-02T10:00:00.000Z',
+          last_run_status: 'running',
+          last_scan_id: 'scan_04',
+        });
+        const gone = await repo.recordRun('acme', scheduleId(2), {
+          last_run_at: '2026-03-02T11:00:00.000Z',
+          last_run_status: 'running',
+          last_scan_id: 'scan_09',
+        });
+        const otherTenant = await repo.recordRun('globex', scheduleId(1), {
+          last_run_at: '2026-03-02T11:00:00.000Z',
+          last_run_status: 'running',
+          last_scan_id: 'scan_09',
+        });
 
         expect([first, same, older, gone, otherTenant]).toEqual([true, true, false, false, false]);
         expect(await repo.get('acme', scheduleId(1))).toMatchObject({ last_run_at: '2026-03-02T11:01:00.000Z', last_scan_id: 'scan_05' });
@@ -270,7 +301,12 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
         const missing = await repo.startRun('acme', scheduleId(3), { last_run_at: '2026-03-02T11:00:00.000Z', last_scan_id: 'scan_05' });
         const otherTenant = await repo.startRun('globex', stored.id, { last_run_at: '2026-03-02T11:00:00.000Z', last_scan_id: 'scan_06' });
 
-        expect(started).toEqual({ ...stored, last_run_at: '2026-03-02T11:00:00.000Z', last_run_status: 'running', last_scan_id: 'scan_05' });
+        expect(started).toEqual({
+          ...stored,
+          last_run_at: '2026-03-02T11:00:00.000Z',
+          last_run_status: 'running',
+          last_scan_id: 'scan_05',
+        });
         expect([redelivered, older, disabled, missing, otherTenant]).toEqual([null, null, null, null, null]);
         expect(await repo.get('acme', stored.id)).toEqual(started);
       });
@@ -291,7 +327,10 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
 
     describe('list', () => {
       it('lists newest first in pages of `limit`; the last page has no cursor, and a full last page is not followed by an empty one', async () => {
-        await createAll(repo, [1, 2, 3, 4, 5].map((n) => scheduleRecord('acme', n)));
+        await createAll(
+          repo,
+          [1, 2, 3, 4, 5].map((n) => scheduleRecord('acme', n)),
+        );
 
         const byTwo = await allPages(repo, 'acme', {}, 2);
         const byFive = await allPages(repo, 'acme', {}, 5);
@@ -304,11 +343,19 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
       });
 
       it('ends exactly at a page boundary without an empty page', async () => {
-        await createAll(repo, [1, 2, 3, 4].map((n) => scheduleRecord('acme', n)));
+        await createAll(
+          repo,
+          [1, 2, 3, 4].map((n) => scheduleRecord('acme', n)),
+        );
 
         const pages = await allPages(repo, 'acme', {}, 2);
 
-        expect(pages.map((page) => page.ids)).toEqual([[4, 3], [2, 1]].map((ids) => ids.map(scheduleId)));
+        expect(pages.map((page) => page.ids)).toEqual(
+          [
+            [4, 3],
+            [2, 1],
+          ].map((ids) => ids.map(scheduleId)),
+        );
         expect(pages[1].nextCursor).toBeNull();
       });
 
@@ -336,7 +383,8 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
           scheduleRecord('globex', 7, { scan_type: 'ssl' }),
         ]);
 
-        const ids = async (filter: Parameters<ScheduleRepository['list']>[1]) => (await allPages(repo, 'acme', filter, 2)).flatMap((page) => page.ids);
+        const ids = async (filter: Parameters<ScheduleRepository['list']>[1]) =>
+          (await allPages(repo, 'acme', filter, 2)).flatMap((page) => page.ids);
 
         expect(await ids({ scanType: 'ssl' })).toEqual([6, 4, 2, 1].map(scheduleId));
         expect(await ids({ enabled: false })).toEqual([5, 2].map(scheduleId));
@@ -357,9 +405,15 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
         expect((await repo.list('acme', { scanType: 'ssl' }, 10)).items.map((row) => row.id)).toEqual([stored.id]);
       });
 
-      it('refuses another tenant\'s cursor with ValidationError on the cursor field', async () => {
-        await createAll(repo, [1, 2, 3].map((n) => scheduleRecord('acme', n)));
-        await createAll(repo, [1, 2, 3].map((n) => scheduleRecord('globex', n)));
+      it("refuses another tenant's cursor with ValidationError on the cursor field", async () => {
+        await createAll(
+          repo,
+          [1, 2, 3].map((n) => scheduleRecord('acme', n)),
+        );
+        await createAll(
+          repo,
+          [1, 2, 3].map((n) => scheduleRecord('globex', n)),
+        );
         const { nextCursor } = await repo.list('acme', {}, 1);
 
         const error = await repo.list('globex', {}, 1, nextCursor!).catch((caught: unknown) => caught);
@@ -372,16 +426,28 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
         ['not base64 JSON', '%%%'],
         ['an id', scheduleId(2)],
         ['empty JSON', Buffer.from('{}').toString('base64url')],
-        ['hand-made to point into another tenant\'s partition', Buffer.from(JSON.stringify({ v: 1, t: 'acme', i: '', k: { PK: 'T#globex', SK: `SCH#${scheduleId(2)}` } })).toString('base64url')],
+        [
+          "hand-made to point into another tenant's partition",
+          Buffer.from(JSON.stringify({ v: 1, t: 'acme', i: '', k: { PK: 'T#globex', SK: `SCH#${scheduleId(2)}` } })).toString('base64url'),
+        ],
       ])('refuses a cursor that is %s with ValidationError', async (_kind, cursor) => {
-        await createAll(repo, [1, 2, 3].map((n) => scheduleRecord('acme', n)));
+        await createAll(
+          repo,
+          [1, 2, 3].map((n) => scheduleRecord('acme', n)),
+        );
 
         await expect(repo.list('acme', {}, 1, cursor)).rejects.toBeInstanceOf(ValidationError);
       });
 
       it('refuses a cursor of one listing in another (it cannot switch filters midway)', async () => {
-        await createAll(repo, [1, 2, 3].map((n) => scheduleRecord('acme', n)));
-        await createAll(repo, [4, 5, 6].map((n) => scheduleRecord('acme', n, { enabled: false, scan_type: 'ssl' })));
+        await createAll(
+          repo,
+          [1, 2, 3].map((n) => scheduleRecord('acme', n)),
+        );
+        await createAll(
+          repo,
+          [4, 5, 6].map((n) => scheduleRecord('acme', n, { enabled: false, scan_type: 'ssl' })),
+        );
         const plain = (await repo.list('acme', {}, 1)).nextCursor!;
         const enabled = (await repo.list('acme', { enabled: true }, 1)).nextCursor!;
         const byType = (await repo.list('acme', { scanType: 'ssl' }, 1)).nextCursor!;
@@ -393,7 +459,10 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
       });
 
       it('keeps a cursor valid when rows are added ahead of it, and does not repeat rows', async () => {
-        await createAll(repo, [1, 2, 3, 4].map((n) => scheduleRecord('acme', n)));
+        await createAll(
+          repo,
+          [1, 2, 3, 4].map((n) => scheduleRecord('acme', n)),
+        );
         const first = await repo.list('acme', {}, 2);
 
         await repo.create(scheduleRecord('acme', 9), QUOTA);

@@ -20,10 +20,7 @@ function byName(triggers: ProvisionedTrigger[]): ProvisionedTrigger[] {
  * each adapter so the local scheduler cannot drift from the EventBridge one. `makeSubject` must
  * return a scheduler holding no triggers.
  */
-export function describeTriggerSchedulerContract(
-  name: string,
-  makeSubject: () => Promise<TriggerSchedulerSubject>,
-): void {
+export function describeTriggerSchedulerContract(name: string, makeSubject: () => Promise<TriggerSchedulerSubject>): void {
   describe(`TriggerScheduler contract: ${name}`, () => {
     let subject: TriggerSchedulerSubject;
 

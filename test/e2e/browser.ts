@@ -17,7 +17,15 @@ if (!available) {
 }
 
 // DEVELOPERS' flags: no background traffic (the machine has no network), a fresh profile each run.
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 export const SHOTS = join(process.cwd(), 'test-results', 'ui');
 export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, mobile: { width: 390, height: 844 } } as const;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -37,7 +45,12 @@ export interface Browser {
 export async function launchBrowser(): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
   const { chromium } = await import('playwright-core');
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, headless: true, viewport: VIEWPORTS.desktop });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: FLAGS,
+    headless: true,
+    viewport: VIEWPORTS.desktop,
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   // Fail on the locator that did not appear, well before the test's own timeout.
   context.setDefaultTimeout(10_000);
@@ -52,11 +65,18 @@ export async function launchBrowser(): Promise<Browser> {
     await page.evaluate(axeSource);
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
-      const violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => {
-        const scope = globalThis as any;
-        const result = await scope.axe.run(scope.document, { resultTypes: ['violations'] });
-        return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
-      });
+      const violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(
+        async () => {
+          const scope = globalThis as any;
+          const result = await scope.axe.run(scope.document, { resultTypes: ['violations'] });
+          return result.violations.map((v: any) => ({
+            id: v.id,
+            impact: v.impact,
+            help: v.help,
+            nodes: v.nodes.map((n: any) => ({ target: n.target })),
+          }));
+        },
+      );
       const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
       expect(serious, `${name} (${colorScheme}): ${JSON.stringify(serious, null, 1)}`).toEqual([]);
     }

@@ -13,7 +13,9 @@ import { available, launchBrowser, SHOTS, VIEWPORTS, type Browser } from './brow
 
 const fixture = (path: string) => readFileSync(fileURLToPath(new URL(`../fixtures/mailscan/${path}`, import.meta.url)));
 // Yahoo's report shape, about goodmail.com (target validation wants a public suffix; the zone is good.test's).
-const REPORT = Buffer.from(fixture('rua/yahoo.xml').toString().replaceAll('good.test', 'goodmail.com').replaceAll('GOOD.TEST', 'GOODMAIL.COM'));
+const REPORT = Buffer.from(
+  fixture('rua/yahoo.xml').toString().replaceAll('good.test', 'goodmail.com').replaceAll('GOOD.TEST', 'GOODMAIL.COM'),
+);
 const MESSAGE = fixture('header/received-anomalies.eml');
 const UPLOAD = /\/_local\/artifacts\/upload\?token=/;
 
@@ -41,7 +43,11 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
     await dns?.close();
   });
 
-  const tile = () => page.getByRole('region', { name: 'Launch a scan' }).getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Email Security' }) });
+  const tile = () =>
+    page
+      .getByRole('region', { name: 'Launch a scan' })
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('heading', { name: 'Email Security' }) });
   const files = () => tile().getByRole('list', { name: 'Uploaded files' });
   const file = (name: string) => files().getByRole('listitem').filter({ hasText: name });
 
@@ -66,15 +72,23 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
       await route.continue();
     });
 
-    await tile().getByLabel('DMARC aggregate reports').setInputFiles([{ name: 'yahoo.xml', mimeType: 'text/xml', buffer: REPORT }]);
+    await tile()
+      .getByLabel('DMARC aggregate reports')
+      .setInputFiles([{ name: 'yahoo.xml', mimeType: 'text/xml', buffer: REPORT }]);
     await file('yahoo.xml').getByText('Uploading').waitFor();
     expect(await tile().getByRole('button', { name: 'Start scan' }).isDisabled()).toBe(true);
     await tile().getByText('Start scan waits until every file is uploaded and checked.').waitFor();
-    await tile().locator('.tile-form').screenshot({ path: join(SHOTS, 'scan-launcher-uploading-desktop-light.png'), animations: 'disabled' });
+    await tile()
+      .locator('.tile-form')
+      .screenshot({ path: join(SHOTS, 'scan-launcher-uploading-desktop-light.png'), animations: 'disabled' });
     release();
 
-    await tile().getByLabel('DMARC aggregate reports').setInputFiles([{ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just text, not XML') }]);
-    await tile().getByLabel('Message (.eml)').setInputFiles([{ name: 'suspicious.eml', mimeType: 'message/rfc822', buffer: MESSAGE }]);
+    await tile()
+      .getByLabel('DMARC aggregate reports')
+      .setInputFiles([{ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just text, not XML') }]);
+    await tile()
+      .getByLabel('Message (.eml)')
+      .setInputFiles([{ name: 'suspicious.eml', mimeType: 'message/rfc822', buffer: MESSAGE }]);
     await file('yahoo.xml').getByText('Ready').waitFor();
     await file('suspicious.eml').getByText('Ready').waitFor();
     await file('notes.txt').getByText('Rejected').waitFor();
@@ -96,7 +110,9 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.setViewportSize(VIEWPORTS.mobile);
       await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-      await tile().getByRole('group', { name: 'Files to analyse' }).screenshot({ path: join(SHOTS, `scan-launcher-uploads-files-mobile-${colorScheme}.png`), animations: 'disabled' });
+      await tile()
+        .getByRole('group', { name: 'Files to analyse' })
+        .screenshot({ path: join(SHOTS, `scan-launcher-uploads-files-mobile-${colorScheme}.png`), animations: 'disabled' });
     }
     await page.setViewportSize(VIEWPORTS.desktop);
     await page.emulateMedia({ colorScheme: 'light' });
@@ -108,7 +124,9 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
     await page.waitForURL(/\/scans\/scan_/);
     const scanId = new URL(page.url()).pathname.split('/').pop()!;
     const queued = (await service.call(`/api/scans/${scanId}/`, { token })).body;
-    const [report, message] = await Promise.all([queued.scope.rua[0], queued.scope.header].map(async (id: string) => (await service.call(`/api/artifacts/${id}/`, { token })).body));
+    const [report, message] = await Promise.all(
+      [queued.scope.rua[0], queued.scope.header].map(async (id: string) => (await service.call(`/api/artifacts/${id}/`, { token })).body),
+    );
     expect(queued.scope).toEqual({ reputation: false, rua: [report.id], header: message.id });
     expect([report.filename, report.status, message.filename, message.status]).toEqual(['yahoo.xml', 'ready', 'suspicious.eml', 'ready']);
 
@@ -128,7 +146,9 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
       service.clock.advance(16 * 60 * 1000);
       await route.continue();
     });
-    await tile().getByLabel('Message (.eml)').setInputFiles([{ name: 'late.eml', mimeType: 'message/rfc822', buffer: MESSAGE }]);
+    await tile()
+      .getByLabel('Message (.eml)')
+      .setInputFiles([{ name: 'late.eml', mimeType: 'message/rfc822', buffer: MESSAGE }]);
     await file('late.eml').getByText('Failed').waitFor();
     await page.unroute(UPLOAD);
     expect(await file('late.eml').textContent()).toContain('the upload was refused (HTTP 403)');

@@ -26,14 +26,19 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
 
   const url = (path: string) => `${service.runtime.url}${path}`;
   const main = () => page.locator('main');
-  const schedulesOf = async (tenant: string) => (await service.call('/api/scans/schedules/?limit=200', { token: await service.token(tenant) })).body.items as any[];
+  const schedulesOf = async (tenant: string) =>
+    (await service.call('/api/scans/schedules/?limit=200', { token: await service.token(tenant) })).body.items as any[];
   const go = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).click();
   const row = (name: string) => page.locator('tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: false }) });
   const audit = (name: string) => browser.audit(name);
 
   it('signs in through the printed one-time URL and drops the token from the address bar', async () => {
     const other = await service.token('other');
-    await service.call('/api/scans/schedules/', { method: 'POST', token: other, body: scheduleBody({ name: 'Other tenant secret', target: 'other.example' }) });
+    await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token: other,
+      body: scheduleBody({ name: 'Other tenant secret', target: 'other.example' }),
+    });
 
     await page.goto(await service.runtime.signInUrl());
 
@@ -160,7 +165,11 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
     await page.waitForURL(/\/scans\/scan_/);
     await page.getByRole('status', { name: 'Scan status' }).getByText('Queued').waitFor();
     const scanId = new URL(page.url()).pathname.split('/').pop()!;
-    expect((await service.call(`/api/scans/${scanId}/`, { token: await service.token('local') })).body).toMatchObject({ target: 'example.net', scope: { discover: true }, trigger: 'manual' });
+    expect((await service.call(`/api/scans/${scanId}/`, { token: await service.token('local') })).body).toMatchObject({
+      target: 'example.net',
+      scope: { discover: true },
+      trigger: 'manual',
+    });
 
     await service.runtime.drain();
     await page.getByRole('status', { name: 'Scan status' }).getByText('Succeeded').waitFor();
@@ -193,7 +202,12 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
     const shown = (await request.textContent())!;
     expect(shown.split('\n')[0]).toBe('POST /api/scans/schedules/');
     expect(JSON.parse(shown.slice(shown.indexOf('\n')))).toEqual({
-      name: 'Email Security of example.com', scan_type: 'email_security', target: 'example.com', cadence: 'custom', cron_expression: '30 9 * * 1-5', timezone: 'Europe/Paris',
+      name: 'Email Security of example.com',
+      scan_type: 'email_security',
+      target: 'example.com',
+      cadence: 'custom',
+      cron_expression: '30 9 * * 1-5',
+      timezone: 'Europe/Paris',
     });
     await audit('ask-to-scan');
     expect(await schedulesOf('local')).toEqual(before);
@@ -248,7 +262,20 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
   it('loads the Scheduled Scans tab with 200 schedules (first-load time printed, not asserted)', async () => {
     const token = await service.token('bench');
     for (let i = 0; i < 200; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, j) => service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ name: `Bench ${String(i + j).padStart(3, '0')}`, cadence: 'custom', cron_expression: `${(i + j) % 60} ${(i + j) % 24} * * *`, timezone: 'Europe/Paris' }) })));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          service.call('/api/scans/schedules/', {
+            method: 'POST',
+            token,
+            body: scheduleBody({
+              name: `Bench ${String(i + j).padStart(3, '0')}`,
+              cadence: 'custom',
+              cron_expression: `${(i + j) % 60} ${(i + j) % 24} * * *`,
+              timezone: 'Europe/Paris',
+            }),
+          }),
+        ),
+      );
     }
     await context.clearCookies();
     await context.addCookies([{ name: 'session', value: token, url: service.runtime.url, httpOnly: true, sameSite: 'Strict' }]);
@@ -260,12 +287,16 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
     const elapsed = performance.now() - started;
 
     expect(await fresh.locator('tbody tr').count()).toBe(200);
-    console.log(`figure: Scheduled Scans tab first load with 200 schedules: ${elapsed.toFixed(0)} ms (navigation to 200th row rendered, Chromium headless)`);
+    console.log(
+      `figure: Scheduled Scans tab first load with 200 schedules: ${elapsed.toFixed(0)} ms (navigation to 200th row rendered, Chromium headless)`,
+    );
     await fresh.close();
   });
 
   it('ran axe on every page and saw no Content-Security-Policy violation', () => {
-    expect(browser.audited).toEqual(expect.arrayContaining(['sign-in', 'scheduled-scans', 'schedule-form', 'scan-launcher', 'ask-to-scan', 'scans', 'scan', 'findings']));
+    expect(browser.audited).toEqual(
+      expect.arrayContaining(['sign-in', 'scheduled-scans', 'schedule-form', 'scan-launcher', 'ask-to-scan', 'scans', 'scan', 'findings']),
+    );
     expect(browser.cspViolations).toEqual([]);
   });
 });

@@ -22,7 +22,11 @@ export class InMemoryArtifactRepository implements ArtifactRepository {
     return row ? { ...row } : null;
   }
 
-  async settle(tenant: string, id: string, outcome: { status: 'ready' | 'rejected'; sha256: string | null; reason: string | null }): Promise<ArtifactRecord | null> {
+  async settle(
+    tenant: string,
+    id: string,
+    outcome: { status: 'ready' | 'rejected'; sha256: string | null; reason: string | null },
+  ): Promise<ArtifactRecord | null> {
     const row = this.rows.get(this.#key(tenant, id));
     if (!row || row.status !== 'pending') return null;
     Object.assign(row, outcome);

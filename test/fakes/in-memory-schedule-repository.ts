@@ -49,10 +49,20 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
     if (current.version !== record.version - 1) throw new ConflictError('stale');
     // Like the adapter's UpdateItem: the editable fields only; run fields and created_at stay.
     const { last_run_at, last_run_status, last_scan_id, created_at } = current;
-    this.rows.set(this.#key(record.tenant, record.id), { ...structuredClone(record), last_run_at, last_run_status, last_scan_id, created_at });
+    this.rows.set(this.#key(record.tenant, record.id), {
+      ...structuredClone(record),
+      last_run_at,
+      last_run_status,
+      last_scan_id,
+      created_at,
+    });
   }
 
-  async recordRun(tenant: string, id: string, run: { last_run_at: string; last_run_status: ScheduleRecord['last_run_status']; last_scan_id: string }): Promise<boolean> {
+  async recordRun(
+    tenant: string,
+    id: string,
+    run: { last_run_at: string; last_run_status: ScheduleRecord['last_run_status']; last_scan_id: string },
+  ): Promise<boolean> {
     const current = this.rows.get(this.#key(tenant, id));
     if (!current || (current.last_scan_id !== null && current.last_scan_id > run.last_scan_id)) return false;
     Object.assign(current, run);

@@ -11,7 +11,11 @@ export function putUpload(url: string, headers: Record<string, string>, body: Bu
       response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
     });
     // A server that refuses early may close before the body is written: its answer is what counts.
-    req.on('error', (error) => (error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error));
+    req.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET'
+        ? undefined
+        : reject(error),
+    );
     req.end(body);
   });
 }

@@ -46,7 +46,13 @@ function field(text: string, lo: number, count: number): Set<number> {
 }
 
 /** Parses celery fields the generator produced (always valid). */
-export function parseCeleryReference(fields: { minute: string; hour: string; day_of_week: string; day_of_month: string; month_of_year: string }): CeleryReference {
+export function parseCeleryReference(fields: {
+  minute: string;
+  hour: string;
+  day_of_week: string;
+  day_of_month: string;
+  month_of_year: string;
+}): CeleryReference {
   return {
     minute: field(fields.minute, 0, 60),
     hour: field(fields.hour, 0, 24),

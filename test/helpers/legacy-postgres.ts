@@ -42,11 +42,13 @@ export async function tenantSchemaSql(schema: string): Promise<string> {
  */
 export async function startLegacyPostgres(options: { load?: (db: PGlite) => Promise<void> } = {}): Promise<LegacyPostgres> {
   const db = await PGlite.create();
-  const load = options.load ?? (async (target: PGlite) => {
-    await target.exec(await readFile(join(FIXTURES, 'public.sql'), 'utf8'));
-    for (const tenant of LEGACY_TENANTS) await target.exec(await tenantSchemaSql(tenant));
-    await target.exec(await readFile(join(FIXTURES, 'tenants.sql'), 'utf8'));
-  });
+  const load =
+    options.load ??
+    (async (target: PGlite) => {
+      await target.exec(await readFile(join(FIXTURES, 'public.sql'), 'utf8'));
+      for (const tenant of LEGACY_TENANTS) await target.exec(await tenantSchemaSql(tenant));
+      await target.exec(await readFile(join(FIXTURES, 'tenants.sql'), 'utf8'));
+    });
   await load(db);
   const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 });
   await server.start();
@@ -61,15 +63,22 @@ export async function startLegacyPostgres(options: { load?: (db: PGlite) => Prom
     db,
     query,
     async reset() {
-      const schemas = await query<{ schema_name: string }>("SELECT schema_name FROM public.tenants_tenant WHERE schema_name <> 'public'").catch(() => []);
+      const schemas = await query<{ schema_name: string }>(
+        "SELECT schema_name FROM public.tenants_tenant WHERE schema_name <> 'public'",
+      ).catch(() => []);
       for (const { schema_name } of schemas) await db.exec(`DROP SCHEMA IF EXISTS "${schema_name}" CASCADE`);
       await db.exec('DROP TABLE IF EXISTS public.tenants_tenant');
       await load(db);
     },
     async checksums(except = {}) {
       const out: Record<string, { rows: number; md5: string }> = {};
-      const tenants = await query<{ schema_name: string }>("SELECT schema_name FROM public.tenants_tenant WHERE schema_name <> 'public' ORDER BY schema_name");
-      const tables = [['public', 'tenants_tenant'], ...tenants.flatMap(({ schema_name }) => LEGACY_TABLES.map((table) => [schema_name, table]))];
+      const tenants = await query<{ schema_name: string }>(
+        "SELECT schema_name FROM public.tenants_tenant WHERE schema_name <> 'public' ORDER BY schema_name",
+      );
+      const tables = [
+        ['public', 'tenants_tenant'],
+        ...tenants.flatMap(({ schema_name }) => LEGACY_TABLES.map((table) => [schema_name, table])),
+      ];
       for (const [schema, table] of tables) {
         const dropped = (except[table as (typeof LEGACY_TABLES)[number]] ?? []).map((column) => ` - '${column}'`).join('');
         const [row] = await query<{ rows: number; md5: string }>(

@@ -89,5 +89,10 @@ export async function snapshot(runtime: LocalRuntime, tenant?: string): Promise<
   for await (const row of runtime.repo.listAll(tenant)) rows.push(row);
   const triggers = (await runtime.scheduler.list()).filter((t) => tenant === undefined || t.tenant === tenant);
   const counts = tenant ? await runtime.repo.count(tenant) : null;
-  return JSON.stringify({ rows: rows.sort((a, b) => a.id.localeCompare(b.id)), triggers: triggers.sort((a, b) => a.name.localeCompare(b.name)), counts, queued: runtime.scanQueue.stats() });
+  return JSON.stringify({
+    rows: rows.sort((a, b) => a.id.localeCompare(b.id)),
+    triggers: triggers.sort((a, b) => a.name.localeCompare(b.name)),
+    counts,
+    queued: runtime.scanQueue.stats(),
+  });
 }

@@ -73,19 +73,23 @@ export function verifyPresigned(request: PresignedRequest, secrets: Record<strin
   const provided = param('X-Amz-Signature');
   const malformed = (message: string): Refusal => ({ status: 403, code: 'AuthorizationQueryParametersError', message });
   if (algorithm !== 'AWS4-HMAC-SHA256') return malformed('X-Amz-Algorithm must be AWS4-HMAC-SHA256');
-  if (!credential || !amzDate || !expires || !signedHeaders || !provided) return malformed('a presigned URL needs X-Amz-Credential, -Date, -Expires, -SignedHeaders and -Signature');
+  if (!credential || !amzDate || !expires || !signedHeaders || !provided)
+    return malformed('a presigned URL needs X-Amz-Credential, -Date, -Expires, -SignedHeaders and -Signature');
   const [accessKeyId, shortDate, region, service, terminator, ...extra] = credential.split('/');
-  if (extra.length > 0 || terminator !== 'aws4_request' || !shortDate || !region || !service) return malformed('X-Amz-Credential is not <key>/<date>/<region>/<service>/aws4_request');
+  if (extra.length > 0 || terminator !== 'aws4_request' || !shortDate || !region || !service)
+    return malformed('X-Amz-Credential is not <key>/<date>/<region>/<service>/aws4_request');
   const signedAt = parseAmzDate(amzDate);
   const lifetime = Number(expires);
   if (signedAt === null || amzDate.slice(0, 8) !== shortDate) return malformed('X-Amz-Date is not the credential scope date');
   if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > 604_800) return malformed('X-Amz-Expires must be 1 to 604800 seconds');
   const secret = secrets[accessKeyId];
-  if (secret === undefined) return { status: 403, code: 'InvalidAccessKeyId', message: 'The AWS Access Key Id you provided does not exist in our records.' };
+  if (secret === undefined)
+    return { status: 403, code: 'InvalidAccessKeyId', message: 'The AWS Access Key Id you provided does not exist in our records.' };
   if (now.getTime() > signedAt.getTime() + lifetime * 1000) return { status: 403, code: 'AccessDenied', message: 'Request has expired' };
 
   const names = signedHeaders.split(';');
-  if (!names.includes('host') || names.some((name) => name !== name.toLowerCase()) || names.join(';') !== [...names].sort().join(';')) return malformed('X-Amz-SignedHeaders must be sorted, lowercase and include host');
+  if (!names.includes('host') || names.some((name) => name !== name.toLowerCase()) || names.join(';') !== [...names].sort().join(';'))
+    return malformed('X-Amz-SignedHeaders must be sorted, lowercase and include host');
   const canonicalHeaders = names
     .map((name) => {
       const value = request.headers[name];
@@ -104,12 +108,19 @@ export function verifyPresigned(request: PresignedRequest, secrets: Record<strin
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
   const payloadHash = param('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
-  const canonicalRequest = [request.method.toUpperCase(), canonicalPath, canonicalQuery, canonicalHeaders, signedHeaders, payloadHash].join('\n');
+  const canonicalRequest = [request.method.toUpperCase(), canonicalPath, canonicalQuery, canonicalHeaders, signedHeaders, payloadHash].join(
+    '\n',
+  );
   const scope = `${shortDate}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
   const signingKey = hmac(hmac(hmac(hmac(`AWS4${secret}`, shortDate), region), service), 'aws4_request');
   const expected = hmac(signingKey, stringToSign).toString('hex');
-  if (expected !== provided) return { status: 403, code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.' };
+  if (expected !== provided)
+    return {
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+      message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+    };
   return null;
 }
 
@@ -121,7 +132,15 @@ export interface SigV4Front {
 }
 
 /** Starts the front on a random loopback port; `now` is the clock expiry is judged by (real time by default). */
-export async function startSigV4Front({ target, secrets, now = () => new Date() }: { target: string; secrets: Record<string, string>; now?: () => Date }): Promise<SigV4Front> {
+export async function startSigV4Front({
+  target,
+  secrets,
+  now = () => new Date(),
+}: {
+  target: string;
+  secrets: Record<string, string>;
+  now?: () => Date;
+}): Promise<SigV4Front> {
   const upstream = new URL(target);
   const seen: SigV4Front['seen'] = [];
   const server = createServer((incoming, outgoing) => {
@@ -141,14 +160,21 @@ export async function startSigV4Front({ target, secrets, now = () => new Date() 
     if (refusal) {
       const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`;
       // Like S3: answer at once, without reading a body the request has no right to send.
-      outgoing.writeHead(refusal.status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body), connection: 'close' });
+      outgoing.writeHead(refusal.status, {
+        'content-type': 'application/xml',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      });
       outgoing.end(body);
       return;
     }
-    const proxied = forward({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: url, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const proxied = forward(
+      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: url, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     proxied.on('error', (error) => {
       outgoing.writeHead(502, { 'content-type': 'text/plain' });
       outgoing.end(`front: ${error.message}`);

@@ -32,7 +32,12 @@ describe.each(environments)('ScanService-%s', (env) => {
     }
 
     it('alarms when a message waits in the scheduler DLQ (an undelivered fire)', () => {
-      expectQueueAlarm('SchedulerDeadLettersWaiting', stack.scheduling.schedulerDeadLetterQueue, 'ApproximateNumberOfMessagesVisible', 'Maximum');
+      expectQueueAlarm(
+        'SchedulerDeadLettersWaiting',
+        stack.scheduling.schedulerDeadLetterQueue,
+        'ApproximateNumberOfMessagesVisible',
+        'Maximum',
+      );
     });
 
     it('alarms when a message waits in the scan DLQ (its handler is not draining it)', () => {
@@ -69,10 +74,18 @@ describe.each(environments)('ScanService-%s', (env) => {
         AlarmActions: [ref(stack, stack.alarms.topic)],
       });
       expect(Object.values(queries).find((query) => query.ReturnData !== false)?.Expression).toBe('FILL(failures, 0) + FILL(errors, 0)');
-      expect(queries.failures.MetricStat).toMatchObject({ Metric: { Namespace: 'ScanService', MetricName: 'DispatchFailures' }, Period: 300, Stat: 'Sum' });
+      expect(queries.failures.MetricStat).toMatchObject({
+        Metric: { Namespace: 'ScanService', MetricName: 'DispatchFailures' },
+        Period: 300,
+        Stat: 'Sum',
+      });
       expect(sortedDimensions(queries.failures)).toEqual(serviceDimensions());
       expect(queries.errors.MetricStat).toMatchObject({
-        Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, stack.functions.dispatch.handler) } }] },
+        Metric: {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, stack.functions.dispatch.handler) } }],
+        },
         Stat: 'Sum',
       });
     });
@@ -81,8 +94,14 @@ describe.each(environments)('ScanService-%s', (env) => {
       const queries = queriesOf('ScanFailureRatio');
       const finished = Object.values(queries).filter((query) => query.MetricStat?.Metric.MetricName === 'ScansFinished');
 
-      expect(alarmOf(stack.alarms.node.findChild('ScanFailureRatio'))).toMatchObject({ Threshold: 50, EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
-      expect(Object.values(queries).find((query) => query.ReturnData !== false)?.Expression).toBe('IF(total >= 5, 100 * failed / total, 0)');
+      expect(alarmOf(stack.alarms.node.findChild('ScanFailureRatio'))).toMatchObject({
+        Threshold: 50,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(Object.values(queries).find((query) => query.ReturnData !== false)?.Expression).toBe(
+        'IF(total >= 5, 100 * failed / total, 0)',
+      );
       expect(finished.map((query) => sortedDimensions(query))).toEqual(
         expect.arrayContaining(['succeeded', 'partial', 'failed'].map((status) => serviceDimensions({ status }))),
       );
@@ -107,7 +126,14 @@ describe.each(environments)('ScanService-%s', (env) => {
       template.resourceCountIs('AWS::SNS::Topic', 1);
       const ids = stack.alarms.all.map((alarm) => alarm.node.id);
 
-      expect(ids.sort()).toEqual(['Api5xx', 'DispatchErrors', 'ScanDeadLettersReceived', 'ScanDeadLettersWaiting', 'ScanFailureRatio', 'SchedulerDeadLettersWaiting']);
+      expect(ids.sort()).toEqual([
+        'Api5xx',
+        'DispatchErrors',
+        'ScanDeadLettersReceived',
+        'ScanDeadLettersWaiting',
+        'ScanFailureRatio',
+        'SchedulerDeadLettersWaiting',
+      ]);
       for (const id of ids) {
         expect(alarmOf(stack.alarms.node.findChild(id)).AlarmActions).toEqual([ref(stack, stack.alarms.topic)]);
         expect(alarmOf(stack.alarms.node.findChild(id)).AlarmDescription).toContain(`docs/operations.md, "${id}"`);
@@ -121,7 +147,16 @@ describe.each(environments)('ScanService-%s', (env) => {
 
       expect(dashboards).toHaveLength(1);
       expect(dashboards[0].Properties.DashboardName).toBe(`scan-service-${env}`);
-      for (const name of ['ScansStarted', 'ScansFinished', 'ScanDuration', 'Findings', 'FiresDropped', 'DispatchFailures', 'ApproximateNumberOfMessagesVisible', '5xx']) {
+      for (const name of [
+        'ScansStarted',
+        'ScansFinished',
+        'ScanDuration',
+        'Findings',
+        'FiresDropped',
+        'DispatchFailures',
+        'ApproximateNumberOfMessagesVisible',
+        '5xx',
+      ]) {
         expect(body, name).toContain(name);
       }
       for (const alarm of stack.alarms.all) expect(body).toContain(logicalId(stack, alarm));
@@ -150,7 +185,18 @@ describe.each(environments)('ScanService-%s', (env) => {
                 StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
                 ArnLike: {
                   'aws:SourceArn': {
-                    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']],
+                    'Fn::Join': [
+                      '',
+                      [
+                        'arn:',
+                        { Ref: 'AWS::Partition' },
+                        ':cloudwatch:',
+                        { Ref: 'AWS::Region' },
+                        ':',
+                        { Ref: 'AWS::AccountId' },
+                        ':alarm:*',
+                      ],
+                    ],
                   },
                 },
               },

@@ -11,7 +11,8 @@ describe.each(environments)('ScanService-%s', (env) => {
   describe('api', () => {
     function routeKeys(): Map<string, Json> {
       const byKey = new Map<string, Json>();
-      for (const route of Object.values<Json>(template.findResources('AWS::ApiGatewayV2::Route'))) byKey.set(route.Properties.RouteKey, route.Properties);
+      for (const route of Object.values<Json>(template.findResources('AWS::ApiGatewayV2::Route')))
+        byKey.set(route.Properties.RouteKey, route.Properties);
       return byKey;
     }
 
@@ -79,7 +80,11 @@ describe.each(environments)('ScanService-%s', (env) => {
           expect(deployed.AuthorizerId, route.path).toBeUndefined();
         }
       }
-      expect(routes.filter((route) => !route.authenticated).map((route) => `${route.method} ${route.path}`)).toEqual(['DELETE /api/session', 'GET /api/health', 'GET /api/openapi.json']);
+      expect(routes.filter((route) => !route.authenticated).map((route) => `${route.method} ${route.path}`)).toEqual([
+        'DELETE /api/session',
+        'GET /api/health',
+        'GET /api/openapi.json',
+      ]);
     });
 
     it('never declares a route key ending in a slash, which API Gateway rejects', () => {

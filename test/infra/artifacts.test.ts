@@ -14,26 +14,46 @@ describe.each(environments)('ScanService-%s', (env) => {
 
   describe('artifacts bucket', () => {
     it('is private, encrypted, unversioned, and expires objects after 30 days', () => {
-      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-      expect(bucket.Properties.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(bucket.Properties.BucketEncryption).toEqual({
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      });
       expect(bucket.Properties.VersioningConfiguration).toBeUndefined();
-      expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ Status: 'Enabled', ExpirationInDays: 30 })]);
+      expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([
+        expect.objectContaining({ Status: 'Enabled', ExpirationInDays: 30 }),
+      ]);
     });
 
     it('refuses every request that is not over TLS', () => {
       template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: logicalId(stack, stack.artifacts.bucket) },
-        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Principal: { AWS: '*' },
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
       });
     });
 
     it('allows cross-origin PUT only, from the UI origins only', () => {
-      expect(bucket.Properties.CorsConfiguration.CorsRules).toEqual([{
-        AllowedMethods: ['PUT'],
-        AllowedOrigins: cdkContext.environments[env].allowedOrigins,
-        AllowedHeaders: ['content-type', 'content-length'],
-        MaxAge: 3600,
-      }]);
+      expect(bucket.Properties.CorsConfiguration.CorsRules).toEqual([
+        {
+          AllowedMethods: ['PUT'],
+          AllowedOrigins: cdkContext.environments[env].allowedOrigins,
+          AllowedHeaders: ['content-type', 'content-length'],
+          MaxAge: 3600,
+        },
+      ]);
     });
 
     it('invokes the check function for every created object, with a permission scoped to the bucket and account', () => {

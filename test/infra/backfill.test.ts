@@ -1,7 +1,17 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
-import { arnOf, backfillSettings, cdkContext, logicalId, schedulerArn, statementsOfRole, synthesizedStack, synthesizedStackWithBackfill, type Json } from './synthesized-stack.ts';
+import {
+  arnOf,
+  backfillSettings,
+  cdkContext,
+  logicalId,
+  schedulerArn,
+  statementsOfRole,
+  synthesizedStack,
+  synthesizedStackWithBackfill,
+  type Json,
+} from './synthesized-stack.ts';
 
 describe('the backfill function', () => {
   let stack: ScanServiceStack;
@@ -25,14 +35,39 @@ describe('the backfill function', () => {
       {
         Effect: 'Allow',
         Action: ['secretsmanager:GetSecretValue'],
-        Resource: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':secretsmanager:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':secret:legacy/django-db-??????']] }],
+        Resource: [
+          {
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                ':secretsmanager:',
+                { Ref: 'AWS::Region' },
+                ':',
+                { Ref: 'AWS::AccountId' },
+                ':secret:legacy/django-db-??????',
+              ],
+            ],
+          },
+        ],
       },
       {
         Effect: 'Allow',
-        Action: ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'],
+        Action: [
+          'ec2:CreateNetworkInterface',
+          'ec2:DescribeNetworkInterfaces',
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+        ],
         Resource: ['*'],
       },
-      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [arnOf(stack, stack.storage.table)] },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Resource: [arnOf(stack, stack.storage.table)],
+      },
       {
         Effect: 'Allow',
         Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],

@@ -44,7 +44,8 @@ describe.each(environments)('cdk-nag AwsSolutions on ScanService-%s', (env) => {
   it('reports no unacknowledged error or warning', () => {
     const { report } = checked[env];
     const findings = report.violations.map(
-      (violation) => `${violation.ruleName} (${violation.severity}) at ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`,
+      (violation) =>
+        `${violation.ruleName} (${violation.severity}) at ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`,
     );
 
     expect(findings).toEqual([]);

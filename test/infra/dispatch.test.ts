@@ -15,7 +15,16 @@ import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
 import { ENV } from '../../shared/config/environment.ts';
 import { DISPATCH_TIMEOUT_MS } from '../../local/runtime.ts';
-import { arnOf, cdkContext, environments, fixtureLayer, functionResource, logicalId, synthesizedStack, type Json } from './synthesized-stack.ts';
+import {
+  arnOf,
+  cdkContext,
+  environments,
+  fixtureLayer,
+  functionResource,
+  logicalId,
+  synthesizedStack,
+  type Json,
+} from './synthesized-stack.ts';
 
 describe('dispatch setup checks', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'infra-layer-'));
@@ -125,7 +134,9 @@ describe.each(environments)('ScanService-%s', (env) => {
     });
 
     it('leaves the scheduler DLQ without a consumer, for an operator to inspect and resend', () => {
-      const sources = Object.values<Json>(template.findResources('AWS::Lambda::EventSourceMapping')).map((m) => m.Properties.EventSourceArn);
+      const sources = Object.values<Json>(template.findResources('AWS::Lambda::EventSourceMapping')).map(
+        (m) => m.Properties.EventSourceArn,
+      );
       expect(sources).not.toContainEqual(arnOf(stack, stack.scheduling.schedulerDeadLetterQueue));
     });
   });

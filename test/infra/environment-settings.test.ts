@@ -14,7 +14,10 @@ describe('environment selection', () => {
   });
 
   it('rejects a dispatch concurrency cap the SQS event source does not accept', () => {
-    const broken = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, dispatch: { maxConcurrency: 1, accountConcurrency: 1000 } } };
+    const broken = {
+      ...cdkContext.environments,
+      dev: { ...cdkContext.environments.dev, dispatch: { maxConcurrency: 1, accountConcurrency: 1000 } },
+    };
     expect(() => resolveEnvironment('dev', broken)).toThrow(/dispatch\.maxConcurrency/);
   });
 

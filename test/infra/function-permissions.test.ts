@@ -107,7 +107,13 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.dispatch.role))).toEqual([
         logStatement(stack, 'dispatch'),
         consumeStatement(stack, stack.scheduling.scanQueue),
-        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
+        tableItemStatement(stack, [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:BatchWriteItem',
+        ]),
         { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.operatorKeys.secret)] },
         artifactObjectStatement(stack, ['s3:GetObject']),
       ]);
@@ -122,12 +128,20 @@ describe.each(environments)('ScanService-%s', (env) => {
     });
 
     it('lets only the scans function write artifact objects and only dispatch and the check read them', () => {
-      const byAction = (action: string) => allStatements(template)
-        .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes(action) && JSON.stringify(statement.Resource).includes('-artifacts-'))
-        .map(({ owner }) => owner)
-        .sort();
+      const byAction = (action: string) =>
+        allStatements(template)
+          .filter(
+            ({ statement }) =>
+              statement.Effect === 'Allow' &&
+              statement.Action.includes(action) &&
+              JSON.stringify(statement.Resource).includes('-artifacts-'),
+          )
+          .map(({ owner }) => owner)
+          .sort();
       expect(byAction('s3:PutObject')).toEqual([logicalId(stack, stack.functions.scans.role)]);
-      expect(byAction('s3:GetObject')).toEqual([logicalId(stack, stack.functions.dispatch.role), logicalId(stack, stack.functions.artifactCheck.role)].sort());
+      expect(byAction('s3:GetObject')).toEqual(
+        [logicalId(stack, stack.functions.dispatch.role), logicalId(stack, stack.functions.artifactCheck.role)].sort(),
+      );
     });
 
     it('lets the dead-letter function consume the scan DLQ and read and write items, nothing else', () => {
@@ -144,7 +158,11 @@ describe.each(environments)('ScanService-%s', (env) => {
         .map(({ owner }) => owner);
       const adversaryEngine: string | null = cdkContext.environments[env].adversaryEngineRoleName;
       expect(senders.sort()).toEqual(
-        [logicalId(stack, stack.scheduling.executionRole), logicalId(stack, stack.functions.scans.role), ...(adversaryEngine ? [adversaryEngine] : [])].sort(),
+        [
+          logicalId(stack, stack.scheduling.executionRole),
+          logicalId(stack, stack.functions.scans.role),
+          ...(adversaryEngine ? [adversaryEngine] : []),
+        ].sort(),
       );
     });
 
@@ -182,7 +200,11 @@ describe.each(environments)('ScanService-%s', (env) => {
         },
       ]);
       const owners = allStatements(template)
-        .filter(({ statement }) => statement.Action.some((a) => a.startsWith('secretsmanager:')) && JSON.stringify(statement.Resource).includes(logicalId(stack, stack.sessionKey.secret)))
+        .filter(
+          ({ statement }) =>
+            statement.Action.some((a) => a.startsWith('secretsmanager:')) &&
+            JSON.stringify(statement.Resource).includes(logicalId(stack, stack.sessionKey.secret)),
+        )
         .map(({ owner }) => owner);
       expect(owners.sort()).toEqual([logicalId(stack, stack.functions.authorizer.role), logicalId(stack, rotation.role)].sort());
     });

@@ -1,7 +1,16 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { DEAD_LETTER_TIMEOUT } from '../../infra/constructs/dispatch.ts';
-import { arnOf, cdkContext, environments, logicalId, schedulerArn, statementsOfRole, synthesizedStack, type Json } from './synthesized-stack.ts';
+import {
+  arnOf,
+  cdkContext,
+  environments,
+  logicalId,
+  schedulerArn,
+  statementsOfRole,
+  synthesizedStack,
+  type Json,
+} from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
@@ -10,14 +19,18 @@ describe.each(environments)('ScanService-%s', (env) => {
 
   describe('adversary engine', () => {
     it('grants the context-named role sqs:SendMessage on the scan queue only, or nothing when none is named', () => {
-      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy: Json) => JSON.stringify(policy.Properties.Roles ?? []).includes('"adversary-engine'));
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy: Json) =>
+        JSON.stringify(policy.Properties.Roles ?? []).includes('"adversary-engine'),
+      );
       if (settings.adversaryEngineRoleName === null) {
         expect(policies).toEqual([]);
         return;
       }
       expect(policies).toHaveLength(1);
       expect(policies[0].Properties.Roles).toEqual([settings.adversaryEngineRoleName]);
-      expect(policies[0].Properties.PolicyDocument.Statement).toEqual([{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(stack, stack.scheduling.scanQueue) }]);
+      expect(policies[0].Properties.PolicyDocument.Statement).toEqual([
+        { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(stack, stack.scheduling.scanQueue) },
+      ]);
     });
   });
 
@@ -49,8 +62,12 @@ describe.each(environments)('ScanService-%s', (env) => {
         const timeout = resources[logicalId(stack, consumer.handler)].Properties.Timeout;
         expect(visibility, queue.node.path).toBeGreaterThanOrEqual(6 * timeout);
       }
-      expect(resources[logicalId(stack, stack.scheduling.scanQueue)].Properties.VisibilityTimeout).toBe(settings.scanQueue.visibilityTimeoutSeconds);
-      expect(resources[logicalId(stack, stack.scheduling.scanDeadLetterQueue)].Properties.VisibilityTimeout).toBe(6 * DEAD_LETTER_TIMEOUT.toSeconds());
+      expect(resources[logicalId(stack, stack.scheduling.scanQueue)].Properties.VisibilityTimeout).toBe(
+        settings.scanQueue.visibilityTimeoutSeconds,
+      );
+      expect(resources[logicalId(stack, stack.scheduling.scanDeadLetterQueue)].Properties.VisibilityTimeout).toBe(
+        6 * DEAD_LETTER_TIMEOUT.toSeconds(),
+      );
     });
 
     it('encrypts every queue with SQS-managed keys and denies plain HTTP', () => {
@@ -61,9 +78,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id }],
           PolicyDocument: {
-            Statement: [
-              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            ],
+            Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })],
           },
         });
       }

@@ -6,14 +6,19 @@ import { cdkContext, environments, synthesizedStack, type Json } from './synthes
 function stringsIn(value: unknown, path = ''): Array<{ path: string; value: string }> {
   if (typeof value === 'string') return [{ path, value }];
   if (Array.isArray(value)) return value.flatMap((item, i) => stringsIn(item, `${path}[${i}]`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => [{ path: `${path}.${key}#key`, value: key }, ...stringsIn(item, `${path}.${key}`)]);
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => [
+      { path: `${path}.${key}#key`, value: key },
+      ...stringsIn(item, `${path}.${key}`),
+    ]);
   return [];
 }
 
 describe.each(environments)('secrets in the ScanService-%s template (DESIGN §10)', (env) => {
   // The synth all of test/infra shares; made on first use.
   const synth = () => synthesizedStack(env);
-  const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) => synth().stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
+    synth().stack.getLogicalId(construct.node.defaultChild as CfnElement);
 
   it('creates the operator keys secret under its configured name, holding an empty JSON object', () => {
     const { stack, template } = synth();
@@ -55,14 +60,18 @@ describe.each(environments)('secrets in the ScanService-%s template (DESIGN §10
     const { stack, template } = synth();
     const secretRef = { Ref: logicalIdOf(stack.operatorKeys.secret) };
     const dispatch = template.toJSON().Resources[logicalIdOf(stack.functions.dispatch.handler)];
-    const readers = Object.entries<Json>(
-      template.findResources('AWS::IAM::Policy'),
-    ).filter(([, policy]) => policy.Properties.PolicyDocument.Statement.some((statement: Json) => JSON.stringify(statement.Resource) === JSON.stringify(secretRef)));
+    const readers = Object.entries<Json>(template.findResources('AWS::IAM::Policy')).filter(([, policy]) =>
+      policy.Properties.PolicyDocument.Statement.some(
+        (statement: Json) => JSON.stringify(statement.Resource) === JSON.stringify(secretRef),
+      ),
+    );
 
     expect(dispatch.Properties.Environment.Variables.OPERATOR_KEYS_SECRET_ARN).toEqual(secretRef);
     expect(readers.map(([, policy]) => policy.Properties.Roles[0].Ref)).toEqual([logicalIdOf(stack.functions.dispatch.role)]);
-    expect(readers[0][1].Properties.PolicyDocument.Statement.filter((statement: Json) => JSON.stringify(statement.Resource) === JSON.stringify(secretRef))).toEqual([
-      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretRef },
-    ]);
+    expect(
+      readers[0][1].Properties.PolicyDocument.Statement.filter(
+        (statement: Json) => JSON.stringify(statement.Resource) === JSON.stringify(secretRef),
+      ),
+    ).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretRef }]);
   });
 });

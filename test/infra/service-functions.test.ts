@@ -35,7 +35,16 @@ describe.each(environments)('ScanService-%s', (env) => {
       const triggers = [ENV.tableName, ENV.scheduleGroupName, ENV.scanQueueArn, ENV.schedulerRoleArn, ENV.schedulerDlqArn];
       const expected = {
         schedules: [...powertools, ...triggers, ENV.allowedOrigins, ENV.scheduleQuota, ENV.allowPrivateTargets],
-        scans: [...powertools, ENV.tableName, ENV.scanQueueUrl, ENV.dispatchLogGroup, ENV.allowedOrigins, ENV.scheduleQuota, ENV.allowPrivateTargets, ENV.artifactBucket],
+        scans: [
+          ...powertools,
+          ENV.tableName,
+          ENV.scanQueueUrl,
+          ENV.dispatchLogGroup,
+          ENV.allowedOrigins,
+          ENV.scheduleQuota,
+          ENV.allowPrivateTargets,
+          ENV.artifactBucket,
+        ],
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
         authorizer: [...powertools, ENV.sessionKeySecretArn],

@@ -64,7 +64,9 @@ let withBackfill: SynthesizedStack | undefined;
 export function synthesizedStackWithBackfill(): SynthesizedStack {
   if (!withBackfill) {
     const environments = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, backfill: backfillSettings } };
-    const stack = addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), { mailscanLayerPath: fixtureLayer });
+    const stack = addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), {
+      mailscanLayerPath: fixtureLayer,
+    });
     withBackfill = { stack, template: Template.fromStack(stack) };
   }
   return withBackfill;
@@ -96,7 +98,10 @@ function normalise(statement: Json): Statement {
 /** `arn:<partition>:scheduler:<region>:<account>:<suffix>` as the template writes it. */
 export function schedulerArn(suffix: string): Json {
   return {
-    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${suffix}`]],
+    'Fn::Join': [
+      '',
+      ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${suffix}`],
+    ],
   };
 }
 

@@ -102,7 +102,9 @@ function routeKeyFor(method: string, path: string): string {
 type FunctionKey = keyof ScanServiceStack['functions'] | 'backfill';
 
 function functionsOf(stack: ScanServiceStack): Array<[FunctionKey, ScanServiceStack['functions'][keyof ScanServiceStack['functions']]]> {
-  const entries = Object.entries(stack.functions) as Array<[FunctionKey, ScanServiceStack['functions'][keyof ScanServiceStack['functions']]]>;
+  const entries = Object.entries(stack.functions) as Array<
+    [FunctionKey, ScanServiceStack['functions'][keyof ScanServiceStack['functions']]]
+  >;
   return stack.backfill ? [...entries, ['backfill', stack.backfill.fn]] : entries;
 }
 
@@ -133,7 +135,9 @@ function servingFunction(synth: SynthesizedStack, source: Source): FunctionKey |
     }
     case 'queue': {
       const queueArn = JSON.stringify(arnOf(stack, stack.scheduling[source.queue]));
-      const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => JSON.stringify(m.Properties.EventSourceArn) === queueArn);
+      const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+        ([, m]) => JSON.stringify(m.Properties.EventSourceArn) === queueArn,
+      );
       expect(mappings, `one consumer of ${source.queue}`).toHaveLength(1);
       return functionOfLogicalId(synth, referencedId(mappings[0][1].Properties.FunctionName));
     }
@@ -223,7 +227,9 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
 
   beforeAll(async () => {
     const runner = new ScriptedRunner();
-    runner.behaviour = async (_input, call) => ({ findings: Array.from({ length: 30 }, (_, i) => finding(i + (call % 2) * 15, { evidence: { i } })) });
+    runner.behaviour = async (_input, call) => ({
+      findings: Array.from({ length: 30 }, (_, i) => finding(i + (call % 2) * 15, { evidence: { i } })),
+    });
     service = await startTestService({
       quota: QUOTA,
       runners: new Map([['email_security', runner]]),
@@ -238,10 +244,19 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
 
     // -- the schedules function: create (and past the quota), list with filters and cursors, get, patch, toggle, delete
     const daily = await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody() }), 201);
-    const everyFive = await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) }), 201);
+    const everyFive = await expectStatus(
+      api('POST', '/api/scans/schedules/', { body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) }),
+      201,
+    );
     const paused = await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody({ enabled: false }) }), 201);
-    await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' }) }), 201);
-    const doomed = await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) }), 201);
+    await expectStatus(
+      api('POST', '/api/scans/schedules/', { body: scheduleBody({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' }) }),
+      201,
+    );
+    const doomed = await expectStatus(
+      api('POST', '/api/scans/schedules/', { body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) }),
+      201,
+    );
     const deleted = await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody() }), 201);
     await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody() }), 409);
     const firstPage = await expectStatus(api('GET', '/api/scans/schedules/?limit=2'), 200);
@@ -264,9 +279,20 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('POST', `/api/scans/schedules/${daily.id}/run/`), 202);
     await expectStatus(api('POST', '/api/scans/schedules/sch_01HZ0000000000000000000000/run/'), 404);
     await expectStatus(api('POST', '/api/scans/', { body: { scan_type: 'email_security', target: 'example.org' } }), 202);
-    const rua = await expectStatus(api('POST', '/api/artifacts/', { body: { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' } }), 201);
-    const junk = await expectStatus(api('POST', '/api/artifacts/', { body: { purpose: 'rua', filename: 'junk.xml', size: 5, content_type: 'application/xml' } }), 201);
-    await expectStatus(api('POST', '/api/scans/', { body: { scan_type: 'email_security', target: 'example.org', scope: { rua: [rua.id] } } }), 400);
+    const rua = await expectStatus(
+      api('POST', '/api/artifacts/', {
+        body: { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' },
+      }),
+      201,
+    );
+    const junk = await expectStatus(
+      api('POST', '/api/artifacts/', { body: { purpose: 'rua', filename: 'junk.xml', size: 5, content_type: 'application/xml' } }),
+      201,
+    );
+    await expectStatus(
+      api('POST', '/api/scans/', { body: { scan_type: 'email_security', target: 'example.org', scope: { rua: [rua.id] } } }),
+      400,
+    );
 
     // -- the artifact check: S3 invokes it for each created object; the bytes are put as S3 would hold them
     await writeFile(await ensureArtifactDir(runtime.artifactStore, tenant, rua.id), REPORT);
@@ -276,7 +302,10 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await serving({ kind: 'artifact object created' }, 'check again', () => runtime.artifacts.check(tenant, rua.id));
     await expectStatus(api('GET', `/api/artifacts/${rua.id}/`), 200);
     await expectStatus(api('GET', '/api/artifacts/art_01HZ0000000000000000000000/'), 404);
-    await expectStatus(api('POST', '/api/scans/', { body: { scan_type: 'email_security', target: 'example.org', scope: { rua: [rua.id] } } }), 202);
+    await expectStatus(
+      api('POST', '/api/scans/', { body: { scan_type: 'email_security', target: 'example.org', scope: { rua: [rua.id] } } }),
+      202,
+    );
 
     // -- dispatch (the scan queue's consumer): fires, a redelivered fire, a fire of a deleted
     // schedule, scan messages from the API, adversary steps
@@ -286,8 +315,22 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     const [fire] = runtime.scanQueue.receive(1);
     runtime.scanQueue.sendRaw(fire.body);
     runtime.scanQueue.changeVisibility(fire.receiptHandle, 0);
-    await runtime.scanQueue.send({ kind: 'adversary', tenant, run_id: 'run-1', step_id: 'recon-1', technique: 'T1598', target: 'example.net' });
-    await runtime.scanQueue.send({ kind: 'adversary', tenant, run_id: 'run-1', step_id: 'phish-1', technique: 'T1566', target: 'example.net' });
+    await runtime.scanQueue.send({
+      kind: 'adversary',
+      tenant,
+      run_id: 'run-1',
+      step_id: 'recon-1',
+      technique: 'T1598',
+      target: 'example.net',
+    });
+    await runtime.scanQueue.send({
+      kind: 'adversary',
+      tenant,
+      run_id: 'run-1',
+      step_id: 'phish-1',
+      technique: 'T1566',
+      target: 'example.net',
+    });
     await serving({ kind: 'queue', queue: 'scanQueue' }, 'first fires and queued scans', () => runtime.consumer.drain());
     clock.advance(FIVE_MINUTES);
     await serving({ kind: 'EventBridge Scheduler' }, 'the next fire is due', () => runtime.scheduler.runDue());
@@ -324,7 +367,14 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
 
     // -- the backfill function (its Lambda runs `run`; rollback is the CLI's only)
     const legacy = new InMemoryLegacySource().add('legacy-co', [legacyRow(1), legacyRow(2), { ...legacyRow(3), task: null }]);
-    const backfill = makeBackfillService({ source: legacy, markers: runtime.legacyMarkers, schedules: runtime.schedules, clock, ids: makeUlidGenerator(() => clock.now().getTime()), logger: silentLogger });
+    const backfill = makeBackfillService({
+      source: legacy,
+      markers: runtime.legacyMarkers,
+      schedules: runtime.schedules,
+      clock,
+      ids: makeUlidGenerator(() => clock.now().getTime()),
+      logger: silentLogger,
+    });
     await serving({ kind: 'backfill invocation' }, 'dry run', () => backfill.run({ dryRun: true }));
     await serving({ kind: 'backfill invocation' }, 'migrate', () => backfill.run({ dryRun: false }));
     await serving({ kind: 'backfill invocation' }, 'migrate again', () => backfill.run({ dryRun: false }));

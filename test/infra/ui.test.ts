@@ -35,21 +35,38 @@ describe.each(environments)('ScanService-%s', (env) => {
   describe('ui', () => {
     it('keeps the bundle in a private, encrypted bucket that refuses plain HTTP', () => {
       expect(resources[bucketId()].Properties).toMatchObject({
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
         OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       });
-      const policy = Object.values<Json>(template.findResources('AWS::S3::BucketPolicy')).find((p) => p.Properties.Bucket.Ref === bucketId())!;
-      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+      const policy = Object.values<Json>(template.findResources('AWS::S3::BucketPolicy')).find(
+        (p) => p.Properties.Bucket.Ref === bucketId(),
+      )!;
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
     });
 
     it('logs UI bucket requests and CloudFront requests to a private access-log bucket that expires them', () => {
       const logs = logicalId(stack, stack.ui.accessLogs);
 
-      expect(resources[bucketId()].Properties.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: logs }, LogFilePrefix: 'ui-bucket/' });
+      expect(resources[bucketId()].Properties.LoggingConfiguration).toEqual({
+        DestinationBucketName: { Ref: logs },
+        LogFilePrefix: 'ui-bucket/',
+      });
       expect(distribution().Logging).toEqual({ Bucket: { 'Fn::GetAtt': [logs, 'RegionalDomainName'] }, Prefix: 'cloudfront/' });
       expect(resources[logs].Properties).toMatchObject({
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
         LifecycleConfiguration: { Rules: [{ ExpirationInDays: 90, Status: 'Enabled' }] },
       });
@@ -60,7 +77,9 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(oacs.map((oac) => oac.Properties.OriginAccessControlConfig)).toEqual([
         expect.objectContaining({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' }),
       ]);
-      const policy = Object.values<Json>(template.findResources('AWS::S3::BucketPolicy')).find((p) => p.Properties.Bucket.Ref === bucketId())!;
+      const policy = Object.values<Json>(template.findResources('AWS::S3::BucketPolicy')).find(
+        (p) => p.Properties.Bucket.Ref === bucketId(),
+      )!;
       const reads = policy.Properties.PolicyDocument.Statement.filter((s: Json) => s.Effect === 'Allow');
       expect(reads).toEqual([
         expect.objectContaining({
@@ -75,7 +94,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(s3Origin.OriginAccessControlId).toBeDefined();
     });
 
-    it('serves the UI over HTTPS only (TLS 1.2+), cached by the objects\' own Cache-Control, with the SPA fallback', () => {
+    it("serves the UI over HTTPS only (TLS 1.2+), cached by the objects' own Cache-Control, with the SPA fallback", () => {
       const config = distribution();
       expect(config.DefaultRootObject).toBe('index.html');
       expect(config.ViewerCertificate?.MinimumProtocolVersion ?? 'TLSv1.2_2021').toBe('TLSv1.2_2021');
@@ -107,23 +126,47 @@ describe.each(environments)('ScanService-%s', (env) => {
     });
 
     it("lets the browser PUT uploads to the artifacts bucket: connect-src names the presigned URL's origin, the bucket's CORS admits the UI origins", async () => {
-      const pseudo = { 'AWS::AccountId': '123456789012', 'AWS::Region': 'eu-west-1', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::Partition': 'aws' };
+      const pseudo = {
+        'AWS::AccountId': '123456789012',
+        'AWS::Region': 'eu-west-1',
+        'AWS::URLSuffix': 'amazonaws.com',
+        'AWS::Partition': 'aws',
+      };
       const policy = Object.values<Json>(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0];
-      const csp = deployed(policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy, pseudo);
+      const csp = deployed(
+        policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy,
+        pseudo,
+      );
       const artifactsBucket = resources[logicalId(stack, stack.artifacts.bucket)].Properties;
       // The URL the scans function would hand a browser in that deployment, from the real presigner.
-      const client = makeS3Client({ region: pseudo['AWS::Region'], credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+      const client = makeS3Client({
+        region: pseudo['AWS::Region'],
+        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      });
       const store = makeS3ArtifactStore(client, deployed(artifactsBucket.BucketName, pseudo));
-      const upload = await store.uploadInstructions({ tenant: 'acme', id: 'art_01JZZZZZZZZZZZZZZZZZZZZZZZ', size: 10, contentType: 'application/xml' }, new Date());
+      const upload = await store.uploadInstructions(
+        { tenant: 'acme', id: 'art_01JZZZZZZZZZZZZZZZZZZZZZZZ', size: 10, contentType: 'application/xml' },
+        new Date(),
+      );
       client.destroy();
 
-      const connect = csp.split('; ').find((directive) => directive.startsWith('connect-src '))!.split(' ').slice(1);
+      const connect = csp
+        .split('; ')
+        .find((directive) => directive.startsWith('connect-src '))!
+        .split(' ')
+        .slice(1);
       expect(connect).toEqual(["'self'", new URL(upload.url).origin]);
       expect(new URL(upload.url).origin).toBe(`https://scan-service-${env}-artifacts-123456789012-eu-west-1.s3.eu-west-1.amazonaws.com`);
       // Everything else is the npm start policy, word for word.
       expect(csp.replace(` ${new URL(upload.url).origin}`, '')).toBe(CONTENT_SECURITY_POLICY);
       // The browser's preflight: PUT, with the content-type header it sets (content-length is the browser's own).
-      expect(artifactsBucket.CorsConfiguration.CorsRules).toEqual([expect.objectContaining({ AllowedMethods: ['PUT'], AllowedOrigins: cdkContext.environments[env].allowedOrigins, AllowedHeaders: expect.arrayContaining(['content-type']) })]);
+      expect(artifactsBucket.CorsConfiguration.CorsRules).toEqual([
+        expect.objectContaining({
+          AllowedMethods: ['PUT'],
+          AllowedOrigins: cdkContext.environments[env].allowedOrigins,
+          AllowedHeaders: expect.arrayContaining(['content-type']),
+        }),
+      ]);
       expect(Object.keys(upload.headers).sort()).toEqual(['content-length', 'content-type']);
     });
 
@@ -154,8 +197,10 @@ describe.each(environments)('ScanService-%s', (env) => {
       runInNewContext(`${fn.Properties.FunctionCode}\nthis.handler = handler;`, sandbox);
       const uriAfter = (uri: string) => sandbox.handler!({ request: { uri } }).uri;
 
-      for (const route of ['/', '/settings/scheduled-scans', '/scans', '/scans/scan_01ABC', '/findings', '/sign-in']) expect(uriAfter(route), route).toBe('/index.html');
-      for (const path of ['/assets/index-abc.js', '/assets/index-abc.css', '/index.html', '/robots.txt', '/scans/a/b']) expect(uriAfter(path), path).toBe(path);
+      for (const route of ['/', '/settings/scheduled-scans', '/scans', '/scans/scan_01ABC', '/findings', '/sign-in'])
+        expect(uriAfter(route), route).toBe('/index.html');
+      for (const path of ['/assets/index-abc.js', '/assets/index-abc.css', '/index.html', '/robots.txt', '/scans/a/b'])
+        expect(uriAfter(path), path).toBe(path);
     });
 
     it('outputs the UI URL, its bucket and its distribution', () => {

@@ -21,7 +21,13 @@ const endpoints: Endpoint[] = [
   { name: 'toggle', method: 'POST', path: (id) => `/api/scans/schedules/${id}/toggle/`, role: 'operator' },
   { name: 'delete', method: 'DELETE', path: (id) => `/api/scans/schedules/${id}/`, role: 'admin' },
   { name: 'run now', method: 'POST', path: (id) => `/api/scans/schedules/${id}/run/`, role: 'operator' },
-  { name: 'manual scan', method: 'POST', path: () => '/api/scans/', body: { scan_type: 'email_security', target: 'example.com' }, role: 'operator' },
+  {
+    name: 'manual scan',
+    method: 'POST',
+    path: () => '/api/scans/',
+    body: { scan_type: 'email_security', target: 'example.com' },
+    role: 'operator',
+  },
   { name: 'list scans', method: 'GET', path: () => '/api/scans/', role: 'viewer' },
   { name: 'list findings', method: 'GET', path: () => '/api/findings/', role: 'viewer' },
   { name: 'scan types', method: 'GET', path: () => '/api/scan-types/', role: 'viewer' },
@@ -41,25 +47,33 @@ describe('tenant isolation', () => {
     victimTenant = freshTenant('victim');
     attackerTenant = freshTenant('attacker');
     const victim = await service.token(victimTenant, 'admin');
-    victimId = (await service.call('/api/scans/schedules/', { method: 'POST', token: victim, body: scheduleBody({ name: 'secret' }) })).body.id;
+    victimId = (await service.call('/api/scans/schedules/', { method: 'POST', token: victim, body: scheduleBody({ name: 'secret' }) })).body
+      .id;
   });
 
-  it.each(endpoints.filter((e) => e.path('X').includes('X')))("answers 404 to $name with another tenant's id and changes nothing", async (endpoint) => {
-    const attacker = await service.token(attackerTenant, 'admin');
-    const before = await snapshot(service.runtime, victimTenant);
+  it.each(endpoints.filter((e) => e.path('X').includes('X')))(
+    "answers 404 to $name with another tenant's id and changes nothing",
+    async (endpoint) => {
+      const attacker = await service.token(attackerTenant, 'admin');
+      const before = await snapshot(service.runtime, victimTenant);
 
-    const reply = await service.call(endpoint.path(victimId), { method: endpoint.method, token: attacker, body: endpoint.body });
+      const reply = await service.call(endpoint.path(victimId), { method: endpoint.method, token: attacker, body: endpoint.body });
 
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.code).toBe('not_found');
-    expect(JSON.stringify(reply.body)).not.toContain('secret');
-    expect(await snapshot(service.runtime, victimTenant)).toBe(before);
-  });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error.code).toBe('not_found');
+      expect(JSON.stringify(reply.body)).not.toContain('secret');
+      expect(await snapshot(service.runtime, victimTenant)).toBe(before);
+    },
+  );
 
   it("answers 404 for another tenant's scan and lists none of its scans or findings", async () => {
     const victim = await service.token(victimTenant, 'admin');
     const attacker = await service.token(attackerTenant, 'admin');
-    const { body: scan } = await service.call('/api/scans/', { method: 'POST', token: victim, body: { scan_type: 'email_security', target: 'victim.com' } });
+    const { body: scan } = await service.call('/api/scans/', {
+      method: 'POST',
+      token: victim,
+      body: { scan_type: 'email_security', target: 'victim.com' },
+    });
     await service.runtime.drain();
 
     const get = await service.call(`/api/scans/${scan.id}/`, { token: attacker });
@@ -85,7 +99,11 @@ describe('tenant isolation', () => {
   it('takes the tenant from the token even when the body or query names another', async () => {
     const attacker = await service.token(attackerTenant, 'admin');
 
-    const created = await service.call('/api/scans/schedules/', { method: 'POST', token: attacker, body: scheduleBody({ tenant: victimTenant }) });
+    const created = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token: attacker,
+      body: scheduleBody({ tenant: victimTenant }),
+    });
     const listed = await service.call(`/api/scans/schedules/?tenant=${victimTenant}`, { token: attacker });
 
     expect(created.status).toBe(400);
@@ -111,7 +129,11 @@ describe('roles', () => {
     const id = (await service.call('/api/scans/schedules/', { method: 'POST', token: admin, body: scheduleBody() })).body.id;
     const before = await snapshot(service.runtime, tenant);
 
-    const reply = await service.call(entry.path(id), { method: entry.method, token: await service.token(tenant, entry.caller), body: entry.body });
+    const reply = await service.call(entry.path(id), {
+      method: entry.method,
+      token: await service.token(tenant, entry.caller),
+      body: entry.body,
+    });
 
     if (entry.allowed) {
       expect(reply.status).toBeLessThan(300);
@@ -139,21 +161,31 @@ describe('authentication and CSRF', () => {
   // (signature, expiry, claims, algorithm) instead of stopping at an unknown key id.
   const sign = (claims: Record<string, unknown>, options: { key?: string; alg?: string; exp?: number; kid?: string | null } = {}) =>
     new SignJWT(claims)
-      .setProtectedHeader({ alg: options.alg ?? 'HS256', ...(options.kid === null ? {} : { kid: options.kid ?? sessionKeyId(SESSION_KEY) }) })
+      .setProtectedHeader({
+        alg: options.alg ?? 'HS256',
+        ...(options.kid === null ? {} : { kid: options.kid ?? sessionKeyId(SESSION_KEY) }),
+      })
       .setSubject('someone')
       .setExpirationTime(options.exp ?? Math.floor(Date.now() / 1000) + 600)
       .sign(new TextEncoder().encode(options.key ?? SESSION_KEY));
 
   it.each([
     ['no session at all', async () => null],
-    ['a token signed with another key', async () => sign({ tenant: 'acme', role: 'admin' }, { key: 'another-key-another-key-another-key-1234' })],
+    [
+      'a token signed with another key',
+      async () => sign({ tenant: 'acme', role: 'admin' }, { key: 'another-key-another-key-another-key-1234' }),
+    ],
     ['a token signed with the right key but naming no key id', async () => sign({ tenant: 'acme', role: 'admin' }, { kid: null })],
     ['a token naming a key id the service does not have', async () => sign({ tenant: 'acme', role: 'admin' }, { kid: 'AAAAAAAAAAAAAAAA' })],
     ['an expired token', async () => sign({ tenant: 'acme', role: 'admin' }, { exp: Math.floor(Date.now() / 1000) - 3600 })],
     ['a token with a bad tenant', async () => sign({ tenant: 'Acme Corp', role: 'admin' })],
     ['a token with an unknown role', async () => sign({ tenant: 'acme', role: 'root' })],
     ['an HS512 token', async () => sign({ tenant: 'acme', role: 'admin' }, { alg: 'HS512' })],
-    ['an unsigned token', async () => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"tenant":"acme","role":"admin","sub":"x","exp":9999999999}').toString('base64url')}.`],
+    [
+      'an unsigned token',
+      async () =>
+        `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"tenant":"acme","role":"admin","sub":"x","exp":9999999999}').toString('base64url')}.`,
+    ],
     ['garbage', async () => 'not-a-jwt'],
   ])('answers 401 to %s', async (_name, makeToken) => {
     const reply = await service.call('/api/scans/schedules/', { token: await makeToken() });
@@ -173,7 +205,13 @@ describe('authentication and CSRF', () => {
     const token = await service.token(tenant, 'admin');
     const before = await snapshot(service.runtime, tenant);
 
-    const foreign = await service.call('/api/scans/schedules/', { method: 'POST', token, cookie: true, body: scheduleBody(), headers: { origin: 'https://evil.example' } });
+    const foreign = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      cookie: true,
+      body: scheduleBody(),
+      headers: { origin: 'https://evil.example' },
+    });
     const missing = await service.call('/api/scans/schedules/', { method: 'POST', token, cookie: true, body: scheduleBody() });
 
     expect(foreign.status).toBe(403);
@@ -185,7 +223,13 @@ describe('authentication and CSRF', () => {
   it('accepts a cookie-authenticated mutation from the service origin, and Bearer without Origin', async () => {
     const token = await service.token(freshTenant('acme'), 'admin');
 
-    const sameOrigin = await service.call('/api/scans/schedules/', { method: 'POST', token, cookie: true, body: scheduleBody(), headers: { origin: service.runtime.url } });
+    const sameOrigin = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      cookie: true,
+      body: scheduleBody(),
+      headers: { origin: service.runtime.url },
+    });
     const bearer = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
 
     expect(sameOrigin.status).toBe(201);

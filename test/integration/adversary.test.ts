@@ -28,12 +28,26 @@ describe('adversary steps through the local runtime', () => {
 
   beforeAll(async () => {
     [dns, vendors] = await Promise.all([
-      startDnsServerProcess({ zoneDir, zones: ['brand.test', 'brnad.test', 'bran.test', 'brend.test'].map(renamed), outOfZone: 'NXDOMAIN' }),
+      startDnsServerProcess({
+        zoneDir,
+        zones: ['brand.test', 'brnad.test', 'bran.test', 'brend.test'].map(renamed),
+        outOfZone: 'NXDOMAIN',
+      }),
       startVendorFakes(),
     ]);
     const configFile = join(mkdtempSync(join(tmpdir(), 'adversary-')), 'mailscan.json');
-    writeFileSync(configFile, JSON.stringify({ dns: { timeout_ms: 2_000, attempts: 2 }, lookalike: { max_candidates: 600, concurrency: 20 } }));
-    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1', MAILSCAN_CONFIG: configFile, ...vendors.urls, ...VENDOR_KEYS };
+    writeFileSync(
+      configFile,
+      JSON.stringify({ dns: { timeout_ms: 2_000, attempts: 2 }, lookalike: { max_candidates: 600, concurrency: 20 } }),
+    );
+    const env = {
+      PATH: process.env.PATH,
+      MAILSCAN_NAMESERVERS: dns.address,
+      MAILSCAN_ALLOW_PRIVATE: '1',
+      MAILSCAN_CONFIG: configFile,
+      ...vendors.urls,
+      ...VENDOR_KEYS,
+    };
     service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin: await buildCli(), env })]]) });
   }, 120_000);
   afterAll(async () => {
@@ -53,17 +67,42 @@ describe('adversary steps through the local runtime', () => {
     const { body: listed } = await service.call('/api/scans/?source_type=adversary', { token });
     expect(listed.items).toHaveLength(1);
     const job = listed.items[0];
-    expect(job).toMatchObject({ status: 'succeeded', source_type: 'adversary', trigger: 'adversary', scan_type: 'email_security', target: 'brandmail.com', schedule_id: null, scope: { techniques: ['T1598'], reputation: true, leak: true } });
+    expect(job).toMatchObject({
+      status: 'succeeded',
+      source_type: 'adversary',
+      trigger: 'adversary',
+      scan_type: 'email_security',
+      target: 'brandmail.com',
+      schedule_id: null,
+      scope: { techniques: ['T1598'], reputation: true, leak: true },
+    });
     expect((await service.call('/api/scans/?source_type=manual', { token })).body.items).toEqual([]);
 
     const { body: found } = await service.call(`/api/findings/?scan_id=${job.id}&limit=200`, { token });
     const rules = new Set(found.items.map((item: { rule_id: string }) => item.rule_id));
-    expect([...rules]).toEqual(expect.arrayContaining(['mailscan.leak.lookalike', 'mailscan.leak.breachdb_breach', 'mailscan.leak.commercial_feed', 'adversary.email.lookalike_phishing_infrastructure']));
+    expect([...rules]).toEqual(
+      expect.arrayContaining([
+        'mailscan.leak.lookalike',
+        'mailscan.leak.breachdb_breach',
+        'mailscan.leak.commercial_feed',
+        'adversary.email.lookalike_phishing_infrastructure',
+      ]),
+    );
 
     // The adversary finding names the stored base finding by its fingerprint.
-    const base = found.items.find((item: { rule_id: string; evidence: { lookalike?: string } }) => item.rule_id === 'mailscan.leak.lookalike' && item.evidence.lookalike === 'brnadmail.com');
-    const adversary = found.items.find((item: { rule_id: string; evidence: { lookalike?: string } }) => item.rule_id === 'adversary.email.lookalike_phishing_infrastructure' && item.evidence.lookalike === 'brnadmail.com');
-    expect(adversary.evidence).toMatchObject({ technique: 'T1598', base_rule_id: 'mailscan.leak.lookalike', base_fingerprint: base.fingerprint });
+    const base = found.items.find(
+      (item: { rule_id: string; evidence: { lookalike?: string } }) =>
+        item.rule_id === 'mailscan.leak.lookalike' && item.evidence.lookalike === 'brnadmail.com',
+    );
+    const adversary = found.items.find(
+      (item: { rule_id: string; evidence: { lookalike?: string } }) =>
+        item.rule_id === 'adversary.email.lookalike_phishing_infrastructure' && item.evidence.lookalike === 'brnadmail.com',
+    );
+    expect(adversary.evidence).toMatchObject({
+      technique: 'T1598',
+      base_rule_id: 'mailscan.leak.lookalike',
+      base_fingerprint: base.fingerprint,
+    });
 
     // No password or hash from a feed reaches the findings table.
     const stored = JSON.stringify(found.items);
@@ -71,7 +110,14 @@ describe('adversary steps through the local runtime', () => {
   });
 
   it('fails the job of an unsupported technique, saying so', async () => {
-    await service.runtime.scanQueue.send({ kind: 'adversary', tenant, run_id: 'run-43', step_id: 'phish-1', technique: 'T1566', target: 'brandmail.com' });
+    await service.runtime.scanQueue.send({
+      kind: 'adversary',
+      tenant,
+      run_id: 'run-43',
+      step_id: 'phish-1',
+      technique: 'T1566',
+      target: 'brandmail.com',
+    });
     await service.runtime.drain();
 
     const { body: listed } = await service.call('/api/scans/?source_type=adversary', { token });
@@ -82,7 +128,11 @@ describe('adversary steps through the local runtime', () => {
 
   it('refuses scope.techniques from the API', async () => {
     const operator = await service.token(tenant, 'operator');
-    const { status, body } = await service.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'brandmail.com', scope: { techniques: ['T1598'] } } });
+    const { status, body } = await service.call('/api/scans/', {
+      method: 'POST',
+      token: operator,
+      body: { scan_type: 'email_security', target: 'brandmail.com', scope: { techniques: ['T1598'] } },
+    });
     expect(status).toBe(400);
     expect(body.error.details).toEqual([{ field: 'scope.techniques', message: 'is set only by adversary runs' }]);
   });

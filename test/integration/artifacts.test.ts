@@ -23,7 +23,11 @@ describe('artifacts through the local server', () => {
 
   /** Announces a file and PUTs it to the URL the API gave; returns the artifact as the API then shows it. */
   async function upload(bytes: Buffer, announce: Record<string, unknown>, token = operator) {
-    const created = await service.call('/api/artifacts/', { method: 'POST', token, body: { filename: 'file', size: bytes.length, ...announce } });
+    const created = await service.call('/api/artifacts/', {
+      method: 'POST',
+      token,
+      body: { filename: 'file', size: bytes.length, ...announce },
+    });
     expect(created.status).toBe(201);
     const put = await putUpload(created.body.upload.url, created.body.upload.headers, bytes);
     const artifact = (await service.call(`/api/artifacts/${created.body.id}/`, { token })).body;
@@ -50,7 +54,18 @@ describe('artifacts through the local server', () => {
   it('announces a report, takes its bytes once at the signed URL, and marks it ready', async () => {
     const { created, put, artifact } = await upload(REPORT, { purpose: 'rua', filename: 'google.xml', content_type: 'application/xml' });
 
-    expect(created).toMatchObject({ id: expect.stringMatching(/^art_[0-9A-Z]{26}$/), status: 'pending', purpose: 'rua', size: REPORT.length, expires_at: '2026-04-01T10:00:00.000Z', upload: { method: 'PUT', headers: { 'content-type': 'application/xml', 'content-length': String(REPORT.length) }, expires_at: '2026-03-02T10:15:00.000Z' } });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^art_[0-9A-Z]{26}$/),
+      status: 'pending',
+      purpose: 'rua',
+      size: REPORT.length,
+      expires_at: '2026-04-01T10:00:00.000Z',
+      upload: {
+        method: 'PUT',
+        headers: { 'content-type': 'application/xml', 'content-length': String(REPORT.length) },
+        expires_at: '2026-03-02T10:15:00.000Z',
+      },
+    });
     expect(put.status).toBe(200);
     expect(artifact).toMatchObject({ status: 'ready', reason: null, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(artifact).not.toHaveProperty('upload');
@@ -58,7 +73,13 @@ describe('artifacts through the local server', () => {
   });
 
   it('refuses a PUT with another length or content type, or a forged or expired token, and stores nothing', async () => {
-    const created = (await service.call('/api/artifacts/', { method: 'POST', token: operator, body: { purpose: 'rua', filename: 'r.xml', size: REPORT.length, content_type: 'application/xml' } })).body;
+    const created = (
+      await service.call('/api/artifacts/', {
+        method: 'POST',
+        token: operator,
+        body: { purpose: 'rua', filename: 'r.xml', size: REPORT.length, content_type: 'application/xml' },
+      })
+    ).body;
     const { url, headers } = created.upload;
 
     const answers = [
@@ -71,7 +92,10 @@ describe('artifacts through the local server', () => {
 
     expect(answers.map((answer) => answer.status)).toEqual([403, 403, 403, 403]);
     expect(JSON.parse(answers[3].text)).toMatchObject({ error: { code: 'request_expired' } });
-    expect((await service.call(`/api/artifacts/${created.id}/`, { token: operator })).body).toMatchObject({ status: 'pending', sha256: null });
+    expect((await service.call(`/api/artifacts/${created.id}/`, { token: operator })).body).toMatchObject({
+      status: 'pending',
+      sha256: null,
+    });
     expect(await service.runtime.artifactStore.read(tenant, created.id, 1024)).toBeNull();
   });
 
@@ -90,33 +114,69 @@ describe('artifacts through the local server', () => {
   });
 
   it('refuses announcements over the size limit or of the wrong content type (400 on the field)', async () => {
-    const tooBig = await service.call('/api/artifacts/', { method: 'POST', token: operator, body: { purpose: 'eml', filename: 'big.eml', size: 60 * 1024 * 1024, content_type: 'message/rfc822' } });
-    const wrongType = await service.call('/api/artifacts/', { method: 'POST', token: operator, body: { purpose: 'rua', filename: 'r.pdf', size: 10, content_type: 'application/pdf' } });
-    const viewer = await service.call('/api/artifacts/', { method: 'POST', token: await service.token(tenant, 'viewer'), body: { purpose: 'rua', filename: 'r.xml', size: 10, content_type: 'text/xml' } });
+    const tooBig = await service.call('/api/artifacts/', {
+      method: 'POST',
+      token: operator,
+      body: { purpose: 'eml', filename: 'big.eml', size: 60 * 1024 * 1024, content_type: 'message/rfc822' },
+    });
+    const wrongType = await service.call('/api/artifacts/', {
+      method: 'POST',
+      token: operator,
+      body: { purpose: 'rua', filename: 'r.pdf', size: 10, content_type: 'application/pdf' },
+    });
+    const viewer = await service.call('/api/artifacts/', {
+      method: 'POST',
+      token: await service.token(tenant, 'viewer'),
+      body: { purpose: 'rua', filename: 'r.xml', size: 10, content_type: 'text/xml' },
+    });
 
-    expect(tooBig).toMatchObject({ status: 400, body: { error: { details: [{ field: 'size', message: 'must be at most 52428800 bytes for purpose eml' }] } } });
+    expect(tooBig).toMatchObject({
+      status: 400,
+      body: { error: { details: [{ field: 'size', message: 'must be at most 52428800 bytes for purpose eml' }] } },
+    });
     expect(wrongType.body.error.details).toEqual([expect.objectContaining({ field: 'content_type' })]);
     expect(viewer.status).toBe(403);
   });
 
-  it('keeps tenants apart: another tenant\'s artifact is 404 to read and 400 in a scope', async () => {
+  it("keeps tenants apart: another tenant's artifact is 404 to read and 400 in a scope", async () => {
     const beta = await service.token(freshTenant('beta'), 'operator');
     const { created } = await upload(REPORT, { purpose: 'rua', filename: 'b.xml', content_type: 'application/xml' }, beta);
 
     const read = await service.call(`/api/artifacts/${created.id}/`, { token: operator });
-    const scan = await service.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'goodmail.com', scope: { rua: [created.id] } } });
+    const scan = await service.call('/api/scans/', {
+      method: 'POST',
+      token: operator,
+      body: { scan_type: 'email_security', target: 'goodmail.com', scope: { rua: [created.id] } },
+    });
 
     expect(read.status).toBe(404);
-    expect(scan).toMatchObject({ status: 400, body: { error: { details: [{ field: 'scope.rua.0', message: `artifact ${created.id} not found` }] } } });
+    expect(scan).toMatchObject({
+      status: 400,
+      body: { error: { details: [{ field: 'scope.rua.0', message: `artifact ${created.id} not found` }] } },
+    });
     expect(await service.runtime.artifactStore.read(tenant, created.id, 1024)).toBeNull();
   });
 
   it('refuses a scope naming a pending artifact or one of the wrong purpose', async () => {
-    const pending = (await service.call('/api/artifacts/', { method: 'POST', token: operator, body: { purpose: 'rua', filename: 'p.xml', size: 10, content_type: 'text/xml' } })).body;
+    const pending = (
+      await service.call('/api/artifacts/', {
+        method: 'POST',
+        token: operator,
+        body: { purpose: 'rua', filename: 'p.xml', size: 10, content_type: 'text/xml' },
+      })
+    ).body;
     const { created: report } = await upload(REPORT, { purpose: 'rua', filename: 'g.xml', content_type: 'application/xml' });
 
-    const scan = await service.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'goodmail.com', scope: { rua: [pending.id], header: report.id } } });
-    const malformed = await service.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'goodmail.com', scope: { header: '--config=/etc/passwd' } } });
+    const scan = await service.call('/api/scans/', {
+      method: 'POST',
+      token: operator,
+      body: { scan_type: 'email_security', target: 'goodmail.com', scope: { rua: [pending.id], header: report.id } },
+    });
+    const malformed = await service.call('/api/scans/', {
+      method: 'POST',
+      token: operator,
+      body: { scan_type: 'email_security', target: 'goodmail.com', scope: { header: '--config=/etc/passwd' } },
+    });
 
     expect(scan.status).toBe(400);
     expect(scan.body.error.details).toEqual([
@@ -127,18 +187,35 @@ describe('artifacts through the local server', () => {
   });
 
   it('scans with rua and header scope end to end: upload, scan, findings', async () => {
-    const yahoo = gzipSync(fixture('rua/yahoo.xml').toString().replaceAll('good.test', 'goodmail.com').replaceAll('GOOD.TEST', 'GOODMAIL.COM'));
+    const yahoo = gzipSync(
+      fixture('rua/yahoo.xml').toString().replaceAll('good.test', 'goodmail.com').replaceAll('GOOD.TEST', 'GOODMAIL.COM'),
+    );
     const { created: report } = await upload(yahoo, { purpose: 'rua', filename: 'yahoo.xml.gz', content_type: 'application/gzip' });
     const { created: message } = await upload(MESSAGE, { purpose: 'eml', filename: 'suspicious.eml', content_type: 'message/rfc822' });
 
-    const queued = await service.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'goodmail.com', scope: { reputation: false, rua: [report.id], header: message.id } } });
+    const queued = await service.call('/api/scans/', {
+      method: 'POST',
+      token: operator,
+      body: { scan_type: 'email_security', target: 'goodmail.com', scope: { reputation: false, rua: [report.id], header: message.id } },
+    });
     await service.runtime.drain();
     const scan = (await service.call(`/api/scans/${queued.body.id}/`, { token: operator })).body;
-    const findings = (await service.call(`/api/findings/?scan_id=${queued.body.id}&limit=200`, { token: operator })).body.items as { rule_id: string; severity: string; evidence: Record<string, unknown> }[];
+    const findings = (await service.call(`/api/findings/?scan_id=${queued.body.id}&limit=200`, { token: operator })).body.items as {
+      rule_id: string;
+      severity: string;
+      evidence: Record<string, unknown>;
+    }[];
 
     expect(queued.status).toBe(202);
     expect(scan).toMatchObject({ status: 'succeeded', errors: [] });
-    expect(findings.filter((item) => item.rule_id === 'mailscan.dmarc.rua_misalignment')).toEqual([expect.objectContaining({ severity: 'high', evidence: expect.objectContaining({ source_ip: '203.0.113.9', dmarc_fail: 150 }) })]);
-    expect(findings.filter((item) => item.rule_id === 'mailscan.header.received_anomaly').map((item) => item.evidence.kind).sort()).toEqual(['backwards_time', 'long_delay', 'loopback_helo', 'missing_date', 'private_helo']);
+    expect(findings.filter((item) => item.rule_id === 'mailscan.dmarc.rua_misalignment')).toEqual([
+      expect.objectContaining({ severity: 'high', evidence: expect.objectContaining({ source_ip: '203.0.113.9', dmarc_fail: 150 }) }),
+    ]);
+    expect(
+      findings
+        .filter((item) => item.rule_id === 'mailscan.header.received_anomaly')
+        .map((item) => item.evidence.kind)
+        .sort(),
+    ).toEqual(['backwards_time', 'long_delay', 'loopback_helo', 'missing_date', 'private_helo']);
   });
 });

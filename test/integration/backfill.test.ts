@@ -50,7 +50,9 @@ const EXPECTED: Record<string, [outcome: RowReport['outcome'], what: string][]> 
     ['skipped', 'interval every 45 seconds is not a whole number of minutes'],
   ],
 };
-const MIGRATED = Object.values(EXPECTED).flat().filter(([outcome]) => outcome === 'migrated').length;
+const MIGRATED = Object.values(EXPECTED)
+  .flat()
+  .filter(([outcome]) => outcome === 'migrated').length;
 
 function describeRecord(r: ScheduleRecord): string {
   const timing = r.cadence === 'custom' ? `custom:${r.cron_expression}` : r.cadence;
@@ -79,14 +81,23 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
   });
   afterEach(() => service.stop());
 
-  async function backfill(body: Record<string, unknown>): Promise<{ report?: BackfillReport; error?: { code: string; message: string }; progress: unknown[] }> {
+  async function backfill(
+    body: Record<string, unknown>,
+  ): Promise<{ report?: BackfillReport; error?: { code: string; message: string }; progress: unknown[] }> {
     const response = await fetch(`${service.runtime.url}/_local/backfill`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-local-admin-key': SESSION_KEY },
       body: JSON.stringify({ database_url: legacy.url, ...body }),
     });
-    const lines = (await response.text()).trim().split('\n').map((line) => JSON.parse(line));
-    return { report: lines.find((l) => l.report)?.report, error: lines.find((l) => l.error)?.error, progress: lines.filter((l) => l.progress).map((l) => l.progress) };
+    const lines = (await response.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    return {
+      report: lines.find((l) => l.report)?.report,
+      error: lines.find((l) => l.error)?.error,
+      progress: lines.filter((l) => l.progress).map((l) => l.progress),
+    };
   }
 
   async function cli(args: string[], env: Record<string, string | undefined> = { LEGACY_DATABASE_URL: legacy.url }) {
@@ -122,7 +133,14 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     const { report } = await backfill({ dry_run: true });
 
     // assert
-    expect(report?.totals).toEqual({ tenants: 3, migrated: MIGRATED, already_migrated: 0, skipped: 7, failed: 0, cloud_monitoring_not_migrated: 5 });
+    expect(report?.totals).toEqual({
+      tenants: 3,
+      migrated: MIGRATED,
+      already_migrated: 0,
+      skipped: 7,
+      failed: 0,
+      cloud_monitoring_not_migrated: 5,
+    });
     expect(await legacy.checksums()).toEqual(before);
     expect(await rows()).toEqual([]);
     expect(await markerCount()).toBe(0);
@@ -131,7 +149,10 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
 
   it('migrates every row as mapped, changes only enabled and last_update, and says "already migrated" on a second run', async () => {
     // prepare
-    const before = await legacy.checksums({ django_celery_beat_periodictask: ['enabled'], django_celery_beat_periodictasks: ['last_update'] });
+    const before = await legacy.checksums({
+      django_celery_beat_periodictask: ['enabled'],
+      django_celery_beat_periodictasks: ['last_update'],
+    });
     const enabledBefore = await legacy.query<{ schema: string; id: number; enabled: boolean }>(
       "SELECT 'acme' AS schema, id, enabled FROM acme.django_celery_beat_periodictask UNION ALL SELECT 'globex', id, enabled FROM globex.django_celery_beat_periodictask UNION ALL SELECT 'initech', id, enabled FROM initech.django_celery_beat_periodictask",
     );
@@ -140,7 +161,14 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     const first = await backfill({});
 
     // assert: the report and the rows
-    expect(first.report?.totals).toEqual({ tenants: 3, migrated: MIGRATED, already_migrated: 0, skipped: 7, failed: 0, cloud_monitoring_not_migrated: 5 });
+    expect(first.report?.totals).toEqual({
+      tenants: 3,
+      migrated: MIGRATED,
+      already_migrated: 0,
+      skipped: 7,
+      failed: 0,
+      cloud_monitoring_not_migrated: 5,
+    });
     const stored = await rows();
     for (const tenant of first.report!.tenants) {
       expect(tenant.rows.map((row) => row.outcome)).toEqual(EXPECTED[tenant.tenant].map(([outcome]) => outcome));
@@ -151,24 +179,54 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
       });
     }
     expect(stored).toHaveLength(MIGRATED);
-    expect(stored.every((r) => ['secretscan.schedule', 'network.continuousschedule'].includes(r.scope.source_legacy_model as string))).toBe(true);
+    expect(stored.every((r) => ['secretscan.schedule', 'network.continuousschedule'].includes(r.scope.source_legacy_model as string))).toBe(
+      true,
+    );
     const payments = stored.find((r) => r.target === 'https://github.com/acme/payments')!;
     expect(payments.name).toHaveLength(200);
     expect(payments.description).toContain('Full name: Quarterly deep secret scan');
-    expect((await service.runtime.scheduler.list()).map((t) => t.scheduleId).sort()).toEqual(stored.filter((r) => r.enabled).map((r) => r.id).sort());
+    expect((await service.runtime.scheduler.list()).map((t) => t.scheduleId).sort()).toEqual(
+      stored
+        .filter((r) => r.enabled)
+        .map((r) => r.id)
+        .sort(),
+    );
 
     // assert: the legacy side
-    expect(await legacy.checksums({ django_celery_beat_periodictask: ['enabled'], django_celery_beat_periodictasks: ['last_update'] })).toEqual(before);
+    expect(
+      await legacy.checksums({ django_celery_beat_periodictask: ['enabled'], django_celery_beat_periodictasks: ['last_update'] }),
+    ).toEqual(before);
     const enabledAfter = await legacy.query<{ schema: string; id: number; enabled: boolean }>(
       "SELECT 'acme' AS schema, id, enabled FROM acme.django_celery_beat_periodictask UNION ALL SELECT 'globex', id, enabled FROM globex.django_celery_beat_periodictask UNION ALL SELECT 'initech', id, enabled FROM initech.django_celery_beat_periodictask",
     );
-    const turnedOff = enabledAfter.filter((a) => !a.enabled && enabledBefore.find((b) => b.schema === a.schema && b.id === a.id)!.enabled).map((a) => `${a.schema}:${a.id}`).sort();
+    const turnedOff = enabledAfter
+      .filter((a) => !a.enabled && enabledBefore.find((b) => b.schema === a.schema && b.id === a.id)!.enabled)
+      .map((a) => `${a.schema}:${a.id}`)
+      .sort();
     // The migrated rows whose task was enabled: acme 1,2,3,7,8,9,12; globex 1,2,4,5; initech 1,2,3,4.
-    expect(turnedOff).toEqual(['acme:1', 'acme:12', 'acme:2', 'acme:3', 'acme:7', 'acme:8', 'acme:9', 'globex:1', 'globex:2', 'globex:4', 'globex:5', 'initech:1', 'initech:2', 'initech:3', 'initech:4']);
+    expect(turnedOff).toEqual([
+      'acme:1',
+      'acme:12',
+      'acme:2',
+      'acme:3',
+      'acme:7',
+      'acme:8',
+      'acme:9',
+      'globex:1',
+      'globex:2',
+      'globex:4',
+      'globex:5',
+      'initech:1',
+      'initech:2',
+      'initech:3',
+      'initech:4',
+    ]);
     expect(enabledAfter.filter((a) => a.enabled).length).toBeGreaterThan(0);
     const bumped = await legacy.query<{ last_update: Date }>('SELECT last_update FROM acme.django_celery_beat_periodictasks');
     expect(bumped[0].last_update.getTime()).toBeGreaterThan(new Date('2025-01-01T00:00:00Z').getTime());
-    const cloudTasks = await legacy.query<{ enabled: boolean }>("SELECT enabled FROM acme.django_celery_beat_periodictask WHERE task = 'cloud.tasks.monitor'");
+    const cloudTasks = await legacy.query<{ enabled: boolean }>(
+      "SELECT enabled FROM acme.django_celery_beat_periodictask WHERE task = 'cloud.tasks.monitor'",
+    );
     expect(cloudTasks.every((t) => t.enabled)).toBe(true);
 
     // act: the second run
@@ -177,7 +235,12 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
 
     // assert
     expect(second.report?.totals).toMatchObject({ migrated: 0, already_migrated: MIGRATED, skipped: 7, failed: 0 });
-    expect(second.report!.tenants.flatMap((t) => t.rows).filter((r) => r.outcome !== 'skipped').every((r) => r.outcome === 'already_migrated' && r.notes === undefined)).toBe(true);
+    expect(
+      second
+        .report!.tenants.flatMap((t) => t.rows)
+        .filter((r) => r.outcome !== 'skipped')
+        .every((r) => r.outcome === 'already_migrated' && r.notes === undefined),
+    ).toBe(true);
     expect(await rows()).toEqual(stored);
     expect(await legacy.checksums()).toEqual(afterFirst);
   });
@@ -201,7 +264,13 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     let reachedDisable: () => void = () => {};
     const atDisable = new Promise<void>((resolve) => (reachedDisable = resolve));
     const killed = makeBackfillService({
-      source: { ...source, setTaskEnabled: () => { reachedDisable(); return new Promise<boolean>(() => {}); } },
+      source: {
+        ...source,
+        setTaskEnabled: () => {
+          reachedDisable();
+          return new Promise<boolean>(() => {});
+        },
+      },
       markers: service.runtime.legacyMarkers,
       schedules: service.runtime.schedules,
       clock: service.clock,
@@ -212,17 +281,27 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     void killed.run({ dryRun: false, tenant: 'globex' });
     await atDisable;
     const [created] = await rows();
-    expect((await legacy.query<{ enabled: boolean }>('SELECT enabled FROM globex.django_celery_beat_periodictask WHERE id = 1'))[0].enabled).toBe(true);
+    expect(
+      (await legacy.query<{ enabled: boolean }>('SELECT enabled FROM globex.django_celery_beat_periodictask WHERE id = 1'))[0].enabled,
+    ).toBe(true);
 
     // act
     const next = await backfill({ tenant: 'globex' });
 
     // assert
     const resumed = next.report!.tenants[0].rows[0];
-    expect(resumed).toMatchObject({ outcome: 'already_migrated', schedule_id: created.id, notes: ['disabled the legacy task an earlier run left enabled'] });
+    expect(resumed).toMatchObject({
+      outcome: 'already_migrated',
+      schedule_id: created.id,
+      notes: ['disabled the legacy task an earlier run left enabled'],
+    });
     expect(next.report!.totals).toMatchObject({ migrated: 4, already_migrated: 1, failed: 0 });
-    expect((await rows()).filter((r) => r.scope.source_legacy_id === '1' && r.scope.source_legacy_model === 'secretscan.schedule')).toHaveLength(1);
-    expect((await legacy.query<{ enabled: boolean }>('SELECT enabled FROM globex.django_celery_beat_periodictask WHERE id = 1'))[0].enabled).toBe(false);
+    expect(
+      (await rows()).filter((r) => r.scope.source_legacy_id === '1' && r.scope.source_legacy_model === 'secretscan.schedule'),
+    ).toHaveLength(1);
+    expect(
+      (await legacy.query<{ enabled: boolean }>('SELECT enabled FROM globex.django_celery_beat_periodictask WHERE id = 1'))[0].enabled,
+    ).toBe(false);
     await source.close();
   });
 
@@ -286,7 +365,9 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     // assert
     expect(undo.code).toBe(0);
     expect(undo.stderr).toContain('globex: 5 migrated schedule(s) removed, 4 legacy task(s) to re-enable');
-    expect(undo.stdout).toContain('UPDATE "globex".django_celery_beat_periodictask SET enabled = true WHERE enabled = false AND id IN (1, 2, 4, 5);');
+    expect(undo.stdout).toContain(
+      'UPDATE "globex".django_celery_beat_periodictask SET enabled = true WHERE enabled = false AND id IN (1, 2, 4, 5);',
+    );
     expect(await rows()).toEqual([]);
     expect(await service.runtime.scheduler.list()).toEqual([]);
     expect(await markerCount()).toBe(0);
@@ -294,7 +375,7 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     expect((await backfill({ tenant: 'globex' })).report?.totals.migrated).toBe(5);
   });
 
-  it('fires a backfilled schedule through the local runtime\'s clock like any other', async () => {
+  it("fires a backfilled schedule through the local runtime's clock like any other", async () => {
     // prepare
     await backfill({ tenant: 'globex' });
     const core = (await rows()).find((r) => r.target === 'https://github.com/globex/core')!;
@@ -307,7 +388,13 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     const token = await service.token('globex', 'viewer');
     const scans = await service.call(`/api/scans/?schedule_id=${core.id}`, { token });
     expect(scans.body.items).toHaveLength(1);
-    expect(scans.body.items[0]).toMatchObject({ schedule_id: core.id, trigger: 'cron', scheduled_time: '2026-03-03T02:00:00Z', scan_type: 'secret_scan', target: core.target });
+    expect(scans.body.items[0]).toMatchObject({
+      schedule_id: core.id,
+      trigger: 'cron',
+      scheduled_time: '2026-03-03T02:00:00Z',
+      scan_type: 'secret_scan',
+      target: core.target,
+    });
     const schedule = await service.call(`/api/scans/schedules/${core.id}/`, { token });
     expect(schedule.body.last_scan_id).toBe(scans.body.items[0].id);
   });

@@ -36,7 +36,16 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
   let token: string;
 
   beforeAll(async () => {
-    dns = await startDnsServer({ zoneDir, zones: [renamed('good.test', 'goodmail.com'), renamed('bare.test', 'baremail.com'), renamed('slow.test', 'slowmail.com'), { text: '@ IN SOA ns.nic.net. hostmaster.nic.net. ( 1 3600 600 86400 300 )', origin: 'net' }, exampleTest] });
+    dns = await startDnsServer({
+      zoneDir,
+      zones: [
+        renamed('good.test', 'goodmail.com'),
+        renamed('bare.test', 'baremail.com'),
+        renamed('slow.test', 'slowmail.com'),
+        { text: '@ IN SOA ns.nic.net. hostmaster.nic.net. ( 1 3600 600 86400 300 )', origin: 'net' },
+        exampleTest,
+      ],
+    });
     bin = await buildCli();
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
     service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
@@ -50,7 +59,11 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
   });
 
   async function scanOf(target: string, scope: Record<string, unknown> = {}) {
-    const { body: queued } = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target, scope } });
+    const { body: queued } = await service.call('/api/scans/', {
+      method: 'POST',
+      token,
+      body: { scan_type: 'email_security', target, scope },
+    });
     await service.runtime.drain();
     const scan = (await service.call(`/api/scans/${queued.id}/`, { token })).body;
     const findings = (await service.call(`/api/findings/?scan_id=${queued.id}`, { token })).body.items;
@@ -76,23 +89,52 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const { scan, findings } = await scanOf('mail.example.test');
 
     expect(scan).toMatchObject({ status: 'succeeded', target: 'mail.example.test', errors: [] });
-    expect(findings.map((f: { rule_id: string }) => f.rule_id).sort()).toEqual(['mailscan.dkim.not_found', 'mailscan.dmarc.policy_none', 'mailscan.dnssec.unsigned']);
-    expect(findings.find((f: { rule_id: string }) => f.rule_id === 'mailscan.dmarc.policy_none').evidence).toMatchObject({ domain: 'mail.example.test', record_domain: 'example.test', policy: 'none' });
+    expect(findings.map((f: { rule_id: string }) => f.rule_id).sort()).toEqual([
+      'mailscan.dkim.not_found',
+      'mailscan.dmarc.policy_none',
+      'mailscan.dnssec.unsigned',
+    ]);
+    expect(findings.find((f: { rule_id: string }) => f.rule_id === 'mailscan.dmarc.policy_none').evidence).toMatchObject({
+      domain: 'mail.example.test',
+      record_domain: 'example.test',
+      policy: 'none',
+    });
   });
 
   it('reports a configured list without a table answering 127.255.255.254 as an error, not a listing', async () => {
-    const configured = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({
-      bin, env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1', MAILSCAN_CONFIG: 'test/fixtures/mailscan/config/unknown-lists.json' },
-    })]]) });
+    const configured = await startTestService({
+      runners: new Map([
+        [
+          'email_security',
+          makeMailscanRunner({
+            bin,
+            env: {
+              PATH: process.env.PATH,
+              MAILSCAN_NAMESERVERS: dns.address,
+              MAILSCAN_ALLOW_PRIVATE: '1',
+              MAILSCAN_CONFIG: 'test/fixtures/mailscan/config/unknown-lists.json',
+            },
+          }),
+        ],
+      ]),
+    });
     try {
       const operator = await configured.token('mail', 'operator');
-      const { body: queued } = await configured.call('/api/scans/', { method: 'POST', token: operator, body: { scan_type: 'email_security', target: 'rep-refused.test' } });
+      const { body: queued } = await configured.call('/api/scans/', {
+        method: 'POST',
+        token: operator,
+        body: { scan_type: 'email_security', target: 'rep-refused.test' },
+      });
       await configured.runtime.drain();
       const scan = (await configured.call(`/api/scans/${queued.id}/`, { token: operator })).body;
       const findings = (await configured.call(`/api/findings/?scan_id=${queued.id}`, { token: operator })).body.items;
 
       expect(findings.map((f: { rule_id: string }) => f.rule_id)).not.toContain('mailscan.dnsbl.listed');
-      expect(scan.errors).toContainEqual({ runner: 'mailscan', message: 'rep-refused.test: reputation/dnsbl: bl.rep-unknown.test 203.0.113.202: 127.255.255.254: query refused (127.255.255.0/24 is reserved for errors)' });
+      expect(scan.errors).toContainEqual({
+        runner: 'mailscan',
+        message:
+          'rep-refused.test: reputation/dnsbl: bl.rep-unknown.test 203.0.113.202: 127.255.255.254: query refused (127.255.255.0/24 is reserved for errors)',
+      });
     } finally {
       await configured.stop();
     }
@@ -102,8 +144,16 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const { scan, findings } = await scanOf('baremail.com', { reputation: false });
 
     expect(scan.status).toBe('succeeded');
-    expect(findings.map((f: { rule_id: string }) => f.rule_id).sort()).toEqual(['mailscan.dkim.not_found', 'mailscan.dmarc.missing', 'mailscan.spf.missing']);
-    expect(findings.find((f: { rule_id: string }) => f.rule_id === 'mailscan.spf.missing')).toMatchObject({ severity: 'high', target: 'baremail.com', scan_type: 'email_security' });
+    expect(findings.map((f: { rule_id: string }) => f.rule_id).sort()).toEqual([
+      'mailscan.dkim.not_found',
+      'mailscan.dmarc.missing',
+      'mailscan.spf.missing',
+    ]);
+    expect(findings.find((f: { rule_id: string }) => f.rule_id === 'mailscan.spf.missing')).toMatchObject({
+      severity: 'high',
+      target: 'baremail.com',
+      scan_type: 'email_security',
+    });
     expect(scan.summary).toMatchObject({ high: 2, medium: 1 });
   });
 
@@ -111,7 +161,10 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const { scan } = await scanOf('nowhere-at-all.com', { reputation: false });
 
     expect(scan.status).toBe('failed');
-    expect(scan.errors[0]).toMatchObject({ runner: 'mailscan', message: expect.stringContaining('mailscan could not scan nowhere-at-all.com') });
+    expect(scan.errors[0]).toMatchObject({
+      runner: 'mailscan',
+      message: expect.stringContaining('mailscan could not scan nowhere-at-all.com'),
+    });
   });
 
   it('fails the job for a domain that does not exist, saying so, with no findings', async () => {
@@ -139,7 +192,16 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const args = mailscanArgs('example.com', { reputation: false, dkim_selectors: ['s1', 's2'], source_legacy_id: 4 }, 60_000);
     const env = mailscanEnv({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret', AWS_SECRET_ACCESS_KEY: 'aws', SESSION: 'x' });
 
-    expect(args).toEqual(['scan', '--format=json', '--timeout=55', '--no-reputation', '--dkim-selector=s1', '--dkim-selector=s2', '--', 'example.com']);
+    expect(args).toEqual([
+      'scan',
+      '--format=json',
+      '--timeout=55',
+      '--no-reputation',
+      '--dkim-selector=s1',
+      '--dkim-selector=s2',
+      '--',
+      'example.com',
+    ]);
     expect(args.join(' ')).not.toContain('secret');
     expect(env).toEqual({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret' });
   });
@@ -155,7 +217,17 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     expect(args.slice(-2)).toEqual(['--', 'example.com']);
     expect(args).toContain('--rua=-h');
     expect(args).toContain('--eml=--config=/etc/passwd');
-    expect(parsed).toMatchObject({ ok: true, command: { kind: 'scan', domain: 'example.com', rua: ['-h', '/run/a/rua-0.xml'], eml: '--config=/etc/passwd', configPath: null, dkimSelectors: ['s1'] } });
+    expect(parsed).toMatchObject({
+      ok: true,
+      command: {
+        kind: 'scan',
+        domain: 'example.com',
+        rua: ['-h', '/run/a/rua-0.xml'],
+        eml: '--config=/etc/passwd',
+        configPath: null,
+        dkimSelectors: ['s1'],
+      },
+    });
     expect(() => mailscanArgs('example.com', { rua: ['--config=/etc/passwd'] }, 60_000, { rua: ['/x'], header: null })).toThrow();
     expect(() => mailscanArgs('example.com', { header: '-h' }, 60_000, { rua: [], header: '/x' })).toThrow();
   });
@@ -167,18 +239,34 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     const garbage = join(dir, 'mailscan');
     await writeFile(garbage, 'process.stdout.write("{not json");\n');
     await chmod(garbage, 0o755);
-    const input = { tenant: 'acme', scanType: 'email_security' as const, target: 'example.com', scope: {}, signal: new AbortController().signal, timeoutMs: 30_000, logger: silentLogger };
+    const input = {
+      tenant: 'acme',
+      scanType: 'email_security' as const,
+      target: 'example.com',
+      scope: {},
+      signal: new AbortController().signal,
+      timeoutMs: 30_000,
+      logger: silentLogger,
+    };
 
     await expect(makeMailscanRunner({ bin: garbage, env: {} }).run(input)).rejects.toThrow('a report that does not parse');
     await expect(makeMailscanRunner({ bin: join(dir, 'absent'), env: {} }).run(input)).rejects.toThrow('mailscan exited 1');
   });
 
-  it('stops the CLI when the engine\'s time runs out', async () => {
+  it("stops the CLI when the engine's time runs out", async () => {
     const runner = makeMailscanRunner({ bin, env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address } });
     const controller = new AbortController();
     dns.behave('slowmail.com', { delayMs: 5_000 });
     try {
-      const run = runner.run({ tenant: 'acme', scanType: 'email_security', target: 'slowmail.com', scope: { reputation: false }, signal: controller.signal, timeoutMs: 60_000, logger: silentLogger });
+      const run = runner.run({
+        tenant: 'acme',
+        scanType: 'email_security',
+        target: 'slowmail.com',
+        scope: { reputation: false },
+        signal: controller.signal,
+        timeoutMs: 60_000,
+        logger: silentLogger,
+      });
       setTimeout(() => controller.abort(), 300);
 
       await expect(run).rejects.toThrow('ran out of time');

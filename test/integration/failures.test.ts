@@ -18,7 +18,8 @@ describe('when the trigger scheduler fails', () => {
     token = await service.token(tenant, 'admin');
   });
 
-  const create = (overrides: Record<string, unknown> = {}) => service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody(overrides) });
+  const create = (overrides: Record<string, unknown> = {}) =>
+    service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody(overrides) });
 
   it('answers 503 trigger_unavailable to a create and stores no row and no trigger', async () => {
     const before = await snapshot(service.runtime, tenant);
@@ -106,7 +107,8 @@ describe('quota', () => {
     const tenant = freshTenant('small');
     const token = await service.token(tenant, 'admin');
     const ids: string[] = [];
-    for (let i = 0; i < 3; i += 1) ids.push((await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() })).body.id);
+    for (let i = 0; i < 3; i += 1)
+      ids.push((await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() })).body.id);
     const before = await snapshot(service.runtime, tenant);
 
     const over = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
@@ -136,7 +138,9 @@ describe('quota', () => {
     const tenant = freshTenant('racer');
     const token = await service.token(tenant, 'admin');
 
-    const replies = await Promise.all(Array.from({ length: 8 }, () => service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() })));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() })),
+    );
 
     expect(replies.filter((r) => r.status === 201)).toHaveLength(3);
     expect(replies.filter((r) => r.status === 409)).toHaveLength(5);

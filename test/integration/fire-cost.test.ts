@@ -18,7 +18,11 @@ describe('what one fire costs in DynamoDB requests', () => {
       const service = await startTestService({ runners: new Map([['email_security', runner]]) });
       const token = await service.token('acme', 'operator');
       runner.behaviour = async () => ({ findings: findingsOf(count) });
-      await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '0 * * * *' }) });
+      await service.call('/api/scans/schedules/', {
+        method: 'POST',
+        token,
+        body: scheduleBody({ cadence: 'custom', cron_expression: '0 * * * *' }),
+      });
       const budget = 6 + Math.ceil(count / 25);
 
       const costs: number[] = [];
@@ -30,7 +34,10 @@ describe('what one fire costs in DynamoDB requests', () => {
       }
       await service.stop();
 
-      expect(costs.every((cost) => cost <= budget), `requests per fire ${costs.join(', ')} over ${budget}`).toBe(true);
+      expect(
+        costs.every((cost) => cost <= budget),
+        `requests per fire ${costs.join(', ')} over ${budget}`,
+      ).toBe(true);
     });
   }
 });
@@ -63,7 +70,11 @@ describe('a worker killed between any two steps of a fire', () => {
     // Step k is the k-th DynamoDB call of the fire; stop once a fire completes without being killed.
     for (let k = 1; k < 40; k += 1) {
       const token = await service.token(`kill-${k}`, 'admin');
-      const created = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '0 */6 * * *' }) });
+      const created = await service.call('/api/scans/schedules/', {
+        method: 'POST',
+        token,
+        body: scheduleBody({ cadence: 'custom', cron_expression: '0 */6 * * *' }),
+      });
       calls = 0;
       killAfter = k;
       service.clock.advance(6 * HOUR);
@@ -74,10 +85,17 @@ describe('a worker killed between any two steps of a fire', () => {
       await service.runtime.drain();
 
       // The redelivery's wait may cross the schedule's next fire time: one job per fire, not per iteration.
-      const scans = (await service.call(`/api/scans/?schedule_id=${created.body.id}`, { token })).body.items as { id: string; status: string; scheduled_time: string; finding_count: number }[];
+      const scans = (await service.call(`/api/scans/?schedule_id=${created.body.id}`, { token })).body.items as {
+        id: string;
+        status: string;
+        scheduled_time: string;
+        finding_count: number;
+      }[];
       const schedule = (await service.call(`/api/scans/schedules/${created.body.id}/`, { token })).body;
       const found = (await service.call('/api/findings/?limit=100', { token })).body.items as { id: string; scan_id: string }[];
-      outcomes.push(`k=${k}: ${scans.length} job(s) ${scans.map((scan) => scan.status).join(',')}, ${found.length} findings, schedule ${schedule.last_run_status}`);
+      outcomes.push(
+        `k=${k}: ${scans.length} job(s) ${scans.map((scan) => scan.status).join(',')}, ${found.length} findings, schedule ${schedule.last_run_status}`,
+      );
 
       expect(scans.length).toBeGreaterThan(0);
       expect(new Set(scans.map((scan) => scan.scheduled_time)).size).toBe(scans.length);

@@ -22,8 +22,20 @@ describe('local runtime restarts', () => {
   it('keeps schedules across a restart and re-arms the triggers of enabled rows', async () => {
     const clock = new ManualClock('2026-03-02T10:00:00Z');
     const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
-    const enabled = await first.schedules.create('acme', { name: 'kept', scan_type: 'email_security', target: 'example.com', cadence: 'custom', cron_expression: '0 0 1,15 * 1' });
-    await first.schedules.create('acme', { name: 'paused', scan_type: 'email_security', target: 'example.org', cadence: 'daily', enabled: false });
+    const enabled = await first.schedules.create('acme', {
+      name: 'kept',
+      scan_type: 'email_security',
+      target: 'example.com',
+      cadence: 'custom',
+      cron_expression: '0 0 1,15 * 1',
+    });
+    await first.schedules.create('acme', {
+      name: 'paused',
+      scan_type: 'email_security',
+      target: 'example.org',
+      cadence: 'daily',
+      enabled: false,
+    });
     const key = first.sessionKey;
     await first.stop();
 
@@ -47,7 +59,14 @@ describe('local restarts with unfinished scans', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'scan-service-'));
     try {
       const clock = new ManualClock('2026-03-02T10:00:00Z');
-      const runner = { name: 'once', calls: 0, async run() { this.calls += 1; return { findings: [] }; } };
+      const runner = {
+        name: 'once',
+        calls: 0,
+        async run() {
+          this.calls += 1;
+          return { findings: [] };
+        },
+      };
       const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
       const token = await signSessionToken({ sub: 'u', tenant: 'acme', role: 'operator' }, first.sessionKey);
       const response = await fetch(`${first.url}/api/scans/`, {
@@ -110,7 +129,13 @@ describe('local fires', () => {
 
     // 00:00, 06:00, 12:00, 18:00 IST between 10:00Z on the 2nd and 00:00Z on the 3rd: 12:30Z and 18:30Z.
     expect(fires.map((fire) => fire.scheduled_time)).toEqual(['2026-03-02T12:30:00Z', '2026-03-02T18:30:00Z']);
-    expect(fires[0]).toEqual({ kind: 'fire', tenant, schedule_id: created.id, scheduled_time: '2026-03-02T12:30:00Z', execution_id: expect.any(String) });
+    expect(fires[0]).toEqual({
+      kind: 'fire',
+      tenant,
+      schedule_id: created.id,
+      scheduled_time: '2026-03-02T12:30:00Z',
+      execution_id: expect.any(String),
+    });
   });
 
   it('stops firing once toggled off and fires the split pair twice on a day matching both', async () => {
@@ -121,7 +146,11 @@ describe('local fires', () => {
       token,
       body: scheduleBody({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' }),
     });
-    const { body: paused } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) });
+    const { body: paused } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }),
+    });
     await service.call(`/api/scans/schedules/${paused.id}/toggle/`, { method: 'POST', token });
     drain();
 
@@ -158,17 +187,24 @@ describe('reconcile', () => {
     const repaired = await service.runtime.reconciler.reconcile({ dryRun: false, tenant: 'drift' });
     const clean = await service.runtime.reconciler.reconcile({ dryRun: true, tenant: 'drift' });
 
-    expect(dry.actions).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'provision', schedule_id: lost.id }),
-      expect.objectContaining({ kind: 'update', schedule_id: stale.id }),
-      expect.objectContaining({ kind: 'remove', schedule_id: 'sch_01KORPHANORPHANORPHANORPH' }),
-    ]));
+    expect(dry.actions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'provision', schedule_id: lost.id }),
+        expect.objectContaining({ kind: 'update', schedule_id: stale.id }),
+        expect.objectContaining({ kind: 'remove', schedule_id: 'sch_01KORPHANORPHANORPHANORPH' }),
+      ]),
+    );
     expect(dry.actions).toHaveLength(3);
     expect(afterDryRun).toBe(before);
     expect(repaired.failures).toEqual([]);
     expect(clean.actions).toEqual([]);
     const triggers = (await service.runtime.scheduler.list()).filter((t) => t.tenant === 'drift');
-    expect(triggers.map((t) => [t.scheduleId, t.expression]).sort()).toEqual([[lost.id, 'cron(0 2 * * ? *)'], [stale.id, 'cron(0 2 * * ? *)']].sort());
+    expect(triggers.map((t) => [t.scheduleId, t.expression]).sort()).toEqual(
+      [
+        [lost.id, 'cron(0 2 * * ? *)'],
+        [stale.id, 'cron(0 2 * * ? *)'],
+      ].sort(),
+    );
   });
 
   it('is reachable over loopback with the local admin key only', async () => {

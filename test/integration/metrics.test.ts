@@ -46,8 +46,13 @@ describe('metrics of the local runtime (DESIGN §10), in the structured log', ()
   });
 
   const base = { namespace: 'ScanService', dimensions: { service: 'scan-service', environment: 'local' } };
-  const line = (metric: string, value: number, unit: string, dimensions: Record<string, string> = {}) =>
-    ({ namespace: base.namespace, metric, value, unit, dimensions: { ...base.dimensions, ...dimensions } });
+  const line = (metric: string, value: number, unit: string, dimensions: Record<string, string> = {}) => ({
+    namespace: base.namespace,
+    metric,
+    value,
+    unit,
+    dimensions: { ...base.dimensions, ...dimensions },
+  });
 
   it('records a scan started, finished by status, its duration and its findings by severity', async () => {
     const seen = log.metrics.length;
@@ -77,14 +82,18 @@ describe('metrics of the local runtime (DESIGN §10), in the structured log', ()
 
     await service.runtime.drain();
 
-    expect(log.metrics.slice(seen).filter((metric) => metric.metric === 'ScansFinished')).toEqual([line('ScansFinished', 1, 'Count', { status: 'failed' })]);
+    expect(log.metrics.slice(seen).filter((metric) => metric.metric === 'ScansFinished')).toEqual([
+      line('ScansFinished', 1, 'Count', { status: 'failed' }),
+    ]);
   });
 
   it('counts a scan started by a cron fire, which dispatch inserts already running', async () => {
     runner.behaviour = async () => ({ findings: [] });
     const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
     const seen = log.metrics.length;
-    service.runtime.scanQueue.sendRaw(JSON.stringify({ kind: 'fire', tenant, schedule_id: schedule.id, scheduled_time: '2026-03-03T02:00:00Z', execution_id: 'e' }));
+    service.runtime.scanQueue.sendRaw(
+      JSON.stringify({ kind: 'fire', tenant, schedule_id: schedule.id, scheduled_time: '2026-03-03T02:00:00Z', execution_id: 'e' }),
+    );
 
     await service.runtime.drain();
 
@@ -96,8 +105,14 @@ describe('metrics of the local runtime (DESIGN §10), in the structured log', ()
 
   it('records a fire dropped for a disabled schedule', async () => {
     const seen = log.metrics.length;
-    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
-    service.runtime.scanQueue.sendRaw(JSON.stringify({ kind: 'fire', tenant, schedule_id: schedule.id, scheduled_time: '2026-05-01T02:00:00Z', execution_id: 'x' }));
+    const { body: schedule } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ enabled: false }),
+    });
+    service.runtime.scanQueue.sendRaw(
+      JSON.stringify({ kind: 'fire', tenant, schedule_id: schedule.id, scheduled_time: '2026-05-01T02:00:00Z', execution_id: 'x' }),
+    );
 
     await service.runtime.drain();
 

@@ -18,7 +18,7 @@ describe('request logging on the local server', () => {
   });
   afterAll(() => service.stop());
 
-  it('keys each request\'s lines with its own request id and tenant while requests overlap', async () => {
+  it("keys each request's lines with its own request id and tenant while requests overlap", async () => {
     const tenants = Array.from({ length: 8 }, (_, i) => `tenant-${i}`);
     const tokens = await Promise.all(tenants.map((tenant) => service.token(tenant, 'admin')));
     const written: string[] = [];
@@ -28,13 +28,18 @@ describe('request logging on the local server', () => {
     });
     let replies;
     try {
-      replies = await Promise.all(tokens.map((token) => service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() })));
+      replies = await Promise.all(
+        tokens.map((token) => service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() })),
+      );
     } finally {
       spy.mockRestore();
     }
 
     expect(replies.map((reply) => reply.status)).toEqual(tenants.map(() => 201));
-    const lines = written.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as LogLine);
+    const lines = written
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LogLine);
     const created = lines.filter((line) => line.message === 'schedule created');
     expect(created).toHaveLength(tenants.length);
     // One invocation per request: its own id on each of its lines, the one Powertools took from its context.

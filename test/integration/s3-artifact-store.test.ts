@@ -30,9 +30,20 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
     const { port } = await server.run();
     // s3rver does not verify presigned signatures: the front does, as S3 would, then forwards.
     front = await startSigV4Front({ target: `http://127.0.0.1:${port}`, secrets: { S3RVER: 'S3RVER' } });
-    client = makeS3Client({ endpoint: front.url, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    client = makeS3Client({
+      endpoint: front.url,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
     // Real time: s3rver checks the presigned URL's expiry against its own clock.
-    artifacts = makeArtifactService({ repo: new InMemoryArtifactRepository(), store: store(), ids: makeUlidGenerator(), clock: { now: () => new Date() }, logger: silentLogger });
+    artifacts = makeArtifactService({
+      repo: new InMemoryArtifactRepository(),
+      store: store(),
+      ids: makeUlidGenerator(),
+      clock: { now: () => new Date() },
+      logger: silentLogger,
+    });
   });
   afterAll(async () => {
     client?.destroy();
@@ -42,7 +53,12 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
   });
 
   it('stores what is PUT to the presigned URL under <tenant>/<id> and marks it ready', async () => {
-    const created = await artifacts.create('acme', { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' });
+    const created = await artifacts.create('acme', {
+      purpose: 'rua',
+      filename: 'google.xml',
+      size: REPORT.length,
+      content_type: 'application/xml',
+    });
 
     const put = await putUpload(created.upload.url, created.upload.headers, REPORT);
     const checked = await artifacts.check('acme', created.id);
@@ -59,11 +75,20 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
   });
 
   it('refuses a PUT with another Content-Length or Content-Type (SignatureDoesNotMatch), and stores nothing', async () => {
-    const created = await artifacts.create('acme', { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' });
+    const created = await artifacts.create('acme', {
+      purpose: 'rua',
+      filename: 'google.xml',
+      size: REPORT.length,
+      content_type: 'application/xml',
+    });
     const { url, headers } = created.upload;
 
     const shorter = await putUpload(url, { ...headers, 'content-length': String(REPORT.length - 1) }, REPORT.subarray(1));
-    const longer = await putUpload(url, { ...headers, 'content-length': String(REPORT.length + 5) }, Buffer.concat([REPORT, Buffer.from('extra')]));
+    const longer = await putUpload(
+      url,
+      { ...headers, 'content-length': String(REPORT.length + 5) },
+      Buffer.concat([REPORT, Buffer.from('extra')]),
+    );
     const otherType = await putUpload(url, { ...headers, 'content-type': 'application/zip' }, REPORT);
 
     for (const answer of [shorter, longer, otherType]) {
@@ -77,7 +102,10 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
 
   it('refuses an expired URL', async () => {
     const id = 'art_01JZZZZZZZZZZZZZZZZZZZZZZZ';
-    const issued = await store().uploadInstructions({ tenant: 'acme', id, size: REPORT.length, contentType: 'application/xml' }, new Date(Date.now() - 16 * 60 * 1000));
+    const issued = await store().uploadInstructions(
+      { tenant: 'acme', id, size: REPORT.length, contentType: 'application/xml' },
+      new Date(Date.now() - 16 * 60 * 1000),
+    );
 
     const answer = await putUpload(issued.url, issued.headers, REPORT);
 
@@ -87,7 +115,12 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
   });
 
   it('is not a rubber stamp: a tampered query, key or signature, and an unsigned PUT, are refused', async () => {
-    const created = await artifacts.create('acme', { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' });
+    const created = await artifacts.create('acme', {
+      purpose: 'rua',
+      filename: 'google.xml',
+      size: REPORT.length,
+      content_type: 'application/xml',
+    });
     const { url, headers } = created.upload;
     const signature = new URL(url).searchParams.get('X-Amz-Signature')!;
     const flipped = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
@@ -121,8 +154,12 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
 
     expect(verifyPresigned(example, secrets, during)).toBeNull();
     expect(verifyPresigned({ ...example, method: 'PUT' }, secrets, during)?.code).toBe('SignatureDoesNotMatch');
-    expect(verifyPresigned({ ...example, headers: { host: 'otherbucket.s3.amazonaws.com' } }, secrets, during)?.code).toBe('SignatureDoesNotMatch');
-    expect(verifyPresigned({ ...example, url: example.url.replace('/test.txt', '/test.txu') }, secrets, during)?.code).toBe('SignatureDoesNotMatch');
+    expect(verifyPresigned({ ...example, headers: { host: 'otherbucket.s3.amazonaws.com' } }, secrets, during)?.code).toBe(
+      'SignatureDoesNotMatch',
+    );
+    expect(verifyPresigned({ ...example, url: example.url.replace('/test.txt', '/test.txu') }, secrets, during)?.code).toBe(
+      'SignatureDoesNotMatch',
+    );
     expect(verifyPresigned(example, { AKIAIOSFODNN7EXAMPLE: 'another secret' }, during)?.code).toBe('SignatureDoesNotMatch');
     expect(verifyPresigned(example, secrets, new Date('2013-05-25T00:00:01Z'))?.code).toBe('AccessDenied');
   });
@@ -130,13 +167,30 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
   it('rejects with a reason a zip bomb, a non-XML report and a 60 MiB message', async () => {
     const bomb = zipOf([{ name: 'report.xml', deflated: deflatedZeros(200) }]);
     const text = Buffer.from('plain words');
-    const zip = await artifacts.create('acme', { purpose: 'rua', filename: 'bomb.zip', size: bomb.length, content_type: 'application/zip' });
-    const notXml = await artifacts.create('acme', { purpose: 'rua', filename: 'notes.xml', size: text.length, content_type: 'application/xml' });
+    const zip = await artifacts.create('acme', {
+      purpose: 'rua',
+      filename: 'bomb.zip',
+      size: bomb.length,
+      content_type: 'application/zip',
+    });
+    const notXml = await artifacts.create('acme', {
+      purpose: 'rua',
+      filename: 'notes.xml',
+      size: text.length,
+      content_type: 'application/xml',
+    });
     const eml = await artifacts.create('acme', { purpose: 'eml', filename: 'huge.eml', size: 50 * MIB, content_type: 'message/rfc822' });
     await putUpload(zip.upload.url, zip.upload.headers, bomb);
     await putUpload(notXml.upload.url, notXml.upload.headers, text);
     // Bigger than any upload URL allows: as if it reached the bucket by another way.
-    await client.send(new PutObjectCommand({ Bucket: 'artifacts', Key: `acme/${eml.id}`, Body: Buffer.alloc(60 * MIB, 0x61), ContentType: 'message/rfc822' }));
+    await client.send(
+      new PutObjectCommand({
+        Bucket: 'artifacts',
+        Key: `acme/${eml.id}`,
+        Body: Buffer.alloc(60 * MIB, 0x61),
+        ContentType: 'message/rfc822',
+      }),
+    );
 
     const results = await Promise.all([zip, notXml, eml].map((created) => artifacts.check('acme', created.id)));
 
@@ -148,8 +202,13 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
     expect(await store().read('acme', eml.id, 10)).toBeNull();
   });
 
-  it('cannot reach another tenant\'s object: the key is built from the tenant asked for', async () => {
-    const created = await artifacts.create('acme', { purpose: 'rua', filename: 'g.xml', size: REPORT.length, content_type: 'application/xml' });
+  it("cannot reach another tenant's object: the key is built from the tenant asked for", async () => {
+    const created = await artifacts.create('acme', {
+      purpose: 'rua',
+      filename: 'g.xml',
+      size: REPORT.length,
+      content_type: 'application/xml',
+    });
     await putUpload(created.upload.url, created.upload.headers, REPORT);
 
     expect(await store().read('beta', created.id, 1024)).toBeNull();

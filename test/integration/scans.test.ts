@@ -33,7 +33,11 @@ describe('scans end to end under a fake clock', () => {
   });
 
   async function customSchedule(): Promise<string> {
-    const reply = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }) });
+    const reply = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ cadence: 'custom', cron_expression: '*/5 * * * *' }),
+    });
     return reply.body.id;
   }
 
@@ -61,8 +65,13 @@ describe('scans end to end under a fake clock', () => {
     expect(after.last_run_status).toBe('success');
     expect(after.last_run_at).toBe(scan.created_at);
     expect(scan).toMatchObject({
-      status: 'succeeded', source_type: 'schedule', trigger: 'cron', schedule_id: id, finding_count: 3,
-      summary: { high: 1, medium: 1, low: 1, critical: 0, info: 0, score: 81, grade: 'B' }, errors: [],
+      status: 'succeeded',
+      source_type: 'schedule',
+      trigger: 'cron',
+      schedule_id: id,
+      finding_count: 3,
+      summary: { high: 1, medium: 1, low: 1, critical: 0, info: 0, score: 81, grade: 'B' },
+      errors: [],
     });
     expect(scan.scheduled_time).toMatch(/:00Z$/);
     expect(scan.log.file).toContain(scan.id);
@@ -82,9 +91,16 @@ describe('scans end to end under a fake clock', () => {
     const schedule = (await service.call(`/api/scans/schedules/${id}/`, { token })).body;
     const scan = (await service.call(`/api/scans/${schedule.last_scan_id}/`, { token })).body;
     expect(schedule.last_run_status).toBe('failed');
-    expect(scan).toMatchObject({ status: 'failed', finding_count: 0, errors: [{ runner: 'scripted', message: 'example.com: resolver exploded' }] });
+    expect(scan).toMatchObject({
+      status: 'failed',
+      finding_count: 0,
+      errors: [{ runner: 'scripted', message: 'example.com: resolver exploded' }],
+    });
     const { readFile } = await import('node:fs/promises');
-    const lines = (await readFile(scan.log.file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await readFile(scan.log.file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.every((line) => line.tenant === tenant && line.scan_id === scan.id && line.schedule_id === id)).toBe(true);
     expect(lines.some((line) => line.level === 'WARN' && JSON.stringify(line).includes('resolver exploded'))).toBe(true);
   });
@@ -98,15 +114,21 @@ describe('scans end to end under a fake clock', () => {
     const schedule = (await service.call(`/api/scans/schedules/${id}/`, { token })).body;
     const scan = (await service.call(`/api/scans/${schedule.last_scan_id}/`, { token })).body;
     expect(schedule.last_run_status).toBe('partial');
-    expect(scan).toMatchObject({ status: 'partial', finding_count: 1, errors: [{ runner: 'scripted', message: 'example.com: block-list zen timed out' }] });
+    expect(scan).toMatchObject({
+      status: 'partial',
+      finding_count: 1,
+      errors: [{ runner: 'scripted', message: 'example.com: block-list zen timed out' }],
+    });
   });
 
   it('keeps first_seen_at and moves last_seen_at when a later scan sees the same finding', async () => {
     runner.behaviour = async () => ({ findings: [finding(7)] });
-    const first = (await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'seen.com' } })).body;
+    const first = (await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'seen.com' } }))
+      .body;
     await service.runtime.drain();
     service.clock.advance(60 * MINUTE);
-    const second = (await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'seen.com' } })).body;
+    const second = (await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'seen.com' } }))
+      .body;
     await service.runtime.drain();
 
     const a = (await service.call(`/api/findings/?scan_id=${first.id}`, { token })).body.items[0];
@@ -120,7 +142,11 @@ describe('scans end to end under a fake clock', () => {
   it('runs a manual scan over the target and every entry of targets, with 202 and Location', async () => {
     runner.behaviour = async (input) => ({ findings: [finding(1, { evidence: { host: input.target } })] });
 
-    const reply = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'one.com', targets: ['two.com', 'three.com'], scope: { reputation: false } } });
+    const reply = await service.call('/api/scans/', {
+      method: 'POST',
+      token,
+      body: { scan_type: 'email_security', target: 'one.com', targets: ['two.com', 'three.com'], scope: { reputation: false } },
+    });
     await service.runtime.drain();
     const scan = (await service.call(`/api/scans/${reply.body.id}/`, { token })).body;
 
@@ -137,19 +163,27 @@ describe('scans end to end under a fake clock', () => {
     const waiting: { target: string; finish: () => void }[] = [];
     let inFlight = 0;
     let peak = 0;
-    runner.behaviour = (input) => new Promise((resolve) => {
-      inFlight += 1;
-      peak = Math.max(peak, inFlight);
-      waiting.push({
-        target: input.target,
-        finish: () => {
-          inFlight -= 1;
-          resolve({ findings: [finding(1, { evidence: { host: input.target } })], errors: ['t1.com', 't8.com'].includes(input.target) ? ['resolver refused'] : [] });
-        },
+    runner.behaviour = (input) =>
+      new Promise((resolve) => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        waiting.push({
+          target: input.target,
+          finish: () => {
+            inFlight -= 1;
+            resolve({
+              findings: [finding(1, { evidence: { host: input.target } })],
+              errors: ['t1.com', 't8.com'].includes(input.target) ? ['resolver refused'] : [],
+            });
+          },
+        });
       });
-    });
 
-    const reply = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: targets[0], targets: targets.slice(1), scope: { reputation: false } } });
+    const reply = await service.call('/api/scans/', {
+      method: 'POST',
+      token,
+      body: { scan_type: 'email_security', target: targets[0], targets: targets.slice(1), scope: { reputation: false } },
+    });
     const drained = service.runtime.drain();
     // Each time the pool is full (or holds all that is left), finish the newest running target: t3,
     // t4, ... t9 finish before t2, t1, t0, so t8's error comes back before t1's.
@@ -162,15 +196,23 @@ describe('scans end to end under a fake clock', () => {
     const found = (await service.call(`/api/findings/?scan_id=${scan.id}&limit=100`, { token })).body.items;
 
     expect(peak).toBe(4);
-    expect(scan).toMatchObject({ status: 'partial', finding_count: 10, errors: [
-      { runner: runner.name, message: 't1.com: resolver refused' },
-      { runner: runner.name, message: 't8.com: resolver refused' },
-    ] });
+    expect(scan).toMatchObject({
+      status: 'partial',
+      finding_count: 10,
+      errors: [
+        { runner: runner.name, message: 't1.com: resolver refused' },
+        { runner: runner.name, message: 't8.com: resolver refused' },
+      ],
+    });
     expect(found.map((item: { target: string }) => item.target).sort()).toEqual([...targets].sort());
   });
 
   it('fails a scan type with no runner with a clear error', async () => {
-    const reply = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'dast', target: 'https://app.example.com/' } });
+    const reply = await service.call('/api/scans/', {
+      method: 'POST',
+      token,
+      body: { scan_type: 'dast', target: 'https://app.example.com/' },
+    });
     await service.runtime.drain();
 
     const scan = (await service.call(`/api/scans/${reply.body.id}/`, { token })).body;
@@ -187,7 +229,12 @@ describe('scans end to end under a fake clock', () => {
 
     expect(reply.status).toBe(202);
     expect(reply.body.scan).toMatchObject({ status: 'queued', trigger: 'run_now', source_type: 'schedule', schedule_id: paused.id });
-    expect(reply.body.schedule).toMatchObject({ id: paused.id, enabled: false, last_run_status: 'running', last_scan_id: reply.body.scan.id });
+    expect(reply.body.schedule).toMatchObject({
+      id: paused.id,
+      enabled: false,
+      last_run_status: 'running',
+      last_scan_id: reply.body.scan.id,
+    });
     expect(after).toMatchObject({ enabled: false, last_run_status: 'success', last_scan_id: reply.body.scan.id });
   });
 
@@ -263,7 +310,11 @@ describe('dispatch reliability', () => {
 
   it('makes one ScanJob of the same fire delivered 5 times concurrently, over 20 trials', async () => {
     runner.behaviour = async () => ({ findings: [finding(1)] });
-    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+    const { body: schedule } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ enabled: false }),
+    });
     await service.call(`/api/scans/schedules/${schedule.id}/toggle/`, { method: 'POST', token });
 
     for (let trial = 0; trial < 20; trial += 1) {
@@ -283,7 +334,11 @@ describe('dispatch reliability', () => {
   });
 
   it('makes one ScanJob of the split cron double fire (two triggers, same minute)', async () => {
-    const { body: split } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' }) });
+    const { body: split } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ cadence: 'custom', cron_expression: '0 0 1,15 * 1' }),
+    });
     service.runtime.scanQueue.sendRaw(fire(split.id, '2026-06-01T00:00:00Z', 'from-dom'));
     service.runtime.scanQueue.sendRaw(fire(split.id, '2026-06-01T00:00:00Z', 'from-dow'));
 
@@ -295,7 +350,11 @@ describe('dispatch reliability', () => {
   it('finishes a job once, without duplicate findings, after a worker dies mid-scan', async () => {
     runner.behaviour = async () => ({ findings: [finding(1), finding(2), finding(3), finding(4)] });
     crashes = 1;
-    const { body: scan } = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'crash.com' } });
+    const { body: scan } = await service.call('/api/scans/', {
+      method: 'POST',
+      token,
+      body: { scan_type: 'email_security', target: 'crash.com' },
+    });
 
     await service.runtime.drain();
     const afterCrash = (await service.call(`/api/scans/${scan.id}/`, { token })).body;
@@ -313,7 +372,11 @@ describe('dispatch reliability', () => {
   it('sends a poison message to the DLQ after the maximum receives and marks the job and schedule failed', async () => {
     runner.behaviour = async () => ({ findings: [finding(9)] });
     crashes = 1_000;
-    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+    const { body: schedule } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ enabled: false }),
+    });
     const { body: run } = await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token });
 
     for (let attempt = 0; attempt < 6; attempt += 1) {
@@ -325,7 +388,10 @@ describe('dispatch reliability', () => {
     const after = (await service.call(`/api/scans/schedules/${schedule.id}/`, { token })).body;
 
     expect(scan.status).toBe('failed');
-    expect(scan.errors).toContainEqual({ runner: 'dispatch', message: 'the scan message exhausted its deliveries to the dispatcher (the queue moved it to the DLQ)' });
+    expect(scan.errors).toContainEqual({
+      runner: 'dispatch',
+      message: 'the scan message exhausted its deliveries to the dispatcher (the queue moved it to the DLQ)',
+    });
     expect(after).toMatchObject({ last_run_status: 'failed', last_scan_id: run.scan.id, enabled: false });
     expect(service.runtime.scanQueue.stats()).toEqual({ visible: 0, inFlight: 0 });
     expect(service.runtime.deadLetterQueue.stats()).toEqual({ visible: 0, inFlight: 0 });
@@ -336,7 +402,11 @@ describe('dispatch reliability', () => {
     service.runtime.scanQueue.setRefusing('queue unavailable');
     try {
       const reply = await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token });
-      const manual = await service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target: 'refused.com' } });
+      const manual = await service.call('/api/scans/', {
+        method: 'POST',
+        token,
+        body: { scan_type: 'email_security', target: 'refused.com' },
+      });
 
       expect(reply.status).toBe(503);
       expect(reply.body.error.code).toBe('dispatch_failed');
@@ -356,7 +426,11 @@ describe('dispatch reliability', () => {
   });
 
   it('never lets an older job finishing late overwrite the status of a newer one', async () => {
-    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ enabled: false }) });
+    const { body: schedule } = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ enabled: false }),
+    });
     let release!: () => void;
     const slow = new Promise<void>((resolve) => (release = resolve));
     runner.calls = [];

@@ -52,7 +52,10 @@ describe('schedule API', () => {
     const reply = await create({ target: 'News.Example.COM.', targets: ['mail.corp.internal', 'post.bücher.de', 'example.test'] });
 
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ target: 'news.example.com', targets: ['mail.corp.internal', 'post.xn--bcher-kva.de', 'example.test'] });
+    expect(reply.body).toMatchObject({
+      target: 'news.example.com',
+      targets: ['mail.corp.internal', 'post.xn--bcher-kva.de', 'example.test'],
+    });
   });
 
   it('creates a custom schedule in a timezone and a split-day schedule with two triggers', async () => {
@@ -62,7 +65,10 @@ describe('schedule API', () => {
     expect(sixHourly.body.trigger).toEqual({ expressions: ['cron(0 0,6,12,18 * * ? *)'], timezone: 'Europe/Paris' });
     expect(sixHourly.body.next_run_at).toBe('2026-03-02T11:00:00.000Z');
     expect(split.body.trigger.expressions).toEqual(['cron(0 0 1,15 * ? *)', 'cron(0 0 ? * MON *)']);
-    const names = (await service.runtime.scheduler.list()).filter((t) => t.scheduleId === split.body.id).map((t) => t.name).sort();
+    const names = (await service.runtime.scheduler.list())
+      .filter((t) => t.scheduleId === split.body.id)
+      .map((t) => t.name)
+      .sort();
     expect(names).toEqual([`${split.body.id}-dom`, `${split.body.id}-dow`]);
   });
 
@@ -106,7 +112,12 @@ describe('schedule API', () => {
 
     const reply = await service.call(`/api/scans/schedules/${created.id}/`, { method: 'PATCH', token, body: { cadence: 'weekly' } });
 
-    expect(reply.body).toMatchObject({ cadence: 'weekly', cron_expression: null, timezone: 'UTC', trigger: { expressions: ['cron(0 3 ? * MON *)'], timezone: 'UTC' } });
+    expect(reply.body).toMatchObject({
+      cadence: 'weekly',
+      cron_expression: null,
+      timezone: 'UTC',
+      trigger: { expressions: ['cron(0 3 ? * MON *)'], timezone: 'UTC' },
+    });
     const names = (await service.runtime.scheduler.list()).filter((t) => t.scheduleId === created.id).map((t) => t.name);
     expect(names).toEqual([created.id]);
   });
@@ -166,7 +177,12 @@ describe('schedule API', () => {
 
     expect(reply.status).toBe(200);
     expect(reply.body.items).toHaveLength(12);
-    expect(reply.body.items[0]).toEqual({ value: 'email_security', label: 'Email Security', target_hint: expect.any(String), runner_available: false });
+    expect(reply.body.items[0]).toEqual({
+      value: 'email_security',
+      label: 'Email Security',
+      target_hint: expect.any(String),
+      runner_available: false,
+    });
     expect(reply.body.items.map((item: { value: string }) => item.value)).toContain('ai_red_team');
   });
 
@@ -196,7 +212,11 @@ describe('schedule listing', () => {
     for (let i = 0; i < 7; i += 1) {
       const scanType = i % 2 === 0 ? 'email_security' : 'dast';
       const target = scanType === 'dast' ? `https://app${i}.example.com/` : `site${i}.com`;
-      const reply = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody({ name: `s${i}`, scan_type: scanType, target, enabled: i < 4 }) });
+      const reply = await service.call('/api/scans/schedules/', {
+        method: 'POST',
+        token,
+        body: scheduleBody({ name: `s${i}`, scan_type: scanType, target, enabled: i < 4 }),
+      });
       ids.push(reply.body.id);
       service.clock.advance(1000);
     }

@@ -61,7 +61,10 @@ describe('session endpoints (UI sign-in)', () => {
   });
 
   it('signs in with a new token even when a stale cookie is still sent', async () => {
-    const stale = await signSessionToken({ sub: 'x', tenant: 'acme', role: 'admin' }, SESSION_KEY, { ttlSeconds: 60, now: new Date(Date.now() - 3_600_000) });
+    const stale = await signSessionToken({ sub: 'x', tenant: 'acme', role: 'admin' }, SESSION_KEY, {
+      ttlSeconds: 60,
+      now: new Date(Date.now() - 3_600_000),
+    });
     const fresh = await service.token('acme', 'admin');
 
     const reply = await service.call('/api/session', { method: 'POST', token: fresh, headers: { cookie: `session=${stale}` } });
@@ -71,12 +74,17 @@ describe('session endpoints (UI sign-in)', () => {
   });
 
   it('signs out by clearing the cookie, even when the session has expired', async () => {
-    const stale = await signSessionToken({ sub: 'x', tenant: 'acme', role: 'admin' }, SESSION_KEY, { ttlSeconds: 60, now: new Date(Date.now() - 3_600_000) });
+    const stale = await signSessionToken({ sub: 'x', tenant: 'acme', role: 'admin' }, SESSION_KEY, {
+      ttlSeconds: 60,
+      now: new Date(Date.now() - 3_600_000),
+    });
 
     const reply = await service.call('/api/session', { method: 'DELETE', headers: { cookie: `session=${stale}`, ...origin() } });
 
     expect(reply.status).toBe(204);
-    expect(sessionCookie(reply.headers)).toBe('session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+    expect(sessionCookie(reply.headers)).toBe(
+      'session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT',
+    );
   });
 
   it('signs a browser in once through the printed sign-in URL, as an admin of tenant local', async () => {

@@ -6,11 +6,26 @@ import { FINDINGS_DOC, regenerate } from '../../scripts/findings-doc.ts';
 describe('docs/findings.md', () => {
   it('lists every catalogue rule with its severities, surface and origin', () => {
     const text = readFileSync(new URL('../../docs/findings.md', import.meta.url), 'utf8');
-    const rows = text.split('\n').filter((line) => /^\| `[a-z]/.test(line)).map((line) => line.split('|').map((cell) => cell.trim()));
+    const rows = text
+      .split('\n')
+      .filter((line) => /^\| `[a-z]/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim()));
 
-    const documented = rows.map(([, id, severity, surface, , , origin]) => ({ id: id.replaceAll('`', ''), severity, surface, addition: origin === 'addition' }));
+    const documented = rows.map(([, id, severity, surface, , , origin]) => ({
+      id: id.replaceAll('`', ''),
+      severity,
+      surface,
+      addition: origin === 'addition',
+    }));
 
-    expect(documented).toEqual(catalogue.map((rule) => ({ id: rule.rule_id, severity: rule.severities.join(' or '), surface: rule.surface, addition: rule.addition === true })));
+    expect(documented).toEqual(
+      catalogue.map((rule) => ({
+        id: rule.rule_id,
+        severity: rule.severities.join(' or '),
+        surface: rule.surface,
+        addition: rule.addition === true,
+      })),
+    );
   });
 
   it('is what `npm run docs:findings` generates from the catalogue', () => {

@@ -34,11 +34,13 @@ export function errorBodyProblem(reply: RawReply, codes: Record<string, number> 
   const error = body.error;
   if (typeof error !== 'object' || error === null) return 'error is not an object';
   if (Object.keys(error).sort().join() !== 'code,details,message,request_id') return `error has keys ${Object.keys(error).join()}`;
-  if (typeof error.message !== 'string' || typeof error.request_id !== 'string' || error.request_id === '') return 'message or request_id missing';
+  if (typeof error.message !== 'string' || typeof error.request_id !== 'string' || error.request_id === '')
+    return 'message or request_id missing';
   if (codes[error.code] !== reply.status) return `code ${error.code} does not go with status ${reply.status}`;
   if (!Array.isArray(error.details)) return 'details is not a list';
   for (const detail of error.details) {
-    if (typeof detail !== 'object' || detail === null || typeof detail.field !== 'string' || typeof detail.message !== 'string') return 'a detail is not {field, message}';
+    if (typeof detail !== 'object' || detail === null || typeof detail.field !== 'string' || typeof detail.message !== 'string')
+      return 'a detail is not {field, message}';
   }
   return null;
 }

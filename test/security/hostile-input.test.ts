@@ -21,7 +21,8 @@ let service: TestService;
 let client: DynamoDBDocumentClient;
 let fixture: Fixture;
 
-const send = (request: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }) => rawRequest(service.runtime.url, request);
+const send = (request: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }) =>
+  rawRequest(service.runtime.url, request);
 const state = () => storeState(service.runtime, client);
 
 /**
@@ -37,11 +38,13 @@ const LOCAL_DOCUMENTED: Record<string, number[]> = {
 /** The statuses the OpenAPI document lists for the route a request lands on; 404 for no route. */
 function documentedStatuses(): (method: string, path: string) => Set<number> {
   const paths = buildOpenApiDocument('test').paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
-  const compiled = Object.entries(paths).map(([template, operations]) => ({
-    pattern: new RegExp(`^${template.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`),
-    literal: !template.includes('{'),
-    operations,
-  })).sort((a, b) => Number(b.literal) - Number(a.literal));
+  const compiled = Object.entries(paths)
+    .map(([template, operations]) => ({
+      pattern: new RegExp(`^${template.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+      literal: !template.includes('{'),
+      operations,
+    }))
+    .sort((a, b) => Number(b.literal) - Number(a.literal));
   return (method, path) => {
     const raw = path.split('?')[0];
     const local = LOCAL_DOCUMENTED[`${method} ${raw}`] ?? LOCAL_DOCUMENTED[`* ${raw}`];
@@ -70,13 +73,15 @@ function describeRequest(request: HostileRequest): string {
 /** Checks one answer against its request's expectation; returns what is wrong, or nothing. */
 function check(request: HostileRequest, reply: RawReply, documented: Set<number>): string[] {
   const problems: string[] = [];
-  if (reply.status !== request.expect.status) problems.push(`status ${reply.status}, expected ${request.expect.status}: ${reply.text.slice(0, 300)}`);
+  if (reply.status !== request.expect.status)
+    problems.push(`status ${reply.status}, expected ${request.expect.status}: ${reply.text.slice(0, 300)}`);
   if (!documented.has(request.expect.status)) problems.push(`status ${request.expect.status} is not documented for this route`);
   if (request.method !== 'HEAD' && reply.status >= 400) {
     const bodyProblem = errorBodyProblem(reply, request.path.split('?')[0] === UPLOAD_PATH ? UPLOAD_STATUS_BY_CODE : undefined);
     if (bodyProblem) problems.push(`error body: ${bodyProblem}: ${reply.text.slice(0, 200)}`);
     else {
-      if (request.expect.code && reply.json.error.code !== request.expect.code) problems.push(`code ${reply.json.error.code}, expected ${request.expect.code}: ${reply.json.error.message}`);
+      if (request.expect.code && reply.json.error.code !== request.expect.code)
+        problems.push(`code ${reply.json.error.code}, expected ${request.expect.code}: ${reply.json.error.message}`);
       const fields = (reply.json.error.details as { field: string }[]).map((detail) => detail.field);
       if (request.expect.field !== undefined && reply.status === request.expect.status && !fields.includes(request.expect.field)) {
         problems.push(`details name ${JSON.stringify(fields)}, expected ${request.expect.field}`);
@@ -87,16 +92,24 @@ function check(request: HostileRequest, reply: RawReply, documented: Set<number>
 }
 
 function printTotals(totals: Totals, alive: boolean): void {
-  const statuses = Object.entries(totals.byStatus).sort().map(([status, count]) => `${status}: ${count}`).join(', ');
-  const families = Object.entries(totals.byFamily).sort(([, a], [, b]) => b - a).map(([family, count]) => `${family} ${count}`).join(', ');
-  console.log([
-    `hostile-input suite (seed ${SEED}; replay with HOSTILE_SEED=${SEED})`,
-    `  requests: ${totals.requests}`,
-    `  by status: ${statuses}`,
-    `  by family: ${families}`,
-    `  5xx = ${totals.serverErrors}, leaks = ${totals.leaks}, stored on 4xx = ${totals.storedOn4xx}, process alive = ${alive ? 'yes' : 'no'}`,
-    `  other problems = ${totals.problems.length}`,
-  ].join('\n'));
+  const statuses = Object.entries(totals.byStatus)
+    .sort()
+    .map(([status, count]) => `${status}: ${count}`)
+    .join(', ');
+  const families = Object.entries(totals.byFamily)
+    .sort(([, a], [, b]) => b - a)
+    .map(([family, count]) => `${family} ${count}`)
+    .join(', ');
+  console.log(
+    [
+      `hostile-input suite (seed ${SEED}; replay with HOSTILE_SEED=${SEED})`,
+      `  requests: ${totals.requests}`,
+      `  by status: ${statuses}`,
+      `  by family: ${families}`,
+      `  5xx = ${totals.serverErrors}, leaks = ${totals.leaks}, stored on 4xx = ${totals.storedOn4xx}, process alive = ${alive ? 'yes' : 'no'}`,
+      `  other problems = ${totals.problems.length}`,
+    ].join('\n'),
+  );
 }
 
 beforeAll(async () => {
@@ -108,24 +121,38 @@ beforeAll(async () => {
     viewer: await service.token('acme', 'viewer'),
     otherAdmin: await service.token('other', 'admin'),
   };
-  const post = (path: string, body: unknown, token = tokens.admin) => send({ method: 'POST', path, body: JSON.stringify(body), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+  const post = (path: string, body: unknown, token = tokens.admin) =>
+    send({
+      method: 'POST',
+      path,
+      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
   const schedules = [];
   for (const name of ['one', 'two', 'three']) schedules.push((await post('/api/scans/schedules/', scheduleBody({ name }))).json);
   const scans = [];
-  for (const target of ['a-example.com', 'b-example.com', 'c-example.com']) scans.push((await post('/api/scans/', { scan_type: 'email_security', target })).json);
+  for (const target of ['a-example.com', 'b-example.com', 'c-example.com'])
+    scans.push((await post('/api/scans/', { scan_type: 'email_security', target })).json);
   const other = (await post('/api/scans/schedules/', scheduleBody({ name: 'other' }), tokens.otherAdmin)).json;
   await post('/api/scans/schedules/', scheduleBody({ name: 'other two' }), tokens.otherAdmin);
   const otherScan = (await post('/api/scans/', { scan_type: 'email_security', target: 'other.com' }, tokens.otherAdmin)).json;
   // Every scan fails with "no runner": the queue is empty again and the store is settled.
   await service.runtime.drain();
-  const page = async (path: string, token = tokens.admin) => (await send({ path, headers: { authorization: `Bearer ${token}` } })).json.next_cursor as string;
+  const page = async (path: string, token = tokens.admin) =>
+    (await send({ path, headers: { authorization: `Bearer ${token}` } })).json.next_cursor as string;
   // Artifacts: one pending (its upload token is forged, edited and misused below), one whose
   // upload was used, and one of the other tenant.
-  const announce = async (token = tokens.admin) => (await post('/api/artifacts/', { purpose: 'rua', filename: 'report.xml', size: 1024, content_type: 'application/xml' }, token)).json;
+  const announce = async (token = tokens.admin) =>
+    (await post('/api/artifacts/', { purpose: 'rua', filename: 'report.xml', size: 1024, content_type: 'application/xml' }, token)).json;
   const tokenOf = (artifact: { upload: { url: string } }) => new URL(artifact.upload.url).searchParams.get('token')!;
   const pending = await announce();
   const used = await announce();
-  const uploaded = await send({ method: 'PUT', path: `${UPLOAD_PATH}?token=${encodeURIComponent(tokenOf(used))}`, headers: { 'content-type': 'application/xml' }, body: Buffer.alloc(1024, 0x20) });
+  const uploaded = await send({
+    method: 'PUT',
+    path: `${UPLOAD_PATH}?token=${encodeURIComponent(tokenOf(used))}`,
+    headers: { 'content-type': 'application/xml' },
+    body: Buffer.alloc(1024, 0x20),
+  });
   expect(uploaded.status, uploaded.text).toBe(200);
   const otherArtifact = await announce(tokens.otherAdmin);
   fixture = {
@@ -164,13 +191,19 @@ describe('hostile input against every endpoint', () => {
     for (let start = 0; start < requests.length; start += BATCH) {
       const batch = requests.slice(start, start + BATCH);
       const before = await state();
-      const replies = await Promise.all(batch.map(async (request) => {
-        const headers = { ...request.headers };
-        for (const [name, prefix] of [['authorization', 'Bearer '], ['cookie', 'session=']] as const) {
-          if (headers[name]?.startsWith(prefix)) headers[name] = prefix + (await resolveToken(headers[name].slice(prefix.length), SESSION_KEY));
-        }
-        return send({ method: request.method, path: request.path, headers, body: request.body });
-      }));
+      const replies = await Promise.all(
+        batch.map(async (request) => {
+          const headers = { ...request.headers };
+          for (const [name, prefix] of [
+            ['authorization', 'Bearer '],
+            ['cookie', 'session='],
+          ] as const) {
+            if (headers[name]?.startsWith(prefix))
+              headers[name] = prefix + (await resolveToken(headers[name].slice(prefix.length), SESSION_KEY));
+          }
+          return send({ method: request.method, path: request.path, headers, body: request.body });
+        }),
+      );
       const after = await state();
       batch.forEach((request, index) => {
         const reply = replies[index];
@@ -179,13 +212,16 @@ describe('hostile input against every endpoint', () => {
         totals.byFamily[request.family] = (totals.byFamily[request.family] ?? 0) + 1;
         if (reply.status >= 500) totals.serverErrors += 1;
         if (leaks(reply)) totals.leaks += 1;
-        for (const problem of check(request, reply, documented.call(null, request.method, request.path))) totals.problems.push(`${describeRequest(request)}: ${problem}`);
+        for (const problem of check(request, reply, documented.call(null, request.method, request.path)))
+          totals.problems.push(`${describeRequest(request)}: ${problem}`);
       });
       // Every request of the batch was built to be refused: the store must not have moved.
       if (JSON.stringify(after) !== JSON.stringify(before)) {
         const accepted = batch.filter((_, index) => replies[index].status < 400);
         totals.storedOn4xx += batch.length - accepted.length;
-        totals.problems.push(`the store changed in a batch of refused requests: ${JSON.stringify(before.items)} → ${JSON.stringify(after.items)}; accepted: ${accepted.map(describeRequest).join(' | ')}`);
+        totals.problems.push(
+          `the store changed in a batch of refused requests: ${JSON.stringify(before.items)} → ${JSON.stringify(after.items)}; accepted: ${accepted.map(describeRequest).join(' | ')}`,
+        );
       }
     }
 
@@ -203,24 +239,58 @@ describe('hostile input against every endpoint', () => {
       const pattern = new RegExp(`^${template.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`);
       return requests.some((request) => request.method === method && pattern.test(request.path.split('?')[0]));
     };
-    const missed = [...routes.map((route) => [route.method, route.path]), ['POST', '/_local/reconcile'], ['POST', '/_local/backfill'], ['PUT', UPLOAD_PATH]].filter(([method, path]) => !hit(method, path));
+    const missed = [
+      ...routes.map((route) => [route.method, route.path]),
+      ['POST', '/_local/reconcile'],
+      ['POST', '/_local/backfill'],
+      ['PUT', UPLOAD_PATH],
+    ].filter(([method, path]) => !hit(method, path));
     expect(missed).toEqual([]);
     for (const count of Object.values(totals.byFamily)) expect(count).toBeGreaterThanOrEqual(REQUESTS / 100);
   }, 120_000);
 
   it('stores names in any script exactly as sent, and reads them back unchanged', async () => {
     const visible = fc.oneof(
-      fc.constantFrom('Contrôle du courrier', 'メール監視', 'مراقبة البريد', 'בדיקת דואר', 'Проверка почты', '📬 mail ✅', 'e\u0301cole', '👩‍👩‍👧 family', 'ﷺ', 'क्षत्रिय', '𝔐𝔞𝔦𝔩'),
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((name) => /[\p{L}\p{N}\p{S}\p{P}]/u.test(name) && !/[\p{Cc}\p{Cs}\u202a-\u202e\u2066-\u2069]/u.test(name)),
+      fc.constantFrom(
+        'Contrôle du courrier',
+        'メール監視',
+        'مراقبة البريد',
+        'בדיקת דואר',
+        'Проверка почты',
+        '📬 mail ✅',
+        'e\u0301cole',
+        '👩‍👩‍👧 family',
+        'ﷺ',
+        'क्षत्रिय',
+        '𝔐𝔞𝔦𝔩',
+      ),
+      fc
+        .string({ unit: 'grapheme', minLength: 1, maxLength: 40 })
+        .filter((name) => /[\p{L}\p{N}\p{S}\p{P}]/u.test(name) && !/[\p{Cc}\p{Cs}\u202a-\u202e\u2066-\u2069]/u.test(name)),
     );
-    await fc.assert(fc.asyncProperty(visible, async (name) => {
-      const created = await send({ method: 'POST', path: '/api/scans/schedules/', body: JSON.stringify(scheduleBody({ name, enabled: false })), headers: { authorization: `Bearer ${fixture.tokens.admin}`, 'content-type': 'application/json' } });
-      expect(created.status, created.text).toBe(201);
-      const read = await send({ path: `/api/scans/schedules/${created.json.id}/`, headers: { authorization: `Bearer ${fixture.tokens.admin}` } });
-      expect(read.json.name).toBe(name.trim());
-      const deleted = await send({ method: 'DELETE', path: `/api/scans/schedules/${created.json.id}/`, headers: { authorization: `Bearer ${fixture.tokens.admin}` } });
-      expect(deleted.status).toBe(204);
-    }), { numRuns: 30, seed: SEED });
+    await fc.assert(
+      fc.asyncProperty(visible, async (name) => {
+        const created = await send({
+          method: 'POST',
+          path: '/api/scans/schedules/',
+          body: JSON.stringify(scheduleBody({ name, enabled: false })),
+          headers: { authorization: `Bearer ${fixture.tokens.admin}`, 'content-type': 'application/json' },
+        });
+        expect(created.status, created.text).toBe(201);
+        const read = await send({
+          path: `/api/scans/schedules/${created.json.id}/`,
+          headers: { authorization: `Bearer ${fixture.tokens.admin}` },
+        });
+        expect(read.json.name).toBe(name.trim());
+        const deleted = await send({
+          method: 'DELETE',
+          path: `/api/scans/schedules/${created.json.id}/`,
+          headers: { authorization: `Bearer ${fixture.tokens.admin}` },
+        });
+        expect(deleted.status).toBe(204);
+      }),
+      { numRuns: 30, seed: SEED },
+    );
   });
 
   it('accepts a valid body of exactly 64 KiB and refuses one byte more', async () => {
@@ -242,18 +312,35 @@ describe('hostile input against every endpoint', () => {
 describe('concurrent changes to one schedule', () => {
   it('ends 20 parallel toggles, PATCHes and run-nows in a state some serial order of the accepted ones gives', async () => {
     const headers = { authorization: `Bearer ${fixture.tokens.admin}`, 'content-type': 'application/json' };
-    const created = (await send({ method: 'POST', path: '/api/scans/schedules/', body: JSON.stringify(scheduleBody({ name: 'contended' })), headers })).json;
+    const created = (
+      await send({ method: 'POST', path: '/api/scans/schedules/', body: JSON.stringify(scheduleBody({ name: 'contended' })), headers })
+    ).json;
     const id = created.id as string;
     const queuedBefore = service.runtime.scanQueue.stats();
     const cadences = ['weekly', 'monthly', 'daily'] as const;
     const operations = Array.from({ length: 20 }, (_, i) => {
       if (i % 3 === 0) return { kind: 'toggle' as const, method: 'POST', path: `/api/scans/schedules/${id}/toggle/` };
-      if (i % 3 === 1) return { kind: 'patch' as const, method: 'PATCH', path: `/api/scans/schedules/${id}/`, name: `patch ${i}`, cadence: cadences[i % 3 === 1 ? (i >> 1) % 3 : 0] };
+      if (i % 3 === 1)
+        return {
+          kind: 'patch' as const,
+          method: 'PATCH',
+          path: `/api/scans/schedules/${id}/`,
+          name: `patch ${i}`,
+          cadence: cadences[i % 3 === 1 ? (i >> 1) % 3 : 0],
+        };
       return { kind: 'run' as const, method: 'POST', path: `/api/scans/schedules/${id}/run/` };
     });
 
-    const replies = await Promise.all(operations.map((operation) =>
-      send({ method: operation.method, path: operation.path, headers, body: operation.kind === 'patch' ? JSON.stringify({ name: operation.name, cadence: operation.cadence }) : undefined })));
+    const replies = await Promise.all(
+      operations.map((operation) =>
+        send({
+          method: operation.method,
+          path: operation.path,
+          headers,
+          body: operation.kind === 'patch' ? JSON.stringify({ name: operation.name, cadence: operation.cadence }) : undefined,
+        }),
+      ),
+    );
 
     for (const reply of replies) {
       expect([200, 202, 409], reply.text).toContain(reply.status);
@@ -274,7 +361,9 @@ describe('concurrent changes to one schedule', () => {
     // The trigger is the row's, whichever write came last.
     const triggers = (await service.runtime.scheduler.list()).filter((trigger) => trigger.scheduleId === id);
     const wanted = desiredTrigger(row);
-    expect(triggers.map((trigger) => [trigger.expression, trigger.timezone])).toEqual(wanted ? wanted.expressions.map((expression) => [expression, wanted.timezone]) : []);
+    expect(triggers.map((trigger) => [trigger.expression, trigger.timezone])).toEqual(
+      wanted ? wanted.expressions.map((expression) => [expression, wanted.timezone]) : [],
+    );
     // Each accepted run-now made exactly one job, queued once; the row names the newest.
     const jobs = (await service.runtime.scans.list('acme', { scheduleId: id }, 200)).items;
     const runIds = runs.map(({ reply }) => reply.json.scan.id as string);

@@ -42,7 +42,9 @@ export function rawRequest(baseUrl: string, { method = 'GET', path, headers = {}
     });
     // A server that refuses early (the upload stand-in, like S3) may close before the body is
     // written: its answer is what counts.
-    outgoing.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     outgoing.end(body);
   });
 }

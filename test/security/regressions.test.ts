@@ -59,7 +59,11 @@ describe('a deeply nested scope', () => {
   });
 
   it('answers 400 on scope for a scope deeper than 16 levels that fits the body bound', async () => {
-    const reply = await json('POST', '/api/scans/', JSON.stringify({ scan_type: 'dast', target: 'https://app.example.com', scope: nested(20) }));
+    const reply = await json(
+      'POST',
+      '/api/scans/',
+      JSON.stringify({ scan_type: 'dast', target: 'https://app.example.com', scope: nested(20) }),
+    );
 
     expectError(reply, 400, 'validation_error');
     expect(reply.json.error.details[0].field).toMatch(/^scope(\.a)+$/);
@@ -74,13 +78,15 @@ describe('a deeply nested scope', () => {
 
   it('reports a leaked quota slot in a dry run and repairs it in a real one', async () => {
     // What a crash between the counter update and the row write leaves behind.
-    await client.send(new UpdateCommand({
-      TableName: LOCAL_TABLE_NAME,
-      Key: { PK: 'T#leaky', SK: 'META#schedule-count' },
-      UpdateExpression: 'SET #count = :one',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':one': 1 },
-    }));
+    await client.send(
+      new UpdateCommand({
+        TableName: LOCAL_TABLE_NAME,
+        Key: { PK: 'T#leaky', SK: 'META#schedule-count' },
+        UpdateExpression: 'SET #count = :one',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
 
     const dry = await service.runtime.reconciler.reconcile({ dryRun: true });
     const countAfterDry = await service.runtime.repo.count('leaky');
@@ -103,7 +109,11 @@ describe('scope values the store cannot hold', () => {
     ['a number below 1e-130', dast('{"x":1e-200}'), 'scope.x'],
     ['a constructor key', dast('{"constructor":{"prototype":1}}'), 'scope.constructor'],
     ['a nested constructor key', dast('{"a":[{"constructor":1}]}'), 'scope.a.0.constructor'],
-    ['a __proto__ key in an email_security scope', '{"name":"n","scan_type":"email_security","target":"example.com","cadence":"daily","scope":{"__proto__":{"leak":true}}}', 'scope.__proto__'],
+    [
+      'a __proto__ key in an email_security scope',
+      '{"name":"n","scan_type":"email_security","target":"example.com","cadence":"daily","scope":{"__proto__":{"leak":true}}}',
+      'scope.__proto__',
+    ],
     ['a lone surrogate', dast('{"x":"\\ud800"}'), 'scope.x'],
   ])('answers 400 on the field for %s and stores nothing', async (_name, body, field) => {
     const before = await state();
@@ -135,23 +145,34 @@ describe('path ids', () => {
     expect(await state()).toEqual(before);
   });
 
-  it.each(['%2e%2e', '%2E%2E', '..', '.', '%2e', `${'%2e%2e/'.repeat(3)}%2e%2e`])('never resolves the dot segment %s: 404 and nothing created', async (dots) => {
-    const before = await state();
+  it.each(['%2e%2e', '%2E%2E', '..', '.', '%2e', `${'%2e%2e/'.repeat(3)}%2e%2e`])(
+    'never resolves the dot segment %s: 404 and nothing created',
+    async (dots) => {
+      const before = await state();
 
-    const replies = await Promise.all([
-      json('POST', `/api/scans/schedules/${dots}/`, JSON.stringify({ scan_type: 'email_security', target: 'example.com' })),
-      json('POST', `/api/scans/schedules/${dots}`, JSON.stringify({ scan_type: 'email_security', target: 'example.com' })),
-      send({ path: `/api/scans/schedules/${dots}/`, headers: { authorization: `Bearer ${admin}` } }),
-      send({ path: `/api/scans/${dots}/`, headers: { authorization: `Bearer ${admin}` } }),
-      json('POST', `/api/artifacts/${dots}/`, JSON.stringify({ purpose: 'rua', filename: 'a.xml', size: 10, content_type: 'application/xml' })),
-    ]);
+      const replies = await Promise.all([
+        json('POST', `/api/scans/schedules/${dots}/`, JSON.stringify({ scan_type: 'email_security', target: 'example.com' })),
+        json('POST', `/api/scans/schedules/${dots}`, JSON.stringify({ scan_type: 'email_security', target: 'example.com' })),
+        send({ path: `/api/scans/schedules/${dots}/`, headers: { authorization: `Bearer ${admin}` } }),
+        send({ path: `/api/scans/${dots}/`, headers: { authorization: `Bearer ${admin}` } }),
+        json(
+          'POST',
+          `/api/artifacts/${dots}/`,
+          JSON.stringify({ purpose: 'rua', filename: 'a.xml', size: 10, content_type: 'application/xml' }),
+        ),
+      ]);
 
-    for (const reply of replies) expectError(reply, 404, 'not_found');
-    expect(await state()).toEqual(before);
-  });
+      for (const reply of replies) expectError(reply, 404, 'not_found');
+      expect(await state()).toEqual(before);
+    },
+  );
 
   it('never treats an encoded slash as a separator', async () => {
-    const reply = await send({ path: `/api/scans/schedules/${scheduleId}%2Ftoggle/`, method: 'POST', headers: { authorization: `Bearer ${admin}` } });
+    const reply = await send({
+      path: `/api/scans/schedules/${scheduleId}%2Ftoggle/`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
 
     expectError(reply, 404, 'not_found');
   });
@@ -167,19 +188,41 @@ describe('session credentials', () => {
     ['GET', '/api/scan-types/'],
   ];
 
-  it.each(['session=%E0%A4%A', 'session=%zz', 'session="', 'session=a; session=b', 'session=;session=%'])('answers 401 to the cookie %s on every authenticated route', async (cookie) => {
-    for (const [method, path] of [...routes, ['GET', `/api/scans/schedules/${scheduleId}/`] as [string, string]]) {
-      const reply = await send({ method, path, headers: { cookie, origin: service.runtime.url, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
-      expectError(reply, 401, 'unauthenticated');
-    }
-  });
+  it.each(['session=%E0%A4%A', 'session=%zz', 'session="', 'session=a; session=b', 'session=;session=%'])(
+    'answers 401 to the cookie %s on every authenticated route',
+    async (cookie) => {
+      for (const [method, path] of [...routes, ['GET', `/api/scans/schedules/${scheduleId}/`] as [string, string]]) {
+        const reply = await send({
+          method,
+          path,
+          headers: { cookie, origin: service.runtime.url, 'content-type': 'application/json' },
+          body: method === 'POST' ? '{}' : undefined,
+        });
+        expectError(reply, 401, 'unauthenticated');
+      }
+    },
+  );
 
   it('answers 401 when the cookie and the Bearer token are for different tenants, and changes nothing', async () => {
     const other = await service.token('other', 'admin');
     const before = await state();
 
-    const cookieOther = await send({ method: 'POST', path: `/api/scans/schedules/${scheduleId}/toggle/`, headers: { authorization: `Bearer ${admin}`, cookie: `session=${other}`, origin: service.runtime.url } });
-    const bearerOther = await send({ method: 'POST', path: '/api/scans/schedules/', body: JSON.stringify(scheduleBody()), headers: { authorization: `Bearer ${other}`, cookie: `session=${admin}`, origin: service.runtime.url, 'content-type': 'application/json' } });
+    const cookieOther = await send({
+      method: 'POST',
+      path: `/api/scans/schedules/${scheduleId}/toggle/`,
+      headers: { authorization: `Bearer ${admin}`, cookie: `session=${other}`, origin: service.runtime.url },
+    });
+    const bearerOther = await send({
+      method: 'POST',
+      path: '/api/scans/schedules/',
+      body: JSON.stringify(scheduleBody()),
+      headers: {
+        authorization: `Bearer ${other}`,
+        cookie: `session=${admin}`,
+        origin: service.runtime.url,
+        'content-type': 'application/json',
+      },
+    });
 
     expectError(cookieOther, 401, 'unauthenticated');
     expectError(bearerOther, 401, 'unauthenticated');
@@ -199,7 +242,8 @@ describe('cursors', () => {
     firstPage = (await send({ path: '/api/scans/schedules/?limit=1', headers: { authorization: `Bearer ${token}` } })).json;
   });
 
-  const list = async (path: string, tenant = 'paging') => send({ path, headers: { authorization: `Bearer ${await service.token(tenant, 'admin')}` } });
+  const list = async (path: string, tenant = 'paging') =>
+    send({ path, headers: { authorization: `Bearer ${await service.token(tenant, 'admin')}` } });
   const raw = (key: Record<string, unknown>, index = '') => encodeURIComponent(encodeCursor('paging', index, key));
 
   it('follows its own cursor to the next page', async () => {
@@ -215,15 +259,26 @@ describe('cursors', () => {
     ['a store cursor on the quota counter', () => `/api/scans/schedules/?cursor=${raw({ PK: 'T#paging', SK: 'META#schedule-count' })}`],
     ['a schedules cursor replayed on scans', () => `/api/scans/?cursor=${encodeURIComponent(firstPage.next_cursor)}`],
     ['a schedules cursor replayed on findings', () => `/api/findings/?cursor=${encodeURIComponent(firstPage.next_cursor)}`],
-    ['a cursor replayed with another filter', () => `/api/scans/schedules/?enabled=true&cursor=${encodeURIComponent(firstPage.next_cursor)}`],
+    [
+      'a cursor replayed with another filter',
+      () => `/api/scans/schedules/?enabled=true&cursor=${encodeURIComponent(firstPage.next_cursor)}`,
+    ],
     ['a cursor with its signature cut', () => `/api/scans/schedules/?cursor=${encodeURIComponent(firstPage.next_cursor.split('.')[0])}`],
-    ['a cursor with another payload under the same signature', () => `/api/scans/schedules/?cursor=${raw({ PK: 'T#paging', SK: 'SCH#sch_0' })}.${firstPage.next_cursor.split('.')[1]}`],
+    [
+      'a cursor with another payload under the same signature',
+      () => `/api/scans/schedules/?cursor=${raw({ PK: 'T#paging', SK: 'SCH#sch_0' })}.${firstPage.next_cursor.split('.')[1]}`,
+    ],
   ])('answers 400 on cursor for %s', async (_name, path) => {
     expectError(await list(path()), 400, 'validation_error', 'cursor');
   });
 
   it("answers 400 on cursor for another tenant's cursor", async () => {
-    expectError(await list(`/api/scans/schedules/?cursor=${encodeURIComponent(firstPage.next_cursor)}`, 'acme'), 400, 'validation_error', 'cursor');
+    expectError(
+      await list(`/api/scans/schedules/?cursor=${encodeURIComponent(firstPage.next_cursor)}`, 'acme'),
+      400,
+      'validation_error',
+      'cursor',
+    );
   });
 });
 
@@ -238,7 +293,11 @@ describe('scope.rua and scope.header', () => {
   ])('refuses %s %j with 400 on the field', async (key, value, field) => {
     const before = await state();
 
-    const reply = await json('POST', '/api/scans/', JSON.stringify({ scan_type: 'email_security', target: 'example.com', scope: { [key]: value } }));
+    const reply = await json(
+      'POST',
+      '/api/scans/',
+      JSON.stringify({ scan_type: 'email_security', target: 'example.com', scope: { [key]: value } }),
+    );
 
     expectError(reply, 400, 'validation_error', field);
     expect(await state()).toEqual(before);
@@ -259,7 +318,11 @@ describe('targets inside the deployment', () => {
 
     const manual = await json('POST', '/api/scans/', JSON.stringify({ scan_type: scanType, target }));
     const schedule = await json('POST', '/api/scans/schedules/', JSON.stringify(scheduleBody({ scan_type: scanType, target })));
-    const listed = await json('POST', '/api/scans/', JSON.stringify({ scan_type: scanType, target: 'https://example.com', targets: [target] }));
+    const listed = await json(
+      'POST',
+      '/api/scans/',
+      JSON.stringify({ scan_type: scanType, target: 'https://example.com', targets: [target] }),
+    );
 
     expectError(manual, 400, 'validation_error', 'target');
     expectError(schedule, 400, 'validation_error', 'target');
@@ -273,8 +336,18 @@ describe('charsets, limits and display text', () => {
     const before = await state();
     const latin1 = Buffer.from(JSON.stringify(scheduleBody({ name: 'café' })), 'latin1');
 
-    const reply = await send({ method: 'POST', path: '/api/scans/schedules/', body: latin1, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json; charset=iso-8859-1' } });
-    const undeclared = await send({ method: 'POST', path: '/api/scans/schedules/', body: latin1, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' } });
+    const reply = await send({
+      method: 'POST',
+      path: '/api/scans/schedules/',
+      body: latin1,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json; charset=iso-8859-1' },
+    });
+    const undeclared = await send({
+      method: 'POST',
+      path: '/api/scans/schedules/',
+      body: latin1,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    });
 
     expectError(reply, 415, 'unsupported_media_type');
     expectError(undeclared, 400, 'invalid_json');
@@ -282,17 +355,30 @@ describe('charsets, limits and display text', () => {
   });
 
   it('accepts charset=utf-8 in any case and stores the text exactly', async () => {
-    const reply = await send({ method: 'POST', path: '/api/scans/', body: Buffer.from(JSON.stringify({ scan_type: 'dast', target: 'https://example.com/', scope: { note: 'café' } })), headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json; Charset="UTF-8"' } });
+    const reply = await send({
+      method: 'POST',
+      path: '/api/scans/',
+      body: Buffer.from(JSON.stringify({ scan_type: 'dast', target: 'https://example.com/', scope: { note: 'café' } })),
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json; Charset="UTF-8"' },
+    });
 
     expect(reply.status).toBe(202);
     expect(reply.json.scope.note).toBe('café');
   });
 
-  it.each(['0x10', '1e2', '%205', '5.0', '+5', '-1', '0', '201', '99999999999999999999', '', '5&limit=6'])('answers 400 on limit for limit=%s', async (limit) => {
-    for (const path of ['/api/scans/schedules/', '/api/scans/', '/api/findings/']) {
-      expectError(await send({ path: `${path}?limit=${limit}`, headers: { authorization: `Bearer ${admin}` } }), 400, 'validation_error', 'limit');
-    }
-  });
+  it.each(['0x10', '1e2', '%205', '5.0', '+5', '-1', '0', '201', '99999999999999999999', '', '5&limit=6'])(
+    'answers 400 on limit for limit=%s',
+    async (limit) => {
+      for (const path of ['/api/scans/schedules/', '/api/scans/', '/api/findings/']) {
+        expectError(
+          await send({ path: `${path}?limit=${limit}`, headers: { authorization: `Bearer ${admin}` } }),
+          400,
+          'validation_error',
+          'limit',
+        );
+      }
+    },
+  );
 
   it.each([
     ['name', '\u200b\u200b\u200b'],
@@ -315,7 +401,11 @@ describe('charsets, limits and display text', () => {
   });
 
   it('keeps line breaks and non-Latin scripts in a description', async () => {
-    const reply = await json('PATCH', `/api/scans/schedules/${scheduleId}/`, JSON.stringify({ name: 'مراقبة البريد 📬', description: 'line one\nline two\tend' }));
+    const reply = await json(
+      'PATCH',
+      `/api/scans/schedules/${scheduleId}/`,
+      JSON.stringify({ name: 'مراقبة البريد 📬', description: 'line one\nline two\tend' }),
+    );
 
     expect(reply.status).toBe(200);
     expect(reply.json.description).toBe('line one\nline two\tend');
@@ -325,7 +415,12 @@ describe('charsets, limits and display text', () => {
 describe('/_local/reconcile', () => {
   it('answers a missing or wrong key with 401 and the DESIGN error body', async () => {
     const missing = await send({ method: 'POST', path: '/_local/reconcile', body: '{}', headers: { 'content-type': 'application/json' } });
-    const wrong = await send({ method: 'POST', path: '/_local/reconcile', body: '{}', headers: { 'content-type': 'application/json', 'x-local-admin-key': 'guess' } });
+    const wrong = await send({
+      method: 'POST',
+      path: '/_local/reconcile',
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'x-local-admin-key': 'guess' },
+    });
 
     expectError(missing, 401, 'unauthenticated');
     expectError(wrong, 401, 'unauthenticated');
@@ -338,7 +433,12 @@ describe('/_local/reconcile', () => {
     ['{"force":true}', 400, 'validation_error'],
     ['[]', 400, 'validation_error'],
   ])('answers the body %s with %i %s', async (body, status, code) => {
-    const reply = await send({ method: 'POST', path: '/_local/reconcile', body, headers: { 'content-type': 'application/json', 'x-local-admin-key': SESSION_KEY } });
+    const reply = await send({
+      method: 'POST',
+      path: '/_local/reconcile',
+      body,
+      headers: { 'content-type': 'application/json', 'x-local-admin-key': SESSION_KEY },
+    });
 
     expectError(reply, status, code);
   });
@@ -346,8 +446,18 @@ describe('/_local/reconcile', () => {
 
 describe('/_local/backfill', () => {
   it('answers a missing or wrong key with 401 and the DESIGN error body, before reading the body', async () => {
-    const missing = await send({ method: 'POST', path: '/_local/backfill', body: '{"database_url":"postgres://x"}', headers: { 'content-type': 'application/json' } });
-    const wrong = await send({ method: 'POST', path: '/_local/backfill', body: '{', headers: { 'content-type': 'application/json', 'x-local-admin-key': `${SESSION_KEY}x` } });
+    const missing = await send({
+      method: 'POST',
+      path: '/_local/backfill',
+      body: '{"database_url":"postgres://x"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    const wrong = await send({
+      method: 'POST',
+      path: '/_local/backfill',
+      body: '{',
+      headers: { 'content-type': 'application/json', 'x-local-admin-key': `${SESSION_KEY}x` },
+    });
 
     expectError(missing, 401, 'unauthenticated');
     expectError(wrong, 401, 'unauthenticated');
@@ -362,7 +472,12 @@ describe('/_local/backfill', () => {
   ])('answers the body %s (%s) with %i %s', async (body, type, status, code, field) => {
     const before = await state();
 
-    const reply = await send({ method: 'POST', path: '/_local/backfill', body, headers: { 'content-type': type, 'x-local-admin-key': SESSION_KEY } });
+    const reply = await send({
+      method: 'POST',
+      path: '/_local/backfill',
+      body,
+      headers: { 'content-type': type, 'x-local-admin-key': SESSION_KEY },
+    });
 
     expectError(reply, status, code, field);
     expect(await state()).toEqual(before);
@@ -370,23 +485,34 @@ describe('/_local/backfill', () => {
 });
 
 describe('artifacts', () => {
-  const announce = (filename: string) => json('POST', '/api/artifacts/', JSON.stringify({ purpose: 'rua', filename, size: 1024, content_type: 'application/xml' }));
+  const announce = (filename: string) =>
+    json('POST', '/api/artifacts/', JSON.stringify({ purpose: 'rua', filename, size: 1024, content_type: 'application/xml' }));
 
-  it.each(['invoice\u202efdp.exe', 'a\u0000b.xml', 'report\u0085.xml', '\u200b\u200d', '../etc/passwd', 'a\\b.xml'])('refuses the file name %j with 400 on filename, storing nothing', async (filename) => {
-    const before = await state();
+  it.each(['invoice\u202efdp.exe', 'a\u0000b.xml', 'report\u0085.xml', '\u200b\u200d', '../etc/passwd', 'a\\b.xml'])(
+    'refuses the file name %j with 400 on filename, storing nothing',
+    async (filename) => {
+      const before = await state();
 
-    const reply = await announce(filename);
+      const reply = await announce(filename);
 
-    expectError(reply, 400, 'validation_error', 'filename');
-    expect(await state()).toEqual(before);
-  });
+      expectError(reply, 400, 'validation_error', 'filename');
+      expect(await state()).toEqual(before);
+    },
+  );
 
   it('matches the upload path as sent: a dotted or encoded variant is no upload, and the token still works once', async () => {
     const created = await announce('report.xml');
     const token = new URL(created.json.upload.url).searchParams.get('token')!;
-    const put = (path: string) => send({ method: 'PUT', path: `${path}?token=${encodeURIComponent(token)}`, headers: { 'content-type': 'application/xml' }, body: Buffer.alloc(1024, 0x20) });
+    const put = (path: string) =>
+      send({
+        method: 'PUT',
+        path: `${path}?token=${encodeURIComponent(token)}`,
+        headers: { 'content-type': 'application/xml' },
+        body: Buffer.alloc(1024, 0x20),
+      });
 
-    for (const path of ['/_local/x/../artifacts/upload', '/_local/artifacts/%75pload', '/_local/artifacts/upload/']) expectError(await put(path), 404, 'not_found');
+    for (const path of ['/_local/x/../artifacts/upload', '/_local/artifacts/%75pload', '/_local/artifacts/upload/'])
+      expectError(await put(path), 404, 'not_found');
     const read = await send({ path: `/api/artifacts/${created.json.id}/`, headers: { authorization: `Bearer ${admin}` } });
 
     expect(read.json.status).toBe('pending');
@@ -396,7 +522,12 @@ describe('artifacts', () => {
   it('answers a forged upload token with 403 in the error body shape, storing nothing', async () => {
     const before = await state();
 
-    const reply = await send({ method: 'PUT', path: '/_local/artifacts/upload?token=e30.AAAA', headers: { 'content-type': 'application/xml' }, body: Buffer.alloc(16) });
+    const reply = await send({
+      method: 'PUT',
+      path: '/_local/artifacts/upload?token=e30.AAAA',
+      headers: { 'content-type': 'application/xml' },
+      body: Buffer.alloc(16),
+    });
 
     expect(reply.status).toBe(403);
     expect(errorBodyProblem(reply, UPLOAD_STATUS_BY_CODE)).toBeNull();

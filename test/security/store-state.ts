@@ -16,7 +16,11 @@ export interface StoreState {
 
 /** A client of the runtime's dynalite, for tests that read or tamper with the table directly. */
 export function tableClient(runtime: LocalRuntime): DynamoDBDocumentClient {
-  return makeDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return makeDocumentClient({
+    endpoint: runtime.dynamoEndpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 }
 
 export async function storeState(runtime: LocalRuntime, client: DynamoDBDocumentClient): Promise<StoreState> {

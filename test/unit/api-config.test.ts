@@ -10,23 +10,33 @@ const triggers = {
 
 describe('function configuration read at cold start', () => {
   it('names every missing or malformed variable at once', () => {
-    expect(() => readConfig(SchedulesConfig, { ...triggers, SCAN_QUEUE_ARN: 'not-an-arn' })).toThrow('invalid configuration: TABLE_NAME, SCAN_QUEUE_ARN');
+    expect(() => readConfig(SchedulesConfig, { ...triggers, SCAN_QUEUE_ARN: 'not-an-arn' })).toThrow(
+      'invalid configuration: TABLE_NAME, SCAN_QUEUE_ARN',
+    );
     expect(() => readConfig(ArtifactConfig, {})).toThrow('invalid configuration: TABLE_NAME, ARTIFACT_BUCKET');
   });
 
   it('applies the defaults and splits the lists', () => {
-    expect(readConfig(SchedulesConfig, { ...triggers, TABLE_NAME: 'scans', ALLOWED_ORIGINS: 'https://a.example, https://b.example,' })).toEqual({
+    expect(
+      readConfig(SchedulesConfig, { ...triggers, TABLE_NAME: 'scans', ALLOWED_ORIGINS: 'https://a.example, https://b.example,' }),
+    ).toEqual({
       ...triggers,
       TABLE_NAME: 'scans',
       ALLOWED_ORIGINS: ['https://a.example', 'https://b.example'],
       SCHEDULE_QUOTA: 500,
       ALLOW_PRIVATE_TARGETS: false,
     });
-    expect(readConfig(MetaConfig, { SCAN_RUNNERS: 'email_security' })).toEqual({ ALLOWED_ORIGINS: [], SERVICE_VERSION: '0.1.0', SCAN_RUNNERS: ['email_security'] });
+    expect(readConfig(MetaConfig, { SCAN_RUNNERS: 'email_security' })).toEqual({
+      ALLOWED_ORIGINS: [],
+      SERVICE_VERSION: '0.1.0',
+      SCAN_RUNNERS: ['email_security'],
+    });
   });
 
-  it('keeps only the variables of the function\'s own schema', () => {
-    expect(readConfig(ArtifactConfig, { TABLE_NAME: 'scans', ARTIFACT_BUCKET: 'artifacts', SCAN_QUEUE_URL: 'https://sqs.example/q' })).toEqual({
+  it("keeps only the variables of the function's own schema", () => {
+    expect(
+      readConfig(ArtifactConfig, { TABLE_NAME: 'scans', ARTIFACT_BUCKET: 'artifacts', SCAN_QUEUE_URL: 'https://sqs.example/q' }),
+    ).toEqual({
       TABLE_NAME: 'scans',
       ARTIFACT_BUCKET: 'artifacts',
     });

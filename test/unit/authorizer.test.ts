@@ -12,7 +12,8 @@ import { sessionKeyId, signSessionToken, verifySessionToken } from '../../shared
 
 const KEY = 'unit-test-session-key-0123456789abcdefghijkl';
 const NEXT_KEY = 'unit-test-rotated-key-abcdefghijkl0123456789';
-const event = (headers: Record<string, string>, cookies?: string[], routeKey = 'GET /api/scans/') => ({ headers, cookies, routeKey }) as unknown as APIGatewayRequestAuthorizerEventV2;
+const event = (headers: Record<string, string>, cookies?: string[], routeKey = 'GET /api/scans/') =>
+  ({ headers, cookies, routeKey }) as unknown as APIGatewayRequestAuthorizerEventV2;
 const fixedKeys = (...keys: string[]): SessionKeySource => ({ keys: async () => keys, refresh: async () => keys });
 
 describe('Lambda authorizer', () => {
@@ -23,7 +24,17 @@ describe('Lambda authorizer', () => {
 
     const result = await handler(event({}, [`theme=dark`, `session=${token}`]));
 
-    expect(result).toEqual({ isAuthorized: true, context: { sub: 'alice', tenant: 'acme', role: 'operator', via: 'cookie', expires_at: expect.any(String), cursor_keys: cursorKeyOf(KEY, 'acme') } });
+    expect(result).toEqual({
+      isAuthorized: true,
+      context: {
+        sub: 'alice',
+        tenant: 'acme',
+        role: 'operator',
+        via: 'cookie',
+        expires_at: expect.any(String),
+        cursor_keys: cursorKeyOf(KEY, 'acme'),
+      },
+    });
   });
 
   it('passes the identity from a Bearer header, whatever its case', async () => {
@@ -31,7 +42,14 @@ describe('Lambda authorizer', () => {
 
     const result = await handler(event({ Authorization: `Bearer ${token}` }));
 
-    expect(result.context).toEqual({ sub: 'bot', tenant: 'acme', role: 'viewer', via: 'bearer', expires_at: expect.any(String), cursor_keys: cursorKeyOf(KEY, 'acme') });
+    expect(result.context).toEqual({
+      sub: 'bot',
+      tenant: 'acme',
+      role: 'viewer',
+      via: 'bearer',
+      expires_at: expect.any(String),
+      cursor_keys: cursorKeyOf(KEY, 'acme'),
+    });
   });
 
   it('lets the request through with auth_error when the token is bad, so the API can answer 401 itself', async () => {
@@ -43,7 +61,10 @@ describe('Lambda authorizer', () => {
   });
 
   it('reports an expired session as such', async () => {
-    const token = await signSessionToken({ sub: 'x', tenant: 'acme', role: 'admin' }, KEY, { ttlSeconds: 60, now: new Date(Date.now() - 3_600_000) });
+    const token = await signSessionToken({ sub: 'x', tenant: 'acme', role: 'admin' }, KEY, {
+      ttlSeconds: 60,
+      now: new Date(Date.now() - 3_600_000),
+    });
 
     const result = await handler(event({}, [`session=${token}`]));
 
@@ -58,7 +79,14 @@ describe('Lambda authorizer', () => {
     const elsewhere = await handler(event({ authorization: `Bearer ${bearerToken}` }, [`session=${cookieToken}`], 'GET /api/me'));
 
     const exp = JSON.parse(Buffer.from(bearerToken.split('.')[1], 'base64url').toString()).exp as number;
-    expect(result.context).toEqual({ sub: 'new', tenant: 'acme', role: 'admin', via: 'bearer', expires_at: new Date(exp * 1000).toISOString(), cursor_keys: cursorKeyOf(KEY, 'acme') });
+    expect(result.context).toEqual({
+      sub: 'new',
+      tenant: 'acme',
+      role: 'admin',
+      via: 'bearer',
+      expires_at: new Date(exp * 1000).toISOString(),
+      cursor_keys: cursorKeyOf(KEY, 'acme'),
+    });
     expect(elsewhere.context).toEqual({ auth_error: 'the session cookie and the Bearer token name different sessions' });
   });
 
@@ -130,7 +158,11 @@ describe('session key ids and rotation', () => {
 
   it('refuses a token without a key id, or whose key id names another key than the one that signed it', async () => {
     const bytes = new TextEncoder().encode(KEY);
-    const noKid = await new SignJWT({ tenant: 'acme', role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setExpirationTime('1h').sign(bytes);
+    const noKid = await new SignJWT({ tenant: 'acme', role: 'admin' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setExpirationTime('1h')
+      .sign(bytes);
     const otherBytes = new TextEncoder().encode(NEXT_KEY);
     const lyingKid = await new SignJWT({ tenant: 'acme', role: 'admin' })
       .setProtectedHeader({ alg: 'HS256', kid: sessionKeyId(KEY) })
@@ -157,14 +189,24 @@ describe('session key ids and rotation', () => {
     const first = await handler(event({ authorization: `Bearer ${rotated}` }));
     await handler(event({ authorization: `Bearer ${current}` }));
 
-    expect(first.context).toEqual({ ...identity, via: 'bearer', expires_at: expect.any(String), cursor_keys: cursorKeysOf([NEXT_KEY, KEY], 'acme') });
+    expect(first.context).toEqual({
+      ...identity,
+      via: 'bearer',
+      expires_at: expect.any(String),
+      cursor_keys: cursorKeysOf([NEXT_KEY, KEY], 'acme'),
+    });
     expect(refreshes).toBe(1);
   });
   it('hands out cursor keys under every accepted key, so a cursor sealed before a rotation opens until the old key leaves', async () => {
     const cursorsUnder = async (keys: string[]) => {
-      const { context } = await makeAuthorizerHandler(fixedKeys(...keys))(event({ authorization: `Bearer ${await signSessionToken(identity, keys[0])}` }));
+      const { context } = await makeAuthorizerHandler(fixedKeys(...keys))(
+        event({ authorization: `Bearer ${await signSessionToken(identity, keys[0])}` }),
+      );
       expect(context).toHaveProperty('cursor_keys');
-      return pageCursors('cursor_keys' in context ? context.cursor_keys.split(',') : [], { listing: 'schedules', filters: { enabled: true } });
+      return pageCursors('cursor_keys' in context ? context.cursor_keys.split(',') : [], {
+        listing: 'schedules',
+        filters: { enabled: true },
+      });
     };
     const before = (await cursorsUnder([KEY])).seal('store-cursor')!;
     const during = await cursorsUnder([NEXT_KEY, KEY]);
@@ -204,7 +246,9 @@ describe('session keys loader (Secrets Manager)', () => {
 
   it('re-reads on refresh at most once per minute', async () => {
     secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolvesOnce({ SecretString: KEY }).resolves({ SecretString: NEXT_KEY });
-    secrets.on(GetSecretValueCommand, { SecretId: ARN, VersionStage: 'AWSPREVIOUS' }).rejects(new ResourceNotFoundException({ message: 'none', $metadata: {} }));
+    secrets
+      .on(GetSecretValueCommand, { SecretId: ARN, VersionStage: 'AWSPREVIOUS' })
+      .rejects(new ResourceNotFoundException({ message: 'none', $metadata: {} }));
     let now = 1_000_000;
     const loader = makeSessionKeysLoader(ARN, secrets as unknown as SecretsManagerClient, () => now);
 
@@ -220,7 +264,9 @@ describe('session keys loader (Secrets Manager)', () => {
 
   it('does not keep a failed read: the next invocation tries again', async () => {
     secrets.on(GetSecretValueCommand, { SecretId: ARN }).rejectsOnce(new Error('throttled')).resolves({ SecretString: KEY });
-    secrets.on(GetSecretValueCommand, { SecretId: ARN, VersionStage: 'AWSPREVIOUS' }).rejects(new ResourceNotFoundException({ message: 'none', $metadata: {} }));
+    secrets
+      .on(GetSecretValueCommand, { SecretId: ARN, VersionStage: 'AWSPREVIOUS' })
+      .rejects(new ResourceNotFoundException({ message: 'none', $metadata: {} }));
     const loader = makeSessionKeysLoader(ARN, secrets as unknown as SecretsManagerClient);
 
     await expect(loader.keys()).rejects.toThrow('throttled');

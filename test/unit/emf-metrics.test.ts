@@ -17,7 +17,10 @@ function emfLinesOf(act: () => void): Array<Record<string, any>> {
     write.mockRestore();
     log.mockRestore();
   }
-  return written.flatMap((text) => text.split('\n')).filter((text) => text.includes('_aws')).map((text) => JSON.parse(text));
+  return written
+    .flatMap((text) => text.split('\n'))
+    .filter((text) => text.includes('_aws'))
+    .map((text) => JSON.parse(text));
 }
 
 describe('EMF metrics (Powertools Metrics)', () => {
@@ -33,7 +36,11 @@ describe('EMF metrics (Powertools Metrics)', () => {
 
     expect(lines).toHaveLength(2);
     expect(lines[0]._aws.CloudWatchMetrics).toEqual([
-      { Namespace: 'ScanService', Dimensions: [expect.arrayContaining(['service', 'environment', 'status'])], Metrics: [{ Name: 'ScansFinished', Unit: 'Count' }] },
+      {
+        Namespace: 'ScanService',
+        Dimensions: [expect.arrayContaining(['service', 'environment', 'status'])],
+        Metrics: [{ Name: 'ScansFinished', Unit: 'Count' }],
+      },
     ]);
     expect(lines[0]).toMatchObject({ service: 'scan-service', environment: 'prod', status: 'failed', ScansFinished: 1 });
     expect(lines[0]._aws.CloudWatchMetrics[0].Dimensions[0]).toHaveLength(3);

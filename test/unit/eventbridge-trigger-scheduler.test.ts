@@ -75,12 +75,17 @@ function fakeSchedulerApi(client: SchedulerClient, pageSize = 2) {
   };
   const api = mockClient(client);
   const keyOf = (input: { GroupName?: string | undefined; Name?: string | undefined }) => `${input.GroupName ?? 'default'}/${input.Name}`;
-  const notFound = (name: string | undefined) => new ResourceNotFoundException({ message: `Schedule ${name} does not exist.`, $metadata: { httpStatusCode: 404 }, Message: undefined });
+  const notFound = (name: string | undefined) =>
+    new ResourceNotFoundException({ message: `Schedule ${name} does not exist.`, $metadata: { httpStatusCode: 404 }, Message: undefined });
 
   api.on(CreateScheduleCommand).callsFake(async (input: CreateScheduleInput) => {
     injectFault('CreateSchedule');
     if (schedules.has(keyOf(input))) {
-      throw new ConflictException({ message: `Schedule ${input.Name} already exists.`, $metadata: { httpStatusCode: 409 }, Message: undefined });
+      throw new ConflictException({
+        message: `Schedule ${input.Name} already exists.`,
+        $metadata: { httpStatusCode: 409 },
+        Message: undefined,
+      });
     }
     schedules.set(keyOf(input), structuredClone(input));
     return { ScheduleArn: `arn:aws:scheduler:eu-west-1:123456789012:schedule/${keyOf(input)}` };
@@ -266,10 +271,17 @@ describe('EventBridgeTriggerScheduler', () => {
   });
 
   it('caps each backoff delay at maxDelayMs', async () => {
-    const { scheduler, sleeps } = makeScheduler(client, { baseDelayMs: 100, maxDelayMs: 300, maxAttempts: 5, draws: [0.999, 0.999, 0.999, 0.999] });
+    const { scheduler, sleeps } = makeScheduler(client, {
+      baseDelayMs: 100,
+      maxDelayMs: 300,
+      maxAttempts: 5,
+      draws: [0.999, 0.999, 0.999, 0.999],
+    });
     api.on(CreateScheduleCommand).rejects(throttled());
 
-    await expect(scheduler.sync('acme', 'sch_01A', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC' })).rejects.toThrow(TriggerUnavailableError);
+    await expect(scheduler.sync('acme', 'sch_01A', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC' })).rejects.toThrow(
+      TriggerUnavailableError,
+    );
 
     expect(sleeps).toEqual([99, 199, 299, 299]);
   });
@@ -280,7 +292,9 @@ describe('EventBridgeTriggerScheduler', () => {
 
     const sync = scheduler.sync('acme', 'sch_01A', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC' });
 
-    await expect(sync).rejects.toThrow(new TriggerUnavailableError('EventBridge Scheduler CreateSchedule failed (ThrottlingException) after 4 attempts'));
+    await expect(sync).rejects.toThrow(
+      new TriggerUnavailableError('EventBridge Scheduler CreateSchedule failed (ThrottlingException) after 4 attempts'),
+    );
     expect(api.commandCalls(CreateScheduleCommand)).toHaveLength(4);
     expect(sleeps).toHaveLength(3);
   });
@@ -289,7 +303,12 @@ describe('EventBridgeTriggerScheduler', () => {
     const { scheduler } = makeScheduler(client);
     failNext(
       'DeleteSchedule',
-      new SchedulerServiceException({ name: 'InternalServerException', $fault: 'server', $metadata: { httpStatusCode: 500 }, message: 'oops' }),
+      new SchedulerServiceException({
+        name: 'InternalServerException',
+        $fault: 'server',
+        $metadata: { httpStatusCode: 500 },
+        message: 'oops',
+      }),
     );
 
     await scheduler.sync('acme', 'sch_01A', null);
@@ -310,7 +329,9 @@ describe('EventBridgeTriggerScheduler', () => {
     const { scheduler, sleeps, warnings } = makeScheduler(client);
     api.on(CreateScheduleCommand).rejects(accessDenied());
 
-    const error = await scheduler.sync('acme', 'sch_01A', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC' }).catch((caught: unknown) => caught);
+    const error = await scheduler
+      .sync('acme', 'sch_01A', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC' })
+      .catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(TriggerUnavailableError);
     expect((error as Error).message).toBe('EventBridge Scheduler CreateSchedule failed (AccessDeniedException)');
@@ -326,7 +347,9 @@ describe('EventBridgeTriggerScheduler', () => {
 
   it('does not retry an exhausted schedule quota', async () => {
     const { scheduler } = makeScheduler(client);
-    api.on(CreateScheduleCommand).rejects(new ServiceQuotaExceededException({ message: 'quota', $metadata: { httpStatusCode: 402 }, Message: undefined }));
+    api
+      .on(CreateScheduleCommand)
+      .rejects(new ServiceQuotaExceededException({ message: 'quota', $metadata: { httpStatusCode: 402 }, Message: undefined }));
 
     await expect(scheduler.sync('acme', 'sch_01A', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC' })).rejects.toThrow(
       'EventBridge Scheduler CreateSchedule failed (ServiceQuotaExceededException)',
@@ -339,7 +362,9 @@ describe('EventBridgeTriggerScheduler', () => {
     const { scheduler } = makeScheduler(client);
     api.on(DeleteScheduleCommand).rejects(accessDenied());
 
-    await expect(scheduler.sync('acme', 'sch_01A', null)).rejects.toThrow('EventBridge Scheduler DeleteSchedule failed (AccessDeniedException)');
+    await expect(scheduler.sync('acme', 'sch_01A', null)).rejects.toThrow(
+      'EventBridge Scheduler DeleteSchedule failed (AccessDeniedException)',
+    );
   });
 
   it('lists across NextToken pages and reads each trigger through GetSchedule', async () => {
@@ -387,7 +412,10 @@ describe('EventBridgeTriggerScheduler', () => {
 
   it('deletes an unrecognised trigger by name', async () => {
     const { scheduler } = makeScheduler(client);
-    schedules.set('scan-service-dev/hand-made', { ...expectedRequest('hand-made', 'cron(0 2 * * ? *)'), Target: { Arn: TARGET.queueArn, RoleArn: TARGET.roleArn, Input: '{}' } });
+    schedules.set('scan-service-dev/hand-made', {
+      ...expectedRequest('hand-made', 'cron(0 2 * * ? *)'),
+      Target: { Arn: TARGET.queueArn, RoleArn: TARGET.roleArn, Input: '{}' },
+    });
 
     await scheduler.deleteTrigger('hand-made');
 
@@ -404,7 +432,7 @@ describe('EventBridgeTriggerScheduler', () => {
 });
 
 describe('which Scheduler failures are retried (isRetryable)', () => {
-  it('follows the SDK\'s classification: throttling codes, 429, 5xx, retryable traits, reset sockets', () => {
+  it("follows the SDK's classification: throttling codes, 429, 5xx, retryable traits, reset sockets", () => {
     expect(isRetryable(throttled())).toBe(true);
     expect(isRetryable(Object.assign(new Error('slow down'), { name: 'TooManyRequestsException' }))).toBe(true);
     expect(isRetryable(Object.assign(new Error('busy'), { $metadata: { httpStatusCode: 503 } }))).toBe(true);
@@ -415,8 +443,12 @@ describe('which Scheduler failures are retried (isRetryable)', () => {
   });
 
   it('never retries a client error or an exhausted quota', () => {
-    expect(isRetryable(new ServiceQuotaExceededException({ message: 'quota', $metadata: { httpStatusCode: 402 }, Message: undefined }))).toBe(false);
-    expect(isRetryable(Object.assign(new Error('bad'), { name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400 } }))).toBe(false);
+    expect(
+      isRetryable(new ServiceQuotaExceededException({ message: 'quota', $metadata: { httpStatusCode: 402 }, Message: undefined })),
+    ).toBe(false);
+    expect(
+      isRetryable(Object.assign(new Error('bad'), { name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400 } })),
+    ).toBe(false);
     expect(isRetryable('not an error')).toBe(false);
   });
 });

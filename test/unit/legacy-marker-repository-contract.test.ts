@@ -12,4 +12,6 @@ describeLegacyMarkerRepositoryContract('DynamoDB adapter on dynalite', async () 
   return { markers: makeDynamoDbLegacyMarkerRepository(client, tableName) };
 });
 
-describeLegacyMarkerRepositoryContract('InMemoryLegacyMarkerRepository (test/fakes)', async () => ({ markers: new InMemoryLegacyMarkerRepository() }));
+describeLegacyMarkerRepositoryContract('InMemoryLegacyMarkerRepository (test/fakes)', async () => ({
+  markers: new InMemoryLegacyMarkerRepository(),
+}));

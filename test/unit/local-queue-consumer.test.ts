@@ -6,7 +6,9 @@ import { LocalQueueConsumer } from '../../local/queue-consumer.ts';
 
 function queueOf(count: number): Promise<LocalQueue> {
   const queue = new LocalQueue({ name: 'scan', clock: new ManualClock('2026-03-01T00:00:00Z'), visibilityTimeoutMs: 30_000 });
-  return Promise.all(Array.from({ length: count }, (_, i) => queue.send({ kind: 'scan', tenant: 'acme', scan_id: `scan_${i}` }))).then(() => queue);
+  return Promise.all(Array.from({ length: count }, (_, i) => queue.send({ kind: 'scan', tenant: 'acme', scan_id: `scan_${i}` }))).then(
+    () => queue,
+  );
 }
 
 /** A handler that holds every message until the test lets it go, recording how many it holds at once. */
@@ -15,15 +17,16 @@ function heldHandler() {
   const seen: string[] = [];
   let inFlight = 0;
   let peak = 0;
-  const handler = (event: SQSEvent) => new Promise<SQSBatchResponse>((resolve) => {
-    inFlight += 1;
-    peak = Math.max(peak, inFlight);
-    for (const record of event.Records) seen.push((JSON.parse(record.body) as { scan_id: string }).scan_id);
-    held.push(() => {
-      inFlight -= 1;
-      resolve({ batchItemFailures: [] });
+  const handler = (event: SQSEvent) =>
+    new Promise<SQSBatchResponse>((resolve) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      for (const record of event.Records) seen.push((JSON.parse(record.body) as { scan_id: string }).scan_id);
+      held.push(() => {
+        inFlight -= 1;
+        resolve({ batchItemFailures: [] });
+      });
     });
-  });
   return { handler, held, seen, stats: () => ({ inFlight, peak }) };
 }
 

@@ -42,7 +42,13 @@ describe('LocalTriggerScheduler', () => {
     // assert
     expect(early).toEqual([]);
     expect(due).toEqual([
-      { kind: 'fire', tenant: 't1', schedule_id: 'sch1', scheduled_time: '2026-01-01T02:00:00Z', execution_id: expect.stringMatching(UUID) },
+      {
+        kind: 'fire',
+        tenant: 't1',
+        schedule_id: 'sch1',
+        scheduled_time: '2026-01-01T02:00:00Z',
+        execution_id: expect.stringMatching(UUID),
+      },
     ]);
     expect(queue.sent).toEqual(due);
   });
@@ -213,7 +219,7 @@ describe('LocalTriggerScheduler', () => {
     ]);
   });
 
-  it('keeps one tenant\'s triggers when another tenant syncs the same schedule id', async () => {
+  it("keeps one tenant's triggers when another tenant syncs the same schedule id", async () => {
     // prepare
     const { scheduler } = setUp('2026-01-01T00:00:00Z');
     await scheduler.sync('t1', 'sch1', { expressions: [cadenceExpressions.daily], timezone: 'UTC' });

@@ -15,13 +15,17 @@ function unmatched(method: string, path: string): ApiEvent {
     rawPath: path,
     rawQueryString: '',
     headers: {},
-    requestContext: { requestId: 'req-1', routeKey: '$default', http: { method, path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' } },
+    requestContext: {
+      requestId: 'req-1',
+      routeKey: '$default',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
+    },
     isBase64Encoded: false,
   } as unknown as ApiEvent;
 }
 
 describe('the $default route (requests that match no route of the API)', () => {
-  it('answers the DESIGN §3 404 error body, not API Gateway\'s own', async () => {
+  it("answers the DESIGN §3 404 error body, not API Gateway's own", async () => {
     const result = await handler(unmatched('GET', '/api/nope'), context);
 
     expect(result.statusCode).toBe(404);

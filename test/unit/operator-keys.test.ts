@@ -15,9 +15,11 @@ const INTEL = 'intel-secret-value-9c1e55';
 /** Every log call, as the JSON a log line would carry. */
 function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const record = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => {
-    lines.push(JSON.stringify({ level, message, ...Object.assign({}, ...extra) }));
-  };
+  const record =
+    (level: string) =>
+    (message: string, ...extra: Record<string, unknown>[]) => {
+      lines.push(JSON.stringify({ level, message, ...Object.assign({}, ...extra) }));
+    };
   return { lines, debug: record('DEBUG'), info: record('INFO'), warn: record('WARN'), error: record('ERROR') };
 }
 
@@ -84,21 +86,26 @@ describe('operator keys secret', () => {
   });
 
   it('tries again at the next scan after a read that failed for another reason', async () => {
-    secrets.on(GetSecretValueCommand).rejectsOnce(new Error('Rate exceeded')).resolves({ SecretString: JSON.stringify({ MAILSCAN_SPAMHAUS_DQS_KEY: DQS }) });
+    secrets
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new Error('Rate exceeded'))
+      .resolves({ SecretString: JSON.stringify({ MAILSCAN_SPAMHAUS_DQS_KEY: DQS }) });
     const load = makeOperatorKeysLoader({ secretId: SECRET, logger: recordingLogger(), client });
 
     expect(await load()).toEqual({});
     expect(await load()).toEqual({ MAILSCAN_SPAMHAUS_DQS_KEY: DQS });
   });
 
-  it('ignores names that are not operator keys, so a secret cannot turn off the scanner\'s SSRF guard', () => {
-    const parsed = parseOperatorKeys(JSON.stringify({
-      MAILSCAN_SPAMHAUS_DQS_KEY: DQS,
-      MAILSCAN_ALLOW_PRIVATE: '1',
-      MAILSCAN_NAMESERVERS: '10.0.0.2',
-      [`pasted ${INTEL}`]: 'x',
-      MAILSCAN_EMPTY_KEY: '',
-    }));
+  it("ignores names that are not operator keys, so a secret cannot turn off the scanner's SSRF guard", () => {
+    const parsed = parseOperatorKeys(
+      JSON.stringify({
+        MAILSCAN_SPAMHAUS_DQS_KEY: DQS,
+        MAILSCAN_ALLOW_PRIVATE: '1',
+        MAILSCAN_NAMESERVERS: '10.0.0.2',
+        [`pasted ${INTEL}`]: 'x',
+        MAILSCAN_EMPTY_KEY: '',
+      }),
+    );
 
     expect(parsed).toEqual({
       ok: true,
@@ -119,7 +126,7 @@ describe('mailscan runner with operator keys', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const fakeCli = join(import.meta.dirname, '../fixtures/mailscan-fake/record-env.ts');
 
-  it('passes the keys to the scanner\'s environment only: not the command line, this process or a log line', async () => {
+  it("passes the keys to the scanner's environment only: not the command line, this process or a log line", async () => {
     const envFile = join(dir, 'env.json');
     const logger = recordingLogger();
     const runner = makeMailscanRunner({

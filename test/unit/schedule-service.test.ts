@@ -19,7 +19,14 @@ function setup(quota = 10) {
   const ids = { newId: (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`, forFire: () => 'scan_unused' };
   // The repository's and the trigger scheduler's calls, in one sequence, as the service made them.
   const calls: string[] = [];
-  const service = makeScheduleService({ repo: record(calls, 'repo', repo), triggers: record(calls, 'triggers', triggers), clock, ids, logger: silentLogger, quota });
+  const service = makeScheduleService({
+    repo: record(calls, 'repo', repo),
+    triggers: record(calls, 'triggers', triggers),
+    clock,
+    ids,
+    logger: silentLogger,
+    quota,
+  });
   return { clock, repo, scheduler, triggers, service, calls };
 }
 
@@ -36,13 +43,17 @@ describe('schedule service', () => {
 
     expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.create']);
     expect(world.repo.rows.size).toBe(1);
-    expect(await world.scheduler.list()).toEqual([{ name: created.id, tenant: 'acme', scheduleId: created.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' }]);
+    expect(await world.scheduler.list()).toEqual([
+      { name: created.id, tenant: 'acme', scheduleId: created.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
+    ]);
   });
 
   it('stores nothing when provisioning the trigger fails, and leaves no trigger behind', async () => {
     world.triggers.failures = ['half'];
 
-    await expect(world.service.create('acme', { ...daily, cadence: 'custom', cron_expression: '0 0 1,15 * 1' })).rejects.toBeInstanceOf(TriggerUnavailableError);
+    await expect(world.service.create('acme', { ...daily, cadence: 'custom', cron_expression: '0 0 1,15 * 1' })).rejects.toBeInstanceOf(
+      TriggerUnavailableError,
+    );
 
     // The failed sync is followed by the restore (read the row, sync to what it asks: none); never a create.
     expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.get', 'triggers.sync']);
@@ -97,7 +108,9 @@ describe('schedule service', () => {
 
   it('reports a missing schedule as NotFoundError and a bad crontab as ValidationError', async () => {
     await expect(world.service.get('acme', 'sch_nope')).rejects.toBeInstanceOf(NotFoundError);
-    await expect(world.service.create('acme', { ...daily, cadence: 'custom', cron_expression: '* * * * *' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(world.service.create('acme', { ...daily, cadence: 'custom', cron_expression: '* * * * *' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 
   it('leaves the row unchanged when the scheduler refuses a toggle', async () => {
@@ -111,7 +124,12 @@ describe('schedule service', () => {
   });
 
   it('computes next_run_at from the clock and hides the trigger when disabled', async () => {
-    const created = await world.service.create('acme', { ...daily, cadence: 'custom', cron_expression: '0 3 * * 1', timezone: 'Europe/Paris' });
+    const created = await world.service.create('acme', {
+      ...daily,
+      cadence: 'custom',
+      cron_expression: '0 3 * * 1',
+      timezone: 'Europe/Paris',
+    });
     world.clock.set('2026-03-09T02:00:01Z');
 
     const later = await world.service.get('acme', created.id);
@@ -139,7 +157,9 @@ describe('reconcile service', () => {
     const full = await reconciler.reconcile({ dryRun: false });
 
     expect(scoped.actions).toEqual([]);
-    expect(full.actions).toEqual([{ kind: 'remove', tenant: '', schedule_id: 'stray', reason: 'unreadable trigger: input is not a fire message' }]);
+    expect(full.actions).toEqual([
+      { kind: 'remove', tenant: '', schedule_id: 'stray', reason: 'unreadable trigger: input is not a fire message' },
+    ]);
     expect(deleted).toEqual(['stray']);
   });
 

@@ -28,7 +28,12 @@ describe('session key rotation (Secrets Manager rotation steps)', () => {
     await rotate(step('createSecret'));
 
     expect(secrets.commandCalls(PutSecretValueCommand).map((call) => call.args[0].input)).toEqual([
-      { SecretId: SECRET, ClientRequestToken: NEW, SecretString: 'generated-key-generated-key-generated-key-0123', VersionStages: ['AWSPENDING'] },
+      {
+        SecretId: SECRET,
+        ClientRequestToken: NEW,
+        SecretString: 'generated-key-generated-key-generated-key-0123',
+        VersionStages: ['AWSPENDING'],
+      },
     ]);
   });
 
@@ -60,7 +65,9 @@ describe('session key rotation (Secrets Manager rotation steps)', () => {
   });
 
   it('does nothing for a version that is already current', async () => {
-    secrets.on(DescribeSecretCommand).resolves({ RotationEnabled: true, VersionIdsToStages: { [NEW]: ['AWSCURRENT'], [OLD]: ['AWSPREVIOUS'] } });
+    secrets
+      .on(DescribeSecretCommand)
+      .resolves({ RotationEnabled: true, VersionIdsToStages: { [NEW]: ['AWSCURRENT'], [OLD]: ['AWSPREVIOUS'] } });
 
     await rotate(step('finishSecret'));
 
@@ -68,7 +75,10 @@ describe('session key rotation (Secrets Manager rotation steps)', () => {
   });
 
   it('refuses a secret without rotation, a token that is no version, and an unknown step', async () => {
-    secrets.on(DescribeSecretCommand).resolvesOnce({ RotationEnabled: false, VersionIdsToStages: duringRotation.VersionIdsToStages }).resolves(duringRotation);
+    secrets
+      .on(DescribeSecretCommand)
+      .resolvesOnce({ RotationEnabled: false, VersionIdsToStages: duringRotation.VersionIdsToStages })
+      .resolves(duringRotation);
 
     await expect(rotate(step('createSecret'))).rejects.toThrow('rotation is not enabled');
     await expect(rotate({ ...step('createSecret'), ClientRequestToken: 'nope' })).rejects.toThrow('is not a version');

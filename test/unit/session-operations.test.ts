@@ -30,10 +30,14 @@ describe('session operations as deployed in AWS (secure cookie)', () => {
   it('clears it with the same attributes', async () => {
     const response = await operations[routeKeyOf('DELETE', '/api/session')](signInRequest({ session: undefined, headers: {} }));
 
-    expect(response.cookies).toEqual(['session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Secure']);
+    expect(response.cookies).toEqual([
+      'session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Secure',
+    ]);
   });
 
   it('refuses a sign-in that the authorizer verified from the cookie, not the header', async () => {
-    await expect(operations[routeKeyOf('POST', '/api/session')](signInRequest({ session: { via: 'cookie', expires_at: '2026-11-23T18:00:00.000Z' } }))).rejects.toThrow(/Authorization: Bearer/);
+    await expect(
+      operations[routeKeyOf('POST', '/api/session')](signInRequest({ session: { via: 'cookie', expires_at: '2026-11-23T18:00:00.000Z' } })),
+    ).rejects.toThrow(/Authorization: Bearer/);
   });
 });

@@ -54,7 +54,9 @@ describe('SqsMessageQueue', () => {
   });
 
   it('throws DispatchFailedError naming SendMessage, without the SDK message, when SQS refuses', async () => {
-    api.on(SendMessageCommand).rejects(new QueueDoesNotExist({ message: 'arn:aws:sqs:eu-west-1:123456789012:scan-queue does not exist', $metadata: {} }));
+    api
+      .on(SendMessageCommand)
+      .rejects(new QueueDoesNotExist({ message: 'arn:aws:sqs:eu-west-1:123456789012:scan-queue does not exist', $metadata: {} }));
 
     const error = await queue.send({ kind: 'scan', tenant: 'acme', scan_id: 'scan_01A' }).catch((caught: unknown) => caught);
 
@@ -66,7 +68,6 @@ describe('SqsMessageQueue', () => {
   });
 
   it('refuses a message outside the schema before calling SQS', async () => {
-
     await expect(queue.send({ kind: 'scan', tenant: 'acme' } as unknown as QueueMessage)).rejects.toBeInstanceOf(ZodError);
 
     expect(api.commandCalls(SendMessageCommand)).toHaveLength(0);

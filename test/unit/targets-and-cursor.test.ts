@@ -95,7 +95,18 @@ describe('target validation', () => {
 
 describe('one hostname rule for the API and the scanner', () => {
   it('accepts an email_security target exactly when mailscan accepts it as its argument, with the same name', async () => {
-    const inputs = ['example.com', 'news.example.com', 'MAIL.example.test.', 'bücher.de', 'localhost', '10.0.0.1', 'a..b', 'x_y.com', 'exa mple.com', 'a.b.c.d.e'];
+    const inputs = [
+      'example.com',
+      'news.example.com',
+      'MAIL.example.test.',
+      'bücher.de',
+      'localhost',
+      '10.0.0.1',
+      'a..b',
+      'x_y.com',
+      'exa mple.com',
+      'a.b.c.d.e',
+    ];
     for (const input of inputs) {
       const scanner = normaliseDomain(input);
       const api = await validateTarget('email_security', input);
@@ -120,14 +131,47 @@ describe('pagination cursors', () => {
     ['another tenant', () => decodeCursor(encodeCursor('acme', '', key), 'evil', '', 'T#evil')],
     ['another index', () => decodeCursor(encodeCursor('acme', '', key), 'acme', 'GSI1', 'T#acme#SCH#TYPE#dast')],
     ['a forged partition', () => decodeCursor(encodeCursor('evil', '', { PK: 'T#acme', SK: 'SCH#x' }), 'evil', '', 'T#evil')],
-    ['a GSI key of another partition', () => decodeCursor(encodeCursor('acme', 'GSI1', { PK: 'T#acme', SK: 'SCH#x', GSI1PK: 'T#acme#SCH#TYPE#ssl', GSI1SK: 'x' }), 'acme', 'GSI1', 'T#acme#SCH#TYPE#dast')],
-    ['non-string key values', () => decodeCursor(Buffer.from(JSON.stringify({ v: 1, t: 'acme', i: '', k: { PK: 'T#acme', SK: { S: 'x' } } })).toString('base64url'), 'acme', '', 'T#acme')],
+    [
+      'a GSI key of another partition',
+      () =>
+        decodeCursor(
+          encodeCursor('acme', 'GSI1', { PK: 'T#acme', SK: 'SCH#x', GSI1PK: 'T#acme#SCH#TYPE#ssl', GSI1SK: 'x' }),
+          'acme',
+          'GSI1',
+          'T#acme#SCH#TYPE#dast',
+        ),
+    ],
+    [
+      'non-string key values',
+      () =>
+        decodeCursor(
+          Buffer.from(JSON.stringify({ v: 1, t: 'acme', i: '', k: { PK: 'T#acme', SK: { S: 'x' } } })).toString('base64url'),
+          'acme',
+          '',
+          'T#acme',
+        ),
+    ],
     ['garbage', () => decodeCursor('%%%', 'acme', '', 'T#acme')],
     ['a key without a sort key', () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme' }), 'acme', '', 'T#acme', 'SCH#')],
     ['a key with an extra attribute', () => decodeCursor(encodeCursor('acme', '', { ...key, x: 'y' }), 'acme', '', 'T#acme', 'SCH#')],
-    ['the quota counter key', () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme', SK: 'META#schedule-count' }), 'acme', '', 'T#acme', 'SCH#')],
-    ['a key of another listing', () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme', SK: 'SCAN#scan_1' }), 'acme', '', 'T#acme', 'SCH#')],
-    ['a GSI key of a longer partition', () => decodeCursor(encodeCursor('acme', 'GSI1', { PK: 'T#acme', SK: 'SCH#x', GSI1PK: 'T#acme#SCH#TYPE#dastx', GSI1SK: 'x' }), 'acme', 'GSI1', 'T#acme#SCH#TYPE#dast')],
+    [
+      'the quota counter key',
+      () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme', SK: 'META#schedule-count' }), 'acme', '', 'T#acme', 'SCH#'),
+    ],
+    [
+      'a key of another listing',
+      () => decodeCursor(encodeCursor('acme', '', { PK: 'T#acme', SK: 'SCAN#scan_1' }), 'acme', '', 'T#acme', 'SCH#'),
+    ],
+    [
+      'a GSI key of a longer partition',
+      () =>
+        decodeCursor(
+          encodeCursor('acme', 'GSI1', { PK: 'T#acme', SK: 'SCH#x', GSI1PK: 'T#acme#SCH#TYPE#dastx', GSI1SK: 'x' }),
+          'acme',
+          'GSI1',
+          'T#acme#SCH#TYPE#dast',
+        ),
+    ],
   ])('refuses %s', (_name, decode) => {
     expect(decode).toThrow(ValidationError);
   });

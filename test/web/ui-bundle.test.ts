@@ -23,14 +23,28 @@ describe('web UI bundle and how npm start serves it', () => {
   it('carries no AWS SDK and no server-only module', () => {
     for (const name of assets().filter((file) => file.endsWith('.js'))) {
       const code = readFileSync(join(dist, 'assets', name), 'utf8');
-      for (const marker of ['@aws-sdk', '@smithy', 'DynamoDBClient', 'SchedulerClient', 'SQSClient', 'SecretsManagerClient', 'x-amz-', 'aws-lambda-powertools', '@middy', 'jwtVerify']) {
+      for (const marker of [
+        '@aws-sdk',
+        '@smithy',
+        'DynamoDBClient',
+        'SchedulerClient',
+        'SQSClient',
+        'SecretsManagerClient',
+        'x-amz-',
+        'aws-lambda-powertools',
+        '@middy',
+        'jwtVerify',
+      ]) {
         expect(code.includes(marker), `${name} contains ${marker}`).toBe(false);
       }
     }
   });
 
-  it('imports the rules from shared/: the server\'s cron messages are in the bundle', () => {
-    const code = assets().filter((file) => file.endsWith('.js')).map((name) => readFileSync(join(dist, 'assets', name), 'utf8')).join('\n');
+  it("imports the rules from shared/: the server's cron messages are in the bundle", () => {
+    const code = assets()
+      .filter((file) => file.endsWith('.js'))
+      .map((name) => readFileSync(join(dist, 'assets', name), 'utf8'))
+      .join('\n');
     expect(code.includes('fires more often than every')).toBe(true);
     expect(code.includes('apex domain, e.g. example.com')).toBe(true);
   });
@@ -105,7 +119,14 @@ describe('web/dist staleness', () => {
     const dist = await ensureUiBuilt();
     const inputs = JSON.parse(readFileSync(join(dist, 'build-inputs.json'), 'utf8')) as string[];
 
-    expect(inputs).toEqual(expect.arrayContaining(['web/src/main.tsx', 'shared/chat/scan-prompt.ts', 'shared/domain/cron/crontab.ts', 'shared/domain/schedule.ts']));
+    expect(inputs).toEqual(
+      expect.arrayContaining([
+        'web/src/main.tsx',
+        'shared/chat/scan-prompt.ts',
+        'shared/domain/cron/crontab.ts',
+        'shared/domain/schedule.ts',
+      ]),
+    );
     expect(inputs.some((file) => file.startsWith('shared/adapters/') || file.includes('node_modules'))).toBe(false);
   });
 });

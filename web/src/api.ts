@@ -48,7 +48,12 @@ export async function api<S extends z.ZodType>(path: string, schema: S | null, o
   }
   if (!response.ok) {
     const error = (json as { error?: { code?: string; message?: string; details?: FieldIssue[] } } | undefined)?.error;
-    throw new ApiError(response.status, error?.code ?? 'http_error', error?.message ?? `the server answered ${response.status}`, error?.details ?? []);
+    throw new ApiError(
+      response.status,
+      error?.code ?? 'http_error',
+      error?.message ?? `the server answered ${response.status}`,
+      error?.details ?? [],
+    );
   }
   return (schema === null ? undefined : schema.parse(json)) as z.infer<S>;
 }

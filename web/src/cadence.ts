@@ -6,7 +6,10 @@ import type { Cadence } from '../../shared/domain/schedule.ts';
 
 /** An EventBridge `cron(m h dom mon dow year)` as the 5-field form cronstrue reads (names keep DOW unambiguous). */
 function eventBridgeAsCrontab(expression: string): string {
-  const fields = expression.replace(/^cron\(|\)$/g, '').split(' ').slice(0, 5);
+  const fields = expression
+    .replace(/^cron\(|\)$/g, '')
+    .split(' ')
+    .slice(0, 5);
   return fields.map((field) => (field === '?' ? '*' : field)).join(' ');
 }
 
@@ -61,7 +64,16 @@ export function previewCadence(cadence: Cadence, cronExpression: string, timezon
 
 /** A date and time on the wall clock of `timeZone`, with the zone named. */
 export function formatInZone(date: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(date);
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).format(date);
 }
 
 /**
@@ -70,7 +82,14 @@ export function formatInZone(date: Date, timeZone: string): string {
  */
 export function formatLocal(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(iso));
+  return new Intl.DateTimeFormat('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).format(new Date(iso));
 }
 
 /** Every IANA zone the browser knows, for the Timezone field's suggestions. */

@@ -10,10 +10,22 @@ export function Badge({ tone, children }: { tone: Tone; children: ReactNode }) {
 }
 
 const runTone: Record<LastRunStatus | ScanStatus, Tone> = {
-  never_run: 'neutral', running: 'progress', queued: 'progress', success: 'success', succeeded: 'success', partial: 'warning', failed: 'danger',
+  never_run: 'neutral',
+  running: 'progress',
+  queued: 'progress',
+  success: 'success',
+  succeeded: 'success',
+  partial: 'warning',
+  failed: 'danger',
 };
 const runText: Record<LastRunStatus | ScanStatus, string> = {
-  never_run: 'Never run', running: 'Running', queued: 'Queued', success: 'Success', succeeded: 'Succeeded', partial: 'Partial', failed: 'Failed',
+  never_run: 'Never run',
+  running: 'Running',
+  queued: 'Queued',
+  success: 'Success',
+  succeeded: 'Succeeded',
+  partial: 'Partial',
+  failed: 'Failed',
 };
 
 export function StatusBadge({ status }: { status: LastRunStatus | ScanStatus }) {
@@ -28,7 +40,9 @@ export function StatusBadge({ status }: { status: LastRunStatus | ScanStatus }) 
 const severityTone: Record<Severity, Tone> = { critical: 'danger', high: 'danger', medium: 'warning', low: 'info', info: 'neutral' };
 
 export function SeverityBadge({ severity }: { severity: Severity }) {
-  return <span className={`badge badge-${severityTone[severity]} severity-${severity}`}>{severity[0].toUpperCase() + severity.slice(1)}</span>;
+  return (
+    <span className={`badge badge-${severityTone[severity]} severity-${severity}`}>{severity[0].toUpperCase() + severity.slice(1)}</span>
+  );
 }
 
 export function Loading({ label }: { label: string }) {

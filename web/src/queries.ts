@@ -17,7 +17,8 @@ export function useSchedules() {
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_cursor ?? undefined,
     // While a run is in flight its badge says running: look again until it has finished.
-    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.items.some((schedule) => schedule.last_run_status === 'running')) ? 1_000 : false),
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((page) => page.items.some((schedule) => schedule.last_run_status === 'running')) ? 1_000 : false,
   });
 }
 
@@ -28,7 +29,10 @@ export function useScans(filters: Record<string, string | undefined>) {
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_cursor ?? undefined,
     // Keep the list moving while anything on it is still queued or running.
-    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.items.some((scan) => scan.status === 'queued' || scan.status === 'running')) ? 2_000 : false),
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((page) => page.items.some((scan) => scan.status === 'queued' || scan.status === 'running'))
+        ? 2_000
+        : false,
   });
 }
 
@@ -36,7 +40,8 @@ export function useScan(id: string) {
   return useQuery({
     queryKey: ['scan', id],
     queryFn: () => api(`/api/scans/${encodeURIComponent(id)}/`, ScanJob),
-    refetchInterval: (query) => (query.state.data && (query.state.data.status === 'queued' || query.state.data.status === 'running') ? 1_000 : false),
+    refetchInterval: (query) =>
+      query.state.data && (query.state.data.status === 'queued' || query.state.data.status === 'running') ? 1_000 : false,
   });
 }
 

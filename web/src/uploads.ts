@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ARTIFACT_CONTENT_TYPES, Artifact, CreatedArtifact, MAX_ARTIFACT_BYTES, type ArtifactPurpose } from '../../shared/domain/artifact.ts';
+import {
+  ARTIFACT_CONTENT_TYPES,
+  Artifact,
+  CreatedArtifact,
+  MAX_ARTIFACT_BYTES,
+  type ArtifactPurpose,
+} from '../../shared/domain/artifact.ts';
 import { api, ApiError } from './api.ts';
 
 /** One file on its way to becoming an artifact (DESIGN §4): announce, PUT the bytes, wait for the check. */
@@ -25,17 +31,22 @@ export function declaredContentType(purpose: ArtifactPurpose, file: { type: stri
 }
 
 function describe(error: unknown): string {
-  if (error instanceof ApiError) return error.details.length ? error.details.map((detail) => `${detail.field} ${detail.message}`).join('; ') : error.message;
+  if (error instanceof ApiError)
+    return error.details.length ? error.details.map((detail) => `${detail.field} ${detail.message}`).join('; ') : error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new Error('removed'));
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new Error('removed'));
+      },
+      { once: true },
+    );
   });
 }
 
@@ -54,35 +65,51 @@ export function useArtifactUploads() {
     return () => running.forEach((controller) => controller.abort());
   }, []);
 
-  const update = useCallback((key: string, change: Partial<Upload>) => setUploads((list) => list.map((upload) => (upload.key === key ? { ...upload, ...change } : upload))), []);
+  const update = useCallback(
+    (key: string, change: Partial<Upload>) =>
+      setUploads((list) => list.map((upload) => (upload.key === key ? { ...upload, ...change } : upload))),
+    [],
+  );
 
-  const run = useCallback(async (key: string, purpose: ArtifactPurpose, file: File, signal: AbortSignal) => {
-    try {
-      if (file.size > MAX_ARTIFACT_BYTES[purpose]) throw new Error(`larger than the ${MAX_ARTIFACT_BYTES[purpose] / 1024 / 1024} MiB limit for ${purpose === 'rua' ? 'a report' : 'a message'}`);
-      if (file.size === 0) throw new Error('the file is empty');
-      const contentType = declaredContentType(purpose, file);
-      const created = await api('/api/artifacts/', CreatedArtifact, { method: 'POST', body: { purpose, filename: file.name, size: file.size, content_type: contentType } });
-      update(key, { id: created.id });
-      // Exactly the announced length and type: the URL (S3 presigned or the local signed one) binds both.
-      // The browser sets Content-Length from the file itself; no cookie goes to the bucket.
-      const headers = Object.fromEntries(Object.entries(created.upload.headers).filter(([name]) => name.toLowerCase() !== 'content-length'));
-      const put = await fetch(created.upload.url, { method: created.upload.method, headers, body: file, credentials: 'omit', signal });
-      if (!put.ok) throw new Error(`the upload was refused (HTTP ${put.status})`);
-      update(key, { phase: 'checking' });
-      for (const delay of CHECK_POLL_DELAYS_MS) {
-        const artifact = await api(`/api/artifacts/${encodeURIComponent(created.id)}/`, Artifact);
-        if (artifact.status === 'ready') return update(key, { phase: 'ready', message: null });
-        if (artifact.status === 'rejected') return update(key, { phase: 'rejected', message: artifact.reason ?? 'rejected by the check' });
-        await pause(delay, signal);
+  const run = useCallback(
+    async (key: string, purpose: ArtifactPurpose, file: File, signal: AbortSignal) => {
+      try {
+        if (file.size > MAX_ARTIFACT_BYTES[purpose])
+          throw new Error(
+            `larger than the ${MAX_ARTIFACT_BYTES[purpose] / 1024 / 1024} MiB limit for ${purpose === 'rua' ? 'a report' : 'a message'}`,
+          );
+        if (file.size === 0) throw new Error('the file is empty');
+        const contentType = declaredContentType(purpose, file);
+        const created = await api('/api/artifacts/', CreatedArtifact, {
+          method: 'POST',
+          body: { purpose, filename: file.name, size: file.size, content_type: contentType },
+        });
+        update(key, { id: created.id });
+        // Exactly the announced length and type: the URL (S3 presigned or the local signed one) binds both.
+        // The browser sets Content-Length from the file itself; no cookie goes to the bucket.
+        const headers = Object.fromEntries(
+          Object.entries(created.upload.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
+        );
+        const put = await fetch(created.upload.url, { method: created.upload.method, headers, body: file, credentials: 'omit', signal });
+        if (!put.ok) throw new Error(`the upload was refused (HTTP ${put.status})`);
+        update(key, { phase: 'checking' });
+        for (const delay of CHECK_POLL_DELAYS_MS) {
+          const artifact = await api(`/api/artifacts/${encodeURIComponent(created.id)}/`, Artifact);
+          if (artifact.status === 'ready') return update(key, { phase: 'ready', message: null });
+          if (artifact.status === 'rejected')
+            return update(key, { phase: 'rejected', message: artifact.reason ?? 'rejected by the check' });
+          await pause(delay, signal);
+        }
+        throw new Error('not checked within a minute; try again');
+      } catch (error) {
+        if (signal.aborted) return;
+        update(key, { phase: 'failed', message: describe(error) });
+      } finally {
+        controllers.current.delete(key);
       }
-      throw new Error('not checked within a minute; try again');
-    } catch (error) {
-      if (signal.aborted) return;
-      update(key, { phase: 'failed', message: describe(error) });
-    } finally {
-      controllers.current.delete(key);
-    }
-  }, [update]);
+    },
+    [update],
+  );
 
   const remove = useCallback((key: string) => {
     controllers.current.get(key)?.abort();
@@ -90,20 +117,31 @@ export function useArtifactUploads() {
     setUploads((list) => list.filter((upload) => upload.key !== key));
   }, []);
 
-  const add = useCallback((purpose: ArtifactPurpose, files: File[]) => {
-    const started: Upload[] = files.map((file) => ({ key: `u${++sequence.current}`, purpose, filename: file.name, size: file.size, id: null, phase: 'uploading', message: null }));
-    setUploads((list) => {
-      // One message per scan: a new one replaces the last.
-      const kept = purpose === 'eml' ? list.filter((upload) => upload.purpose !== 'eml') : list;
-      for (const gone of list.filter((upload) => !kept.includes(upload))) controllers.current.get(gone.key)?.abort();
-      return [...kept, ...started];
-    });
-    started.forEach((upload, index) => {
-      const controller = new AbortController();
-      controllers.current.set(upload.key, controller);
-      void run(upload.key, purpose, files[index], controller.signal);
-    });
-  }, [run]);
+  const add = useCallback(
+    (purpose: ArtifactPurpose, files: File[]) => {
+      const started: Upload[] = files.map((file) => ({
+        key: `u${++sequence.current}`,
+        purpose,
+        filename: file.name,
+        size: file.size,
+        id: null,
+        phase: 'uploading',
+        message: null,
+      }));
+      setUploads((list) => {
+        // One message per scan: a new one replaces the last.
+        const kept = purpose === 'eml' ? list.filter((upload) => upload.purpose !== 'eml') : list;
+        for (const gone of list.filter((upload) => !kept.includes(upload))) controllers.current.get(gone.key)?.abort();
+        return [...kept, ...started];
+      });
+      started.forEach((upload, index) => {
+        const controller = new AbortController();
+        controllers.current.set(upload.key, controller);
+        void run(upload.key, purpose, files[index], controller.signal);
+      });
+    },
+    [run],
+  );
 
   const ready = uploads.filter((upload) => upload.phase === 'ready' && upload.id !== null);
   const rua = ready.filter((upload) => upload.purpose === 'rua').map((upload) => upload.id!);

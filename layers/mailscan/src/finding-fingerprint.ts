@@ -16,5 +16,7 @@ export function canonicalJson(value: unknown): string {
  * adversary finding's `base_fingerprint` names the stored base finding.
  */
 export function reportFingerprint(domain: string, finding: { rule_id: string; evidence: Record<string, unknown> }): string {
-  return createHash('sha256').update([domain, finding.rule_id, canonicalJson(finding.evidence)].join('\u0000')).digest('hex');
+  return createHash('sha256')
+    .update([domain, finding.rule_id, canonicalJson(finding.evidence)].join('\u0000'))
+    .digest('hex');
 }

@@ -38,7 +38,8 @@ export function decodeCursor(cursor: string, tenant: string, index: string, part
   if (v !== 1 || t !== tenant || i !== index || typeof k !== 'object' || k === null || Array.isArray(k)) throw invalid();
   const names = index === '' ? ['PK', 'SK'] : ['PK', 'SK', `${index}PK`, `${index}SK`];
   const given = Object.keys(k);
-  if (given.length !== names.length || !names.every((name) => Object.hasOwn(k, name) && typeof k[name] === 'string' && k[name] !== '')) throw invalid();
+  if (given.length !== names.length || !names.every((name) => Object.hasOwn(k, name) && typeof k[name] === 'string' && k[name] !== ''))
+    throw invalid();
   if (k.PK !== `T#${tenant}` || (index !== '' && k[`${index}PK`] !== partition)) throw invalid();
   if (index === '' && (k.PK !== partition || (skPrefix !== undefined && !(k.SK as string).startsWith(skPrefix)))) throw invalid();
   return k;

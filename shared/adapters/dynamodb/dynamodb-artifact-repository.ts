@@ -5,7 +5,19 @@ import { ConflictError } from '../../domain/errors.ts';
 import type { ArtifactRepository } from '../../ports/artifact-repository.ts';
 import { artifactKeys, keys } from './keys.ts';
 
-const FIELDS = ['id', 'tenant', 'purpose', 'filename', 'size', 'content_type', 'status', 'sha256', 'reason', 'created_at', 'expires_at'] as const satisfies readonly (keyof ArtifactRecord)[];
+const FIELDS = [
+  'id',
+  'tenant',
+  'purpose',
+  'filename',
+  'size',
+  'content_type',
+  'status',
+  'sha256',
+  'reason',
+  'created_at',
+  'expires_at',
+] as const satisfies readonly (keyof ArtifactRecord)[];
 
 function fromItem(item: Record<string, unknown>): ArtifactRecord {
   return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ArtifactRecord;
@@ -16,11 +28,13 @@ export function makeDynamoDbArtifactRepository(client: DynamoDBDocumentClient, t
   return {
     async create(record) {
       try {
-        await client.send(new PutCommand({
-          TableName: tableName,
-          Item: { PK: keys.tenant(record.tenant), SK: artifactKeys.artifact(record.id), ...record },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }));
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { PK: keys.tenant(record.tenant), SK: artifactKeys.artifact(record.id), ...record },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) throw new ConflictError(`artifact ${record.id} already exists`);
         throw error;
@@ -28,21 +42,30 @@ export function makeDynamoDbArtifactRepository(client: DynamoDBDocumentClient, t
     },
 
     async get(tenant, id) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { PK: keys.tenant(tenant), SK: artifactKeys.artifact(id) } }));
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: { PK: keys.tenant(tenant), SK: artifactKeys.artifact(id) } }),
+      );
       return Item ? fromItem(Item) : null;
     },
 
     async settle(tenant, id, outcome) {
       try {
-        const { Attributes } = await client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: { PK: keys.tenant(tenant), SK: artifactKeys.artifact(id) },
-          UpdateExpression: 'SET #status = :status, sha256 = :sha256, reason = :reason',
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': outcome.status, ':sha256': outcome.sha256, ':reason': outcome.reason, ':pending': 'pending' },
-          ReturnValues: 'ALL_NEW',
-        }));
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { PK: keys.tenant(tenant), SK: artifactKeys.artifact(id) },
+            UpdateExpression: 'SET #status = :status, sha256 = :sha256, reason = :reason',
+            ConditionExpression: '#status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':status': outcome.status,
+              ':sha256': outcome.sha256,
+              ':reason': outcome.reason,
+              ':pending': 'pending',
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
         return Attributes ? fromItem(Attributes) : null;
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return null;

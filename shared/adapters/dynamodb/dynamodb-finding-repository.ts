@@ -6,8 +6,22 @@ import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 
 const FIELDS = [
-  'id', 'tenant', 'scan_id', 'schedule_id', 'scan_type', 'target', 'rule_id', 'severity', 'title', 'description',
-  'evidence', 'remediation', 'fingerprint', 'first_seen_at', 'last_seen_at', 'created_at',
+  'id',
+  'tenant',
+  'scan_id',
+  'schedule_id',
+  'scan_type',
+  'target',
+  'rule_id',
+  'severity',
+  'title',
+  'description',
+  'evidence',
+  'remediation',
+  'fingerprint',
+  'first_seen_at',
+  'last_seen_at',
+  'created_at',
 ] as const satisfies readonly (keyof FindingRecord)[];
 
 const BATCH_WRITE = 25;
@@ -48,7 +62,7 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
         if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed`);
         if (attempt > 0) await backoff(attempt);
         const output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (output.UnprocessedItems?.[tableName] ?? []);
+        pending = output.UnprocessedItems?.[tableName] ?? [];
       }
     }
   }
@@ -56,7 +70,12 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
   function listingFor(tenant: string, filter: FindingFilter): ListingQuery {
     const rest = { severity: filter.severity, target: filter.target };
     if (filter.scanId !== undefined) {
-      return newestFirst(tableName, tenant, { index: 'GSI1', partition: scanKeys.findingsByScan(tenant, filter.scanId) }, { rule_id: filter.ruleId, ...rest });
+      return newestFirst(
+        tableName,
+        tenant,
+        { index: 'GSI1', partition: scanKeys.findingsByScan(tenant, filter.scanId) },
+        { rule_id: filter.ruleId, ...rest },
+      );
     }
     if (filter.ruleId !== undefined) {
       return newestFirst(tableName, tenant, { index: 'GSI2', partition: scanKeys.findingsByRule(tenant, filter.ruleId) }, rest);
@@ -69,7 +88,10 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
       const seen = new Map<string, string>();
       const targets = [...new Set(sightings.map((sighting) => sighting.target))];
       for (const chunk of chunks(targets, BATCH_GET)) {
-        let pending: Record<string, unknown>[] = chunk.map((target) => ({ PK: keys.tenant(tenant), SK: scanKeys.firstSeen(targetHash(target)) }));
+        let pending: Record<string, unknown>[] = chunk.map((target) => ({
+          PK: keys.tenant(tenant),
+          SK: scanKeys.firstSeen(targetHash(target)),
+        }));
         for (let attempt = 0; pending.length > 0; attempt += 1) {
           if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
           if (attempt > 0) await backoff(attempt);
@@ -117,13 +139,15 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
             // if_not_exists: two scans seeing the same new fingerprint at once keep the earlier record.
             return `#f${i} = if_not_exists(#f${i}, :t${i})`;
           });
-          await client.send(new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: keys.tenant(tenant), SK: scanKeys.firstSeen(targetHash(target)) },
-            UpdateExpression: `SET #target = :target, ${sets.join(', ')}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }));
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { PK: keys.tenant(tenant), SK: scanKeys.firstSeen(targetHash(target)) },
+              UpdateExpression: `SET #target = :target, ${sets.join(', ')}`,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            }),
+          );
         }
       }
     },

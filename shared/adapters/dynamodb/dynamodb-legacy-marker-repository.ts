@@ -5,7 +5,17 @@ import type { LegacyModel } from '../../domain/legacy/legacy-schedule.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../../ports/legacy-marker-repository.ts';
 import { keys } from './keys.ts';
 
-const FIELDS = ['tenant', 'model', 'legacyId', 'scheduleId', 'legacyTaskId', 'disablesLegacyTask', 'state', 'claimedAt', 'runId'] as const satisfies readonly (keyof LegacyMarker)[];
+const FIELDS = [
+  'tenant',
+  'model',
+  'legacyId',
+  'scheduleId',
+  'legacyTaskId',
+  'disablesLegacyTask',
+  'state',
+  'claimedAt',
+  'runId',
+] as const satisfies readonly (keyof LegacyMarker)[];
 
 function fromItem(item: Record<string, unknown>): LegacyMarker {
   return Object.fromEntries(FIELDS.map((field) => [field, item[field]])) as unknown as LegacyMarker;
@@ -16,7 +26,10 @@ function fromItem(item: Record<string, unknown>): LegacyMarker {
  * tenant's schedules but outside their `SCH#` prefix, so no schedule listing or count sees them.
  */
 export function makeDynamoDbLegacyMarkerRepository(client: DynamoDBDocumentClient, tableName: string): LegacyMarkerRepository {
-  const key = (tenant: string, model: LegacyModel, legacyId: string) => ({ PK: keys.tenant(tenant), SK: keys.legacyMarker(model, legacyId) });
+  const key = (tenant: string, model: LegacyModel, legacyId: string) => ({
+    PK: keys.tenant(tenant),
+    SK: keys.legacyMarker(model, legacyId),
+  });
   return {
     async get(tenant, model, legacyId) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key(tenant, model, legacyId), ConsistentRead: true }));
@@ -25,11 +38,13 @@ export function makeDynamoDbLegacyMarkerRepository(client: DynamoDBDocumentClien
 
     async claim(marker) {
       try {
-        await client.send(new PutCommand({
-          TableName: tableName,
-          Item: { ...key(marker.tenant, marker.model, marker.legacyId), ...marker },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }));
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...key(marker.tenant, marker.model, marker.legacyId), ...marker },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
         return true;
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return false;
@@ -39,14 +54,16 @@ export function makeDynamoDbLegacyMarkerRepository(client: DynamoDBDocumentClien
 
     async markDone(tenant, model, legacyId) {
       try {
-        await client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: key(tenant, model, legacyId),
-          UpdateExpression: 'SET #state = :done',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':done': 'done' },
-        }));
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(tenant, model, legacyId),
+            UpdateExpression: 'SET #state = :done',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':done': 'done' },
+          }),
+        );
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) throw new NotFoundError(`no ${model} marker ${legacyId} for ${tenant}`);
         throw error;
@@ -56,12 +73,14 @@ export function makeDynamoDbLegacyMarkerRepository(client: DynamoDBDocumentClien
     async *list(tenant) {
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await client.send(new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':prefix': keys.legacyMarkerPrefix },
-          ExclusiveStartKey: startKey,
-        }));
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+            ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':prefix': keys.legacyMarkerPrefix },
+            ExclusiveStartKey: startKey,
+          }),
+        );
         for (const item of page.Items ?? []) yield fromItem(item);
         startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined);

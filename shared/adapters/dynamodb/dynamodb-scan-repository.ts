@@ -6,8 +6,24 @@ import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 
 const FIELDS = [
-  'id', 'tenant', 'scan_type', 'target', 'targets', 'scope', 'source_type', 'schedule_id', 'trigger', 'scheduled_time',
-  'status', 'created_at', 'started_at', 'finished_at', 'finding_count', 'summary', 'errors', 'log',
+  'id',
+  'tenant',
+  'scan_type',
+  'target',
+  'targets',
+  'scope',
+  'source_type',
+  'schedule_id',
+  'trigger',
+  'scheduled_time',
+  'status',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'finding_count',
+  'summary',
+  'errors',
+  'log',
 ] as const satisfies readonly (keyof ScanJobRecord)[];
 
 function fromItem(item: Record<string, unknown>): ScanJobRecord {
@@ -20,29 +36,46 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
     if (filter.scheduleId !== undefined) {
-      return newestFirst(tableName, tenant, { index: 'GSI2', partition: scanKeys.scansBySchedule(tenant, filter.scheduleId) }, { scan_type: filter.scanType, status: filter.status, source_type: filter.sourceType });
+      return newestFirst(
+        tableName,
+        tenant,
+        { index: 'GSI2', partition: scanKeys.scansBySchedule(tenant, filter.scheduleId) },
+        { scan_type: filter.scanType, status: filter.status, source_type: filter.sourceType },
+      );
     }
     if (filter.scanType !== undefined) {
-      return newestFirst(tableName, tenant, { index: 'GSI1', partition: scanKeys.scansByType(tenant, filter.scanType) }, { status: filter.status, source_type: filter.sourceType });
+      return newestFirst(
+        tableName,
+        tenant,
+        { index: 'GSI1', partition: scanKeys.scansByType(tenant, filter.scanType) },
+        { status: filter.status, source_type: filter.sourceType },
+      );
     }
-    return newestFirst(tableName, tenant, { index: '', partition: keys.tenant(tenant), skPrefix: 'SCAN#' }, { status: filter.status, source_type: filter.sourceType });
+    return newestFirst(
+      tableName,
+      tenant,
+      { index: '', partition: keys.tenant(tenant), skPrefix: 'SCAN#' },
+      { status: filter.status, source_type: filter.sourceType },
+    );
   }
 
   return {
     async create(job) {
       try {
-        await client.send(new PutCommand({
-          TableName: tableName,
-          Item: {
-            PK: keys.tenant(job.tenant),
-            SK: scanKeys.scan(job.id),
-            GSI1PK: scanKeys.scansByType(job.tenant, job.scan_type),
-            GSI1SK: job.id,
-            ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
-            ...job,
-          },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }));
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              PK: keys.tenant(job.tenant),
+              SK: scanKeys.scan(job.id),
+              GSI1PK: scanKeys.scansByType(job.tenant, job.scan_type),
+              GSI1SK: job.id,
+              ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
+              ...job,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
         return true;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -58,17 +91,19 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
     async transition(tenant, id, from, changes) {
       const entries = Object.entries(changes).filter(([field]) => field !== 'id' && field !== 'tenant');
       try {
-        await client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: { PK: keys.tenant(tenant), SK: scanKeys.scan(id) },
-          UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
-          ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(entries.map(([field]) => [`#${field}`, field])) },
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
-            ...Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
-          },
-        }));
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { PK: keys.tenant(tenant), SK: scanKeys.scan(id) },
+            UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+            ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+            ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(entries.map(([field]) => [`#${field}`, field])) },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+              ...Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
+            },
+          }),
+        );
         return true;
       } catch (error) {
         if (isConditionFailure(error)) return false;
@@ -79,13 +114,15 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
     async *listUnfinished() {
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await client.send(new ScanCommand({
-          TableName: tableName,
-          FilterExpression: 'begins_with(SK, :scan) AND #status IN (:queued, :running)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':scan': 'SCAN#', ':queued': 'queued', ':running': 'running' },
-          ExclusiveStartKey: startKey,
-        }));
+        const page = await client.send(
+          new ScanCommand({
+            TableName: tableName,
+            FilterExpression: 'begins_with(SK, :scan) AND #status IN (:queued, :running)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':scan': 'SCAN#', ':queued': 'queued', ':running': 'running' },
+            ExclusiveStartKey: startKey,
+          }),
+        );
         for (const item of page.Items ?? []) yield fromItem(item);
         startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined);

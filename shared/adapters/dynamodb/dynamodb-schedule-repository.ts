@@ -15,15 +15,42 @@ import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 import { keys } from './keys.ts';
 
 const RECORD_FIELDS = [
-  'id', 'tenant', 'version', 'name', 'description', 'scan_type', 'target', 'targets', 'scope', 'cadence',
-  'cron_expression', 'timezone', 'enabled', 'trigger_definition', 'last_run_at', 'last_run_status',
-  'last_scan_id', 'created_at', 'updated_at',
+  'id',
+  'tenant',
+  'version',
+  'name',
+  'description',
+  'scan_type',
+  'target',
+  'targets',
+  'scope',
+  'cadence',
+  'cron_expression',
+  'timezone',
+  'enabled',
+  'trigger_definition',
+  'last_run_at',
+  'last_run_status',
+  'last_scan_id',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof ScheduleRecord)[];
 
 /** What update() writes: everything but the identity, the creation time and the run fields. */
 const EDITABLE_FIELDS = [
-  'version', 'name', 'description', 'scan_type', 'target', 'targets', 'scope', 'cadence', 'cron_expression',
-  'timezone', 'enabled', 'trigger_definition', 'updated_at',
+  'version',
+  'name',
+  'description',
+  'scan_type',
+  'target',
+  'targets',
+  'scope',
+  'cadence',
+  'cron_expression',
+  'timezone',
+  'enabled',
+  'trigger_definition',
+  'updated_at',
 ] as const satisfies readonly (keyof ScheduleRecord)[];
 
 function toItem(record: ScheduleRecord) {
@@ -76,31 +103,43 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
   async function* listAll(tenant?: string): AsyncIterable<ScheduleRecord> {
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = tenant === undefined
-        ? await client.send(new ScanCommand({
-          TableName: tableName,
-          FilterExpression: 'begins_with(SK, :sch)',
-          ExpressionAttributeValues: { ':sch': 'SCH#' },
-          ExclusiveStartKey: startKey,
-        }))
-        : await client.send(new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
-          ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' },
-          ExclusiveStartKey: startKey,
-        }));
+      const page =
+        tenant === undefined
+          ? await client.send(
+              new ScanCommand({
+                TableName: tableName,
+                FilterExpression: 'begins_with(SK, :sch)',
+                ExpressionAttributeValues: { ':sch': 'SCH#' },
+                ExclusiveStartKey: startKey,
+              }),
+            )
+          : await client.send(
+              new QueryCommand({
+                TableName: tableName,
+                KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
+                ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' },
+                ExclusiveStartKey: startKey,
+              }),
+            );
       for (const item of page.Items ?? []) yield fromItem(item);
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
   }
 
   async function staleOrMissing(tenant: string, id: string): Promise<Error> {
-    return (await get(tenant, id)) ? new ConflictError(`schedule ${id} was changed by another request; retry`) : new NotFoundError(`schedule ${id} not found`);
+    return (await get(tenant, id))
+      ? new ConflictError(`schedule ${id} was changed by another request; retry`)
+      : new NotFoundError(`schedule ${id} not found`);
   }
 
   function listingFor(tenant: string, filter: ScheduleFilter): ListingQuery {
     if (filter.scanType !== undefined) {
-      return newestFirst(tableName, tenant, { index: 'GSI1', partition: keys.schedulesByType(tenant, filter.scanType) }, { enabled: filter.enabled });
+      return newestFirst(
+        tableName,
+        tenant,
+        { index: 'GSI1', partition: keys.schedulesByType(tenant, filter.scanType) },
+        { enabled: filter.enabled },
+      );
     }
     if (filter.enabled !== undefined) {
       return newestFirst(tableName, tenant, { index: 'GSI2', partition: keys.schedulesByEnabled(tenant, filter.enabled) });
@@ -154,14 +193,22 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
 
     async recordRun(tenant, id, run) {
       try {
-        await client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
-          UpdateExpression: 'SET last_run_at = :at, last_run_status = :status, last_scan_id = :scan',
-          // Scan ids are ULIDs: a redelivered older fire never takes the row back from a newer scan.
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id <= :scan)',
-          ExpressionAttributeValues: { ':at': run.last_run_at, ':status': run.last_run_status, ':scan': run.last_scan_id, ':null': 'NULL' },
-        }));
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+            UpdateExpression: 'SET last_run_at = :at, last_run_status = :status, last_scan_id = :scan',
+            // Scan ids are ULIDs: a redelivered older fire never takes the row back from a newer scan.
+            ConditionExpression:
+              'attribute_exists(PK) AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id <= :scan)',
+            ExpressionAttributeValues: {
+              ':at': run.last_run_at,
+              ':status': run.last_run_status,
+              ':scan': run.last_scan_id,
+              ':null': 'NULL',
+            },
+          }),
+        );
         return true;
       } catch (error) {
         if (isConditionFailure(error)) return false;
@@ -171,17 +218,25 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
 
     async startRun(tenant, id, run) {
       try {
-        const { Attributes } = await client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
-          UpdateExpression: 'SET last_run_at = :at, last_run_status = :running, last_scan_id = :scan',
-          // Strictly newer: a redelivered fire (the same deterministic scan id) or an older one
-          // fails here and takes the read path, so it never resets a finished run to running.
-          ConditionExpression:
-            'attribute_exists(PK) AND enabled = :true AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id < :scan)',
-          ExpressionAttributeValues: { ':at': run.last_run_at, ':running': 'running', ':scan': run.last_scan_id, ':true': true, ':null': 'NULL' },
-          ReturnValues: 'ALL_NEW',
-        }));
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+            UpdateExpression: 'SET last_run_at = :at, last_run_status = :running, last_scan_id = :scan',
+            // Strictly newer: a redelivered fire (the same deterministic scan id) or an older one
+            // fails here and takes the read path, so it never resets a finished run to running.
+            ConditionExpression:
+              'attribute_exists(PK) AND enabled = :true AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id < :scan)',
+            ExpressionAttributeValues: {
+              ':at': run.last_run_at,
+              ':running': 'running',
+              ':scan': run.last_scan_id,
+              ':true': true,
+              ':null': 'NULL',
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
         return Attributes ? fromItem(Attributes) : null;
       } catch (error) {
         if (isConditionFailure(error)) return null;
@@ -191,13 +246,15 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
 
     async finishRun(tenant, id, scanId, status) {
       try {
-        await client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
-          UpdateExpression: 'SET last_run_status = :status',
-          ConditionExpression: 'last_scan_id = :scan',
-          ExpressionAttributeValues: { ':status': status, ':scan': scanId },
-        }));
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+            UpdateExpression: 'SET last_run_status = :status',
+            ConditionExpression: 'last_scan_id = :scan',
+            ExpressionAttributeValues: { ':status': status, ':scan': scanId },
+          }),
+        );
         return true;
       } catch (error) {
         if (isConditionFailure(error)) return false;
@@ -242,21 +299,27 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
     async *counters(tenant) {
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = tenant === undefined
-          ? await client.send(new ScanCommand({
-            TableName: tableName,
-            FilterExpression: 'SK = :counter',
-            ExpressionAttributeValues: { ':counter': keys.scheduleCounter },
-            ExclusiveStartKey: startKey,
-          }))
-          : await client.send(new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND SK = :counter',
-            ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':counter': keys.scheduleCounter },
-            ExclusiveStartKey: startKey,
-          }));
+        const page =
+          tenant === undefined
+            ? await client.send(
+                new ScanCommand({
+                  TableName: tableName,
+                  FilterExpression: 'SK = :counter',
+                  ExpressionAttributeValues: { ':counter': keys.scheduleCounter },
+                  ExclusiveStartKey: startKey,
+                }),
+              )
+            : await client.send(
+                new QueryCommand({
+                  TableName: tableName,
+                  KeyConditionExpression: 'PK = :pk AND SK = :counter',
+                  ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':counter': keys.scheduleCounter },
+                  ExclusiveStartKey: startKey,
+                }),
+              );
         for (const item of page.Items ?? []) {
-          if (typeof item.PK === 'string' && typeof item.count === 'number') yield { tenant: item.PK.replace(/^T#/, ''), count: item.count };
+          if (typeof item.PK === 'string' && typeof item.count === 'number')
+            yield { tenant: item.PK.replace(/^T#/, ''), count: item.count };
         }
         startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined);

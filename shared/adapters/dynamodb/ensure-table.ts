@@ -1,4 +1,10 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  type DynamoDBClientConfig,
+} from '@aws-sdk/client-dynamodb';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createTableInput } from './table-definition.ts';
 

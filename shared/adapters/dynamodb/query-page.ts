@@ -48,7 +48,9 @@ export async function queryPage(
 }
 
 /** Builds `FilterExpression` parts for the optional equality filters that are set. */
-export function equalityFilters(filters: Record<string, string | boolean | undefined>): Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+export function equalityFilters(
+  filters: Record<string, string | boolean | undefined>,
+): Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
   const set = Object.entries(filters).filter(([, value]) => value !== undefined);
   if (set.length === 0) return {};
   return {
@@ -62,7 +64,12 @@ export function equalityFilters(filters: Record<string, string | boolean | undef
 export type ListingSource = { index: 'GSI1' | 'GSI2'; partition: string } | { index: ''; partition: string; skPrefix: string };
 
 /** A newest-first listing of one partition with optional equality filters (unset ones are ignored). */
-export function newestFirst(tableName: string, tenant: string, source: ListingSource, filters: Record<string, string | boolean | undefined> = {}): ListingQuery {
+export function newestFirst(
+  tableName: string,
+  tenant: string,
+  source: ListingSource,
+  filters: Record<string, string | boolean | undefined> = {},
+): ListingQuery {
   const filter = equalityFilters(filters);
   const keyCondition = source.index === '' ? 'PK = :pk AND begins_with(SK, :prefix)' : `${source.index}PK = :pk`;
   return {

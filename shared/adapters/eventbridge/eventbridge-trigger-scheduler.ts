@@ -11,13 +11,7 @@ import {
 import { TriggerUnavailableError } from '../../domain/errors.ts';
 import { triggerNames } from '../../domain/trigger-names.ts';
 import type { ProvisionedTrigger, TriggerDefinition, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
-import {
-  matchesRequest,
-  readTrigger,
-  scheduleRequest,
-  type DesiredTrigger,
-  type TriggerTarget,
-} from './schedule-request.ts';
+import { matchesRequest, readTrigger, scheduleRequest, type DesiredTrigger, type TriggerTarget } from './schedule-request.ts';
 import { backoffDelayMs, errorName, isRetryable, type BackoffPolicy } from './throttle-backoff.ts';
 
 /** The slice of a structured logger (Powertools Logger fits) this adapter writes to. */

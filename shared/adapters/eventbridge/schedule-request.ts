@@ -97,8 +97,7 @@ export function matchesRequest(existing: GetScheduleOutput, request: CreateSched
 
 /** A stored schedule read back as the fire it will deliver, or why it cannot be one of ours. */
 export type ReadTrigger =
-  | { ok: true; tenant: string; scheduleId: string; expression: string; timezone: string }
-  | { ok: false; reason: string };
+  { ok: true; tenant: string; scheduleId: string; expression: string; timezone: string } | { ok: false; reason: string };
 
 /**
  * Read tenant and schedule id back from a stored schedule's target input. Anything that would not

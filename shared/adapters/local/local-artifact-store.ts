@@ -23,7 +23,15 @@ export interface LocalArtifactStore extends ArtifactStore {
  * The local stand-in for the S3 bucket: files under `<root>/<tenant>/<id>`, and upload URLs on the
  * local server carrying an HMAC-signed token that binds tenant, id, size, content type and expiry.
  */
-export function makeLocalArtifactStore({ root, baseUrl, signingKey }: { root: string; baseUrl: () => string; signingKey: string }): LocalArtifactStore {
+export function makeLocalArtifactStore({
+  root,
+  baseUrl,
+  signingKey,
+}: {
+  root: string;
+  baseUrl: () => string;
+  signingKey: string;
+}): LocalArtifactStore {
   const sign = (payload: string) => createHmac('sha256', `artifact-upload:${signingKey}`).update(payload).digest('base64url');
 
   function pathOf(tenant: string, id: string): string {
@@ -36,7 +44,15 @@ export function makeLocalArtifactStore({ root, baseUrl, signingKey }: { root: st
 
     async uploadInstructions(target, now): Promise<UploadInstructions> {
       const exp = Math.floor(now.getTime() / 1000) + UPLOAD_TTL_SECONDS;
-      const payload = Buffer.from(JSON.stringify({ tenant: target.tenant, id: target.id, size: target.size, contentType: target.contentType, exp } satisfies UploadGrant)).toString('base64url');
+      const payload = Buffer.from(
+        JSON.stringify({
+          tenant: target.tenant,
+          id: target.id,
+          size: target.size,
+          contentType: target.contentType,
+          exp,
+        } satisfies UploadGrant),
+      ).toString('base64url');
       return {
         method: 'PUT',
         url: `${baseUrl()}/_local/artifacts/upload?token=${payload}.${sign(payload)}`,

@@ -109,7 +109,7 @@ export class LocalTriggerScheduler implements TriggerScheduler {
     const now = this.#clock.now();
     const due: DueFire[] = [];
     for (const trigger of this.#triggers.values()) {
-      for (let at = nextFireTime(trigger.expression, trigger.timezone, trigger.checkedUntil); at !== null && at <= now; ) {
+      for (let at = nextFireTime(trigger.expression, trigger.timezone, trigger.checkedUntil); at !== null && at <= now;) {
         due.push({ trigger, at });
         at = nextFireTime(trigger.expression, trigger.timezone, at);
       }

@@ -49,14 +49,17 @@ function taskOf(row: TaskColumns): LegacyPeriodicTask | null {
     task: row.task ?? '',
     enabled: row.enabled === true,
     one_off: row.one_off === true,
-    crontab: row.minute === null ? null : {
-      minute: row.minute,
-      hour: row.hour ?? '',
-      day_of_week: row.day_of_week ?? '',
-      day_of_month: row.day_of_month ?? '',
-      month_of_year: row.month_of_year ?? '',
-      timezone: row.timezone ?? 'UTC',
-    },
+    crontab:
+      row.minute === null
+        ? null
+        : {
+            minute: row.minute,
+            hour: row.hour ?? '',
+            day_of_week: row.day_of_week ?? '',
+            day_of_month: row.day_of_month ?? '',
+            month_of_year: row.month_of_year ?? '',
+            timezone: row.timezone ?? 'UTC',
+          },
     interval: row.every === null ? null : { every: row.every, period: row.period ?? '' },
   };
 }
@@ -69,7 +72,9 @@ const iso = (value: Date | string | null): string | null => (value === null ? nu
  * identifier. Each statement runs under `statement_timeout`. Enabling or disabling a task is one
  * transaction with the `last_update` bump that makes a running celery beat reload.
  */
-export function makePostgresLegacySource(options: PostgresLegacySourceOptions): LegacyScheduleSource & { close(): Promise<void>; statementTimeout(): Promise<string> } {
+export function makePostgresLegacySource(
+  options: PostgresLegacySourceOptions,
+): LegacyScheduleSource & { close(): Promise<void>; statementTimeout(): Promise<string> } {
   const statementTimeoutMs = Math.trunc(options.statementTimeoutMs ?? 30_000);
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -125,12 +130,16 @@ export function makePostgresLegacySource(options: PostgresLegacySourceOptions): 
 
     async listSchedules(tenant) {
       const schema = await schemaOf(tenant);
-      const secret = await query<TaskColumns & { id: string; name: string; repository_url: string; scan_options: unknown; created_at: Date | null }>(
+      const secret = await query<
+        TaskColumns & { id: string; name: string; repository_url: string; scan_options: unknown; created_at: Date | null }
+      >(
         `SELECT s.id::text AS id, s.name, s.repository_url, s.scan_options, s.created_at, ${TASK_SELECT}
          FROM ${schema}.secretscan_schedule s ${taskJoins(schema, 's')}
          ORDER BY s.id`,
       );
-      const network = await query<TaskColumns & { id: string; name: string; target: string; ports: string | null; created_at: Date | null }>(
+      const network = await query<
+        TaskColumns & { id: string; name: string; target: string; ports: string | null; created_at: Date | null }
+      >(
         `SELECT n.id::text AS id, n.name, n.target, n.ports, n.created_at, ${TASK_SELECT}
          FROM ${schema}.network_continuousschedule n ${taskJoins(schema, 'n')}
          ORDER BY n.id`,
@@ -176,7 +185,8 @@ export function makePostgresLegacySource(options: PostgresLegacySourceOptions): 
         if ((changed.rowCount ?? 0) > 0) {
           // django-celery-beat's PeriodicTasks.changed(): update_or_create(ident=1, last_update=now()).
           const bumped = await client.query(`UPDATE ${schema}.django_celery_beat_periodictasks SET last_update = now() WHERE ident = 1`);
-          if ((bumped.rowCount ?? 0) === 0) await client.query(`INSERT INTO ${schema}.django_celery_beat_periodictasks (ident, last_update) VALUES (1, now())`);
+          if ((bumped.rowCount ?? 0) === 0)
+            await client.query(`INSERT INTO ${schema}.django_celery_beat_periodictasks (ident, last_update) VALUES (1, now())`);
         }
         await client.query('COMMIT');
         return (changed.rowCount ?? 0) > 0;

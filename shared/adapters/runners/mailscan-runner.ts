@@ -29,7 +29,12 @@ const CLI_HEADROOM_SECONDS = 5;
  * value is attached to its flag (`--rua=<path>`) and the target follows `--`, so no value, however
  * it starts, can ever be read as an option.
  */
-export function mailscanArgs(target: string, scope: Record<string, unknown>, timeoutMs: number, artifactPaths?: RunnerInput['artifactPaths']): string[] {
+export function mailscanArgs(
+  target: string,
+  scope: Record<string, unknown>,
+  timeoutMs: number,
+  artifactPaths?: RunnerInput['artifactPaths'],
+): string[] {
   const parsed = EmailSecurityScope.parse(withoutLegacyKeys(scope));
   const args = ['scan', '--format=json', `--timeout=${Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS)}`];
   if (parsed.reputation === false) args.push('--no-reputation');
@@ -37,7 +42,11 @@ export function mailscanArgs(target: string, scope: Record<string, unknown>, tim
   if (parsed.leak) args.push('--leak');
   // The scope holds artifact ids; the CLI reads the local copies the artifact-fetching runner made.
   if ((parsed.rua?.length ?? 0) > 0 || parsed.header) {
-    if (!artifactPaths || artifactPaths.rua.length !== (parsed.rua?.length ?? 0) || (parsed.header !== undefined) !== (artifactPaths.header !== null)) {
+    if (
+      !artifactPaths ||
+      artifactPaths.rua.length !== (parsed.rua?.length ?? 0) ||
+      (parsed.header !== undefined) !== (artifactPaths.header !== null)
+    ) {
       throw new Error('the scope names artifacts that were not fetched for this run');
     }
   }
@@ -51,7 +60,9 @@ export function mailscanArgs(target: string, scope: Record<string, unknown>, tim
 
 /** Operator keys and scanner settings travel in the environment only, never on the command line. */
 export function mailscanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const passed = Object.entries(env).filter(([name]) => name.startsWith('MAILSCAN_') || ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].includes(name));
+  const passed = Object.entries(env).filter(
+    ([name]) => name.startsWith('MAILSCAN_') || ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].includes(name),
+  );
   return Object.fromEntries(passed);
 }
 
@@ -75,11 +86,23 @@ export function resultOfReport(report: Report): RunnerResult {
   };
 }
 
-function run(node: string, args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  node: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(node, args, { env, signal, timeout: timeoutMs, maxBuffer: MAX_REPORT_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') {
-        reject(new Error(error.name === 'AbortError' ? 'mailscan was stopped: the invocation ran out of time' : `mailscan could not run: ${error.message}`));
+        reject(
+          new Error(
+            error.name === 'AbortError'
+              ? 'mailscan was stopped: the invocation ran out of time'
+              : `mailscan could not run: ${error.message}`,
+          ),
+        );
         return;
       }
       resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
@@ -122,7 +145,11 @@ export function makeMailscanRunner({ bin, env = process.env, node = process.exec
       }
       // Not a domain without records but no domain at all (a typo, an expired registration): the job fails.
       if (!report.domain_exists) throw new Error(`${report.domain} does not exist (NXDOMAIN)`);
-      logger.info('mailscan finished', { findings: report.findings.length, errors: report.errors.length, score: report.surfaces.posture.score });
+      logger.info('mailscan finished', {
+        findings: report.findings.length,
+        errors: report.errors.length,
+        score: report.surfaces.posture.score,
+      });
       return resultOfReport(report);
     },
   };

@@ -13,7 +13,10 @@ function keyOf(tenant: string, id: string): string {
   return artifactKey(tenant, id);
 }
 
-const isMissing = (error: unknown) => error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+const isMissing = (error: unknown) =>
+  error instanceof NoSuchKey ||
+  (error as { name?: string }).name === 'NoSuchKey' ||
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 /**
  * Artifacts in S3 under `<tenant>/<id>`. Uploads are presigned PUTs valid 15 minutes that sign
@@ -23,8 +26,17 @@ const isMissing = (error: unknown) => error instanceof NoSuchKey || (error as { 
 export function makeS3ArtifactStore(client: S3Client, bucket: string): ArtifactStore {
   return {
     async uploadInstructions(target, now) {
-      const command = new PutObjectCommand({ Bucket: bucket, Key: keyOf(target.tenant, target.id), ContentLength: target.size, ContentType: target.contentType });
-      const url = await getSignedUrl(client, command, { expiresIn: UPLOAD_TTL_SECONDS, signableHeaders: new Set(['content-type', 'content-length']), signingDate: now });
+      const command = new PutObjectCommand({
+        Bucket: bucket,
+        Key: keyOf(target.tenant, target.id),
+        ContentLength: target.size,
+        ContentType: target.contentType,
+      });
+      const url = await getSignedUrl(client, command, {
+        expiresIn: UPLOAD_TTL_SECONDS,
+        signableHeaders: new Set(['content-type', 'content-length']),
+        signingDate: now,
+      });
       return {
         method: 'PUT',
         url,

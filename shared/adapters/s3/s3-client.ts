@@ -7,5 +7,10 @@ import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
  * refuses every real upload (docs/artifacts.md).
  */
 export function makeS3Client(options: Pick<S3ClientConfig, 'endpoint' | 'region' | 'credentials' | 'forcePathStyle'> = {}): S3Client {
-  return new S3Client({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000 }, requestChecksumCalculation: 'WHEN_REQUIRED', ...options });
+  return new S3Client({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000 },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    ...options,
+  });
 }

@@ -11,9 +11,7 @@ export type OperatorKeys = Readonly<Record<string, string>>;
  */
 export const OPERATOR_KEY_NAME = /^MAILSCAN_[A-Z0-9]+(?:_[A-Z0-9]+)*_KEY$/;
 
-export type ParsedOperatorKeys =
-  | { ok: true; keys: OperatorKeys; ignored: string[] }
-  | { ok: false; problem: string };
+export type ParsedOperatorKeys = { ok: true; keys: OperatorKeys; ignored: string[] } | { ok: false; problem: string };
 
 /**
  * Reads the secret's JSON object of operator keys. A problem is described without any of the
@@ -26,7 +24,8 @@ export function parseOperatorKeys(secretString: string): ParsedOperatorKeys {
   } catch {
     return { ok: false, problem: 'the secret is not JSON' };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, problem: 'the secret is not a JSON object' };
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { ok: false, problem: 'the secret is not a JSON object' };
   const keys: Record<string, string> = {};
   const ignored: string[] = [];
   for (const [name, value] of Object.entries(parsed)) {
@@ -78,7 +77,8 @@ export function makeOperatorKeysLoader({
       logger.error('operator keys secret is malformed; key-gated services are skipped', { secret: secretId, problem: parsed.problem });
       return { keys: {}, keep: true };
     }
-    if (parsed.ignored.length > 0) logger.warn('operator keys secret has names that are not operator keys; ignored', { names: parsed.ignored });
+    if (parsed.ignored.length > 0)
+      logger.warn('operator keys secret has names that are not operator keys; ignored', { names: parsed.ignored });
     logger.info('operator keys loaded', { names: Object.keys(parsed.keys).sort() });
     return { keys: parsed.keys, keep: true };
   }

@@ -43,7 +43,9 @@ export function makeSessionKeyRotation(client = new SecretsManagerClient({}), ge
 
   async function pendingExists(event: RotationEvent): Promise<boolean> {
     try {
-      await client.send(new GetSecretValueCommand({ SecretId: event.SecretId, VersionId: event.ClientRequestToken, VersionStage: 'AWSPENDING' }));
+      await client.send(
+        new GetSecretValueCommand({ SecretId: event.SecretId, VersionId: event.ClientRequestToken, VersionStage: 'AWSPENDING' }),
+      );
       return true;
     } catch (error) {
       if (error instanceof ResourceNotFoundException) return false;
@@ -60,28 +62,34 @@ export function makeSessionKeyRotation(client = new SecretsManagerClient({}), ge
     switch (event.Step) {
       case 'createSecret':
         if (await pendingExists(event)) return;
-        await client.send(new PutSecretValueCommand({
-          SecretId: event.SecretId,
-          ClientRequestToken: event.ClientRequestToken,
-          SecretString: generateKey(),
-          VersionStages: ['AWSPENDING'],
-        }));
+        await client.send(
+          new PutSecretValueCommand({
+            SecretId: event.SecretId,
+            ClientRequestToken: event.ClientRequestToken,
+            SecretString: generateKey(),
+            VersionStages: ['AWSPENDING'],
+          }),
+        );
         return;
       case 'setSecret':
         return;
       case 'testSecret': {
-        const pending = await client.send(new GetSecretValueCommand({ SecretId: event.SecretId, VersionId: event.ClientRequestToken, VersionStage: 'AWSPENDING' }));
+        const pending = await client.send(
+          new GetSecretValueCommand({ SecretId: event.SecretId, VersionId: event.ClientRequestToken, VersionStage: 'AWSPENDING' }),
+        );
         if ((pending.SecretString ?? '').length < MIN_KEY_LENGTH) throw new Error('the pending session key is too short');
         return;
       }
       case 'finishSecret': {
         const current = Object.entries(versions).find(([, versionStages]) => versionStages.includes('AWSCURRENT'))?.[0];
-        await client.send(new UpdateSecretVersionStageCommand({
-          SecretId: event.SecretId,
-          VersionStage: 'AWSCURRENT',
-          MoveToVersionId: event.ClientRequestToken,
-          ...(current ? { RemoveFromVersionId: current } : {}),
-        }));
+        await client.send(
+          new UpdateSecretVersionStageCommand({
+            SecretId: event.SecretId,
+            VersionStage: 'AWSCURRENT',
+            MoveToVersionId: event.ClientRequestToken,
+            ...(current ? { RemoveFromVersionId: current } : {}),
+          }),
+        );
         return;
       }
       default:

@@ -26,13 +26,11 @@ export function makeSessionKeysLoader(
   async function read(): Promise<string[]> {
     const [current, previous] = await Promise.all([
       client.send(new GetSecretValueCommand({ SecretId: secretArn })),
-      client
-        .send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: 'AWSPREVIOUS' }))
-        .catch((error: unknown) => {
-          // A secret that was never rotated has no previous version.
-          if (error instanceof ResourceNotFoundException) return undefined;
-          throw error;
-        }),
+      client.send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: 'AWSPREVIOUS' })).catch((error: unknown) => {
+        // A secret that was never rotated has no previous version.
+        if (error instanceof ResourceNotFoundException) return undefined;
+        throw error;
+      }),
     ]);
     if (!current.SecretString) throw new Error('the session key secret has no string value');
     return previous?.SecretString ? [current.SecretString, previous.SecretString] : [current.SecretString];

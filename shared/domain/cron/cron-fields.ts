@@ -45,7 +45,7 @@ export interface FieldSpec {
  */
 export function formatRuns(values: readonly number[], show: (value: number) => string = String): string {
   const items: string[] = [];
-  for (let start = 0; start < values.length; ) {
+  for (let start = 0; start < values.length;) {
     let end = start;
     while (end + 1 < values.length && values[end + 1] === values[end] + 1) end++;
     if (end - start >= 2) items.push(`${show(values[start])}-${show(values[end])}`);

@@ -17,7 +17,22 @@ const MAX_NAME = 200;
 const MAX_DESCRIPTION = 2000;
 
 /** Zones that are UTC under another name: a crontab in one of them can be a fixed cadence. */
-const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu', 'GMT', 'Etc/GMT', 'Etc/GMT0', 'Etc/GMT+0', 'Etc/GMT-0', 'GMT0', 'Greenwich', 'Etc/Greenwich']);
+const UTC_NAMES = new Set([
+  'UTC',
+  'Etc/UTC',
+  'Etc/Universal',
+  'Universal',
+  'Etc/Zulu',
+  'Zulu',
+  'GMT',
+  'Etc/GMT',
+  'Etc/GMT0',
+  'Etc/GMT+0',
+  'Etc/GMT-0',
+  'GMT0',
+  'Greenwich',
+  'Etc/Greenwich',
+]);
 
 /** The fixed cadences as celery crontab sets (DESIGN §5: all in UTC). */
 const CADENCE_SHAPES: { cadence: Exclude<Cadence, 'custom'>; minute: number; hour: number; dayOfMonth?: number; dayOfWeek?: number }[] = [
@@ -84,26 +99,44 @@ const SECONDS_PER_PERIOD: Record<string, number> = { days: 86_400, hours: 3_600,
 export function mapCeleryInterval(row: LegacyInterval): LegacyTiming {
   const unit = SECONDS_PER_PERIOD[row.period];
   const what = `every ${row.every} ${row.period}`;
-  if (unit === undefined) return { ok: false, reason: `interval period ${JSON.stringify(row.period)} is not one of ${Object.keys(SECONDS_PER_PERIOD).join(', ')}` };
+  if (unit === undefined)
+    return {
+      ok: false,
+      reason: `interval period ${JSON.stringify(row.period)} is not one of ${Object.keys(SECONDS_PER_PERIOD).join(', ')}`,
+    };
   if (!Number.isInteger(row.every) || row.every <= 0) return { ok: false, reason: `interval ${what} is not a positive whole number` };
   const seconds = Math.round(row.every * unit * 1e6) / 1e6;
   if (seconds % 60 !== 0) return { ok: false, reason: `interval ${what} is not a whole number of minutes` };
   const minutes = seconds / 60;
   const custom = (cron_expression: string): LegacyTiming => ({ ok: true, cadence: 'custom', cron_expression, timezone: 'UTC' });
-  if (minutes < 5) return { ok: false, reason: `interval ${what} fires more often than every 5 minutes, the shortest this service schedules` };
+  if (minutes < 5)
+    return { ok: false, reason: `interval ${what} fires more often than every 5 minutes, the shortest this service schedules` };
   if (minutes < 60) {
     if (60 % minutes === 0) return custom(`*/${minutes} * * * *`);
-    return { ok: false, reason: `interval ${what} does not divide the hour evenly, so no crontab fires at that rate; create a custom schedule by hand` };
+    return {
+      ok: false,
+      reason: `interval ${what} does not divide the hour evenly, so no crontab fires at that rate; create a custom schedule by hand`,
+    };
   }
-  if (minutes % 60 !== 0) return { ok: false, reason: `interval ${what} is not a whole number of hours and does not divide the hour; create a custom schedule by hand` };
+  if (minutes % 60 !== 0)
+    return {
+      ok: false,
+      reason: `interval ${what} is not a whole number of hours and does not divide the hour; create a custom schedule by hand`,
+    };
   const hours = minutes / 60;
   if (hours === 1) return custom('0 * * * *');
   if (hours < 24) {
     if (24 % hours === 0) return custom(`0 */${hours} * * *`);
-    return { ok: false, reason: `interval ${what} does not divide the day evenly, so no crontab fires at that rate; create a custom schedule by hand` };
+    return {
+      ok: false,
+      reason: `interval ${what} does not divide the day evenly, so no crontab fires at that rate; create a custom schedule by hand`,
+    };
   }
   if (hours === 24) return custom('0 0 * * *');
-  return { ok: false, reason: `interval ${what} is longer than a day and no crontab repeats every ${hours / 24} days across month ends; create a schedule by hand` };
+  return {
+    ok: false,
+    reason: `interval ${what} is longer than a day and no crontab repeats every ${hours / 24} days across month ends; create a schedule by hand`,
+  };
 }
 
 function shorten(text: string, max: number): string {
@@ -140,7 +173,11 @@ export function mapLegacySchedule(row: LegacySchedule): LegacyMapping {
   let timing: LegacyTiming;
   if (task.crontab) timing = mapCeleryCrontab(task.crontab);
   else if (task.interval) timing = mapCeleryInterval(task.interval);
-  else timing = { ok: false, reason: `periodic task ${task.id} has neither a crontab nor an interval (solar and clocked schedules are not migrated)` };
+  else
+    timing = {
+      ok: false,
+      reason: `periodic task ${task.id} has neither a crontab nor an interval (solar and clocked schedules are not migrated)`,
+    };
   if (!timing.ok) return timing;
 
   const notes: string[] = [];

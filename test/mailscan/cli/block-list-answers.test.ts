@@ -19,12 +19,21 @@ describe('mailscan scan: answers of block-lists we have no table for', () => {
 
     expect(report.findings.filter((item) => item.rule_id === 'mailscan.dnsbl.listed')).toEqual([]);
     expect(report.surfaces.reputation.status).toBe('error');
-    expect(report.errors.filter((entry) => entry.check === 'dnsbl').map((entry) => entry.message).sort()).toEqual([
-      expect.stringMatching(/^all\.rep-unknown\.test 203\.0\.113\.202: 127\.0\.0\.2: not a listing: the list also lists its RFC 5782 test entry 1\.0\.0\.127\.all\.rep-unknown\.test/),
+    expect(
+      report.errors
+        .filter((entry) => entry.check === 'dnsbl')
+        .map((entry) => entry.message)
+        .sort(),
+    ).toEqual([
+      expect.stringMatching(
+        /^all\.rep-unknown\.test 203\.0\.113\.202: 127\.0\.0\.2: not a listing: the list also lists its RFC 5782 test entry 1\.0\.0\.127\.all\.rep-unknown\.test/,
+      ),
       'bl.rep-unknown.test 203.0.113.202: 127.255.255.254: query refused (127.255.255.0/24 is reserved for errors)',
     ]);
     expect(report.surfaces.reputation).toMatchObject({
-      dnsbl: { list_checks: expect.arrayContaining([expect.objectContaining({ zone: 'all.rep-unknown.test', status: 'answers_everything' })]) },
+      dnsbl: {
+        list_checks: expect.arrayContaining([expect.objectContaining({ zone: 'all.rep-unknown.test', status: 'answers_everything' })]),
+      },
     });
   });
 });

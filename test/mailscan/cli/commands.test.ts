@@ -54,7 +54,9 @@ describe('mailscan commands and usage errors', () => {
 
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.diagnostics).toEqual([expect.objectContaining({ level: 'error', event: 'usage error', message: expect.stringContaining(message) })]);
+    expect(run.diagnostics).toEqual([
+      expect.objectContaining({ level: 'error', event: 'usage error', message: expect.stringContaining(message) }),
+    ]);
   });
 
   it('exits 2 for a malformed reputation setting, and ignores it with --no-reputation', async () => {
@@ -64,7 +66,9 @@ describe('mailscan commands and usage errors', () => {
     const withoutReputation = await runCli(['scan', 'good.test', '--no-reputation'], env);
 
     expect(withReputation.code).toBe(2);
-    expect(withReputation.diagnostics).toEqual([expect.objectContaining({ event: 'usage error', message: expect.stringContaining('MAILSCAN_SPAMHAUS_DQS_KEY') })]);
+    expect(withReputation.diagnostics).toEqual([
+      expect.objectContaining({ event: 'usage error', message: expect.stringContaining('MAILSCAN_SPAMHAUS_DQS_KEY') }),
+    ]);
     expect(withReputation.stderr).not.toContain('not a key!');
     expect(withoutReputation.code).toBe(0);
   });
@@ -82,7 +86,11 @@ describe('mailscan commands and usage errors', () => {
     expect(report.scanner).toEqual({ name: 'mailscan', version: '0.1.0' });
     expect(run.diagnostics.map((line) => line.event)).toEqual(['scan started', 'posture finished', 'scan finished']);
     expect(report.surfaces).toMatchObject({
-      reputation: { status: 'skipped' }, discover: { status: 'skipped' }, leak: { status: 'skipped' }, rua: { status: 'skipped' }, header: { status: 'skipped' },
+      reputation: { status: 'skipped' },
+      discover: { status: 'skipped' },
+      leak: { status: 'skipped' },
+      rua: { status: 'skipped' },
+      header: { status: 'skipped' },
     });
     expect(Date.parse(report.finished_at)).toBeGreaterThanOrEqual(Date.parse(report.started_at));
   });

@@ -10,7 +10,9 @@ const scratch = mkdtempSync(join(tmpdir(), 'mailscan-compile-cache-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function filesUnder(folder: string): string[] {
-  return readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
 }
 
 describe('the compile cache', () => {

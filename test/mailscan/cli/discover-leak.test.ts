@@ -8,7 +8,14 @@ import { runCli, type CliRun } from '../helpers/cli.ts';
 import { startDnsServerProcess, type DnsServerProcess } from '../helpers/dns-server-process.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
 import { startSmtpFake, type SmtpFake } from '../helpers/smtp-server.ts';
-import { FEED_SECRETS, startCertstreamFake, startVendorFakes, VENDOR_KEYS, type CertstreamFake, type VendorFakes } from '../helpers/vendor-fakes.ts';
+import {
+  FEED_SECRETS,
+  startCertstreamFake,
+  startVendorFakes,
+  VENDOR_KEYS,
+  type CertstreamFake,
+  type VendorFakes,
+} from '../helpers/vendor-fakes.ts';
 
 const leakZones = fileURLToPath(new URL('../../fixtures/mailscan/discover-leak/', import.meta.url));
 const KEYED_VENDORS = ['github', 'emailrep', 'dehashed', 'intelx', 'snusbase'];
@@ -22,24 +29,35 @@ const configDir = mkdtempSync(join(tmpdir(), 'mailscan-leak-'));
 
 function config(name: string, smtpPort: number, extra: Record<string, unknown> = {}): string {
   const path = join(configDir, `${name}.json`);
-  writeFileSync(path, JSON.stringify({
-    dns: { timeout_ms: 2_000, attempts: 2 },
-    lookalike: { concurrency: 20, max_candidates: 600 },
-    smtp: { port: smtpPort, pause_ms: 0, timeout_ms: 3_000, helo: 'probe.mailscan.test' },
-    certstream: { seconds: 0 },
-    ...extra,
-  }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      dns: { timeout_ms: 2_000, attempts: 2 },
+      lookalike: { concurrency: 20, max_candidates: 600 },
+      smtp: { port: smtpPort, pause_ms: 0, timeout_ms: 3_000, helo: 'probe.mailscan.test' },
+      certstream: { seconds: 0 },
+      ...extra,
+    }),
+  );
   return path;
 }
 
-interface Scanned { run: CliRun; report: Report; requests: VendorFakes['requests'] }
+interface Scanned {
+  run: CliRun;
+  report: Report;
+  requests: VendorFakes['requests'];
+}
 
 /** The scans run concurrently, so requests are told apart by the domain they carry. */
 const runs = new Map<string, Promise<Scanned>>();
 function scanOnce(label: string, domain: string, flags: string[], env: Record<string, string>): Promise<Scanned> {
   let pending = runs.get(label);
   if (!pending) {
-    pending = runCli(['scan', domain, '--nameserver', dns.address, '--timeout', '40', ...flags], { ...vendors.urls, MAILSCAN_CERTSTREAM_URL: certstream.url, ...env }).then((run) => {
+    pending = runCli(['scan', domain, '--nameserver', dns.address, '--timeout', '40', ...flags], {
+      ...vendors.urls,
+      MAILSCAN_CERTSTREAM_URL: certstream.url,
+      ...env,
+    }).then((run) => {
       if (run.code !== 0) throw new Error(`mailscan exited ${run.code}: ${run.stderr}`);
       return { run, report: reportSchema.parse(JSON.parse(run.stdout)), requests: vendors.requests };
     });
@@ -53,7 +71,13 @@ const rules = (report: Report): string[] => report.findings.map((item) => item.r
 beforeAll(async () => {
   [dns, vendors, certstream, mailboxes, catchAll] = await Promise.all([
     // In its own process: thousands of lookalike queries must not compete with the test's event loop.
-    startDnsServerProcess({ zoneDir, zoneFiles: ['disc.test', 'catchall.test', 'brand.test', 'brnad.test', 'bran.test', 'brend.test', 'quiet.test'].map((zone) => join(leakZones, `${zone}.zone`)), outOfZone: 'NXDOMAIN' }),
+    startDnsServerProcess({
+      zoneDir,
+      zoneFiles: ['disc.test', 'catchall.test', 'brand.test', 'brnad.test', 'bran.test', 'brend.test', 'quiet.test'].map((zone) =>
+        join(leakZones, `${zone}.zone`),
+      ),
+      outOfZone: 'NXDOMAIN',
+    }),
     startVendorFakes(),
     startCertstreamFake([['unrelated.example'], ['brand-login.test', 'www.brand-login.test'], ['mail.brand.test']]),
     startSmtpFake({ mailboxes: ['jane.roe@disc.test', 'postmaster@disc.test', 'dmarc-reports@disc.test'] }),
@@ -63,11 +87,21 @@ beforeAll(async () => {
   const leakConfig = config('leak', mailboxes.port, { certstream: { seconds: 20, max_messages: 4 }, lookalike: { concurrency: 20 } });
   void scanOnce('disc keyed', 'disc.test', ['--discover', '--config', config('disc', mailboxes.port)], VENDOR_KEYS);
   void scanOnce('disc keyless', 'disc.test', ['--discover', '--config', config('disc2', mailboxes.port)], {});
-  void scanOnce('catchall', 'catchall.test', ['--technique', 'T1589.002', '--config', config('catchall', catchAll.port), '--format', 'json'], {});
+  void scanOnce(
+    'catchall',
+    'catchall.test',
+    ['--technique', 'T1589.002', '--config', config('catchall', catchAll.port), '--format', 'json'],
+    {},
+  );
   void scanOnce('brand keyed', 'brand.test', ['--leak', '--technique', 'T1598', '--config', leakConfig], VENDOR_KEYS);
   void scanOnce('brand keyless', 'brand.test', ['--leak', '--config', config('brand-keyless', mailboxes.port)], {});
   void scanOnce('quiet keyed', 'quiet.test', ['--leak', '--technique', 'T1598', '--config', config('quiet', mailboxes.port)], VENDOR_KEYS);
-  void scanOnce('listed', 'rep-listed.test', ['--technique', 'T1598', '--config', config('listed', mailboxes.port, { lookalike: { max_candidates: 50, concurrency: 20 } })], {});
+  void scanOnce(
+    'listed',
+    'rep-listed.test',
+    ['--technique', 'T1598', '--config', config('listed', mailboxes.port, { lookalike: { max_candidates: 50, concurrency: 20 } })],
+    {},
+  );
   await Promise.all(runs.values());
 }, 120_000);
 
@@ -78,7 +112,11 @@ afterAll(async () => {
 describe('mailscan --discover', () => {
   it('builds candidates from CT, the SOA RNAME, DMARC, roles and learned patterns, each with its sources', async () => {
     const { report } = await scanOnce('disc keyed', 'disc.test', [], {});
-    const discover = report.surfaces.discover as unknown as { candidates: { address: string; sources: string[]; pattern?: string; rcpt: string }[]; patterns: string[]; ct: { names: string[] } };
+    const discover = report.surfaces.discover as unknown as {
+      candidates: { address: string; sources: string[]; pattern?: string; rcpt: string }[];
+      patterns: string[];
+      ct: { names: string[] };
+    };
 
     const byAddress = new Map(discover.candidates.map((candidate) => [candidate.address, candidate]));
     expect(byAddress.get('jane.roe@disc.test')).toMatchObject({ sources: ['ct'], rcpt: 'accepted' });
@@ -105,8 +143,15 @@ describe('mailscan --discover', () => {
     const { report } = await scanOnce('disc keyed', 'disc.test', [], {});
     const flagged = report.findings.filter((item) => item.rule_id === 'mailscan.discover.flagged_address');
 
-    expect(flagged.map((item) => [item.evidence.address, item.severity]).sort()).toEqual([['dmarc-reports@disc.test', 'medium'], ['jane.roe@disc.test', 'high']]);
-    expect(flagged.find((item) => item.evidence.address === 'jane.roe@disc.test')?.evidence).toMatchObject({ flags: ['blacklisted', 'credentials_leaked', 'data_breach'], rcpt: 'accepted', sources: ['ct'] });
+    expect(flagged.map((item) => [item.evidence.address, item.severity]).sort()).toEqual([
+      ['dmarc-reports@disc.test', 'medium'],
+      ['jane.roe@disc.test', 'high'],
+    ]);
+    expect(flagged.find((item) => item.evidence.address === 'jane.roe@disc.test')?.evidence).toMatchObject({
+      flags: ['blacklisted', 'credentials_leaked', 'data_breach'],
+      rcpt: 'accepted',
+      sources: ['ct'],
+    });
   });
 
   it('reports catch-all, marks accepted addresses unverifiable, and the technique adds the adversary finding', async () => {
@@ -115,8 +160,19 @@ describe('mailscan --discover', () => {
     const adversary = report.findings.find((item) => item.rule_id === 'adversary.email.catch_all_enables_enumeration');
 
     expect(catchAllFinding).toMatchObject({ severity: 'low', evidence: { mx: 'mx.catchall.test', reply_code: 250 } });
-    expect((report.surfaces.discover as unknown as { candidates: { rcpt: string }[] }).candidates.filter((candidate) => candidate.rcpt !== 'not_probed').every((candidate) => candidate.rcpt === 'unverifiable')).toBe(true);
-    expect(adversary).toMatchObject({ severity: 'medium', evidence: { technique: 'T1589.002', base_rule_id: 'mailscan.discover.catch_all', base_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(
+      (report.surfaces.discover as unknown as { candidates: { rcpt: string }[] }).candidates
+        .filter((candidate) => candidate.rcpt !== 'not_probed')
+        .every((candidate) => candidate.rcpt === 'unverifiable'),
+    ).toBe(true);
+    expect(adversary).toMatchObject({
+      severity: 'medium',
+      evidence: {
+        technique: 'T1589.002',
+        base_rule_id: 'mailscan.discover.catch_all',
+        base_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    });
     expect(report.techniques).toEqual(['T1589.002']);
     expect(report.surfaces.leak.status).toBe('skipped');
   });
@@ -133,15 +189,40 @@ describe('mailscan --leak', () => {
     const breaches = report.findings.filter((item) => item.rule_id === 'mailscan.leak.breachdb_breach');
 
     expect(breaches.map((item) => item.evidence.breach)).toEqual(['BrandForum', 'Collection1']);
-    expect(breaches[0]).toMatchObject({ severity: 'high', evidence: { kind: 'domain_site', breach_date: '2024-03-01', data_classes: ['Email addresses', 'Passwords'], addresses: 1, masked_samples: ['b***@brand.test'] } });
-    expect(breaches[1].evidence).toMatchObject({ kind: 'domain_addresses', addresses: 2, masked_samples: ['a***@brand.test', 'b***@brand.test'], breach_date: '2019-01-07' });
+    expect(breaches[0]).toMatchObject({
+      severity: 'high',
+      evidence: {
+        kind: 'domain_site',
+        breach_date: '2024-03-01',
+        data_classes: ['Email addresses', 'Passwords'],
+        addresses: 1,
+        masked_samples: ['b***@brand.test'],
+      },
+    });
+    expect(breaches[1].evidence).toMatchObject({
+      kind: 'domain_addresses',
+      addresses: 2,
+      masked_samples: ['a***@brand.test', 'b***@brand.test'],
+      breach_date: '2019-01-07',
+    });
   });
 
   it('reports code-search hits near credential words', async () => {
     const { report, requests } = await scanOnce('brand keyed', 'brand.test', [], {});
     const hits = report.findings.filter((item) => item.rule_id === 'mailscan.leak.code_search_hit');
 
-    expect(hits).toEqual([expect.objectContaining({ severity: 'medium', evidence: { repository: 'acme/app', path: 'app/settings.py', url: 'https://code.example/acme/app/blob/main/app/settings.py', words: ['password'], word: 'password' } })]);
+    expect(hits).toEqual([
+      expect.objectContaining({
+        severity: 'medium',
+        evidence: {
+          repository: 'acme/app',
+          path: 'app/settings.py',
+          url: 'https://code.example/acme/app/blob/main/app/settings.py',
+          words: ['password'],
+          word: 'password',
+        },
+      }),
+    ]);
     const searches = requests.filter((request) => request.vendor === 'github' && request.path.includes('brand.test'));
     expect(searches.length).toBeGreaterThanOrEqual(10);
     expect(searches.every((request) => request.headers.authorization === `Bearer ${VENDOR_KEYS.MAILSCAN_CODESEARCH_KEY}`)).toBe(true);
@@ -150,15 +231,36 @@ describe('mailscan --leak', () => {
   it('finds registered lookalikes with certificates (CT and the certificate stream), and not the ones without', async () => {
     const { report } = await scanOnce('brand keyed', 'brand.test', [], {});
     const lookalikes = report.findings.filter((item) => item.rule_id === 'mailscan.leak.lookalike');
-    const data = report.surfaces.leak.lookalikes as { registered: number; registered_domains: { domain: string }[]; candidates: number; unknown: number };
+    const data = report.surfaces.leak.lookalikes as {
+      registered: number;
+      registered_domains: { domain: string }[];
+      candidates: number;
+      unknown: number;
+    };
 
     expect(lookalikes.map((item) => item.evidence.lookalike)).toEqual(['brand-login.test', 'brnad.test']);
-    expect(lookalikes[1].evidence).toMatchObject({ family: 'transposition', registered: true, addresses: ['203.0.113.66'], mx: ['mail.brnad.test'], certificates: [{ id: 9001, not_before: '2026-10-01T00:00:00', source: 'ct' }] });
-    expect(lookalikes[0].evidence).toMatchObject({ family: 'dictionary', registered: false, certificates: [{ id: 701, source: 'certstream' }] });
+    expect(lookalikes[1].evidence).toMatchObject({
+      family: 'transposition',
+      registered: true,
+      addresses: ['203.0.113.66'],
+      mx: ['mail.brnad.test'],
+      certificates: [{ id: 9001, not_before: '2026-10-01T00:00:00', source: 'ct' }],
+    });
+    expect(lookalikes[0].evidence).toMatchObject({
+      family: 'dictionary',
+      registered: false,
+      certificates: [{ id: 701, source: 'certstream' }],
+    });
     expect(data.registered_domains.map((item) => item.domain).sort()).toEqual(['bran.test', 'brend.test', 'brnad.test']);
     expect(data.unknown).toBe(0);
     expect(data.candidates).toBeGreaterThan(500);
-    expect((report.surfaces.leak.certstream as { matches: { kind: string; name: string }[] }).matches.map((match) => [match.kind, match.name])).toEqual([['lookalike', 'brand-login.test'], ['lookalike', 'www.brand-login.test'], ['domain', 'mail.brand.test']]);
+    expect(
+      (report.surfaces.leak.certstream as { matches: { kind: string; name: string }[] }).matches.map((match) => [match.kind, match.name]),
+    ).toEqual([
+      ['lookalike', 'brand-login.test'],
+      ['lookalike', 'www.brand-login.test'],
+      ['domain', 'mail.brand.test'],
+    ]);
   });
 
   it('summarises commercial feed records per source without any password or hash', async () => {
@@ -178,7 +280,11 @@ describe('mailscan --leak', () => {
     const { report } = await scanOnce('brand keyed', 'brand.test', [], {});
     const adversary = report.findings.filter((item) => item.rule_id === 'adversary.email.lookalike_phishing_infrastructure');
 
-    expect(adversary.map((item) => [item.evidence.lookalike, item.evidence.base_rule_id])).toEqual([['brand-login.test', 'mailscan.leak.lookalike'], ['brnad.test', 'mailscan.leak.lookalike'], ['bran.test', null]]);
+    expect(adversary.map((item) => [item.evidence.lookalike, item.evidence.base_rule_id])).toEqual([
+      ['brand-login.test', 'mailscan.leak.lookalike'],
+      ['brnad.test', 'mailscan.leak.lookalike'],
+      ['bran.test', null],
+    ]);
     expect(adversary.every((item) => item.severity === 'high' && item.evidence.technique === 'T1598')).toBe(true);
     expect(adversary[0].evidence.base_fingerprint).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -202,15 +308,29 @@ describe('mailscan --leak', () => {
 
 describe('operator keys', () => {
   it('never contacts a key-gated service without its key, and asks the breach database only the keyless question', async () => {
-    const [{ run: leakRun }, { run: discoverRun }] = await Promise.all([scanOnce('brand keyless', 'brand.test', [], {}), scanOnce('disc keyless', 'disc.test', [], {})]);
+    const [{ run: leakRun }, { run: discoverRun }] = await Promise.all([
+      scanOnce('brand keyless', 'brand.test', [], {}),
+      scanOnce('disc keyless', 'disc.test', [], {}),
+    ]);
     const keylessReports = [reportSchema.parse(JSON.parse(leakRun.stdout)), reportSchema.parse(JSON.parse(discoverRun.stdout))];
     // Keyed scans of other domains ran concurrently: a keyless scan's requests are the ones that name its domain and carry no key.
-    const keyless = vendors.requests.filter((request) => !Object.values(VENDOR_KEYS).some((key) => JSON.stringify(request.headers).includes(key)));
+    const keyless = vendors.requests.filter(
+      (request) => !Object.values(VENDOR_KEYS).some((key) => JSON.stringify(request.headers).includes(key)),
+    );
 
     expect(keyless.filter((request) => KEYED_VENDORS.includes(request.vendor))).toEqual([]);
-    expect(keyless.filter((request) => request.vendor === 'hibp').every((request) => request.path.startsWith('/breaches?domain='))).toBe(true);
-    expect(keylessReports[0].surfaces.leak.feeds).toMatchObject({ dehashed: { status: 'skipped' }, intelx: { status: 'skipped' }, snusbase: { status: 'skipped' } });
-    expect(keylessReports[0].surfaces.leak.codesearch).toMatchObject({ status: 'skipped', reason: expect.stringContaining('MAILSCAN_CODESEARCH_KEY') });
+    expect(keyless.filter((request) => request.vendor === 'hibp').every((request) => request.path.startsWith('/breaches?domain='))).toBe(
+      true,
+    );
+    expect(keylessReports[0].surfaces.leak.feeds).toMatchObject({
+      dehashed: { status: 'skipped' },
+      intelx: { status: 'skipped' },
+      snusbase: { status: 'skipped' },
+    });
+    expect(keylessReports[0].surfaces.leak.codesearch).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('MAILSCAN_CODESEARCH_KEY'),
+    });
     expect(keylessReports[1].surfaces.discover.emailrep).toMatchObject({ status: 'skipped' });
     expect(keylessReports[0].findings.map((item) => item.rule_id)).toContain('mailscan.leak.breachdb_breach');
   });
@@ -225,7 +345,9 @@ describe('operator keys', () => {
     for (const [vendor, [header, key]] of Object.entries(headerOf)) {
       const sent = vendors.requests.filter((request) => request.vendor === vendor && JSON.stringify(request.headers).includes(key));
       expect(sent.length).toBeGreaterThan(0);
-      expect(sent.every((request) => request.headers[header] === key && !request.path.includes(key) && !request.body.includes(key))).toBe(true);
+      expect(sent.every((request) => request.headers[header] === key && !request.path.includes(key) && !request.body.includes(key))).toBe(
+        true,
+      );
     }
   });
 
@@ -242,7 +364,20 @@ describe('operator keys', () => {
 
 describe('mailscan --format text', () => {
   it('shows the discover and leak surfaces readably', async () => {
-    const run = await runCli(['scan', 'brand.test', '--nameserver', dns.address, '--leak', '--format', 'text', '--config', config('text', mailboxes.port, { lookalike: { max_candidates: 100, concurrency: 20 } })], { ...vendors.urls });
+    const run = await runCli(
+      [
+        'scan',
+        'brand.test',
+        '--nameserver',
+        dns.address,
+        '--leak',
+        '--format',
+        'text',
+        '--config',
+        config('text', mailboxes.port, { lookalike: { max_candidates: 100, concurrency: 20 } }),
+      ],
+      { ...vendors.urls },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/leak: ok/);
     expect(run.stdout).toMatch(/lookalikes: \d+ candidates, \d+ registered/);

@@ -15,7 +15,9 @@ describe.concurrent('mailscan scan: DKIM keys and DMARC reporting', () => {
   });
 
   it('reads the size of 512, 1024 and 2048-bit RSA keys and Ed25519 keys', async () => {
-    const [rsa512, rsa1024, rsa2048, ed25519] = await Promise.all(['dkim512.test', 'dkim1024.test', 'dkim2048.test', 'dkimed.test'].map(dkimOf));
+    const [rsa512, rsa1024, rsa2048, ed25519] = await Promise.all(
+      ['dkim512.test', 'dkim1024.test', 'dkim2048.test', 'dkimed.test'].map(dkimOf),
+    );
 
     expect(rsa512.dkim.keys).toEqual([expect.objectContaining({ selector: 'mail', key_type: 'rsa', bits: 512 })]);
     expect(rsa1024.dkim.keys).toEqual([expect.objectContaining({ selector: 'default', key_type: 'rsa', bits: 1024 })]);
@@ -31,7 +33,11 @@ describe.concurrent('mailscan scan: DKIM keys and DMARC reporting', () => {
   });
 
   it('probes only the configured selectors when the config lists them', async () => {
-    const { report } = await scan('dkimcustom.test', dns.address, ['--no-reputation', '--config', 'test/fixtures/mailscan/config/custom-selectors.json']);
+    const { report } = await scan('dkimcustom.test', dns.address, [
+      '--no-reputation',
+      '--config',
+      'test/fixtures/mailscan/config/custom-selectors.json',
+    ]);
 
     expect(report.surfaces.posture.dkim).toMatchObject({ status: 'ok', selectors_probed: 1 });
     expect(report.surfaces.posture.dkim.keys.map((key) => key.selector)).toEqual(['brand2024']);
@@ -41,8 +47,22 @@ describe.concurrent('mailscan scan: DKIM keys and DMARC reporting', () => {
     const { report } = await scan('rua.test', dns.address, ['--no-reputation']);
 
     expect(report.surfaces.posture.dmarc.report_destinations).toEqual([
-      { uri: 'mailto:reports@collector.test', kind: 'rua', address: 'reports@collector.test', domain: 'collector.test', external: true, authorized: true },
-      { uri: 'mailto:d@unauthorized.test', kind: 'rua', address: 'd@unauthorized.test', domain: 'unauthorized.test', external: true, authorized: false },
+      {
+        uri: 'mailto:reports@collector.test',
+        kind: 'rua',
+        address: 'reports@collector.test',
+        domain: 'collector.test',
+        external: true,
+        authorized: true,
+      },
+      {
+        uri: 'mailto:d@unauthorized.test',
+        kind: 'rua',
+        address: 'd@unauthorized.test',
+        domain: 'unauthorized.test',
+        external: true,
+        authorized: false,
+      },
       { uri: 'mailto:forensic@rua.test', kind: 'ruf', address: 'forensic@rua.test', domain: 'rua.test', external: false, authorized: null },
     ]);
   });
@@ -50,6 +70,11 @@ describe.concurrent('mailscan scan: DKIM keys and DMARC reporting', () => {
   it('reports the DMARC tags', async () => {
     const { report } = await scan('qall.test', dns.address, ['--no-reputation']);
 
-    expect(report.surfaces.posture.dmarc).toMatchObject({ status: 'ok', source: 'domain', policy: 'quarantine', tags: { p: 'quarantine', pct: 50, adkim: 'r', aspf: 'r', rua: [] } });
+    expect(report.surfaces.posture.dmarc).toMatchObject({
+      status: 'ok',
+      source: 'domain',
+      policy: 'quarantine',
+      tags: { p: 'quarantine', pct: 50, adkim: 'r', aspf: 'r', rua: [] },
+    });
   });
 });

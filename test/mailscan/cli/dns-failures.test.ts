@@ -41,7 +41,12 @@ describe('mailscan scan: DNS that does not answer', () => {
   });
 
   it('exits 3 with nothing on stdout when no question about the domain gets an answer', async () => {
-    for (const [name, type] of [['dead.test', 'TXT'], ['dead.test', 'MX'], ['_dmarc.dead.test', 'TXT']] as const) dns.behave(name, { drop: true }, type);
+    for (const [name, type] of [
+      ['dead.test', 'TXT'],
+      ['dead.test', 'MX'],
+      ['_dmarc.dead.test', 'TXT'],
+    ] as const)
+      dns.behave(name, { drop: true }, type);
 
     const run = await runCli(['scan', 'dead.test', '--nameserver', dns.address, '--no-reputation', ...FAST_DNS]);
 
@@ -54,7 +59,13 @@ describe('mailscan scan: DNS that does not answer', () => {
     dns.behave('default._domainkey.slow.test', { delayMs: 15_000 });
 
     const started = performance.now();
-    const { report } = await scan('slow.test', dns.address, ['--no-reputation', '--timeout', '1', '--config', 'test/fixtures/mailscan/config/slow-dns.json']);
+    const { report } = await scan('slow.test', dns.address, [
+      '--no-reputation',
+      '--timeout',
+      '1',
+      '--config',
+      'test/fixtures/mailscan/config/slow-dns.json',
+    ]);
 
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(report.surfaces.posture.dkim.status).toBe('temperror');

@@ -19,7 +19,10 @@ describe('mailscan scan: a domain that does not exist', () => {
 
     expect(report.domain_exists).toBe(false);
     expect(report.nonexistence).toEqual({
-      answers: [{ name: 'typo.good.test', type: 'TXT', rcode: 'NXDOMAIN' }, { name: 'typo.good.test', type: 'MX', rcode: 'NXDOMAIN' }],
+      answers: [
+        { name: 'typo.good.test', type: 'TXT', rcode: 'NXDOMAIN' },
+        { name: 'typo.good.test', type: 'MX', rcode: 'NXDOMAIN' },
+      ],
       closest_existing_parent: 'good.test',
       soa: { zone: 'good.test', mname: 'ns.good.test', rname: 'hostmaster.good.test', serial: 1 },
     });
@@ -38,6 +41,8 @@ describe('mailscan scan: a domain that does not exist', () => {
     const run = await runCli(['scan', 'typo.good.test', '--nameserver', dns.address, '--no-reputation', '--format', 'text']);
 
     expect(run.code).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe('typo.good.test does not exist (NXDOMAIN); closest existing parent good.test (zone good.test, SOA ns.good.test serial 1)');
+    expect(run.stdout.split('\n')[0]).toBe(
+      'typo.good.test does not exist (NXDOMAIN); closest existing parent good.test (zone good.test, SOA ns.good.test serial 1)',
+    );
   });
 });

@@ -24,15 +24,26 @@ describe.concurrent('mailscan scan: posture findings', () => {
     expect(report.findings).toEqual([]);
     expect(report.errors).toEqual([]);
     expect(report.surfaces.posture).toMatchObject({ status: 'ok', score: 100, grade: 'A' });
-    expect(report.surfaces.posture.dkim.keys.map((key) => [key.selector, key.key_type, key.bits])).toEqual([['s1', 'ed25519', 256], ['selector1', 'rsa', 2048]]);
+    expect(report.surfaces.posture.dkim.keys.map((key) => [key.selector, key.key_type, key.bits])).toEqual([
+      ['s1', 'ed25519', 256],
+      ['selector1', 'rsa', 2048],
+    ]);
   });
 
   it('reports a missing SPF record, DMARC record and DKIM key', async () => {
-    expect(await ruleIds('bare.test')).toEqual(['mailscan.dkim.not_found:medium', 'mailscan.dmarc.missing:high', 'mailscan.spf.missing:high']);
+    expect(await ruleIds('bare.test')).toEqual([
+      'mailscan.dkim.not_found:medium',
+      'mailscan.dmarc.missing:high',
+      'mailscan.spf.missing:high',
+    ]);
   });
 
   it('reports +all as high and p=none', async () => {
-    expect(await ruleIds('plusall.test')).toEqual(['mailscan.dkim.not_found:medium', 'mailscan.dmarc.policy_none:medium', 'mailscan.spf.permissive_all:high']);
+    expect(await ruleIds('plusall.test')).toEqual([
+      'mailscan.dkim.not_found:medium',
+      'mailscan.dmarc.policy_none:medium',
+      'mailscan.spf.permissive_all:high',
+    ]);
   });
 
   it('reports ?all and a record without all as medium', async () => {
@@ -44,7 +55,10 @@ describe.concurrent('mailscan scan: posture findings', () => {
     const { report } = await scan('twospf.test', dns.address, ['--no-reputation']);
 
     expect(report.findings.map((item) => item.rule_id)).toContain('mailscan.spf.multiple_records');
-    expect(report.surfaces.posture.spf).toMatchObject({ status: 'permerror', records: ['v=spf1 ip4:192.0.2.1 -all', 'v=spf1 ip4:192.0.2.2 -all'] });
+    expect(report.surfaces.posture.spf).toMatchObject({
+      status: 'permerror',
+      records: ['v=spf1 ip4:192.0.2.1 -all', 'v=spf1 ip4:192.0.2.2 -all'],
+    });
   });
 
   it('reports more than two void lookups and accepts exactly two', async () => {
@@ -63,14 +77,22 @@ describe.concurrent('mailscan scan: posture findings', () => {
 
     expect(without).toContain('mailscan.dkim.not_found:medium');
     expect(withSelector.report.findings.map((item) => item.rule_id)).not.toContain('mailscan.dkim.not_found');
-    expect(withSelector.report.surfaces.posture.dkim.keys.map((key) => [key.selector, key.revoked])).toEqual([['selector1', true], ['brand2024', false]]);
+    expect(withSelector.report.surfaces.posture.dkim.keys.map((key) => [key.selector, key.revoked])).toEqual([
+      ['selector1', true],
+      ['brand2024', false],
+    ]);
   });
 
   it('does not report a missing DMARC record when the organizational domain has one', async () => {
     const { report } = await scan('mail.orgdmarc.test', dns.address, ['--no-reputation']);
 
     expect(report.findings.map((item) => item.rule_id)).not.toContain('mailscan.dmarc.missing');
-    expect(report.surfaces.posture.dmarc).toMatchObject({ status: 'ok', source: 'organizational', record_domain: 'orgdmarc.test', policy: 'quarantine' });
+    expect(report.surfaces.posture.dmarc).toMatchObject({
+      status: 'ok',
+      source: 'organizational',
+      record_domain: 'orgdmarc.test',
+      policy: 'quarantine',
+    });
   });
 
   it('does not report policy none for an enforcing policy', async () => {

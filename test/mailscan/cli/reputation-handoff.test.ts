@@ -17,7 +17,9 @@ describe('mailscan scan: posture data judged by the reputation surface', () => {
   const env = () => ({ MAILSCAN_SENDERSCORE_URL: vendorUrl, MAILSCAN_THREATINTEL_URL: vendorUrl });
   const findingsOf = async (domain: string) => {
     const { report } = await scan(domain, dns.address, ['--config', 'test/fixtures/mailscan/config/no-lists.json'], env());
-    return report.findings.filter((item) => item.rule_id === 'mailscan.spf.lookup_limit' || item.rule_id === 'mailscan.dkim.weak_key').map((item) => `${item.rule_id}:${item.severity}`);
+    return report.findings
+      .filter((item) => item.rule_id === 'mailscan.spf.lookup_limit' || item.rule_id === 'mailscan.dkim.weak_key')
+      .map((item) => `${item.rule_id}:${item.severity}`);
   };
 
   beforeAll(async () => {
@@ -44,7 +46,9 @@ describe('mailscan scan: posture data judged by the reputation surface', () => {
   });
 
   it('reports RSA keys under 1024 bits as high and under 2048 as medium, and not 2048-bit or Ed25519 keys', async () => {
-    const [rsa512, rsa1024, rsa2048, ed25519] = await Promise.all(['dkim512.test', 'dkim1024.test', 'dkim2048.test', 'dkimed.test'].map(findingsOf));
+    const [rsa512, rsa1024, rsa2048, ed25519] = await Promise.all(
+      ['dkim512.test', 'dkim1024.test', 'dkim2048.test', 'dkimed.test'].map(findingsOf),
+    );
 
     expect(rsa512).toEqual(['mailscan.dkim.weak_key:high']);
     expect(rsa1024).toEqual(['mailscan.dkim.weak_key:medium']);
@@ -60,7 +64,12 @@ describe('mailscan scan: posture data judged by the reputation surface', () => {
       sender_score: { status: 'skipped', outcome: 'skipped' },
       threat_intel: { status: 'skipped' },
       spf_lookup_limit: { status: 'within_limit', outcome: 'ok', lookups: 2 },
-      dkim_key_hygiene: { keys: [expect.objectContaining({ selector: 's1', verdict: 'ok' }), expect.objectContaining({ selector: 'selector1', verdict: 'ok' })] },
+      dkim_key_hygiene: {
+        keys: [
+          expect.objectContaining({ selector: 's1', verdict: 'ok' }),
+          expect.objectContaining({ selector: 'selector1', verdict: 'ok' }),
+        ],
+      },
     });
     expect(JSON.stringify(report.surfaces.reputation.dane)).toContain('mx2.good.test');
     expect(vendorRequests).toBe(0);

@@ -53,16 +53,34 @@ async function dmarcCatRollup(file: string, extension: string): Promise<Map<stri
 
 describe('mailscan scan --rua', () => {
   let dns: TestDnsServer;
-  const ruaScan = async (...files: string[]) => (await scan('good.test', dns.address, ['--no-reputation', '--config', patientDns, ...files.flatMap((file) => ['--rua', file])])).report;
+  const ruaScan = async (...files: string[]) =>
+    (await scan('good.test', dns.address, ['--no-reputation', '--config', patientDns, ...files.flatMap((file) => ['--rua', file])])).report;
 
   /** Runs the bundled CLI under the usage hook: its report, CPU time (ms) and peak RSS (bytes). */
   const boundedScan = async (file: string) => {
     const bin = await buildCli();
     const rssFile = join(work, `rss-${Math.random().toString(36).slice(2)}`);
-    const { stdout } = await run(process.execPath, ['--require', peakRssHook, bin, 'scan', 'good.test', '--no-reputation', '--config', patientDns, '--nameserver', dns.address, '--rua', file], {
-      env: { PATH: process.env.PATH ?? '', PEAK_RSS_FILE: rssFile },
-      maxBuffer: 16 * MIB,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--require',
+        peakRssHook,
+        bin,
+        'scan',
+        'good.test',
+        '--no-reputation',
+        '--config',
+        patientDns,
+        '--nameserver',
+        dns.address,
+        '--rua',
+        file,
+      ],
+      {
+        env: { PATH: process.env.PATH ?? '', PEAK_RSS_FILE: rssFile },
+        maxBuffer: 16 * MIB,
+      },
+    );
     const usage = JSON.parse(readFileSync(rssFile, 'utf8')) as { maxRssKiB: number; cpuMs: number };
     return { report: reportSchema.parse(JSON.parse(stdout)), cpuMs: usage.cpuMs, peakRssBytes: usage.maxRssKiB * 1024 };
   };
@@ -79,17 +97,30 @@ describe('mailscan scan --rua', () => {
     const report = await ruaScan(...['google.xml', 'microsoft.zip', 'yahoo.xml.gz', 'dmarcbis.xml'].map((name) => join(fixtures, name)));
 
     expect(report.surfaces.rua).toMatchObject({ status: 'ok', totals: { reports: 4, messages: 450, failing_source_ips: 3 } });
-    expect(report.findings.filter((item) => item.rule_id === 'mailscan.dmarc.rua_misalignment').map((item) => [item.evidence.source_ip, item.severity])).toEqual([
-      ['203.0.113.9', 'high'], ['198.51.100.23', 'high'], ['192.0.2.123', 'medium'],
+    expect(
+      report.findings
+        .filter((item) => item.rule_id === 'mailscan.dmarc.rua_misalignment')
+        .map((item) => [item.evidence.source_ip, item.severity]),
+    ).toEqual([
+      ['203.0.113.9', 'high'],
+      ['198.51.100.23', 'high'],
+      ['192.0.2.123', 'medium'],
     ]);
     expect(report.surfaces.header).toMatchObject({ status: 'skipped' });
   });
 
   it.each([
-    ['google.xml', '.xml'], ['google.zip', '.zip'], ['microsoft.xml.gz', '.xml.gz'], ['microsoft.zip', '.zip'], ['dmarcbis.xml', '.xml'], ['generated 10,000 records', '.xml'],
+    ['google.xml', '.xml'],
+    ['google.zip', '.zip'],
+    ['microsoft.xml.gz', '.xml.gz'],
+    ['microsoft.zip', '.zip'],
+    ['dmarcbis.xml', '.xml'],
+    ['generated 10,000 records', '.xml'],
   ])('agrees with dmarc-cat on messages and header_from per source IP: %s', async (name, extension) => {
     // Yahoo's fixture is left out: dmarc-cat refuses its whitespace-padded source_ip, which real Yahoo reports carry.
-    const file = name.startsWith('generated') ? write('big.xml', generateReport({ domain: 'good.test', records: 10_000, ips: 250 })) : join(fixtures, name);
+    const file = name.startsWith('generated')
+      ? write('big.xml', generateReport({ domain: 'good.test', records: 10_000, ips: 250 }))
+      : join(fixtures, name);
 
     const [ours, theirs] = await Promise.all([runRua({ domain: 'good.test', files: [file] }), dmarcCatRollup(file, extension)]);
     const rows = (ours.data as { rollup: RollupRow[] }).rollup;
@@ -99,12 +130,27 @@ describe('mailscan scan --rua', () => {
   });
 
   it('ends a billion-laughs XML, a zip bomb and a 1 GiB gzip bomb as bounded errors within 5 s and 256 MB', async () => {
-    const laughs = ['<!ENTITY lol "lol">', ...Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`)].join('');
+    const laughs = [
+      '<!ENTITY lol "lol">',
+      ...Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`),
+    ].join('');
     const bombs: [string, RegExp][] = [
-      [write('laughs.xml', `<?xml version="1.0"?><!DOCTYPE feedback [${laughs}]><feedback><report_metadata><org_name>&lol9;</org_name></report_metadata></feedback>`), /DTD or entity declarations is refused/],
+      [
+        write(
+          'laughs.xml',
+          `<?xml version="1.0"?><!DOCTYPE feedback [${laughs}]><feedback><report_metadata><org_name>&lol9;</org_name></report_metadata></feedback>`,
+        ),
+        /DTD or entity declarations is refused/,
+      ],
       [write('bomb.zip', zipOf([{ name: 'report.xml', deflated: deflatedZeros(1024) }])), /decompresses to more than/],
-      [write('lying.zip', zipOf([{ name: 'report.xml', deflated: deflatedZeros(1024), declaredSize: 2048 }])), /inflates past its declared 2048 bytes/],
-      [write('many.zip', zipOf(Array.from({ length: 40 }, (_, i) => ({ name: `r${i}.xml`, deflated: deflatedZeros(32) })))), /40 entries, over the limit/],
+      [
+        write('lying.zip', zipOf([{ name: 'report.xml', deflated: deflatedZeros(1024), declaredSize: 2048 }])),
+        /inflates past its declared 2048 bytes/,
+      ],
+      [
+        write('many.zip', zipOf(Array.from({ length: 40 }, (_, i) => ({ name: `r${i}.xml`, deflated: deflatedZeros(32) })))),
+        /40 entries, over the limit/,
+      ],
       [write('bomb.xml.gz', gzipBomb(1024)), /decompresses to more than/],
     ];
     for (const [file, message] of bombs) {
@@ -122,7 +168,11 @@ describe('mailscan scan --rua', () => {
   it('reads a gzip-compressed 10,000-record report', async () => {
     const report = await ruaScan(write('daily.xml.gz', gzipSync(generateReport({ domain: 'good.test', records: 10_000, ips: 1_000 }))));
 
-    expect(report.surfaces.rua).toMatchObject({ status: 'ok', totals: { records: 10_000, source_ips: 1_000, failing_source_ips: 334 }, rollup_truncated: 500 });
+    expect(report.surfaces.rua).toMatchObject({
+      status: 'ok',
+      totals: { records: 10_000, source_ips: 1_000, failing_source_ips: 334 },
+      rollup_truncated: 500,
+    });
     expect(report.findings.filter((item) => item.rule_id === 'mailscan.dmarc.rua_misalignment')).toHaveLength(334);
   });
 });

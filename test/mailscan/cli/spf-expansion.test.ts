@@ -25,8 +25,13 @@ describe('mailscan scan: SPF expansion', () => {
 
     expect(spf).toMatchObject({ status: 'permerror', lookups: 11 });
     expect((spf.tree as { terms: { term: string; lookups: number }[] }).terms.map((term) => [term.term, term.lookups])).toEqual([
-      ['include:i0.eleven.test', 2], ['include:i1.eleven.test', 2], ['include:i2.eleven.test', 2], ['include:i3.eleven.test', 2], ['include:i4.eleven.test', 2],
-      ['mx', 1], ['-all', 0],
+      ['include:i0.eleven.test', 2],
+      ['include:i1.eleven.test', 2],
+      ['include:i2.eleven.test', 2],
+      ['include:i3.eleven.test', 2],
+      ['include:i4.eleven.test', 2],
+      ['mx', 1],
+      ['-all', 0],
     ]);
   });
 
@@ -59,6 +64,9 @@ describe('mailscan scan: SPF expansion', () => {
     const spf = await spfOf('redirect.test');
 
     expect(spf.record).toBe('v=spf1 redirect=r1.redirect.test');
-    expect(dns.log.filter((entry) => entry.name === 'redirect.test' && entry.type === 'TXT').map((entry) => entry.transport)).toEqual(['udp', 'tcp']);
+    expect(dns.log.filter((entry) => entry.name === 'redirect.test' && entry.type === 'TXT').map((entry) => entry.transport)).toEqual([
+      'udp',
+      'tcp',
+    ]);
   });
 });

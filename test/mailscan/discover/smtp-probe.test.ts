@@ -13,7 +13,15 @@ async function fake(options: Parameters<typeof startSmtpFake>[0]): Promise<SmtpF
   return server;
 }
 
-const config = (port: number, overrides: Partial<SmtpProbeConfig> = {}): SmtpProbeConfig => ({ port, helo: 'probe.mailscan.test', maxProbes: 20, timeoutMs: 2_000, pauseMs: 0, allowPrivate: true, ...overrides });
+const config = (port: number, overrides: Partial<SmtpProbeConfig> = {}): SmtpProbeConfig => ({
+  port,
+  helo: 'probe.mailscan.test',
+  maxProbes: 20,
+  timeoutMs: 2_000,
+  pauseMs: 0,
+  allowPrivate: true,
+  ...overrides,
+});
 const mx = [{ host: 'mx.acme.test', preference: 10, ipv4: ['127.0.0.1'], ipv6: [] }];
 
 describe('SMTP RCPT probing', () => {
@@ -50,7 +58,9 @@ describe('SMTP RCPT probing', () => {
     const outcome = await probeRecipients('acme.test', mx, ['jane.roe@acme.test'], config(server.port));
 
     expect(outcome.data.catch_all).toBeNull();
-    expect(outcome.data.results).toEqual([{ address: 'jane.roe@acme.test', state: 'unknown', code: 451, reply: expect.stringContaining('Greylisted') }]);
+    expect(outcome.data.results).toEqual([
+      { address: 'jane.roe@acme.test', state: 'unknown', code: 451, reply: expect.stringContaining('Greylisted') },
+    ]);
   });
 
   it('reports a dropped connection as an error with the unasked candidates unknown', async () => {
@@ -61,13 +71,22 @@ describe('SMTP RCPT probing', () => {
     expect(outcome.data.status).toBe('error');
     expect(outcome.errors[0]).toMatch(/closed/);
     expect(outcome.data.catch_all).toBe(false);
-    expect(outcome.data.results?.map((result) => [result.address, result.state])).toEqual([['a@acme.test', 'accepted'], ['b@acme.test', 'unknown'], ['c@acme.test', 'unknown']]);
+    expect(outcome.data.results?.map((result) => [result.address, result.state])).toEqual([
+      ['a@acme.test', 'accepted'],
+      ['b@acme.test', 'unknown'],
+      ['c@acme.test', 'unknown'],
+    ]);
   });
 
   it('stops at max_probes, the random address included', async () => {
     const server = await fake({ catchAll: false });
 
-    const outcome = await probeRecipients('acme.test', mx, ['a@acme.test', 'b@acme.test', 'c@acme.test'], config(server.port, { maxProbes: 2 }));
+    const outcome = await probeRecipients(
+      'acme.test',
+      mx,
+      ['a@acme.test', 'b@acme.test', 'c@acme.test'],
+      config(server.port, { maxProbes: 2 }),
+    );
 
     expect(server.rcpts).toHaveLength(2);
     expect(outcome.data.results).toHaveLength(1);

@@ -53,15 +53,18 @@ describe('counting resolver', () => {
     ]);
   });
 
-  it('counts the answers behind another branch\'s result as a dependency of the flow that awaits it', async () => {
+  it("counts the answers behind another branch's result as a dependency of the flow that awaits it", async () => {
     const { resolver, count } = makeCountingResolver(makeFakeResolver({}));
 
     await trackDepth(async () => {
-      const hosts = derived(branch(async () => {
-        await resolver.query('mail.test', 'MX');
-        await resolver.query('mx1.mail.test', 'A');
-        return ['192.0.2.1'];
-      }), (addresses) => addresses.length);
+      const hosts = derived(
+        branch(async () => {
+          await resolver.query('mail.test', 'MX');
+          await resolver.query('mx1.mail.test', 'A');
+          return ['192.0.2.1'];
+        }),
+        (addresses) => addresses.length,
+      );
       await inParallel(['waits', 'does-not'], async (label) => {
         if (label === 'waits') await dependency(hosts);
         await resolver.query(`${label}.list.test`, 'A');

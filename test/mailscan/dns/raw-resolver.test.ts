@@ -32,7 +32,13 @@ describe('raw resolver', () => {
   it('returns MX preferences and exchanges', async () => {
     const answer = await resolver().query('mail.resolver.test', 'MX');
 
-    expect(answer).toEqual({ status: 'found', records: [{ preference: 10, exchange: 'mx1.resolver.test' }, { preference: 20, exchange: 'mx2.resolver.test' }] });
+    expect(answer).toEqual({
+      status: 'found',
+      records: [
+        { preference: 10, exchange: 'mx1.resolver.test' },
+        { preference: 20, exchange: 'mx2.resolver.test' },
+      ],
+    });
   });
 
   it('follows a chain of CNAMEs to the records', async () => {

@@ -16,7 +16,10 @@ describe('test zone reader', () => {
     const records = parseZone(zone);
 
     expect(records.map((record) => [record.name, record.type, record.ttl])).toEqual([
-      ['z.test', 'SOA', 60], ['a.z.test', 'TXT', 120], ['a.z.test', 'MX', 60], ['b.z.test', 'CNAME', 60],
+      ['z.test', 'SOA', 60],
+      ['a.z.test', 'TXT', 120],
+      ['a.z.test', 'MX', 60],
+      ['b.z.test', 'CNAME', 60],
     ]);
     expect((records[1].data as Buffer[]).map(String)).toEqual(['v=spf1 ', '-all']);
     expect(records[2].data).toEqual({ preference: 10, exchange: 'mx.other.test' });

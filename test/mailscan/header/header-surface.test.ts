@@ -19,7 +19,9 @@ function dropFields(message: Buffer, names: string[], marker: string): Buffer {
   const text = message.toString('latin1');
   const split = text.indexOf('\r\n\r\n');
   const fields = text.slice(0, split).split(/\r\n(?![ \t])/);
-  const kept = fields.filter((field) => !(names.includes(field.slice(0, field.indexOf(':')).toLowerCase()) && field.replace(/\s+/g, '').includes(marker)));
+  const kept = fields.filter(
+    (field) => !(names.includes(field.slice(0, field.indexOf(':')).toLowerCase()) && field.replace(/\s+/g, '').includes(marker)),
+  );
   return Buffer.from(`${kept.join('\r\n')}${text.slice(split)}`, 'latin1');
 }
 
@@ -50,7 +52,13 @@ describe('header surface against dkimpy-signed messages', () => {
     const rsa = { selector: 'rsa', domain: 'signer.test', key: keys.rsa };
     const [relaxed, ed25519, simpleLength, sha1] = await Promise.all([
       dkimSign(BASE_MESSAGE, { ...rsa, canonicalize: ['relaxed', 'relaxed'] }),
-      dkimSign(BASE_MESSAGE, { selector: 'ed', domain: 'signer.test', key: keys.ed25519, algorithm: 'ed25519-sha256', canonicalize: ['relaxed', 'relaxed'] }),
+      dkimSign(BASE_MESSAGE, {
+        selector: 'ed',
+        domain: 'signer.test',
+        key: keys.ed25519,
+        algorithm: 'ed25519-sha256',
+        canonicalize: ['relaxed', 'relaxed'],
+      }),
       dkimSign(BASE_MESSAGE, { ...rsa, canonicalize: ['simple', 'simple'], length: true }),
       dkimSign(BASE_MESSAGE, { ...rsa, algorithm: 'rsa-sha1', canonicalize: ['relaxed', 'simple'] }),
     ]);
@@ -60,7 +68,14 @@ describe('header surface against dkimpy-signed messages', () => {
     messages.set('ed25519', ed25519);
     messages.set('simple-length-appended', Buffer.concat([simpleLength, Buffer.from('P.S. appended by a list\r\n')]));
     messages.set('rsa-sha1', sha1);
-    messages.set('two-signatures-one-bad', replace(await dkimSign(relaxed, { selector: 'ed', domain: 'signer.test', key: keys.ed25519, algorithm: 'ed25519-sha256' }), 'To: Bob', 'To: Eve'));
+    messages.set(
+      'two-signatures-one-bad',
+      replace(
+        await dkimSign(relaxed, { selector: 'ed', domain: 'signer.test', key: keys.ed25519, algorithm: 'ed25519-sha256' }),
+        'To: Bob',
+        'To: Eve',
+      ),
+    );
 
     const arc1 = await arcSeal(relaxed, 'fwd1.test', keys.rsa, 'none');
     const arc2 = await arcSeal(arc1, 'fwd2.test', keys.rsa, 'pass');
@@ -80,11 +95,14 @@ describe('header surface against dkimpy-signed messages', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('gives dkimpy\'s verdict on every DKIM signature and ARC chain', async () => {
+  it("gives dkimpy's verdict on every DKIM signature and ARC chain", async () => {
     for (const name of messages.keys()) {
       const [mine, theirs] = await Promise.all([ours(name), dkimpyVerify(messages.get(name) ?? Buffer.alloc(0), keys.records)]);
 
-      expect({ name, dkim: mine.data.dkim.map((verdict) => verdict.result === 'pass' && verdict.body_hash === 'pass') }).toEqual({ name, dkim: theirs.dkim });
+      expect({ name, dkim: mine.data.dkim.map((verdict) => verdict.result === 'pass' && verdict.body_hash === 'pass') }).toEqual({
+        name,
+        dkim: theirs.dkim,
+      });
       expect({ name, arc: mine.data.arc.result }).toEqual({ name, arc: theirs.arc });
     }
   });
@@ -93,19 +111,27 @@ describe('header surface against dkimpy-signed messages', () => {
     for (const name of ['valid', 'ed25519', 'simple-length-appended']) {
       const result = await ours(name);
 
-      expect(result.data.dkim).toEqual([expect.objectContaining({ domain: 'signer.test', body_hash: 'pass', result: 'pass', deprecated_algorithm: false })]);
+      expect(result.data.dkim).toEqual([
+        expect.objectContaining({ domain: 'signer.test', body_hash: 'pass', result: 'pass', deprecated_algorithm: false }),
+      ]);
       expect(result.rules).toEqual([]);
       expect(result.errors).toEqual([]);
     }
     expect((await ours('ed25519')).data.dkim[0]).toMatchObject({ algorithm: 'ed25519-sha256', selector: 'ed' });
-    expect((await ours('simple-length-appended')).data.dkim[0]).toMatchObject({ canonicalization: 'simple/simple', body_length_limit: expect.any(Number) });
+    expect((await ours('simple-length-appended')).data.dkim[0]).toMatchObject({
+      canonicalization: 'simple/simple',
+      body_length_limit: expect.any(Number),
+    });
   });
 
   it('finds a body changed after signing as a body hash mismatch', async () => {
     const result = await ours('body-changed');
 
     expect(result.rules).toEqual(['mailscan.header.dkim_body_mismatch']);
-    expect(result.findings[0]).toMatchObject({ severity: 'critical', evidence: { domain: 'signer.test', selector: 'rsa', body_hash_signed: expect.any(String), body_hash_computed: expect.any(String) } });
+    expect(result.findings[0]).toMatchObject({
+      severity: 'critical',
+      evidence: { domain: 'signer.test', selector: 'rsa', body_hash_signed: expect.any(String), body_hash_computed: expect.any(String) },
+    });
   });
 
   it('finds a header changed after signing as an invalid signature with a sound body hash', async () => {
@@ -125,15 +151,29 @@ describe('header surface against dkimpy-signed messages', () => {
   it('judges each of several signatures on its own', async () => {
     const result = await ours('two-signatures-one-bad');
 
-    expect(result.data.dkim.map((verdict) => [verdict.selector, verdict.result])).toEqual([['ed', 'fail'], ['rsa', 'fail']]);
+    expect(result.data.dkim.map((verdict) => [verdict.selector, verdict.result])).toEqual([
+      ['ed', 'fail'],
+      ['rsa', 'fail'],
+    ]);
     expect(result.rules).toEqual(['mailscan.header.dkim_signature_invalid', 'mailscan.header.dkim_signature_invalid']);
   });
 
   it('passes ARC chains of one to three sets', async () => {
-    for (const [name, sets] of [['arc-1', 1], ['arc-2', 2], ['arc-3', 3]] as const) {
+    for (const [name, sets] of [
+      ['arc-1', 1],
+      ['arc-2', 2],
+      ['arc-3', 3],
+    ] as const) {
       const result = await ours(name);
 
-      expect(result.data.arc).toMatchObject({ result: 'pass', structure: 'ok', ams: 'pass', sets: Array.from({ length: sets }, (_, i) => expect.objectContaining({ i: i + 1, components: ['AAR', 'AMS', 'AS'], cv: i === 0 ? 'none' : 'pass' })) });
+      expect(result.data.arc).toMatchObject({
+        result: 'pass',
+        structure: 'ok',
+        ams: 'pass',
+        sets: Array.from({ length: sets }, (_, i) =>
+          expect.objectContaining({ i: i + 1, components: ['AAR', 'AMS', 'AS'], cv: i === 0 ? 'none' : 'pass' }),
+        ),
+      });
       expect(result.rules).toEqual([]);
     }
   });
@@ -142,14 +182,26 @@ describe('header surface against dkimpy-signed messages', () => {
     const result = await ours('arc-gap');
 
     expect(result.data.arc).toMatchObject({ result: 'fail', structure: 'broken' });
-    expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.header.arc_anomaly', severity: 'high', detail: 'ARC set i=2 is missing: the chain has instances 1, 3' })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.header.arc_anomaly',
+        severity: 'high',
+        detail: 'ARC set i=2 is missing: the chain has instances 1, 3',
+      }),
+    ]);
   });
 
   it('finds a seal that no longer verifies', async () => {
     const result = await ours('arc-seal-tampered');
 
     expect(result.data.arc).toMatchObject({ result: 'fail', structure: 'ok' });
-    expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.header.arc_signature_invalid', severity: 'high', evidence: expect.objectContaining({ component: 'AS' }) })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.header.arc_signature_invalid',
+        severity: 'high',
+        evidence: expect.objectContaining({ component: 'AS' }),
+      }),
+    ]);
   });
 
   it('finds a newest AMS broken by a body change', async () => {
@@ -163,7 +215,13 @@ describe('header surface against dkimpy-signed messages', () => {
     const result = await ours('arc-cv-fail');
 
     expect(result.data.arc.result).toBe('fail');
-    expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.header.arc_seal_broken', severity: 'high', evidence: { i: 2, d: 'fwd2.test', s: 'arc', cv: 'fail' } })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.header.arc_seal_broken',
+        severity: 'high',
+        evidence: { i: 2, d: 'fwd2.test', s: 'arc', cv: 'fail' },
+      }),
+    ]);
   });
 
   it('reports a key it cannot fetch as an error, not a finding', async () => {
@@ -204,7 +262,14 @@ describe('header surface against dkimpy-signed messages', () => {
 
     const [xml, big] = await Promise.all([runHeader({ file: notMail, resolver, now: NOW }), runHeader({ file: huge, resolver, now: NOW })]);
 
-    expect(xml).toMatchObject({ status: 'error', findings: [], errors: [{ surface: 'header', check: 'message', message: expect.stringMatching(/^report\.xml: not an RFC 5322 message/) }] });
-    expect(big).toMatchObject({ status: 'error', errors: [{ message: expect.stringMatching(/^huge\.eml: message is \d+ bytes, over the 52428800-byte limit/) }] });
+    expect(xml).toMatchObject({
+      status: 'error',
+      findings: [],
+      errors: [{ surface: 'header', check: 'message', message: expect.stringMatching(/^report\.xml: not an RFC 5322 message/) }],
+    });
+    expect(big).toMatchObject({
+      status: 'error',
+      errors: [{ message: expect.stringMatching(/^huge\.eml: message is \d+ bytes, over the 52428800-byte limit/) }],
+    });
   });
 });

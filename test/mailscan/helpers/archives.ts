@@ -41,7 +41,11 @@ export function zipOf(entries: ZipEntryInput[]): Buffer {
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const entry of entries) {
-    const body = entry.deflated ?? { deflated: deflateRawSync(entry.data ?? Buffer.alloc(0)), size: entry.data?.length ?? 0, crc: crc32(entry.data ?? Buffer.alloc(0)) };
+    const body = entry.deflated ?? {
+      deflated: deflateRawSync(entry.data ?? Buffer.alloc(0)),
+      size: entry.data?.length ?? 0,
+      crc: crc32(entry.data ?? Buffer.alloc(0)),
+    };
     const size = Math.min(entry.declaredSize ?? body.size, 0xfffffffe);
     const name = Buffer.from(entry.name);
     const local = Buffer.alloc(30);

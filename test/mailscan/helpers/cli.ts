@@ -33,16 +33,29 @@ export interface CliRun {
 export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   const bin = await buildCli();
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1', ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      const diagnostics = stderr.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
-      resolve({ code, stdout, stderr, diagnostics });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1', ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        const diagnostics = stderr
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        resolve({ code, stdout, stderr, diagnostics });
+      },
+    );
   });
 }
 
 /** Scans with the test DNS server as the only nameserver and returns the parsed report. */
-export async function scan(domain: string, nameserver: string, flags: string[] = [], env: Record<string, string> = {}): Promise<{ run: CliRun; report: Report }> {
+export async function scan(
+  domain: string,
+  nameserver: string,
+  flags: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ run: CliRun; report: Report }> {
   const run = await runCli(['scan', domain, '--nameserver', nameserver, ...flags], env);
   if (run.code !== 0) throw new Error(`mailscan exited ${run.code}: ${run.stderr}`);
   return { run, report: reportSchema.parse(JSON.parse(run.stdout)) };

@@ -15,7 +15,9 @@ export interface DnsServerProcess {
 }
 
 export async function startDnsServerProcess(options: TestDnsServerOptions): Promise<DnsServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`test DNS server process exited with ${code}`)));
     child.stdout.once('data', (line: Buffer) => resolve(Number(line.toString().trim())));
@@ -24,11 +26,12 @@ export async function startDnsServerProcess(options: TestDnsServerOptions): Prom
     host: options.host ?? '127.0.0.1',
     port,
     address: `${options.host ?? '127.0.0.1'}:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      child.removeAllListeners('exit');
-      child.once('exit', () => resolve());
-      child.kill();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners('exit');
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
   };
 }
 

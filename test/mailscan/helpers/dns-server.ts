@@ -69,7 +69,9 @@ const MAX_CNAME_HOPS = 8;
 export async function startDnsServer(options: TestDnsServerOptions = {}): Promise<TestDnsServer> {
   const zone = new ZoneStore();
   if (options.zoneDir) {
-    for (const file of readdirSync(options.zoneDir).filter((entry) => entry.endsWith('.zone')).sort()) {
+    for (const file of readdirSync(options.zoneDir)
+      .filter((entry) => entry.endsWith('.zone'))
+      .sort()) {
       zone.add(readFileSync(join(options.zoneDir, file), 'utf8'), file.slice(0, -'.zone'.length));
     }
   }
@@ -111,7 +113,12 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
   }
 
   function encodeReply(query: DecodedPacket, name: string, type: string, behaviour: Behaviour, transport: 'udp' | 'tcp'): Buffer {
-    const base: Packet = { type: 'response', id: query.id, questions: query.questions, flags: packet.AUTHORITATIVE_ANSWER | (query.flags ?? 0) & packet.RECURSION_DESIRED };
+    const base: Packet = {
+      type: 'response',
+      id: query.id,
+      questions: query.questions,
+      flags: packet.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & packet.RECURSION_DESIRED),
+    };
     if (behaviour.rcode) return packet.encode({ ...base, flags: base.flags! | RCODES[behaviour.rcode] });
     if (behaviour.truncate && transport === 'udp') return packet.encode({ ...base, flags: base.flags! | packet.TRUNCATED_RESPONSE });
     const found = zone.lookup(name, type);
@@ -119,7 +126,8 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
     const wantsAd = (query.flags ?? 0) & packet.AUTHENTIC_DATA;
     const flags = base.flags! | rcode | (found?.signed && wantsAd ? packet.AUTHENTIC_DATA : 0);
     const reply = packet.encode({ ...base, flags, answers: found?.answers ?? [], authorities: found?.authorities ?? [] });
-    if (transport === 'udp' && reply.length > udpLimit(query)) return packet.encode({ ...base, flags: base.flags! | packet.TRUNCATED_RESPONSE });
+    if (transport === 'udp' && reply.length > udpLimit(query))
+      return packet.encode({ ...base, flags: base.flags! | packet.TRUNCATED_RESPONSE });
     return reply;
   }
 
@@ -142,9 +150,14 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
     });
   });
   const host = options.host ?? '127.0.0.1';
-  const { udp, port } = await bindBoth(tcp, (socket) => {
-    socket.on('message', (message, remote) => respond(message, 'udp', (response) => socket.send(response, remote.port, remote.address)));
-  }, host, options.port ?? 0);
+  const { udp, port } = await bindBoth(
+    tcp,
+    (socket) => {
+      socket.on('message', (message, remote) => respond(message, 'udp', (response) => socket.send(response, remote.port, remote.address)));
+    },
+    host,
+    options.port ?? 0,
+  );
 
   const server: TestDnsServer = {
     host,
@@ -182,7 +195,12 @@ function udpLimit(query: DecodedPacket): number {
 }
 
 /** Binds UDP to a random port, then TCP to the same one; retries if TCP finds it taken. */
-async function bindBoth(tcp: Server, serve: (socket: UdpSocket) => void, host: string, fixedPort: number): Promise<{ udp: UdpSocket; port: number }> {
+async function bindBoth(
+  tcp: Server,
+  serve: (socket: UdpSocket) => void,
+  host: string,
+  fixedPort: number,
+): Promise<{ udp: UdpSocket; port: number }> {
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const udp = createSocket('udp4');
     serve(udp);

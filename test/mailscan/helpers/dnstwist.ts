@@ -13,9 +13,26 @@ const WORD_FILE = `${DNSTWIST_DICTIONARIES}/english.dict`;
 
 /** Twenty domains: short and long names, subdomains, two-label suffixes, digits, hyphens, an IDN, a private TLD. */
 export const COVERAGE_DOMAINS = [
-  'example.com', 'paypal.com', 'google.co.uk', 'bbc.co.uk', 'mail.example.org', 'login.microsoft.com', 'my-bank.de',
-  'bank-of-example.net', 'amazon.com.au', 'apple.io', '365office.com', 'a1b2.org', 'xn--bcher-kva.de', 'github.com',
-  'dropbox.com', 'secure.chase.com', 'cam.ac.uk', 'wellsfargo.com', 'example.test', 'acmecorp10.com',
+  'example.com',
+  'paypal.com',
+  'google.co.uk',
+  'bbc.co.uk',
+  'mail.example.org',
+  'login.microsoft.com',
+  'my-bank.de',
+  'bank-of-example.net',
+  'amazon.com.au',
+  'apple.io',
+  '365office.com',
+  'a1b2.org',
+  'xn--bcher-kva.de',
+  'github.com',
+  'dropbox.com',
+  'secure.chase.com',
+  'cam.ac.uk',
+  'wellsfargo.com',
+  'example.test',
+  'acmecorp10.com',
 ];
 
 export function dnstwistInstalled(): boolean {
@@ -29,7 +46,11 @@ export function dnstwistInstalled(): boolean {
 
 /** dnstwist's own dictionary files, so both tools get the same TLD and word lists. */
 export function dnstwistLists(): { tlds: string[]; dictionary: string[] } {
-  const read = (file: string): string[] => readFileSync(file, 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('//'));
+  const read = (file: string): string[] =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('//'));
   return { tlds: read(TLD_FILE), dictionary: read(WORD_FILE) };
 }
 
@@ -50,14 +71,25 @@ print(json.dumps(out))
 
 function runDnstwist(domains: readonly string[]): Promise<Record<string, [string, string][]>> {
   return new Promise((resolve, reject) => {
-    execFile('/usr/bin/python3', ['-c', DNSTWIST_SCRIPT, JSON.stringify(domains), TLD_FILE, WORD_FILE], { maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => {
-      if (error) reject(new Error(`dnstwist failed: ${error.message}`));
-      else resolve(JSON.parse(stdout) as Record<string, [string, string][]>);
-    });
+    execFile(
+      '/usr/bin/python3',
+      ['-c', DNSTWIST_SCRIPT, JSON.stringify(domains), TLD_FILE, WORD_FILE],
+      { maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout) => {
+        if (error) reject(new Error(`dnstwist failed: ${error.message}`));
+        else resolve(JSON.parse(stdout) as Record<string, [string, string][]>);
+      },
+    );
   });
 }
 
-export interface FamilyCoverage { family: string; theirs: number; ours: number; covered: number; missing: string[] }
+export interface FamilyCoverage {
+  family: string;
+  theirs: number;
+  ours: number;
+  covered: number;
+  missing: string[];
+}
 
 /** Per family, over every domain: how many of dnstwist's names we also generate. */
 export async function compareWithDnstwist(domains: readonly string[]): Promise<FamilyCoverage[]> {
@@ -80,10 +112,18 @@ export async function compareWithDnstwist(domains: readonly string[]): Promise<F
       else coverage.missing.push(`${domain} → ${name}`);
     }
   }
-  return [...FAMILIES, ...[...totals.keys()].filter((family) => !(FAMILIES as readonly string[]).includes(family))].filter((family) => totals.has(family)).map((family) => entry(family));
+  return [...FAMILIES, ...[...totals.keys()].filter((family) => !(FAMILIES as readonly string[]).includes(family))]
+    .filter((family) => totals.has(family))
+    .map((family) => entry(family));
 }
 
 export function formatCoverage(rows: FamilyCoverage[]): string {
-  const lines = ['family          dnstwist   ours   covered', ...rows.map((row) => `${row.family.padEnd(15)} ${String(row.theirs).padStart(8)} ${String(row.ours).padStart(6)}   ${row.theirs === 0 ? 'n/a' : `${((100 * row.covered) / row.theirs).toFixed(1)}%`}${row.missing.length ? ` (missing e.g. ${row.missing.slice(0, 3).join(', ')})` : ''}`)];
+  const lines = [
+    'family          dnstwist   ours   covered',
+    ...rows.map(
+      (row) =>
+        `${row.family.padEnd(15)} ${String(row.theirs).padStart(8)} ${String(row.ours).padStart(6)}   ${row.theirs === 0 ? 'n/a' : `${((100 * row.covered) / row.theirs).toFixed(1)}%`}${row.missing.length ? ` (missing e.g. ${row.missing.slice(0, 3).join(', ')})` : ''}`,
+    ),
+  ];
   return lines.join('\n');
 }

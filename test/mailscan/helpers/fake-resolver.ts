@@ -1,7 +1,9 @@
 import type { DnsAnswer, RecordType, Resolver } from '../../../layers/mailscan/src/dns/resolver.ts';
 
 /** An in-memory Resolver for unit tests: answers from a table, records every question. */
-export function makeFakeResolver(table: Record<string, DnsAnswer<RecordType>>): Resolver & { asked: string[]; release: () => void; hold: boolean } {
+export function makeFakeResolver(
+  table: Record<string, DnsAnswer<RecordType>>,
+): Resolver & { asked: string[]; release: () => void; hold: boolean } {
   const waiting: (() => void)[] = [];
   const fake = {
     asked: [] as string[],

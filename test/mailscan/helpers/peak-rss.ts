@@ -9,13 +9,16 @@ import { join } from 'node:path';
  */
 export function writePeakRssHook(dir: string): string {
   const path = join(dir, 'peak-rss-hook.cjs');
-  writeFileSync(path, [
-    "const { writeFileSync } = require('node:fs');",
-    "process.on('exit', () => {",
-    '  if (!process.env.PEAK_RSS_FILE) return;',
-    '  const usage = process.resourceUsage();',
-    '  writeFileSync(process.env.PEAK_RSS_FILE, JSON.stringify({ maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 }));',
-    '});',
-  ].join('\n'));
+  writeFileSync(
+    path,
+    [
+      "const { writeFileSync } = require('node:fs');",
+      "process.on('exit', () => {",
+      '  if (!process.env.PEAK_RSS_FILE) return;',
+      '  const usage = process.resourceUsage();',
+      '  writeFileSync(process.env.PEAK_RSS_FILE, JSON.stringify({ maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 }));',
+      '});',
+    ].join('\n'),
+  );
   return path;
 }

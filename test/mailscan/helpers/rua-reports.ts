@@ -13,7 +13,14 @@ export interface GeneratedReportOptions {
 }
 
 /** Record i: count 1 + i % 7; every third IP fails both alignments, every fifth passes only SPF. */
-export function generateReport({ domain, records, ips, orgName = 'generator.example', reportId = 'gen-1', begin = 1763856000 }: GeneratedReportOptions): string {
+export function generateReport({
+  domain,
+  records,
+  ips,
+  orgName = 'generator.example',
+  reportId = 'gen-1',
+  begin = 1763856000,
+}: GeneratedReportOptions): string {
   const parts = [
     '<?xml version="1.0" encoding="UTF-8"?>\n<feedback>\n',
     `<report_metadata><org_name>${orgName}</org_name><email>dmarc@${orgName}</email><report_id>${reportId}</report_id>`,
@@ -41,6 +48,8 @@ export function alignmentOf(ipIndex: number): { dkim: 'pass' | 'fail'; spf: 'pas
 function recordXml(domain: string, i: number, ips: number): string {
   const ipIndex = i % ips;
   const { dkim, spf } = alignmentOf(ipIndex);
-  return `<record><row><source_ip>${ipOf(ipIndex)}</source_ip><count>${1 + (i % 7)}</count><policy_evaluated><disposition>none</disposition><dkim>${dkim}</dkim><spf>${spf}</spf></policy_evaluated></row>`
-    + `<identifiers><header_from>${domain}</header_from></identifiers><auth_results><spf><domain>${domain}</domain><result>${spf}</result></spf></auth_results></record>\n`;
+  return (
+    `<record><row><source_ip>${ipOf(ipIndex)}</source_ip><count>${1 + (i % 7)}</count><policy_evaluated><disposition>none</disposition><dkim>${dkim}</dkim><spf>${spf}</spf></policy_evaluated></row>` +
+    `<identifiers><header_from>${domain}</header_from></identifiers><auth_results><spf><domain>${domain}</domain><result>${spf}</result></spf></auth_results></record>\n`
+  );
 }

@@ -39,7 +39,13 @@ export function makeTestKeys(): TestKeys {
       `${domain}. IN SOA ns.${domain}. hostmaster.${domain}. ( 1 3600 600 86400 300 )`,
       `${domain}. IN TXT "v=spf1 -all"`,
     ]),
-    ...Object.entries(records).map(([name, value]) => `${name}. IN TXT ${value.match(/.{1,200}/g)?.map((chunk) => `"${chunk}"`).join(' ')}`),
+    ...Object.entries(records).map(
+      ([name, value]) =>
+        `${name}. IN TXT ${value
+          .match(/.{1,200}/g)
+          ?.map((chunk) => `"${chunk}"`)
+          .join(' ')}`,
+    ),
   ].join('\n');
   return {
     rsa: rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
@@ -50,7 +56,17 @@ export function makeTestKeys(): TestKeys {
 }
 
 type Request =
-  | { op: 'sign'; message: Buffer; selector: string; domain: string; key: string; algorithm?: string; canonicalize?: [string, string]; length?: boolean; include_headers?: string[] }
+  | {
+      op: 'sign';
+      message: Buffer;
+      selector: string;
+      domain: string;
+      key: string;
+      algorithm?: string;
+      canonicalize?: [string, string];
+      length?: boolean;
+      include_headers?: string[];
+    }
   | { op: 'arc_sign'; message: Buffer; selector: string; domain: string; key: string; srv_id: string }
   | { op: 'verify'; message: Buffer; keys: Record<string, string> };
 
@@ -80,7 +96,9 @@ class Dkimpy {
     if (this.child !== null) return this.child;
     const child = spawn(SYSTEM_PYTHON, [helper], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.stdout.on('data', (chunk: Buffer) => {
       this.buffered += chunk.toString();
       let newline = this.buffered.indexOf('\n');
@@ -120,29 +138,41 @@ export async function dkimSign(message: Buffer, options: Omit<Extract<Request, {
 /** Adds the intermediary's Authentication-Results (with its ARC verdict) and seals with dkimpy. */
 export async function arcSeal(message: Buffer, domain: string, key: string, arcVerdict: 'none' | 'pass' | 'fail'): Promise<Buffer> {
   const results = `Authentication-Results: ${domain}; dkim=pass header.d=signer.test${arcVerdict === 'none' ? '' : `; arc=${arcVerdict}`}\r\n`;
-  const { message: sealed } = await callDkimpy<{ message: string }>({ op: 'arc_sign', message: Buffer.concat([Buffer.from(results), message]), selector: 'arc', domain, key, srv_id: domain });
+  const { message: sealed } = await callDkimpy<{ message: string }>({
+    op: 'arc_sign',
+    message: Buffer.concat([Buffer.from(results), message]),
+    selector: 'arc',
+    domain,
+    key,
+    srv_id: domain,
+  });
   return Buffer.from(sealed, 'base64');
 }
 
 /** dkimpy's verdicts: one per DKIM-Signature (in header order) and the ARC chain's cv. */
-export function dkimpyVerify(message: Buffer, keys: Record<string, string>): Promise<{ dkim: boolean[]; arc: string; arc_comment: string }> {
+export function dkimpyVerify(
+  message: Buffer,
+  keys: Record<string, string>,
+): Promise<{ dkim: boolean[]; arc: string; arc_comment: string }> {
   return callDkimpy({ op: 'verify', message, keys });
 }
 
-export const BASE_MESSAGE = Buffer.from([
-  'Received: from mail.signer.test (mail.signer.test [203.0.113.10]) by mx.example.com with ESMTPS id 4AbC; Mon, 23 Nov 2026 09:00:05 +0000',
-  'Received: from localhost (localhost [127.0.0.1]) by mail.signer.test with ESMTP id 77x; Mon, 23 Nov 2026 09:00:01 +0000',
-  'From: Alice <alice@signer.test>',
-  'To: Bob <bob@example.com>',
-  'Subject: Quarterly numbers',
-  'Date: Mon, 23 Nov 2026 09:00:00 +0000',
-  'Message-ID: <q3-numbers@signer.test>',
-  'MIME-Version: 1.0',
-  'Content-Type: text/plain; charset=utf-8',
-  '',
-  'Hello Bob,',
-  '',
-  'the numbers are attached.   ',
-  '',
-  '',
-].join('\r\n'));
+export const BASE_MESSAGE = Buffer.from(
+  [
+    'Received: from mail.signer.test (mail.signer.test [203.0.113.10]) by mx.example.com with ESMTPS id 4AbC; Mon, 23 Nov 2026 09:00:05 +0000',
+    'Received: from localhost (localhost [127.0.0.1]) by mail.signer.test with ESMTP id 77x; Mon, 23 Nov 2026 09:00:01 +0000',
+    'From: Alice <alice@signer.test>',
+    'To: Bob <bob@example.com>',
+    'Subject: Quarterly numbers',
+    'Date: Mon, 23 Nov 2026 09:00:00 +0000',
+    'Message-ID: <q3-numbers@signer.test>',
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Hello Bob,',
+    '',
+    'the numbers are attached.   ',
+    '',
+    '',
+  ].join('\r\n'),
+);

@@ -45,7 +45,8 @@ export async function startSmtpFake(options: SmtpFakeOptions): Promise<SmtpFake>
     onRcptTo(address, session, callback) {
       state.rcpts.push(address.address);
       if (options.dropAfterRcpt !== undefined && state.rcpts.length >= options.dropAfterRcpt) {
-        for (const connection of (server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections) connection._socket.destroy();
+        for (const connection of (server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections)
+          connection._socket.destroy();
         return;
       }
       if (options.greylist) return callback(Object.assign(new Error('Greylisted, try again later'), { responseCode: 451 }));
@@ -62,11 +63,21 @@ export async function startSmtpFake(options: SmtpFakeOptions): Promise<SmtpFake>
   const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   return {
     port,
-    get rcpts() { return state.rcpts; },
-    get mailFrom() { return state.mailFrom; },
-    get helos() { return state.helos; },
-    get dataAttempts() { return state.dataAttempts; },
-    get connections() { return state.connections; },
+    get rcpts() {
+      return state.rcpts;
+    },
+    get mailFrom() {
+      return state.mailFrom;
+    },
+    get helos() {
+      return state.helos;
+    },
+    get dataAttempts() {
+      return state.dataAttempts;
+    },
+    get connections() {
+      return state.connections;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -8,9 +8,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 
-export const FEED_SECRETS = ['Hunter2-Secret!', '$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy', 'S3cr3tPassw0rd', '5f4dcc3b5aa765d61d8327deb882cf99', 'PasteLeak-Pa55'];
+export const FEED_SECRETS = [
+  'Hunter2-Secret!',
+  '$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy',
+  'S3cr3tPassw0rd',
+  '5f4dcc3b5aa765d61d8327deb882cf99',
+  'PasteLeak-Pa55',
+];
 
-export interface VendorRequest { vendor: string; method: string; path: string; headers: http.IncomingHttpHeaders; body: string }
+export interface VendorRequest {
+  vendor: string;
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 export interface VendorFakes {
   origin: string;
@@ -28,54 +40,148 @@ const json = (res: http.ServerResponse, value: unknown, status = 200): void => {
 function ctAnswer(q: string): unknown[] {
   if (q === '%disc.test') {
     return [
-      { id: 5001, issuer_name: 'C=US, O=Test CA', common_name: 'Jane Roe', name_value: 'jane.roe@disc.test', not_before: '2026-01-01T00:00:00', not_after: '2027-01-01T00:00:00', entry_timestamp: '2026-01-01T00:01:00' },
-      { id: 5002, issuer_name: 'C=US, O=Test CA', common_name: 'Bob Smith', name_value: 'bob@personal.example', not_before: '2026-01-01T00:00:00', not_after: '2027-01-01T00:00:00', entry_timestamp: '2026-01-01T00:01:00' },
-      { id: 5003, issuer_name: 'C=US, O=Test CA', common_name: 'www.disc.test', name_value: 'www.disc.test\nvpn.disc.test', not_before: '2026-01-01T00:00:00', not_after: '2027-01-01T00:00:00', entry_timestamp: '2026-01-01T00:01:00' },
+      {
+        id: 5001,
+        issuer_name: 'C=US, O=Test CA',
+        common_name: 'Jane Roe',
+        name_value: 'jane.roe@disc.test',
+        not_before: '2026-01-01T00:00:00',
+        not_after: '2027-01-01T00:00:00',
+        entry_timestamp: '2026-01-01T00:01:00',
+      },
+      {
+        id: 5002,
+        issuer_name: 'C=US, O=Test CA',
+        common_name: 'Bob Smith',
+        name_value: 'bob@personal.example',
+        not_before: '2026-01-01T00:00:00',
+        not_after: '2027-01-01T00:00:00',
+        entry_timestamp: '2026-01-01T00:01:00',
+      },
+      {
+        id: 5003,
+        issuer_name: 'C=US, O=Test CA',
+        common_name: 'www.disc.test',
+        name_value: 'www.disc.test\nvpn.disc.test',
+        not_before: '2026-01-01T00:00:00',
+        not_after: '2027-01-01T00:00:00',
+        entry_timestamp: '2026-01-01T00:01:00',
+      },
     ];
   }
   if (q === 'brnad.test' || q === 'brnadmail.com') {
-    return [{ id: 9001, issuer_name: "C=US, O=Let's Encrypt, CN=R10", common_name: q, name_value: `${q}\nwww.${q}`, not_before: '2026-10-01T00:00:00', not_after: '2026-12-30T00:00:00', entry_timestamp: '2026-10-01T00:05:00' }];
+    return [
+      {
+        id: 9001,
+        issuer_name: "C=US, O=Let's Encrypt, CN=R10",
+        common_name: q,
+        name_value: `${q}\nwww.${q}`,
+        not_before: '2026-10-01T00:00:00',
+        not_after: '2026-12-30T00:00:00',
+        entry_timestamp: '2026-10-01T00:05:00',
+      },
+    ];
   }
   return [];
 }
 
 function route(vendor: string, path: string, url: URL, body: string, res: http.ServerResponse): void {
   // The brand answers under two names: brand.test for the CLI, brandmail.com where the API wants a public suffix.
-  const domainOf = (text: string): string => (text.includes('brand.test') || text.includes('brandmail.com') ? 'brand.test' : text.includes('quiet.test') ? 'quiet.test' : text);
+  const domainOf = (text: string): string =>
+    text.includes('brand.test') || text.includes('brandmail.com') ? 'brand.test' : text.includes('quiet.test') ? 'quiet.test' : text;
   switch (vendor) {
     case 'ct':
       return json(res, ctAnswer(url.searchParams.get('q') ?? ''));
     case 'hibp':
       if (path === '/breaches') {
-        return json(res, domainOf(url.searchParams.get('domain') ?? '') === 'brand.test'
-          ? [{ Name: 'BrandForum', Title: 'Brand Forum', Domain: 'brand.test', BreachDate: '2024-03-01', AddedDate: '2024-04-01T00:00:00Z', PwnCount: 1200, DataClasses: ['Email addresses', 'Passwords'] }]
-          : []);
+        return json(
+          res,
+          domainOf(url.searchParams.get('domain') ?? '') === 'brand.test'
+            ? [
+                {
+                  Name: 'BrandForum',
+                  Title: 'Brand Forum',
+                  Domain: 'brand.test',
+                  BreachDate: '2024-03-01',
+                  AddedDate: '2024-04-01T00:00:00Z',
+                  PwnCount: 1200,
+                  DataClasses: ['Email addresses', 'Passwords'],
+                },
+              ]
+            : [],
+        );
       }
-      if (path === '/breacheddomain/brand.test' || path === '/breacheddomain/brandmail.com') return json(res, { alice: ['Collection1'], bob: ['Collection1', 'BrandForum'] });
+      if (path === '/breacheddomain/brand.test' || path === '/breacheddomain/brandmail.com')
+        return json(res, { alice: ['Collection1'], bob: ['Collection1', 'BrandForum'] });
       if (path.startsWith('/breacheddomain/')) return json(res, {});
-      if (path === '/breach/Collection1') return json(res, { Name: 'Collection1', Title: 'Collection #1', BreachDate: '2019-01-07', DataClasses: ['Email addresses', 'Passwords'] });
+      if (path === '/breach/Collection1')
+        return json(res, {
+          Name: 'Collection1',
+          Title: 'Collection #1',
+          BreachDate: '2019-01-07',
+          DataClasses: ['Email addresses', 'Passwords'],
+        });
       return json(res, { error: 'not found' }, 404);
     case 'github': {
       const q = url.searchParams.get('q') ?? '';
       if (domainOf(q) === 'brand.test' && q.endsWith(' password')) {
-        return json(res, { total_count: 1, items: [{ name: 'settings.py', path: 'app/settings.py', html_url: 'https://code.example/acme/app/blob/main/app/settings.py', repository: { full_name: 'acme/app' } }] });
+        return json(res, {
+          total_count: 1,
+          items: [
+            {
+              name: 'settings.py',
+              path: 'app/settings.py',
+              html_url: 'https://code.example/acme/app/blob/main/app/settings.py',
+              repository: { full_name: 'acme/app' },
+            },
+          ],
+        });
       }
       return json(res, { total_count: 0, items: [] });
     }
     case 'emailrep': {
       const address = decodeURIComponent(path.slice(1));
-      if (address === 'jane.roe@disc.test') return json(res, { email: address, reputation: 'low', suspicious: true, details: { blacklisted: true, malicious_activity: false, credentials_leaked: true, data_breach: true } });
-      if (address === 'dmarc-reports@disc.test') return json(res, { email: address, reputation: 'medium', suspicious: false, details: { blacklisted: false, malicious_activity: false, credentials_leaked: true, data_breach: false } });
-      return json(res, { email: address, reputation: 'high', suspicious: false, details: { blacklisted: false, malicious_activity: false, credentials_leaked: false, data_breach: false } });
+      if (address === 'jane.roe@disc.test')
+        return json(res, {
+          email: address,
+          reputation: 'low',
+          suspicious: true,
+          details: { blacklisted: true, malicious_activity: false, credentials_leaked: true, data_breach: true },
+        });
+      if (address === 'dmarc-reports@disc.test')
+        return json(res, {
+          email: address,
+          reputation: 'medium',
+          suspicious: false,
+          details: { blacklisted: false, malicious_activity: false, credentials_leaked: true, data_breach: false },
+        });
+      return json(res, {
+        email: address,
+        reputation: 'high',
+        suspicious: false,
+        details: { blacklisted: false, malicious_activity: false, credentials_leaked: false, data_breach: false },
+      });
     }
     case 'dehashed': {
       const query = (JSON.parse(body || '{}') as { query?: string }).query ?? '';
-      return json(res, query === 'domain:brand.test' || query === 'domain:brandmail.com'
-        ? { total: 2, entries: [
-          { email: ['alice@brand.test'], username: ['alice'], password: [FEED_SECRETS[0]], hashed_password: [FEED_SECRETS[1]], database_name: ['LinkedIn2016'] },
-          { email: ['bob@brand.test'], username: [], password: [], hashed_password: [], database_name: ['MarketingList'] },
-        ] }
-        : { total: 0, entries: [] });
+      return json(
+        res,
+        query === 'domain:brand.test' || query === 'domain:brandmail.com'
+          ? {
+              total: 2,
+              entries: [
+                {
+                  email: ['alice@brand.test'],
+                  username: ['alice'],
+                  password: [FEED_SECRETS[0]],
+                  hashed_password: [FEED_SECRETS[1]],
+                  database_name: ['LinkedIn2016'],
+                },
+                { email: ['bob@brand.test'], username: [], password: [], hashed_password: [], database_name: ['MarketingList'] },
+              ],
+            }
+          : { total: 0, entries: [] },
+      );
     }
     case 'intelx':
       if (path === '/intelligent/search') {
@@ -83,16 +189,26 @@ function route(vendor: string, path: string, url: URL, body: string, res: http.S
         return json(res, { id: domainOf(term) === 'brand.test' ? 'search-brand' : 'search-empty' });
       }
       if (path === '/intelligent/search/result') {
-        return json(res, url.searchParams.get('id') === 'search-brand'
-          ? { status: 1, records: [{ systemid: 'a1', name: `paste ${FEED_SECRETS[4]}`, bucket: 'pastes', date: '2025-06-01T00:00:00Z' }] }
-          : { status: 1, records: [] });
+        return json(
+          res,
+          url.searchParams.get('id') === 'search-brand'
+            ? { status: 1, records: [{ systemid: 'a1', name: `paste ${FEED_SECRETS[4]}`, bucket: 'pastes', date: '2025-06-01T00:00:00Z' }] }
+            : { status: 1, records: [] },
+        );
       }
       return json(res, {}, 404);
     case 'snusbase': {
       const terms = (JSON.parse(body || '{}') as { terms?: string[] }).terms ?? [];
-      return json(res, terms.some((term) => domainOf(term) === 'brand.test')
-        ? { results: { collection_2019: [{ email: 'carol@brand.test', username: 'carol', password: FEED_SECRETS[2], hash: FEED_SECRETS[3] }] } }
-        : { results: {} });
+      return json(
+        res,
+        terms.some((term) => domainOf(term) === 'brand.test')
+          ? {
+              results: {
+                collection_2019: [{ email: 'carol@brand.test', username: 'carol', password: FEED_SECRETS[2], hash: FEED_SECRETS[3] }],
+              },
+            }
+          : { results: {} },
+      );
     }
     default:
       return json(res, {}, 404);
@@ -130,10 +246,11 @@ export async function startVendorFakes(): Promise<VendorFakes> {
       MAILSCAN_THREATINTEL_URL: `${origin}/threatintel`,
       MAILSCAN_SENDERSCORE_URL: `${origin}/senderscore`,
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -147,7 +264,11 @@ export const VENDOR_KEYS = {
   MAILSCAN_SNUSBASE_KEY: 'snusbase-key-0123456789',
 };
 
-export interface CertstreamFake { url: string; connections: number; close(): Promise<void> }
+export interface CertstreamFake {
+  url: string;
+  connections: number;
+  close(): Promise<void>;
+}
 
 /** A CertStream server: on each connection it sends these certificate updates (and a heartbeat first). */
 export async function startCertstreamFake(domainsPerCertificate: string[][]): Promise<CertstreamFake> {
@@ -158,15 +279,23 @@ export async function startCertstreamFake(domainsPerCertificate: string[][]): Pr
     state.connections += 1;
     socket.send(JSON.stringify({ message_type: 'heartbeat', timestamp: 1_790_000_000 }));
     for (const [index, domains] of domainsPerCertificate.entries()) {
-      socket.send(JSON.stringify({ message_type: 'certificate_update', data: { cert_index: 700 + index, seen: 1_790_000_000 + index, leaf_cert: { all_domains: domains } } }));
+      socket.send(
+        JSON.stringify({
+          message_type: 'certificate_update',
+          data: { cert_index: 700 + index, seen: 1_790_000_000 + index, leaf_cert: { all_domains: domains } },
+        }),
+      );
     }
   });
   return {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    get connections() { return state.connections; },
-    close: () => new Promise<void>((resolve) => {
-      for (const client of server.clients) client.terminate();
-      server.close(() => resolve());
-    }),
+    get connections() {
+      return state.connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -67,13 +67,31 @@ function parseData(type: string, tokens: Token[], origin: string): unknown {
     case 'TXT':
       return tokens.map((token) => unescapeText(token.text));
     case 'SOA':
-      return { mname: name(0), rname: name(1), serial: Number(words[2]), refresh: Number(words[3]), retry: Number(words[4]), expire: Number(words[5]), minimum: Number(words[6]) };
+      return {
+        mname: name(0),
+        rname: name(1),
+        serial: Number(words[2]),
+        refresh: Number(words[3]),
+        retry: Number(words[4]),
+        expire: Number(words[5]),
+        minimum: Number(words[6]),
+      };
     case 'TLSA':
-      return { usage: Number(words[0]), selector: Number(words[1]), matchingType: Number(words[2]), certificate: Buffer.from(words.slice(3).join(''), 'hex') };
+      return {
+        usage: Number(words[0]),
+        selector: Number(words[1]),
+        matchingType: Number(words[2]),
+        certificate: Buffer.from(words.slice(3).join(''), 'hex'),
+      };
     case 'DNSKEY':
       return { flags: Number(words[0]), algorithm: Number(words[2]), key: Buffer.from(words.slice(3).join(''), 'base64') };
     case 'DS':
-      return { keyTag: Number(words[0]), algorithm: Number(words[1]), digestType: Number(words[2]), digest: Buffer.from(words.slice(3).join(''), 'hex') };
+      return {
+        keyTag: Number(words[0]),
+        algorithm: Number(words[1]),
+        digestType: Number(words[2]),
+        digest: Buffer.from(words.slice(3).join(''), 'hex'),
+      };
     default:
       return fail(`record type ${type} is not supported by the test zone reader`);
   }

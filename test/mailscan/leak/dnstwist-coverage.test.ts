@@ -9,7 +9,22 @@ describe.runIf(installed)('permutation coverage against dnstwist', () => {
     const rows = await compareWithDnstwist(COVERAGE_DOMAINS);
     process.stdout.write(`${formatCoverage(rows)}\n`);
 
-    expect(rows.map((row) => row.family)).toEqual(expect.arrayContaining(['addition', 'bitsquatting', 'homoglyph', 'hyphenation', 'insertion', 'omission', 'repetition', 'replacement', 'subdomain', 'transposition', 'vowel-swap', 'tld-swap']));
+    expect(rows.map((row) => row.family)).toEqual(
+      expect.arrayContaining([
+        'addition',
+        'bitsquatting',
+        'homoglyph',
+        'hyphenation',
+        'insertion',
+        'omission',
+        'repetition',
+        'replacement',
+        'subdomain',
+        'transposition',
+        'vowel-swap',
+        'tld-swap',
+      ]),
+    );
     for (const row of rows) expect({ family: row.family, missing: row.missing.slice(0, 5) }).toEqual({ family: row.family, missing: [] });
     expect(rows.every((row) => row.theirs > 0)).toBe(true);
   });

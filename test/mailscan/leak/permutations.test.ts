@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FAMILIES, permutationsByFamily, permute, splitDomain, type Family } from '../../../layers/mailscan/src/leak/permutations.ts';
 
-const family = (domain: string, name: Family, options = {}): string[] => [...(permutationsByFamily(domain, { families: [name], ...options }).get(name) ?? [])].sort();
+const family = (domain: string, name: Family, options = {}): string[] =>
+  [...(permutationsByFamily(domain, { families: [name], ...options }).get(name) ?? [])].sort();
 
 describe('the lookalike permutation engine', () => {
   it('splits a domain at its public suffix', () => {
@@ -78,7 +79,12 @@ describe('the lookalike permutation engine', () => {
   });
 
   it('dictionary joins phishing words to the name', () => {
-    expect(family('acme.com', 'dictionary', { dictionary: ['login'] })).toEqual(['acme-login.com', 'acmelogin.com', 'login-acme.com', 'loginacme.com']);
+    expect(family('acme.com', 'dictionary', { dictionary: ['login'] })).toEqual([
+      'acme-login.com',
+      'acmelogin.com',
+      'login-acme.com',
+      'loginacme.com',
+    ]);
   });
 
   it('tld-swap moves the name to other TLDs, including two-label suffixes', () => {
@@ -100,7 +106,11 @@ describe('the lookalike permutation engine', () => {
     expect(new Set(all.map((item) => item.domain)).size).toBe(all.length);
     expect(all.every((item) => /^(?=.{4,253}$)((?!-)[a-z0-9-]{1,63}(?<!-)\.)+[a-z0-9-]{2,63}$/.test(item.domain))).toBe(true);
     expect(new Set(all.map((item) => item.family))).toEqual(new Set(FAMILIES));
-    expect(all.find((item) => item.domain === 'xn--xample-9ua.com')).toEqual({ domain: 'xn--xample-9ua.com', family: 'homoglyph', unicode: 'éxample.com' });
+    expect(all.find((item) => item.domain === 'xn--xample-9ua.com')).toEqual({
+      domain: 'xn--xample-9ua.com',
+      family: 'homoglyph',
+      unicode: 'éxample.com',
+    });
   });
 
   it('is deterministic', () => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { analyseDkimKey, isDkimRecord } from '../../../layers/mailscan/src/posture/dkim-key.ts';
 import { selectorsToProbe, DEFAULT_DKIM_SELECTORS } from '../../../layers/mailscan/src/posture/dkim-selectors.ts';
 
-const rsaKey = (bits: number, type: 'spki' | 'pkcs1') => generateKeyPairSync('rsa', { modulusLength: bits }).publicKey.export({ format: 'der', type }).toString('base64');
+const rsaKey = (bits: number, type: 'spki' | 'pkcs1') =>
+  generateKeyPairSync('rsa', { modulusLength: bits }).publicKey.export({ format: 'der', type }).toString('base64');
 
 describe('DKIM key analysis', () => {
   it('reads the modulus of SPKI and bare PKCS#1 RSA keys', () => {
@@ -12,7 +13,10 @@ describe('DKIM key analysis', () => {
   });
 
   it('reports the hash algorithms and testing flag', () => {
-    expect(analyseDkimKey(`v=DKIM1; h=sha1:sha256; t=y; p=${rsaKey(1024, 'spki')}`)).toMatchObject({ hash_algorithms: ['sha1', 'sha256'], testing: true });
+    expect(analyseDkimKey(`v=DKIM1; h=sha1:sha256; t=y; p=${rsaKey(1024, 'spki')}`)).toMatchObject({
+      hash_algorithms: ['sha1', 'sha256'],
+      testing: true,
+    });
   });
 
   it('treats an empty p= as a revoked key', () => {
@@ -20,7 +24,10 @@ describe('DKIM key analysis', () => {
   });
 
   it('reports an unreadable key as a problem, not an exception', () => {
-    expect(analyseDkimKey('v=DKIM1; k=rsa; p=bm90IGEga2V5')).toMatchObject({ bits: null, problem: expect.stringContaining('unreadable rsa key') });
+    expect(analyseDkimKey('v=DKIM1; k=rsa; p=bm90IGEga2V5')).toMatchObject({
+      bits: null,
+      problem: expect.stringContaining('unreadable rsa key'),
+    });
     expect(analyseDkimKey('v=DKIM1; k=ed25519; p=AAAA')).toMatchObject({ bits: null, problem: expect.stringContaining('32 bytes') });
   });
 

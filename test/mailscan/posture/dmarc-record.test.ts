@@ -3,12 +3,25 @@ import { mailtoAddress, parseDmarc } from '../../../layers/mailscan/src/posture/
 
 describe('DMARC record parsing', () => {
   it('reads every tag with RFC 7489 defaults', () => {
-    const parsed = parseDmarc('v=DMARC1; p=reject; sp=quarantine; np=reject; rua=mailto:a@x.test, mailto:b@y.test!10m; ruf=mailto:f@x.test; fo=1');
+    const parsed = parseDmarc(
+      'v=DMARC1; p=reject; sp=quarantine; np=reject; rua=mailto:a@x.test, mailto:b@y.test!10m; ruf=mailto:f@x.test; fo=1',
+    );
 
     expect(parsed).toEqual({
       ok: true,
       problems: [],
-      tags: { p: 'reject', sp: 'quarantine', np: 'reject', pct: 100, adkim: 'r', aspf: 'r', rua: ['mailto:a@x.test', 'mailto:b@y.test!10m'], ruf: ['mailto:f@x.test'], fo: '1', ri: null },
+      tags: {
+        p: 'reject',
+        sp: 'quarantine',
+        np: 'reject',
+        pct: 100,
+        adkim: 'r',
+        aspf: 'r',
+        rua: ['mailto:a@x.test', 'mailto:b@y.test!10m'],
+        ruf: ['mailto:f@x.test'],
+        fo: '1',
+        ri: null,
+      },
     });
   });
 
@@ -20,7 +33,11 @@ describe('DMARC record parsing', () => {
   it('lists invalid values as problems', () => {
     const parsed = parseDmarc('v=DMARC1; p=reject; pct=150; adkim=x; sp=block');
 
-    expect(parsed.ok && parsed.problems).toEqual(['pct=150 is not 0-100', 'sp=block is not none, quarantine or reject', 'adkim=x is not r or s']);
+    expect(parsed.ok && parsed.problems).toEqual([
+      'pct=150 is not 0-100',
+      'sp=block is not none, quarantine or reject',
+      'adkim=x is not r or s',
+    ]);
   });
 
   it('extracts the mailbox of a mailto URI without its size limit', () => {

@@ -11,11 +11,17 @@ describe('checkDomainExistence', () => {
 
     const result = await checkDomainExistence('typo.mail.brand.test', resolver);
 
-    expect(result).toEqual({ exists: false, evidence: {
-      answers: [{ name: 'typo.mail.brand.test', type: 'TXT', rcode: 'NXDOMAIN' }, { name: 'typo.mail.brand.test', type: 'MX', rcode: 'NXDOMAIN' }],
-      closest_existing_parent: 'mail.brand.test',
-      soa: { zone: 'brand.test', ...soa },
-    } });
+    expect(result).toEqual({
+      exists: false,
+      evidence: {
+        answers: [
+          { name: 'typo.mail.brand.test', type: 'TXT', rcode: 'NXDOMAIN' },
+          { name: 'typo.mail.brand.test', type: 'MX', rcode: 'NXDOMAIN' },
+        ],
+        closest_existing_parent: 'mail.brand.test',
+        soa: { zone: 'brand.test', ...soa },
+      },
+    });
   });
 
   it('skips parents that do not exist either', async () => {

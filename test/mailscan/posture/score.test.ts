@@ -5,16 +5,37 @@ import { gradeOf, scorePosture } from '../../../layers/mailscan/src/posture/scor
 import type { SpfData } from '../../../layers/mailscan/src/posture/spf/spf-check.ts';
 
 const spf = (overrides: Partial<SpfData> = {}): SpfData => ({
-  status: 'ok', record: 'v=spf1 -all', records: ['v=spf1 -all'], lookups: 0, lookup_limit: 10, void_lookups: 0, void_lookup_limit: 2, all: '-all',
-  loops: [], duplicate_includes: [], macros: [], permerrors: [], tree: { domain: 'a.test', record: 'v=spf1 -all', status: 'ok', txt: 'found', terms: [], lookups: 0, void_lookups: 0 }, ...overrides,
+  status: 'ok',
+  record: 'v=spf1 -all',
+  records: ['v=spf1 -all'],
+  lookups: 0,
+  lookup_limit: 10,
+  void_lookups: 0,
+  void_lookup_limit: 2,
+  all: '-all',
+  loops: [],
+  duplicate_includes: [],
+  macros: [],
+  permerrors: [],
+  tree: { domain: 'a.test', record: 'v=spf1 -all', status: 'ok', txt: 'found', terms: [], lookups: 0, void_lookups: 0 },
+  ...overrides,
 });
 const dmarc = (overrides: Partial<DmarcData> = {}): DmarcData => ({
-  status: 'ok', record: 'v=DMARC1; p=reject', source: 'domain', record_domain: 'a.test', organizational_domain: 'a.test', policy: 'reject', problems: [],
+  status: 'ok',
+  record: 'v=DMARC1; p=reject',
+  source: 'domain',
+  record_domain: 'a.test',
+  organizational_domain: 'a.test',
+  policy: 'reject',
+  problems: [],
   tags: { p: 'reject', sp: null, np: null, pct: 100, adkim: 'r', aspf: 'r', rua: ['mailto:d@a.test'], ruf: [], fo: null, ri: null },
-  report_destinations: [{ uri: 'mailto:d@a.test', kind: 'rua', address: 'd@a.test', domain: 'a.test', external: false, authorized: null }], ...overrides,
+  report_destinations: [{ uri: 'mailto:d@a.test', kind: 'rua', address: 'd@a.test', domain: 'a.test', external: false, authorized: null }],
+  ...overrides,
 });
 const dkim = (bits: number | null, keyType = 'rsa'): DkimData => ({
-  status: bits === null ? 'none' : 'ok', selectors_probed: 1, unknown_selectors: [],
+  status: bits === null ? 'none' : 'ok',
+  selectors_probed: 1,
+  unknown_selectors: [],
   keys: bits === null ? [] : [{ selector: 's', record: '', key_type: keyType, bits, hash_algorithms: [], revoked: false, testing: false }],
 });
 
@@ -37,13 +58,21 @@ describe('posture score', () => {
   });
 
   it('gives no SPF points to a record that does not parse', () => {
-    const broken = spf({ status: 'permerror', all: null, tree: { domain: 'a.test', record: 'v=spf1 bogus', status: 'permerror', txt: 'found', terms: [], lookups: 0, void_lookups: 0 } });
+    const broken = spf({
+      status: 'permerror',
+      all: null,
+      tree: { domain: 'a.test', record: 'v=spf1 bogus', status: 'permerror', txt: 'found', terms: [], lookups: 0, void_lookups: 0 },
+    });
 
     expect(scorePosture(broken, dmarc(), dkim(2048)).breakdown.spf).toBe(0);
   });
 
   it('has no score when a component could not be determined', () => {
-    expect(scorePosture(spf({ status: 'temperror' }), dmarc(), dkim(2048))).toMatchObject({ score: null, grade: null, breakdown: { spf: null } });
+    expect(scorePosture(spf({ status: 'temperror' }), dmarc(), dkim(2048))).toMatchObject({
+      score: null,
+      grade: null,
+      breakdown: { spf: null },
+    });
   });
 
   it('grades by tens from 90', () => {

@@ -22,7 +22,9 @@ function chainOfIncludes(n: number): Record<string, DnsAnswer<RecordType>> {
 describe('SPF lookup counting', () => {
   it('counts include, a, mx, ptr, exists and redirect but not ip4, all or exp', async () => {
     const resolver = makeFakeResolver({
-      'TXT example.test': txt('v=spf1 ip4:192.0.2.0/24 a mx ptr exists:e.example.test include:inc.example.test exp=x.example.test redirect=r.example.test'),
+      'TXT example.test': txt(
+        'v=spf1 ip4:192.0.2.0/24 a mx ptr exists:e.example.test include:inc.example.test exp=x.example.test redirect=r.example.test',
+      ),
       'A example.test': address,
       'MX example.test': mx,
       'A e.example.test': address,
@@ -62,7 +64,9 @@ describe('SPF lookup counting', () => {
 
   it('reports 11 lookups as a permerror and keeps the whole tree', async () => {
     const table = chainOfIncludes(5);
-    table['TXT example.test'] = txt('v=spf1 include:i0.example.test include:i1.example.test include:i2.example.test include:i3.example.test include:i4.example.test mx -all');
+    table['TXT example.test'] = txt(
+      'v=spf1 include:i0.example.test include:i1.example.test include:i2.example.test include:i3.example.test include:i4.example.test mx -all',
+    );
     table['MX example.test'] = mx;
 
     const { data, lookupsForLimit } = await checkSpf('example.test', makeFakeResolver(table));
@@ -74,7 +78,10 @@ describe('SPF lookup counting', () => {
   });
 
   it('ignores redirect when the record has an all mechanism', async () => {
-    const resolver = makeFakeResolver({ 'TXT example.test': txt('v=spf1 redirect=r.example.test ~all'), 'TXT r.example.test': txt('v=spf1 +all') });
+    const resolver = makeFakeResolver({
+      'TXT example.test': txt('v=spf1 redirect=r.example.test ~all'),
+      'TXT r.example.test': txt('v=spf1 +all'),
+    });
 
     const { data } = await checkSpf('example.test', resolver);
 
@@ -121,7 +128,9 @@ describe('SPF lookup counting', () => {
   });
 
   it('counts void lookups from a, mx, exists and missing include targets', async () => {
-    const resolver = makeFakeResolver({ 'TXT example.test': txt('v=spf1 a:gone.example.test mx:gone.example.test exists:gone.example.test include:gone.example.test -all') });
+    const resolver = makeFakeResolver({
+      'TXT example.test': txt('v=spf1 a:gone.example.test mx:gone.example.test exists:gone.example.test include:gone.example.test -all'),
+    });
 
     const { data, findings } = await checkSpf('example.test', resolver);
 
@@ -159,7 +168,10 @@ describe('SPF lookup counting', () => {
   });
 
   it('reports a syntax error as a permerror without claiming a missing all', async () => {
-    const { data, findings } = await checkSpf('example.test', makeFakeResolver({ 'TXT example.test': txt('v=spf1 ip4:192.0.2.1 bogus -all') }));
+    const { data, findings } = await checkSpf(
+      'example.test',
+      makeFakeResolver({ 'TXT example.test': txt('v=spf1 ip4:192.0.2.1 bogus -all') }),
+    );
 
     expect(data).toMatchObject({ status: 'permerror', permerrors: ['unknown term bogus'] });
     expect(findings).toEqual([]);

@@ -4,13 +4,20 @@ import { parseSpf } from '../../../layers/mailscan/src/posture/spf/spf-record.ts
 
 describe('SPF record parsing', () => {
   it('reads qualifiers, mechanisms, CIDR lengths and modifiers', () => {
-    const parsed = parseSpf('v=spf1 ip4:192.0.2.0/24 ip6:2001:db8::/32 a/24 mx:mail.example.test//64 ~include:_spf.example.test exp=explain.example.test -all');
+    const parsed = parseSpf(
+      'v=spf1 ip4:192.0.2.0/24 ip6:2001:db8::/32 a/24 mx:mail.example.test//64 ~include:_spf.example.test exp=explain.example.test -all',
+    );
 
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.terms.map((term) => [term.kind, term.name, term.kind === 'mechanism' ? term.qualifier : null])).toEqual([
-      ['mechanism', 'ip4', '+'], ['mechanism', 'ip6', '+'], ['mechanism', 'a', '+'], ['mechanism', 'mx', '+'],
-      ['mechanism', 'include', '~'], ['modifier', 'exp', null], ['mechanism', 'all', '-'],
+      ['mechanism', 'ip4', '+'],
+      ['mechanism', 'ip6', '+'],
+      ['mechanism', 'a', '+'],
+      ['mechanism', 'mx', '+'],
+      ['mechanism', 'include', '~'],
+      ['modifier', 'exp', null],
+      ['mechanism', 'all', '-'],
     ]);
   });
 
@@ -30,9 +37,11 @@ describe('SPF record parsing', () => {
   });
 
   it('never throws, whatever the text', () => {
-    fc.assert(fc.property(fc.string(), (text) => {
-      const parsed = parseSpf(`v=spf1 ${text}`);
-      expect(typeof parsed.ok).toBe('boolean');
-    }));
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const parsed = parseSpf(`v=spf1 ${text}`);
+        expect(typeof parsed.ok).toBe('boolean');
+      }),
+    );
   });
 });

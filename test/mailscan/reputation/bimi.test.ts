@@ -17,16 +17,19 @@ beforeAll(async () => {
   const intermediate = await makeIntermediate(root);
   const chain = async (options: Parameters<typeof makeLeaf>[1]) => (await makeLeaf(intermediate, options)) + intermediate.pem;
   const pem = (text: string) => sendBody(text, 'application/x-pem-file');
-  server = await startLoopbackServer(routes({
-    '/logo.svg': sendBody(svgLogo, 'image/svg+xml'),
-    '/other.svg': sendBody(otherSvgLogo, 'image/svg+xml'),
-    '/vmc/valid.pem': pem(await chain({})),
-    '/vmc/expired.pem': pem(await chain({ notBefore: new Date('2024-01-01T00:00:00Z'), notAfter: new Date('2025-01-01T00:00:00Z') })),
-    '/vmc/wrong-eku.pem': pem(await chain({ eku: ['1.3.6.1.5.5.7.3.1'] })),
-    '/vmc/other-domain.pem': pem(await chain({ domains: ['other.test'] })),
-    '/vmc/untrusted.pem': pem(await makeLeaf(await makeRoot('CN=Unknown Root'))),
-    '/vmc/hang.pem': () => undefined,
-  }), await makeTlsServerCert(tlsRoot, ['bimi.brand.test']));
+  server = await startLoopbackServer(
+    routes({
+      '/logo.svg': sendBody(svgLogo, 'image/svg+xml'),
+      '/other.svg': sendBody(otherSvgLogo, 'image/svg+xml'),
+      '/vmc/valid.pem': pem(await chain({})),
+      '/vmc/expired.pem': pem(await chain({ notBefore: new Date('2024-01-01T00:00:00Z'), notAfter: new Date('2025-01-01T00:00:00Z') })),
+      '/vmc/wrong-eku.pem': pem(await chain({ eku: ['1.3.6.1.5.5.7.3.1'] })),
+      '/vmc/other-domain.pem': pem(await chain({ domains: ['other.test'] })),
+      '/vmc/untrusted.pem': pem(await makeLeaf(await makeRoot('CN=Unknown Root'))),
+      '/vmc/hang.pem': () => undefined,
+    }),
+    await makeTlsServerCert(tlsRoot, ['bimi.brand.test']),
+  );
   origin = `https://bimi.brand.test:${server.port}`;
 });
 
@@ -36,7 +39,10 @@ afterAll(async () => {
 
 function bimiContext(record: string | null, options: { roots?: string[]; allowPrivate?: boolean; address?: string; name?: string } = {}) {
   const fetch = makeSafeFetch({
-    timeoutMs: 300, maxBytes: 64 * 1024, allowPrivate: options.allowPrivate ?? true, tlsCa: [tlsRoot.pem],
+    timeoutMs: 300,
+    maxBytes: 64 * 1024,
+    allowPrivate: options.allowPrivate ?? true,
+    tlsCa: [tlsRoot.pem],
     lookup: async () => [{ address: options.address ?? '127.0.0.1', family: 4 }],
   });
   const resolver = makeFakeResolver(record === null ? {} : { [`TXT ${options.name ?? 'default._bimi.brand.test'}`]: found(record) });
@@ -54,8 +60,10 @@ describe('checkBimi', () => {
     expect(result.status).toBe('ok');
     expect(result.findings).toEqual([]);
     expect(result.data).toMatchObject({
-      state: 'found', record_name: 'default._bimi.brand.test',
-      svg: { status: 'fetched', tiny_ps: true }, vmc: { status: 'valid', chain: 'trusted', logo: 'matches' },
+      state: 'found',
+      record_name: 'default._bimi.brand.test',
+      svg: { status: 'fetched', tiny_ps: true },
+      vmc: { status: 'valid', chain: 'trusted', logo: 'matches' },
     });
   });
 
@@ -72,7 +80,9 @@ describe('checkBimi', () => {
     const result = await checkBimi(input(), ctx);
 
     expect(result.status).toBe('ok');
-    expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.bimi.vmc_invalid', severity: 'high', evidence: expect.objectContaining({ reason }) })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({ rule_id: 'mailscan.bimi.vmc_invalid', severity: 'high', evidence: expect.objectContaining({ reason }) }),
+    ]);
   });
 
   it('reports a VMC hosted at a private address as fetch_failed without contacting it', async () => {

@@ -31,7 +31,10 @@ describe('reputationConfigFromEnv', () => {
     expect(result).toEqual({
       ok: true,
       config: {
-        dnsbl: { ipZones: ['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org'], domainZones: ['dbl.spamhaus.org', 'multi.surbl.org', 'multi.uribl.com'] },
+        dnsbl: {
+          ipZones: ['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org'],
+          domainZones: ['dbl.spamhaus.org', 'multi.surbl.org', 'multi.uribl.com'],
+        },
         trustlist: { zones: ['list.dnswl.org'] },
         senderScore: { endpoint: '', timeoutMs: 5_000 },
         threatIntel: { endpoint: 'https://www.virustotal.com', timeoutMs: 8_000 },
@@ -42,10 +45,18 @@ describe('reputationConfigFromEnv', () => {
 
   it('maps operator keys and endpoints from the environment over the file', () => {
     const env = {
-      MAILSCAN_SPAMHAUS_DQS_KEY: 'abc123', MAILSCAN_SENDERSCORE_KEY: 'sk', MAILSCAN_SENDERSCORE_URL: 'http://127.0.0.1:9/',
-      MAILSCAN_THREATINTEL_KEY: 'tk', MAILSCAN_THREATINTEL_URL: 'https://ti.example',
+      MAILSCAN_SPAMHAUS_DQS_KEY: 'abc123',
+      MAILSCAN_SENDERSCORE_KEY: 'sk',
+      MAILSCAN_SENDERSCORE_URL: 'http://127.0.0.1:9/',
+      MAILSCAN_THREATINTEL_KEY: 'tk',
+      MAILSCAN_THREATINTEL_URL: 'https://ti.example',
     };
-    const file = { senderscore: { endpoint: 'https://file.example', timeout_ms: 900 }, threatintel: { timeout_ms: 700 }, dnsbl: { ip_zones: ['bl.example'] }, trustlist: { zones: [] } };
+    const file = {
+      senderscore: { endpoint: 'https://file.example', timeout_ms: 900 },
+      threatintel: { timeout_ms: 700 },
+      dnsbl: { ip_zones: ['bl.example'] },
+      trustlist: { zones: [] },
+    };
 
     const result = reputationConfigFromEnv(env, file, noBundledRoots);
 

@@ -14,8 +14,21 @@ describe('checkDane', () => {
     expect(result).toMatchObject({ status: 'ok', findings: [], errors: [] });
     expect(result.data.hosts).toEqual([
       {
-        host: 'mx1.brand.test', name: '_25._tcp.mx1.brand.test', status: 'found', dnssec_validated: true,
-        records: [{ usage: 3, usage_name: 'DANE-EE', selector: 1, selector_name: 'SPKI', matching_type: 1, matching_type_name: 'SHA2-256', data: 'ab'.repeat(32) }],
+        host: 'mx1.brand.test',
+        name: '_25._tcp.mx1.brand.test',
+        status: 'found',
+        dnssec_validated: true,
+        records: [
+          {
+            usage: 3,
+            usage_name: 'DANE-EE',
+            selector: 1,
+            selector_name: 'SPKI',
+            matching_type: 1,
+            matching_type_name: 'SHA2-256',
+            data: 'ab'.repeat(32),
+          },
+        ],
       },
       { host: 'mx2.brand.test', name: '_25._tcp.mx2.brand.test', status: 'absent' },
     ]);
@@ -28,7 +41,9 @@ describe('checkDane', () => {
 
     expect(result.status).toBe('error');
     expect(result.data.hosts.map((host) => host.status)).toEqual(['unknown', 'absent']);
-    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dane', message: expect.stringContaining('_25._tcp.mx1.brand.test: DNS timeout') }]);
+    expect(result.errors).toEqual([
+      { surface: 'reputation', check: 'dane', message: expect.stringContaining('_25._tcp.mx1.brand.test: DNS timeout') },
+    ]);
   });
 
   it('skips a null MX and asks each host once', async () => {

@@ -25,10 +25,19 @@ describe('checkDnsbl', () => {
     const result = await checkDnsbl(input({ mx }), ctx);
 
     expect(result.status).toBe('ok');
-    expect(result.findings).toEqual([expect.objectContaining({
-      rule_id: 'mailscan.dnsbl.listed', severity: 'high',
-      evidence: { list: 'Spamhaus ZEN', zone: 'zen.spamhaus.org', subject: '203.0.113.201', return_codes: ['127.0.0.2', '127.0.0.4'], meanings: ['SBL: Spamhaus SBL data', 'XBL: exploited host (CBL)'] },
-    })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.dnsbl.listed',
+        severity: 'high',
+        evidence: {
+          list: 'Spamhaus ZEN',
+          zone: 'zen.spamhaus.org',
+          subject: '203.0.113.201',
+          return_codes: ['127.0.0.2', '127.0.0.4'],
+          meanings: ['SBL: Spamhaus SBL data', 'XBL: exploited host (CBL)'],
+        },
+      }),
+    ]);
   });
 
   it('reports an unlisted subject as not listed, with no finding', async () => {
@@ -72,12 +81,17 @@ describe('checkDnsbl', () => {
     const result = await checkDnsbl(input({ mx }), ctx);
 
     expect(result.status).toBe('error');
-    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnsbl', message: expect.stringContaining('zen.spamhaus.org 203.0.113.201: DNS timeout') }]);
+    expect(result.errors).toEqual([
+      { surface: 'reputation', check: 'dnsbl', message: expect.stringContaining('zen.spamhaus.org 203.0.113.201: DNS timeout') },
+    ]);
     expect(result.findings.map((f) => f.evidence.list)).toEqual(['SpamCop']);
   });
 
   it('treats an answer outside 127.0.0.0/8 as an error (a resolver rewriting NXDOMAIN)', async () => {
-    const ctx = context({ table: { 'A brand.test.dbl.spamhaus.org': found('198.51.100.7') }, config: { dnsbl: { ipZones: [], domainZones: ['dbl.spamhaus.org'] } } });
+    const ctx = context({
+      table: { 'A brand.test.dbl.spamhaus.org': found('198.51.100.7') },
+      config: { dnsbl: { ipZones: [], domainZones: ['dbl.spamhaus.org'] } },
+    });
 
     const result = await checkDnsbl(input(), ctx);
 
@@ -108,12 +122,23 @@ describe('checkDnsbl', () => {
 
   it('rewrites Spamhaus zones to the DQS form with a key and never shows the key', async () => {
     const resolver = makeFakeResolver({ 'A 201.113.0.203.k3y123.zen.dq.spamhaus.net': found('127.0.0.3') });
-    const ctx = context({ resolver, config: { dnsbl: { ipZones: ['zen.spamhaus.org', 'bl.spamcop.net'], domainZones: ['dbl.spamhaus.org'] }, spamhausDqsKey: 'k3y123' } });
+    const ctx = context({
+      resolver,
+      config: { dnsbl: { ipZones: ['zen.spamhaus.org', 'bl.spamcop.net'], domainZones: ['dbl.spamhaus.org'] }, spamhausDqsKey: 'k3y123' },
+    });
 
     const result = await checkDnsbl(input({ mx: mx.map((m) => ({ ...m, ipv6: [] })) }), ctx);
 
-    expect(resolver.asked.filter((q) => !/ (1\.0\.0\.127|invalid)\./.test(q)).sort()).toEqual(['A 201.113.0.203.bl.spamcop.net', 'A 201.113.0.203.k3y123.zen.dq.spamhaus.net', 'A brand.test.k3y123.dbl.dq.spamhaus.net']);
-    expect(result.data.list_checks.map((c) => c.query).sort()).toEqual(['1.0.0.127.<dqs-key>.zen.dq.spamhaus.net', '1.0.0.127.bl.spamcop.net', 'invalid.<dqs-key>.dbl.dq.spamhaus.net']);
+    expect(resolver.asked.filter((q) => !/ (1\.0\.0\.127|invalid)\./.test(q)).sort()).toEqual([
+      'A 201.113.0.203.bl.spamcop.net',
+      'A 201.113.0.203.k3y123.zen.dq.spamhaus.net',
+      'A brand.test.k3y123.dbl.dq.spamhaus.net',
+    ]);
+    expect(result.data.list_checks.map((c) => c.query).sort()).toEqual([
+      '1.0.0.127.<dqs-key>.zen.dq.spamhaus.net',
+      '1.0.0.127.bl.spamcop.net',
+      'invalid.<dqs-key>.dbl.dq.spamhaus.net',
+    ]);
     expect(result.data.dqs).toBe(true);
     expect(result.findings[0].evidence).toMatchObject({ zone: 'zen.spamhaus.org', return_codes: ['127.0.0.3'] });
     expect(JSON.stringify(result)).not.toContain('k3y123');
@@ -122,7 +147,10 @@ describe('checkDnsbl', () => {
   it('issues every lookup before any answer arrives', async () => {
     const resolver = makeFakeResolver({});
     resolver.hold = true;
-    const ctx = context({ resolver, config: { dnsbl: { ipZones: ['zen.spamhaus.org', 'bl.spamcop.net'], domainZones: ['dbl.spamhaus.org'] } } });
+    const ctx = context({
+      resolver,
+      config: { dnsbl: { ipZones: ['zen.spamhaus.org', 'bl.spamcop.net'], domainZones: ['dbl.spamhaus.org'] } },
+    });
 
     const pending = checkDnsbl(input({ mx }), ctx);
     await Promise.resolve();
@@ -135,7 +163,10 @@ describe('checkDnsbl', () => {
   });
 
   it('treats any 127/8 answer from a zone without a table as a listing', async () => {
-    const ctx = context({ table: { 'A 201.113.0.203.bl.example.test': found('127.0.0.9') }, config: { dnsbl: { ipZones: ['bl.example.test'], domainZones: [] } } });
+    const ctx = context({
+      table: { 'A 201.113.0.203.bl.example.test': found('127.0.0.9') },
+      config: { dnsbl: { ipZones: ['bl.example.test'], domainZones: [] } },
+    });
 
     const result = await checkDnsbl(input({ mx: mx.map((m) => ({ ...m, ipv6: [] })) }), ctx);
 
@@ -147,16 +178,25 @@ describe('checkDnsbl with a list we have no return-code table for', () => {
   const ipv4Mx = mx.map((m) => ({ ...m, ipv6: [] }));
   const unknownList = { dnsbl: { ipZones: ['bl.example.test'], domainZones: [] } };
 
-  it.each(['127.255.255.254', '127.255.255.0', '127.255.255.255'])('treats %s (127.255.255.0/24) as an error naming the list and the code, never a listing', async (code) => {
-    const ctx = context({ table: { 'A 201.113.0.203.bl.example.test': found(code) }, config: unknownList });
+  it.each(['127.255.255.254', '127.255.255.0', '127.255.255.255'])(
+    'treats %s (127.255.255.0/24) as an error naming the list and the code, never a listing',
+    async (code) => {
+      const ctx = context({ table: { 'A 201.113.0.203.bl.example.test': found(code) }, config: unknownList });
 
-    const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
+      const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
 
-    expect(result.status).toBe('error');
-    expect(result.findings).toEqual([]);
-    expect(result.data.results[0]).toMatchObject({ status: 'error', return_codes: [code] });
-    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnsbl', message: `bl.example.test 203.0.113.201: ${code}: query refused (127.255.255.0/24 is reserved for errors)` }]);
-  });
+      expect(result.status).toBe('error');
+      expect(result.findings).toEqual([]);
+      expect(result.data.results[0]).toMatchObject({ status: 'error', return_codes: [code] });
+      expect(result.errors).toEqual([
+        {
+          surface: 'reputation',
+          check: 'dnsbl',
+          message: `bl.example.test 203.0.113.201: ${code}: query refused (127.255.255.0/24 is reserved for errors)`,
+        },
+      ]);
+    },
+  );
 
   it('treats an answer outside 127.0.0.0/8 as an error naming the list and the code', async () => {
     const ctx = context({ table: { 'A 201.113.0.203.bl.example.test': found('198.51.100.7') }, config: unknownList });
@@ -164,7 +204,9 @@ describe('checkDnsbl with a list we have no return-code table for', () => {
     const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
 
     expect(result.findings).toEqual([]);
-    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnsbl', message: 'bl.example.test 203.0.113.201: answer 198.51.100.7 is outside 127.0.0.0/8' }]);
+    expect(result.errors).toEqual([
+      { surface: 'reputation', check: 'dnsbl', message: 'bl.example.test 203.0.113.201: answer 198.51.100.7 is outside 127.0.0.0/8' },
+    ]);
   });
 
   it('treats the listings of a list that lists 127.0.0.1 as errors: it answers everything', async () => {
@@ -177,23 +219,48 @@ describe('checkDnsbl with a list we have no return-code table for', () => {
 
     expect(result.status).toBe('error');
     expect(result.findings).toEqual([]);
-    expect(result.data.list_checks).toEqual([{ list: 'bl.example.test', zone: 'bl.example.test', query: '1.0.0.127.bl.example.test', status: 'answers_everything', return_codes: ['127.0.0.2'] }]);
-    expect(result.errors).toEqual([{ surface: 'reputation', check: 'dnsbl', message: expect.stringMatching(/^bl\.example\.test 203\.0\.113\.201: 127\.0\.0\.2: not a listing: .*1\.0\.0\.127\.bl\.example\.test/) }]);
+    expect(result.data.list_checks).toEqual([
+      {
+        list: 'bl.example.test',
+        zone: 'bl.example.test',
+        query: '1.0.0.127.bl.example.test',
+        status: 'answers_everything',
+        return_codes: ['127.0.0.2'],
+      },
+    ]);
+    expect(result.errors).toEqual([
+      {
+        surface: 'reputation',
+        check: 'dnsbl',
+        message: expect.stringMatching(
+          /^bl\.example\.test 203\.0\.113\.201: 127\.0\.0\.2: not a listing: .*1\.0\.0\.127\.bl\.example\.test/,
+        ),
+      },
+    ]);
   });
 
   it('asks a domain list about "invalid" once, however many subjects it has, and distrusts it when listed', async () => {
-    const resolver = makeFakeResolver({ 'A invalid.dbl.example.test': found('127.0.1.2'), 'A mail.brand.test.dbl.example.test': found('127.0.1.2') });
+    const resolver = makeFakeResolver({
+      'A invalid.dbl.example.test': found('127.0.1.2'),
+      'A mail.brand.test.dbl.example.test': found('127.0.1.2'),
+    });
     const ctx = context({ resolver, config: { dnsbl: { ipZones: [], domainZones: ['dbl.example.test'] } } });
 
     const result = await checkDnsbl(input({ domain: 'mail.brand.test' }), ctx);
 
     expect(resolver.asked.filter((q) => q.includes('invalid'))).toEqual(['A invalid.dbl.example.test']);
     expect(result.findings).toEqual([]);
-    expect(result.data.results.map((r) => [r.subject, r.status])).toEqual([['mail.brand.test', 'error'], ['brand.test', 'not_listed']]);
+    expect(result.data.results.map((r) => [r.subject, r.status])).toEqual([
+      ['mail.brand.test', 'error'],
+      ['brand.test', 'not_listed'],
+    ]);
   });
 
   it('keeps a listing when the test query gets no answer, and says so', async () => {
-    const ctx = context({ table: { 'A 1.0.0.127.bl.example.test': timeout, 'A 201.113.0.203.bl.example.test': found('127.0.0.2') }, config: unknownList });
+    const ctx = context({
+      table: { 'A 1.0.0.127.bl.example.test': timeout, 'A 201.113.0.203.bl.example.test': found('127.0.0.2') },
+      config: unknownList,
+    });
 
     const result = await checkDnsbl(input({ mx: ipv4Mx }), ctx);
 
@@ -204,7 +271,10 @@ describe('checkDnsbl with a list we have no return-code table for', () => {
 
 describe('checkTrustlist', () => {
   it('reports the DNSWL trust level and category without a finding', async () => {
-    const ctx = context({ table: { 'A 201.113.0.203.list.dnswl.org': found('127.0.3.2') }, config: { trustlist: { zones: ['list.dnswl.org'] } } });
+    const ctx = context({
+      table: { 'A 201.113.0.203.list.dnswl.org': found('127.0.3.2') },
+      config: { trustlist: { zones: ['list.dnswl.org'] } },
+    });
 
     const result = await checkTrustlist(input({ mx: mx.map((m) => ({ ...m, ipv6: [] })) }), ctx);
 
@@ -213,7 +283,10 @@ describe('checkTrustlist', () => {
   });
 
   it('treats the DNSWL refusal code 127.0.0.255 as an error', async () => {
-    const ctx = context({ table: { 'A 201.113.0.203.list.dnswl.org': found('127.0.0.255') }, config: { trustlist: { zones: ['list.dnswl.org'] } } });
+    const ctx = context({
+      table: { 'A 201.113.0.203.list.dnswl.org': found('127.0.0.255') },
+      config: { trustlist: { zones: ['list.dnswl.org'] } },
+    });
 
     const result = await checkTrustlist(input({ mx: mx.map((m) => ({ ...m, ipv6: [] })) }), ctx);
 

@@ -4,7 +4,14 @@ import { makeFakeResolver } from '../helpers/fake-resolver.ts';
 import { context, found, input, nodata, timeout } from './test-context.ts';
 
 // RFC 4034 §5.4: a DNSKEY with key tag 60485 and its SHA-1 DS.
-const rfcKey = { flags: 256, algorithm: 5, key: Buffer.from('AQOeiiR0GOMYkDshWoSKz9XzfwJr1AYtsmx3TGkJaNXVbfi/2pHm822aJ5iI9BMzNXxeYCmZDRD99WYwYqUSdjMmmAphXdvxegXd/M5+X7OrzKBaMbCVdFLUUh6DhweJBjEVv5f2wwjM9XzcnOf+EPbtG9DMBmADjFDc2w/rljwvFw==', 'base64') };
+const rfcKey = {
+  flags: 256,
+  algorithm: 5,
+  key: Buffer.from(
+    'AQOeiiR0GOMYkDshWoSKz9XzfwJr1AYtsmx3TGkJaNXVbfi/2pHm822aJ5iI9BMzNXxeYCmZDRD99WYwYqUSdjMmmAphXdvxegXd/M5+X7OrzKBaMbCVdFLUUh6DhweJBjEVv5f2wwjM9XzcnOf+EPbtG9DMBmADjFDc2w/rljwvFw==',
+    'base64',
+  ),
+};
 const rfcDs = { keyTag: 60485, algorithm: 5, digestType: 1, digest: Buffer.from('2BB183AF5F22588179A53B0A98631FAD1A292118', 'hex') };
 
 describe('keyTag', () => {
@@ -15,13 +22,22 @@ describe('keyTag', () => {
 
 describe('checkDnssec', () => {
   it('reports a signed zone whose DS matches its DNSKEY, without a finding', async () => {
-    const ctx = context({ table: { 'SOA dskey.example.com': found({ mname: 'ns', rname: 'h', serial: 1 }), 'DNSKEY dskey.example.com': found(rfcKey), 'DS dskey.example.com': found(rfcDs) } });
+    const ctx = context({
+      table: {
+        'SOA dskey.example.com': found({ mname: 'ns', rname: 'h', serial: 1 }),
+        'DNSKEY dskey.example.com': found(rfcKey),
+        'DS dskey.example.com': found(rfcDs),
+      },
+    });
 
     const result = await checkDnssec(input({ domain: 'dskey.example.com' }), ctx);
 
     expect(result.findings).toEqual([]);
     expect(result.data).toMatchObject({
-      state: 'signed', zone: 'dskey.example.com', dnskey: 'found', ds: 'found',
+      state: 'signed',
+      zone: 'dskey.example.com',
+      dnskey: 'found',
+      ds: 'found',
       keys: [{ key_tag: 60485, algorithm_name: 'RSASHA1', sep: false }],
       ds_records: [{ key_tag: 60485, matches_dnskey: true }],
     });
@@ -43,7 +59,13 @@ describe('checkDnssec', () => {
 
     expect(result.status).toBe('ok');
     expect(result.data.state).toBe('unsigned');
-    expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.dnssec.unsigned', severity: 'low', evidence: { zone: 'brand.test', dnskey: 'nodata', ds: 'nodata' } })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.dnssec.unsigned',
+        severity: 'low',
+        evidence: { zone: 'brand.test', dnskey: 'nodata', ds: 'nodata' },
+      }),
+    ]);
   });
 
   it('treats an unknown DNSKEY answer as an error, never as unsigned', async () => {
@@ -68,12 +90,20 @@ describe('checkDnssec', () => {
     resolver.release();
     const result = await pending;
 
-    expect(askedAtOnce.sort()).toEqual(['DNSKEY brand.test', 'DNSKEY mail.brand.test', 'DS brand.test', 'DS mail.brand.test', 'SOA mail.brand.test']);
+    expect(askedAtOnce.sort()).toEqual([
+      'DNSKEY brand.test',
+      'DNSKEY mail.brand.test',
+      'DS brand.test',
+      'DS mail.brand.test',
+      'SOA mail.brand.test',
+    ]);
     expect(result.data).toMatchObject({ state: 'signed', zone: 'brand.test' });
   });
 
   it('treats a subdomain with its own SOA as its own zone', async () => {
-    const ctx = context({ table: { 'SOA mail.brand.test': found({ mname: 'ns', rname: 'h', serial: 1 }), 'DNSKEY brand.test': found(rfcKey) } });
+    const ctx = context({
+      table: { 'SOA mail.brand.test': found({ mname: 'ns', rname: 'h', serial: 1 }), 'DNSKEY brand.test': found(rfcKey) },
+    });
 
     const result = await checkDnssec(input({ domain: 'mail.brand.test' }), ctx);
 

@@ -27,7 +27,11 @@ describe('parseLogotype', () => {
   it('reads an extension written by an independent DER encoder', () => {
     const [image] = parseLogotype(logotypeDer(svgLogo, 'hash-only'));
 
-    expect(image).toEqual({ mediaType: 'image/svg+xml', hashes: [{ oid: '2.16.840.1.101.3.4.2.1', value: new Uint8Array(createHash('sha256').update(svgLogo).digest()) }], uris: ['https://brand.test/logo.svg'] });
+    expect(image).toEqual({
+      mediaType: 'image/svg+xml',
+      hashes: [{ oid: '2.16.840.1.101.3.4.2.1', value: new Uint8Array(createHash('sha256').update(svgLogo).digest()) }],
+      uris: ['https://brand.test/logo.svg'],
+    });
   });
 
   it('throws on malformed DER and finds no image without a direct subject logo', () => {

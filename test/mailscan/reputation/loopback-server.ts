@@ -38,10 +38,11 @@ export async function startLoopbackServer(handler: Handler, tls?: { key: string;
     port,
     origin: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -55,7 +56,11 @@ export function routes(table: Record<string, (req: http.IncomingMessage, res: ht
   };
 }
 
-export function sendBody(body: string | Uint8Array, contentType = 'application/octet-stream', status = 200): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+export function sendBody(
+  body: string | Uint8Array,
+  contentType = 'application/octet-stream',
+  status = 200,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   return (_req, res) => {
     res.writeHead(status, { 'content-type': contentType });
     res.end(body);

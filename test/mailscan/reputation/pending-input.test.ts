@@ -16,7 +16,12 @@ describe('reputation with pending posture input', () => {
   it('starts the domain-only checks before posture has answered, and the MX checks once MX is known', async () => {
     const resolver = makeFakeResolver({});
     const mx = deferred<ReputationInput['mx']>();
-    const pending: PendingReputationInput = { domain: 'brand.test', mx: mx.promise, spfLookups: Promise.resolve(3), dkimKeys: Promise.resolve([]) };
+    const pending: PendingReputationInput = {
+      domain: 'brand.test',
+      mx: mx.promise,
+      spfLookups: Promise.resolve(3),
+      dkimKeys: Promise.resolve([]),
+    };
 
     const run = runReputation(pending, context({ resolver, config: { dnsbl: { ipZones: ['zen.example'], domainZones: [] } } }));
     for (let i = 0; i < 5; i += 1) await tick();
@@ -31,14 +36,21 @@ describe('reputation with pending posture input', () => {
     expect(result.data).toHaveProperty('dane');
   });
 
-  it('turns a posture failure behind a pending field into that check\'s error only', async () => {
+  it("turns a posture failure behind a pending field into that check's error only", async () => {
     const failing = Promise.reject(new Error('posture bug'));
     failing.catch(() => undefined);
-    const pending: PendingReputationInput = { domain: 'brand.test', mx: Promise.resolve([]), spfLookups: failing, dkimKeys: Promise.resolve([]) };
+    const pending: PendingReputationInput = {
+      domain: 'brand.test',
+      mx: Promise.resolve([]),
+      spfLookups: failing,
+      dkimKeys: Promise.resolve([]),
+    };
 
     const result = await runReputation(pending, context());
 
     expect(result.status).toBe('error');
-    expect(result.errors).toEqual([expect.objectContaining({ check: 'spf_lookup_limit', message: expect.stringContaining('posture bug') })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ check: 'spf_lookup_limit', message: expect.stringContaining('posture bug') }),
+    ]);
   });
 });

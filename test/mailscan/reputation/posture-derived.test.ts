@@ -9,7 +9,13 @@ describe('checkSpfLookupLimit', () => {
     const result = checkSpfLookupLimit(input({ spfLookups: 11 }));
 
     expect(result.data).toEqual({ status: 'over_limit', lookups: 11, limit: 10 });
-    expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.spf.lookup_limit', severity: 'high', evidence: { domain: 'brand.test', lookups: 11, limit: 10 } })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.spf.lookup_limit',
+        severity: 'high',
+        evidence: { domain: 'brand.test', lookups: 11, limit: 10 },
+      }),
+    ]);
   });
 
   it('does not fire at exactly 10 lookups', () => {
@@ -25,7 +31,12 @@ describe('checkSpfLookupLimit', () => {
 });
 
 describe('checkDkimHygiene', () => {
-  const key = (selector: string, keyType: string, bits: number | null, hashAlgorithms: string[] = []) => ({ selector, keyType, bits, hashAlgorithms });
+  const key = (selector: string, keyType: string, bits: number | null, hashAlgorithms: string[] = []) => ({
+    selector,
+    keyType,
+    bits,
+    hashAlgorithms,
+  });
 
   it.each([
     ['an RSA key under 1024 bits', key('s512', 'rsa', 512), 'high'],
@@ -35,7 +46,13 @@ describe('checkDkimHygiene', () => {
   ])('fires dkim.weak_key for %s', (_name, dkimKey, severity) => {
     const result = checkDkimHygiene(input({ dkimKeys: [dkimKey] }));
 
-    expect(result.findings).toEqual([expect.objectContaining({ rule_id: 'mailscan.dkim.weak_key', severity, evidence: expect.objectContaining({ selector: dkimKey.selector }) })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.dkim.weak_key',
+        severity,
+        evidence: expect.objectContaining({ selector: dkimKey.selector }),
+      }),
+    ]);
     expect(result.data.keys[0].verdict).toBe('weak');
   });
 
@@ -81,7 +98,12 @@ describe('checkMxProvider', () => {
   });
 
   it('lists each host with its provider and the distinct providers', () => {
-    const mx = ['alt1.aspmx.l.google.com', 'aspmx.l.google.com', 'mx.brand.test'].map((host, i) => ({ host, preference: i, ipv4: [], ipv6: [] }));
+    const mx = ['alt1.aspmx.l.google.com', 'aspmx.l.google.com', 'mx.brand.test'].map((host, i) => ({
+      host,
+      preference: i,
+      ipv4: [],
+      ipv6: [],
+    }));
 
     const result = checkMxProvider(input({ mx }));
 

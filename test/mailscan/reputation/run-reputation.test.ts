@@ -17,7 +17,9 @@ const lists = { dnsbl: { ipZones: ['zen.spamhaus.org'], domainZones: ['dbl.spamh
 
 async function vendors(): Promise<{ score: LoopbackServer; intel: LoopbackServer }> {
   const score = await startLoopbackServer(sendJson({ ip: '203.0.113.10', score: 20 }));
-  const intel = await startLoopbackServer(sendJson({ data: { attributes: { last_analysis_stats: { malicious: 3, suspicious: 0 }, reputation: -40 } } }));
+  const intel = await startLoopbackServer(
+    sendJson({ data: { attributes: { last_analysis_stats: { malicious: 3, suspicious: 0 }, reputation: -40 } } }),
+  );
   servers.push(score, intel);
   return { score, intel };
 }
@@ -28,13 +30,28 @@ describe('runReputation', () => {
     const ctx = context({
       fetch,
       table: { 'DNSKEY brand.test': found({ flags: 257, algorithm: 13, key: Buffer.alloc(64) }) },
-      config: { ...lists, senderScore: { endpoint: score.origin, timeoutMs: 1_000 }, threatIntel: { endpoint: intel.origin, timeoutMs: 1_000 } },
+      config: {
+        ...lists,
+        senderScore: { endpoint: score.origin, timeoutMs: 1_000 },
+        threatIntel: { endpoint: intel.origin, timeoutMs: 1_000 },
+      },
     });
 
     const result = await runReputation(input({ mx }), ctx);
 
     expect(result.status).toBe('ok');
-    expect(Object.keys(result.data).sort()).toEqual(['bimi', 'dane', 'dkim_key_hygiene', 'dnsbl', 'dnssec', 'mx_provider', 'sender_score', 'spf_lookup_limit', 'threat_intel', 'trustlist']);
+    expect(Object.keys(result.data).sort()).toEqual([
+      'bimi',
+      'dane',
+      'dkim_key_hygiene',
+      'dnsbl',
+      'dnssec',
+      'mx_provider',
+      'sender_score',
+      'spf_lookup_limit',
+      'threat_intel',
+      'trustlist',
+    ]);
     expect(result.data.sender_score).toMatchObject({ status: 'skipped', outcome: 'skipped' });
     expect(result.data.threat_intel).toMatchObject({ status: 'skipped', outcome: 'skipped' });
     expect(result.data.spf_lookup_limit).toEqual({ status: 'within_limit', outcome: 'ok', lookups: 3, limit: 10 });
@@ -48,21 +65,35 @@ describe('runReputation', () => {
     const ctx = context({
       fetch,
       table: { 'A 10.113.0.203.zen.spamhaus.org': found('127.0.0.2') },
-      config: { ...lists, senderScore: { endpoint: score.origin, key: 's', timeoutMs: 1_000 }, threatIntel: { endpoint: intel.origin, key: 't', timeoutMs: 1_000 } },
+      config: {
+        ...lists,
+        senderScore: { endpoint: score.origin, key: 's', timeoutMs: 1_000 },
+        threatIntel: { endpoint: intel.origin, key: 't', timeoutMs: 1_000 },
+      },
     });
 
-    const result = await runReputation(input({ mx, spfLookups: 12, dkimKeys: [{ selector: 'old', keyType: 'rsa', bits: 1024, hashAlgorithms: [] }] }), ctx);
+    const result = await runReputation(
+      input({ mx, spfLookups: 12, dkimKeys: [{ selector: 'old', keyType: 'rsa', bits: 1024, hashAlgorithms: [] }] }),
+      ctx,
+    );
 
     expect(score.requests.map((r) => r.url)).toEqual(['/v1/score?ip=203.0.113.10']);
     expect(intel.requests.map((r) => r.url)).toEqual(['/api/v3/domains/brand.test']);
     expect(result.findings.map((f) => f.rule_id).sort()).toEqual([
-      'mailscan.dkim.weak_key', 'mailscan.dnsbl.listed', 'mailscan.dnssec.unsigned', 'mailscan.reputation.mx_score_low',
-      'mailscan.reputation.threatintel_blocked', 'mailscan.spf.lookup_limit',
+      'mailscan.dkim.weak_key',
+      'mailscan.dnsbl.listed',
+      'mailscan.dnssec.unsigned',
+      'mailscan.reputation.mx_score_low',
+      'mailscan.reputation.threatintel_blocked',
+      'mailscan.spf.lookup_limit',
     ]);
   });
 
   it('is an error when a check errors, while the other checks still report', async () => {
-    const ctx = context({ table: { 'A 10.113.0.203.zen.spamhaus.org': found('127.255.255.254'), 'DNSKEY brand.test': timeout }, config: lists });
+    const ctx = context({
+      table: { 'A 10.113.0.203.zen.spamhaus.org': found('127.255.255.254'), 'DNSKEY brand.test': timeout },
+      config: lists,
+    });
 
     const result = await runReputation(input({ mx, spfLookups: 11 }), ctx);
 
@@ -74,10 +105,11 @@ describe('runReputation', () => {
     expect(result.findings.map((f) => f.rule_id)).toEqual(['mailscan.spf.lookup_limit']);
   });
 
-  it('turns a check that throws into that check\'s error', async () => {
+  it("turns a check that throws into that check's error", async () => {
     const fake = makeFakeResolver({});
     const resolver: Resolver = {
-      query: <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> => (type === 'TLSA' ? Promise.reject(new Error('socket closed')) : fake.query(name, type)),
+      query: <T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T>> =>
+        type === 'TLSA' ? Promise.reject(new Error('socket closed')) : fake.query(name, type),
     };
     const ctx = context({ resolver, config: lists });
 
@@ -101,10 +133,16 @@ describe('runReputation', () => {
     await pending;
 
     expect(asked).toEqual([
-      'A 1.0.0.127.list.dnswl.org', 'A 1.0.0.127.zen.spamhaus.org',
-      'A 10.113.0.203.list.dnswl.org', 'A 10.113.0.203.zen.spamhaus.org', 'A brand.test.dbl.spamhaus.org',
+      'A 1.0.0.127.list.dnswl.org',
+      'A 1.0.0.127.zen.spamhaus.org',
+      'A 10.113.0.203.list.dnswl.org',
+      'A 10.113.0.203.zen.spamhaus.org',
+      'A brand.test.dbl.spamhaus.org',
       'A invalid.dbl.spamhaus.org',
-      'DNSKEY brand.test', 'DS brand.test', 'TLSA _25._tcp.mx1.brand.test', 'TXT default._bimi.brand.test',
+      'DNSKEY brand.test',
+      'DS brand.test',
+      'TLSA _25._tcp.mx1.brand.test',
+      'TXT default._bimi.brand.test',
     ]);
   });
 });

@@ -21,13 +21,16 @@ function fixedLookup(table: Record<string, string[]>): HostLookup & { calls: str
     calls.push(hostname);
     const addresses = table[hostname];
     if (!addresses) throw new FetchError('host_not_found', hostname);
-    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 as const : 4 as const }));
+    return addresses.map((address) => ({ address, family: address.includes(':') ? (6 as const) : (4 as const) }));
   };
   return Object.assign(lookup, { calls });
 }
 
 async function fetchError(promise: Promise<unknown>): Promise<FetchError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(FetchError);
   return error as FetchError;
 }
@@ -36,14 +39,32 @@ const base = { timeoutMs: 2_000, maxBytes: 1_024 };
 
 describe('blockedAddressReason', () => {
   it.each([
-    ['127.0.0.1', 'loopback'], ['10.20.30.40', 'private'], ['172.31.0.1', 'private'], ['192.168.1.1', 'private'],
-    ['169.254.169.254', 'link-local'], ['100.64.0.1', 'carrier-grade NAT'], ['0.0.0.0', 'unspecified'],
-    ['224.0.0.251', 'multicast'], ['255.255.255.255', 'reserved or broadcast'], ['::1', 'loopback'], ['::', 'unspecified'],
-    ['fc00::1', 'unique local'], ['fd12:3456::1', 'unique local'], ['fe80::1', 'link-local'], ['ff02::1', 'multicast'],
-    ['::ffff:127.0.0.1', 'loopback (embedded 127.0.0.1)'], ['::ffff:a00:1', 'private (embedded 10.0.0.1)'],
-    ['64:ff9b::a9fe:a9fe', 'link-local (embedded 169.254.169.254)'], ['2002:c0a8:101::1', 'private (embedded 192.168.1.1)'],
-    ['::a00:1', 'private (embedded 10.0.0.1)'], ['[::1]', 'loopback'], ['fe80::1%eth0', 'link-local'], ['2001:db8::5', 'documentation'],
-    ['64:ff9b:1::8.8.8.8', 'local NAT64'], ['127.1', 'not an IP address'], ['0x7f.0.0.1', 'not an IP address'],
+    ['127.0.0.1', 'loopback'],
+    ['10.20.30.40', 'private'],
+    ['172.31.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['100.64.0.1', 'carrier-grade NAT'],
+    ['0.0.0.0', 'unspecified'],
+    ['224.0.0.251', 'multicast'],
+    ['255.255.255.255', 'reserved or broadcast'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fc00::1', 'unique local'],
+    ['fd12:3456::1', 'unique local'],
+    ['fe80::1', 'link-local'],
+    ['ff02::1', 'multicast'],
+    ['::ffff:127.0.0.1', 'loopback (embedded 127.0.0.1)'],
+    ['::ffff:a00:1', 'private (embedded 10.0.0.1)'],
+    ['64:ff9b::a9fe:a9fe', 'link-local (embedded 169.254.169.254)'],
+    ['2002:c0a8:101::1', 'private (embedded 192.168.1.1)'],
+    ['::a00:1', 'private (embedded 10.0.0.1)'],
+    ['[::1]', 'loopback'],
+    ['fe80::1%eth0', 'link-local'],
+    ['2001:db8::5', 'documentation'],
+    ['64:ff9b:1::8.8.8.8', 'local NAT64'],
+    ['127.1', 'not an IP address'],
+    ['0x7f.0.0.1', 'not an IP address'],
   ])('refuses %s as %s', (ip, reason) => {
     expect(blockedAddressReason(ip, false)).toBe(reason);
   });
@@ -86,8 +107,14 @@ describe('makeSafeFetch', () => {
   });
 
   it.each([
-    'https://127.0.0.1/', 'https://10.1.2.3/', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]/',
-    'https://[fc00::1]/', 'https://[::ffff:127.0.0.1]/', 'https://100.64.0.1/', 'https://0.0.0.0/',
+    'https://127.0.0.1/',
+    'https://10.1.2.3/',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://[::1]/',
+    'https://[fc00::1]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://100.64.0.1/',
+    'https://0.0.0.0/',
   ])('refuses the address literal in %s', async (url) => {
     const fetch = makeSafeFetch({ ...base, allowPrivate: false });
 
@@ -123,7 +150,12 @@ describe('makeSafeFetch', () => {
   it('speaks https to a host name, verifying the certificate against the given CA', async () => {
     const root = await makeRoot('CN=Test TLS Root');
     const server = await serve(sendBody('secure'), await makeTlsServerCert(root, ['logo.brand.test']));
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true, lookup: fixedLookup({ 'logo.brand.test': ['127.0.0.1'] }), tlsCa: [root.pem] });
+    const fetch = makeSafeFetch({
+      ...base,
+      allowPrivate: true,
+      lookup: fixedLookup({ 'logo.brand.test': ['127.0.0.1'] }),
+      tlsCa: [root.pem],
+    });
 
     const response = await fetch(`https://logo.brand.test:${server.port}/logo.svg`);
 
@@ -132,14 +164,16 @@ describe('makeSafeFetch', () => {
 
   it('refuses a body larger than the cap, declared or streamed', async () => {
     const big = 'x'.repeat(4_096);
-    const server = await serve(routes({
-      '/declared': sendBody(big),
-      '/chunked': (_req, res) => {
-        res.writeHead(200);
-        res.write(big.slice(0, 2_048));
-        res.end(big.slice(2_048));
-      },
-    }));
+    const server = await serve(
+      routes({
+        '/declared': sendBody(big),
+        '/chunked': (_req, res) => {
+          res.writeHead(200);
+          res.write(big.slice(0, 2_048));
+          res.end(big.slice(2_048));
+        },
+      }),
+    );
     const fetch = makeSafeFetch({ ...base, allowPrivate: true });
 
     const declared = await fetchError(fetch(`${server.origin}/declared`));
@@ -173,8 +207,11 @@ describe('makeSafeFetch', () => {
   });
 
   it('follows up to three redirects and refuses the fourth', async () => {
-    const hop = (to: string) => (_req: unknown, res: { writeHead: (s: number, h: Record<string, string>) => { end: () => void } }) => res.writeHead(302, { location: to }).end();
-    const server = await serve(routes({ '/1': hop('/2'), '/2': hop('/3'), '/3': hop('/final'), '/4': hop('/1'), '/final': sendBody('done') }));
+    const hop = (to: string) => (_req: unknown, res: { writeHead: (s: number, h: Record<string, string>) => { end: () => void } }) =>
+      res.writeHead(302, { location: to }).end();
+    const server = await serve(
+      routes({ '/1': hop('/2'), '/2': hop('/3'), '/3': hop('/final'), '/4': hop('/1'), '/final': sendBody('done') }),
+    );
     const fetch = makeSafeFetch({ ...base, allowPrivate: true });
 
     const followed = await fetch(`${server.origin}/1`);
@@ -185,11 +222,13 @@ describe('makeSafeFetch', () => {
   });
 
   it('re-vets every redirect target, refusing metadata addresses even with allowPrivate', async () => {
-    const server = await serve(routes({
-      '/literal': (_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end(),
-      '/named': (_req, res) => res.writeHead(301, { location: 'http://metadata.test/' }).end(),
-      '/scheme': (_req, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end(),
-    }));
+    const server = await serve(
+      routes({
+        '/literal': (_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end(),
+        '/named': (_req, res) => res.writeHead(301, { location: 'http://metadata.test/' }).end(),
+        '/scheme': (_req, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end(),
+      }),
+    );
     const fetch = makeSafeFetch({ ...base, allowPrivate: true, lookup: fixedLookup({ 'metadata.test': ['169.254.169.254'] }) });
 
     const literal = await fetchError(fetch(`${server.origin}/literal`));
@@ -203,11 +242,13 @@ describe('makeSafeFetch', () => {
 
   it('drops caller headers when a redirect leaves the origin', async () => {
     const target = await serve(sendBody('elsewhere'));
-    const start = await serve(routes({
-      '/same': (_req, res) => res.writeHead(302, { location: '/landing' }).end(),
-      '/landing': sendBody('here'),
-      '/away': (_req, res) => res.writeHead(302, { location: `${target.origin}/` }).end(),
-    }));
+    const start = await serve(
+      routes({
+        '/same': (_req, res) => res.writeHead(302, { location: '/landing' }).end(),
+        '/landing': sendBody('here'),
+        '/away': (_req, res) => res.writeHead(302, { location: `${target.origin}/` }).end(),
+      }),
+    );
     const fetch = makeSafeFetch({ ...base, allowPrivate: true });
 
     await fetch(`${start.origin}/same`, { headers: { 'x-api-key': 'secret' } });

@@ -16,16 +16,22 @@ export function input(overrides: Partial<ReputationInput> = {}): ReputationInput
 }
 
 /** A context whose fetch fails the test if called, and whose lists are empty unless given. */
-export function context(options: {
-  resolver?: Resolver;
-  table?: Record<string, DnsAnswer<RecordType>>;
-  fetch?: ReputationContext['fetch'];
-  config?: Partial<ReputationContext['config']>;
-} = {}): ReputationContext & { logged: { event: string; fields?: Record<string, unknown> }[] } {
+export function context(
+  options: {
+    resolver?: Resolver;
+    table?: Record<string, DnsAnswer<RecordType>>;
+    fetch?: ReputationContext['fetch'];
+    config?: Partial<ReputationContext['config']>;
+  } = {},
+): ReputationContext & { logged: { event: string; fields?: Record<string, unknown> }[] } {
   const logged: { event: string; fields?: Record<string, unknown> }[] = [];
   return {
     resolver: options.resolver ?? makeFakeResolver(options.table ?? {}),
-    fetch: options.fetch ?? (async (url) => { throw new Error(`unexpected fetch of ${url}`); }),
+    fetch:
+      options.fetch ??
+      (async (url) => {
+        throw new Error(`unexpected fetch of ${url}`);
+      }),
     config: {
       dnsbl: { ipZones: [], domainZones: [] },
       trustlist: { zones: [] },

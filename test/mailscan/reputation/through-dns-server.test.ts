@@ -22,15 +22,24 @@ let vmcRoot: Issuer;
 let tlsRoot: Issuer;
 
 beforeAll(async () => {
-  dns = await startDnsServer({ zoneFiles: readdirSync(zoneDir).filter((file) => file.startsWith('rep-')).map((file) => join(zoneDir, file)) });
+  dns = await startDnsServer({
+    zoneFiles: readdirSync(zoneDir)
+      .filter((file) => file.startsWith('rep-'))
+      .map((file) => join(zoneDir, file)),
+  });
   vmcRoot = await makeRoot();
   tlsRoot = await makeRoot('CN=Test TLS Root');
   const intermediate = await makeIntermediate(vmcRoot);
-  web = await startLoopbackServer(routes({
-    '/logo.svg': sendBody(svgLogo, 'image/svg+xml'),
-    '/valid.pem': sendBody((await makeLeaf(intermediate, { domains: ['rep-bimi.test'] })) + intermediate.pem),
-    '/wrong-eku.pem': sendBody((await makeLeaf(intermediate, { domains: ['rep-bimi.test'], eku: ['1.3.6.1.5.5.7.3.4'] })) + intermediate.pem),
-  }), await makeTlsServerCert(tlsRoot, ['logo.rep-bimi.test']));
+  web = await startLoopbackServer(
+    routes({
+      '/logo.svg': sendBody(svgLogo, 'image/svg+xml'),
+      '/valid.pem': sendBody((await makeLeaf(intermediate, { domains: ['rep-bimi.test'] })) + intermediate.pem),
+      '/wrong-eku.pem': sendBody(
+        (await makeLeaf(intermediate, { domains: ['rep-bimi.test'], eku: ['1.3.6.1.5.5.7.3.4'] })) + intermediate.pem,
+      ),
+    }),
+    await makeTlsServerCert(tlsRoot, ['logo.rep-bimi.test']),
+  );
 });
 
 afterAll(async () => {
@@ -45,7 +54,13 @@ function reputationContext(config: Partial<ReputationContext['config']> = {}): R
   const resolver = makeCachingResolver(makeRawResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, attempts: 1 }));
   return {
     resolver,
-    fetch: makeSafeFetch({ timeoutMs: 2_000, maxBytes: 256 * 1024, allowPrivate: true, lookup: lookupViaResolver(resolver), tlsCa: [tlsRoot.pem] }),
+    fetch: makeSafeFetch({
+      timeoutMs: 2_000,
+      maxBytes: 256 * 1024,
+      allowPrivate: true,
+      lookup: lookupViaResolver(resolver),
+      tlsCa: [tlsRoot.pem],
+    }),
     config: {
       dnsbl: { ipZones: [...reputationDefaults.dnsbl.ipZones], domainZones: [...reputationDefaults.dnsbl.domainZones] },
       trustlist: { zones: [...reputationDefaults.trustlist.zones] },
@@ -72,7 +87,15 @@ describe('runReputation through the loopback DNS server', () => {
     expect(result.status).toBe('ok');
     expect(result.findings).toEqual([]);
     expect(result.data.dnssec).toMatchObject({ state: 'signed', ds_records: [{ key_tag: 49027, matches_dnskey: true }] });
-    expect(result.data.dane).toMatchObject({ hosts: [{ status: 'found', dnssec_validated: true, records: [{ usage_name: 'DANE-EE', selector_name: 'SPKI', matching_type_name: 'SHA2-256' }] }] });
+    expect(result.data.dane).toMatchObject({
+      hosts: [
+        {
+          status: 'found',
+          dnssec_validated: true,
+          records: [{ usage_name: 'DANE-EE', selector_name: 'SPKI', matching_type_name: 'SHA2-256' }],
+        },
+      ],
+    });
     expect(result.data.trustlist).toMatchObject({ results: [{ status: 'listed', meanings: ['trust medium (email service providers)'] }] });
   });
 
@@ -81,7 +104,12 @@ describe('runReputation through the loopback DNS server', () => {
 
     expect(result.status).toBe('ok');
     expect(ruleIds(result)).toEqual(['mailscan.dnsbl.listed', 'mailscan.dnsbl.listed', 'mailscan.dnssec.unsigned']);
-    expect(result.findings.filter((f) => f.rule_id === 'mailscan.dnsbl.listed').map((f) => f.evidence.subject).sort()).toEqual(['203.0.113.201', 'rep-listed.test']);
+    expect(
+      result.findings
+        .filter((f) => f.rule_id === 'mailscan.dnsbl.listed')
+        .map((f) => f.evidence.subject)
+        .sort(),
+    ).toEqual(['203.0.113.201', 'rep-listed.test']);
     expect(result.data.dane).toMatchObject({ hosts: [{ status: 'absent' }] });
   });
 
@@ -127,6 +155,8 @@ describe('runReputation through the loopback DNS server', () => {
     const wrongEku = await runReputation(mxInput('news.rep-bimi.test', null), reputationContext());
 
     expect(valid.data.bimi).toMatchObject({ status: 'ok', vmc: { status: 'valid', chain: 'trusted', logo: 'matches' } });
-    expect(wrongEku.findings.filter((f) => f.rule_id === 'mailscan.bimi.vmc_invalid').map((f) => f.evidence.reason)).toEqual(['eku_missing']);
+    expect(wrongEku.findings.filter((f) => f.rule_id === 'mailscan.bimi.vmc_invalid').map((f) => f.evidence.reason)).toEqual([
+      'eku_missing',
+    ]);
   });
 });

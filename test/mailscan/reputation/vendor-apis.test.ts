@@ -63,10 +63,13 @@ describe('checkSenderScore', () => {
 
     const result = await checkSenderScore(input({ mx }), ctx);
 
-    expect(result.findings).toEqual([expect.objectContaining({
-      rule_id: 'mailscan.reputation.mx_score_low', severity: 'medium',
-      evidence: { ip: '203.0.113.11', hosts: ['mx1.brand.test', 'mx2.brand.test'], score: 12, threshold: 50 },
-    })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        rule_id: 'mailscan.reputation.mx_score_low',
+        severity: 'medium',
+        evidence: { ip: '203.0.113.11', hosts: ['mx1.brand.test', 'mx2.brand.test'], score: 12, threshold: 50 },
+      }),
+    ]);
   });
 
   it('reports an IP the service does not know as no data, without a finding or an error', async () => {
@@ -80,14 +83,21 @@ describe('checkSenderScore', () => {
   });
 
   it('turns a failing or malformed answer into an error for that IP, without the key in it', async () => {
-    const server = await vendor(routes({ '/v1/score': (req, res) => (req.url!.includes('.10') ? res.writeHead(500).end() : sendJson({ ip: 'x', score: 'high' })(req, res)) }));
+    const server = await vendor(
+      routes({
+        '/v1/score': (req, res) => (req.url!.includes('.10') ? res.writeHead(500).end() : sendJson({ ip: 'x', score: 'high' })(req, res)),
+      }),
+    );
     const ctx = context({ fetch, config: { senderScore: { endpoint: server.origin, key: 'secret-key', timeoutMs: 1_000 } } });
 
     const result = await checkSenderScore(input({ mx }), ctx);
 
     expect(result.status).toBe('error');
     expect(result.findings).toEqual([]);
-    expect(result.errors.map((e) => e.message)).toEqual(['203.0.113.10: HTTP 500', expect.stringContaining('203.0.113.11: unexpected response shape')]);
+    expect(result.errors.map((e) => e.message)).toEqual([
+      '203.0.113.10: HTTP 500',
+      expect.stringContaining('203.0.113.11: unexpected response shape'),
+    ]);
     expect(JSON.stringify(result)).not.toContain('secret-key');
   });
 
@@ -102,7 +112,16 @@ describe('checkSenderScore', () => {
 });
 
 function domainReport(malicious: number, suspicious: number, reputation?: number) {
-  return { data: { id: 'brand.test', type: 'domain', attributes: { last_analysis_stats: { malicious, suspicious, harmless: 60, undetected: 10 }, ...(reputation === undefined ? {} : { reputation }) } } };
+  return {
+    data: {
+      id: 'brand.test',
+      type: 'domain',
+      attributes: {
+        last_analysis_stats: { malicious, suspicious, harmless: 60, undetected: 10 },
+        ...(reputation === undefined ? {} : { reputation }),
+      },
+    },
+  };
 }
 
 describe('checkThreatIntel', () => {
@@ -165,8 +184,14 @@ describe('checkThreatIntel', () => {
     const rejected = await vendor((_req, res) => res.writeHead(401).end());
     const silent = await vendor(() => undefined);
 
-    const denied = await checkThreatIntel(input(), context({ fetch, config: { threatIntel: { endpoint: rejected.origin, key: 'k', timeoutMs: 1_000 } } }));
-    const slow = await checkThreatIntel(input(), context({ fetch, config: { threatIntel: { endpoint: silent.origin, key: 'k', timeoutMs: 100 } } }));
+    const denied = await checkThreatIntel(
+      input(),
+      context({ fetch, config: { threatIntel: { endpoint: rejected.origin, key: 'k', timeoutMs: 1_000 } } }),
+    );
+    const slow = await checkThreatIntel(
+      input(),
+      context({ fetch, config: { threatIntel: { endpoint: silent.origin, key: 'k', timeoutMs: 100 } } }),
+    );
 
     expect(denied).toMatchObject({ status: 'error', findings: [], errors: [{ check: 'threat_intel', message: 'brand.test: HTTP 401' }] });
     expect(slow).toMatchObject({ status: 'error', findings: [] });

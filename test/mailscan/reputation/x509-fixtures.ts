@@ -26,8 +26,12 @@ async function newKeys(): Promise<webcrypto.CryptoKeyPair> {
 export async function makeRoot(name = 'CN=Test VMC Root'): Promise<Issuer> {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name, keys, serialNumber: '01', signingAlgorithm: algorithm,
-    notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2040-01-01T00:00:00Z'),
+    name,
+    keys,
+    serialNumber: '01',
+    signingAlgorithm: algorithm,
+    notBefore: new Date('2020-01-01T00:00:00Z'),
+    notAfter: new Date('2040-01-01T00:00:00Z'),
     extensions: [new x509.BasicConstraintsExtension(true, 1, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
   });
   return { cert, keys, pem: cert.toString('pem') };
@@ -36,9 +40,14 @@ export async function makeRoot(name = 'CN=Test VMC Root'): Promise<Issuer> {
 export async function makeIntermediate(root: Issuer, name = 'CN=Test VMC Intermediate'): Promise<Issuer> {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.create({
-    subject: name, issuer: root.cert.subject, publicKey: keys.publicKey, signingKey: root.keys.privateKey,
-    serialNumber: '02', signingAlgorithm: algorithm,
-    notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2035-01-01T00:00:00Z'),
+    subject: name,
+    issuer: root.cert.subject,
+    publicKey: keys.publicKey,
+    signingKey: root.keys.privateKey,
+    serialNumber: '02',
+    signingAlgorithm: algorithm,
+    notBefore: new Date('2020-01-01T00:00:00Z'),
+    notAfter: new Date('2035-01-01T00:00:00Z'),
     extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
   });
   return { cert, keys, pem: cert.toString('pem') };
@@ -74,9 +83,13 @@ export async function makeLeaf(issuer: Issuer, options: LeafOptions = {}): Promi
   const logo = options.logo === undefined ? svgLogo : options.logo;
   if (logo) extensions.push(new x509.Extension(LOGOTYPE_OID, false, logotypeDer(logo, options.logotypeForm ?? 'standard')));
   const cert = await x509.X509CertificateGenerator.create({
-    subject: `CN=${(options.domains ?? ['brand.test'])[0]}`, issuer: issuer.cert.subject,
-    publicKey: keys.publicKey, signingKey: issuer.keys.privateKey, serialNumber: options.serial ?? '10',
-    signingAlgorithm: algorithm, extensions,
+    subject: `CN=${(options.domains ?? ['brand.test'])[0]}`,
+    issuer: issuer.cert.subject,
+    publicKey: keys.publicKey,
+    signingKey: issuer.keys.privateKey,
+    serialNumber: options.serial ?? '10',
+    signingAlgorithm: algorithm,
+    extensions,
     notBefore: options.notBefore ?? new Date('2025-01-01T00:00:00Z'),
     notAfter: options.notAfter ?? new Date('2026-01-01T00:00:00Z'),
   });
@@ -87,9 +100,14 @@ export async function makeLeaf(issuer: Issuer, options: LeafOptions = {}): Promi
 export async function makeTlsServerCert(root: Issuer, names: string[]): Promise<{ cert: string; key: string }> {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.create({
-    subject: `CN=${names[0]}`, issuer: root.cert.subject, publicKey: keys.publicKey, signingKey: root.keys.privateKey,
-    serialNumber: '20', signingAlgorithm: algorithm,
-    notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 86_400_000),
+    subject: `CN=${names[0]}`,
+    issuer: root.cert.subject,
+    publicKey: keys.publicKey,
+    signingKey: root.keys.privateKey,
+    serialNumber: '20',
+    signingAlgorithm: algorithm,
+    notBefore: new Date(Date.now() - 86_400_000),
+    notAfter: new Date(Date.now() + 86_400_000),
     extensions: [new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns' as const, value })))],
   });
   const pkcs8 = await crypto.subtle.exportKey('pkcs8', keys.privateKey);
@@ -100,20 +118,19 @@ export async function makeTlsServerCert(root: Issuer, names: string[]): Promise<
 // gzipped SVG in a data: URI, as VMC issuers publish it.
 export function logotypeDer(svg: Uint8Array, form: NonNullable<LeafOptions['logotypeForm']>): Uint8Array {
   const gzipped = gzipSync(svg);
-  const hash = createHash('sha256').update(form === 'hash-of-gzip' ? gzipped : svg).digest();
+  const hash = createHash('sha256')
+    .update(form === 'hash-of-gzip' ? gzipped : svg)
+    .digest();
   const uri = form === 'hash-only' ? 'https://brand.test/logo.svg' : `data:image/svg+xml;base64,${gzipped.toString('base64')}`;
-  const details = seq(
-    ia5(0x16, 'image/svg+xml'),
-    seq(seq(seq(oid(SHA256_OID)), tlv(0x04, hash))),
-    seq(ia5(0x16, uri)),
-  );
+  const details = seq(ia5(0x16, 'image/svg+xml'), seq(seq(seq(oid(SHA256_OID)), tlv(0x04, hash))), seq(ia5(0x16, uri)));
   const logotypeData = tlv(0xa0, seq(seq(details)));
   return seq(tlv(0xa2, logotypeData));
 }
 
 function tlv(tag: number, content: Uint8Array): Uint8Array {
   const n = content.length;
-  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
+  const length =
+    n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
   return new Uint8Array([tag, ...length, ...content]);
 }
 

@@ -18,9 +18,27 @@ async function vendor(handler: Handler): Promise<LoopbackServer> {
 
 const fetch = makeSafeFetch({ timeoutMs: 2_000, maxBytes: 64 * 1024, allowPrivate: true });
 const use = { fetch, surface: 'leak', check: 'breach' };
-const searchVendor: VendorDefinition = { name: 'dehashed', key: 'required', keyHeaders: (key) => ({ 'dehashed-api-key': key }), defaultEndpoint: '', defaultTimeoutMs: 1_000 };
-const bearerVendor: VendorDefinition = { name: 'codesearch', key: 'required', keyHeaders: (key) => ({ authorization: `Bearer ${key}` }), defaultEndpoint: '', defaultTimeoutMs: 1_000 };
-const optionalVendor: VendorDefinition = { name: 'breach', key: 'optional', keyHeaders: (key) => ({ 'hibp-api-key': key }), defaultEndpoint: '', defaultTimeoutMs: 1_000 };
+const searchVendor: VendorDefinition = {
+  name: 'dehashed',
+  key: 'required',
+  keyHeaders: (key) => ({ 'dehashed-api-key': key }),
+  defaultEndpoint: '',
+  defaultTimeoutMs: 1_000,
+};
+const bearerVendor: VendorDefinition = {
+  name: 'codesearch',
+  key: 'required',
+  keyHeaders: (key) => ({ authorization: `Bearer ${key}` }),
+  defaultEndpoint: '',
+  defaultTimeoutMs: 1_000,
+};
+const optionalVendor: VendorDefinition = {
+  name: 'breach',
+  key: 'optional',
+  keyHeaders: (key) => ({ 'hibp-api-key': key }),
+  defaultEndpoint: '',
+  defaultTimeoutMs: 1_000,
+};
 const anySchema = z.object({ total: z.number() });
 
 function client(definition: VendorDefinition, endpoint: string, key?: string, timeoutMs = 1_000): VendorClient {
@@ -35,17 +53,24 @@ describe('openVendor', () => {
 
     const opened = openVendor(searchVendor, { endpoint: server.origin, timeoutMs: 1_000 }, use);
 
-    expect(opened).toEqual({ ok: false, unavailable: { status: 'skipped', reason: 'no operator key (MAILSCAN_DEHASHED_KEY)', errors: [] } });
+    expect(opened).toEqual({
+      ok: false,
+      unavailable: { status: 'skipped', reason: 'no operator key (MAILSCAN_DEHASHED_KEY)', errors: [] },
+    });
     expect(server.requests).toHaveLength(0);
   });
 
   it('is an error entry of the check when a key is set without an endpoint', () => {
     const opened = openVendor(searchVendor, { endpoint: '', key: 'k', timeoutMs: 1_000 }, use);
 
-    expect(opened).toEqual({ ok: false, unavailable: {
-      status: 'error', reason: 'an operator key is set but no endpoint (MAILSCAN_DEHASHED_URL)',
-      errors: [{ surface: 'leak', check: 'breach', message: 'an operator key is set but no endpoint (MAILSCAN_DEHASHED_URL)' }],
-    } });
+    expect(opened).toEqual({
+      ok: false,
+      unavailable: {
+        status: 'error',
+        reason: 'an operator key is set but no endpoint (MAILSCAN_DEHASHED_URL)',
+        errors: [{ surface: 'leak', check: 'breach', message: 'an operator key is set but no endpoint (MAILSCAN_DEHASHED_URL)' }],
+      },
+    });
   });
 
   it('posts JSON with the key only in its header', async () => {
@@ -55,10 +80,14 @@ describe('openVendor', () => {
     const answer = await dehashed.request({ path: '/v2/search', json: { query: 'domain:brand.test', page: 1 } }, anySchema);
 
     expect(answer).toEqual({ kind: 'ok', body: { total: 2 } });
-    expect(server.requests).toEqual([expect.objectContaining({
-      method: 'POST', url: '/api/v2/search', body: '{"query":"domain:brand.test","page":1}',
-      headers: expect.objectContaining({ 'dehashed-api-key': 'dh-key', 'content-type': 'application/json', accept: 'application/json' }),
-    })]);
+    expect(server.requests).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        url: '/api/v2/search',
+        body: '{"query":"domain:brand.test","page":1}',
+        headers: expect.objectContaining({ 'dehashed-api-key': 'dh-key', 'content-type': 'application/json', accept: 'application/json' }),
+      }),
+    ]);
   });
 
   it('sends a bearer key in authorization', async () => {
@@ -66,7 +95,9 @@ describe('openVendor', () => {
 
     await client(bearerVendor, server.origin, 'gh-token').request({ path: '/search/code?q=x' }, anySchema);
 
-    expect(server.requests.map((r) => [r.method, r.url, r.headers.authorization])).toEqual([['GET', '/search/code?q=x', 'Bearer gh-token']]);
+    expect(server.requests.map((r) => [r.method, r.url, r.headers.authorization])).toEqual([
+      ['GET', '/search/code?q=x', 'Bearer gh-token'],
+    ]);
   });
 
   it('lets an optional-key vendor ask keyless questions and refuses its keyed ones without a key', async () => {
@@ -77,7 +108,9 @@ describe('openVendor', () => {
 
     expect(keyless.keyed).toBe(false);
     expect(server.requests.map((r) => [r.url, r.headers['hibp-api-key']])).toEqual([['/breaches?domain=brand.test', undefined]]);
-    await expect(keyless.request({ path: '/breacheddomain/brand.test', keyed: true }, anySchema)).rejects.toThrow('keyed request without a key');
+    await expect(keyless.request({ path: '/breacheddomain/brand.test', keyed: true }, anySchema)).rejects.toThrow(
+      'keyed request without a key',
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -123,11 +156,15 @@ describe('openVendor', () => {
     const answer = await client(searchVendor, origin.origin, 'dh-key').request({ path: '/v2/search', json: { query: 'q' } }, anySchema);
 
     expect(answer).toEqual({ kind: 'ok', body: { total: 3 } });
-    expect(target.requests.map((r) => [r.method, r.url, r.headers['dehashed-api-key'], r.body])).toEqual([['GET', '/result', undefined, '']]);
+    expect(target.requests.map((r) => [r.method, r.url, r.headers['dehashed-api-key'], r.body])).toEqual([
+      ['GET', '/result', undefined, ''],
+    ]);
   });
 
   it('repeats a POST with its body and key on a same-origin 307', async () => {
-    const server = await vendor((req, res) => (req.url === '/old' ? res.writeHead(307, { location: '/new' }).end() : sendJson({ total: 4 })(req, res)));
+    const server = await vendor((req, res) =>
+      req.url === '/old' ? res.writeHead(307, { location: '/new' }).end() : sendJson({ total: 4 })(req, res),
+    );
 
     const answer = await client(searchVendor, server.origin, 'dh-key').request({ path: '/old', json: { query: 'q' } }, anySchema);
 
@@ -141,7 +178,11 @@ describe('openVendor', () => {
   it('names its check in error entries and redacts the key should a vendor echo it', () => {
     const api = client(searchVendor, 'https://vendor.test', 'dh-secret-key');
 
-    expect(api.error('brand.test: vendor said dh-secret-key is invalid')).toEqual({ surface: 'leak', check: 'breach', message: 'brand.test: vendor said <key> is invalid' });
+    expect(api.error('brand.test: vendor said dh-secret-key is invalid')).toEqual({
+      surface: 'leak',
+      check: 'breach',
+      message: 'brand.test: vendor said <key> is invalid',
+    });
   });
 });
 
@@ -150,15 +191,21 @@ describe('vendorConfigFromEnv', () => {
 
   it('takes the endpoint from MAILSCAN_<NAME>_URL, then the file, then the default, and the key only from the environment', () => {
     expect(vendorConfigFromEnv(withDefault, {})).toEqual({ ok: true, config: { endpoint: 'https://api.dehashed.test', timeoutMs: 7_000 } });
-    expect(vendorConfigFromEnv(withDefault, { MAILSCAN_DEHASHED_KEY: ' k ' }, { endpoint: 'https://file.test', timeout_ms: 300 }))
-      .toEqual({ ok: true, config: { endpoint: 'https://file.test', timeoutMs: 300, key: 'k' } });
-    expect(vendorConfigFromEnv(withDefault, { MAILSCAN_DEHASHED_URL: 'http://env.test/' }, { endpoint: 'https://file.test' }))
-      .toEqual({ ok: true, config: { endpoint: 'http://env.test/', timeoutMs: 7_000 } });
+    expect(vendorConfigFromEnv(withDefault, { MAILSCAN_DEHASHED_KEY: ' k ' }, { endpoint: 'https://file.test', timeout_ms: 300 })).toEqual({
+      ok: true,
+      config: { endpoint: 'https://file.test', timeoutMs: 300, key: 'k' },
+    });
+    expect(vendorConfigFromEnv(withDefault, { MAILSCAN_DEHASHED_URL: 'http://env.test/' }, { endpoint: 'https://file.test' })).toEqual({
+      ok: true,
+      config: { endpoint: 'http://env.test/', timeoutMs: 7_000 },
+    });
   });
 
   it('refuses an endpoint that is not an http(s) URL, naming the variable', () => {
-    expect(vendorConfigFromEnv(withDefault, { MAILSCAN_DEHASHED_URL: 'ftp://x', MAILSCAN_DEHASHED_KEY: 'secret' }))
-      .toEqual({ ok: false, message: 'MAILSCAN_DEHASHED_URL must be an http(s) URL' });
+    expect(vendorConfigFromEnv(withDefault, { MAILSCAN_DEHASHED_URL: 'ftp://x', MAILSCAN_DEHASHED_KEY: 'secret' })).toEqual({
+      ok: false,
+      message: 'MAILSCAN_DEHASHED_URL must be an http(s) URL',
+    });
   });
 
   it('joins the path under an endpoint with a path prefix', () => {

@@ -10,7 +10,12 @@ const schedules = [
 
 const scan = (body: Record<string, unknown>): PromptRequest => ({ method: 'POST', path: '/api/scans/', body });
 const schedule = (body: Record<string, unknown>): PromptRequest => ({ method: 'POST', path: '/api/scans/schedules/', body });
-const mail = (target: string, extra: Record<string, unknown> = {}) => ({ name: `Email Security of ${target}`, scan_type: 'email_security', target, ...extra });
+const mail = (target: string, extra: Record<string, unknown> = {}) => ({
+  name: `Email Security of ${target}`,
+  scan_type: 'email_security',
+  target,
+  ...extra,
+});
 const custom = (cron: string, timezone = 'UTC') => ({ cadence: 'custom', cron_expression: cron, timezone });
 
 // Each sentence and the exact request it must produce.
@@ -21,8 +26,14 @@ const understood: Array<[string, PromptRequest]> = [
   ['check dmarc for example.org', scan({ scan_type: 'email_security', target: 'example.org' })],
   ['scan example.com for mail problems', scan({ scan_type: 'email_security', target: 'example.com' })],
   ['run an email scan of example.com now', scan({ scan_type: 'email_security', target: 'example.com' })],
-  ['check mail of example.com without reputation', scan({ scan_type: 'email_security', target: 'example.com', scope: { reputation: false } })],
-  ['scan mail of example.com with discovery and leak checks', scan({ scan_type: 'email_security', target: 'example.com', scope: { discover: true, leak: true } })],
+  [
+    'check mail of example.com without reputation',
+    scan({ scan_type: 'email_security', target: 'example.com', scope: { reputation: false } }),
+  ],
+  [
+    'scan mail of example.com with discovery and leak checks',
+    scan({ scan_type: 'email_security', target: 'example.com', scope: { discover: true, leak: true } }),
+  ],
   ['check e-mail of bücher.de', scan({ scan_type: 'email_security', target: 'xn--bcher-kva.de' })],
   ['scan ssl of www.example.com:443', scan({ scan_type: 'ssl', target: 'www.example.com:443' })],
   ['check the TLS certificate of mail.example.com', scan({ scan_type: 'ssl', target: 'mail.example.com' })],
@@ -44,9 +55,15 @@ const understood: Array<[string, PromptRequest]> = [
   ['check mail security of example.com every day', schedule(mail('example.com', { cadence: 'daily' }))],
   ['scan email of example.com weekly', schedule(mail('example.com', { cadence: 'weekly' }))],
   ['monthly mail check of example.com', schedule(mail('example.com', { cadence: 'monthly' }))],
-  ['schedule an SSL scan of www.example.com:443 daily', schedule({ name: 'SSL/TLS of www.example.com:443', scan_type: 'ssl', target: 'www.example.com:443', cadence: 'daily' })],
+  [
+    'schedule an SSL scan of www.example.com:443 daily',
+    schedule({ name: 'SSL/TLS of www.example.com:443', scan_type: 'ssl', target: 'www.example.com:443', cadence: 'daily' }),
+  ],
   // custom cadences
-  ['check mail security of example.com every weekday at 9:30 Paris time', schedule(mail('example.com', custom('30 9 * * 1-5', 'Europe/Paris')))],
+  [
+    'check mail security of example.com every weekday at 9:30 Paris time',
+    schedule(mail('example.com', custom('30 9 * * 1-5', 'Europe/Paris'))),
+  ],
   ['check mail of example.com weekdays at 09:30 in Paris', schedule(mail('example.com', custom('30 9 * * 1-5', 'Europe/Paris')))],
   ['scan email of example.com every Monday', schedule(mail('example.com', custom('0 0 * * 1')))],
   ['scan email of example.com every monday at 8am', schedule(mail('example.com', custom('0 8 * * 1')))],
@@ -64,16 +81,28 @@ const understood: Array<[string, PromptRequest]> = [
   ['check mail of example.com on the 15th at 11:45 pm UTC', schedule(mail('example.com', custom('45 23 15 * *')))],
   ['check mail of example.com monthly at 6:00 Tokyo time', schedule(mail('example.com', custom('0 6 1 * *', 'Asia/Tokyo')))],
   ['check mail of example.com daily at 9:30 Europe/Paris', schedule(mail('example.com', custom('30 9 * * *', 'Europe/Paris')))],
-  ['check mail of example.com every day at 14:05 America/New_York', schedule(mail('example.com', custom('5 14 * * *', 'America/New_York')))],
+  [
+    'check mail of example.com every day at 14:05 America/New_York',
+    schedule(mail('example.com', custom('5 14 * * *', 'America/New_York'))),
+  ],
   ['check mail of example.com every day at 7 New York time', schedule(mail('example.com', custom('0 7 * * *', 'America/New_York')))],
   ['check mail of example.com weekly at 3:00 in London', schedule(mail('example.com', custom('0 3 * * 1', 'Europe/London')))],
   ['check mail of example.com every weekday at 8:00 (Berlin)', schedule(mail('example.com', custom('0 8 * * 1-5', 'Europe/Berlin')))],
   ['schedule mail check of example.com with cron 30 9 * * 1-5', schedule(mail('example.com', custom('30 9 * * 1-5')))],
-  ['schedule mail check of example.com "0 */6 * * *" in Europe/Paris', schedule(mail('example.com', custom('0 */6 * * *', 'Europe/Paris')))],
+  [
+    'schedule mail check of example.com "0 */6 * * *" in Europe/Paris',
+    schedule(mail('example.com', custom('0 */6 * * *', 'Europe/Paris'))),
+  ],
   ['schedule mail check of example.com @daily', schedule(mail('example.com', custom('@daily')))],
-  ['schedule a DAST scan of https://app.example.com with cron 30 2 * * 1', schedule({ name: 'DAST of https://app.example.com/', scan_type: 'dast', target: 'https://app.example.com/', ...custom('30 2 * * 1') })],
+  [
+    'schedule a DAST scan of https://app.example.com with cron 30 2 * * 1',
+    schedule({ name: 'DAST of https://app.example.com/', scan_type: 'dast', target: 'https://app.example.com/', ...custom('30 2 * * 1') }),
+  ],
   ['check mail of example.com daily without reputation', schedule(mail('example.com', { cadence: 'daily', scope: { reputation: false } }))],
-  ['scan ssl of api.example.com every day at 1:30 am', schedule({ name: 'SSL/TLS of api.example.com', scan_type: 'ssl', target: 'api.example.com', ...custom('30 1 * * *') })],
+  [
+    'scan ssl of api.example.com every day at 1:30 am',
+    schedule({ name: 'SSL/TLS of api.example.com', scan_type: 'ssl', target: 'api.example.com', ...custom('30 1 * * *') }),
+  ],
   // schedule actions
   ['run Mail posture now', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/run/' }],
   ['run the "Mail posture" schedule now', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/run/' }],

@@ -31,7 +31,10 @@ function value(g: FieldGrammar, lo = g.min, hi = g.max): fc.Arbitrary<{ n: numbe
     const name = g.names?.[nameIndex];
     const asNumber = fc.constant({ n, text: String(n) });
     if (name === undefined) return asNumber;
-    return fc.oneof(asNumber, fc.constantFrom(name, name.toUpperCase(), name[0].toUpperCase() + name.slice(1)).map((text) => ({ n, text })));
+    return fc.oneof(
+      asNumber,
+      fc.constantFrom(name, name.toUpperCase(), name[0].toUpperCase() + name.slice(1)).map((text) => ({ n, text })),
+    );
   });
 }
 
@@ -66,7 +69,7 @@ const crontab = fc
 
 function eventBridgeFireTimes(expressions: string[]): number[] {
   const out: number[] = [];
-  for (let t = nextFireTimeOf(expressions, 'UTC', new Date(WINDOW_START.getTime() - 1)); t !== null && t < WINDOW_END; ) {
+  for (let t = nextFireTimeOf(expressions, 'UTC', new Date(WINDOW_START.getTime() - 1)); t !== null && t < WINDOW_END;) {
     out.push(t.getTime());
     t = nextFireTimeOf(expressions, 'UTC', t);
   }

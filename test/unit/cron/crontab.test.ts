@@ -151,21 +151,16 @@ describe('convertCrontab', () => {
   });
 
   describe('the 5-minute floor', () => {
-    it.each([
-      '*/5 * * * *',
-      '0,5,10 * * * *',
-      '0,55 * * * *',
-      '55 0 * * *',
-      '0,57 0,2 * * *',
-      '0,57 0,23 1 * *',
-      '58 23 * * *',
-    ])('accepts %s', (crontab) => {
-      // act
-      const result = convertCrontab(crontab);
+    it.each(['*/5 * * * *', '0,5,10 * * * *', '0,55 * * * *', '55 0 * * *', '0,57 0,2 * * *', '0,57 0,23 1 * *', '58 23 * * *'])(
+      'accepts %s',
+      (crontab) => {
+        // act
+        const result = convertCrontab(crontab);
 
-      // assert
-      expect(result.ok).toBe(true);
-    });
+        // assert
+        expect(result.ok).toBe(true);
+      },
+    );
 
     it.each([
       ['* * * * *', 'every minute'],

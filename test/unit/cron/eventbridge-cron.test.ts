@@ -70,12 +70,7 @@ describe('nextFireTime in UTC', () => {
     const next = fires('cron(0/20 8 * * ? *)', 'UTC', '2026-01-01T00:00:00Z', 4);
 
     // assert
-    expect(next).toEqual([
-      '2026-01-01T08:00:00.000Z',
-      '2026-01-01T08:20:00.000Z',
-      '2026-01-01T08:40:00.000Z',
-      '2026-01-02T08:00:00.000Z',
-    ]);
+    expect(next).toEqual(['2026-01-01T08:00:00.000Z', '2026-01-01T08:20:00.000Z', '2026-01-01T08:40:00.000Z', '2026-01-02T08:00:00.000Z']);
   });
 
   it('finds 29 February in the next leap year', () => {

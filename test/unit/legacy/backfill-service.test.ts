@@ -21,7 +21,15 @@ function secretScan(id: number, overrides: { enabled?: boolean; crontab?: typeof
     repository_url: `https://github.com/acme/repo-${id}`,
     scan_options: null,
     created_at: null,
-    task: { id: 100 + id, name: `t${id}`, task: 'secretscan.run', enabled: overrides.enabled ?? true, one_off: false, crontab: overrides.crontab ?? daily, interval: null },
+    task: {
+      id: 100 + id,
+      name: `t${id}`,
+      task: 'secretscan.run',
+      enabled: overrides.enabled ?? true,
+      one_off: false,
+      crontab: overrides.crontab ?? daily,
+      interval: null,
+    },
   };
 }
 
@@ -33,7 +41,15 @@ function network(id: number): LegacySchedule {
     target: `10.0.${id}.0/24`,
     ports: '22',
     created_at: null,
-    task: { id: 200 + id, name: `n${id}`, task: 'network.scan', enabled: true, one_off: false, crontab: null, interval: { every: 6, period: 'hours' } },
+    task: {
+      id: 200 + id,
+      name: `n${id}`,
+      task: 'network.scan',
+      enabled: true,
+      one_off: false,
+      crontab: null,
+      interval: { every: 6, period: 'hours' },
+    },
   };
 }
 
@@ -46,9 +62,26 @@ function setup(quota = 100, allowPrivateNetworks = true) {
   const triggers = new FaultyTriggers(scheduler);
   let n = 0;
   const newId = (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`;
-  const schedules = makeScheduleService({ repo, triggers, clock, ids: { newId, forFire: () => 'scan_unused' }, logger: silentLogger, quota, targetPolicy: { allowPrivateNetworks } });
+  const schedules = makeScheduleService({
+    repo,
+    triggers,
+    clock,
+    ids: { newId, forFire: () => 'scan_unused' },
+    logger: silentLogger,
+    quota,
+    targetPolicy: { allowPrivateNetworks },
+  });
   const source = new InMemoryLegacySource()
-    .add('acme', [secretScan(1), secretScan(2, { enabled: false }), network(3), secretScan(4, { crontab: { ...daily, day_of_month: '1', day_of_week: '1' } })], 2)
+    .add(
+      'acme',
+      [
+        secretScan(1),
+        secretScan(2, { enabled: false }),
+        network(3),
+        secretScan(4, { crontab: { ...daily, day_of_month: '1', day_of_week: '1' } }),
+      ],
+      2,
+    )
     .add('globex', [secretScan(5)]);
   const markers = new InMemoryLegacyMarkerRepository();
   const backfill = makeBackfillService({ source, markers, schedules, clock, ids: { newId }, logger: silentLogger });
@@ -64,7 +97,14 @@ describe('backfill service', () => {
     const report = await world.backfill.run({ dryRun: false });
 
     // assert
-    expect(report.totals).toEqual({ tenants: 2, migrated: 4, already_migrated: 0, skipped: 1, failed: 0, cloud_monitoring_not_migrated: 2 });
+    expect(report.totals).toEqual({
+      tenants: 2,
+      migrated: 4,
+      already_migrated: 0,
+      skipped: 1,
+      failed: 0,
+      cloud_monitoring_not_migrated: 2,
+    });
     const rows = [...world.repo.rows.values()];
     expect(rows.map((r) => [r.tenant, r.scope.source_legacy_model, r.scope.source_legacy_id, r.enabled]).sort()).toEqual([
       ['acme', 'network.continuousschedule', '3', true],
@@ -79,7 +119,10 @@ describe('backfill service', () => {
       { tenant: 'globex', taskId: 105, enabled: false },
     ]);
     const skipped = report.tenants[0].rows.find((r) => r.outcome === 'skipped');
-    expect(skipped).toMatchObject({ legacy_id: '4', reason: expect.stringContaining('restricts both day_of_month (1) and day_of_week (1)') });
+    expect(skipped).toMatchObject({
+      legacy_id: '4',
+      reason: expect.stringContaining('restricts both day_of_month (1) and day_of_week (1)'),
+    });
     expect(world.source.taskEnabled('acme', 104)).toBe(true);
   });
 
@@ -146,7 +189,10 @@ describe('backfill service', () => {
     const second = await world.backfill.run({ dryRun: false, tenant: 'globex' });
 
     // assert
-    expect(second.tenants[0].rows[0]).toMatchObject({ outcome: 'already_migrated', notes: ['disabled the legacy task an earlier run left enabled'] });
+    expect(second.tenants[0].rows[0]).toMatchObject({
+      outcome: 'already_migrated',
+      notes: ['disabled the legacy task an earlier run left enabled'],
+    });
     expect(world.repo.rows.size).toBe(1);
     expect(world.source.taskEnabled('globex', 105)).toBe(false);
   });

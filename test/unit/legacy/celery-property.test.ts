@@ -21,7 +21,10 @@ interface Grammar {
 function value(g: Grammar): fc.Arbitrary<{ n: number; text: string }> {
   return fc.integer({ min: g.min, max: g.min + g.count - 1 }).chain((n) =>
     g.names
-      ? fc.oneof(fc.constant({ n, text: String(n) }), fc.constantFrom(DAYS[n], DAYS[n].toUpperCase(), `${DAYS[n][0].toUpperCase()}${DAYS[n].slice(1)}`).map((text) => ({ n, text })))
+      ? fc.oneof(
+          fc.constant({ n, text: String(n) }),
+          fc.constantFrom(DAYS[n], DAYS[n].toUpperCase(), `${DAYS[n][0].toUpperCase()}${DAYS[n].slice(1)}`).map((text) => ({ n, text })),
+        )
       : fc.constant({ n, text: String(n) }),
   );
 }
@@ -59,7 +62,7 @@ const celeryCrontab = fc
 
 function fireTimes(expressions: string[]): number[] {
   const out: number[] = [];
-  for (let t = nextFireTimeOf(expressions, 'UTC', new Date(WINDOW_START.getTime() - 1)); t !== null && t < WINDOW_END; ) {
+  for (let t = nextFireTimeOf(expressions, 'UTC', new Date(WINDOW_START.getTime() - 1)); t !== null && t < WINDOW_END;) {
     out.push(t.getTime());
     t = nextFireTimeOf(expressions, 'UTC', t);
   }
@@ -73,7 +76,7 @@ function smallestGapMinutes(times: number[]): number {
 }
 
 describe('celery crontab mapping against a celery reference', () => {
-  it('fires at exactly celery\'s minutes over a year, or is refused for a reason the reference confirms', { timeout: 120_000 }, () => {
+  it("fires at exactly celery's minutes over a year, or is refused for a reason the reference confirms", { timeout: 120_000 }, () => {
     fc.assert(
       fc.property(celeryCrontab, (row) => {
         // act

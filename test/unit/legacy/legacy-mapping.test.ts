@@ -168,7 +168,15 @@ function secretScan(overrides: Partial<Extract<LegacySchedule, { model: 'secrets
     repository_url: 'https://github.com/acme/api',
     scan_options: { branches: ['main'], depth: 50 },
     created_at: '2024-01-01T00:00:00.000Z',
-    task: { id: 40, name: 'secretscan-12', task: 'secretscan.tasks.run', enabled: true, one_off: false, crontab: crontab('0 2 * * *'), interval: null },
+    task: {
+      id: 40,
+      name: 'secretscan-12',
+      task: 'secretscan.tasks.run',
+      enabled: true,
+      one_off: false,
+      crontab: crontab('0 2 * * *'),
+      interval: null,
+    },
     ...overrides,
   };
 }
@@ -203,7 +211,15 @@ describe('mapLegacySchedule', () => {
       target: '10.0.0.0/24',
       ports: '22,443',
       created_at: null,
-      task: { id: 3, name: 'net-7', task: 'network.tasks.scan', enabled: false, one_off: false, crontab: null, interval: { every: 6, period: 'hours' } },
+      task: {
+        id: 3,
+        name: 'net-7',
+        task: 'network.tasks.scan',
+        enabled: false,
+        one_off: false,
+        crontab: null,
+        interval: { every: 6, period: 'hours' },
+      },
     };
 
     // act

@@ -27,7 +27,15 @@ function announcement(upload: Upload): string {
  * and one .eml for the header surface. Each file shows its phase; a rejected one its reason, and it
  * is not sent. The list is a polite live region, so each change of phase is announced.
  */
-export function ArtifactUploads({ idPrefix, uploads, errorOf }: { idPrefix: string; uploads: ReturnType<typeof useArtifactUploads>; errorOf: (field: string) => string | undefined }) {
+export function ArtifactUploads({
+  idPrefix,
+  uploads,
+  errorOf,
+}: {
+  idPrefix: string;
+  uploads: ReturnType<typeof useArtifactUploads>;
+  errorOf: (field: string) => string | undefined;
+}) {
   const reports = useRef<HTMLInputElement>(null);
   const message = useRef<HTMLInputElement>(null);
   const choose = (purpose: 'rua' | 'eml', input: HTMLInputElement | null) => {
@@ -52,7 +60,16 @@ export function ArtifactUploads({ idPrefix, uploads, errorOf }: { idPrefix: stri
       <div className="field-row">
         <div className="field">
           <label htmlFor={`${idPrefix}-rua`}>DMARC aggregate reports</label>
-          <input ref={reports} id={`${idPrefix}-rua`} type="file" multiple accept=".xml,.zip,.gz,.gzip,application/xml,text/xml,application/zip,application/gzip" onChange={() => choose('rua', reports.current)} aria-describedby={`${idPrefix}-rua-hint${ruaError ? ` ${idPrefix}-rua-error` : ''}`} aria-invalid={!!ruaError} />
+          <input
+            ref={reports}
+            id={`${idPrefix}-rua`}
+            type="file"
+            multiple
+            accept=".xml,.zip,.gz,.gzip,application/xml,text/xml,application/zip,application/gzip"
+            onChange={() => choose('rua', reports.current)}
+            aria-describedby={`${idPrefix}-rua-hint${ruaError ? ` ${idPrefix}-rua-error` : ''}`}
+            aria-invalid={!!ruaError}
+          />
           <p id={`${idPrefix}-rua-hint`} className="hint">
             XML, .zip or .gz as reporters send them; up to 20, 25 MiB each.
           </p>
@@ -60,7 +77,15 @@ export function ArtifactUploads({ idPrefix, uploads, errorOf }: { idPrefix: stri
         </div>
         <div className="field">
           <label htmlFor={`${idPrefix}-eml`}>Message (.eml)</label>
-          <input ref={message} id={`${idPrefix}-eml`} type="file" accept=".eml,message/rfc822" onChange={() => choose('eml', message.current)} aria-describedby={`${idPrefix}-eml-hint${headerError ? ` ${idPrefix}-eml-error` : ''}`} aria-invalid={!!headerError} />
+          <input
+            ref={message}
+            id={`${idPrefix}-eml`}
+            type="file"
+            accept=".eml,message/rfc822"
+            onChange={() => choose('eml', message.current)}
+            aria-describedby={`${idPrefix}-eml-hint${headerError ? ` ${idPrefix}-eml-error` : ''}`}
+            aria-invalid={!!headerError}
+          />
           <p id={`${idPrefix}-eml-hint`} className="hint">
             One message with its full headers, up to 50 MiB; its Received chain, DKIM and ARC are checked.
           </p>
@@ -79,10 +104,19 @@ export function ArtifactUploads({ idPrefix, uploads, errorOf }: { idPrefix: stri
                 {(upload.phase === 'uploading' || upload.phase === 'checking') && <span className="spinner" aria-hidden="true" />}
                 {phaseBadge[upload.phase].text}
               </Badge>
-              <button type="button" className="button button-ghost button-small upload-remove" aria-label={`Remove ${upload.filename}`} onClick={() => uploads.remove(upload.key)}>
+              <button
+                type="button"
+                className="button button-ghost button-small upload-remove"
+                aria-label={`Remove ${upload.filename}`}
+                onClick={() => uploads.remove(upload.key)}
+              >
                 Remove
               </button>
-              {upload.message && <p className="upload-message">{upload.phase === 'rejected' ? `${upload.message}. Not sent with the scan.` : upload.message}</p>}
+              {upload.message && (
+                <p className="upload-message">
+                  {upload.phase === 'rejected' ? `${upload.message}. Not sent with the scan.` : upload.message}
+                </p>
+              )}
             </li>
           ))}
         </ul>

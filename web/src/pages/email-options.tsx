@@ -20,10 +20,26 @@ export function emailScopeFrom(values: EmailOptionValues): Record<string, unknow
 }
 
 /** Reputation, Discover, Leak and DKIM selectors: the email_security options (DESIGN §8). */
-export function EmailOptions({ values, onChange, errorOf, idPrefix = 'f' }: { values: EmailOptionValues; onChange: (values: EmailOptionValues) => void; errorOf: (field: string) => string | undefined; idPrefix?: string }) {
+export function EmailOptions({
+  values,
+  onChange,
+  errorOf,
+  idPrefix = 'f',
+}: {
+  values: EmailOptionValues;
+  onChange: (values: EmailOptionValues) => void;
+  errorOf: (field: string) => string | undefined;
+  idPrefix?: string;
+}) {
   const check = (key: 'reputation' | 'discover' | 'leak', label: string, hint: string) => (
     <div className="check">
-      <input id={`${idPrefix}-${key}`} type="checkbox" checked={values[key]} onChange={(e) => onChange({ ...values, [key]: e.target.checked })} aria-describedby={`${idPrefix}-${key}-hint`} />
+      <input
+        id={`${idPrefix}-${key}`}
+        type="checkbox"
+        checked={values[key]}
+        onChange={(e) => onChange({ ...values, [key]: e.target.checked })}
+        aria-describedby={`${idPrefix}-${key}-hint`}
+      />
       <label htmlFor={`${idPrefix}-${key}`}>{label}</label>
       <span id={`${idPrefix}-${key}-hint`} className="hint">
         {hint}
@@ -39,7 +55,16 @@ export function EmailOptions({ values, onChange, errorOf, idPrefix = 'f' }: { va
       {check('leak', 'Leak', 'Breaches, code search and lookalike domains.')}
       <div className="field">
         <label htmlFor={`${idPrefix}-dkim`}>DKIM selectors</label>
-        <input id={`${idPrefix}-dkim`} value={values.dkimSelectors} onChange={(e) => onChange({ ...values, dkimSelectors: e.target.value })} placeholder="selector1, google" spellCheck={false} autoComplete="off" aria-invalid={!!errorOf('dkim_selectors')} aria-describedby={errorOf('dkim_selectors') ? `${idPrefix}-dkim-error` : undefined} />
+        <input
+          id={`${idPrefix}-dkim`}
+          value={values.dkimSelectors}
+          onChange={(e) => onChange({ ...values, dkimSelectors: e.target.value })}
+          placeholder="selector1, google"
+          spellCheck={false}
+          autoComplete="off"
+          aria-invalid={!!errorOf('dkim_selectors')}
+          aria-describedby={errorOf('dkim_selectors') ? `${idPrefix}-dkim-error` : undefined}
+        />
         <FieldError id={`${idPrefix}-dkim-error`} message={errorOf('dkim_selectors')} />
       </div>
     </fieldset>

@@ -8,7 +8,11 @@ import { Link, useRouter } from '../router.tsx';
 /** Findings with filters by severity, rule, target and scan (kept in the address bar). */
 export function FindingsPage() {
   const { search, navigate } = useRouter();
-  const [draft, setDraft] = useState({ rule_id: search.get('rule_id') ?? '', target: search.get('target') ?? '', scan_id: search.get('scan_id') ?? '' });
+  const [draft, setDraft] = useState({
+    rule_id: search.get('rule_id') ?? '',
+    target: search.get('target') ?? '',
+    scan_id: search.get('scan_id') ?? '',
+  });
   const filters = {
     severity: search.get('severity') ?? undefined,
     rule_id: search.get('rule_id') ?? undefined,
@@ -45,15 +49,33 @@ export function FindingsPage() {
         </div>
         <div className="field">
           <label htmlFor="finding-rule">Rule</label>
-          <input id="finding-rule" value={draft.rule_id} onChange={(e) => setDraft({ ...draft, rule_id: e.target.value })} placeholder="e.g. dmarc.missing" spellCheck={false} />
+          <input
+            id="finding-rule"
+            value={draft.rule_id}
+            onChange={(e) => setDraft({ ...draft, rule_id: e.target.value })}
+            placeholder="e.g. dmarc.missing"
+            spellCheck={false}
+          />
         </div>
         <div className="field">
           <label htmlFor="finding-target">Target</label>
-          <input id="finding-target" value={draft.target} onChange={(e) => setDraft({ ...draft, target: e.target.value })} placeholder="example.com" spellCheck={false} />
+          <input
+            id="finding-target"
+            value={draft.target}
+            onChange={(e) => setDraft({ ...draft, target: e.target.value })}
+            placeholder="example.com"
+            spellCheck={false}
+          />
         </div>
         <div className="field">
           <label htmlFor="finding-scan">Scan</label>
-          <input id="finding-scan" value={draft.scan_id} onChange={(e) => setDraft({ ...draft, scan_id: e.target.value })} placeholder="scan_…" spellCheck={false} />
+          <input
+            id="finding-scan"
+            value={draft.scan_id}
+            onChange={(e) => setDraft({ ...draft, scan_id: e.target.value })}
+            placeholder="scan_…"
+            spellCheck={false}
+          />
         </div>
         <button type="submit" className="button button-secondary">
           Apply filters
@@ -70,7 +92,12 @@ export function FindingList({ filters }: { filters: Record<string, string | unde
   if (findings.isPending) return <Loading label="Loading findings…" />;
   if (findings.isError) return <ErrorState error={findings.error} retry={() => void findings.refetch()} />;
   const items = findings.data.pages.flatMap((page) => page.items);
-  if (items.length === 0) return <EmptyState title="No findings">{Object.values(filters).some(Boolean) && <p className="muted">Nothing matches these filters.</p>}</EmptyState>;
+  if (items.length === 0)
+    return (
+      <EmptyState title="No findings">
+        {Object.values(filters).some(Boolean) && <p className="muted">Nothing matches these filters.</p>}
+      </EmptyState>
+    );
   return (
     <>
       <ul className="findings">
@@ -84,7 +111,8 @@ export function FindingList({ filters }: { filters: Record<string, string | unde
                 </h3>
               </div>
               <p className="finding-meta">
-                <code>{finding.rule_id}</code> · <span className="mono">{finding.target}</span> · <Link to={`/scans/${finding.scan_id}`}>scan</Link>
+                <code>{finding.rule_id}</code> · <span className="mono">{finding.target}</span> ·{' '}
+                <Link to={`/scans/${finding.scan_id}`}>scan</Link>
               </p>
               {finding.description && <p>{finding.description}</p>}
               <div className="finding-grid">
@@ -111,7 +139,12 @@ export function FindingList({ filters }: { filters: Record<string, string | unde
         ))}
       </ul>
       {findings.hasNextPage && (
-        <button type="button" className="button button-secondary" onClick={() => void findings.fetchNextPage()} disabled={findings.isFetchingNextPage}>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => void findings.fetchNextPage()}
+          disabled={findings.isFetchingNextPage}
+        >
           {findings.isFetchingNextPage ? 'Loading…' : 'Load more findings'}
         </button>
       )}

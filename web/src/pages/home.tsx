@@ -28,7 +28,8 @@ export function HomePage() {
 type PromptRequest = Extract<PromptResult, { kind: 'request' }>['request'];
 
 function describeError(error: unknown): string {
-  if (error instanceof ApiError) return `${error.message}${error.details.length ? `: ${error.details.map((d) => `${d.field} ${d.message}`).join('; ')}` : ''}`;
+  if (error instanceof ApiError)
+    return `${error.message}${error.details.length ? `: ${error.details.map((d) => `${d.field} ${d.message}`).join('; ')}` : ''}`;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -56,7 +57,11 @@ function AskToScan() {
       await api(request.path, null, { method: request.method, body: request.body });
       await queryClient.invalidateQueries({ queryKey: ['schedules'] });
       void queryClient.invalidateQueries({ queryKey: ['scans'] });
-      setSent(request.path === '/api/scans/schedules/' ? 'Schedule created: see it on the Scheduled Scans tab.' : `Done: ${result?.kind === 'request' ? result.summary : ''}`);
+      setSent(
+        request.path === '/api/scans/schedules/'
+          ? 'Schedule created: see it on the Scheduled Scans tab.'
+          : `Done: ${result?.kind === 'request' ? result.summary : ''}`,
+      );
       setResult(null);
       setText('');
     } catch (error) {
@@ -136,12 +141,7 @@ function AskToScan() {
               <button type="button" className="button button-secondary" onClick={() => setResult(null)}>
                 Cancel
               </button>
-              <button
-                type="button"
-                className="button button-primary"
-                disabled={busy}
-                onClick={() => void onSend(result.request)}
-              >
+              <button type="button" className="button button-primary" disabled={busy} onClick={() => void onSend(result.request)}>
                 Send
               </button>
             </div>
@@ -167,8 +167,16 @@ function LaunchScan({ canOperate }: { canOperate: boolean }) {
       ) : (
         <ul className="tiles">
           {scanTypes.data.items.map((type) => (
-            <li key={type.value} className={`tile ${type.runner_available ? '' : 'tile-unavailable'} ${open === type.value ? 'tile-open' : ''}`}>
-              <Tile type={type} canOperate={canOperate} open={open === type.value} onOpen={() => setOpen(open === type.value ? null : type.value)} />
+            <li
+              key={type.value}
+              className={`tile ${type.runner_available ? '' : 'tile-unavailable'} ${open === type.value ? 'tile-open' : ''}`}
+            >
+              <Tile
+                type={type}
+                canOperate={canOperate}
+                open={open === type.value}
+                onOpen={() => setOpen(open === type.value ? null : type.value)}
+              />
             </li>
           ))}
         </ul>
@@ -177,7 +185,17 @@ function LaunchScan({ canOperate }: { canOperate: boolean }) {
   );
 }
 
-function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTypeItem>; canOperate: boolean; open: boolean; onOpen: () => void }) {
+function Tile({
+  type,
+  canOperate,
+  open,
+  onOpen,
+}: {
+  type: z.infer<typeof ScanTypeItem>;
+  canOperate: boolean;
+  open: boolean;
+  onOpen: () => void;
+}) {
   const { navigate } = useRouter();
   const queryClient = useQueryClient();
   const [target, setTarget] = useState('');
@@ -185,14 +203,26 @@ function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTyp
   const uploads = useArtifactUploads();
   const start = useMutation({
     // Only ready artifacts go into the scope: a rejected or failed file is listed but never sent.
-    mutationFn: () => api('/api/scans/', ScanJob, { method: 'POST', body: { scan_type: type.value, target, ...(type.value === 'email_security' ? { scope: { ...emailScopeFrom(email), ...uploads.scope } } : {}) } }),
+    mutationFn: () =>
+      api('/api/scans/', ScanJob, {
+        method: 'POST',
+        body: {
+          scan_type: type.value,
+          target,
+          ...(type.value === 'email_security' ? { scope: { ...emailScopeFrom(email), ...uploads.scope } } : {}),
+        },
+      }),
     onSuccess: (scan) => {
       void queryClient.invalidateQueries({ queryKey: ['scans'] });
       navigate(`/scans/${scan.id}`);
     },
   });
   const issues = start.error instanceof ApiError ? start.error.details : [];
-  const errorOf = (field: string) => issues.filter((issue) => issue.field === field || issue.field.startsWith(`scope.${field}`)).map((issue) => issue.message).join('; ') || undefined;
+  const errorOf = (field: string) =>
+    issues
+      .filter((issue) => issue.field === field || issue.field.startsWith(`scope.${field}`))
+      .map((issue) => issue.message)
+      .join('; ') || undefined;
   const id = `tile-${type.value}`;
   const reason = type.runner_available ? null : 'No runner in this deployment';
   return (
@@ -226,7 +256,16 @@ function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTyp
         >
           <div className="field">
             <label htmlFor={`${id}-target`}>Target</label>
-            <input id={`${id}-target`} value={target} onChange={(e) => setTarget(e.target.value)} placeholder={type.target_hint} spellCheck={false} autoComplete="off" aria-invalid={!!errorOf('target')} aria-describedby={errorOf('target') ? `${id}-target-error` : undefined} />
+            <input
+              id={`${id}-target`}
+              value={target}
+              onChange={(e) => setTarget(e.target.value)}
+              placeholder={type.target_hint}
+              spellCheck={false}
+              autoComplete="off"
+              aria-invalid={!!errorOf('target')}
+              aria-describedby={errorOf('target') ? `${id}-target-error` : undefined}
+            />
             <FieldError id={`${id}-target-error`} message={errorOf('target')} />
           </div>
           {type.value === 'email_security' && <EmailOptions idPrefix={id} values={email} onChange={setEmail} errorOf={errorOf} />}
@@ -240,7 +279,12 @@ function Tile({ type, canOperate, open, onOpen }: { type: z.infer<typeof ScanTyp
             <button type="button" className="button button-secondary" onClick={onOpen}>
               Cancel
             </button>
-            <button type="submit" className="button button-primary" disabled={start.isPending || uploads.busy} aria-describedby={uploads.busy ? `${id}-wait` : undefined}>
+            <button
+              type="submit"
+              className="button button-primary"
+              disabled={start.isPending || uploads.busy}
+              aria-describedby={uploads.busy ? `${id}-wait` : undefined}
+            >
               Start scan
             </button>
           </div>

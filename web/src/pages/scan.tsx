@@ -41,7 +41,13 @@ export function ScanPage({ id }: { id: string }) {
         </div>
         <div>
           <dt>Started by</dt>
-          <dd>{job.schedule_id ? <Link to={`/scans?schedule_id=${job.schedule_id}`}>{job.trigger === 'cron' ? 'Schedule' : 'Run now'}</Link> : 'Manual'}</dd>
+          <dd>
+            {job.schedule_id ? (
+              <Link to={`/scans?schedule_id=${job.schedule_id}`}>{job.trigger === 'cron' ? 'Schedule' : 'Run now'}</Link>
+            ) : (
+              'Manual'
+            )}
+          </dd>
         </div>
       </dl>
       <Summary job={job} />

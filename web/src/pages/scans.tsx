@@ -10,7 +10,11 @@ const TRIGGER_TEXT = { manual: 'Manual', cron: 'Schedule', run_now: 'Run now', a
 /** The tenant's scans, newest first, filtered in the address bar so a filtered view can be shared. */
 export function ScansPage() {
   const { search, navigate } = useRouter();
-  const filters = { status: search.get('status') ?? undefined, scan_type: search.get('scan_type') ?? undefined, schedule_id: search.get('schedule_id') ?? undefined };
+  const filters = {
+    status: search.get('status') ?? undefined,
+    scan_type: search.get('scan_type') ?? undefined,
+    schedule_id: search.get('schedule_id') ?? undefined,
+  };
   const scans = useScans(filters);
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(search);
@@ -98,7 +102,12 @@ export function ScansPage() {
             </tbody>
           </table>
           {scans.hasNextPage && (
-            <button type="button" className="button button-secondary" onClick={() => void scans.fetchNextPage()} disabled={scans.isFetchingNextPage}>
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => void scans.fetchNextPage()}
+              disabled={scans.isFetchingNextPage}
+            >
               {scans.isFetchingNextPage ? 'Loading…' : 'Load more scans'}
             </button>
           )}

@@ -7,7 +7,12 @@ import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
 import { FieldError } from '../components.tsx';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 
-const CADENCE_LABELS: Record<Cadence, string> = { daily: 'Daily (02:00 UTC)', weekly: 'Weekly (Monday 03:00 UTC)', monthly: 'Monthly (1st, 04:00 UTC)', custom: 'Custom (cron)' };
+const CADENCE_LABELS: Record<Cadence, string> = {
+  daily: 'Daily (02:00 UTC)',
+  weekly: 'Weekly (Monday 03:00 UTC)',
+  monthly: 'Monthly (1st, 04:00 UTC)',
+  custom: 'Custom (cron)',
+};
 
 /** Where a server field lands in this form; anything else is shown above the buttons. */
 function formFieldOf(field: string): string {
@@ -16,10 +21,30 @@ function formFieldOf(field: string): string {
   return field.split('.')[0];
 }
 
-const FORM_FIELDS = new Set(['name', 'description', 'scan_type', 'target', 'cadence', 'cron_expression', 'timezone', 'reputation', 'discover', 'leak', 'dkim_selectors']);
+const FORM_FIELDS = new Set([
+  'name',
+  'description',
+  'scan_type',
+  'target',
+  'cadence',
+  'cron_expression',
+  'timezone',
+  'reputation',
+  'discover',
+  'leak',
+  'dkim_selectors',
+]);
 
 /** Create or edit a schedule: one POST or one PATCH; the server's field errors land under their field. */
-export function ScheduleForm({ schedule, onDone, onCancel }: { schedule?: Schedule; onDone: (saved: Schedule) => void; onCancel: () => void }) {
+export function ScheduleForm({
+  schedule,
+  onDone,
+  onCancel,
+}: {
+  schedule?: Schedule;
+  onDone: (saved: Schedule) => void;
+  onCancel: () => void;
+}) {
   const [name, setName] = useState(schedule?.name ?? '');
   const [description, setDescription] = useState(schedule?.description ?? '');
   const [scanType, setScanType] = useState<ScanType>(schedule?.scan_type ?? 'email_security');
@@ -40,14 +65,22 @@ export function ScheduleForm({ schedule, onDone, onCancel }: { schedule?: Schedu
 
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
-      schedule ? api(`/api/scans/schedules/${schedule.id}/`, Schedule, { method: 'PATCH', body }) : api('/api/scans/schedules/', Schedule, { method: 'POST', body }),
+      schedule
+        ? api(`/api/scans/schedules/${schedule.id}/`, Schedule, { method: 'PATCH', body })
+        : api('/api/scans/schedules/', Schedule, { method: 'POST', body }),
     onSuccess: onDone,
     onError: (error) => {
       if (error instanceof ApiError) {
         setIssues(error.details);
         const placed = error.details.filter((issue) => FORM_FIELDS.has(formFieldOf(issue.field)));
         const unplaced = error.details.filter((issue) => !FORM_FIELDS.has(formFieldOf(issue.field)));
-        setFormError(unplaced.length > 0 ? unplaced.map((issue) => `${issue.field} ${issue.message}`).join('; ') : placed.length === 0 ? error.message : null);
+        setFormError(
+          unplaced.length > 0
+            ? unplaced.map((issue) => `${issue.field} ${issue.message}`).join('; ')
+            : placed.length === 0
+              ? error.message
+              : null,
+        );
       } else {
         setFormError(error.message);
       }
@@ -68,7 +101,9 @@ export function ScheduleForm({ schedule, onDone, onCancel }: { schedule?: Schedu
       cron_expression: custom ? cron : null,
       timezone: custom ? timezone : 'UTC',
     };
-    const otherScope = Object.fromEntries(Object.entries(schedule?.scope ?? {}).filter(([key]) => !['reputation', 'discover', 'leak', 'dkim_selectors'].includes(key)));
+    const otherScope = Object.fromEntries(
+      Object.entries(schedule?.scope ?? {}).filter(([key]) => !['reputation', 'discover', 'leak', 'dkim_selectors'].includes(key)),
+    );
     if (scanType === 'email_security') body.scope = { ...otherScope, ...emailScopeFrom(email) };
     else if (schedule && schedule.scan_type !== scanType) body.scope = {};
     save.mutate(body);
@@ -78,24 +113,47 @@ export function ScheduleForm({ schedule, onDone, onCancel }: { schedule?: Schedu
     const found = issues.filter((issue) => formFieldOf(issue.field) === field);
     return found.length ? found.map((issue) => issue.message).join('; ') : undefined;
   };
-  const described = (field: string, ...others: string[]) => [errorOf(field) ? `${field}-error` : '', ...others].filter(Boolean).join(' ') || undefined;
+  const described = (field: string, ...others: string[]) =>
+    [errorOf(field) ? `${field}-error` : '', ...others].filter(Boolean).join(' ') || undefined;
 
   return (
     <form className="form" onSubmit={onSubmit} noValidate>
       <div className="field">
         <label htmlFor="f-name">Name</label>
-        <input id="f-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} required aria-invalid={!!errorOf('name')} aria-describedby={described('name')} />
+        <input
+          id="f-name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          maxLength={200}
+          required
+          aria-invalid={!!errorOf('name')}
+          aria-describedby={described('name')}
+        />
         <FieldError id="name-error" message={errorOf('name')} />
       </div>
       <div className="field">
         <label htmlFor="f-description">Description</label>
-        <textarea id="f-description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} aria-invalid={!!errorOf('description')} aria-describedby={described('description')} />
+        <textarea
+          id="f-description"
+          rows={2}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          maxLength={2000}
+          aria-invalid={!!errorOf('description')}
+          aria-describedby={described('description')}
+        />
         <FieldError id="description-error" message={errorOf('description')} />
       </div>
       <div className="field-row">
         <div className="field">
           <label htmlFor="f-scan-type">Scan type</label>
-          <select id="f-scan-type" value={scanType} onChange={(e) => setScanType(e.target.value as ScanType)} aria-invalid={!!errorOf('scan_type')} aria-describedby={described('scan_type')}>
+          <select
+            id="f-scan-type"
+            value={scanType}
+            onChange={(e) => setScanType(e.target.value as ScanType)}
+            aria-invalid={!!errorOf('scan_type')}
+            aria-describedby={described('scan_type')}
+          >
             {SCAN_TYPES.map((type) => (
               <option key={type} value={type}>
                 {scanTypes[type].label}
@@ -106,13 +164,29 @@ export function ScheduleForm({ schedule, onDone, onCancel }: { schedule?: Schedu
         </div>
         <div className="field">
           <label htmlFor="f-target">Target</label>
-          <input id="f-target" value={target} onChange={(e) => setTarget(e.target.value)} placeholder={scanTypes[scanType].targetHint} required spellCheck={false} autoComplete="off" aria-invalid={!!errorOf('target')} aria-describedby={described('target')} />
+          <input
+            id="f-target"
+            value={target}
+            onChange={(e) => setTarget(e.target.value)}
+            placeholder={scanTypes[scanType].targetHint}
+            required
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={!!errorOf('target')}
+            aria-describedby={described('target')}
+          />
           <FieldError id="target-error" message={errorOf('target')} />
         </div>
       </div>
       <div className="field">
         <label htmlFor="f-cadence">Cadence</label>
-        <select id="f-cadence" value={cadence} onChange={(e) => setCadence(e.target.value as Cadence)} aria-invalid={!!errorOf('cadence')} aria-describedby={described('cadence', 'cadence-preview')}>
+        <select
+          id="f-cadence"
+          value={cadence}
+          onChange={(e) => setCadence(e.target.value as Cadence)}
+          aria-invalid={!!errorOf('cadence')}
+          aria-describedby={described('cadence', 'cadence-preview')}
+        >
           {CADENCES.map((value) => (
             <option key={value} value={value}>
               {CADENCE_LABELS[value]}
@@ -125,7 +199,17 @@ export function ScheduleForm({ schedule, onDone, onCancel }: { schedule?: Schedu
         <div className="field-row">
           <div className="field">
             <label htmlFor="f-cron">Cron expression</label>
-            <input id="f-cron" value={cron} onChange={(e) => setCron(e.target.value)} placeholder="30 9 * * 1-5" spellCheck={false} autoComplete="off" className="mono" aria-invalid={!!errorOf('cron_expression')} aria-describedby={described('cron_expression', 'cron-help')} />
+            <input
+              id="f-cron"
+              value={cron}
+              onChange={(e) => setCron(e.target.value)}
+              placeholder="30 9 * * 1-5"
+              spellCheck={false}
+              autoComplete="off"
+              className="mono"
+              aria-invalid={!!errorOf('cron_expression')}
+              aria-describedby={described('cron_expression', 'cron-help')}
+            />
             <p id="cron-help" className="hint">
               Five fields: minute hour day-of-month month day-of-week, or a macro such as @daily.
             </p>
@@ -133,7 +217,16 @@ export function ScheduleForm({ schedule, onDone, onCancel }: { schedule?: Schedu
           </div>
           <div className="field">
             <label htmlFor="f-timezone">Timezone</label>
-            <input id="f-timezone" list="zones" value={timezone} onChange={(e) => setTimezone(e.target.value)} spellCheck={false} autoComplete="off" aria-invalid={!!errorOf('timezone')} aria-describedby={described('timezone')} />
+            <input
+              id="f-timezone"
+              list="zones"
+              value={timezone}
+              onChange={(e) => setTimezone(e.target.value)}
+              spellCheck={false}
+              autoComplete="off"
+              aria-invalid={!!errorOf('timezone')}
+              aria-describedby={described('timezone')}
+            />
             <datalist id="zones">
               {zones.map((zone) => (
                 <option key={zone} value={zone} />

@@ -16,7 +16,15 @@ export function SettingsPage() {
     <section className="page">
       <h1>Settings</h1>
       <div role="tablist" aria-label="Settings" className="tabs">
-        <button type="button" role="tab" id="tab-scheduled-scans" aria-selected="true" aria-controls="panel-scheduled-scans" className="tab" tabIndex={0}>
+        <button
+          type="button"
+          role="tab"
+          id="tab-scheduled-scans"
+          aria-selected="true"
+          aria-controls="panel-scheduled-scans"
+          className="tab"
+          tabIndex={0}
+        >
           Scheduled Scans
         </button>
       </div>
@@ -46,7 +54,11 @@ function ScheduledScans() {
       return api(`${base}${action}/`, null, { method: 'POST' });
     },
     onSuccess: (_result, { schedule, action }) => {
-      const text = { toggle: `${schedule.name} is ${schedule.enabled ? 'paused' : 'enabled'}.`, run: `${schedule.name} is running now.`, delete: `${schedule.name} was deleted.` }[action];
+      const text = {
+        toggle: `${schedule.name} is ${schedule.enabled ? 'paused' : 'enabled'}.`,
+        run: `${schedule.name} is running now.`,
+        delete: `${schedule.name} was deleted.`,
+      }[action];
       setNotice({ tone: 'ok', text });
       void refresh();
       void queryClient.invalidateQueries({ queryKey: ['scans'] });
@@ -78,7 +90,9 @@ function ScheduledScans() {
         <ErrorState error={schedules.error} retry={() => void schedules.refetch()} />
       ) : items.length === 0 ? (
         <EmptyState title="No scheduled scans yet">
-          <p className="muted">{canOperate ? 'Create one with New schedule, or ask for one on the Scan page.' : 'An operator of this tenant can create one.'}</p>
+          <p className="muted">
+            {canOperate ? 'Create one with New schedule, or ask for one on the Scan page.' : 'An operator of this tenant can create one.'}
+          </p>
         </EmptyState>
       ) : (
         <div className="table-wrap">
@@ -93,7 +107,11 @@ function ScheduledScans() {
                 <th scope="col">Next run</th>
                 <th scope="col">Last run</th>
                 <th scope="col">Enabled</th>
-                {canOperate && <th scope="col"><span className="visually-hidden">Actions</span></th>}
+                {canOperate && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -104,12 +122,20 @@ function ScheduledScans() {
                     {schedule.description && <span className="cell-sub">{schedule.description}</span>}
                   </th>
                   <td data-label="Scan type">{scanTypes[schedule.scan_type].label}</td>
-                  <td data-label="Target" className="cell-target">{schedule.target}</td>
+                  <td data-label="Target" className="cell-target">
+                    {schedule.target}
+                  </td>
                   <td data-label="Cadence">{cadenceInWords(schedule)}</td>
-                  <td data-label="Next run">{schedule.enabled ? formatLocal(schedule.next_run_at) : <span className="muted">Paused</span>}</td>
+                  <td data-label="Next run">
+                    {schedule.enabled ? formatLocal(schedule.next_run_at) : <span className="muted">Paused</span>}
+                  </td>
                   <td data-label="Last run">
                     {schedule.last_scan_id ? (
-                      <Link to={`/scans/${schedule.last_scan_id}`} className="badge-link" aria-label={`Last run: ${schedule.last_run_status.replace('_', ' ')}, open the scan`}>
+                      <Link
+                        to={`/scans/${schedule.last_scan_id}`}
+                        className="badge-link"
+                        aria-label={`Last run: ${schedule.last_run_status.replace('_', ' ')}, open the scan`}
+                      >
                         <StatusBadge status={schedule.last_run_status} />
                       </Link>
                     ) : (
@@ -137,14 +163,30 @@ function ScheduledScans() {
                   </td>
                   {canOperate && (
                     <td className="cell-actions">
-                      <button type="button" className="button button-secondary button-small" aria-describedby={`name-${schedule.id}`} disabled={act.isPending} onClick={() => act.mutate({ schedule, action: 'run' })}>
+                      <button
+                        type="button"
+                        className="button button-secondary button-small"
+                        aria-describedby={`name-${schedule.id}`}
+                        disabled={act.isPending}
+                        onClick={() => act.mutate({ schedule, action: 'run' })}
+                      >
                         Run now
                       </button>
-                      <button type="button" className="button button-secondary button-small" aria-describedby={`name-${schedule.id}`} onClick={() => setEditing({ mode: 'edit', schedule })}>
+                      <button
+                        type="button"
+                        className="button button-secondary button-small"
+                        aria-describedby={`name-${schedule.id}`}
+                        onClick={() => setEditing({ mode: 'edit', schedule })}
+                      >
                         Edit
                       </button>
                       {canDelete && (
-                        <button type="button" className="button button-danger-ghost button-small" aria-describedby={`name-${schedule.id}`} onClick={() => setDeleting(schedule)}>
+                        <button
+                          type="button"
+                          className="button button-danger-ghost button-small"
+                          aria-describedby={`name-${schedule.id}`}
+                          onClick={() => setDeleting(schedule)}
+                        >
                           Delete
                         </button>
                       )}
@@ -155,13 +197,22 @@ function ScheduledScans() {
             </tbody>
           </table>
           {schedules.hasNextPage && (
-            <button type="button" className="button button-secondary" onClick={() => void schedules.fetchNextPage()} disabled={schedules.isFetchingNextPage}>
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => void schedules.fetchNextPage()}
+              disabled={schedules.isFetchingNextPage}
+            >
               {schedules.isFetchingNextPage ? 'Loading…' : 'Load more schedules'}
             </button>
           )}
         </div>
       )}
-      <Dialog title={editing?.mode === 'edit' ? `Edit ${editing.schedule.name}` : 'New schedule'} open={editing !== null} onClose={() => setEditing(null)}>
+      <Dialog
+        title={editing?.mode === 'edit' ? `Edit ${editing.schedule.name}` : 'New schedule'}
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+      >
         {editing && (
           <ScheduleForm
             key={editing.mode === 'edit' ? editing.schedule.id : 'new'}

@@ -38,7 +38,16 @@ export function SignInPage({ linkError }: { linkError: string | null }) {
         </p>
         <form onSubmit={(event) => void onSubmit(event)}>
           <label htmlFor="token">Session token</label>
-          <textarea id="token" rows={4} value={token} onChange={(event) => setToken(event.target.value)} required spellCheck={false} autoComplete="off" aria-describedby={error ? 'signin-error' : undefined} />
+          <textarea
+            id="token"
+            rows={4}
+            value={token}
+            onChange={(event) => setToken(event.target.value)}
+            required
+            spellCheck={false}
+            autoComplete="off"
+            aria-describedby={error ? 'signin-error' : undefined}
+          />
           {error && (
             <p id="signin-error" className="field-error" role="alert">
               {error}

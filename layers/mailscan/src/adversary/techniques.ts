@@ -15,46 +15,94 @@ export const TECHNIQUE_SURFACES: Record<Technique, { discover: boolean; leak: bo
   T1598: { discover: false, leak: true },
 };
 
-interface Derivation { base: string; rule: string; technique: Technique[]; describe: (base: ReportFinding) => string }
+interface Derivation {
+  base: string;
+  rule: string;
+  technique: Technique[];
+  describe: (base: ReportFinding) => string;
+}
 
 const DERIVATIONS: Derivation[] = [
   {
-    base: 'mailscan.discover.catch_all', rule: 'adversary.email.catch_all_enables_enumeration', technique: ['T1589.002'],
-    describe: () => 'The MX accepts any recipient, so an attacker can send to guessed addresses unnoticed and no bounce tells real from fake.',
+    base: 'mailscan.discover.catch_all',
+    rule: 'adversary.email.catch_all_enables_enumeration',
+    technique: ['T1589.002'],
+    describe: () =>
+      'The MX accepts any recipient, so an attacker can send to guessed addresses unnoticed and no bounce tells real from fake.',
   },
   {
-    base: 'mailscan.dnsbl.listed', rule: 'adversary.email.dnsbl_burned_reputation', technique: ['T1589.002', 'T1598'],
-    describe: (base) => `The domain's sending infrastructure is block-listed (${base.detail}); its own mail is filtered while an attacker's lookalike is not.`,
+    base: 'mailscan.dnsbl.listed',
+    rule: 'adversary.email.dnsbl_burned_reputation',
+    technique: ['T1589.002', 'T1598'],
+    describe: (base) =>
+      `The domain's sending infrastructure is block-listed (${base.detail}); its own mail is filtered while an attacker's lookalike is not.`,
   },
   {
-    base: 'mailscan.leak.lookalike', rule: 'adversary.email.lookalike_phishing_infrastructure', technique: ['T1598'],
+    base: 'mailscan.leak.lookalike',
+    rule: 'adversary.email.lookalike_phishing_infrastructure',
+    technique: ['T1598'],
     describe: (base) => `A lookalike domain is ready for phishing: ${base.detail}`,
   },
 ];
 
-export interface LookalikeWithMx { lookalike: string; family: string; mx: string[]; addresses: string[] }
+export interface LookalikeWithMx {
+  lookalike: string;
+  family: string;
+  mx: string[];
+  addresses: string[];
+}
 
 /**
  * The adversary findings the requested techniques support. Each names its technique and the base
  * finding (rule id and fingerprint); a registered lookalike that receives mail but has no
  * certificate has no base finding, so its base is null and the lookalike is the evidence.
  */
-export function adversaryFindings(domain: string, techniques: readonly Technique[], base: readonly ReportFinding[], lookalikesWithMx: readonly LookalikeWithMx[]): ReportFinding[] {
+export function adversaryFindings(
+  domain: string,
+  techniques: readonly Technique[],
+  base: readonly ReportFinding[],
+  lookalikesWithMx: readonly LookalikeWithMx[],
+): ReportFinding[] {
   const out: ReportFinding[] = [];
   for (const technique of techniques) {
     for (const derivation of DERIVATIONS.filter((item) => item.technique.includes(technique))) {
       for (const item of base.filter((candidate) => candidate.rule_id === derivation.base)) {
-        out.push(finding(derivation.rule, derivation.rule === 'adversary.email.lookalike_phishing_infrastructure' ? 'high' : 'medium', derivation.describe(item), {
-          technique, base_rule_id: item.rule_id, base_fingerprint: reportFingerprint(domain, item), ...pick(item.evidence),
-        }));
+        out.push(
+          finding(
+            derivation.rule,
+            derivation.rule === 'adversary.email.lookalike_phishing_infrastructure' ? 'high' : 'medium',
+            derivation.describe(item),
+            {
+              technique,
+              base_rule_id: item.rule_id,
+              base_fingerprint: reportFingerprint(domain, item),
+              ...pick(item.evidence),
+            },
+          ),
+        );
       }
     }
     if (technique === 'T1598') {
-      const withCertificate = new Set(base.filter((item) => item.rule_id === 'mailscan.leak.lookalike').map((item) => item.evidence.lookalike));
+      const withCertificate = new Set(
+        base.filter((item) => item.rule_id === 'mailscan.leak.lookalike').map((item) => item.evidence.lookalike),
+      );
       for (const lookalike of lookalikesWithMx.filter((item) => item.mx.length > 0 && !withCertificate.has(item.lookalike))) {
-        out.push(finding('adversary.email.lookalike_phishing_infrastructure', 'high', `${lookalike.lookalike} (${lookalike.family}) looks like ${domain} and receives mail (MX ${lookalike.mx.join(', ')}): ready to send and answer phishing.`, {
-          technique, base_rule_id: null, base_fingerprint: null, lookalike: lookalike.lookalike, family: lookalike.family, mx: lookalike.mx, addresses: lookalike.addresses,
-        }));
+        out.push(
+          finding(
+            'adversary.email.lookalike_phishing_infrastructure',
+            'high',
+            `${lookalike.lookalike} (${lookalike.family}) looks like ${domain} and receives mail (MX ${lookalike.mx.join(', ')}): ready to send and answer phishing.`,
+            {
+              technique,
+              base_rule_id: null,
+              base_fingerprint: null,
+              lookalike: lookalike.lookalike,
+              family: lookalike.family,
+              mx: lookalike.mx,
+              addresses: lookalike.addresses,
+            },
+          ),
+        );
       }
     }
   }

@@ -10,7 +10,9 @@ const exitCode = await main(process.argv.slice(2), {
   env: process.env,
   now: () => new Date(),
 }).catch((error: unknown) => {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'internal error', message: error instanceof Error ? error.message : String(error) })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'internal error', message: error instanceof Error ? error.message : String(error) })}\n`,
+  );
   return 1;
 });
 process.stdout.write('', () => process.exit(exitCode));

@@ -63,10 +63,14 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     return { ok: false, message: (error as Error).message };
   }
   const { values, positionals } = parsed;
-  if (values.version) return positionals.length === 0 ? { ok: true, command: { kind: 'version' } } : { ok: false, message: '--version takes no arguments' };
+  if (values.version)
+    return positionals.length === 0 ? { ok: true, command: { kind: 'version' } } : { ok: false, message: '--version takes no arguments' };
   if (values.help) return { ok: true, command: { kind: 'help' } };
   const [command, ...rest] = positionals;
-  if (command === 'rules') return rest.length === 0 && Object.keys(values).length === 0 ? { ok: true, command: { kind: 'rules' } } : { ok: false, message: 'rules takes no arguments' };
+  if (command === 'rules')
+    return rest.length === 0 && Object.keys(values).length === 0
+      ? { ok: true, command: { kind: 'rules' } }
+      : { ok: false, message: 'rules takes no arguments' };
   if (command !== 'scan') return { ok: false, message: command === undefined ? 'no command given' : `unknown command "${command}"` };
 
   if (rest.length !== 1) return { ok: false, message: rest.length === 0 ? 'scan needs a domain' : 'scan takes exactly one domain' };
@@ -89,10 +93,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   if (badSelector !== undefined) return { ok: false, message: `"${badSelector}" is not a DKIM selector` };
   const techniques = [...new Set(values.technique ?? [])];
   const unknownTechnique = techniques.find((technique) => !(TECHNIQUES as readonly string[]).includes(technique));
-  if (unknownTechnique !== undefined) return { ok: false, message: `unsupported technique ${unknownTechnique}; supported: ${TECHNIQUES.join(', ')}` };
+  if (unknownTechnique !== undefined)
+    return { ok: false, message: `unsupported technique ${unknownTechnique}; supported: ${TECHNIQUES.join(', ')}` };
   // Every technique reads the block-list results, so it cannot run without the reputation surface.
-  if (techniques.length > 0 && values['no-reputation'] === true) return { ok: false, message: '--technique needs the reputation surface; drop --no-reputation' };
-  const needs = (surface: 'discover' | 'leak'): boolean => techniques.some((technique) => TECHNIQUE_SURFACES[technique as Technique][surface]);
+  if (techniques.length > 0 && values['no-reputation'] === true)
+    return { ok: false, message: '--technique needs the reputation surface; drop --no-reputation' };
+  const needs = (surface: 'discover' | 'leak'): boolean =>
+    techniques.some((technique) => TECHNIQUE_SURFACES[technique as Technique][surface]);
   return {
     ok: true,
     command: {

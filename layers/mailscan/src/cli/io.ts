@@ -10,9 +10,11 @@ export type Log = (event: string, fields?: Record<string, unknown>) => void;
 
 /** One JSON object per line; `level` is error for usage and start failures, info otherwise. */
 export function makeStderrLog(io: CliIo): { info: Log; error: Log } {
-  const write = (level: 'info' | 'error') => (event: string, fields: Record<string, unknown> = {}) => {
-    io.stderr(`${JSON.stringify({ time: io.now().toISOString(), level, event, ...fields })}\n`);
-  };
+  const write =
+    (level: 'info' | 'error') =>
+    (event: string, fields: Record<string, unknown> = {}) => {
+      io.stderr(`${JSON.stringify({ time: io.now().toISOString(), level, event, ...fields })}\n`);
+    };
   return { info: write('info'), error: write('error') };
 }
 

@@ -37,19 +37,35 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
     // Discover and leak stop a little before the hard deadline, so their partial results still make the report.
     const softDeadline = new AbortController();
     softTimer = setTimeout(() => softDeadline.abort(), Math.max(settings.deadlineMs * 0.9, settings.deadlineMs - 5_000));
-    const optIn = settings.optIn === null ? null : {
-      discover: args.discover,
-      leak: args.leak,
-      techniques: args.techniques,
-      context: { domain: args.domain, resolver, fetch, vendors: settings.optIn.vendors, settings: settings.optIn.settings, allowPrivate: settings.allowPrivate, now: io.now, log: log.info, signal: softDeadline.signal },
-    };
+    const optIn =
+      settings.optIn === null
+        ? null
+        : {
+            discover: args.discover,
+            leak: args.leak,
+            techniques: args.techniques,
+            context: {
+              domain: args.domain,
+              resolver,
+              fetch,
+              vendors: settings.optIn.vendors,
+              settings: settings.optIn.settings,
+              allowPrivate: settings.allowPrivate,
+              now: io.now,
+              log: log.info,
+              signal: softDeadline.signal,
+            },
+          };
     const outcome = await scanDomain(
       {
         domain: args.domain,
         dkimSelectors: settings.dkimSelectors,
         rua: args.rua,
         eml: args.eml,
-        reputation: settings.reputation === null ? null : { run: await loadRunReputation(), context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
+        reputation:
+          settings.reputation === null
+            ? null
+            : { run: await loadRunReputation(), context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
         optIn,
       },
       { resolver, now: io.now, log: log.info, deadline: deadline.signal },

@@ -40,11 +40,13 @@ export async function resolveSettings(args: ScanArgs, env: Readonly<Record<strin
   const given = args.nameservers.length > 0 ? args.nameservers : nonEmpty(env.MAILSCAN_NAMESERVERS)?.split(',');
   if (given !== undefined) {
     const parsed = parseNameservers(given);
-    if (parsed === null) return { ok: false, exit: 'usage', message: `nameservers must be IP[:PORT] or [IPv6]:PORT, got "${given.join(',')}"` };
+    if (parsed === null)
+      return { ok: false, exit: 'usage', message: `nameservers must be IP[:PORT] or [IPv6]:PORT, got "${given.join(',')}"` };
     nameservers = parsed;
   } else {
     nameservers = systemNameservers();
-    if (nameservers.length === 0) return { ok: false, exit: 'couldNotStart', message: 'the system has no DNS server configured; pass --nameserver' };
+    if (nameservers.length === 0)
+      return { ok: false, exit: 'couldNotStart', message: 'the system has no DNS server configured; pass --nameserver' };
   }
 
   let reputation: ScanSettings['reputation'] = null;

@@ -25,7 +25,11 @@ export function renderText(report: Report): string {
       .map((item) => `  [${item.severity}] ${item.rule_id}: ${item.detail}`),
   ];
   if (report.errors.length > 0) {
-    lines.push('', `errors (${report.errors.length}):`, ...report.errors.map((error) => `  ${error.surface}/${error.check}: ${error.message}`));
+    lines.push(
+      '',
+      `errors (${report.errors.length}):`,
+      ...report.errors.map((error) => `  ${error.surface}/${error.check}: ${error.message}`),
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -33,6 +37,8 @@ export function renderText(report: Report): string {
 function doesNotExist(report: Report): string {
   const parent = report.nonexistence?.closest_existing_parent;
   const soa = report.nonexistence?.soa;
-  const where = parent ? `; closest existing parent ${parent}${soa ? ` (zone ${soa.zone}, SOA ${soa.mname} serial ${soa.serial})` : ''}` : '';
+  const where = parent
+    ? `; closest existing parent ${parent}${soa ? ` (zone ${soa.zone}, SOA ${soa.mname} serial ${soa.serial})` : ''}`
+    : '';
   return `${report.domain} does not exist (NXDOMAIN)${where}`;
 }

@@ -24,31 +24,60 @@ export const configFileSchema = z.strictObject({
   // Discover and leak (docs/mailscan-discover-leak.md).
   ct: vendorFileSchema.optional(),
   breach: vendorFileSchema.optional(),
-  codesearch: vendorFileSchema.extend({ words: z.array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be one word')).min(1).max(50).optional(), max_results_per_word: z.number().int().min(1).max(100).optional() }).optional(),
+  codesearch: vendorFileSchema
+    .extend({
+      words: z
+        .array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be one word'))
+        .min(1)
+        .max(50)
+        .optional(),
+      max_results_per_word: z.number().int().min(1).max(100).optional(),
+    })
+    .optional(),
   emailrep: vendorFileSchema.extend({ max_addresses: z.number().int().min(0).max(200).optional() }).optional(),
   dehashed: vendorFileSchema.optional(),
   intelx: vendorFileSchema.optional(),
   snusbase: vendorFileSchema.optional(),
-  feeds: z.strictObject({ page_size: z.number().int().min(1).max(10_000).optional(), max_records: z.number().int().min(1).max(100_000).optional() }).optional(),
-  smtp: z.strictObject({
-    port: z.number().int().min(1).max(65_535).optional(),
-    helo: z.string().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)*[a-z0-9-]{1,63}$/i, 'must be a host name').optional(),
-    max_probes: z.number().int().min(1).max(100).optional(),
-    timeout_ms: milliseconds.optional(),
-    pause_ms: z.number().int().min(0).max(10_000).optional(),
-  }).optional(),
-  lookalike: z.strictObject({
-    max_candidates: z.number().int().min(0).max(50_000).optional(),
-    concurrency: z.number().int().min(1).max(500).optional(),
-    max_ct_checks: z.number().int().min(0).max(1_000).optional(),
-    tlds: z.array(z.string().regex(/^[a-z0-9-]{2,63}(\.[a-z0-9-]{2,63})?$/i, 'must be a TLD')).max(1_000).optional(),
-    dictionary: z.array(z.string().regex(/^[a-z0-9-]{1,40}$/i, 'must be a word')).max(1_000).optional(),
-  }).optional(),
-  certstream: z.strictObject({
-    endpoint: z.url({ protocol: /^wss?$/ }).optional(),
-    seconds: z.number().min(0).max(3_600).optional(),
-    max_messages: z.number().int().min(1).max(10_000_000).optional(),
-  }).optional(),
+  feeds: z
+    .strictObject({
+      page_size: z.number().int().min(1).max(10_000).optional(),
+      max_records: z.number().int().min(1).max(100_000).optional(),
+    })
+    .optional(),
+  smtp: z
+    .strictObject({
+      port: z.number().int().min(1).max(65_535).optional(),
+      helo: z
+        .string()
+        .regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)*[a-z0-9-]{1,63}$/i, 'must be a host name')
+        .optional(),
+      max_probes: z.number().int().min(1).max(100).optional(),
+      timeout_ms: milliseconds.optional(),
+      pause_ms: z.number().int().min(0).max(10_000).optional(),
+    })
+    .optional(),
+  lookalike: z
+    .strictObject({
+      max_candidates: z.number().int().min(0).max(50_000).optional(),
+      concurrency: z.number().int().min(1).max(500).optional(),
+      max_ct_checks: z.number().int().min(0).max(1_000).optional(),
+      tlds: z
+        .array(z.string().regex(/^[a-z0-9-]{2,63}(\.[a-z0-9-]{2,63})?$/i, 'must be a TLD'))
+        .max(1_000)
+        .optional(),
+      dictionary: z
+        .array(z.string().regex(/^[a-z0-9-]{1,40}$/i, 'must be a word'))
+        .max(1_000)
+        .optional(),
+    })
+    .optional(),
+  certstream: z
+    .strictObject({
+      endpoint: z.url({ protocol: /^wss?$/ }).optional(),
+      seconds: z.number().min(0).max(3_600).optional(),
+      max_messages: z.number().int().min(1).max(10_000_000).optional(),
+    })
+    .optional(),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -16,9 +16,36 @@ export interface Candidate {
 
 /** Role local parts that organisations commonly have (RFC 2142 plus common practice). */
 export const ROLE_LOCAL_PARTS: readonly string[] = [
-  'postmaster', 'abuse', 'security', 'admin', 'administrator', 'hostmaster', 'webmaster', 'info', 'support', 'sales', 'billing',
-  'hr', 'noreply', 'no-reply', 'contact', 'help', 'it', 'finance', 'accounts', 'marketing', 'press', 'jobs', 'careers', 'office',
-  'legal', 'privacy', 'dmarc', 'root', 'helpdesk', 'invoices',
+  'postmaster',
+  'abuse',
+  'security',
+  'admin',
+  'administrator',
+  'hostmaster',
+  'webmaster',
+  'info',
+  'support',
+  'sales',
+  'billing',
+  'hr',
+  'noreply',
+  'no-reply',
+  'contact',
+  'help',
+  'it',
+  'finance',
+  'accounts',
+  'marketing',
+  'press',
+  'jobs',
+  'careers',
+  'office',
+  'legal',
+  'privacy',
+  'dmarc',
+  'root',
+  'helpdesk',
+  'invoices',
 ];
 
 /** Local-part patterns, in order of how common they are in organisations. */
@@ -38,13 +65,20 @@ export const NAME_PATTERNS: Readonly<Record<string, (first: string, last: string
 const ADDRESS = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[a-z0-9.-]{1,253}$/;
 
 export function normaliseAddress(text: string): string | null {
-  const address = text.trim().toLowerCase().replace(/^mailto:/, '');
+  const address = text
+    .trim()
+    .toLowerCase()
+    .replace(/^mailto:/, '');
   return ADDRESS.test(address) && !address.startsWith('.') && !address.includes('..') ? address : null;
 }
 
 /** "Jane Roe", "Dr. Jane M. Roe" → {first: jane, last: roe}; null when it does not read as a person. */
 export function personName(text: string): { first: string; last: string } | null {
-  const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/\s+/)
+  const words = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/\s+/)
     .map((word) => word.replace(/[^a-z-]/g, ''))
     .filter((word) => word.length > 0 && !['dr', 'mr', 'mrs', 'ms', 'prof'].includes(word));
   if (words.length < 2 || words.length > 4) return null;
@@ -56,7 +90,9 @@ export function personName(text: string): { first: string; last: string } | null
 
 /** The patterns that turn this person into this local part. */
 export function patternsMatching(person: { first: string; last: string }, localPart: string): string[] {
-  return Object.entries(NAME_PATTERNS).filter(([, make]) => make(person.first, person.last) === localPart).map(([name]) => name);
+  return Object.entries(NAME_PATTERNS)
+    .filter(([, make]) => make(person.first, person.last) === localPart)
+    .map(([name]) => name);
 }
 
 /** The SOA RNAME as an address: the first unescaped dot is the @ (RFC 1035 §8). */
@@ -67,7 +103,10 @@ export function soaAddress(rname: string): string | null {
   return normaliseAddress(`${match[1].replace(/\\(.)/g, '$1')}@${match[2]}`);
 }
 
-export interface FoundPerson { name: string; address: string | null }
+export interface FoundPerson {
+  name: string;
+  address: string | null;
+}
 
 export interface CandidateInput {
   domain: string;
@@ -113,6 +152,7 @@ export function buildCandidates({ domain, found, people }: CandidateInput): { ca
   }
   for (const local of ROLE_LOCAL_PARTS) add(`${local}@${domain}`, 'role');
 
-  const rank = (candidate: Candidate): number => (candidate.sources.some((source) => source !== 'role' && source !== 'pattern') ? 0 : candidate.sources.includes('pattern') ? 1 : 2);
+  const rank = (candidate: Candidate): number =>
+    candidate.sources.some((source) => source !== 'role' && source !== 'pattern') ? 0 : candidate.sources.includes('pattern') ? 1 : 2;
   return { candidates: [...byAddress.values()].sort((a, b) => rank(a) - rank(b)), patterns };
 }

@@ -42,10 +42,7 @@ const emailrepSchema = z.looseObject({
 export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Promise<DiscoverResult> {
   const { domain } = ctx;
   const errors: CheckError[] = [];
-  const [ct, soa] = await Promise.all([
-    searchCt(ctx, `%${domain}`, 'discover', 'ct'),
-    ctx.resolver.query(domain, 'SOA'),
-  ]);
+  const [ct, soa] = await Promise.all([searchCt(ctx, `%${domain}`, 'discover', 'ct'), ctx.resolver.query(domain, 'SOA')]);
 
   const ctData = ct.kind === 'ok' ? readCtEntries(ct.entries, domain) : null;
   if (ct.kind === 'error') errors.push(surfaceError('discover', 'ct', ct.message));
@@ -69,15 +66,32 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
   const { candidates, patterns } = buildCandidates({ domain, found, people: ctData?.people ?? [] });
   ctx.log('discover candidates', { domain, candidates: candidates.length, patterns });
 
-  const smtp = await probeRecipients(domain, input.mx, candidates.map((candidate) => candidate.address), { ...ctx.settings.smtp, allowPrivate: ctx.allowPrivate }, ctx.signal);
+  const smtp = await probeRecipients(
+    domain,
+    input.mx,
+    candidates.map((candidate) => candidate.address),
+    { ...ctx.settings.smtp, allowPrivate: ctx.allowPrivate },
+    ctx.signal,
+  );
   for (const message of smtp.errors) errors.push(surfaceError('discover', 'smtp', message));
   const rcptOf = new Map((smtp.data.results ?? []).map((result) => [result.address, result]));
 
   const findings: ReportFinding[] = [];
   if (smtp.data.catch_all === true) {
-    findings.push(finding('mailscan.discover.catch_all', 'low', `The MX ${smtp.data.mx} accepts mail for a random address at ${domain}: every address looks valid, so RCPT answers cannot tell real mailboxes from made-up ones, and mail for any name is accepted.`, {
-      domain, mx: smtp.data.mx, probe_address: smtp.data.catch_all_probe?.address, reply_code: smtp.data.catch_all_probe?.code, reply: smtp.data.catch_all_probe?.reply,
-    }));
+    findings.push(
+      finding(
+        'mailscan.discover.catch_all',
+        'low',
+        `The MX ${smtp.data.mx} accepts mail for a random address at ${domain}: every address looks valid, so RCPT answers cannot tell real mailboxes from made-up ones, and mail for any name is accepted.`,
+        {
+          domain,
+          mx: smtp.data.mx,
+          probe_address: smtp.data.catch_all_probe?.address,
+          reply_code: smtp.data.catch_all_probe?.code,
+          reply: smtp.data.catch_all_probe?.reply,
+        },
+      ),
+    );
   }
 
   const reputation = await lookUpAddresses(ctx, candidates, rcptOf);
@@ -89,7 +103,16 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
     data: {
       candidates: candidates.map((candidate) => ({ ...candidate, rcpt: rcptOf.get(candidate.address)?.state ?? 'not_probed' })),
       patterns,
-      ct: ct.kind === 'ok' ? { status: 'ok', certificates: ct.entries.length, names: ctData?.names ?? [], addresses: ctData?.addresses ?? [], people: ctData?.people.length ?? 0 } : { status: 'error', reason: ct.message },
+      ct:
+        ct.kind === 'ok'
+          ? {
+              status: 'ok',
+              certificates: ct.entries.length,
+              names: ctData?.names ?? [],
+              addresses: ctData?.addresses ?? [],
+              people: ctData?.people.length ?? 0,
+            }
+          : { status: 'error', reason: ct.message },
       soa: soaData,
       smtp: smtp.data satisfies SmtpProbeData,
       emailrep: reputation.data,
@@ -102,13 +125,26 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
 /** Addresses worth a reputation lookup: the ones the MX accepted, and the ones found in public data. */
 function addressesToLookUp(candidates: Candidate[], rcptOf: Map<string, { state: RcptState }>): string[] {
   return candidates
-    .filter((candidate) => rcptOf.get(candidate.address)?.state === 'accepted' || candidate.sources.some((source) => source === 'ct' || source === 'soa' || source === 'dmarc'))
+    .filter(
+      (candidate) =>
+        rcptOf.get(candidate.address)?.state === 'accepted' ||
+        candidate.sources.some((source) => source === 'ct' || source === 'soa' || source === 'dmarc'),
+    )
     .map((candidate) => candidate.address);
 }
 
-async function lookUpAddresses(ctx: OptInContext, candidates: Candidate[], rcptOf: Map<string, { state: RcptState }>): Promise<{ data: Record<string, unknown>; findings: ReportFinding[]; errors: CheckError[] }> {
+async function lookUpAddresses(
+  ctx: OptInContext,
+  candidates: Candidate[],
+  rcptOf: Map<string, { state: RcptState }>,
+): Promise<{ data: Record<string, unknown>; findings: ReportFinding[]; errors: CheckError[] }> {
   const opened = openVendor(EMAILREP, ctx.vendors.emailrep, { fetch: ctx.fetch, surface: 'discover', check: 'emailrep' });
-  if (!opened.ok) return { data: { status: opened.unavailable.status, reason: opened.unavailable.reason }, findings: [], errors: opened.unavailable.errors };
+  if (!opened.ok)
+    return {
+      data: { status: opened.unavailable.status, reason: opened.unavailable.reason },
+      findings: [],
+      errors: opened.unavailable.errors,
+    };
   const all = addressesToLookUp(candidates, rcptOf);
   const addresses = all.slice(0, ctx.settings.emailrep.maxAddresses);
   const findings: ReportFinding[] = [];
@@ -127,14 +163,27 @@ async function lookUpAddresses(ctx: OptInContext, candidates: Candidate[], rcptO
       continue;
     }
     const details = answer.body.details;
-    const flags = (['blacklisted', 'malicious_activity', 'credentials_leaked', 'data_breach'] as const).filter((flag) => details[flag] === true);
+    const flags = (['blacklisted', 'malicious_activity', 'credentials_leaked', 'data_breach'] as const).filter(
+      (flag) => details[flag] === true,
+    );
     results.push({ address, status: 'ok', reputation: answer.body.reputation ?? null, suspicious: answer.body.suspicious ?? null, flags });
     if (flags.length === 0) continue;
     const severity = flags.includes('blacklisted') || flags.includes('malicious_activity') ? 'high' : 'medium';
-    findings.push(finding('mailscan.discover.flagged_address', severity, `${address} is flagged by the address-reputation service: ${flags.join(', ').replaceAll('_', ' ')}.`, {
-      address, flags, reputation: answer.body.reputation ?? null, suspicious: answer.body.suspicious ?? null, rcpt: rcptOf.get(address)?.state ?? 'not_probed',
-      sources: candidates.find((candidate) => candidate.address === address)?.sources ?? [],
-    }));
+    findings.push(
+      finding(
+        'mailscan.discover.flagged_address',
+        severity,
+        `${address} is flagged by the address-reputation service: ${flags.join(', ').replaceAll('_', ' ')}.`,
+        {
+          address,
+          flags,
+          reputation: answer.body.reputation ?? null,
+          suspicious: answer.body.suspicious ?? null,
+          rcpt: rcptOf.get(address)?.state ?? 'not_probed',
+          sources: candidates.find((candidate) => candidate.address === address)?.sources ?? [],
+        },
+      ),
+    );
   }
   return { data: { status: errors.length > 0 ? 'error' : 'ok', results, not_looked_up: all.length - addresses.length }, findings, errors };
 }

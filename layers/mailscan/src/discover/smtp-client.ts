@@ -5,7 +5,10 @@ import { connect, type Socket } from 'node:net';
  * one RCPT TO per address, QUIT. Never DATA: nothing is ever sent. Every reply is bounded in size
  * and time; a pause between commands keeps the probe polite.
  */
-export interface SmtpReply { code: number; text: string }
+export interface SmtpReply {
+  code: number;
+  text: string;
+}
 
 export interface SmtpSessionOptions {
   /** The vetted address to connect to (never a name: resolving again would reopen DNS rebinding). */
@@ -20,7 +23,10 @@ export interface SmtpSessionOptions {
 }
 
 export class SmtpError extends Error {
-  constructor(readonly code: 'connect' | 'timeout' | 'closed' | 'protocol', message: string) {
+  constructor(
+    readonly code: 'connect' | 'timeout' | 'closed' | 'protocol',
+    message: string,
+  ) {
     super(message);
     this.name = 'SmtpError';
   }
@@ -73,7 +79,14 @@ export async function openSmtpSession(options: SmtpSessionOptions): Promise<Smtp
       const replyLines = lines.slice(0, end + 1);
       buffer = lines.slice(end + 1).join('\r\n');
       const code = Number(replyLines[end].slice(0, 3));
-      replies.push({ code, text: replyLines.map((line) => line.slice(4)).join(' ').trim().slice(0, 500) });
+      replies.push({
+        code,
+        text: replyLines
+          .map((line) => line.slice(4))
+          .join(' ')
+          .trim()
+          .slice(0, 500),
+      });
     }
     settle();
   });
@@ -82,19 +95,26 @@ export async function openSmtpSession(options: SmtpSessionOptions): Promise<Smtp
   const onAbort = (): void => fail(new SmtpError('timeout', 'the scan deadline was reached'));
   options.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const nextReply = (): Promise<SmtpReply> => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      waiting = null;
-      const error = new SmtpError('timeout', `no reply within ${options.timeoutMs} ms`);
-      fail(error);
-      reject(failure ?? error);
-    }, options.timeoutMs);
-    waiting = {
-      resolve: (reply) => { clearTimeout(timer); resolve(reply); },
-      reject: (error) => { clearTimeout(timer); reject(error); },
-    };
-    settle();
-  });
+  const nextReply = (): Promise<SmtpReply> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiting = null;
+        const error = new SmtpError('timeout', `no reply within ${options.timeoutMs} ms`);
+        fail(error);
+        reject(failure ?? error);
+      }, options.timeoutMs);
+      waiting = {
+        resolve: (reply) => {
+          clearTimeout(timer);
+          resolve(reply);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      settle();
+    });
   const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, options.pauseMs));
 
   const command = async (line: string): Promise<SmtpReply> => {

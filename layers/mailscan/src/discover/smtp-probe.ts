@@ -19,10 +19,20 @@ export interface SmtpProbeConfig {
   allowPrivate: boolean;
 }
 
-export interface MxTarget { host: string; preference: number; ipv4: string[]; ipv6: string[] }
+export interface MxTarget {
+  host: string;
+  preference: number;
+  ipv4: string[];
+  ipv6: string[];
+}
 
 export type RcptState = 'accepted' | 'rejected' | 'unknown' | 'unverifiable';
-export interface RcptResult { address: string; state: RcptState; code: number | null; reply: string }
+export interface RcptResult {
+  address: string;
+  state: RcptState;
+  code: number | null;
+  reply: string;
+}
 
 export interface SmtpProbeData {
   status: 'ok' | 'error' | 'skipped';
@@ -37,7 +47,10 @@ export interface SmtpProbeData {
   not_probed?: number;
 }
 
-export interface SmtpProbeOutcome { data: SmtpProbeData; errors: string[] }
+export interface SmtpProbeOutcome {
+  data: SmtpProbeData;
+  errors: string[];
+}
 
 function stateOf(reply: SmtpReply): 'accepted' | 'rejected' | 'unknown' {
   if (reply.code >= 200 && reply.code < 300) return 'accepted';
@@ -47,12 +60,22 @@ function stateOf(reply: SmtpReply): 'accepted' | 'rejected' | 'unknown' {
 
 /** The MX hosts' addresses in preference order, each vetted like an HTTP host (SSRF guard). */
 function addressesToTry(mx: readonly MxTarget[], allowPrivate: boolean): { host: string; address: string; blocked: string | null }[] {
-  return [...mx].sort((a, b) => a.preference - b.preference).flatMap((host) => [...host.ipv4, ...host.ipv6]
-    .filter((address) => isIP(address) !== 0)
-    .map((address) => ({ host: host.host, address, blocked: blockedAddressReason(address, allowPrivate) })));
+  return [...mx]
+    .sort((a, b) => a.preference - b.preference)
+    .flatMap((host) =>
+      [...host.ipv4, ...host.ipv6]
+        .filter((address) => isIP(address) !== 0)
+        .map((address) => ({ host: host.host, address, blocked: blockedAddressReason(address, allowPrivate) })),
+    );
 }
 
-export async function probeRecipients(domain: string, mx: readonly MxTarget[], candidates: readonly string[], config: SmtpProbeConfig, signal?: AbortSignal): Promise<SmtpProbeOutcome> {
+export async function probeRecipients(
+  domain: string,
+  mx: readonly MxTarget[],
+  candidates: readonly string[],
+  config: SmtpProbeConfig,
+  signal?: AbortSignal,
+): Promise<SmtpProbeOutcome> {
   if (mx.length === 0) return { data: { status: 'skipped', reason: 'the domain has no MX host to probe' }, errors: [] };
   const errors: string[] = [];
   let session: SmtpSession | null = null;
@@ -63,7 +86,14 @@ export async function probeRecipients(domain: string, mx: readonly MxTarget[], c
       continue;
     }
     try {
-      session = await openSmtpSession({ address: target.address, port: config.port, helo: config.helo, timeoutMs: config.timeoutMs, pauseMs: config.pauseMs, signal });
+      session = await openSmtpSession({
+        address: target.address,
+        port: config.port,
+        helo: config.helo,
+        timeoutMs: config.timeoutMs,
+        pauseMs: config.pauseMs,
+        signal,
+      });
       if (session.greeting.code !== 220) {
         errors.push(`${target.host} ${target.address}: greeting ${session.greeting.code} ${session.greeting.text}`);
         await session.close();
@@ -101,7 +131,12 @@ export async function probeRecipients(domain: string, mx: readonly MxTarget[], c
     for (const address of candidates.slice(0, Math.max(0, config.maxProbes - 1))) {
       const reply = await session.command(`RCPT TO:<${address}>`);
       const state = stateOf(reply);
-      results.push({ address, state: state === 'accepted' && catchAll !== false ? 'unverifiable' : state, code: reply.code, reply: reply.text });
+      results.push({
+        address,
+        state: state === 'accepted' && catchAll !== false ? 'unverifiable' : state,
+        code: reply.code,
+        reply: reply.text,
+      });
     }
   } catch (error) {
     errors.push(`${used.host} ${used.address}: ${(error as Error).message}`);
@@ -111,7 +146,8 @@ export async function probeRecipients(domain: string, mx: readonly MxTarget[], c
   // Whatever the dropped connection left unasked is unknown, never rejected.
   const asked = new Set(results.map((result) => result.address));
   const probed = candidates.slice(0, Math.max(0, config.maxProbes - 1));
-  for (const address of probed) if (!asked.has(address)) results.push({ address, state: 'unknown', code: null, reply: 'not asked: the session ended' });
+  for (const address of probed)
+    if (!asked.has(address)) results.push({ address, state: 'unknown', code: null, reply: 'not asked: the session ended' });
 
   return {
     data: {

@@ -69,7 +69,12 @@ function toRecord<T extends RecordType>(type: T, answer: Answer): RecordData[T] 
     }
     case 'TLSA': {
       const tlsa = data as { usage: number; selector: number; matchingType: number; certificate: Buffer };
-      return { usage: tlsa.usage, selector: tlsa.selector, matchingType: tlsa.matchingType, certificate: new Uint8Array(tlsa.certificate) } as RecordData[T];
+      return {
+        usage: tlsa.usage,
+        selector: tlsa.selector,
+        matchingType: tlsa.matchingType,
+        certificate: new Uint8Array(tlsa.certificate),
+      } as RecordData[T];
     }
     case 'DNSKEY': {
       const key = data as { flags: number; algorithm: number; key: Buffer };

@@ -30,12 +30,17 @@ function withPort(host: string, port: string | undefined, family: 4 | 6): Namese
 
 /** Comma- or list-separated nameservers; null when any entry is malformed (a usage error). */
 export function parseNameservers(entries: readonly string[]): Nameserver[] | null {
-  const parsed = entries.flatMap((entry) => entry.split(',')).filter((part) => part.trim() !== '').map(parseNameserver);
+  const parsed = entries
+    .flatMap((entry) => entry.split(','))
+    .filter((part) => part.trim() !== '')
+    .map(parseNameserver);
   if (parsed.length === 0 || parsed.some((server) => server === null)) return null;
   return parsed as Nameserver[];
 }
 
 /** The servers the operating system's stub resolver uses (resolv.conf on Linux). */
 export function systemNameservers(): Nameserver[] {
-  return getServers().map(parseNameserver).filter((server): server is Nameserver => server !== null);
+  return getServers()
+    .map(parseNameserver)
+    .filter((server): server is Nameserver => server !== null);
 }

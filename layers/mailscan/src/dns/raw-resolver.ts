@@ -35,7 +35,9 @@ export function makeRawResolver(options: RawResolverOptions): Resolver {
         id,
         flags: packet.RECURSION_DESIRED | packet.AUTHENTIC_DATA,
         questions: [{ type, name, class: 'IN' }],
-        additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
+        additionals: [
+          { type: 'OPT', name: '.', udpPayloadSize: EDNS_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] },
+        ],
       });
       // Each answer is decoded once, by the spoofing guard; the exchange's accepted answer is the last it kept.
       let accepted: DecodedPacket | undefined;
@@ -52,7 +54,11 @@ export function makeRawResolver(options: RawResolverOptions): Resolver {
       }
       if (!result.ok || accepted === undefined) {
         const reason = result.ok ? 'error' : result.reason;
-        last = { status: 'unknown', reason, message: `${name} ${type} via ${server.host}:${server.port}: ${result.ok ? 'answer does not match the query' : result.message}` };
+        last = {
+          status: 'unknown',
+          reason,
+          message: `${name} ${type} via ${server.host}:${server.port}: ${result.ok ? 'answer does not match the query' : result.message}`,
+        };
         continue;
       }
       const mapped = mapResponse(accepted, name, type);
@@ -90,8 +96,12 @@ function answersQuery(message: Buffer, id: number, name: string, type: RecordTyp
     return null;
   }
   const question = decoded.questions?.[0];
-  const matches = decoded.id === id && decoded.type === 'response' && question !== undefined
-    && question.type === type && normaliseName(question.name) === name;
+  const matches =
+    decoded.id === id &&
+    decoded.type === 'response' &&
+    question !== undefined &&
+    question.type === type &&
+    normaliseName(question.name) === name;
   return matches ? decoded : null;
 }
 

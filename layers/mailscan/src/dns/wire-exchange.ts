@@ -3,9 +3,7 @@ import { isIP, connect } from 'node:net';
 import type { Nameserver } from './nameservers.ts';
 
 /** One request/response exchange with one server; a failed exchange is a value, the caller retries. */
-export type ExchangeResult =
-  | { ok: true; message: Buffer }
-  | { ok: false; reason: 'timeout' | 'error'; message: string };
+export type ExchangeResult = { ok: true; message: Buffer } | { ok: false; reason: 'timeout' | 'error'; message: string };
 
 export interface ExchangeOptions {
   timeoutMs: number;
@@ -19,7 +17,10 @@ export interface ExchangeOptions {
 function settleOnce(release: () => void, resolve: (result: ExchangeResult) => void, options: ExchangeOptions) {
   let done = false;
   const onAbort = () => finish({ ok: false, reason: 'timeout', message: 'scan deadline reached' });
-  const timer = setTimeout(() => finish({ ok: false, reason: 'timeout', message: `no answer within ${options.timeoutMs} ms` }), options.timeoutMs);
+  const timer = setTimeout(
+    () => finish({ ok: false, reason: 'timeout', message: `no answer within ${options.timeoutMs} ms` }),
+    options.timeoutMs,
+  );
   options.signal?.addEventListener('abort', onAbort, { once: true });
   function finish(result: ExchangeResult) {
     if (done) return;

@@ -36,7 +36,10 @@ export function readCtEntries(entries: readonly CtEntry[], domain: string, limit
   const addresses = new Set<string>();
   const people = new Map<string, string | null>();
   for (const entry of entries) {
-    const values = entry.name_value.split('\n').map((value) => value.trim().toLowerCase()).filter(Boolean);
+    const values = entry.name_value
+      .split('\n')
+      .map((value) => value.trim().toLowerCase())
+      .filter(Boolean);
     const entryAddresses: string[] = [];
     for (const value of values) {
       if (value.includes('@')) {
@@ -51,7 +54,13 @@ export function readCtEntries(entries: readonly CtEntry[], domain: string, limit
       }
     }
     const commonName = entry.common_name?.trim() ?? '';
-    if (commonName !== '' && !commonName.includes('.') && !commonName.includes('@') && /\s/.test(commonName) && people.size < limits.maxAddresses) {
+    if (
+      commonName !== '' &&
+      !commonName.includes('.') &&
+      !commonName.includes('@') &&
+      /\s/.test(commonName) &&
+      people.size < limits.maxAddresses
+    ) {
       people.set(commonName, entryAddresses.length === 1 ? entryAddresses[0] : (people.get(commonName) ?? null));
     }
   }
@@ -59,9 +68,24 @@ export function readCtEntries(entries: readonly CtEntry[], domain: string, limit
 }
 
 /** Certificates whose names cover `host` exactly or by wildcard: the lookalike issuance check. */
-export function certificatesFor(entries: readonly CtEntry[], host: string): { id: number; issuer: string | null; not_before: string | null; not_after: string | null; logged_at: string | null }[] {
+export function certificatesFor(
+  entries: readonly CtEntry[],
+  host: string,
+): { id: number; issuer: string | null; not_before: string | null; not_after: string | null; logged_at: string | null }[] {
   const parent = host.split('.').slice(1).join('.');
   return entries
-    .filter((entry) => entry.name_value.toLowerCase().split('\n').map((value) => value.trim()).some((value) => value === host || value === `*.${host}` || value === `*.${parent}`))
-    .map((entry) => ({ id: entry.id, issuer: entry.issuer_name ?? null, not_before: entry.not_before ?? null, not_after: entry.not_after ?? null, logged_at: entry.entry_timestamp ?? null }));
+    .filter((entry) =>
+      entry.name_value
+        .toLowerCase()
+        .split('\n')
+        .map((value) => value.trim())
+        .some((value) => value === host || value === `*.${host}` || value === `*.${parent}`),
+    )
+    .map((entry) => ({
+      id: entry.id,
+      issuer: entry.issuer_name ?? null,
+      not_before: entry.not_before ?? null,
+      not_after: entry.not_after ?? null,
+      logged_at: entry.entry_timestamp ?? null,
+    }));
 }

@@ -16,7 +16,8 @@ export const OPT_IN_DEFAULTS = {
   feeds: { pageSize: 100, maxRecords: 1_000 },
 } as const;
 
-export type OptInConfigResult = { ok: true; vendors: Record<OptInVendorName, VendorConfig>; settings: OptInSettings } | { ok: false; message: string };
+export type OptInConfigResult =
+  { ok: true; vendors: Record<OptInVendorName, VendorConfig>; settings: OptInSettings } | { ok: false; message: string };
 
 /** Vendor endpoints and keys from MAILSCAN_* and the config file; the rest from the file or the defaults. */
 export function optInConfigFromEnv(env: Env, file: ConfigFile): OptInConfigResult {
@@ -43,7 +44,10 @@ export function optInConfigFromEnv(env: Env, file: ConfigFile): OptInConfigResul
         pauseMs: file.smtp?.pause_ms ?? d.smtp.pauseMs,
       },
       emailrep: { maxAddresses: file.emailrep?.max_addresses ?? d.emailrep.maxAddresses },
-      codesearch: { words: file.codesearch?.words ?? [...CREDENTIAL_WORDS], maxResultsPerWord: file.codesearch?.max_results_per_word ?? d.codesearch.maxResultsPerWord },
+      codesearch: {
+        words: file.codesearch?.words ?? [...CREDENTIAL_WORDS],
+        maxResultsPerWord: file.codesearch?.max_results_per_word ?? d.codesearch.maxResultsPerWord,
+      },
       lookalike: {
         maxCandidates: file.lookalike?.max_candidates ?? d.lookalike.maxCandidates,
         concurrency: file.lookalike?.concurrency ?? d.lookalike.concurrency,
@@ -51,7 +55,11 @@ export function optInConfigFromEnv(env: Env, file: ConfigFile): OptInConfigResul
         ...(file.lookalike?.tlds ? { tlds: file.lookalike.tlds } : {}),
         ...(file.lookalike?.dictionary ? { dictionary: file.lookalike.dictionary } : {}),
       },
-      certstream: { endpoint: certstreamUrl, seconds: file.certstream?.seconds ?? d.certstream.seconds, maxMessages: file.certstream?.max_messages ?? d.certstream.maxMessages },
+      certstream: {
+        endpoint: certstreamUrl,
+        seconds: file.certstream?.seconds ?? d.certstream.seconds,
+        maxMessages: file.certstream?.max_messages ?? d.certstream.maxMessages,
+      },
       feeds: { pageSize: file.feeds?.page_size ?? d.feeds.pageSize, maxRecords: file.feeds?.max_records ?? d.feeds.maxRecords },
     },
   };

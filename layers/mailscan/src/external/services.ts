@@ -7,13 +7,60 @@ import type { VendorConfig, VendorDefinition } from '../vendors/vendor-client.ts
  * vendor's wire shape. Endpoints come from `<name>.endpoint` or `MAILSCAN_<NAME>_URL`, keys only from
  * `MAILSCAN_<NAME>_KEY`; a `required`-key service is never contacted without its key.
  */
-export const CT: VendorDefinition = { name: 'ct', key: 'none', defaultEndpoint: 'https://crt.sh', defaultTimeoutMs: 20_000, maxBytes: 8 * 1024 * 1024 };
-export const BREACH: VendorDefinition = { name: 'breach', key: 'optional', keyHeaders: (key) => ({ 'hibp-api-key': key }), defaultEndpoint: 'https://haveibeenpwned.com/api/v3', defaultTimeoutMs: 10_000, maxBytes: 2 * 1024 * 1024 };
-export const CODESEARCH: VendorDefinition = { name: 'codesearch', key: 'required', keyHeaders: (key) => ({ authorization: `Bearer ${key}` }), defaultEndpoint: 'https://api.github.com', defaultTimeoutMs: 10_000, maxBytes: 1024 * 1024 };
-export const EMAILREP: VendorDefinition = { name: 'emailrep', key: 'required', keyHeaders: (key) => ({ Key: key }), defaultEndpoint: 'https://emailrep.io', defaultTimeoutMs: 8_000 };
-export const DEHASHED: VendorDefinition = { name: 'dehashed', key: 'required', keyHeaders: (key) => ({ 'Dehashed-Api-Key': key }), defaultEndpoint: 'https://api.dehashed.com', defaultTimeoutMs: 15_000, maxBytes: 2 * 1024 * 1024 };
-export const INTELX: VendorDefinition = { name: 'intelx', key: 'required', keyHeaders: (key) => ({ 'x-key': key }), defaultEndpoint: 'https://2.intelx.io', defaultTimeoutMs: 15_000, maxBytes: 2 * 1024 * 1024 };
-export const SNUSBASE: VendorDefinition = { name: 'snusbase', key: 'required', keyHeaders: (key) => ({ Auth: key }), defaultEndpoint: 'https://api.snusbase.com', defaultTimeoutMs: 15_000, maxBytes: 2 * 1024 * 1024 };
+export const CT: VendorDefinition = {
+  name: 'ct',
+  key: 'none',
+  defaultEndpoint: 'https://crt.sh',
+  defaultTimeoutMs: 20_000,
+  maxBytes: 8 * 1024 * 1024,
+};
+export const BREACH: VendorDefinition = {
+  name: 'breach',
+  key: 'optional',
+  keyHeaders: (key) => ({ 'hibp-api-key': key }),
+  defaultEndpoint: 'https://haveibeenpwned.com/api/v3',
+  defaultTimeoutMs: 10_000,
+  maxBytes: 2 * 1024 * 1024,
+};
+export const CODESEARCH: VendorDefinition = {
+  name: 'codesearch',
+  key: 'required',
+  keyHeaders: (key) => ({ authorization: `Bearer ${key}` }),
+  defaultEndpoint: 'https://api.github.com',
+  defaultTimeoutMs: 10_000,
+  maxBytes: 1024 * 1024,
+};
+export const EMAILREP: VendorDefinition = {
+  name: 'emailrep',
+  key: 'required',
+  keyHeaders: (key) => ({ Key: key }),
+  defaultEndpoint: 'https://emailrep.io',
+  defaultTimeoutMs: 8_000,
+};
+export const DEHASHED: VendorDefinition = {
+  name: 'dehashed',
+  key: 'required',
+  keyHeaders: (key) => ({ 'Dehashed-Api-Key': key }),
+  defaultEndpoint: 'https://api.dehashed.com',
+  defaultTimeoutMs: 15_000,
+  maxBytes: 2 * 1024 * 1024,
+};
+export const INTELX: VendorDefinition = {
+  name: 'intelx',
+  key: 'required',
+  keyHeaders: (key) => ({ 'x-key': key }),
+  defaultEndpoint: 'https://2.intelx.io',
+  defaultTimeoutMs: 15_000,
+  maxBytes: 2 * 1024 * 1024,
+};
+export const SNUSBASE: VendorDefinition = {
+  name: 'snusbase',
+  key: 'required',
+  keyHeaders: (key) => ({ Auth: key }),
+  defaultEndpoint: 'https://api.snusbase.com',
+  defaultTimeoutMs: 15_000,
+  maxBytes: 2 * 1024 * 1024,
+};
 
 export const OPT_IN_VENDORS = [CT, BREACH, CODESEARCH, EMAILREP, DEHASHED, INTELX, SNUSBASE] as const;
 export type OptInVendorName = 'ct' | 'breach' | 'codesearch' | 'emailrep' | 'dehashed' | 'intelx' | 'snusbase';

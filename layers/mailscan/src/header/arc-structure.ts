@@ -2,7 +2,11 @@ import type { HeaderLimits } from './limits.ts';
 import { tagsOf, valueOf, type RawHeaderField } from './message-header.ts';
 
 const COMPONENTS = ['arc-authentication-results', 'arc-message-signature', 'arc-seal'] as const;
-const SHORT: Record<(typeof COMPONENTS)[number], string> = { 'arc-authentication-results': 'AAR', 'arc-message-signature': 'AMS', 'arc-seal': 'AS' };
+const SHORT: Record<(typeof COMPONENTS)[number], string> = {
+  'arc-authentication-results': 'AAR',
+  'arc-message-signature': 'AMS',
+  'arc-seal': 'AS',
+};
 
 export interface ArcSetSummary {
   i: number;
@@ -42,7 +46,11 @@ export function arcStructure(fields: readonly RawHeaderField[], limits: HeaderLi
     const instanceText = key === 'arc-authentication-results' ? /(?:^|;)\s*i\s*=\s*([^;\s]*)/i.exec(value)?.[1] : tagsOf(value).get('i');
     const instance = Number(instanceText);
     if (!Number.isInteger(instance) || instance < 1 || instance > limits.maxArcSets) {
-      anomalies.push({ kind: 'bad_instance', severity: 'medium', detail: `${SHORT[key]} with instance "${instanceText ?? ''}" outside 1..${limits.maxArcSets}` });
+      anomalies.push({
+        kind: 'bad_instance',
+        severity: 'medium',
+        detail: `${SHORT[key]} with instance "${instanceText ?? ''}" outside 1..${limits.maxArcSets}`,
+      });
       continue;
     }
     const set = sets.get(instance) ?? { components: new Map<string, number>(), cv: null, d: null, s: null };
@@ -60,23 +68,44 @@ export function arcStructure(fields: readonly RawHeaderField[], limits: HeaderLi
   for (let i = 1; i <= highest; i++) {
     const set = sets.get(i);
     if (set === undefined) {
-      anomalies.push({ kind: 'gap', severity: 'high', detail: `ARC set i=${i} is missing: the chain has instances ${instances.join(', ')}` });
+      anomalies.push({
+        kind: 'gap',
+        severity: 'high',
+        detail: `ARC set i=${i} is missing: the chain has instances ${instances.join(', ')}`,
+      });
       continue;
     }
     for (const component of COMPONENTS) {
       const count = set.components.get(component) ?? 0;
       if (count === 0) anomalies.push({ kind: 'missing_component', severity: 'high', detail: `ARC set i=${i} has no ${SHORT[component]}` });
-      if (count > 1) anomalies.push({ kind: 'duplicate_component', severity: 'high', detail: `ARC set i=${i} has ${count} ${SHORT[component]} headers` });
+      if (count > 1)
+        anomalies.push({
+          kind: 'duplicate_component',
+          severity: 'high',
+          detail: `ARC set i=${i} has ${count} ${SHORT[component]} headers`,
+        });
     }
     if (set.components.has('arc-seal')) {
-      if (i === 1 && set.cv !== 'none') anomalies.push({ kind: 'cv_misuse', severity: 'medium', detail: `ARC set i=1 has cv=${set.cv ?? '(none given)'}; the first seal must say cv=none` });
-      if (i > 1 && set.cv === 'none') anomalies.push({ kind: 'cv_misuse', severity: 'medium', detail: `ARC set i=${i} has cv=none, which only i=1 may carry` });
+      if (i === 1 && set.cv !== 'none')
+        anomalies.push({
+          kind: 'cv_misuse',
+          severity: 'medium',
+          detail: `ARC set i=1 has cv=${set.cv ?? '(none given)'}; the first seal must say cv=none`,
+        });
+      if (i > 1 && set.cv === 'none')
+        anomalies.push({ kind: 'cv_misuse', severity: 'medium', detail: `ARC set i=${i} has cv=none, which only i=1 may carry` });
     }
   }
   return {
     sets: instances.map((i) => {
       const set = sets.get(i)!;
-      return { i, components: COMPONENTS.filter((component) => set.components.has(component)).map((component) => SHORT[component]), cv: set.cv, d: set.d, s: set.s };
+      return {
+        i,
+        components: COMPONENTS.filter((component) => set.components.has(component)).map((component) => SHORT[component]),
+        cv: set.cv,
+        d: set.d,
+        s: set.s,
+      };
     }),
     anomalies,
     finalCvFail: sets.get(highest)?.cv === 'fail',

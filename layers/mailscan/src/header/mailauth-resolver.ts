@@ -13,7 +13,8 @@ export function mailauthResolver(resolver: Resolver): MailauthResolver {
     if (rrtype !== 'TXT') throw Object.assign(new Error(`unsupported query type ${rrtype}`), { code: 'ENOTIMP' });
     const answer = await resolver.query(name, 'TXT');
     if (answer.status === 'found') return answer.records.map((record) => [record]);
-    if (answer.status === 'absent') throw Object.assign(new Error(`${name}: ${answer.reason}`), { code: answer.reason === 'nxdomain' ? 'ENOTFOUND' : 'ENODATA' });
+    if (answer.status === 'absent')
+      throw Object.assign(new Error(`${name}: ${answer.reason}`), { code: answer.reason === 'nxdomain' ? 'ENOTFOUND' : 'ENODATA' });
     throw Object.assign(new Error(`${name}: ${answer.message}`), { code: answer.reason === 'timeout' ? 'ETIMEOUT' : 'ESERVFAIL' });
   };
 }

@@ -13,11 +13,13 @@ export interface RawHeaderField {
  * what is not a message, or too large, before anything else reads it.
  */
 export function readHeaderFields(message: Buffer, limits: HeaderLimits): RawHeaderField[] {
-  if (message.length > limits.maxMessageBytes) throw new HeaderInputError(`message is ${message.length} bytes, over the ${limits.maxMessageBytes}-byte limit`);
+  if (message.length > limits.maxMessageBytes)
+    throw new HeaderInputError(`message is ${message.length} bytes, over the ${limits.maxMessageBytes}-byte limit`);
   const window = message.subarray(0, limits.maxHeaderSectionBytes + 4).toString('latin1');
   const end = window.search(/\r?\n\r?\n/);
   const section = end === -1 ? window : window.slice(0, end);
-  if (end === -1 && message.length > limits.maxHeaderSectionBytes) throw new HeaderInputError(`header section is over ${limits.maxHeaderSectionBytes} bytes`);
+  if (end === -1 && message.length > limits.maxHeaderSectionBytes)
+    throw new HeaderInputError(`header section is over ${limits.maxHeaderSectionBytes} bytes`);
   const fields: RawHeaderField[] = [];
   for (const physical of section.split(/\r?\n/)) {
     if (/^[ \t]/.test(physical)) {
@@ -34,7 +36,8 @@ export function readHeaderFields(message: Buffer, limits: HeaderLimits): RawHead
     }
     fields.push({ key: physical.slice(0, colon).toLowerCase(), line: physical });
     if (fields.length > limits.maxHeaderFields) throw new HeaderInputError(`message has more than ${limits.maxHeaderFields} header fields`);
-    if (physical.length > limits.maxFieldBytes) throw new HeaderInputError(`header ${fields.at(-1)?.key} is over ${limits.maxFieldBytes} bytes`);
+    if (physical.length > limits.maxFieldBytes)
+      throw new HeaderInputError(`header ${fields.at(-1)?.key} is over ${limits.maxFieldBytes} bytes`);
   }
   if (fields.length === 0) throw new HeaderInputError('not an RFC 5322 message: no header fields');
   if (!fields.some((field) => field.key === 'from' || field.key === 'received' || field.key === 'date')) {
@@ -45,7 +48,11 @@ export function readHeaderFields(message: Buffer, limits: HeaderLimits): RawHead
 
 /** The unfolded value of a field (after the colon), whitespace runs collapsed. */
 export function valueOf(field: RawHeaderField): string {
-  return field.line.slice(field.line.indexOf(':') + 1).replace(/\r?\n[ \t]/g, ' ').replace(/\s+/g, ' ').trim();
+  return field.line
+    .slice(field.line.indexOf(':') + 1)
+    .replace(/\r?\n[ \t]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** A DKIM-style tag list (`a=b; c=d`) as a map; keys lowercased, values with whitespace removed. */

@@ -28,7 +28,10 @@ export interface ReceivedAnomaly {
 
 /** Parses the Received fields (top of the message = newest) into hops, oldest first. */
 export function receivedHops(fields: readonly RawHeaderField[], limits: HeaderLimits): ReceivedHop[] {
-  const received = fields.filter((field) => field.key === 'received').slice(0, limits.maxReceived).reverse();
+  const received = fields
+    .filter((field) => field.key === 'received')
+    .slice(0, limits.maxReceived)
+    .reverse();
   return received.map((field, index) => {
     const parsed = parseReceived(field.line) || { full: field.line };
     const fromComment = parsed.from?.comment ?? '';
@@ -59,23 +62,58 @@ export function receivedAnomalies(hops: readonly ReceivedHop[], limits: HeaderLi
   let previous: { hop: number; time: number } | null = null;
   for (const hop of hops) {
     if (hop.timestamp === null) {
-      anomalies.push(hop.raw_date === null
-        ? { kind: 'missing_date', severity: 'medium', hop: hop.hop, detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) has no date.` }
-        : { kind: 'unparseable_date', severity: 'medium', hop: hop.hop, detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) has an unparseable date "${hop.raw_date.slice(0, 80)}".` });
+      anomalies.push(
+        hop.raw_date === null
+          ? {
+              kind: 'missing_date',
+              severity: 'medium',
+              hop: hop.hop,
+              detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) has no date.`,
+            }
+          : {
+              kind: 'unparseable_date',
+              severity: 'medium',
+              hop: hop.hop,
+              detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) has an unparseable date "${hop.raw_date.slice(0, 80)}".`,
+            },
+      );
     } else {
       const time = Date.parse(hop.timestamp);
       if (previous !== null && time < previous.time - limits.clockSkewMs) {
-        anomalies.push({ kind: 'backwards_time', severity: 'high', hop: hop.hop, detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) is dated ${Math.round((previous.time - time) / 1000)} s before hop ${previous.hop}: time runs backwards.` });
+        anomalies.push({
+          kind: 'backwards_time',
+          severity: 'high',
+          hop: hop.hop,
+          detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) is dated ${Math.round((previous.time - time) / 1000)} s before hop ${previous.hop}: time runs backwards.`,
+        });
       } else if (previous !== null && time - previous.time > limits.maxHopDelayMs) {
-        anomalies.push({ kind: 'long_delay', severity: 'medium', hop: hop.hop, detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) came ${((time - previous.time) / 3_600_000).toFixed(1)} h after hop ${previous.hop}.` });
+        anomalies.push({
+          kind: 'long_delay',
+          severity: 'medium',
+          hop: hop.hop,
+          detail: `Received hop ${hop.hop} (by ${hop.by ?? 'unknown'}) came ${((time - previous.time) / 3_600_000).toFixed(1)} h after hop ${previous.hop}.`,
+        });
       }
       previous = { hop: hop.hop, time };
     }
     const helo = hop.from?.replace(/^\[(?:ipv6:)?|\]$/gi, '').toLowerCase() ?? null;
     if (helo !== null && hop.from_ip !== null && addressClass(hop.from_ip) === 'public') {
-      const heloClass = helo === 'localhost' || helo === 'localhost.localdomain' ? 'loopback' : isIP(helo) !== 0 ? addressClass(helo) : 'public';
-      if (heloClass === 'loopback') anomalies.push({ kind: 'loopback_helo', severity: 'high', hop: hop.hop, detail: `Received hop ${hop.hop}: a public client ${hop.from_ip} greeted as ${hop.from}, a loopback name.` });
-      else if (heloClass === 'private') anomalies.push({ kind: 'private_helo', severity: 'medium', hop: hop.hop, detail: `Received hop ${hop.hop}: a public client ${hop.from_ip} greeted as ${hop.from}, a private address.` });
+      const heloClass =
+        helo === 'localhost' || helo === 'localhost.localdomain' ? 'loopback' : isIP(helo) !== 0 ? addressClass(helo) : 'public';
+      if (heloClass === 'loopback')
+        anomalies.push({
+          kind: 'loopback_helo',
+          severity: 'high',
+          hop: hop.hop,
+          detail: `Received hop ${hop.hop}: a public client ${hop.from_ip} greeted as ${hop.from}, a loopback name.`,
+        });
+      else if (heloClass === 'private')
+        anomalies.push({
+          kind: 'private_helo',
+          severity: 'medium',
+          hop: hop.hop,
+          detail: `Received hop ${hop.hop}: a public client ${hop.from_ip} greeted as ${hop.from}, a private address.`,
+        });
     }
   }
   return anomalies;
@@ -87,7 +125,15 @@ export function addressClass(ip: string): 'loopback' | 'private' | 'public' {
   if (isIP(v4) === 4) {
     const [a, b] = v4.split('.').map(Number);
     if (a === 127) return 'loopback';
-    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || a === 0) return 'private';
+    if (
+      a === 10 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      a === 0
+    )
+      return 'private';
     return 'public';
   }
   const lower = ip.toLowerCase();

@@ -38,8 +38,15 @@ export interface DkimSignatureVerdict {
 }
 
 type MailauthDkimResult = {
-  signingDomain?: string; selector?: string; algo?: string; format?: string; bodyHash?: string; bodyHashExpecting?: string;
-  canonBodyLengthLimit?: number; status: { result: string; comment?: string | false }; signingHeaders?: { keys?: string };
+  signingDomain?: string;
+  selector?: string;
+  algo?: string;
+  format?: string;
+  bodyHash?: string;
+  bodyHashExpecting?: string;
+  canonBodyLengthLimit?: number;
+  status: { result: string; comment?: string | false };
+  signingHeaders?: { keys?: string };
 };
 
 /**
@@ -48,19 +55,32 @@ type MailauthDkimResult = {
  * message, or too large, is an error entry; a key that cannot be fetched is an error entry; only
  * what the message itself shows becomes a finding.
  */
-export async function runHeader({ file, resolver, now, limits = HEADER_LIMITS, log = () => {} }: HeaderRequest): Promise<SurfaceResult<Record<string, unknown>>> {
+export async function runHeader({
+  file,
+  resolver,
+  now,
+  limits = HEADER_LIMITS,
+  log = () => {},
+}: HeaderRequest): Promise<SurfaceResult<Record<string, unknown>>> {
   const name = basename(file);
   const errors: CheckError[] = [];
-  const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({ status: 'error', data: { file: name }, findings: [], errors: [{ surface: 'header', check: 'message', message: `${name}: ${message}` }] });
+  const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({
+    status: 'error',
+    data: { file: name },
+    findings: [],
+    errors: [{ surface: 'header', check: 'message', message: `${name}: ${message}` }],
+  });
   let bytes: Buffer;
   let fields: RawHeaderField[];
   try {
     const info = await stat(file);
-    if (info.size > limits.maxMessageBytes) throw new HeaderInputError(`message is ${info.size} bytes, over the ${limits.maxMessageBytes}-byte limit`);
+    if (info.size > limits.maxMessageBytes)
+      throw new HeaderInputError(`message is ${info.size} bytes, over the ${limits.maxMessageBytes}-byte limit`);
     bytes = await readFile(file);
     fields = readHeaderFields(bytes, limits);
     const signatures = fields.filter((field) => field.key === 'dkim-signature').length;
-    if (signatures > limits.maxDkimSignatures) throw new HeaderInputError(`message has ${signatures} DKIM signatures, over the limit of ${limits.maxDkimSignatures}`);
+    if (signatures > limits.maxDkimSignatures)
+      throw new HeaderInputError(`message has ${signatures} DKIM signatures, over the limit of ${limits.maxDkimSignatures}`);
   } catch (error) {
     if (error instanceof HeaderInputError || (error as NodeJS.ErrnoException).code !== undefined) return failed((error as Error).message);
     throw error;
@@ -69,7 +89,9 @@ export async function runHeader({ file, resolver, now, limits = HEADER_LIMITS, l
   const findings: ReportFinding[] = [];
   const hops = receivedHops(fields, limits);
   for (const anomaly of receivedAnomalies(hops, limits)) {
-    findings.push(finding('mailscan.header.received_anomaly', anomaly.severity, anomaly.detail, { kind: anomaly.kind, ...hops[anomaly.hop - 1] }));
+    findings.push(
+      finding('mailscan.header.received_anomaly', anomaly.severity, anomaly.detail, { kind: anomaly.kind, ...hops[anomaly.hop - 1] }),
+    );
   }
 
   const structure = arcStructure(fields, limits);
@@ -78,7 +100,14 @@ export async function runHeader({ file, resolver, now, limits = HEADER_LIMITS, l
   }
   if (structure.finalCvFail) {
     const last = structure.sets.at(-1);
-    findings.push(finding('mailscan.header.arc_seal_broken', 'high', `The final ARC seal (i=${last?.i}, ${last?.d ?? 'unknown domain'}) says cv=fail: the chain had failed before that intermediary.`, { i: last?.i, d: last?.d, s: last?.s, cv: 'fail' }));
+    findings.push(
+      finding(
+        'mailscan.header.arc_seal_broken',
+        'high',
+        `The final ARC seal (i=${last?.i}, ${last?.d ?? 'unknown domain'}) says cv=fail: the chain had failed before that intermediary.`,
+        { i: last?.i, d: last?.d, s: last?.s, cv: 'fail' },
+      ),
+    );
   }
 
   const resolve = mailauthResolver(resolver);
@@ -98,17 +127,46 @@ export async function runHeader({ file, resolver, now, limits = HEADER_LIMITS, l
       deprecated_algorithm: result.algo?.toLowerCase() === 'rsa-sha1',
     };
     dkim.push(verdict);
-    const evidence = { domain: verdict.domain, selector: verdict.selector, algorithm: verdict.algorithm, canonicalization: verdict.canonicalization, body_length_limit: verdict.body_length_limit };
+    const evidence = {
+      domain: verdict.domain,
+      selector: verdict.selector,
+      algorithm: verdict.algorithm,
+      canonicalization: verdict.canonicalization,
+      body_length_limit: verdict.body_length_limit,
+    };
     if (verdict.body_hash === 'fail') {
-      findings.push(finding('mailscan.header.dkim_body_mismatch', 'critical', `The DKIM signature of ${verdict.domain} (s=${verdict.selector}) has a body hash that does not recompute: the body changed after signing.`, { ...evidence, body_hash_signed: result.bodyHashExpecting ?? null, body_hash_computed: result.bodyHash ?? null }));
+      findings.push(
+        finding(
+          'mailscan.header.dkim_body_mismatch',
+          'critical',
+          `The DKIM signature of ${verdict.domain} (s=${verdict.selector}) has a body hash that does not recompute: the body changed after signing.`,
+          { ...evidence, body_hash_signed: result.bodyHashExpecting ?? null, body_hash_computed: result.bodyHash ?? null },
+        ),
+      );
     } else if (verdict.result === 'fail') {
-      findings.push(finding('mailscan.header.dkim_signature_invalid', 'high', `The DKIM signature of ${verdict.domain} (s=${verdict.selector}) does not verify with the published key although the body hash matches: a signed header changed after signing, or the signature is forged.`, { ...evidence, signed_headers: result.signingHeaders?.keys ?? null }));
+      findings.push(
+        finding(
+          'mailscan.header.dkim_signature_invalid',
+          'high',
+          `The DKIM signature of ${verdict.domain} (s=${verdict.selector}) does not verify with the published key although the body hash matches: a signed header changed after signing, or the signature is forged.`,
+          { ...evidence, signed_headers: result.signingHeaders?.keys ?? null },
+        ),
+      );
     } else if (verdict.result !== 'pass') {
-      errors.push({ surface: 'header', check: 'dkim', message: `${verdict.domain ?? 'unknown domain'} s=${verdict.selector ?? '?'}: ${verdict.result}${verdict.comment ? ` (${verdict.comment})` : ''}` });
+      errors.push({
+        surface: 'header',
+        check: 'dkim',
+        message: `${verdict.domain ?? 'unknown domain'} s=${verdict.selector ?? '?'}: ${verdict.result}${verdict.comment ? ` (${verdict.comment})` : ''}`,
+      });
     }
   }
   const unverifiable = fields.filter((field) => field.key === 'dkim-signature').length - dkim.length;
-  if (unverifiable > 0) errors.push({ surface: 'header', check: 'dkim', message: `${unverifiable} DKIM signatures use an unsupported algorithm or canonicalization, or lack d= or s=, and were not verified` });
+  if (unverifiable > 0)
+    errors.push({
+      surface: 'header',
+      check: 'dkim',
+      message: `${unverifiable} DKIM signatures use an unsupported algorithm or canonicalization, or lack d= or s=, and were not verified`,
+    });
 
   const arcData = await arcCryptography(verified, resolve, structure.anomalies.length === 0 && !structure.finalCvFail);
   if (arcData.signatureFinding !== null) findings.push(arcData.signatureFinding);
@@ -122,23 +180,46 @@ export async function runHeader({ file, resolver, now, limits = HEADER_LIMITS, l
       message: messageSummary(fields, bytes.length),
       received: { hops },
       dkim,
-      arc: { sets: structure.sets, structure: structure.anomalies.length === 0 ? 'ok' : 'broken', result: arcData.result, comment: arcData.comment, ams: arcData.ams },
+      arc: {
+        sets: structure.sets,
+        structure: structure.anomalies.length === 0 ? 'ok' : 'broken',
+        result: arcData.result,
+        comment: arcData.comment,
+        ams: arcData.ams,
+      },
     },
     findings,
     errors,
   };
 }
 
-type ArcVerdict = { result: string; comment: string | null; ams: string | null; signatureFinding: ReportFinding | null; error: string | null };
+type ArcVerdict = {
+  result: string;
+  comment: string | null;
+  ams: string | null;
+  signatureFinding: ReportFinding | null;
+  error: string | null;
+};
 
 /**
  * mailauth verifies every seal of the chain and the newest AMS (RFC 8617 §5.2: older AMS may break
  * legitimately). Its result is the chain's validation; a failure it attributes to a signature is a
  * finding, one it attributes to DNS is an error entry, and structural failures were already found.
  */
-async function arcCryptography(verified: Awaited<ReturnType<typeof dkimVerify>>, resolve: ReturnType<typeof mailauthResolver>, structureSound: boolean): Promise<ArcVerdict> {
-  const chainData = verified.arc as unknown as { chain?: unknown[] | false; error?: unknown; lastEntry?: { i?: number; messageSignature?: MailauthDkimResult; 'arc-seal'?: { parsed?: Record<string, { value?: string }> } } } | undefined;
-  if (chainData === undefined || (!chainData.chain && !chainData.error)) return { result: 'none', comment: null, ams: null, signatureFinding: null, error: null };
+async function arcCryptography(
+  verified: Awaited<ReturnType<typeof dkimVerify>>,
+  resolve: ReturnType<typeof mailauthResolver>,
+  structureSound: boolean,
+): Promise<ArcVerdict> {
+  const chainData = verified.arc as unknown as
+    | {
+        chain?: unknown[] | false;
+        error?: unknown;
+        lastEntry?: { i?: number; messageSignature?: MailauthDkimResult; 'arc-seal'?: { parsed?: Record<string, { value?: string }> } };
+      }
+    | undefined;
+  if (chainData === undefined || (!chainData.chain && !chainData.error))
+    return { result: 'none', comment: null, ams: null, signatureFinding: null, error: null };
   const result = await arc(chainData as never, { resolver: resolve, minBitLength: MIN_RSA_BITS });
   const status = result.status as { result: string; comment?: string };
   const comment = status.comment ?? null;
@@ -150,12 +231,31 @@ async function arcCryptography(verified: Awaited<ReturnType<typeof dkimVerify>>,
   if (comment !== null && /^no key|^unknown key|^invalid public key|^weak key/.test(comment)) {
     verdict.error = `ARC chain could not be verified: ${comment}`;
   } else if (comment !== null && /seal signature validation failed/.test(comment)) {
-    verdict.signatureFinding = finding('mailscan.header.arc_signature_invalid', 'high', `An ARC-Seal does not verify (${comment}): the chain was altered after sealing or the seal is forged.`, { component: 'AS', i, d: seal?.d?.value ?? null, s: seal?.s?.value ?? null, comment });
+    verdict.signatureFinding = finding(
+      'mailscan.header.arc_signature_invalid',
+      'high',
+      `An ARC-Seal does not verify (${comment}): the chain was altered after sealing or the seal is forged.`,
+      { component: 'AS', i, d: seal?.d?.value ?? null, s: seal?.s?.value ?? null, comment },
+    );
   } else if (ams !== undefined && ams.result !== 'pass') {
-    if (ams.result === 'temperror' || (ams.result === 'neutral' && /no key|key/.test(String(ams.comment)) && !/body hash/.test(String(ams.comment)))) {
+    if (
+      ams.result === 'temperror' ||
+      (ams.result === 'neutral' && /no key|key/.test(String(ams.comment)) && !/body hash/.test(String(ams.comment)))
+    ) {
       verdict.error = `ARC-Message-Signature i=${i} could not be verified: ${ams.comment || ams.result}`;
     } else {
-      verdict.signatureFinding = finding('mailscan.header.arc_signature_invalid', 'high', `The newest ARC-Message-Signature (i=${i}) does not verify (${ams.comment || ams.result}): the message changed after the last intermediary sealed it, or the signature is forged.`, { component: 'AMS', i, d: chainData.lastEntry?.messageSignature?.signingDomain ?? null, s: chainData.lastEntry?.messageSignature?.selector ?? null, comment: ams.comment || ams.result });
+      verdict.signatureFinding = finding(
+        'mailscan.header.arc_signature_invalid',
+        'high',
+        `The newest ARC-Message-Signature (i=${i}) does not verify (${ams.comment || ams.result}): the message changed after the last intermediary sealed it, or the signature is forged.`,
+        {
+          component: 'AMS',
+          i,
+          d: chainData.lastEntry?.messageSignature?.signingDomain ?? null,
+          s: chainData.lastEntry?.messageSignature?.selector ?? null,
+          comment: ams.comment || ams.result,
+        },
+      );
     }
   } else {
     verdict.error = `ARC chain failed validation: ${comment ?? 'no reason given'}`;
@@ -168,6 +268,14 @@ function messageSummary(fields: readonly RawHeaderField[], size: number): Record
     const field = fields.find((item) => item.key === key);
     return field === undefined ? null : valueOf(field).slice(0, 500);
   };
-  return { from: first('from'), subject: first('subject'), date: first('date'), message_id: first('message-id'), size, header_fields: fields.length, dkim_signatures: fields.filter((field) => field.key === 'dkim-signature').length, received: fields.filter((field) => field.key === 'received').length };
+  return {
+    from: first('from'),
+    subject: first('subject'),
+    date: first('date'),
+    message_id: first('message-id'),
+    size,
+    header_fields: fields.length,
+    dkim_signatures: fields.filter((field) => field.key === 'dkim-signature').length,
+    received: fields.filter((field) => field.key === 'received').length,
+  };
 }
-

@@ -11,18 +11,31 @@ import { blockedAddressReason } from './address-policy.ts';
  */
 
 export type FetchErrorCode =
-  | 'bad_url' | 'scheme_not_allowed' | 'host_not_found' | 'dns_failed' | 'address_blocked'
-  | 'too_large' | 'timeout' | 'too_many_redirects' | 'network';
+  | 'bad_url'
+  | 'scheme_not_allowed'
+  | 'host_not_found'
+  | 'dns_failed'
+  | 'address_blocked'
+  | 'too_large'
+  | 'timeout'
+  | 'too_many_redirects'
+  | 'network';
 
 /** Why a fetch produced no response. Carries no request headers, so no operator key leaks into a report. */
 export class FetchError extends Error {
-  constructor(readonly code: FetchErrorCode, message: string) {
+  constructor(
+    readonly code: FetchErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'FetchError';
   }
 }
 
-export interface HostAddress { address: string; family: 4 | 6 }
+export interface HostAddress {
+  address: string;
+  family: 4 | 6;
+}
 /** Resolves a host name to every address it has; throws FetchError host_not_found / dns_failed. */
 export type HostLookup = (hostname: string) => Promise<HostAddress[]>;
 
@@ -81,7 +94,15 @@ export function makeSafeFetch(options: SafeFetchOptions): SafeFetch {
       let body = callOptions.body;
       for (let hop = 0; ; hop += 1) {
         const address = await raceAbort(vet(target), controller.signal, timeoutError);
-        const outcome = await request(target, address, { method, body, headers, maxBytes, signal: controller.signal, timeoutError, tlsCa: options.tlsCa });
+        const outcome = await request(target, address, {
+          method,
+          body,
+          headers,
+          maxBytes,
+          signal: controller.signal,
+          timeoutError,
+          tlsCa: options.tlsCa,
+        });
         if (!('location' in outcome)) return outcome;
         if (hop >= maxRedirects) throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
         const next = parseUrl(outcome.location, target);
@@ -111,7 +132,11 @@ interface RequestOptions {
   tlsCa: string[] | undefined;
 }
 
-function request(target: URL, address: HostAddress, options: RequestOptions): Promise<FetchResponse | { location: string; status: number }> {
+function request(
+  target: URL,
+  address: HostAddress,
+  options: RequestOptions,
+): Promise<FetchResponse | { location: string; status: number }> {
   return new Promise((resolve, reject) => {
     const hostname = bareHost(target);
     // Connect to the vetted address: resolving again at connect time would reopen DNS rebinding.
@@ -120,44 +145,50 @@ function request(target: URL, address: HostAddress, options: RequestOptions): Pr
       else callback(null, address.address, address.family);
     };
     const isHttps = target.protocol === 'https:';
-    const req = (isHttps ? https : http).request({
-      host: hostname,
-      port: target.port === '' ? undefined : Number(target.port),
-      path: `${target.pathname}${target.search}`,
-      method: options.method,
-      headers: {
-        'user-agent': 'mailscan', accept: '*/*', 'accept-encoding': 'identity', ...options.headers,
-        ...(options.body !== undefined ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}),
+    const req = (isHttps ? https : http).request(
+      {
+        host: hostname,
+        port: target.port === '' ? undefined : Number(target.port),
+        path: `${target.pathname}${target.search}`,
+        method: options.method,
+        headers: {
+          'user-agent': 'mailscan',
+          accept: '*/*',
+          'accept-encoding': 'identity',
+          ...options.headers,
+          ...(options.body !== undefined ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}),
+        },
+        lookup: pinned,
+        agent: false,
+        signal: options.signal,
+        ...(isHttps && options.tlsCa ? { ca: options.tlsCa } : {}),
+        ...(isHttps && isIP(hostname) === 0 ? { servername: hostname } : {}),
       },
-      lookup: pinned,
-      agent: false,
-      signal: options.signal,
-      ...(isHttps && options.tlsCa ? { ca: options.tlsCa } : {}),
-      ...(isHttps && isIP(hostname) === 0 ? { servername: hostname } : {}),
-    }, (res) => {
-      const status = res.statusCode ?? 0;
-      const location = res.headers.location;
-      if (redirectStatuses.has(status) && location) {
-        res.resume();
-        resolve({ location, status });
-        return;
-      }
-      const fail = (error: FetchError): void => {
-        req.destroy();
-        reject(error);
-      };
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > options.maxBytes) return fail(tooLarge(options.maxBytes));
-      const chunks: Buffer[] = [];
-      let total = 0;
-      res.on('data', (chunk: Buffer) => {
-        total += chunk.length;
-        if (total > options.maxBytes) fail(tooLarge(options.maxBytes));
-        else chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status, headers: flattenHeaders(res.headers), body: new Uint8Array(Buffer.concat(chunks)) }));
-      res.on('error', (error) => reject(options.signal.aborted ? options.timeoutError() : new FetchError('network', error.message)));
-    });
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const location = res.headers.location;
+        if (redirectStatuses.has(status) && location) {
+          res.resume();
+          resolve({ location, status });
+          return;
+        }
+        const fail = (error: FetchError): void => {
+          req.destroy();
+          reject(error);
+        };
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > options.maxBytes) return fail(tooLarge(options.maxBytes));
+        const chunks: Buffer[] = [];
+        let total = 0;
+        res.on('data', (chunk: Buffer) => {
+          total += chunk.length;
+          if (total > options.maxBytes) fail(tooLarge(options.maxBytes));
+          else chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status, headers: flattenHeaders(res.headers), body: new Uint8Array(Buffer.concat(chunks)) }));
+        res.on('error', (error) => reject(options.signal.aborted ? options.timeoutError() : new FetchError('network', error.message)));
+      },
+    );
     req.on('error', (error) => reject(options.signal.aborted ? options.timeoutError() : new FetchError('network', error.message)));
     req.end(options.body);
   });
@@ -193,8 +224,14 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => E
     if (signal.aborted) return abort();
     signal.addEventListener('abort', abort, { once: true });
     promise.then(
-      (value) => { signal.removeEventListener('abort', abort); resolve(value); },
-      (error: Error) => { signal.removeEventListener('abort', abort); reject(error); },
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: Error) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      },
     );
   });
 }

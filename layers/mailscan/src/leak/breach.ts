@@ -29,7 +29,13 @@ const SAMPLES = 3;
  */
 export async function checkBreaches(ctx: OptInContext): Promise<CheckOutcome<Record<string, unknown>> & { findings: ReportFinding[] }> {
   const opened = openVendor(BREACH, ctx.vendors.breach, { fetch: ctx.fetch, surface: 'leak', check: 'breach' });
-  if (!opened.ok) return { status: opened.unavailable.status, data: { status: opened.unavailable.status, reason: opened.unavailable.reason }, findings: [], errors: opened.unavailable.errors };
+  if (!opened.ok)
+    return {
+      status: opened.unavailable.status,
+      data: { status: opened.unavailable.status, reason: opened.unavailable.reason },
+      findings: [],
+      errors: opened.unavailable.errors,
+    };
   const client = opened.client;
   const errors: CheckError[] = [];
   const { domain } = ctx;
@@ -55,19 +61,26 @@ export async function checkBreaches(ctx: OptInContext): Promise<CheckOutcome<Rec
 
   const details = new Map<string, Breach>(ownBreaches.map((breach) => [breach.Name, breach]));
   const missing = [...addressesByBreach.keys()].filter((name) => !details.has(name)).slice(0, MAX_BREACH_DETAILS);
-  await Promise.all(missing.map(async (name) => {
-    const answer = await client.request({ path: `/breach/${encodeURIComponent(name)}` }, breachSchema);
-    if (answer.kind === 'ok') details.set(name, answer.body);
-    else if (answer.kind === 'error') errors.push(client.error(`breach ${name}: ${answer.message}`));
-  }));
+  await Promise.all(
+    missing.map(async (name) => {
+      const answer = await client.request({ path: `/breach/${encodeURIComponent(name)}` }, breachSchema);
+      if (answer.kind === 'ok') details.set(name, answer.body);
+      else if (answer.kind === 'error') errors.push(client.error(`breach ${name}: ${answer.message}`));
+    }),
+  );
 
   const names = [...new Set([...ownBreaches.map((breach) => breach.Name), ...addressesByBreach.keys()])].sort();
   const findings = names.map((name) => {
     const breach = details.get(name);
     const addresses = addressesByBreach.get(name) ?? [];
-    const samples = addresses.slice(0, SAMPLES).map(maskAddress).filter((sample): sample is string => sample !== null);
+    const samples = addresses
+      .slice(0, SAMPLES)
+      .map(maskAddress)
+      .filter((sample): sample is string => sample !== null);
     const ownSite = ownBreaches.some((item) => item.Name === name);
-    return finding('mailscan.leak.breachdb_breach', 'high',
+    return finding(
+      'mailscan.leak.breachdb_breach',
+      'high',
       ownSite
         ? `${domain} itself was breached: ${breach?.Title ?? name}${breach?.BreachDate ? ` (${breach.BreachDate})` : ''}.`
         : `${addresses.length} address(es) of ${domain} appear in the ${breach?.Title ?? name} breach${breach?.BreachDate ? ` (${breach.BreachDate})` : ''}.`,
@@ -80,7 +93,8 @@ export async function checkBreaches(ctx: OptInContext): Promise<CheckOutcome<Rec
         kind: ownSite ? 'domain_site' : 'domain_addresses',
         addresses: addresses.length,
         masked_samples: samples,
-      });
+      },
+    );
   });
   const status = errors.length > 0 ? 'error' : 'ok';
   return { status, data: { status, keyed: client.keyed, address_lookup: addressLookup, breaches: names.length }, findings, errors };

@@ -11,11 +11,13 @@ import type { CheckError } from '../reputation/context.ts';
  */
 const updateSchema = z.looseObject({
   message_type: z.string(),
-  data: z.looseObject({
-    leaf_cert: z.looseObject({ all_domains: z.array(z.string().max(300)).max(1_000) }).optional(),
-    seen: z.number().optional(),
-    cert_index: z.number().optional(),
-  }).optional(),
+  data: z
+    .looseObject({
+      leaf_cert: z.looseObject({ all_domains: z.array(z.string().max(300)).max(1_000) }).optional(),
+      seen: z.number().optional(),
+      cert_index: z.number().optional(),
+    })
+    .optional(),
 });
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -60,7 +62,8 @@ async function vetEndpoint(endpoint: string, options: CertstreamOptions): Promis
   } catch {
     return 'the certstream endpoint is not a URL';
   }
-  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && options.allowPrivate)) return `${url.protocol} endpoints are not used; only wss:`;
+  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && options.allowPrivate))
+    return `${url.protocol} endpoints are not used; only wss:`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   if (isIP(host) !== 0) addresses = [host];
@@ -76,8 +79,12 @@ async function vetEndpoint(endpoint: string, options: CertstreamOptions): Promis
   return null;
 }
 
-export async function watchCertstream(domain: string, lookalikes: ReadonlySet<string>, options: CertstreamOptions): Promise<CertstreamResult> {
-  if (options.seconds <= 0) return { status: 'skipped', reason: 'certstream.seconds is 0 (off)', matches: [] , errors: [] };
+export async function watchCertstream(
+  domain: string,
+  lookalikes: ReadonlySet<string>,
+  options: CertstreamOptions,
+): Promise<CertstreamResult> {
+  if (options.seconds <= 0) return { status: 'skipped', reason: 'certstream.seconds is 0 (off)', matches: [], errors: [] };
   const refused = await vetEndpoint(options.endpoint, options);
   if (refused) return { status: 'error', reason: refused, matches: [], errors: [error(refused)] };
 
@@ -134,8 +141,17 @@ export async function watchCertstream(domain: string, lookalikes: ReadonlySet<st
       const data = parsed.data.data;
       for (const name of data?.leaf_cert?.all_domains ?? []) {
         const match = matchName(name);
-        if (match && matches.length < MAX_MATCHES && !matches.some((item) => item.name === name && item.cert_index === (data?.cert_index ?? null))) {
-          matches.push({ name: name.toLowerCase(), ...match, seen: data?.seen !== undefined ? new Date(data.seen * 1000).toISOString() : null, cert_index: data?.cert_index ?? null });
+        if (
+          match &&
+          matches.length < MAX_MATCHES &&
+          !matches.some((item) => item.name === name && item.cert_index === (data?.cert_index ?? null))
+        ) {
+          matches.push({
+            name: name.toLowerCase(),
+            ...match,
+            seen: data?.seen !== undefined ? new Date(data.seen * 1000).toISOString() : null,
+            cert_index: data?.cert_index ?? null,
+          });
         }
       }
       if (messages >= options.maxMessages) finish('ok');

@@ -11,18 +11,56 @@ import { exposedFields, firstString, maskAddress } from './mask.ts';
  * samples. A password or hash value is read only to know that it is there; it never leaves this
  * module (DESIGN §6).
  */
-const stringOrList = z.union([z.string().max(10_000), z.array(z.string().max(10_000)).max(100)]).optional().nullable();
+const stringOrList = z
+  .union([z.string().max(10_000), z.array(z.string().max(10_000)).max(100)])
+  .optional()
+  .nullable();
 const dehashedSchema = z.looseObject({
   total: z.number().int().nonnegative().optional(),
-  entries: z.array(z.looseObject({ email: stringOrList, username: stringOrList, password: stringOrList, hashed_password: stringOrList, database_name: stringOrList })).max(10_000).nullable().optional(),
+  entries: z
+    .array(
+      z.looseObject({
+        email: stringOrList,
+        username: stringOrList,
+        password: stringOrList,
+        hashed_password: stringOrList,
+        database_name: stringOrList,
+      }),
+    )
+    .max(10_000)
+    .nullable()
+    .optional(),
 });
 const intelxStartSchema = z.looseObject({ id: z.string().max(200) });
 const intelxResultSchema = z.looseObject({
-  records: z.array(z.looseObject({ systemid: z.string().max(200), name: z.string().max(2_000).optional().nullable(), bucket: z.string().max(200).optional().nullable(), date: z.string().max(64).optional().nullable() })).max(10_000).nullable().optional(),
+  records: z
+    .array(
+      z.looseObject({
+        systemid: z.string().max(200),
+        name: z.string().max(2_000).optional().nullable(),
+        bucket: z.string().max(200).optional().nullable(),
+        date: z.string().max(64).optional().nullable(),
+      }),
+    )
+    .max(10_000)
+    .nullable()
+    .optional(),
   status: z.number().int(),
 });
 const snusbaseSchema = z.looseObject({
-  results: z.record(z.string().max(500), z.array(z.looseObject({ email: z.string().max(10_000).optional().nullable(), username: z.string().max(10_000).optional().nullable(), password: z.string().max(10_000).optional().nullable(), hash: z.string().max(10_000).optional().nullable() })).max(10_000)),
+  results: z.record(
+    z.string().max(500),
+    z
+      .array(
+        z.looseObject({
+          email: z.string().max(10_000).optional().nullable(),
+          username: z.string().max(10_000).optional().nullable(),
+          password: z.string().max(10_000).optional().nullable(),
+          hash: z.string().max(10_000).optional().nullable(),
+        }),
+      )
+      .max(10_000),
+  ),
 });
 
 const SECRET_FIELDS = new Set(['password', 'hashed_password', 'hash']);
@@ -31,7 +69,12 @@ const SAMPLES = 3;
 const INTELX_POLLS = 3;
 const INTELX_POLL_PAUSE_MS = 500;
 
-interface SourceSummary { records: number; exposed: Set<string>; samples: string[]; dates: string[] }
+interface SourceSummary {
+  records: number;
+  exposed: Set<string>;
+  samples: string[];
+  dates: string[];
+}
 
 export interface FeedOutcome {
   data: Record<string, unknown>;
@@ -39,7 +82,14 @@ export interface FeedOutcome {
   errors: CheckError[];
 }
 
-function summarise(groups: Map<string, SourceSummary>, source: string, record: Record<string, unknown>, fields: readonly string[], email: string | null, date?: string | null): void {
+function summarise(
+  groups: Map<string, SourceSummary>,
+  source: string,
+  record: Record<string, unknown>,
+  fields: readonly string[],
+  email: string | null,
+  date?: string | null,
+): void {
   const group = groups.get(source) ?? { records: 0, exposed: new Set<string>(), samples: [], dates: [] };
   group.records += 1;
   for (const field of exposedFields(record, fields)) group.exposed.add(field);
@@ -50,13 +100,26 @@ function summarise(groups: Map<string, SourceSummary>, source: string, record: R
 }
 
 function findingsOf(feed: string, domain: string, groups: Map<string, SourceSummary>): ReportFinding[] {
-  return [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([source, group]) => {
-    const exposed = [...group.exposed].sort();
-    const secrets = exposed.filter((field) => SECRET_FIELDS.has(field));
-    return finding('mailscan.leak.commercial_feed', secrets.length > 0 ? 'high' : 'medium',
-      `${feed} reports ${group.records} record(s) of ${domain} in ${source}${secrets.length > 0 ? `, exposing ${secrets.join(' and ')}` : ''}.`,
-      { feed, source, records: group.records, exposed_fields: exposed, secret_exposed: secrets.length > 0, masked_samples: group.samples, dates: group.dates });
-  });
+  return [...groups]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([source, group]) => {
+      const exposed = [...group.exposed].sort();
+      const secrets = exposed.filter((field) => SECRET_FIELDS.has(field));
+      return finding(
+        'mailscan.leak.commercial_feed',
+        secrets.length > 0 ? 'high' : 'medium',
+        `${feed} reports ${group.records} record(s) of ${domain} in ${source}${secrets.length > 0 ? `, exposing ${secrets.join(' and ')}` : ''}.`,
+        {
+          feed,
+          source,
+          records: group.records,
+          exposed_fields: exposed,
+          secret_exposed: secrets.length > 0,
+          masked_samples: group.samples,
+          dates: group.dates,
+        },
+      );
+    });
 }
 
 async function dehashed(client: VendorClient, ctx: OptInContext, groups: Map<string, SourceSummary>): Promise<Record<string, unknown>> {
@@ -66,10 +129,16 @@ async function dehashed(client: VendorClient, ctx: OptInContext, groups: Map<str
   for (let page = 1; seen < ctx.settings.feeds.maxRecords; page += 1) {
     const answer = await client.request({ path: '/v2/search', json: { query: `domain:${ctx.domain}`, page, size } }, dehashedSchema);
     if (answer.kind === 'error') throw new Error(answer.message);
-    const entries = answer.kind === 'ok' ? answer.body.entries ?? [] : [];
-    total = answer.kind === 'ok' ? answer.body.total ?? entries.length : 0;
+    const entries = answer.kind === 'ok' ? (answer.body.entries ?? []) : [];
+    total = answer.kind === 'ok' ? (answer.body.total ?? entries.length) : 0;
     for (const entry of entries.slice(0, ctx.settings.feeds.maxRecords - seen)) {
-      summarise(groups, firstString(entry.database_name) ?? 'unknown database', entry, ['email', 'username', 'password', 'hashed_password'], firstString(entry.email));
+      summarise(
+        groups,
+        firstString(entry.database_name) ?? 'unknown database',
+        entry,
+        ['email', 'username', 'password', 'hashed_password'],
+        firstString(entry.email),
+      );
     }
     seen += entries.length;
     if (entries.length < size || seen >= total) break;
@@ -78,12 +147,18 @@ async function dehashed(client: VendorClient, ctx: OptInContext, groups: Map<str
 }
 
 async function intelx(client: VendorClient, ctx: OptInContext, groups: Map<string, SourceSummary>): Promise<Record<string, unknown>> {
-  const started = await client.request({ path: '/intelligent/search', json: { term: ctx.domain, maxresults: ctx.settings.feeds.maxRecords } }, intelxStartSchema);
+  const started = await client.request(
+    { path: '/intelligent/search', json: { term: ctx.domain, maxresults: ctx.settings.feeds.maxRecords } },
+    intelxStartSchema,
+  );
   if (started.kind !== 'ok') throw new Error(started.kind === 'error' ? started.message : 'search not accepted (404)');
   let read = 0;
   let finalStatus = -1;
   for (let poll = 0; poll < INTELX_POLLS; poll += 1) {
-    const answer = await client.request({ path: `/intelligent/search/result?id=${encodeURIComponent(started.body.id)}&limit=${ctx.settings.feeds.maxRecords}` }, intelxResultSchema);
+    const answer = await client.request(
+      { path: `/intelligent/search/result?id=${encodeURIComponent(started.body.id)}&limit=${ctx.settings.feeds.maxRecords}` },
+      intelxResultSchema,
+    );
     if (answer.kind !== 'ok') throw new Error(answer.kind === 'error' ? answer.message : 'search result not found (404)');
     finalStatus = answer.body.status;
     for (const record of (answer.body.records ?? []).slice(0, ctx.settings.feeds.maxRecords - read)) {
@@ -111,22 +186,46 @@ async function snusbase(client: VendorClient, ctx: OptInContext, groups: Map<str
   return { read };
 }
 
-const FEEDS: [VendorDefinition, 'dehashed' | 'intelx' | 'snusbase', typeof dehashed][] = [[DEHASHED, 'dehashed', dehashed], [INTELX, 'intelx', intelx], [SNUSBASE, 'snusbase', snusbase]];
+const FEEDS: [VendorDefinition, 'dehashed' | 'intelx' | 'snusbase', typeof dehashed][] = [
+  [DEHASHED, 'dehashed', dehashed],
+  [INTELX, 'intelx', intelx],
+  [SNUSBASE, 'snusbase', snusbase],
+];
 
 export async function checkCommercialFeeds(ctx: OptInContext): Promise<FeedOutcome> {
-  const outcomes = await Promise.all(FEEDS.map(async ([definition, name, read]): Promise<[string, FeedOutcome]> => {
-    const opened = openVendor(definition, ctx.vendors[name], { fetch: ctx.fetch, surface: 'leak', check: name });
-    if (!opened.ok) return [name, { data: { status: opened.unavailable.status, reason: opened.unavailable.reason }, findings: [], errors: opened.unavailable.errors }];
-    const groups = new Map<string, SourceSummary>();
-    try {
-      const summary = await read(opened.client, ctx, groups);
-      return [name, { data: { status: 'ok', ...summary, sources: groups.size }, findings: findingsOf(name, ctx.domain, groups), errors: [] }];
-    } catch (cause) {
-      const message = (cause as Error).message;
-      // What was read before the failure still counts.
-      return [name, { data: { status: 'error', reason: message, sources: groups.size }, findings: findingsOf(name, ctx.domain, groups), errors: [opened.client.error(message)] }];
-    }
-  }));
+  const outcomes = await Promise.all(
+    FEEDS.map(async ([definition, name, read]): Promise<[string, FeedOutcome]> => {
+      const opened = openVendor(definition, ctx.vendors[name], { fetch: ctx.fetch, surface: 'leak', check: name });
+      if (!opened.ok)
+        return [
+          name,
+          {
+            data: { status: opened.unavailable.status, reason: opened.unavailable.reason },
+            findings: [],
+            errors: opened.unavailable.errors,
+          },
+        ];
+      const groups = new Map<string, SourceSummary>();
+      try {
+        const summary = await read(opened.client, ctx, groups);
+        return [
+          name,
+          { data: { status: 'ok', ...summary, sources: groups.size }, findings: findingsOf(name, ctx.domain, groups), errors: [] },
+        ];
+      } catch (cause) {
+        const message = (cause as Error).message;
+        // What was read before the failure still counts.
+        return [
+          name,
+          {
+            data: { status: 'error', reason: message, sources: groups.size },
+            findings: findingsOf(name, ctx.domain, groups),
+            errors: [opened.client.error(message)],
+          },
+        ];
+      }
+    }),
+  );
   return {
     data: Object.fromEntries(outcomes.map(([name, outcome]) => [name, outcome.data])),
     findings: outcomes.flatMap(([, outcome]) => outcome.findings),

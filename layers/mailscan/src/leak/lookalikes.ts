@@ -17,7 +17,14 @@ export interface ResolvedLookalike extends Permutation {
   reason?: string;
 }
 
-export interface LookalikeCertificate { id: number; issuer: string | null; not_before: string | null; not_after: string | null; logged_at: string | null; source: 'ct' | 'certstream' }
+export interface LookalikeCertificate {
+  id: number;
+  issuer: string | null;
+  not_before: string | null;
+  not_after: string | null;
+  logged_at: string | null;
+  source: 'ct' | 'certstream';
+}
 
 /** The candidates to resolve: every family, with double homoglyph swaps last so a cap drops them first. */
 export function lookalikeCandidates(domain: string, ctx: Pick<OptInContext, 'settings'>): { candidates: Permutation[]; generated: number } {
@@ -29,7 +36,13 @@ export function lookalikeCandidates(domain: string, ctx: Pick<OptInContext, 'set
 
 function records<T extends RecordType>(answer: DnsAnswer<T>): string[] {
   if (answer.status !== 'found') return [];
-  return answer.records.map((record) => (typeof record === 'string' ? record : 'exchange' in (record as object) ? (record as { exchange: string }).exchange : JSON.stringify(record)));
+  return answer.records.map((record) =>
+    typeof record === 'string'
+      ? record
+      : 'exchange' in (record as object)
+        ? (record as { exchange: string }).exchange
+        : JSON.stringify(record),
+  );
 }
 
 /**
@@ -37,13 +50,27 @@ function records<T extends RecordType>(answer: DnsAnswer<T>): string[] {
  * means nobody registered it); otherwise AAAA, MX and NS together. Registered when any of the four
  * has records or the name exists; unknown when the answer could not be had.
  */
-export async function resolveLookalike(candidate: Permutation, resolver: Resolver): Promise<{ resolved: ResolvedLookalike; queries: number }> {
+export async function resolveLookalike(
+  candidate: Permutation,
+  resolver: Resolver,
+): Promise<{ resolved: ResolvedLookalike; queries: number }> {
   const a = await resolver.query(candidate.domain, 'A');
   const base = { ...candidate, a: [], aaaa: [], mx: [], ns: [] };
   if (a.status === 'absent' && a.reason === 'nxdomain') return { resolved: { ...base, state: 'unregistered' }, queries: 1 };
   if (a.status === 'unknown') return { resolved: { ...base, state: 'unknown', reason: `A: ${a.reason}` }, queries: 1 };
-  const [aaaa, mx, ns] = await Promise.all([resolver.query(candidate.domain, 'AAAA'), resolver.query(candidate.domain, 'MX'), resolver.query(candidate.domain, 'NS')]);
-  const resolved: ResolvedLookalike = { ...base, state: 'registered', a: records(a), aaaa: records(aaaa), mx: records(mx), ns: records(ns) };
+  const [aaaa, mx, ns] = await Promise.all([
+    resolver.query(candidate.domain, 'AAAA'),
+    resolver.query(candidate.domain, 'MX'),
+    resolver.query(candidate.domain, 'NS'),
+  ]);
+  const resolved: ResolvedLookalike = {
+    ...base,
+    state: 'registered',
+    a: records(a),
+    aaaa: records(aaaa),
+    mx: records(mx),
+    ns: records(ns),
+  };
   return { resolved, queries: 4 };
 }
 
@@ -74,26 +101,45 @@ export interface LookalikeScan {
 /** Resolves every candidate concurrently, then asks CT about each registered one (bounded). */
 export async function scanLookalikes(ctx: OptInContext, candidates: Permutation[], generated: number): Promise<LookalikeScan> {
   let queries = 0;
-  const resolved = await inPool(candidates, ctx.settings.lookalike.concurrency, async (candidate) => {
-    const outcome = await resolveLookalike(candidate, ctx.resolver);
-    queries += outcome.queries;
-    return outcome.resolved;
-  }, ctx.signal);
+  const resolved = await inPool(
+    candidates,
+    ctx.settings.lookalike.concurrency,
+    async (candidate) => {
+      const outcome = await resolveLookalike(candidate, ctx.resolver);
+      queries += outcome.queries;
+      return outcome.resolved;
+    },
+    ctx.signal,
+  );
   const registered = resolved.filter((item) => item.state === 'registered');
   const toCheck = registered.slice(0, ctx.settings.lookalike.maxCtChecks);
   const certificates = new Map<string, LookalikeCertificate[]>();
   const errors: CheckError[] = [];
   const unreachable = new Set<string>();
-  await inPool(toCheck, 4, async (item) => {
-    const search = await searchCt(ctx, item.domain, 'leak', 'lookalike_ct');
-    if (search.kind === 'error') {
-      unreachable.add(search.message);
-      return;
-    }
-    const found = certificatesFor(search.entries, item.domain);
-    if (found.length > 0) certificates.set(item.domain, found.map((certificate) => ({ ...certificate, source: 'ct' as const })));
-  }, ctx.signal);
+  await inPool(
+    toCheck,
+    4,
+    async (item) => {
+      const search = await searchCt(ctx, item.domain, 'leak', 'lookalike_ct');
+      if (search.kind === 'error') {
+        unreachable.add(search.message);
+        return;
+      }
+      const found = certificatesFor(search.entries, item.domain);
+      if (found.length > 0)
+        certificates.set(
+          item.domain,
+          found.map((certificate) => ({ ...certificate, source: 'ct' as const })),
+        );
+    },
+    ctx.signal,
+  );
   for (const message of unreachable) errors.push({ surface: 'leak', check: 'lookalike_ct', message });
-  if (resolved.length < candidates.length) errors.push({ surface: 'leak', check: 'lookalikes', message: `the scan deadline stopped resolution after ${resolved.length} of ${candidates.length} candidates` });
+  if (resolved.length < candidates.length)
+    errors.push({
+      surface: 'leak',
+      check: 'lookalikes',
+      message: `the scan deadline stopped resolution after ${resolved.length} of ${candidates.length} candidates`,
+    });
   return { generated, candidates: candidates.length, queries, resolved, certificates, ctChecked: toCheck.length, errors };
 }

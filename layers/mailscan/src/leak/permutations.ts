@@ -9,8 +9,21 @@ import { DEFAULT_DICTIONARY, DEFAULT_SWAP_TLDS, HOMOGLYPHS, KEYBOARDS, LATIN_TO_
  * Internationalised results (homoglyphs, Cyrillic) are emitted as punycode, the form DNS resolves.
  */
 export const FAMILIES = [
-  'addition', 'bitsquatting', 'cyrillic', 'homoglyph', 'hyphenation', 'insertion', 'omission', 'repetition',
-  'replacement', 'subdomain', 'transposition', 'vowel-swap', 'dictionary', 'tld-swap', 'various',
+  'addition',
+  'bitsquatting',
+  'cyrillic',
+  'homoglyph',
+  'hyphenation',
+  'insertion',
+  'omission',
+  'repetition',
+  'replacement',
+  'subdomain',
+  'transposition',
+  'vowel-swap',
+  'dictionary',
+  'tld-swap',
+  'various',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -33,7 +46,11 @@ export interface PermutationOptions {
 }
 
 /** A domain cut as a registrar sees it: `sub.` + `name` + `.suffix`. */
-export interface DomainParts { subdomain: string; name: string; suffix: string }
+export interface DomainParts {
+  subdomain: string;
+  name: string;
+  suffix: string;
+}
 
 export function splitDomain(domain: string): DomainParts {
   const ascii = domain.toLowerCase().replace(/\.$/, '');
@@ -155,12 +172,27 @@ function* dictionary(name: string, { dictionary: words }: { dictionary: readonly
 }
 
 const NAME_FAMILIES: Partial<Record<Family, Generator>> = {
-  addition, bitsquatting, cyrillic, homoglyph, hyphenation, insertion, omission, repetition, replacement, subdomain,
-  transposition, 'vowel-swap': vowelSwap, dictionary,
+  addition,
+  bitsquatting,
+  cyrillic,
+  homoglyph,
+  hyphenation,
+  insertion,
+  omission,
+  repetition,
+  replacement,
+  subdomain,
+  transposition,
+  'vowel-swap': vowelSwap,
+  dictionary,
 };
 
 /** Names of one family, whole (subdomain kept), before punycode and validity filtering. */
-function rawFamily(family: Family, parts: DomainParts, options: Required<Pick<PermutationOptions, 'dictionary' | 'tlds'>>): Iterable<string> {
+function rawFamily(
+  family: Family,
+  parts: DomainParts,
+  options: Required<Pick<PermutationOptions, 'dictionary' | 'tlds'>>,
+): Iterable<string> {
   const { subdomain: sub, name, suffix } = parts;
   const join = (...labels: string[]): string => labels.filter((label) => label !== '').join('.');
   const generator = NAME_FAMILIES[family];
@@ -175,7 +207,12 @@ function rawFamily(family: Family, parts: DomainParts, options: Required<Pick<Pe
     if (suffix !== 'com') out.push(join(sub, `${name}-${suffix}`, 'com'));
   }
   if (sub !== '') {
-    out.push(join(sub + name, suffix), join(sub.replaceAll('.', '') + name, suffix), join(`${sub}-${name}`, suffix), join(`${sub.replaceAll('.', '-')}-${name}`, suffix));
+    out.push(
+      join(sub + name, suffix),
+      join(sub.replaceAll('.', '') + name, suffix),
+      join(`${sub}-${name}`, suffix),
+      join(`${sub.replaceAll('.', '-')}-${name}`, suffix),
+    );
   }
   return out;
 }

@@ -34,13 +34,22 @@ export async function runLeak(ctx: OptInContext): Promise<LeakResult> {
     resolver: ctx.resolver,
     signal: ctx.signal,
   });
-  const [breach, code, lookalikes, feeds, certstream] = await Promise.all([checkBreaches(ctx), checkCodeSearch(ctx), scanLookalikes(ctx, candidates, generated), checkCommercialFeeds(ctx), stream]);
+  const [breach, code, lookalikes, feeds, certstream] = await Promise.all([
+    checkBreaches(ctx),
+    checkCodeSearch(ctx),
+    scanLookalikes(ctx, candidates, generated),
+    checkCommercialFeeds(ctx),
+    stream,
+  ]);
 
   const certificates = new Map<string, LookalikeCertificate[]>(lookalikes.certificates);
   for (const match of certstream.matches.filter((item) => item.kind === 'lookalike')) {
     // One certificate often names the lookalike and its www: it is one certificate.
     if (certificates.get(match.matched)?.some((cert) => cert.source === 'certstream' && cert.id === (match.cert_index ?? -1))) continue;
-    certificates.set(match.matched, [...(certificates.get(match.matched) ?? []), { id: match.cert_index ?? -1, issuer: null, not_before: match.seen, not_after: null, logged_at: match.seen, source: 'certstream' }]);
+    certificates.set(match.matched, [
+      ...(certificates.get(match.matched) ?? []),
+      { id: match.cert_index ?? -1, issuer: null, not_before: match.seen, not_after: null, logged_at: match.seen, source: 'certstream' },
+    ]);
   }
   const byDomain = new Map(candidates.map((candidate) => [candidate.domain, candidate]));
   const registered = lookalikes.resolved.filter((item) => item.state === 'registered');
@@ -50,19 +59,30 @@ export async function runLeak(ctx: OptInContext): Promise<LeakResult> {
     const resolved = registeredByDomain.get(name);
     const candidate = byDomain.get(name);
     if (!candidate) continue;
-    findings.push(finding('mailscan.leak.lookalike', 'high',
-      `${candidate.unicode ?? name} (${candidate.family}) looks like ${domain}${resolved ? ' and is registered' : ''}, and has ${certs.length} certificate(s)${resolved && resolved.mx.length > 0 ? '; it also receives mail' : ''}.`,
-      {
-        lookalike: name,
-        ...(candidate.unicode ? { unicode: candidate.unicode } : {}),
-        family: candidate.family,
-        registered: resolved !== undefined,
-        addresses: resolved ? [...resolved.a, ...resolved.aaaa] : [],
-        mx: resolved?.mx ?? [],
-        ns: resolved?.ns ?? [],
-        certificates: certs.slice(0, 10).map((cert) => ({ id: cert.id, not_before: cert.not_before, not_after: cert.not_after, issuer: cert.issuer, source: cert.source })),
-        certificate_count: certs.length,
-      }));
+    findings.push(
+      finding(
+        'mailscan.leak.lookalike',
+        'high',
+        `${candidate.unicode ?? name} (${candidate.family}) looks like ${domain}${resolved ? ' and is registered' : ''}, and has ${certs.length} certificate(s)${resolved && resolved.mx.length > 0 ? '; it also receives mail' : ''}.`,
+        {
+          lookalike: name,
+          ...(candidate.unicode ? { unicode: candidate.unicode } : {}),
+          family: candidate.family,
+          registered: resolved !== undefined,
+          addresses: resolved ? [...resolved.a, ...resolved.aaaa] : [],
+          mx: resolved?.mx ?? [],
+          ns: resolved?.ns ?? [],
+          certificates: certs.slice(0, 10).map((cert) => ({
+            id: cert.id,
+            not_before: cert.not_before,
+            not_after: cert.not_after,
+            issuer: cert.issuer,
+            source: cert.source,
+          })),
+          certificate_count: certs.length,
+        },
+      ),
+    );
   }
 
   const errors = [...breach.errors, ...code.errors, ...lookalikes.errors, ...feeds.errors, ...certstream.errors];
@@ -83,10 +103,29 @@ export async function runLeak(ctx: OptInContext): Promise<LeakResult> {
         unknown: count('unknown'),
         ct_checked: lookalikes.ctChecked,
         with_certificates: findings.length,
-        registered_domains: registered.slice(0, MAX_LISTED).map((item) => ({ domain: item.domain, family: item.family, ...(item.unicode ? { unicode: item.unicode } : {}), a: item.a, aaaa: item.aaaa, mx: item.mx, ns: item.ns, certificates: certificates.get(item.domain)?.length ?? 0 })),
-        unknown_domains: lookalikes.resolved.filter((item) => item.state === 'unknown').slice(0, MAX_LISTED).map((item) => ({ domain: item.domain, reason: item.reason })),
+        registered_domains: registered.slice(0, MAX_LISTED).map((item) => ({
+          domain: item.domain,
+          family: item.family,
+          ...(item.unicode ? { unicode: item.unicode } : {}),
+          a: item.a,
+          aaaa: item.aaaa,
+          mx: item.mx,
+          ns: item.ns,
+          certificates: certificates.get(item.domain)?.length ?? 0,
+        })),
+        unknown_domains: lookalikes.resolved
+          .filter((item) => item.state === 'unknown')
+          .slice(0, MAX_LISTED)
+          .map((item) => ({ domain: item.domain, reason: item.reason })),
       },
-      certstream: { status: certstream.status, ...(certstream.reason ? { reason: certstream.reason } : {}), seconds: certstream.seconds, messages: certstream.messages, certificates: certstream.certificates, matches: certstream.matches },
+      certstream: {
+        status: certstream.status,
+        ...(certstream.reason ? { reason: certstream.reason } : {}),
+        seconds: certstream.seconds,
+        messages: certstream.messages,
+        certificates: certstream.certificates,
+        matches: certstream.matches,
+      },
       feeds: feeds.data,
     },
     findings: [...breach.findings, ...code.findings, ...findings, ...feeds.findings],

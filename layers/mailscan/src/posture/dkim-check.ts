@@ -27,7 +27,10 @@ export interface DkimCheck {
 
 /** Probes every selector at once: each is one independent TXT query. */
 export async function checkDkim(domain: string, selectors: readonly string[], resolver: Resolver): Promise<DkimCheck> {
-  const probes = await inParallel(selectors, async (selector) => ({ selector, answer: await resolver.query(`${selector}._domainkey.${domain}`, 'TXT') }));
+  const probes = await inParallel(selectors, async (selector) => ({
+    selector,
+    answer: await resolver.query(`${selector}._domainkey.${domain}`, 'TXT'),
+  }));
   const keys: DkimSelectorResult[] = [];
   const unknown: string[] = [];
   const errors: CheckError[] = [];
@@ -43,17 +46,34 @@ export async function checkDkim(domain: string, selectors: readonly string[], re
   }
   // One entry, not one per selector: a dead resolver would otherwise list forty near-identical errors.
   if (unknown.length > 0) {
-    errors.push({ surface: 'posture', check: 'dkim', message: `no answer for ${unknown.length} of ${selectors.length} selectors (${unknown.join(', ')}): ${firstProblem}` });
+    errors.push({
+      surface: 'posture',
+      check: 'dkim',
+      message: `no answer for ${unknown.length} of ${selectors.length} selectors (${unknown.join(', ')}): ${firstProblem}`,
+    });
   }
   const usable = keys.filter((key) => !key.revoked);
   const status = usable.length > 0 ? 'ok' : unknown.length > 0 ? 'temperror' : 'none';
-  const findings = status === 'none'
-    ? [finding('mailscan.dkim.not_found', 'medium', `None of the ${selectors.length} probed selectors publishes a DKIM key for ${domain}.`, { domain, selectors_probed: selectors.length, revoked: keys.map((key) => key.selector) })]
-    : [];
+  const findings =
+    status === 'none'
+      ? [
+          finding(
+            'mailscan.dkim.not_found',
+            'medium',
+            `None of the ${selectors.length} probed selectors publishes a DKIM key for ${domain}.`,
+            { domain, selectors_probed: selectors.length, revoked: keys.map((key) => key.selector) },
+          ),
+        ]
+      : [];
   return {
     data: { status, selectors_probed: selectors.length, keys, unknown_selectors: unknown },
     findings,
     errors,
-    keysForReputation: usable.map((key) => ({ selector: key.selector, keyType: key.key_type, bits: key.bits, hashAlgorithms: key.hash_algorithms })),
+    keysForReputation: usable.map((key) => ({
+      selector: key.selector,
+      keyType: key.key_type,
+      bits: key.bits,
+      hashAlgorithms: key.hash_algorithms,
+    })),
   };
 }

@@ -27,10 +27,19 @@ export function analyseDkimKey(record: string): DkimKeyInfo {
     if (match) tags.set(match[1].toLowerCase(), match[2]);
   }
   const keyType = (tags.get('k') ?? 'rsa').toLowerCase();
-  const hashes = (tags.get('h') ?? '').split(':').map((hash) => hash.trim().toLowerCase()).filter((hash) => hash !== '');
+  const hashes = (tags.get('h') ?? '')
+    .split(':')
+    .map((hash) => hash.trim().toLowerCase())
+    .filter((hash) => hash !== '');
   const flags = (tags.get('t') ?? '').split(':').map((flag) => flag.trim().toLowerCase());
   const base64 = (tags.get('p') ?? '').replace(/\s+/g, '');
-  const info: DkimKeyInfo = { key_type: keyType, bits: null, hash_algorithms: hashes, revoked: base64 === '', testing: flags.includes('y') };
+  const info: DkimKeyInfo = {
+    key_type: keyType,
+    bits: null,
+    hash_algorithms: hashes,
+    revoked: base64 === '',
+    testing: flags.includes('y'),
+  };
   if (info.revoked) return info;
   const der = Buffer.from(base64, 'base64');
   try {

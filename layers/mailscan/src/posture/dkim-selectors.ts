@@ -5,27 +5,58 @@
  */
 export const DEFAULT_DKIM_SELECTORS: readonly string[] = [
   // Generic
-  'default', 'dkim', 'mail', 'email', 'smtp', 'key1', 'key2', 's1', 's2', 'k1', 'k2', 'k3', 'selector', 'sig1', 'dk',
+  'default',
+  'dkim',
+  'mail',
+  'email',
+  'smtp',
+  'key1',
+  'key2',
+  's1',
+  's2',
+  'k1',
+  'k2',
+  'k3',
+  'selector',
+  'sig1',
+  'dk',
   // Microsoft 365
-  'selector1', 'selector2',
+  'selector1',
+  'selector2',
   // Google Workspace
   'google',
   // Mailchimp / Mandrill
-  'mte1', 'mandrill',
+  'mte1',
+  'mandrill',
   // SendGrid
-  'smtpapi', 'em',
+  'smtpapi',
+  'em',
   // Mailgun
-  'mx', 'krs', 'pic',
+  'mx',
+  'krs',
+  'pic',
   // Zoho
-  'zoho', 'zmail',
+  'zoho',
+  'zmail',
   // Fastmail
-  'fm1', 'fm2', 'fm3',
+  'fm1',
+  'fm2',
+  'fm3',
   // Proton Mail
-  'protonmail', 'protonmail2', 'protonmail3',
+  'protonmail',
+  'protonmail2',
+  'protonmail3',
   // Zendesk
-  'zendesk1', 'zendesk2',
+  'zendesk1',
+  'zendesk2',
   // Others: HubSpot, Salesforce, Mailjet, Campaign Monitor, SparkPost, Yandex
-  'hs1', 'hs2', 'sf1', 'mailjet', 'cm', 'scph0920', 'yandex',
+  'hs1',
+  'hs2',
+  'sf1',
+  'mailjet',
+  'cm',
+  'scph0920',
+  'yandex',
 ];
 
 /** The selectors to probe: the config list replaces the built-in one; command-line ones are added. */

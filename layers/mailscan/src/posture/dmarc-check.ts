@@ -37,7 +37,8 @@ export interface DmarcCheck {
   answered: boolean;
 }
 
-type Lookup = { kind: 'record'; record: string } | { kind: 'none' } | { kind: 'invalid'; error: string } | { kind: 'unknown'; message: string };
+type Lookup =
+  { kind: 'record'; record: string } | { kind: 'none' } | { kind: 'invalid'; error: string } | { kind: 'unknown'; message: string };
 
 export async function checkDmarc(domain: string, resolver: Resolver): Promise<DmarcCheck> {
   const orgDomain = organizationalDomain(domain);
@@ -47,7 +48,17 @@ export async function checkDmarc(domain: string, resolver: Resolver): Promise<Dm
     lookup(resolver, domain),
     orgDomain === domain ? Promise.resolve(null) : lookup(resolver, orgDomain),
   ]);
-  const base: DmarcData = { status: 'none', record: null, source: null, record_domain: null, organizational_domain: orgDomain, tags: null, policy: null, report_destinations: [], problems: [] };
+  const base: DmarcData = {
+    status: 'none',
+    record: null,
+    source: null,
+    record_domain: null,
+    organizational_domain: orgDomain,
+    tags: null,
+    policy: null,
+    report_destinations: [],
+    problems: [],
+  };
   const answered = own.kind !== 'unknown';
 
   let chosen: { lookup: Lookup; source: 'domain' | 'organizational'; at: string } | null = null;
@@ -61,28 +72,76 @@ export async function checkDmarc(domain: string, resolver: Resolver): Promise<Dm
   }
 
   if (chosen === null) {
-    const data = { ...base, status: errors.length > 0 ? 'temperror' as const : 'none' as const };
-    const findings = errors.length > 0 ? [] : [finding('mailscan.dmarc.missing', 'high', `Neither _dmarc.${domain} nor the organizational domain publishes a DMARC record.`, { domain, organizational_domain: orgDomain })];
+    const data = { ...base, status: errors.length > 0 ? ('temperror' as const) : ('none' as const) };
+    const findings =
+      errors.length > 0
+        ? []
+        : [
+            finding('mailscan.dmarc.missing', 'high', `Neither _dmarc.${domain} nor the organizational domain publishes a DMARC record.`, {
+              domain,
+              organizational_domain: orgDomain,
+            }),
+          ];
     return { data, findings, errors, answered };
   }
   const where = { source: chosen.source, record_domain: chosen.at };
   if (chosen.lookup.kind === 'invalid') {
     const data: DmarcData = { ...base, ...where, status: 'invalid', problems: [chosen.lookup.error] };
-    return { data, findings: [finding('mailscan.dmarc.missing', 'high', `The DMARC record at _dmarc.${chosen.at} is unusable: ${chosen.lookup.error}.`, { domain, record_domain: chosen.at, problem: chosen.lookup.error })], errors, answered };
+    return {
+      data,
+      findings: [
+        finding('mailscan.dmarc.missing', 'high', `The DMARC record at _dmarc.${chosen.at} is unusable: ${chosen.lookup.error}.`, {
+          domain,
+          record_domain: chosen.at,
+          problem: chosen.lookup.error,
+        }),
+      ],
+      errors,
+      answered,
+    };
   }
   const record = (chosen.lookup as { record: string }).record;
   const parsed = parseDmarc(record);
   if (!parsed.ok) {
     const data: DmarcData = { ...base, ...where, status: 'invalid', record, problems: [parsed.error] };
-    return { data, findings: [finding('mailscan.dmarc.missing', 'high', `The DMARC record at _dmarc.${chosen.at} is unusable: ${parsed.error}.`, { domain, record_domain: chosen.at, record, problem: parsed.error })], errors, answered };
+    return {
+      data,
+      findings: [
+        finding('mailscan.dmarc.missing', 'high', `The DMARC record at _dmarc.${chosen.at} is unusable: ${parsed.error}.`, {
+          domain,
+          record_domain: chosen.at,
+          record,
+          problem: parsed.error,
+        }),
+      ],
+      errors,
+      answered,
+    };
   }
   const tags = parsed.tags;
-  const policy = chosen.source === 'organizational' ? tags.sp ?? tags.p : tags.p;
+  const policy = chosen.source === 'organizational' ? (tags.sp ?? tags.p) : tags.p;
   const destinations = await reportDestinations(resolver, chosen.at, tags, errors);
-  const data: DmarcData = { ...base, ...where, status: 'ok', record, tags, policy, report_destinations: destinations, problems: parsed.problems };
-  const findings = policy === 'none'
-    ? [finding('mailscan.dmarc.policy_none', 'medium', `The DMARC policy applied to ${domain} is none: failing mail is delivered.`, { domain, record_domain: chosen.at, record, policy })]
-    : [];
+  const data: DmarcData = {
+    ...base,
+    ...where,
+    status: 'ok',
+    record,
+    tags,
+    policy,
+    report_destinations: destinations,
+    problems: parsed.problems,
+  };
+  const findings =
+    policy === 'none'
+      ? [
+          finding('mailscan.dmarc.policy_none', 'medium', `The DMARC policy applied to ${domain} is none: failing mail is delivered.`, {
+            domain,
+            record_domain: chosen.at,
+            record,
+            policy,
+          }),
+        ]
+      : [];
   return { data, findings, errors, answered };
 }
 
@@ -96,7 +155,12 @@ async function lookup(resolver: Resolver, domain: string): Promise<Lookup> {
   return { kind: 'record', record: records[0] };
 }
 
-async function reportDestinations(resolver: Resolver, recordDomain: string, tags: DmarcTags, errors: CheckError[]): Promise<ReportDestination[]> {
+async function reportDestinations(
+  resolver: Resolver,
+  recordDomain: string,
+  tags: DmarcTags,
+  errors: CheckError[],
+): Promise<ReportDestination[]> {
   const uris = [...tags.rua.map((uri) => ({ uri, kind: 'rua' as const })), ...tags.ruf.map((uri) => ({ uri, kind: 'ruf' as const }))];
   const ownOrg = organizationalDomain(recordDomain);
   return inParallel(uris, async ({ uri, kind }): Promise<ReportDestination> => {

@@ -50,10 +50,22 @@ export function parseDmarc(record: string): ParsedDmarc {
     if (/^\d{1,3}$/.test(pctText) && Number(pctText) <= 100) pct = Number(pctText);
     else problems.push(`pct=${pctText} is not 0-100`);
   }
-  const uris = (tag: string) => (raw.get(tag) ?? '').split(',').map((uri) => uri.trim()).filter((uri) => uri !== '');
+  const uris = (tag: string) =>
+    (raw.get(tag) ?? '')
+      .split(',')
+      .map((uri) => uri.trim())
+      .filter((uri) => uri !== '');
   const tags: DmarcTags = {
-    p: policy('p'), sp: policy('sp'), np: policy('np'), pct, adkim: alignment('adkim'), aspf: alignment('aspf'),
-    rua: uris('rua'), ruf: uris('ruf'), fo: raw.get('fo') ?? null, ri: raw.has('ri') ? Number(raw.get('ri')) : null,
+    p: policy('p'),
+    sp: policy('sp'),
+    np: policy('np'),
+    pct,
+    adkim: alignment('adkim'),
+    aspf: alignment('aspf'),
+    rua: uris('rua'),
+    ruf: uris('ruf'),
+    fo: raw.get('fo') ?? null,
+    ri: raw.has('ri') ? Number(raw.get('ri')) : null,
   };
   // §6.6.3: a missing or invalid p with a valid rua is treated as p=none; without rua the record is unusable.
   if (tags.p === null) {

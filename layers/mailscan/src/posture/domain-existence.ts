@@ -23,9 +23,16 @@ export type DomainExistence = { exists: true } | { exists: false; evidence: None
  */
 export async function checkDomainExistence(domain: string, resolver: Resolver): Promise<DomainExistence> {
   const [txt, mx] = await Promise.all([resolver.query(domain, 'TXT'), resolver.query(domain, 'MX')]);
-  const asked = [{ type: 'TXT' as const, answer: txt }, { type: 'MX' as const, answer: mx }];
+  const asked = [
+    { type: 'TXT' as const, answer: txt },
+    { type: 'MX' as const, answer: mx },
+  ];
   const nxdomain = asked.filter(({ answer }) => answer.status === 'absent' && answer.reason === 'nxdomain');
-  if (nxdomain.length === 0 || asked.some(({ answer }) => answer.status === 'found' || (answer.status === 'absent' && answer.reason === 'nodata'))) return { exists: true };
+  if (
+    nxdomain.length === 0 ||
+    asked.some(({ answer }) => answer.status === 'found' || (answer.status === 'absent' && answer.reason === 'nodata'))
+  )
+    return { exists: true };
 
   const labels = domain.split('.');
   const parents = labels.slice(1).map((_, index) => labels.slice(index + 1).join('.'));
@@ -47,6 +54,10 @@ export async function checkDomainExistence(domain: string, resolver: Resolver): 
   }
   return {
     exists: false,
-    evidence: { answers: nxdomain.map(({ type }) => ({ name: domain, type, rcode: 'NXDOMAIN' as const })), closest_existing_parent: closest, soa },
+    evidence: {
+      answers: nxdomain.map(({ type }) => ({ name: domain, type, rcode: 'NXDOMAIN' as const })),
+      closest_existing_parent: closest,
+      soa,
+    },
   };
 }

@@ -22,7 +22,11 @@ const MAX_MX_HOSTS = 20;
 export async function checkMx(domain: string, resolver: Resolver): Promise<MxCheck> {
   const answer = await resolver.query(domain, 'MX');
   if (answer.status === 'unknown') {
-    return { data: { status: 'temperror', hosts: [] }, errors: [{ surface: 'posture', check: 'mx', message: answer.message }], answered: false };
+    return {
+      data: { status: 'temperror', hosts: [] },
+      errors: [{ surface: 'posture', check: 'mx', message: answer.message }],
+      answered: false,
+    };
   }
   if (answer.status === 'absent') return { data: { status: 'none', hosts: [] }, errors: [], answered: true };
   const records = [...answer.records].sort((a, b) => a.preference - b.preference);

@@ -38,7 +38,11 @@ export async function runPosture(domain: string, resolver: Resolver, dkimSelecto
  * Starts posture and hands out, beside the whole result, each reputation input as soon as the
  * check that produces it is done, so reputation need not wait for the slowest posture check.
  */
-export function startPosture(domain: string, resolver: Resolver, dkimSelectors: readonly string[]): { pending: PendingReputationInput; result: Promise<PostureResult> } {
+export function startPosture(
+  domain: string,
+  resolver: Resolver,
+  dkimSelectors: readonly string[],
+): { pending: PendingReputationInput; result: Promise<PostureResult> } {
   const spfRun = branch(() => checkSpf(domain, resolver));
   const dmarcRun = branch(() => checkDmarc(domain, resolver));
   const dkimRun = branch(() => checkDkim(domain, dkimSelectors, resolver));
@@ -51,7 +55,10 @@ export function startPosture(domain: string, resolver: Resolver, dkimSelectors: 
   };
   // A posture bug surfaces through `result`; these copies must not also crash the process unheard.
   for (const field of [pending.mx, pending.spfLookups, pending.dkimKeys]) field.catch(() => undefined);
-  return { pending, result: Promise.all([spfRun, dmarcRun, dkimRun, mxRun]).then(([spf, dmarc, dkim, mx]) => assemble(domain, spf, dmarc, dkim, mx)) };
+  return {
+    pending,
+    result: Promise.all([spfRun, dmarcRun, dkimRun, mxRun]).then(([spf, dmarc, dkim, mx]) => assemble(domain, spf, dmarc, dkim, mx)),
+  };
 }
 
 function assemble(
@@ -76,7 +83,12 @@ function assemble(
     },
     findings: [...spf.findings, ...dmarc.findings, ...dkim.findings],
     errors,
-    reputationInput: { domain, mx: mx.data.hosts, spfLookups: spf.lookupsForLimit, dkimKeys: dkim.keysForReputation } satisfies ReputationInput,
+    reputationInput: {
+      domain,
+      mx: mx.data.hosts,
+      spfLookups: spf.lookupsForLimit,
+      dkimKeys: dkim.keysForReputation,
+    } satisfies ReputationInput,
     domainAnswered: spf.answered || dmarc.answered || mx.answered,
   };
 }

@@ -57,10 +57,12 @@ function dkimPoints(dkim: DkimData): number | null {
   if (dkim.status === 'temperror') return null;
   const usable = dkim.keys.filter((key) => !key.revoked);
   if (usable.length === 0) return 0;
-  const strength = Math.max(...usable.map((key) => {
-    if (key.key_type === 'ed25519' && key.bits !== null) return 10;
-    if (key.key_type === 'rsa' && key.bits !== null) return key.bits >= 2048 ? 10 : key.bits >= 1024 ? 5 : 0;
-    return 0;
-  }));
+  const strength = Math.max(
+    ...usable.map((key) => {
+      if (key.key_type === 'ed25519' && key.bits !== null) return 10;
+      if (key.key_type === 'rsa' && key.bits !== null) return key.bits >= 2048 ? 10 : key.bits >= 1024 ? 5 : 0;
+      return 0;
+    }),
+  );
   return 15 + strength;
 }

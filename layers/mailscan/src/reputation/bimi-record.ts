@@ -3,9 +3,7 @@ import type { Resolver } from '../dns/resolver.ts';
 
 /** The BIMI assertion record: `default._bimi.<domain>`, falling back to the organizational domain. */
 export type BimiRecordLookup =
-  | { status: 'found'; name: string; records: string[] }
-  | { status: 'absent' }
-  | { status: 'unknown'; name: string; message: string };
+  { status: 'found'; name: string; records: string[] } | { status: 'absent' } | { status: 'unknown'; name: string; message: string };
 
 export async function findBimiRecord(domain: string, resolver: Resolver): Promise<BimiRecordLookup> {
   const normalised = domain.toLowerCase().replace(/\.$/, '');

@@ -33,7 +33,14 @@ export interface BimiData {
  * loop, missing host): the asset is unusable for every receiver, so they are outcomes. Timeouts and
  * network errors may be ours, so they are check errors.
  */
-const publisherFaults = new Set<FetchErrorCode>(['bad_url', 'scheme_not_allowed', 'host_not_found', 'address_blocked', 'too_large', 'too_many_redirects']);
+const publisherFaults = new Set<FetchErrorCode>([
+  'bad_url',
+  'scheme_not_allowed',
+  'host_not_found',
+  'address_blocked',
+  'too_large',
+  'too_many_redirects',
+]);
 
 type Fetched = { ok: true; body: Uint8Array } | { ok: false; definitive: boolean; message: string };
 
@@ -51,11 +58,21 @@ async function fetchAsset(url: string, maxBytes: number, ctx: ReputationContext)
 export async function checkBimi(input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<BimiData>> {
   const lookup = await findBimiRecord(input.domain, ctx.resolver);
   if (lookup.status === 'unknown') {
-    return { status: 'error', data: { state: 'unknown', record_name: lookup.name }, findings: [], errors: [checkError('bimi', `${lookup.name}: DNS ${lookup.message}`)] };
+    return {
+      status: 'error',
+      data: { state: 'unknown', record_name: lookup.name },
+      findings: [],
+      errors: [checkError('bimi', `${lookup.name}: DNS ${lookup.message}`)],
+    };
   }
   if (lookup.status === 'absent') return { status: 'ok', data: { state: 'absent' }, findings: [], errors: [] };
   if (lookup.records.length > 1) {
-    return { status: 'ok', data: { state: 'invalid', record_name: lookup.name, problems: ['more than one v=BIMI1 record'] }, findings: [], errors: [] };
+    return {
+      status: 'ok',
+      data: { state: 'invalid', record_name: lookup.name, problems: ['more than one v=BIMI1 record'] },
+      findings: [],
+      errors: [],
+    };
   }
   const record = lookup.records[0];
   const tags = parseBimiTags(record);
@@ -63,7 +80,9 @@ export async function checkBimi(input: ReputationInput, ctx: ReputationContext):
   const authority = tags.a && tags.a !== 'self' ? tags.a : null;
   const base: BimiData = { state: 'found', record_name: lookup.name, record, location, authority };
   if (!location && !authority) return { status: 'ok', data: { ...base, state: 'declined' }, findings: [], errors: [] };
-  const problems = [location, authority].filter((url): url is string => url !== null && !url.startsWith('https:')).map((url) => `${url} is not an https: URL (BIMI requires HTTPS)`);
+  const problems = [location, authority]
+    .filter((url): url is string => url !== null && !url.startsWith('https:'))
+    .map((url) => `${url} is not an https: URL (BIMI requires HTTPS)`);
 
   const [svgFetch, pemFetch] = await Promise.all([
     location ? fetchAsset(location, reputationDefaults.bimi.svgMaxBytes, ctx) : null,
@@ -81,18 +100,36 @@ export async function checkBimi(input: ReputationInput, ctx: ReputationContext):
     if (!pemFetch.definitive) errors.push(checkError('bimi', `VMC ${authority}: ${pemFetch.message}`));
   } else if (pemFetch?.ok) {
     const validation = await validateVmc({
-      pem: new TextDecoder().decode(pemFetch.body), svg: svgFetch?.ok ? svgFetch.body : null,
-      domain: input.domain, roots: ctx.config.vmcRoots, now: ctx.now(),
+      pem: new TextDecoder().decode(pemFetch.body),
+      svg: svgFetch?.ok ? svgFetch.body : null,
+      domain: input.domain,
+      roots: ctx.config.vmcRoots,
+      now: ctx.now(),
     });
     vmc = { status: vmcStatus(validation, svgFetch), ...validation };
     // A logo left uncompared is already listed as the SVG fetch error.
-    if (vmc.status === 'unverified' && validation.chain === 'not_checked') errors.push(checkError('bimi', `VMC ${authority}: chain not validated: no VMC trust roots are configured (see docs/mailscan-reputation.md)`));
+    if (vmc.status === 'unverified' && validation.chain === 'not_checked')
+      errors.push(
+        checkError('bimi', `VMC ${authority}: chain not validated: no VMC trust roots are configured (see docs/mailscan-reputation.md)`),
+      );
   }
 
-  const findings = vmc.status === 'invalid' ? [finding('mailscan.bimi.vmc_invalid', 'high', `The BIMI VMC at ${authority} is invalid: ${vmc.reasons![0]}`, {
-    domain: input.domain, record_name: lookup.name, authority, reason: vmc.reasons![0], reasons: vmc.reasons, messages: vmc.messages,
-    ...(vmc.certificate ? { subject: vmc.certificate.subject, issuer: vmc.certificate.issuer, not_after: vmc.certificate.not_after } : {}),
-  })] : [];
+  const findings =
+    vmc.status === 'invalid'
+      ? [
+          finding('mailscan.bimi.vmc_invalid', 'high', `The BIMI VMC at ${authority} is invalid: ${vmc.reasons![0]}`, {
+            domain: input.domain,
+            record_name: lookup.name,
+            authority,
+            reason: vmc.reasons![0],
+            reasons: vmc.reasons,
+            messages: vmc.messages,
+            ...(vmc.certificate
+              ? { subject: vmc.certificate.subject, issuer: vmc.certificate.issuer, not_after: vmc.certificate.not_after }
+              : {}),
+          }),
+        ]
+      : [];
   const data: BimiData = { ...base, ...(problems.length > 0 ? { problems } : {}), svg, vmc };
   return { status: errors.length > 0 ? 'error' : 'ok', data, findings, errors };
 }

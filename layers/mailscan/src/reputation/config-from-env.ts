@@ -23,10 +23,15 @@ type Env = Readonly<Record<string, string | undefined>>;
  * (docs/mailscan-reputation.md). Operator keys come only from the environment. A malformed value
  * is a usage error, reported without echoing any key.
  */
-export function reputationConfigFromEnv(env: Env, fileConfig: ReputationFileConfig = {}, bundledRoots: () => string[] = loadBundledVmcRoots): ReputationConfigResult {
+export function reputationConfigFromEnv(
+  env: Env,
+  fileConfig: ReputationFileConfig = {},
+  bundledRoots: () => string[] = loadBundledVmcRoots,
+): ReputationConfigResult {
   const dqsKey = nonEmpty(env.MAILSCAN_SPAMHAUS_DQS_KEY);
   // The key becomes a DNS label; anything else could redirect the lookups to another zone.
-  if (dqsKey !== undefined && !/^[a-z0-9]{1,63}$/i.test(dqsKey)) return { ok: false, message: 'MAILSCAN_SPAMHAUS_DQS_KEY must be letters and digits only' };
+  if (dqsKey !== undefined && !/^[a-z0-9]{1,63}$/i.test(dqsKey))
+    return { ok: false, message: 'MAILSCAN_SPAMHAUS_DQS_KEY must be letters and digits only' };
 
   const senderScore = vendorConfigFromEnv(senderScoreVendor, env, fileConfig.senderscore);
   if (!senderScore.ok) return senderScore;
@@ -39,7 +44,10 @@ export function reputationConfigFromEnv(env: Env, fileConfig: ReputationFileConf
     // MAILSCAN_VMC_ROOTS replaces the bundled roots; it exists so tests can trust their own test root.
     vmcRoots = rootsPath !== undefined ? readPemCertificates(rootsPath) : bundledRoots();
   } catch (error) {
-    return { ok: false, message: `VMC roots${rootsPath !== undefined ? ` (MAILSCAN_VMC_ROOTS=${rootsPath})` : ''}: ${errorMessage(error)}` };
+    return {
+      ok: false,
+      message: `VMC roots${rootsPath !== undefined ? ` (MAILSCAN_VMC_ROOTS=${rootsPath})` : ''}: ${errorMessage(error)}`,
+    };
   }
 
   return {

@@ -29,16 +29,23 @@ export function checkDkimHygiene(input: ReputationInput): CheckResult<{ keys: Dk
       else if (key.bits < 2048) problems.push({ severity: 'medium', reason: `RSA key of ${key.bits} bits is under 2048` });
     }
     // An empty h= list means every algorithm is allowed (RFC 6376 §3.6.1), so only h=sha1 alone is deprecated.
-    if (hashes.length > 0 && hashes.every((hash) => hash === 'sha1')) problems.push({ severity: 'medium', reason: 'the key allows only sha1 (h=sha1): rsa-sha1 is deprecated' });
+    if (hashes.length > 0 && hashes.every((hash) => hash === 'sha1'))
+      problems.push({ severity: 'medium', reason: 'the key allows only sha1 (h=sha1): rsa-sha1 is deprecated' });
     if (problems.length === 0) {
       const known = keyType === 'ed25519' || (keyType === 'rsa' && key.bits !== null);
       return { ...base, verdict: known ? 'ok' : 'unknown', reasons: [] };
     }
     const reasons = problems.map((problem) => problem.reason);
     const severity = problems.some((problem) => problem.severity === 'high') ? 'high' : 'medium';
-    findings.push(finding('mailscan.dkim.weak_key', severity, `DKIM selector ${key.selector}: ${reasons.join('; ')}.`, {
-      selector: key.selector, key_type: keyType, bits: key.bits, hash_algorithms: hashes, reasons,
-    }));
+    findings.push(
+      finding('mailscan.dkim.weak_key', severity, `DKIM selector ${key.selector}: ${reasons.join('; ')}.`, {
+        selector: key.selector,
+        key_type: keyType,
+        bits: key.bits,
+        hash_algorithms: hashes,
+        reasons,
+      }),
+    );
     return { ...base, verdict: 'weak', reasons };
   });
   return { status: 'ok', data: { keys }, findings, errors: [] };

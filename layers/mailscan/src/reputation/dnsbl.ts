@@ -65,16 +65,28 @@ export async function checkDnsbl(input: ReputationInput, ctx: ReputationContext)
 
 /** Trust lists (DNSWL) for every MX address: reported, never a finding. */
 export async function checkTrustlist(input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<ListsData>> {
-  return runLists('trustlist', ctx.config.trustlist.zones.map((zone) => listFor(zone, 'trust')), input, ctx);
+  return runLists(
+    'trustlist',
+    ctx.config.trustlist.zones.map((zone) => listFor(zone, 'trust')),
+    input,
+    ctx,
+  );
 }
 
-async function runLists(check: string, lists: ListDefinition[], input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<ListsData>> {
+async function runLists(
+  check: string,
+  lists: ListDefinition[],
+  input: ReputationInput,
+  ctx: ReputationContext,
+): Promise<CheckResult<ListsData>> {
   const domains = domainSubjects(input.domain);
   const ips = [...new Set(input.mx.flatMap((mx) => [...mx.ipv4, ...mx.ipv6]))];
-  const asked = lists.map((list) => ({
-    list,
-    subjects: subjectsFor(list.kind, domains, ips).filter((subject) => list.kind === 'domain' || list.ipv6 || isIPv4(subject)),
-  })).filter(({ subjects }) => subjects.length > 0);
+  const asked = lists
+    .map((list) => ({
+      list,
+      subjects: subjectsFor(list.kind, domains, ips).filter((subject) => list.kind === 'domain' || list.ipv6 || isIPv4(subject)),
+    }))
+    .filter(({ subjects }) => subjects.length > 0);
   // The test query goes out with the subjects' queries: it costs no round-trip of its own.
   const [probes, answers] = await Promise.all([
     Promise.all(asked.map(({ list }) => probe(list, ctx))),
@@ -83,20 +95,35 @@ async function runLists(check: string, lists: ListDefinition[], input: Reputatio
   const results = answers.map((result) => {
     const listProbe = probes.find((entry) => entry.zone === result.zone && entry.list === result.list);
     if (result.status !== 'listed' || listProbe?.status !== 'answers_everything') return result;
-    return { ...result, status: 'error' as const, error: `${result.return_codes.join(', ')}: not a listing: the list also lists its RFC 5782 test entry ${listProbe.query} (${listProbe.return_codes.join(', ')}), so it answers every query` };
+    return {
+      ...result,
+      status: 'error' as const,
+      error: `${result.return_codes.join(', ')}: not a listing: the list also lists its RFC 5782 test entry ${listProbe.query} (${listProbe.return_codes.join(', ')}), so it answers every query`,
+    };
   });
   const findings: ReportFinding[] = [];
   const errors: CheckError[] = [];
   for (const result of results) {
     if (result.status === 'error') errors.push(checkError(check, `${result.zone} ${result.subject}: ${result.error}`));
     if (result.status === 'listed' && check === 'dnsbl') {
-      findings.push(finding('mailscan.dnsbl.listed', 'high', `${result.subject} is listed on ${result.list}: ${result.meanings.join('; ')}`, {
-        list: result.list, zone: result.zone, subject: result.subject, return_codes: result.return_codes, meanings: result.meanings,
-      }));
+      findings.push(
+        finding('mailscan.dnsbl.listed', 'high', `${result.subject} is listed on ${result.list}: ${result.meanings.join('; ')}`, {
+          list: result.list,
+          zone: result.zone,
+          subject: result.subject,
+          return_codes: result.return_codes,
+          meanings: result.meanings,
+        }),
+      );
     }
   }
   const status = errors.length > 0 ? 'error' : 'ok';
-  return { status, data: { status, dqs: Boolean(ctx.config.spamhausDqsKey) && lists.some((list) => list.dqsZone), results, list_checks: probes }, findings, errors };
+  return {
+    status,
+    data: { status, dqs: Boolean(ctx.config.spamhausDqsKey) && lists.some((list) => list.dqsZone), results, list_checks: probes },
+    findings,
+    errors,
+  };
 }
 
 function domainSubjects(domain: string): string[] {
@@ -112,20 +139,35 @@ function subjectsFor(kind: ListKind, domains: string[], ips: string[]): string[]
 async function lookup(list: ListDefinition, subject: string, ctx: ReputationContext): Promise<ListResult> {
   const { zone, shown } = zoneToQuery(list, ctx.config.spamhausDqsKey);
   const label = list.kind === 'domain' ? subject : reverseIp(subject);
-  const base = { list: list.name, zone: list.zone, subject, query: `${label}.${shown}`, return_codes: [] as string[], meanings: [] as string[] };
+  const base = {
+    list: list.name,
+    zone: list.zone,
+    subject,
+    query: `${label}.${shown}`,
+    return_codes: [] as string[],
+    meanings: [] as string[],
+  };
   if (label === null) return { ...base, status: 'error', error: 'not an IP address' };
   const answer = await ctx.resolver.query(`${label}.${zone}`, 'A');
   if (answer.status === 'absent') return { ...base, status: 'not_listed' };
-  if (answer.status === 'unknown') return { ...base, status: 'error', error: `DNS ${answer.reason}: ${redact(answer.message, ctx.config.spamhausDqsKey)}` };
+  if (answer.status === 'unknown')
+    return { ...base, status: 'error', error: `DNS ${answer.reason}: ${redact(answer.message, ctx.config.spamhausDqsKey)}` };
   const codes = [...answer.records].sort();
   // A block-list answers inside 127/8; anything else is a resolver rewriting NXDOMAIN, not a verdict.
   const outside = codes.filter((code) => !code.startsWith('127.'));
-  if (outside.length > 0) return { ...base, return_codes: codes, status: 'error', error: `answer ${outside.join(', ')} is outside 127.0.0.0/8` };
+  if (outside.length > 0)
+    return { ...base, return_codes: codes, status: 'error', error: `answer ${outside.join(', ')} is outside 127.0.0.0/8` };
   const decoded = codes.map((code) => list.decode(code));
   const meanings = decoded.map((entry) => entry.meaning);
   const refused = decoded.filter((entry) => entry.outcome === 'error');
   if (refused.length > 0) {
-    return { ...base, return_codes: codes, meanings, status: 'error', error: `${codes.join(', ')}: ${refused.map((entry) => entry.meaning).join('; ')}` };
+    return {
+      ...base,
+      return_codes: codes,
+      meanings,
+      status: 'error',
+      error: `${codes.join(', ')}: ${refused.map((entry) => entry.meaning).join('; ')}`,
+    };
   }
   return { ...base, return_codes: codes, meanings, status: 'listed' };
 }
@@ -140,7 +182,8 @@ async function probe(list: ListDefinition, ctx: ReputationContext): Promise<List
   if (answer.status === 'unknown') return { ...base, status: 'unknown', return_codes: [] };
   const codes = [...answer.records].sort();
   // A refusal or an answer outside 127/8 already makes the subjects' answers errors on their own.
-  const listed = codes.every((code) => code.startsWith('127.')) && codes.map((code) => list.decode(code)).every((entry) => entry.outcome === 'listed');
+  const listed =
+    codes.every((code) => code.startsWith('127.')) && codes.map((code) => list.decode(code)).every((entry) => entry.outcome === 'listed');
   return { ...base, status: listed ? 'answers_everything' : 'not_listed', return_codes: codes };
 }
 

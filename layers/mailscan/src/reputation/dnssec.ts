@@ -16,7 +16,14 @@ export interface DnssecData {
 }
 
 const algorithmNames: Record<number, string> = {
-  5: 'RSASHA1', 7: 'RSASHA1-NSEC3-SHA1', 8: 'RSASHA256', 10: 'RSASHA512', 13: 'ECDSAP256SHA256', 14: 'ECDSAP384SHA384', 15: 'ED25519', 16: 'ED448',
+  5: 'RSASHA1',
+  7: 'RSASHA1-NSEC3-SHA1',
+  8: 'RSASHA256',
+  10: 'RSASHA512',
+  13: 'ECDSAP256SHA256',
+  14: 'ECDSAP384SHA384',
+  15: 'ED25519',
+  16: 'ED448',
 };
 const digestAlgorithms: Record<number, string> = { 1: 'sha1', 2: 'sha256', 4: 'sha384' };
 
@@ -28,38 +35,59 @@ const digestAlgorithms: Record<number, string> = { 1: 'sha1', 2: 'sha256', 4: 's
 export async function checkDnssec(input: ReputationInput, ctx: ReputationContext): Promise<CheckResult<DnssecData>> {
   const candidates = apexCandidates(input.domain);
   const organizational = candidates[candidates.length - 1];
-  const asked = await Promise.all(candidates.map(async (name) => {
-    const [soa, dnskey, ds] = await Promise.all([
-      name === organizational ? null : ctx.resolver.query(name, 'SOA'),
-      ctx.resolver.query(name, 'DNSKEY'),
-      ctx.resolver.query(name, 'DS'),
-    ]);
-    return { name, soa, dnskey, ds };
-  }));
+  const asked = await Promise.all(
+    candidates.map(async (name) => {
+      const [soa, dnskey, ds] = await Promise.all([
+        name === organizational ? null : ctx.resolver.query(name, 'SOA'),
+        ctx.resolver.query(name, 'DNSKEY'),
+        ctx.resolver.query(name, 'DS'),
+      ]);
+      return { name, soa, dnskey, ds };
+    }),
+  );
   const undecided = asked.find((entry) => entry.soa?.status === 'unknown');
   if (undecided) return unknown(undecided.name, 'the SOA answer is unknown, so the zone apex is too');
   const apex = asked.find((entry) => entry.soa === null || entry.soa.status === 'found')!;
   const dnskey = apex.dnskey;
   const ds = apex.ds;
   const data: DnssecData = {
-    state: 'signed', zone: apex.name, dnskey: dnskey.status, ds: ds.status,
+    state: 'signed',
+    zone: apex.name,
+    dnskey: dnskey.status,
+    ds: ds.status,
     ...(dnskey.status === 'found' ? { keys: dnskey.records.map((key) => describeKey(key)) } : {}),
     ...(ds.status === 'found' ? { ds_records: ds.records.map((record) => describeDs(record, apex.name, dnskey)) } : {}),
   };
   if (dnskey.status === 'found' || ds.status === 'found') return { status: 'ok', data, findings: [], errors: [] };
   if (dnskey.status === 'unknown' || ds.status === 'unknown') {
     const which = [dnskey.status === 'unknown' ? 'DNSKEY' : null, ds.status === 'unknown' ? 'DS' : null].filter(Boolean).join(' and ');
-    return { status: 'error', data: { ...data, state: 'unknown' }, findings: [], errors: [checkError('dnssec', `${apex.name}: the ${which} answer is unknown`)] };
+    return {
+      status: 'error',
+      data: { ...data, state: 'unknown' },
+      findings: [],
+      errors: [checkError('dnssec', `${apex.name}: the ${which} answer is unknown`)],
+    };
   }
   return {
     status: 'ok',
     data: { ...data, state: 'unsigned' },
-    findings: [finding('mailscan.dnssec.unsigned', 'low', `${apex.name} publishes no DNSKEY and its parent no DS.`, { zone: apex.name, dnskey: dnskey.reason, ds: ds.reason })],
+    findings: [
+      finding('mailscan.dnssec.unsigned', 'low', `${apex.name} publishes no DNSKEY and its parent no DS.`, {
+        zone: apex.name,
+        dnskey: dnskey.reason,
+        ds: ds.reason,
+      }),
+    ],
     errors: [],
   };
 
   function unknown(name: string, message: string): CheckResult<DnssecData> {
-    return { status: 'error', data: { state: 'unknown', zone: name, dnskey: 'unknown', ds: 'unknown' }, findings: [], errors: [checkError('dnssec', `${name}: ${message}`)] };
+    return {
+      status: 'error',
+      data: { state: 'unknown', zone: name, dnskey: 'unknown', ds: 'unknown' },
+      findings: [],
+      errors: [checkError('dnssec', `${name}: ${message}`)],
+    };
   }
 }
 
@@ -78,15 +106,25 @@ function apexCandidates(domain: string): string[] {
 }
 
 function describeKey(key: DnskeyRecord): NonNullable<DnssecData['keys']>[number] {
-  return { flags: key.flags, sep: (key.flags & 1) === 1, algorithm: key.algorithm, algorithm_name: algorithmNames[key.algorithm] ?? 'other', key_tag: keyTag(key) };
+  return {
+    flags: key.flags,
+    sep: (key.flags & 1) === 1,
+    algorithm: key.algorithm,
+    algorithm_name: algorithmNames[key.algorithm] ?? 'other',
+    key_tag: keyTag(key),
+  };
 }
 
 function describeDs(record: DsRecord, zone: string, dnskey: DnsAnswer<'DNSKEY'>): NonNullable<DnssecData['ds_records']>[number] {
   const digestAlgorithm = digestAlgorithms[record.digestType];
-  const keys = dnskey.status === 'found' ? dnskey.records.filter((key) => key.algorithm === record.algorithm && keyTag(key) === record.keyTag) : [];
-  const matches = digestAlgorithm === undefined || dnskey.status !== 'found'
-    ? null
-    : keys.some((key) => createHash(digestAlgorithm).update(ownerWire(zone)).update(dnskeyRdata(key)).digest().equals(Buffer.from(record.digest)));
+  const keys =
+    dnskey.status === 'found' ? dnskey.records.filter((key) => key.algorithm === record.algorithm && keyTag(key) === record.keyTag) : [];
+  const matches =
+    digestAlgorithm === undefined || dnskey.status !== 'found'
+      ? null
+      : keys.some((key) =>
+          createHash(digestAlgorithm).update(ownerWire(zone)).update(dnskeyRdata(key)).digest().equals(Buffer.from(record.digest)),
+        );
   return { key_tag: record.keyTag, algorithm: record.algorithm, digest_type: record.digestType, matches_dnskey: matches };
 }
 
@@ -106,6 +144,12 @@ export function keyTag(key: DnskeyRecord): number {
 }
 
 function ownerWire(name: string): Buffer {
-  const labels = name.toLowerCase().split('.').filter((label) => label !== '');
-  return Buffer.concat([...labels.map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label, 'ascii')])), Buffer.from([0])]);
+  const labels = name
+    .toLowerCase()
+    .split('.')
+    .filter((label) => label !== '');
+  return Buffer.concat([
+    ...labels.map((label) => Buffer.concat([Buffer.from([label.length]), Buffer.from(label, 'ascii')])),
+    Buffer.from([0]),
+  ]);
 }

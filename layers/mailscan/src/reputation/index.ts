@@ -59,18 +59,35 @@ async function inputFor(name: string, needs: PostureField[], input: ReputationIn
  * Under its report key each check has `outcome` (ok/error/skipped, like a surface) and `status`:
  * the check's own (`within_limit` for the SPF limit), or the outcome when the check has none.
  */
-export async function runReputation(input: ReputationInput | PendingReputationInput, ctx: ReputationContext): Promise<SurfaceResult<Record<string, unknown>>> {
-  const results = await Promise.all(Object.entries(checks).map(async ([name, { needs, run }]) => [name, await branch(() => guarded(name, run, needs, input, ctx))] as const));
+export async function runReputation(
+  input: ReputationInput | PendingReputationInput,
+  ctx: ReputationContext,
+): Promise<SurfaceResult<Record<string, unknown>>> {
+  const results = await Promise.all(
+    Object.entries(checks).map(
+      async ([name, { needs, run }]) => [name, await branch(() => guarded(name, run, needs, input, ctx))] as const,
+    ),
+  );
   const data: Record<string, unknown> = {};
   for (const [name, result] of results) data[name] = { status: result.status, ...result.data, outcome: result.status };
   const findings = results.flatMap(([, result]) => result.findings);
   const errors = results.flatMap(([, result]) => result.errors);
-  ctx.log('reputation finished', { findings: findings.length, errors: errors.length, skipped: results.filter(([, result]) => result.status === 'skipped').map(([name]) => name) });
+  ctx.log('reputation finished', {
+    findings: findings.length,
+    errors: errors.length,
+    skipped: results.filter(([, result]) => result.status === 'skipped').map(([name]) => name),
+  });
   return { status: errors.length > 0 ? 'error' : 'ok', data, findings, errors };
 }
 
 /** A check that throws is a bug or an infrastructure fault: it becomes that check's error, not the surface's. */
-async function guarded(name: string, check: Check, needs: PostureField[], input: ReputationInput | PendingReputationInput, ctx: ReputationContext): Promise<CheckResult<object>> {
+async function guarded(
+  name: string,
+  check: Check,
+  needs: PostureField[],
+  input: ReputationInput | PendingReputationInput,
+  ctx: ReputationContext,
+): Promise<CheckResult<object>> {
   try {
     return await check(await inputFor(name, needs, input), ctx);
   } catch (error) {

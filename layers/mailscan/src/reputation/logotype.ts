@@ -32,7 +32,10 @@ export function parseLogotype(extnValue: Uint8Array): LogotypeImage[] {
   const extension = AsnConvert.parse(extnValue, LogotypeExtn);
   return (extension.subjectLogo?.direct?.image ?? []).map(({ imageDetails }) => ({
     mediaType: imageDetails.mediaType,
-    hashes: imageDetails.logotypeHash.map(({ hashAlg, hashValue }) => ({ oid: hashAlg.algorithm, value: new Uint8Array(hashValue.buffer) })),
+    hashes: imageDetails.logotypeHash.map(({ hashAlg, hashValue }) => ({
+      oid: hashAlg.algorithm,
+      value: new Uint8Array(hashValue.buffer),
+    })),
     uris: imageDetails.logotypeURI,
   }));
 }
@@ -63,12 +66,15 @@ export function ungzip(bytes: Uint8Array): Uint8Array | null {
 export function logoMatches(images: LogotypeImage[], served: Uint8Array): boolean {
   const svg = ungzip(served);
   if (!svg) return false;
-  return images.some((image) =>
-    image.hashes.some(({ oid, value }) => {
-      const algorithm = hashByOid[oid];
-      return algorithm !== undefined && Buffer.from(value).equals(createHash(algorithm).update(svg).digest());
-    }) || image.uris.some((uri) => {
-      const embedded = embeddedImage(uri);
-      return embedded !== null && Buffer.from(embedded).equals(Buffer.from(svg));
-    }));
+  return images.some(
+    (image) =>
+      image.hashes.some(({ oid, value }) => {
+        const algorithm = hashByOid[oid];
+        return algorithm !== undefined && Buffer.from(value).equals(createHash(algorithm).update(svg).digest());
+      }) ||
+      image.uris.some((uri) => {
+        const embedded = embeddedImage(uri);
+        return embedded !== null && Buffer.from(embedded).equals(Buffer.from(svg));
+      }),
+  );
 }

@@ -53,7 +53,9 @@ export function providerOf(host: string): string | null {
   return best?.provider ?? null;
 }
 
-export function checkMxProvider(input: ReputationInput): CheckResult<{ hosts: { host: string; provider: string | null }[]; providers: string[] }> {
+export function checkMxProvider(
+  input: ReputationInput,
+): CheckResult<{ hosts: { host: string; provider: string | null }[]; providers: string[] }> {
   const hosts = input.mx.filter((mx) => mx.host !== '' && mx.host !== '.').map((mx) => ({ host: mx.host, provider: providerOf(mx.host) }));
   const providers = [...new Set(hosts.map((host) => host.provider).filter((provider): provider is string => provider !== null))];
   return { status: 'ok', data: { hosts, providers }, findings: [], errors: [] };

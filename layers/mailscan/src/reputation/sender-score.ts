@@ -39,23 +39,36 @@ export async function checkSenderScore(input: ReputationInput, ctx: ReputationCo
   const { client } = vendor;
   const threshold = reputationDefaults.senderScore.lowBelow;
   const hostsByIp = new Map<string, string[]>();
-  for (const mx of input.mx) for (const ip of mx.ipv4.filter((address) => isIPv4(address))) hostsByIp.set(ip, [...(hostsByIp.get(ip) ?? []), mx.host]);
+  for (const mx of input.mx)
+    for (const ip of mx.ipv4.filter((address) => isIPv4(address))) hostsByIp.set(ip, [...(hostsByIp.get(ip) ?? []), mx.host]);
 
-  const results = await Promise.all([...hostsByIp].map(async ([ip, hosts]) => {
-    const answer = await client.request({ path: `/v1/score?ip=${encodeURIComponent(ip)}` }, scoreSchema);
-    if (answer.kind === 'not_found') return { ip, hosts, status: 'no_data' as const };
-    if (answer.kind === 'error') return { ip, hosts, status: 'error' as const, error: answer.message };
-    return { ip, hosts, status: 'scored' as const, score: answer.body.score };
-  }));
+  const results = await Promise.all(
+    [...hostsByIp].map(async ([ip, hosts]) => {
+      const answer = await client.request({ path: `/v1/score?ip=${encodeURIComponent(ip)}` }, scoreSchema);
+      if (answer.kind === 'not_found') return { ip, hosts, status: 'no_data' as const };
+      if (answer.kind === 'error') return { ip, hosts, status: 'error' as const, error: answer.message };
+      return { ip, hosts, status: 'scored' as const, score: answer.body.score };
+    }),
+  );
 
   const findings: ReportFinding[] = [];
   const errors: CheckError[] = [];
   for (const result of results) {
     if (result.status === 'error') errors.push(client.error(`${result.ip}: ${result.error}`));
     if (result.status === 'scored' && typeof result.score === 'number' && result.score < threshold) {
-      findings.push(finding('mailscan.reputation.mx_score_low', 'medium', `MX address ${result.ip} (${result.hosts.join(', ')}) has a sender score of ${result.score}, below ${threshold}.`, {
-        ip: result.ip, hosts: result.hosts, score: result.score, threshold,
-      }));
+      findings.push(
+        finding(
+          'mailscan.reputation.mx_score_low',
+          'medium',
+          `MX address ${result.ip} (${result.hosts.join(', ')}) has a sender score of ${result.score}, below ${threshold}.`,
+          {
+            ip: result.ip,
+            hosts: result.hosts,
+            score: result.score,
+            threshold,
+          },
+        ),
+      );
     }
   }
   const status = errors.length > 0 ? 'error' : 'ok';

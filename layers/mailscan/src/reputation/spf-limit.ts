@@ -15,13 +15,23 @@ export interface SpfLimitData {
 export function checkSpfLookupLimit(input: ReputationInput): CheckResult<SpfLimitData> {
   const lookups = input.spfLookups;
   if (lookups === null) return { status: 'ok', data: { status: 'no_spf', lookups, limit: SPF_LOOKUP_LIMIT }, findings: [], errors: [] };
-  if (lookups <= SPF_LOOKUP_LIMIT) return { status: 'ok', data: { status: 'within_limit', lookups, limit: SPF_LOOKUP_LIMIT }, findings: [], errors: [] };
+  if (lookups <= SPF_LOOKUP_LIMIT)
+    return { status: 'ok', data: { status: 'within_limit', lookups, limit: SPF_LOOKUP_LIMIT }, findings: [], errors: [] };
   return {
     status: 'ok',
     data: { status: 'over_limit', lookups, limit: SPF_LOOKUP_LIMIT },
-    findings: [finding('mailscan.spf.lookup_limit', 'high', `Evaluating the SPF record of ${input.domain} needs ${lookups} DNS lookups; receivers stop at ${SPF_LOOKUP_LIMIT} with a permerror.`, {
-      domain: input.domain, lookups, limit: SPF_LOOKUP_LIMIT,
-    })],
+    findings: [
+      finding(
+        'mailscan.spf.lookup_limit',
+        'high',
+        `Evaluating the SPF record of ${input.domain} needs ${lookups} DNS lookups; receivers stop at ${SPF_LOOKUP_LIMIT} with a permerror.`,
+        {
+          domain: input.domain,
+          lookups,
+          limit: SPF_LOOKUP_LIMIT,
+        },
+      ),
+    ],
     errors: [],
   };
 }

@@ -58,15 +58,34 @@ export async function checkThreatIntel(input: ReputationInput, ctx: ReputationCo
   const domain = input.domain.toLowerCase().replace(/\.$/, '');
   const answer = await vendor.client.request({ path: `/api/v3/domains/${encodeURIComponent(domain)}` }, domainReportSchema);
   if (answer.kind === 'error') {
-    return { status: 'error', data: { status: 'error', reason: answer.message }, findings: [], errors: [vendor.client.error(`${domain}: ${answer.message}`)] };
+    return {
+      status: 'error',
+      data: { status: 'error', reason: answer.message },
+      findings: [],
+      errors: [vendor.client.error(`${domain}: ${answer.message}`)],
+    };
   }
-  if (answer.kind === 'not_found') return { status: 'ok', data: { status: 'ok', verdict: 'unknown_to_vendor', rule }, findings: [], errors: [] };
+  if (answer.kind === 'not_found')
+    return { status: 'ok', data: { status: 'ok', verdict: 'unknown_to_vendor', rule }, findings: [], errors: [] };
 
   const { last_analysis_stats: stats, reputation } = answer.body.data.attributes;
   const blocked = stats.malicious >= maliciousAtLeast || (reputation !== undefined && reputation < reputationBelow);
-  const data: ThreatIntelData = { status: 'ok', verdict: blocked ? 'blocked' : 'not_blocked', ...stats, reputation: reputation ?? null, rule };
-  const findings = blocked ? [finding('mailscan.reputation.threatintel_blocked', 'high',
-    `The threat-intelligence vendor rates ${domain} as low-reputation: ${stats.malicious} malicious, ${stats.suspicious} suspicious, reputation ${reputation ?? 'n/a'}.`,
-    { domain, malicious: stats.malicious, suspicious: stats.suspicious, reputation: reputation ?? null, rule })] : [];
+  const data: ThreatIntelData = {
+    status: 'ok',
+    verdict: blocked ? 'blocked' : 'not_blocked',
+    ...stats,
+    reputation: reputation ?? null,
+    rule,
+  };
+  const findings = blocked
+    ? [
+        finding(
+          'mailscan.reputation.threatintel_blocked',
+          'high',
+          `The threat-intelligence vendor rates ${domain} as low-reputation: ${stats.malicious} malicious, ${stats.suspicious} suspicious, reputation ${reputation ?? 'n/a'}.`,
+          { domain, malicious: stats.malicious, suspicious: stats.suspicious, reputation: reputation ?? null, rule },
+        ),
+      ]
+    : [];
   return { status: 'ok', data, findings, errors: [] };
 }

@@ -13,7 +13,10 @@ const MAX_PEM_BYTES = 1024 * 1024;
  */
 export function readPemCertificates(path: string): string[] {
   const files = statSync(path).isDirectory()
-    ? readdirSync(path).filter((name) => name.endsWith('.pem')).sort().map((name) => join(path, name))
+    ? readdirSync(path)
+        .filter((name) => name.endsWith('.pem'))
+        .sort()
+        .map((name) => join(path, name))
     : [path];
   return files.flatMap((file) => {
     if (statSync(file).size > MAX_PEM_BYTES) throw new Error(`${file} is larger than ${MAX_PEM_BYTES} bytes`);
@@ -31,7 +34,9 @@ export function readPemCertificates(path: string): string[] {
  * build only has to copy the folder. No folder, or an empty one, means no bundled roots.
  */
 export function loadBundledVmcRoots(): string[] {
-  const candidates = ['../../assets/vmc-roots/', '../assets/vmc-roots/'].map((relative) => fileURLToPath(new URL(relative, import.meta.url)));
+  const candidates = ['../../assets/vmc-roots/', '../assets/vmc-roots/'].map((relative) =>
+    fileURLToPath(new URL(relative, import.meta.url)),
+  );
   for (const folder of candidates) {
     let entries: string[];
     try {

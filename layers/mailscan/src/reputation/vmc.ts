@@ -7,12 +7,27 @@ import * as x509 from './x509.ts';
  * dates, the BIMI EKU, the domain in the SAN, and the logotype matching the published SVG.
  */
 export type VmcReason =
-  | 'fetch_failed' | 'parse_error' | 'chain_untrusted' | 'expired' | 'not_yet_valid'
-  | 'eku_missing' | 'domain_mismatch' | 'logotype_missing' | 'logo_hash_mismatch';
+  | 'fetch_failed'
+  | 'parse_error'
+  | 'chain_untrusted'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'eku_missing'
+  | 'domain_mismatch'
+  | 'logotype_missing'
+  | 'logo_hash_mismatch';
 
 /** Most fundamental first: the first reason is the one a finding leads with. */
 export const reasonOrder: readonly VmcReason[] = [
-  'fetch_failed', 'parse_error', 'chain_untrusted', 'expired', 'not_yet_valid', 'eku_missing', 'domain_mismatch', 'logotype_missing', 'logo_hash_mismatch',
+  'fetch_failed',
+  'parse_error',
+  'chain_untrusted',
+  'expired',
+  'not_yet_valid',
+  'eku_missing',
+  'domain_mismatch',
+  'logotype_missing',
+  'logo_hash_mismatch',
 ];
 
 export const BIMI_EKU = '1.3.6.1.5.5.7.3.31';
@@ -39,7 +54,8 @@ export interface VmcInput {
 
 export async function validateVmc(input: VmcInput): Promise<VmcValidation> {
   const certs = parseCertificates(input.pem);
-  if (!certs || certs.length === 0) return { reasons: ['parse_error'], chain: 'untrusted', logo: 'missing', messages: ['no certificate in the VMC PEM'] };
+  if (!certs || certs.length === 0)
+    return { reasons: ['parse_error'], chain: 'untrusted', logo: 'missing', messages: ['no certificate in the VMC PEM'] };
   const [leaf, ...pool] = certs as [x509.X509Certificate, ...x509.X509Certificate[]];
   const anchors = input.roots.flatMap((pem) => parseCertificates(pem) ?? []);
   const reasons = new Set<VmcReason>();
@@ -69,7 +85,11 @@ export async function validateVmc(input: VmcInput): Promise<VmcValidation> {
     messages.push(`the leaf's extended key usages (${usages.join(', ') || 'none'}) lack ${BIMI_EKU}`);
   }
 
-  const san = leaf.getExtension(x509.SubjectAlternativeNameExtension)?.names.items.filter((name) => name.type === 'dns').map((name) => name.value.toLowerCase().replace(/\.$/, '')) ?? [];
+  const san =
+    leaf
+      .getExtension(x509.SubjectAlternativeNameExtension)
+      ?.names.items.filter((name) => name.type === 'dns')
+      .map((name) => name.value.toLowerCase().replace(/\.$/, '')) ?? [];
   const covered = coveredNames(input.domain);
   if (!san.some((name) => covered.has(name))) {
     reasons.add('domain_mismatch');
@@ -85,8 +105,12 @@ export async function validateVmc(input: VmcInput): Promise<VmcValidation> {
     chain,
     logo,
     certificate: {
-      subject: leaf.subject, issuer: leaf.issuer, serial: leaf.serialNumber,
-      not_before: leaf.notBefore.toISOString(), not_after: leaf.notAfter.toISOString(), san,
+      subject: leaf.subject,
+      issuer: leaf.issuer,
+      serial: leaf.serialNumber,
+      not_before: leaf.notBefore.toISOString(),
+      not_after: leaf.notAfter.toISOString(),
+      san,
     },
     messages,
   };
@@ -126,7 +150,12 @@ function parseCertificates(pem: string): x509.X509Certificate[] | null {
 }
 
 /** The intermediates from `cert` up to and including the trust anchor that signs the last one. */
-async function pathToAnchor(cert: x509.X509Certificate, pool: x509.X509Certificate[], anchors: x509.X509Certificate[], depth: number): Promise<x509.X509Certificate[] | null> {
+async function pathToAnchor(
+  cert: x509.X509Certificate,
+  pool: x509.X509Certificate[],
+  anchors: x509.X509Certificate[],
+  depth: number,
+): Promise<x509.X509Certificate[] | null> {
   for (const anchor of anchors) {
     if (await issuedBy(cert, anchor)) return [anchor];
   }
@@ -134,7 +163,12 @@ async function pathToAnchor(cert: x509.X509Certificate, pool: x509.X509Certifica
   for (const candidate of pool) {
     if (candidate === cert || !candidate.getExtension(x509.BasicConstraintsExtension)?.ca) continue;
     if (!(await issuedBy(cert, candidate))) continue;
-    const rest = await pathToAnchor(candidate, pool.filter((other) => other !== candidate), anchors, depth + 1);
+    const rest = await pathToAnchor(
+      candidate,
+      pool.filter((other) => other !== candidate),
+      anchors,
+      depth + 1,
+    );
     if (rest) return [candidate, ...rest];
   }
   return null;

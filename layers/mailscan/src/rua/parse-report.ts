@@ -88,7 +88,8 @@ export function parseAggregateReport(bytes: Buffer, limits: RuaLimits): Aggregat
     if (path.length > limits.maxXmlDepth) throw new RuaInputError(`XML nests deeper than ${limits.maxXmlDepth} elements`);
     if (path.length === 2 && name === 'record') {
       rawRecordCount += 1;
-      if (rawRecordCount > limits.maxRecordsPerReport) throw new RuaInputError(`report has more than ${limits.maxRecordsPerReport} records`);
+      if (rawRecordCount > limits.maxRecordsPerReport)
+        throw new RuaInputError(`report has more than ${limits.maxRecordsPerReport} records`);
       current = {};
     }
     textBuffer = '';

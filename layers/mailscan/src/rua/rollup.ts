@@ -53,10 +53,18 @@ export class RuaRollup {
       let row = this.rows.get(record.sourceIp);
       if (row === undefined) {
         row = {
-          source_ip: record.sourceIp, messages: 0, dmarc_fail: 0,
+          source_ip: record.sourceIp,
+          messages: 0,
+          dmarc_fail: 0,
           disposition: { none: 0, quarantine: 0, reject: 0, pass: 0 },
-          dkim_aligned: { pass: 0, fail: 0 }, spf_aligned: { pass: 0, fail: 0 },
-          header_from: [], reporters: [], first_seen: null, last_seen: null, begin: null, end: null,
+          dkim_aligned: { pass: 0, fail: 0 },
+          spf_aligned: { pass: 0, fail: 0 },
+          header_from: [],
+          reporters: [],
+          first_seen: null,
+          last_seen: null,
+          begin: null,
+          end: null,
         };
         this.rows.set(record.sourceIp, row);
       }

@@ -31,7 +31,12 @@ export interface RuaRequest {
  * set aside as errors, the rest rolled up per source IP. One bad file costs its own entry, not the
  * surface; the surface is `error` only when no file yielded a report.
  */
-export async function runRua({ domain, files, limits = RUA_LIMITS, log = () => {} }: RuaRequest): Promise<SurfaceResult<Record<string, unknown>>> {
+export async function runRua({
+  domain,
+  files,
+  limits = RUA_LIMITS,
+  log = () => {},
+}: RuaRequest): Promise<SurfaceResult<Record<string, unknown>>> {
   const rollup = new RuaRollup(limits.maxListValues);
   const summaries: RuaFileSummary[] = [];
   const errors: CheckError[] = [];
@@ -42,20 +47,30 @@ export async function runRua({ domain, files, limits = RUA_LIMITS, log = () => {
     summaries.push(summary);
     try {
       const info = await stat(path);
-      if (info.size > limits.maxFileBytes) throw new RuaInputError(`file is ${info.size} bytes, over the ${limits.maxFileBytes}-byte limit`);
+      if (info.size > limits.maxFileBytes)
+        throw new RuaInputError(`file is ${info.size} bytes, over the ${limits.maxFileBytes}-byte limit`);
       const documents = await unpackReportFile(name, await readFile(path), limits);
       for (const document of documents) {
         try {
           const report = parseAggregateReport(document.bytes, limits);
           if (!sameDomainFamily(report.domain, domain)) {
-            errors.push({ surface: 'rua', check: 'report', message: `${document.name}: report is for ${report.domain}, not ${domain}; ignored` });
+            errors.push({
+              surface: 'rua',
+              check: 'report',
+              message: `${document.name}: report is for ${report.domain}, not ${domain}; ignored`,
+            });
             continue;
           }
           formats.add(report.format);
           rollup.add(report);
           summary.reports += 1;
           summary.records += report.records.length;
-          if (report.skippedRecords > 0) errors.push({ surface: 'rua', check: 'record', message: `${document.name}: ${report.skippedRecords} records without a valid source_ip or count were skipped` });
+          if (report.skippedRecords > 0)
+            errors.push({
+              surface: 'rua',
+              check: 'record',
+              message: `${document.name}: ${report.skippedRecords} records without a valid source_ip or count were skipped`,
+            });
         } catch (error) {
           if (!(error instanceof RuaInputError)) throw error;
           errors.push({ surface: 'rua', check: 'report', message: `${document.name}: ${error.message}` });

@@ -19,7 +19,8 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
  * decompressing .gz and .zip within the limits. Nested archives are refused.
  */
 export async function unpackReportFile(name: string, bytes: Buffer, limits: RuaLimits): Promise<XmlDocument[]> {
-  if (bytes.length > limits.maxFileBytes) throw new RuaInputError(`file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte limit`);
+  if (bytes.length > limits.maxFileBytes)
+    throw new RuaInputError(`file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte limit`);
   if (bytes.subarray(0, 4).equals(ZIP_MAGIC) || bytes.subarray(0, 4).equals(EMPTY_ZIP_MAGIC)) return unzip(name, bytes, limits);
   if (bytes.subarray(0, 2).equals(GZIP_MAGIC)) return [{ name, bytes: gunzipBounded(bytes, limits) }];
   return [{ name, bytes }];
@@ -88,15 +89,19 @@ async function unzip(name: string, bytes: Buffer, limits: RuaLimits): Promise<Xm
           inflated = inflateRawSync(raw, { maxOutputLength: Math.max(Math.min(remaining, entry.uncompressedSize + 1), 1) });
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-            throw entry.uncompressedSize < remaining ? new RuaInputError(`entry ${entry.fileName} inflates past its declared ${entry.uncompressedSize} bytes`) : tooLarge(limits);
+            throw entry.uncompressedSize < remaining
+              ? new RuaInputError(`entry ${entry.fileName} inflates past its declared ${entry.uncompressedSize} bytes`)
+              : tooLarge(limits);
           }
           throw new RuaInputError(`entry ${entry.fileName} does not inflate: ${(error as Error).message}`);
         }
       } else throw new RuaInputError(`entry ${entry.fileName} uses unsupported compression method ${entry.compressionMethod}`);
-      if (inflated.length !== entry.uncompressedSize) throw new RuaInputError(`entry ${entry.fileName} inflates to ${inflated.length} bytes, not the declared ${entry.uncompressedSize}`);
+      if (inflated.length !== entry.uncompressedSize)
+        throw new RuaInputError(`entry ${entry.fileName} inflates to ${inflated.length} bytes, not the declared ${entry.uncompressedSize}`);
       total += inflated.length;
       checkRatio(entry.compressedSize, inflated.length, limits);
-      if (inflated.subarray(0, 2).equals(GZIP_MAGIC) || inflated.subarray(0, 4).equals(ZIP_MAGIC)) throw new RuaInputError(`entry ${entry.fileName}: nested archives are refused`);
+      if (inflated.subarray(0, 2).equals(GZIP_MAGIC) || inflated.subarray(0, 4).equals(ZIP_MAGIC))
+        throw new RuaInputError(`entry ${entry.fileName}: nested archives are refused`);
       documents.push({ name: `${name}:${entry.fileName}`, bytes: inflated });
     }
   } finally {
@@ -108,10 +113,23 @@ async function unzip(name: string, bytes: Buffer, limits: RuaLimits): Promise<Xm
 
 function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | null> {
   return new Promise((resolve, reject) => {
-    const onEntry = (entry: yauzl.Entry) => { cleanup(); resolve(entry); };
-    const onEnd = () => { cleanup(); resolve(null); };
-    const onError = (error: Error) => { cleanup(); reject(new RuaInputError(`not a valid zip file: ${error.message}`)); };
-    const cleanup = () => { zip.off('entry', onEntry); zip.off('end', onEnd); zip.off('error', onError); };
+    const onEntry = (entry: yauzl.Entry) => {
+      cleanup();
+      resolve(entry);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(null);
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new RuaInputError(`not a valid zip file: ${error.message}`));
+    };
+    const cleanup = () => {
+      zip.off('entry', onEntry);
+      zip.off('end', onEnd);
+      zip.off('error', onError);
+    };
     zip.on('entry', onEntry);
     zip.on('end', onEnd);
     zip.on('error', onError);

@@ -10,7 +10,10 @@ import type { ReportFinding } from '../catalogue.ts';
 import type { OptInContext } from '../external/services.ts';
 
 /** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
-export type RunReputation = (input: ReputationInput | PendingReputationInput, ctx: ReputationContext) => Promise<SurfaceResult<Record<string, unknown>>>;
+export type RunReputation = (
+  input: ReputationInput | PendingReputationInput,
+  ctx: ReputationContext,
+) => Promise<SurfaceResult<Record<string, unknown>>>;
 
 export interface ScanRequest {
   domain: string;
@@ -45,7 +48,12 @@ export type ScanOutcome = { kind: 'report'; report: Report } | { kind: 'could_no
 const NOT_REQUESTED = { status: 'skipped', reason: 'not requested' } as const;
 
 /** Findings that say a record is missing: for a domain that does not exist they tell the wrong story. */
-const MISSING_RECORD_RULES = new Set(['mailscan.spf.missing', 'mailscan.dmarc.missing', 'mailscan.dkim.not_found', 'mailscan.dnssec.unsigned']);
+const MISSING_RECORD_RULES = new Set([
+  'mailscan.spf.missing',
+  'mailscan.dmarc.missing',
+  'mailscan.dkim.not_found',
+  'mailscan.dnssec.unsigned',
+]);
 
 /**
  * One scan: posture and reputation start together; each reputation check waits only for the
@@ -59,30 +67,68 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const started = startPosture(request.domain, deps.resolver, request.dkimSelectors);
   const optIn = request.optIn ?? null;
   // Leak needs nothing from posture: its lookalike enumeration, the longest work, starts at once.
-  const leakRun = optIn?.leak ? runSurfaceSafely('leak', async () => (await import('../leak/run-leak.ts')).runLeak(optIn.context), deps) : null;
-  const discoverRun = optIn?.discover
-    ? runSurfaceSafely('discover', async () => {
-      const [{ runDiscover }, posture] = await Promise.all([import('../discover/run-discover.ts'), started.result]);
-      const dmarcAddresses = posture.surface.dmarc.report_destinations.map((destination) => destination.address).filter((address): address is string => address !== null);
-      return runDiscover({ mx: posture.surface.mx.hosts, dmarcAddresses }, optIn.context);
-    }, deps)
+  const leakRun = optIn?.leak
+    ? runSurfaceSafely('leak', async () => (await import('../leak/run-leak.ts')).runLeak(optIn.context), deps)
     : null;
-  const reputationRun = request.reputation === null
-    ? Promise.resolve({ status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] })
-    : runReputationSafely(request.reputation, started.pending, deps);
-  const ruaRun = request.rua && request.rua.length > 0
-    ? runFileSurface('rua', async () => (await import('../rua/run-rua.ts')).runRua({ domain: request.domain, files: request.rua ?? [], log: deps.log }), deps)
-    : Promise.resolve(null);
+  const discoverRun = optIn?.discover
+    ? runSurfaceSafely(
+        'discover',
+        async () => {
+          const [{ runDiscover }, posture] = await Promise.all([import('../discover/run-discover.ts'), started.result]);
+          const dmarcAddresses = posture.surface.dmarc.report_destinations
+            .map((destination) => destination.address)
+            .filter((address): address is string => address !== null);
+          return runDiscover({ mx: posture.surface.mx.hosts, dmarcAddresses }, optIn.context);
+        },
+        deps,
+      )
+    : null;
+  const reputationRun =
+    request.reputation === null
+      ? Promise.resolve({ status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] })
+      : runReputationSafely(request.reputation, started.pending, deps);
+  const ruaRun =
+    request.rua && request.rua.length > 0
+      ? runFileSurface(
+          'rua',
+          async () => (await import('../rua/run-rua.ts')).runRua({ domain: request.domain, files: request.rua ?? [], log: deps.log }),
+          deps,
+        )
+      : Promise.resolve(null);
   const headerRun = request.eml
-    ? runFileSurface('header', async () => (await import('../header/run-header.ts')).runHeader({ file: request.eml ?? '', resolver: deps.resolver, now: deps.now, log: deps.log }), deps)
+    ? runFileSurface(
+        'header',
+        async () =>
+          (await import('../header/run-header.ts')).runHeader({
+            file: request.eml ?? '',
+            resolver: deps.resolver,
+            now: deps.now,
+            log: deps.log,
+          }),
+        deps,
+      )
     : Promise.resolve(null);
   const posture = await started.result;
   if (!posture.domainAnswered) {
-    return { kind: 'could_not_start', message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}` };
+    return {
+      kind: 'could_not_start',
+      message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}`,
+    };
   }
-  deps.log('posture finished', { domain: request.domain, score: posture.surface.score, findings: posture.findings.length, errors: posture.errors.length });
-  const [existence, reputation, discover, leak] = await Promise.all([checkDomainExistence(request.domain, deps.resolver), reputationRun, discoverRun, leakRun]);
-  if (!existence.exists) deps.log('domain does not exist', { domain: request.domain, closest_existing_parent: existence.evidence.closest_existing_parent });
+  deps.log('posture finished', {
+    domain: request.domain,
+    score: posture.surface.score,
+    findings: posture.findings.length,
+    errors: posture.errors.length,
+  });
+  const [existence, reputation, discover, leak] = await Promise.all([
+    checkDomainExistence(request.domain, deps.resolver),
+    reputationRun,
+    discoverRun,
+    leakRun,
+  ]);
+  if (!existence.exists)
+    deps.log('domain does not exist', { domain: request.domain, closest_existing_parent: existence.evidence.closest_existing_parent });
   const keep = (item: { rule_id: string }): boolean => existence.exists || !MISSING_RECORD_RULES.has(item.rule_id);
   const rua = await ruaRun;
   const header = await headerRun;
@@ -103,9 +149,21 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       rua: rua === null ? NOT_REQUESTED : { ...rua.data, status: rua.status },
       header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
     },
-    findings: withAdversaryFindings(request.domain, optIn?.techniques ?? [], [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep), leak).concat(rua?.findings ?? [], header?.findings ?? []),
+    findings: withAdversaryFindings(
+      request.domain,
+      optIn?.techniques ?? [],
+      [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep),
+      leak,
+    ).concat(rua?.findings ?? [], header?.findings ?? []),
     ...(optIn && optIn.techniques.length > 0 ? { techniques: optIn.techniques } : {}),
-    errors: [...posture.errors, ...reputation.errors, ...(discover?.errors ?? []), ...(leak?.errors ?? []), ...(rua?.errors ?? []), ...(header?.errors ?? [])],
+    errors: [
+      ...posture.errors,
+      ...reputation.errors,
+      ...(discover?.errors ?? []),
+      ...(leak?.errors ?? []),
+      ...(rua?.errors ?? []),
+      ...(header?.errors ?? []),
+    ],
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
   return { kind: 'report', report };
@@ -115,26 +173,53 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
  * A file surface's fault costs the surface, not the report. The surfaces are imported on demand so
  * a scan without --rua or --eml never loads their parsers (mailauth above all).
  */
-async function runFileSurface(surface: string, run: () => Promise<SurfaceResult<Record<string, unknown>>>, deps: ScanDependencies): Promise<SurfaceResult<Record<string, unknown>>> {
+async function runFileSurface(
+  surface: string,
+  run: () => Promise<SurfaceResult<Record<string, unknown>>>,
+  deps: ScanDependencies,
+): Promise<SurfaceResult<Record<string, unknown>>> {
   try {
     return await run();
   } catch (error) {
     deps.log(`${surface} failed`, { message: (error as Error).message });
-    return { status: 'error', data: {}, findings: [], errors: [{ surface, check: surface, message: `${surface} failed: ${(error as Error).message}` }] };
+    return {
+      status: 'error',
+      data: {},
+      findings: [],
+      errors: [{ surface, check: surface, message: `${surface} failed: ${(error as Error).message}` }],
+    };
   }
 }
 
 /** The adversary.email.* findings the requested techniques read off the base findings. */
-function withAdversaryFindings(domain: string, techniques: readonly Technique[], base: ReportFinding[], leak: SurfaceResult<Record<string, unknown>> | null): ReportFinding[] {
+function withAdversaryFindings(
+  domain: string,
+  techniques: readonly Technique[],
+  base: ReportFinding[],
+  leak: SurfaceResult<Record<string, unknown>> | null,
+): ReportFinding[] {
   if (techniques.length === 0) return base;
-  const lookalikes = ((leak?.data.lookalikes as { registered_domains?: { domain: string; family: string; mx: string[]; a: string[]; aaaa: string[] }[] } | undefined)?.registered_domains ?? [])
-    .map((item) => ({ lookalike: item.domain, family: item.family, mx: item.mx, addresses: [...item.a, ...item.aaaa] }));
+  const lookalikes = (
+    (
+      leak?.data.lookalikes as
+        { registered_domains?: { domain: string; family: string; mx: string[]; a: string[]; aaaa: string[] }[] } | undefined
+    )?.registered_domains ?? []
+  ).map((item) => ({ lookalike: item.domain, family: item.family, mx: item.mx, addresses: [...item.a, ...item.aaaa] }));
   return [...base, ...adversaryFindings(domain, techniques, base, lookalikes)];
 }
 
 /** An opt-in surface's fault or the scan deadline costs that surface, not the report. */
-async function runSurfaceSafely(surface: 'discover' | 'leak', run: () => Promise<SurfaceResult<Record<string, unknown>>>, deps: ScanDependencies): Promise<SurfaceResult<Record<string, unknown>>> {
-  const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({ status: 'error', data: {}, findings: [], errors: [{ surface, check: surface, message }] });
+async function runSurfaceSafely(
+  surface: 'discover' | 'leak',
+  run: () => Promise<SurfaceResult<Record<string, unknown>>>,
+  deps: ScanDependencies,
+): Promise<SurfaceResult<Record<string, unknown>>> {
+  const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({
+    status: 'error',
+    data: {},
+    findings: [],
+    errors: [{ surface, check: surface, message }],
+  });
   const deadline = deps.deadline;
   let onDeadline: (() => void) | undefined;
   const deadlineReached = new Promise<SurfaceResult<Record<string, unknown>>>((resolve) => {
@@ -160,7 +245,10 @@ async function runReputationSafely(
   deps: ScanDependencies,
 ): Promise<SurfaceResult<Record<string, unknown>>> {
   const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({
-    status: 'error', data: {}, findings: [], errors: [{ surface: 'reputation', check: 'reputation', message } satisfies CheckError],
+    status: 'error',
+    data: {},
+    findings: [],
+    errors: [{ surface: 'reputation', check: 'reputation', message } satisfies CheckError],
   });
   const deadline = deps.deadline;
   let onDeadline: (() => void) | undefined;

@@ -96,18 +96,32 @@ export function openVendor(
     // A programming error, not a vendor answer: a keyless client must never send a keyed request.
     if (req.keyed && key === undefined) throw new Error(`vendor ${definition.name}: a keyed request without a key`);
     const method = req.method ?? (req.json !== undefined ? 'POST' : 'GET');
-    const headers: Record<string, string> = { accept: 'application/json', ...(req.json !== undefined ? { 'content-type': 'application/json' } : {}), ...keyHeaders };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...(req.json !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...keyHeaders,
+    };
     let response: Awaited<ReturnType<ReputationContext['fetch']>>;
     try {
       response = await use.fetch(endpointUrl(config.endpoint, req.path), {
-        method, headers, timeoutMs: config.timeoutMs, maxBytes: definition.maxBytes ?? DEFAULT_MAX_BYTES,
+        method,
+        headers,
+        timeoutMs: config.timeoutMs,
+        maxBytes: definition.maxBytes ?? DEFAULT_MAX_BYTES,
         ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
       });
     } catch (error) {
-      return { kind: 'error', message: redact(error instanceof FetchError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error), key) };
+      return {
+        kind: 'error',
+        message: redact(
+          error instanceof FetchError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error),
+          key,
+        ),
+      };
     }
     if (response.status === 404) return { kind: 'not_found' };
-    if (response.status !== 200) return { kind: 'error', message: `HTTP ${response.status}${response.status === 429 ? ' (rate limited)' : ''}` };
+    if (response.status !== 200)
+      return { kind: 'error', message: `HTTP ${response.status}${response.status === 429 ? ' (rate limited)' : ''}` };
     let json: unknown;
     try {
       json = JSON.parse(new TextDecoder().decode(response.body));
@@ -116,7 +130,13 @@ export function openVendor(
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      return { kind: 'error', message: redact(`unexpected response shape: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`, key) };
+      return {
+        kind: 'error',
+        message: redact(
+          `unexpected response shape: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+          key,
+        ),
+      };
     }
     return { kind: 'ok', body: parsed.data };
   }

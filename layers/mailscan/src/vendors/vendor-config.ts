@@ -20,11 +20,18 @@ type Env = Readonly<Record<string, string | undefined>>;
  * default endpoint; the timeout from the file or the default; the key only from `MAILSCAN_<NAME>_KEY`.
  * A malformed endpoint is a usage error whose message names the variable, never the key.
  */
-export function vendorConfigFromEnv(definition: VendorDefinition, env: Env, file: VendorFileConfig = {}): { ok: true; config: VendorConfig } | { ok: false; message: string } {
+export function vendorConfigFromEnv(
+  definition: VendorDefinition,
+  env: Env,
+  file: VendorFileConfig = {},
+): { ok: true; config: VendorConfig } | { ok: false; message: string } {
   const endpoint = nonEmpty(env[vendorVariable(definition, 'URL')]) ?? file.endpoint ?? definition.defaultEndpoint;
   if (endpoint !== '' && !isHttpUrl(endpoint)) return { ok: false, message: `${vendorVariable(definition, 'URL')} must be an http(s) URL` };
   const key = definition.key === 'none' ? undefined : nonEmpty(env[vendorVariable(definition, 'KEY')]);
-  return { ok: true, config: { endpoint, timeoutMs: file.timeout_ms ?? definition.defaultTimeoutMs, ...(key !== undefined ? { key } : {}) } };
+  return {
+    ok: true,
+    config: { endpoint, timeoutMs: file.timeout_ms ?? definition.defaultTimeoutMs, ...(key !== undefined ? { key } : {}) },
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -48,7 +48,14 @@ export async function checkSpf(domain: string, resolver: Resolver): Promise<SpfC
   if (tree.void_lookups > SPF_VOID_LOOKUP_LIMIT) permerrors.push(`${tree.void_lookups} void lookups (limit ${SPF_VOID_LOOKUP_LIMIT})`);
   const all = effectiveAll(tree);
   const data: SpfData = {
-    status: tree.status === 'temperror' || tree.status === 'none' ? tree.status : permerrors.length > 0 ? 'permerror' : errors.length > 0 ? 'temperror' : 'ok',
+    status:
+      tree.status === 'temperror' || tree.status === 'none'
+        ? tree.status
+        : permerrors.length > 0
+          ? 'permerror'
+          : errors.length > 0
+            ? 'temperror'
+            : 'ok',
     record: tree.record,
     records,
     lookups: tree.lookups,
@@ -74,16 +81,51 @@ function spfFindings(domain: string, data: SpfData): ReportFinding[] {
     return findings;
   }
   if (data.records.length > 1) {
-    findings.push(finding('mailscan.spf.multiple_records', 'high', `${domain} publishes ${data.records.length} SPF records; receivers return permerror.`, { domain, records: data.records }));
+    findings.push(
+      finding(
+        'mailscan.spf.multiple_records',
+        'high',
+        `${domain} publishes ${data.records.length} SPF records; receivers return permerror.`,
+        { domain, records: data.records },
+      ),
+    );
   }
   // Only a record that parsed has a meaningful all; a syntax error is reported in permerrors.
   if (data.tree?.status === 'ok' && data.records.length === 1) {
-    if (data.all === '+all') findings.push(finding('mailscan.spf.permissive_all', 'high', 'The SPF record ends in +all: any host may send as the domain.', { domain, record: data.record, all: data.all }));
-    else if (data.all === '?all') findings.push(finding('mailscan.spf.permissive_all', 'medium', 'The SPF record ends in ?all: unlisted hosts get a neutral result.', { domain, record: data.record, all: data.all }));
-    else if (data.all === null) findings.push(finding('mailscan.spf.permissive_all', 'medium', 'The SPF record has no all term: unlisted hosts get a neutral result.', { domain, record: data.record, all: null }));
+    if (data.all === '+all')
+      findings.push(
+        finding('mailscan.spf.permissive_all', 'high', 'The SPF record ends in +all: any host may send as the domain.', {
+          domain,
+          record: data.record,
+          all: data.all,
+        }),
+      );
+    else if (data.all === '?all')
+      findings.push(
+        finding('mailscan.spf.permissive_all', 'medium', 'The SPF record ends in ?all: unlisted hosts get a neutral result.', {
+          domain,
+          record: data.record,
+          all: data.all,
+        }),
+      );
+    else if (data.all === null)
+      findings.push(
+        finding('mailscan.spf.permissive_all', 'medium', 'The SPF record has no all term: unlisted hosts get a neutral result.', {
+          domain,
+          record: data.record,
+          all: null,
+        }),
+      );
   }
   if (data.void_lookups > SPF_VOID_LOOKUP_LIMIT) {
-    findings.push(finding('mailscan.spf.void_lookup_limit', 'medium', `Evaluating the SPF record causes ${data.void_lookups} void lookups (limit ${SPF_VOID_LOOKUP_LIMIT}).`, { domain, void_lookups: data.void_lookups, limit: SPF_VOID_LOOKUP_LIMIT }));
+    findings.push(
+      finding(
+        'mailscan.spf.void_lookup_limit',
+        'medium',
+        `Evaluating the SPF record causes ${data.void_lookups} void lookups (limit ${SPF_VOID_LOOKUP_LIMIT}).`,
+        { domain, void_lookups: data.void_lookups, limit: SPF_VOID_LOOKUP_LIMIT },
+      ),
+    );
   }
   return findings;
 }

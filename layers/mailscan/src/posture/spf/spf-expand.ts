@@ -70,7 +70,11 @@ async function expandTerm(term: SpfTerm, domain: string, path: string[], hasAll:
     case 'mx': {
       const mx = await expansion.resolver.query(target, 'MX');
       if (mx.status === 'found' && mx.records.length > MAX_MX_HOSTS) {
-        return { term: term.text, lookups: 1, error: `${mx.records.length} MX hosts: more than ${MAX_MX_HOSTS} address lookups (permerror)` };
+        return {
+          term: term.text,
+          lookups: 1,
+          error: `${mx.records.length} MX hosts: more than ${MAX_MX_HOSTS} address lookups (permerror)`,
+        };
       }
       return voidCheck(term.text, mx);
     }
@@ -89,7 +93,8 @@ function voidCheck(text: string, answer: Awaited<ReturnType<Resolver['query']>>)
 async function followRecord(text: string, target: string, macro: boolean, path: string[], expansion: Expansion): Promise<SpfTermNode> {
   if (macro) return { term: text, lookups: 1, macro: true, note: 'macro: counted, not followed' };
   if (path.includes(target)) return { term: text, lookups: 1, loop: true, note: `loop: ${[...path, target].join(' -> ')}` };
-  if (path.length > MAX_DEPTH || expansion.nodes >= MAX_NODES) return { term: text, lookups: 1, note: 'not expanded: expansion bound reached' };
+  if (path.length > MAX_DEPTH || expansion.nodes >= MAX_NODES)
+    return { term: text, lookups: 1, note: 'not expanded: expansion bound reached' };
   const child = await expandNode(target, [...path, target], expansion);
   const node: SpfTermNode = { term: text, lookups: 1 + child.lookups, child };
   if (child.status === 'none') {

@@ -25,7 +25,10 @@ export function isSpfRecord(text: string): boolean {
 export function parseSpf(record: string): ParsedSpf {
   if (!isSpfRecord(record)) return { ok: false, error: 'does not start with v=spf1' };
   const terms: SpfTerm[] = [];
-  for (const text of record.slice('v=spf1'.length).split(' ').filter((part) => part !== '')) {
+  for (const text of record
+    .slice('v=spf1'.length)
+    .split(' ')
+    .filter((part) => part !== '')) {
     const term = parseTerm(text);
     if (typeof term === 'string') return { ok: false, error: term };
     terms.push(term);
@@ -49,7 +52,14 @@ function parseTerm(text: string): SpfTerm | string {
     if (problem) return `${text}: ${problem}`;
     const isAddress = name === 'ip4' || name === 'ip6';
     const domain = value === undefined || isAddress ? undefined : value.toLowerCase();
-    return { kind: 'mechanism', text, qualifier, name, ...(domain === undefined ? {} : { domain }), macro: domain !== undefined && hasMacro(domain) };
+    return {
+      kind: 'mechanism',
+      text,
+      qualifier,
+      name,
+      ...(domain === undefined ? {} : { domain }),
+      macro: domain !== undefined && hasMacro(domain),
+    };
   }
   const modifier = MODIFIER.exec(text);
   if (modifier) {
@@ -79,7 +89,9 @@ function checkMechanism(name: MechanismName, value: string | undefined, cidr: st
     case 'ip4':
       return value !== undefined && isIpv4(value) && /^(\/\d{1,2})?$/.test(cidr) && cidrUpTo(cidr, 32) ? null : 'not an IPv4 network';
     case 'ip6':
-      return value !== undefined && value.includes(':') && /^(\/\d{1,3})?$/.test(cidr) && cidrUpTo(cidr, 128) ? null : 'not an IPv6 network';
+      return value !== undefined && value.includes(':') && /^(\/\d{1,3})?$/.test(cidr) && cidrUpTo(cidr, 128)
+        ? null
+        : 'not an IPv6 network';
   }
 }
 
