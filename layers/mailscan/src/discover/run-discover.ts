@@ -4,7 +4,7 @@ import { readCtEntries } from '../external/ct-entries.ts';
 import { searchCt } from '../external/ct-search.ts';
 import { EMAILREP, surfaceError, type OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
-import { openVendor } from '../vendors/vendor-client.ts';
+import { openVendor, unavailableOutcome } from '../vendors/vendor-client.ts';
 import { buildCandidates, normaliseAddress, soaAddress, type Candidate, type CandidateSource } from './candidates.ts';
 import { probeRecipients, type MxTarget, type RcptState, type SmtpProbeData } from './smtp-probe.ts';
 
@@ -139,12 +139,7 @@ async function lookUpAddresses(
   rcptOf: Map<string, { state: RcptState }>,
 ): Promise<{ data: Record<string, unknown>; findings: ReportFinding[]; errors: CheckError[] }> {
   const opened = openVendor(EMAILREP, ctx.vendors.emailrep, { fetch: ctx.fetch, surface: 'discover', check: 'emailrep' });
-  if (!opened.ok)
-    return {
-      data: { status: opened.unavailable.status, reason: opened.unavailable.reason },
-      findings: [],
-      errors: opened.unavailable.errors,
-    };
+  if (!opened.ok) return unavailableOutcome(opened.unavailable);
   const all = addressesToLookUp(candidates, rcptOf);
   const addresses = all.slice(0, ctx.settings.emailrep.maxAddresses);
   const findings: ReportFinding[] = [];

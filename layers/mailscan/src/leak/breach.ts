@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { BREACH, type CheckOutcome, type OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
-import { openVendor } from '../vendors/vendor-client.ts';
+import { openVendor, unavailableOutcome } from '../vendors/vendor-client.ts';
 import { maskAddress } from './mask.ts';
 
 const breachSchema = z.looseObject({
@@ -29,13 +29,7 @@ const SAMPLES = 3;
  */
 export async function checkBreaches(ctx: OptInContext): Promise<CheckOutcome<Record<string, unknown>> & { findings: ReportFinding[] }> {
   const opened = openVendor(BREACH, ctx.vendors.breach, { fetch: ctx.fetch, surface: 'leak', check: 'breach' });
-  if (!opened.ok)
-    return {
-      status: opened.unavailable.status,
-      data: { status: opened.unavailable.status, reason: opened.unavailable.reason },
-      findings: [],
-      errors: opened.unavailable.errors,
-    };
+  if (!opened.ok) return { status: opened.unavailable.status, ...unavailableOutcome(opened.unavailable) };
   const client = opened.client;
   const errors: CheckError[] = [];
   const { domain } = ctx;

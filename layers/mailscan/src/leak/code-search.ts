@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { CODESEARCH, type CheckOutcome, type OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
-import { openVendor } from '../vendors/vendor-client.ts';
+import { openVendor, unavailableOutcome } from '../vendors/vendor-client.ts';
 
 /** The credential words searched next to the domain (docs/mailscan-discover-leak.md). */
 export const CREDENTIAL_WORDS: readonly string[] = [
@@ -44,13 +44,7 @@ const MAX_FINDINGS = 50;
  */
 export async function checkCodeSearch(ctx: OptInContext): Promise<CheckOutcome<Record<string, unknown>> & { findings: ReportFinding[] }> {
   const opened = openVendor(CODESEARCH, ctx.vendors.codesearch, { fetch: ctx.fetch, surface: 'leak', check: 'codesearch' });
-  if (!opened.ok)
-    return {
-      status: opened.unavailable.status,
-      data: { status: opened.unavailable.status, reason: opened.unavailable.reason },
-      findings: [],
-      errors: opened.unavailable.errors,
-    };
+  if (!opened.ok) return { status: opened.unavailable.status, ...unavailableOutcome(opened.unavailable) };
   const client = opened.client;
   const errors: CheckError[] = [];
   const hits = new Map<string, { repository: string; path: string; url: string; words: string[] }>();

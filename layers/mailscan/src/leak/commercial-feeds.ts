@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { DEHASHED, INTELX, SNUSBASE, type OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
-import { openVendor, type VendorClient, type VendorDefinition } from '../vendors/vendor-client.ts';
+import { openVendor, unavailableOutcome, type VendorClient, type VendorDefinition } from '../vendors/vendor-client.ts';
 import { exposedFields, firstString, maskAddress } from './mask.ts';
 
 /**
@@ -196,15 +196,7 @@ export async function checkCommercialFeeds(ctx: OptInContext): Promise<FeedOutco
   const outcomes = await Promise.all(
     FEEDS.map(async ([definition, name, read]): Promise<[string, FeedOutcome]> => {
       const opened = openVendor(definition, ctx.vendors[name], { fetch: ctx.fetch, surface: 'leak', check: name });
-      if (!opened.ok)
-        return [
-          name,
-          {
-            data: { status: opened.unavailable.status, reason: opened.unavailable.reason },
-            findings: [],
-            errors: opened.unavailable.errors,
-          },
-        ];
+      if (!opened.ok) return [name, unavailableOutcome(opened.unavailable)];
       const groups = new Map<string, SourceSummary>();
       try {
         const summary = await read(opened.client, ctx, groups);

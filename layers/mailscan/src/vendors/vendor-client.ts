@@ -63,6 +63,15 @@ export interface VendorUnavailable {
 
 export type OpenedVendor = { ok: true; client: VendorClient } | { ok: false; unavailable: VendorUnavailable };
 
+/** What a check reports when its vendor cannot be asked: the reason in its data, no findings, the error entry if any. */
+export function unavailableOutcome(unavailable: VendorUnavailable): {
+  data: { status: VendorUnavailable['status']; reason: string };
+  findings: never[];
+  errors: CheckError[];
+} {
+  return { data: { status: unavailable.status, reason: unavailable.reason }, findings: [], errors: unavailable.errors };
+}
+
 const DEFAULT_MAX_BYTES = 512 * 1024;
 
 /** The environment variable that carries the vendor's key (or endpoint). */
