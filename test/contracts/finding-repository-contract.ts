@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/domain/errors.ts';
 import type { FindingRecord } from '../../shared/domain/finding.ts';
 import type { FindingFilter, FindingRepository } from '../../shared/ports/finding-repository.ts';
+import { walkPages } from './page-walk.ts';
 
 /** What a contract run needs from an adapter: an empty repository and how to dispose of it. */
 export interface FindingRepositorySubject {
@@ -35,22 +36,8 @@ function finding(tenant: string, n: number, overrides: Partial<FindingRecord> = 
 
 const ids = (...ns: number[]) => ns.map((n) => finding('x', n).id);
 
-async function allIds(
-  repo: FindingRepository,
-  tenant: string,
-  filter: FindingFilter,
-  limit: number,
-): Promise<{ pages: string[][]; cursors: (string | null)[] }> {
-  const pages: string[][] = [];
-  const cursors: (string | null)[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await repo.list(tenant, filter, limit, cursor);
-    pages.push(page.items.map((item) => item.id));
-    cursors.push(page.nextCursor);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined && pages.length < 50);
-  return { pages, cursors };
+function allIds(repo: FindingRepository, tenant: string, filter: FindingFilter, limit: number) {
+  return walkPages(repo.list.bind(repo), tenant, filter, limit, 50);
 }
 
 /**

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/domain/errors.ts';
 import { queuedJob, type ScanJobRecord } from '../../shared/domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../shared/ports/scan-repository.ts';
+import { walkPages } from './page-walk.ts';
 
 /** What a contract run needs from an adapter: an empty repository and how to dispose of it. */
 export interface ScanRepositorySubject {
@@ -32,22 +33,8 @@ function job(tenant: string, n: number, overrides: Partial<ScanJobRecord> = {}):
   };
 }
 
-async function allIds(
-  repo: ScanRepository,
-  tenant: string,
-  filter: ScanFilter,
-  limit: number,
-): Promise<{ pages: string[][]; cursors: (string | null)[] }> {
-  const pages: string[][] = [];
-  const cursors: (string | null)[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await repo.list(tenant, filter, limit, cursor);
-    pages.push(page.items.map((item) => item.id));
-    cursors.push(page.nextCursor);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined && pages.length < 20);
-  return { pages, cursors };
+function allIds(repo: ScanRepository, tenant: string, filter: ScanFilter, limit: number) {
+  return walkPages(repo.list.bind(repo), tenant, filter, limit, 20);
 }
 
 /**
