@@ -3,18 +3,18 @@ import {
   MAX_ARTIFACT_BYTES,
   artifactView,
   type Artifact,
-  type ArtifactPurpose,
   type ArtifactRecord,
   type CreateArtifactRequest,
   type UploadInstructions,
 } from '../domain/artifact.ts';
-import { NotFoundError, type FieldIssue } from '../domain/errors.ts';
+import { NotFoundError } from '../domain/errors.ts';
 import type { ArtifactRepository } from '../ports/artifact-repository.ts';
 import type { ArtifactStore } from '../ports/artifact-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
 import { checkArtifactBytes } from './artifact-check.ts';
+import { makeArtifactReferences } from './artifact-references.ts';
 
 export interface ArtifactServiceDeps {
   repo: ArtifactRepository;
@@ -26,13 +26,7 @@ export interface ArtifactServiceDeps {
 
 export type ArtifactService = ReturnType<typeof makeArtifactService>;
 
-/** What the scan service asks before accepting scope.rua / scope.header (DESIGN §4). */
-export interface ArtifactReferences {
-  /** Issues for ids that are not ready artifacts of this tenant with this purpose. */
-  checkReferences(tenant: string, field: string, ids: readonly string[], purpose: ArtifactPurpose): Promise<FieldIssue[]>;
-}
-
-/** Announcing an upload, reading it, and the check that settles it. */
+/** Announcing an upload, reading it, the check that settles it, and the scopes' references to it. */
 export function makeArtifactService({ repo, store, ids, clock, logger }: ArtifactServiceDeps) {
   return {
     async create(tenant: string, request: CreateArtifactRequest): Promise<Artifact & { upload: UploadInstructions }> {
@@ -85,22 +79,6 @@ export function makeArtifactService({ repo, store, ids, clock, logger }: Artifac
       logger.info('artifact checked', { tenant, artifact_id: id, status: 'rejected', reason });
     },
 
-    async checkReferences(tenant: string, field: string, artifactIds: readonly string[], purpose: ArtifactPurpose): Promise<FieldIssue[]> {
-      const issues: FieldIssue[] = [];
-      for (const [index, id] of artifactIds.entries()) {
-        const record = await repo.get(tenant, id);
-        const name = artifactIds.length > 1 || field.endsWith('rua') ? `${field}.${index}` : field;
-        // Another tenant's id reads as missing: the row is looked up under this tenant only.
-        if (!record) issues.push({ field: name, message: `artifact ${id} not found` });
-        else if (record.purpose !== purpose)
-          issues.push({ field: name, message: `artifact ${id} has purpose ${record.purpose}, not ${purpose}` });
-        else if (record.status !== 'ready')
-          issues.push({
-            field: name,
-            message: `artifact ${id} is ${record.status}${record.reason ? ` (${record.reason})` : ''}, not ready`,
-          });
-      }
-      return issues;
-    },
+    ...makeArtifactReferences(repo),
   };
 }

@@ -12,7 +12,7 @@ import type { MessageQueue } from '../ports/message-queue.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanFilter, ScanRepository } from '../ports/scan-repository.ts';
 import type { Page, ScheduleRepository } from '../ports/schedule-repository.ts';
-import type { ArtifactReferences } from './artifact-service.ts';
+import { scopeArtifactIssues, type ArtifactReferences } from './artifact-references.ts';
 
 export interface ScanServiceDeps {
   scans: ScanRepository;
@@ -78,12 +78,8 @@ export function makeScanService({
         { targetPolicy },
       );
       // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
-      const scope = request.scope ?? {};
-      if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope'))) {
-        if (Array.isArray(scope.rua)) issues.push(...(await artifacts.checkReferences(tenant, 'scope.rua', scope.rua as string[], 'rua')));
-        if (typeof scope.header === 'string')
-          issues.push(...(await artifacts.checkReferences(tenant, 'scope.header', [scope.header], 'eml')));
-      }
+      if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope')))
+        issues.push(...(await scopeArtifactIssues(artifacts, tenant, request.scope ?? {})));
       if (issues.length > 0) throw new ValidationError('the scan is not valid', issues);
 
       const id = ids.newId('scan');
