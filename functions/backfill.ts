@@ -1,5 +1,6 @@
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
+import { makeDynamoDbArtifactRepository } from '../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
 import { makeDynamoDbLegacyMarkerRepository } from '../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
 import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
@@ -7,6 +8,7 @@ import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-l
 import { makeLegacyDatabaseUrlLoader } from '../shared/adapters/secrets/legacy-database-url.ts';
 import { BackfillConfig, readConfig } from '../shared/config/api-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
+import { makeArtifactReferences } from '../shared/services/artifact-references.ts';
 import { makeBackfillService } from '../shared/services/backfill-service.ts';
 import { composeScheduleService } from '../shared/services/compose/schedule-service.ts';
 import { makeBackfillHandler } from './backfill-handler.ts';
@@ -26,7 +28,12 @@ const schedules = composeScheduleService(
     logger,
     targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
   },
-  { triggers: makeEventBridgeTriggers(config, logger), quota: config.SCHEDULE_QUOTA },
+  {
+    triggers: makeEventBridgeTriggers(config, logger),
+    quota: config.SCHEDULE_QUOTA,
+    // Legacy rows carry no artifact ids, so this reads nothing in practice; wired for the same rules as the API.
+    artifacts: makeArtifactReferences(makeDynamoDbArtifactRepository(documentClient, config.TABLE_NAME)),
+  },
 );
 const markers = makeDynamoDbLegacyMarkerRepository(documentClient, config.TABLE_NAME);
 const databaseUrl = makeLegacyDatabaseUrlLoader(config.LEGACY_DATABASE_SECRET_NAME);

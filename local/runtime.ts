@@ -217,7 +217,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     requeued += 1;
   }
 
-  const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500 });
+  const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500, artifacts });
   const reconciler = services.reconcileService({ triggers });
 
   // Each request is one invocation with its own logger keys, even while others are in flight.

@@ -30,8 +30,8 @@ const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must
 
 /**
  * email_security scope (DESIGN §4). `rua` lists artifact ids of purpose rua (DMARC aggregate
- * reports) and `header` one artifact id of purpose eml; the scan service also checks that each is a
- * ready artifact of the tenant (docs/artifacts.md).
+ * reports) and `header` one artifact id of purpose eml; the scan and schedule services also check
+ * that each is a ready artifact of the tenant (docs/artifacts.md).
  */
 export const EmailSecurityScope = z.strictObject({
   reputation: z.boolean().optional(),

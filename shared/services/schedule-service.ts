@@ -9,13 +9,14 @@ import {
   type ScheduleRecord,
   type Trigger,
 } from '../domain/schedule.ts';
-import { validateCreateRequest, validateScheduleFields, type ScheduleFields } from '../domain/schedule-rules.ts';
+import { validateCreateRequest, validateScheduleFields, type ScheduleFields, type ValidSchedule } from '../domain/schedule-rules.ts';
 import { LEGACY_SCOPE_KEYS } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Page, ScheduleFilter, ScheduleRepository } from '../ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
+import { scopeArtifactIssues, type ArtifactReferences, type ArtifactScopeField } from './artifact-references.ts';
 
 export interface ScheduleServiceDeps {
   repo: ScheduleRepository;
@@ -25,6 +26,8 @@ export interface ScheduleServiceDeps {
   logger: Logger;
   /** Maximum schedules per tenant. */
   quota: number;
+  /** Checks scope.rua / scope.header ids against this tenant's ready artifacts. */
+  artifacts: ArtifactReferences;
   /** Which targets the deployment refuses (default: private networks refused). */
   targetPolicy?: TargetPolicy;
 }
@@ -40,7 +43,7 @@ function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
  * holds exactly the trigger the stored row asks for. Triggers are changed before the row; when
  * the row write then fails, the triggers are put back to what the row (re-read) says.
  */
-export function makeScheduleService({ repo, triggers, clock, ids, logger, quota, targetPolicy }: ScheduleServiceDeps) {
+export function makeScheduleService({ repo, triggers, clock, ids, logger, quota, artifacts, targetPolicy }: ScheduleServiceDeps) {
   const toWire = (record: ScheduleRecord): Schedule => scheduleToWire(record, clock.now());
 
   async function load(tenant: string, id: string): Promise<ScheduleRecord> {
@@ -80,13 +83,45 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
     }
   }
 
+  /**
+   * Runs the field rules, then checks that the scope's artifact ids in `artifactFields` name ready
+   * artifacts of this tenant with the right purpose (as a manual scan does), and throws one
+   * ValidationError listing both kinds of problem. The ids are checked only once the scope's shape
+   * is valid, and only for an email_security schedule.
+   */
+  async function validateWithArtifacts(
+    tenant: string,
+    fields: Pick<ScheduleFields, 'scan_type' | 'scope'>,
+    artifactFields: readonly ArtifactScopeField[],
+    validate: () => Promise<ValidSchedule>,
+  ): Promise<ValidSchedule> {
+    let valid: ValidSchedule | null = null;
+    let refused: ValidationError | null = null;
+    try {
+      valid = await validate();
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      refused = error;
+    }
+    const ruleIssues = refused?.details ?? [];
+    const shapeValid = !ruleIssues.some((issue) => issue.field.startsWith('scope'));
+    const artifactIssues =
+      fields.scan_type === 'email_security' && shapeValid ? await scopeArtifactIssues(artifacts, tenant, fields.scope, artifactFields) : [];
+    if (artifactIssues.length > 0) throw new ValidationError('the schedule is not valid', [...ruleIssues, ...artifactIssues]);
+    if (refused) throw refused;
+    return valid!;
+  }
+
   function fieldsOf(record: ScheduleRecord): ScheduleFields {
     const { name, description, scan_type, target, targets, scope, cadence, cron_expression, timezone, enabled } = record;
     return { name, description, scan_type, target, targets, scope, cadence, cron_expression, timezone, enabled };
   }
 
   async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
-    const valid = await validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy });
+    // Legacy rows carry no artifact ids, so the backfill's path checks nothing more unless ids are there.
+    const valid = await validateWithArtifacts(tenant, { scan_type: input.scan_type, scope: input.scope ?? {} }, ['rua', 'header'], () =>
+      validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy }),
+    );
     // Fail fast before provisioning anything; the conditional write below is the real guard.
     if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
     const now = clock.now().toISOString();
@@ -151,7 +186,11 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
           { field: 'cron_expression', message: 'is required when cadence is custom' },
         ]);
       }
-      const valid = await validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy });
+      // Artifacts expire after 30 days, before most later fires: only ids this patch changes are
+      // checked, so a rename of a schedule whose report has since expired still goes through.
+      const valid = await validateWithArtifacts(tenant, merged, changedArtifactFields(current, merged), () =>
+        validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy }),
+      );
       const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };
       await writeWithTrigger(current, next, () => repo.update(next));
       logger.info('schedule updated', { tenant, schedule_id: id, fields: Object.keys(patch) });
@@ -185,4 +224,10 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
 /** Rows migrated by the backfill keep their legacy tags through a PATCH that leaves them alone. */
 function legacyKeysUnchanged(current: ScheduleRecord, merged: ScheduleFields): boolean {
   return LEGACY_SCOPE_KEYS.every((key) => !(key in merged.scope) || merged.scope[key] === current.scope[key]);
+}
+
+/** The artifact fields of the scope (rua, header) whose ids differ from the stored row's. */
+function changedArtifactFields(current: ScheduleRecord, merged: ScheduleFields): ArtifactScopeField[] {
+  const fields: ArtifactScopeField[] = ['rua', 'header'];
+  return fields.filter((field) => JSON.stringify(merged.scope[field]) !== JSON.stringify(current.scope[field]));
 }

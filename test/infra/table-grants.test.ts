@@ -259,6 +259,11 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     );
     const deleted = await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody() }), 201);
     await expectStatus(api('POST', '/api/scans/schedules/', { body: scheduleBody() }), 409);
+    // The scope's artifact ids are read from the artifact rows (GetItem) before anything is written.
+    await expectStatus(
+      api('POST', '/api/scans/schedules/', { body: scheduleBody({ scope: { rua: ['art_01HZ00000000000000000000ZZ'] } }) }),
+      400,
+    );
     const firstPage = await expectStatus(api('GET', '/api/scans/schedules/?limit=2'), 200);
     await expectStatus(api('GET', `/api/scans/schedules/?limit=2&cursor=${firstPage.next_cursor}`), 200);
     await expectStatus(api('GET', '/api/scans/schedules/?cursor=bm90LWEtY3Vyc29y'), 400);

@@ -9,7 +9,7 @@ import { buildCli } from '../mailscan/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
 import { zoneDir } from '../mailscan/helpers/fixtures.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';
-import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
+import { freshTenant, scheduleBody, snapshot, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const fixture = (path: string) => readFileSync(fileURLToPath(new URL(`../fixtures/mailscan/${path}`, import.meta.url)));
 const REPORT = fixture('rua/google.xml');
@@ -184,6 +184,63 @@ describe('artifacts through the local server', () => {
       { field: 'scope.header', message: `artifact ${report.id} has purpose rua, not eml` },
     ]);
     expect(malformed.body.error.details).toEqual([expect.objectContaining({ field: 'scope.header' })]);
+  });
+
+  it("keeps a schedule's rua and header to ready artifacts of the tenant, and fires with them", async () => {
+    const admin = await service.token(tenant, 'admin');
+    const beta = await service.token(freshTenant('beta'), 'operator');
+    const { created: theirs } = await upload(REPORT, { purpose: 'rua', filename: 'b.xml', content_type: 'application/xml' }, beta);
+    const pending = (
+      await service.call('/api/artifacts/', {
+        method: 'POST',
+        token: operator,
+        body: { purpose: 'eml', filename: 'p.eml', size: 10, content_type: 'message/rfc822' },
+      })
+    ).body;
+    const yahoo = gzipSync(
+      fixture('rua/yahoo.xml').toString().replaceAll('good.test', 'goodmail.com').replaceAll('GOOD.TEST', 'GOODMAIL.COM'),
+    );
+    const { created: report } = await upload(yahoo, { purpose: 'rua', filename: 'yahoo.xml.gz', content_type: 'application/gzip' });
+    const schedules = (body: Record<string, unknown>, method = 'POST', path = '/api/scans/schedules/') =>
+      service.call(path, { method, token: admin, body });
+    const empty = await snapshot(service.runtime, tenant);
+
+    const foreign = await schedules(scheduleBody({ target: 'goodmail.com', scope: { rua: [report.id, theirs.id] } }));
+    const notReady = await schedules(scheduleBody({ target: 'goodmail.com', scope: { header: pending.id } }));
+    const afterRefusals = await snapshot(service.runtime, tenant);
+    const created = await schedules(scheduleBody({ target: 'goodmail.com', scope: { reputation: false, rua: [report.id] } }));
+    const stored = await snapshot(service.runtime, tenant);
+    const badPatch = await schedules(
+      { scope: { reputation: false, rua: [theirs.id] } },
+      'PATCH',
+      `/api/scans/schedules/${created.body.id}/`,
+    );
+    const afterBadPatch = await snapshot(service.runtime, tenant);
+    const renamed = await schedules({ name: 'Reports' }, 'PATCH', `/api/scans/schedules/${created.body.id}/`);
+    const run = await service.call(`/api/scans/schedules/${created.body.id}/run/`, { method: 'POST', token: admin });
+    await service.runtime.drain();
+    const findings = (await service.call(`/api/findings/?scan_id=${run.body.scan.id}&limit=200`, { token: operator })).body.items as {
+      rule_id: string;
+    }[];
+
+    expect(foreign).toMatchObject({
+      status: 400,
+      body: { error: { details: [{ field: 'scope.rua.1', message: `artifact ${theirs.id} not found` }] } },
+    });
+    expect(notReady).toMatchObject({
+      status: 400,
+      body: { error: { details: [{ field: 'scope.header', message: `artifact ${pending.id} is pending, not ready` }] } },
+    });
+    expect(afterRefusals).toBe(empty);
+    expect(created).toMatchObject({ status: 201, body: { scope: { rua: [report.id] } } });
+    expect(badPatch).toMatchObject({
+      status: 400,
+      body: { error: { details: [{ field: 'scope.rua.0', message: `artifact ${theirs.id} not found` }] } },
+    });
+    expect(afterBadPatch).toBe(stored);
+    expect(renamed).toMatchObject({ status: 200, body: { name: 'Reports', scope: { rua: [report.id] } } });
+    expect(run.status).toBe(202);
+    expect(findings.map((item) => item.rule_id)).toContain('mailscan.dmarc.rua_misalignment');
   });
 
   it('scans with rua and header scope end to end: upload, scan, findings', async () => {

@@ -1,11 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LocalQueue } from '../../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../../shared/adapters/local/local-trigger-scheduler.ts';
+import type { ArtifactRecord } from '../../shared/domain/artifact.ts';
 import { ConflictError, NotFoundError, QuotaExceededError, TriggerUnavailableError, ValidationError } from '../../shared/domain/errors.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
+import { makeArtifactReferences } from '../../shared/services/artifact-references.ts';
 import { makeReconcileService } from '../../shared/services/reconcile-service.ts';
 import { makeScheduleService } from '../../shared/services/schedule-service.ts';
+import { InMemoryArtifactRepository } from '../fakes/in-memory-artifact-repository.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';
 import { record } from '../helpers/call-log.ts';
 import { FaultyTriggers } from '../helpers/faulty-triggers.ts';
@@ -19,6 +22,7 @@ function setup(quota = 10) {
   const ids = { newId: (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`, forFire: () => 'scan_unused' };
   // The repository's and the trigger scheduler's calls, in one sequence, as the service made them.
   const calls: string[] = [];
+  const artifacts = new InMemoryArtifactRepository();
   const service = makeScheduleService({
     repo: record(calls, 'repo', repo),
     triggers: record(calls, 'triggers', triggers),
@@ -26,8 +30,9 @@ function setup(quota = 10) {
     ids,
     logger: silentLogger,
     quota,
+    artifacts: makeArtifactReferences(artifacts),
   });
-  return { clock, repo, scheduler, triggers, service, calls };
+  return { clock, repo, scheduler, triggers, service, calls, artifacts };
 }
 
 const daily = { name: 'n', scan_type: 'email_security', target: 'example.com', cadence: 'daily' } as const;
@@ -138,6 +143,144 @@ describe('schedule service', () => {
     expect(created.next_run_at).toBe('2026-03-09T02:00:00.000Z');
     expect(later.next_run_at).toBe('2026-03-16T02:00:00.000Z');
     expect(paused).toMatchObject({ trigger: null, next_run_at: null });
+  });
+});
+
+const REPORT = 'art_01HZ00000000000000000000RA';
+const OTHER_REPORT = 'art_01HZ00000000000000000000RB';
+const MESSAGE = 'art_01HZ00000000000000000000EM';
+
+/** An artifact row as the artifact service leaves it once checked. */
+function artifact(id: string, overrides: Partial<ArtifactRecord> = {}): ArtifactRecord {
+  return {
+    id,
+    tenant: 'acme',
+    purpose: 'rua',
+    filename: 'report.xml',
+    size: 100,
+    content_type: 'application/xml',
+    status: 'ready',
+    sha256: 'ab'.repeat(32),
+    reason: null,
+    created_at: '2026-03-01T10:00:00.000Z',
+    expires_at: '2026-03-31T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** The ValidationError's field issues, or a failure when the call succeeds or throws anything else. */
+async function issuesOf(call: Promise<unknown>): Promise<Array<{ field: string; message: string }>> {
+  const error = await call.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  return (error as ValidationError).details;
+}
+
+describe("schedule service: the scope's artifact ids", () => {
+  let world: ReturnType<typeof setup>;
+  beforeEach(async () => {
+    world = setup();
+    await world.artifacts.create(artifact(REPORT));
+    await world.artifacts.create(artifact(OTHER_REPORT));
+    await world.artifacts.create(artifact(MESSAGE, { purpose: 'eml', filename: 'message.eml', content_type: 'message/rfc822' }));
+  });
+
+  it('creates a schedule whose rua and header ids are ready artifacts of the tenant', async () => {
+    const created = await world.service.create('acme', { ...daily, scope: { rua: [REPORT, OTHER_REPORT], header: MESSAGE } });
+
+    expect(created.scope).toEqual({ rua: [REPORT, OTHER_REPORT], header: MESSAGE });
+    expect(world.repo.rows.size).toBe(1);
+    expect(await world.scheduler.list()).toHaveLength(1);
+  });
+
+  it("refuses another tenant's artifact as not found, storing nothing and creating no trigger", async () => {
+    await world.artifacts.create(artifact('art_01HZ00000000000000000000GX', { tenant: 'globex' }));
+
+    const issues = await issuesOf(world.service.create('acme', { ...daily, scope: { rua: [REPORT, 'art_01HZ00000000000000000000GX'] } }));
+
+    expect(issues).toEqual([{ field: 'scope.rua.1', message: 'artifact art_01HZ00000000000000000000GX not found' }]);
+    expect(world.repo.rows.size).toBe(0);
+    expect(world.calls).toEqual([]);
+    expect(await world.scheduler.list()).toEqual([]);
+  });
+
+  it('refuses a pending or rejected artifact, with its reason', async () => {
+    await world.artifacts.create(artifact('art_01HZ00000000000000000000PE', { status: 'pending', sha256: null }));
+    await world.artifacts.create(
+      artifact('art_01HZ00000000000000000000RJ', { purpose: 'eml', status: 'rejected', reason: 'not an RFC 5322 message' }),
+    );
+
+    const issues = await issuesOf(
+      world.service.create('acme', {
+        ...daily,
+        scope: { rua: ['art_01HZ00000000000000000000PE'], header: 'art_01HZ00000000000000000000RJ' },
+      }),
+    );
+
+    expect(issues).toEqual([
+      { field: 'scope.rua.0', message: 'artifact art_01HZ00000000000000000000PE is pending, not ready' },
+      { field: 'scope.header', message: 'artifact art_01HZ00000000000000000000RJ is rejected (not an RFC 5322 message), not ready' },
+    ]);
+    expect(world.repo.rows.size).toBe(0);
+    expect(await world.scheduler.list()).toEqual([]);
+  });
+
+  it('refuses an artifact of the wrong purpose on each field', async () => {
+    const issues = await issuesOf(world.service.create('acme', { ...daily, scope: { rua: [MESSAGE], header: REPORT } }));
+
+    expect(issues).toEqual([
+      { field: 'scope.rua.0', message: `artifact ${MESSAGE} has purpose eml, not rua` },
+      { field: 'scope.header', message: `artifact ${REPORT} has purpose rua, not eml` },
+    ]);
+    expect(world.repo.rows.size).toBe(0);
+  });
+
+  it('reports a bad artifact together with the other field problems in one error', async () => {
+    const issues = await issuesOf(
+      world.service.create('acme', { ...daily, cadence: 'custom', cron_expression: '* * * *', scope: { header: REPORT } }),
+    );
+
+    expect(issues.map((issue) => issue.field).sort()).toEqual(['cron_expression', 'scope.header']);
+  });
+
+  it('renames and toggles a schedule whose artifacts have since expired', async () => {
+    const created = await world.service.create('acme', { ...daily, scope: { rua: [REPORT], header: MESSAGE } });
+    world.artifacts.rows.clear();
+
+    const renamed = await world.service.update('acme', created.id, { name: 'renamed', cadence: 'weekly' });
+    const paused = await world.service.toggle('acme', created.id);
+    const kept = await world.service.update('acme', created.id, { scope: { rua: [REPORT], header: MESSAGE, reputation: true } });
+
+    expect(renamed).toMatchObject({ name: 'renamed', scope: { rua: [REPORT], header: MESSAGE } });
+    expect(paused.enabled).toBe(false);
+    expect(kept.scope).toEqual({ rua: [REPORT], header: MESSAGE, reputation: true });
+  });
+
+  it('checks the ids a patch changes, and leaves the row and trigger unchanged when they are refused', async () => {
+    const created = await world.service.create('acme', { ...daily, scope: { rua: [REPORT] } });
+    const before = JSON.stringify([...world.repo.rows.values()]);
+    const triggersBefore = await world.scheduler.list();
+
+    const issues = await issuesOf(
+      world.service.update('acme', created.id, { cadence: 'weekly', scope: { rua: [REPORT, 'art_01HZ00000000000000000000NX'] } }),
+    );
+
+    expect(issues).toEqual([{ field: 'scope.rua.1', message: 'artifact art_01HZ00000000000000000000NX not found' }]);
+    expect(JSON.stringify([...world.repo.rows.values()])).toBe(before);
+    expect(await world.scheduler.list()).toEqual(triggersBefore);
+  });
+
+  it('checks a header a patch adds while leaving an expired rua list alone', async () => {
+    const created = await world.service.create('acme', { ...daily, scope: { rua: [REPORT] } });
+    world.artifacts.rows.delete(`acme/${REPORT}`);
+
+    const refused = await issuesOf(world.service.update('acme', created.id, { scope: { rua: [REPORT], header: OTHER_REPORT } }));
+    const updated = await world.service.update('acme', created.id, { scope: { rua: [REPORT], header: MESSAGE } });
+
+    expect(refused).toEqual([{ field: 'scope.header', message: `artifact ${OTHER_REPORT} has purpose rua, not eml` }]);
+    expect(updated.scope).toEqual({ rua: [REPORT], header: MESSAGE });
   });
 });
 

@@ -4,11 +4,14 @@ import { LocalTriggerScheduler } from '../../../shared/adapters/local/local-trig
 import type { LegacySchedule } from '../../../shared/domain/legacy/legacy-schedule.ts';
 import { ManualClock } from '../../fakes/manual-clock.ts';
 import { silentLogger } from '../../fakes/silent-logger.ts';
+import { makeArtifactReferences } from '../../../shared/services/artifact-references.ts';
 import { BackfillUsageError, makeBackfillService } from '../../../shared/services/backfill-service.ts';
 import { makeScheduleService } from '../../../shared/services/schedule-service.ts';
+import { InMemoryArtifactRepository } from '../../fakes/in-memory-artifact-repository.ts';
 import { InMemoryLegacyMarkerRepository } from '../../fakes/in-memory-legacy-marker-repository.ts';
 import { InMemoryLegacySource } from '../../fakes/in-memory-legacy-source.ts';
 import { InMemoryScheduleRepository } from '../../fakes/in-memory-schedule-repository.ts';
+import { record } from '../../helpers/call-log.ts';
 import { FaultyTriggers } from '../../helpers/faulty-triggers.ts';
 
 const daily = { minute: '0', hour: '2', day_of_week: '*', day_of_month: '*', month_of_year: '*', timezone: 'UTC' };
@@ -62,6 +65,8 @@ function setup(quota = 100, allowPrivateNetworks = true) {
   const triggers = new FaultyTriggers(scheduler);
   let n = 0;
   const newId = (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`;
+  // Legacy rows name no artifacts: the schedule service must not look any up for them.
+  const artifactLookups: string[] = [];
   const schedules = makeScheduleService({
     repo,
     triggers,
@@ -69,6 +74,7 @@ function setup(quota = 100, allowPrivateNetworks = true) {
     ids: { newId, forFire: () => 'scan_unused' },
     logger: silentLogger,
     quota,
+    artifacts: record(artifactLookups, 'artifacts', makeArtifactReferences(new InMemoryArtifactRepository())),
     targetPolicy: { allowPrivateNetworks },
   });
   const source = new InMemoryLegacySource()
@@ -85,7 +91,7 @@ function setup(quota = 100, allowPrivateNetworks = true) {
     .add('globex', [secretScan(5)]);
   const markers = new InMemoryLegacyMarkerRepository();
   const backfill = makeBackfillService({ source, markers, schedules, clock, ids: { newId }, logger: silentLogger });
-  return { repo, scheduler, triggers, source, markers, backfill };
+  return { repo, scheduler, triggers, source, markers, backfill, artifactLookups };
 }
 
 describe('backfill service', () => {
@@ -113,6 +119,7 @@ describe('backfill service', () => {
       ['globex', 'secretscan.schedule', '5', true],
     ]);
     expect(await world.scheduler.list()).toHaveLength(3);
+    expect(world.artifactLookups).toEqual([]);
     expect(world.source.changes).toEqual([
       { tenant: 'acme', taskId: 101, enabled: false },
       { tenant: 'acme', taskId: 203, enabled: false },
