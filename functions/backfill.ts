@@ -32,7 +32,7 @@ const schedules = composeScheduleService(
     triggers: makeEventBridgeTriggers(config, logger),
     quota: config.SCHEDULE_QUOTA,
     // Legacy rows carry no artifact ids, so this reads nothing in practice; wired for the same rules as the API.
-    artifacts: makeArtifactReferences(makeDynamoDbArtifactRepository(documentClient, config.TABLE_NAME)),
+    artifacts: makeArtifactReferences(makeDynamoDbArtifactRepository(documentClient, config.TABLE_NAME), systemClock),
   },
 );
 const markers = makeDynamoDbLegacyMarkerRepository(documentClient, config.TABLE_NAME);

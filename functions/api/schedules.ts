@@ -26,7 +26,7 @@ const schedules = composeScheduleService(
     triggers: makeEventBridgeTriggers(config, logger),
     quota: config.SCHEDULE_QUOTA,
     // The scope's artifact ids are read from their rows (GetItem), never their bytes: no bucket grant.
-    artifacts: makeArtifactReferences(makeDynamoDbArtifactRepository(documents, config.TABLE_NAME)),
+    artifacts: makeArtifactReferences(makeDynamoDbArtifactRepository(documents, config.TABLE_NAME), systemClock),
   },
 );
 

@@ -1,6 +1,7 @@
 import type { ArtifactPurpose } from '../domain/artifact.ts';
 import type { FieldIssue } from '../domain/errors.ts';
 import type { ArtifactRepository } from '../ports/artifact-repository.ts';
+import type { Clock } from '../ports/clock.ts';
 
 /**
  * What the scan and schedule services ask before accepting scope.rua / scope.header (DESIGN §4).
@@ -8,7 +9,7 @@ import type { ArtifactRepository } from '../ports/artifact-repository.ts';
  * row reads without the scanner's readers the artifact check imports (docs/cold-start.md).
  */
 export interface ArtifactReferences {
-  /** Issues for ids that are not ready artifacts of this tenant with this purpose. */
+  /** Issues for ids that are not ready, unexpired artifacts of this tenant with this purpose. */
   checkReferences(tenant: string, field: string, ids: readonly string[], purpose: ArtifactPurpose): Promise<FieldIssue[]>;
 }
 
@@ -16,8 +17,12 @@ export interface ArtifactReferences {
 export const ARTIFACT_SCOPE_FIELDS = { rua: 'rua', header: 'eml' } as const satisfies Record<string, ArtifactPurpose>;
 export type ArtifactScopeField = keyof typeof ARTIFACT_SCOPE_FIELDS;
 
-/** ArtifactReferences over the artifact rows: a row is read under the caller's tenant only. */
-export function makeArtifactReferences(repo: ArtifactRepository): ArtifactReferences {
+/**
+ * ArtifactReferences over the artifact rows: a row is read under the caller's tenant only. A row
+ * past its `expires_at` is refused: the bucket's lifecycle deletes the bytes then, and the row's
+ * TTL deletion may lag by days, so a `ready` row alone does not mean the bytes are still there.
+ */
+export function makeArtifactReferences(repo: ArtifactRepository, clock: Clock): ArtifactReferences {
   return {
     async checkReferences(tenant, field, artifactIds, purpose) {
       const issues: FieldIssue[] = [];
@@ -28,6 +33,8 @@ export function makeArtifactReferences(repo: ArtifactRepository): ArtifactRefere
         if (!record) issues.push({ field: name, message: `artifact ${id} not found` });
         else if (record.purpose !== purpose)
           issues.push({ field: name, message: `artifact ${id} has purpose ${record.purpose}, not ${purpose}` });
+        else if (Date.parse(record.expires_at) <= clock.now().getTime())
+          issues.push({ field: name, message: `artifact ${id} expired at ${record.expires_at}; upload the file again` });
         else if (record.status !== 'ready')
           issues.push({
             field: name,

@@ -79,6 +79,6 @@ export function makeArtifactService({ repo, store, ids, clock, logger }: Artifac
       logger.info('artifact checked', { tenant, artifact_id: id, status: 'rejected', reason });
     },
 
-    ...makeArtifactReferences(repo),
+    ...makeArtifactReferences(repo, clock),
   };
 }

@@ -30,7 +30,7 @@ function setup(quota = 10) {
     ids,
     logger: silentLogger,
     quota,
-    artifacts: makeArtifactReferences(artifacts),
+    artifacts: makeArtifactReferences(artifacts, clock),
   });
   return { clock, repo, scheduler, triggers, service, calls, artifacts };
 }
@@ -243,6 +243,20 @@ describe("schedule service: the scope's artifact ids", () => {
     );
 
     expect(issues.map((issue) => issue.field).sort()).toEqual(['cron_expression', 'scope.header']);
+  });
+
+  it('refuses an artifact past its expiry (the bucket has deleted its bytes), and still renames a schedule that names it', async () => {
+    const created = await world.service.create('acme', { ...daily, scope: { rua: [REPORT] } });
+    world.clock.set('2026-03-31T10:00:00.000Z');
+
+    const issues = await issuesOf(world.service.create('acme', { ...daily, scope: { rua: [OTHER_REPORT] } }));
+    const renamed = await world.service.update('acme', created.id, { name: 'renamed' });
+
+    expect(issues).toEqual([
+      { field: 'scope.rua.0', message: `artifact ${OTHER_REPORT} expired at 2026-03-31T10:00:00.000Z; upload the file again` },
+    ]);
+    expect(world.repo.rows.size).toBe(1);
+    expect(renamed.name).toBe('renamed');
   });
 
   it('renames and toggles a schedule whose artifacts have since expired', async () => {

@@ -31,7 +31,13 @@ export function makeDynamoDbArtifactRepository(client: DynamoDBDocumentClient, t
         await client.send(
           new PutCommand({
             TableName: tableName,
-            Item: { PK: keys.tenant(record.tenant), SK: artifactKeys.artifact(record.id), ...record },
+            // `ttl`: DynamoDB deletes the row some time after the bucket's lifecycle deleted the bytes.
+            Item: {
+              PK: keys.tenant(record.tenant),
+              SK: artifactKeys.artifact(record.id),
+              ...record,
+              ttl: Math.ceil(Date.parse(record.expires_at) / 1000),
+            },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
         );

@@ -11,8 +11,9 @@
  * two indexes: their keys are in keys.ts and docs/storage.md.
  *
  * `ttl` (epoch seconds) is the table's time-to-live attribute: DynamoDB deletes an item some time
- * after it passes. No code writes it today: it stays enabled so the fire claims (`FIRE#`) written
- * before job ids were derived from fires expire (docs/storage.md).
+ * after it passes. Artifact rows (`ART#`) carry it, set to their `expires_at` (the bucket's lifecycle
+ * deletes the bytes then); the fire claims (`FIRE#`) written before job ids were derived from fires
+ * carry it too (docs/storage.md).
  */
 export const tableDefinition = {
   partitionKey: { name: 'PK', type: 'S' },

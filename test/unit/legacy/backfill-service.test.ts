@@ -74,7 +74,7 @@ function setup(quota = 100, allowPrivateNetworks = true) {
     ids: { newId, forFire: () => 'scan_unused' },
     logger: silentLogger,
     quota,
-    artifacts: record(artifactLookups, 'artifacts', makeArtifactReferences(new InMemoryArtifactRepository())),
+    artifacts: record(artifactLookups, 'artifacts', makeArtifactReferences(new InMemoryArtifactRepository(), clock)),
     targetPolicy: { allowPrivateNetworks },
   });
   const source = new InMemoryLegacySource()
