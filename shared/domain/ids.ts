@@ -4,7 +4,7 @@ import * as z from 'zod';
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 
 function prefixedUlid(prefix: string) {
-  return z.string().regex(new RegExp(`^${prefix}_${ULID}$`), `must be a ${prefix}_ id`);
+  return z.string().regex(new RegExp(`^${prefix}_${ULID}$`), `must be an id of the form ${prefix}_<ULID>`);
 }
 
 /** Resource ids (DESIGN §4): a prefix and a ULID, so ids sort by creation time. */
