@@ -111,9 +111,14 @@ const docs: Record<string, OperationDoc> = {
   'POST /api/session': {
     summary: 'Sign in: exchange the Bearer token for the HttpOnly session cookie (Set-Cookie)',
     success: { status: 204, description: 'signed in; the cookie expires with the token' },
-    errors: [401],
+    // No body is needed, but one that is sent goes through the same checks as on every route.
+    errors: [400, 401, 413, 415],
   },
-  'DELETE /api/session': { summary: 'Sign out: clear the session cookie', success: { status: 204, description: 'signed out' }, errors: [] },
+  'DELETE /api/session': {
+    summary: 'Sign out: clear the session cookie',
+    success: { status: 204, description: 'signed out' },
+    errors: [400, 413, 415],
+  },
   'GET /api/me': { summary: 'Who the session is', success: { status: 200, schema: Me, description: 'the session' }, errors: [401] },
   'GET /api/health': { summary: 'Liveness and version', success: { status: 200, schema: Health, description: 'healthy' }, errors: [] },
   'GET /api/openapi.json': { summary: 'This document', success: { status: 200, description: 'OpenAPI 3.1' }, errors: [] },

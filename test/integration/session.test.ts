@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
+import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 import { SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
 
 describe('session endpoints (UI sign-in)', () => {
@@ -100,5 +101,25 @@ describe('session endpoints (UI sign-in)', () => {
     expect(me.body).toMatchObject({ tenant: 'local', role: 'admin' });
     expect(second.status).toBe(401);
     expect(second.body.error.message).toMatch(/already used/);
+  });
+
+  it.each([
+    ['POST', 'text/plain', 'hello', 415, 'unsupported_media_type'],
+    ['POST', 'application/json', '{bad', 400, 'invalid_json'],
+    ['POST', 'application/json', 'x'.repeat(70_000), 413, 'payload_too_large'],
+    ['DELETE', 'text/plain', 'hello', 415, 'unsupported_media_type'],
+    ['DELETE', 'application/json', '{bad', 400, 'invalid_json'],
+  ] as const)('answers %s with a %s body it cannot read as the OpenAPI document says (%#)', async (method, type, raw, status, code) => {
+    const token = await service.token('acme', 'operator');
+    const documented = (buildOpenApiDocument('test').paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)[
+      '/api/session'
+    ][method.toLowerCase()].responses;
+
+    const reply = await service.call('/api/session', { method, token, headers: { 'content-type': type }, raw });
+
+    expect(reply.status).toBe(status);
+    expect(reply.body.error.code).toBe(code);
+    expect(Object.keys(documented)).toContain(String(status));
+    expect(sessionCookie(reply.headers)).toBeUndefined();
   });
 });
