@@ -265,7 +265,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
           }),
         ),
       },
-      serveUi: options.uiDir ? makeUiHandler(options.uiDir) : undefined,
+      serveUi: options.uiDir ? makeUiHandler(options.uiDir, () => url) : undefined,
       rawEndpoints: makeArtifactUploadEndpoint({ store: artifactStore, repo: artifactRepo, artifacts, clock }),
       localEndpoints: {
         '/_local/reconcile': makeReconcileEndpoint(sessionKey, (options) => reconciler.reconcile(options)),

@@ -81,8 +81,12 @@ export async function ensureUiBuilt(options: { log?: (line: string) => void } = 
  * Serves the built UI: hashed /assets/* cached for a year (immutable), index.html never cached
  * (revalidated by ETag) for every UI route (SPA fallback), security headers on everything.
  * Returns false for paths that are not the UI's, so the caller answers them.
+ *
+ * With `canonicalOrigin` (the address `npm start` prints), a page asked for under another host
+ * name (`localhost` for `127.0.0.1`) is redirected there: the page's origin must be the one the
+ * local upload URLs and the CSP's `connect-src 'self'` name, or a browser refuses the uploads.
  */
-export function makeUiHandler(distDir: string) {
+export function makeUiHandler(distDir: string, canonicalOrigin?: () => string) {
   const root = resolve(distDir);
   return async function serveUi(request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
     const method = request.method ?? 'GET';
@@ -94,6 +98,14 @@ export function makeUiHandler(distDir: string) {
       file = join(root, 'assets', asset[1]);
       cacheControl = ASSET_CACHE_CONTROL;
     } else if (isUiRoute(path)) {
+      const canonical = canonicalOrigin?.();
+      if (canonical && request.headers.host !== new URL(canonical).host) {
+        // Only the path goes along: the query of a UI route carries nothing, and the fragment (the
+        // one-time sign-in token) never reaches the server; browsers keep it across a redirect.
+        response.writeHead(308, { ...SECURITY_HEADERS, location: `${canonical}${path}`, 'cache-control': 'no-store' });
+        response.end();
+        return true;
+      }
       file = join(root, 'index.html');
       cacheControl = INDEX_CACHE_CONTROL;
     } else {

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,26 @@ describe('web UI bundle and how npm start serves it', () => {
     }
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toContain('unsafe-inline');
+  });
+
+  it('sends a page asked for as localhost to the printed 127.0.0.1 address, where uploads are same-origin; the API answers under both', async () => {
+    const { port } = service.runtime;
+    const asLocalhost = (path: string) =>
+      new Promise<{ status: number; location?: string }>((done, fail) => {
+        request({ host: '127.0.0.1', port, path, headers: { host: `localhost:${port}` } }, (reply) => {
+          reply.resume();
+          done({ status: reply.statusCode ?? 0, location: reply.headers.location });
+        })
+          .on('error', fail)
+          .end();
+      });
+
+    expect(await asLocalhost('/settings/scheduled-scans')).toEqual({
+      status: 308,
+      location: `${service.runtime.url}/settings/scheduled-scans`,
+    });
+    expect((await asLocalhost('/api/health')).status).toBe(200);
+    expect((await fetch(`${service.runtime.url}/settings/scheduled-scans`)).status).toBe(200);
   });
 
   it('revalidates index.html by ETag', async () => {
