@@ -86,6 +86,9 @@ export async function launchBrowser(): Promise<Browser> {
     if (fullPage) await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
     for (const [viewport, size] of Object.entries(VIEWPORTS)) {
       await page.setViewportSize(size);
+      // Nothing may widen the page past the viewport (a phone would scroll the whole page sideways).
+      const pageWidth: number = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth);
+      expect(pageWidth, `${name} at ${viewport} is wider than the viewport`).toBeLessThanOrEqual(size.width);
       for (const colorScheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
         await page.screenshot({ path: join(SHOTS, `${name}-${viewport}-${colorScheme}.png`), fullPage, animations: 'disabled' });
