@@ -71,7 +71,7 @@ export function ArtifactUploads({
             aria-invalid={!!ruaError}
           />
           <p id={`${idPrefix}-rua-hint`} className="hint">
-            XML, .zip or .gz as reporters send them; up to 20, 25 MiB each.
+            XML, .zip or .gz as reporters send them; up to 20 files, 25 MiB each.
           </p>
           <FieldError id={`${idPrefix}-rua-error`} message={ruaError} />
         </div>
