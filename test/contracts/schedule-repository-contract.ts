@@ -255,34 +255,16 @@ export function describeScheduleRepositoryContract(name: string, makeSubject: ()
     });
 
     describe('run fields', () => {
+      const running = (at: string, scanId: string) => ({ last_run_at: at, last_run_status: 'running' as const, last_scan_id: scanId });
+
       it('recordRun sets the run fields unless the row shows a newer scan or is gone', async () => {
         await repo.create(scheduleRecord('acme', 1), QUOTA);
 
-        const first = await repo.recordRun('acme', scheduleId(1), {
-          last_run_at: '2026-03-02T11:00:00.000Z',
-          last_run_status: 'running',
-          last_scan_id: 'scan_05',
-        });
-        const same = await repo.recordRun('acme', scheduleId(1), {
-          last_run_at: '2026-03-02T11:01:00.000Z',
-          last_run_status: 'running',
-          last_scan_id: 'scan_05',
-        });
-        const older = await repo.recordRun('acme', scheduleId(1), {
-          last_run_at: '2026-03-02T10:00:00.000Z',
-          last_run_status: 'running',
-          last_scan_id: 'scan_04',
-        });
-        const gone = await repo.recordRun('acme', scheduleId(2), {
-          last_run_at: '2026-03-02T11:00:00.000Z',
-          last_run_status: 'running',
-          last_scan_id: 'scan_09',
-        });
-        const otherTenant = await repo.recordRun('globex', scheduleId(1), {
-          last_run_at: '2026-03-02T11:00:00.000Z',
-          last_run_status: 'running',
-          last_scan_id: 'scan_09',
-        });
+        const first = await repo.recordRun('acme', scheduleId(1), running('2026-03-02T11:00:00.000Z', 'scan_05'));
+        const same = await repo.recordRun('acme', scheduleId(1), running('2026-03-02T11:01:00.000Z', 'scan_05'));
+        const older = await repo.recordRun('acme', scheduleId(1), running('2026-03-02T10:00:00.000Z', 'scan_04'));
+        const gone = await repo.recordRun('acme', scheduleId(2), running('2026-03-02T11:00:00.000Z', 'scan_09'));
+        const otherTenant = await repo.recordRun('globex', scheduleId(1), running('2026-03-02T11:00:00.000Z', 'scan_09'));
 
         expect([first, same, older, gone, otherTenant]).toEqual([true, true, false, false, false]);
         expect(await repo.get('acme', scheduleId(1))).toMatchObject({ last_run_at: '2026-03-02T11:01:00.000Z', last_scan_id: 'scan_05' });

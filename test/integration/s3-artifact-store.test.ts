@@ -52,13 +52,12 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
     rmSync(directory, { recursive: true, force: true });
   });
 
+  /** The Google-shaped report announced for acme: the request every presigned-URL test starts from. */
+  const announceReport = () =>
+    artifacts.create('acme', { purpose: 'rua', filename: 'google.xml', size: REPORT.length, content_type: 'application/xml' });
+
   it('stores what is PUT to the presigned URL under <tenant>/<id> and marks it ready', async () => {
-    const created = await artifacts.create('acme', {
-      purpose: 'rua',
-      filename: 'google.xml',
-      size: REPORT.length,
-      content_type: 'application/xml',
-    });
+    const created = await announceReport();
 
     const put = await putUpload(created.upload.url, created.upload.headers, REPORT);
     const checked = await artifacts.check('acme', created.id);
@@ -75,12 +74,7 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
   });
 
   it('refuses a PUT with another Content-Length or Content-Type (SignatureDoesNotMatch), and stores nothing', async () => {
-    const created = await artifacts.create('acme', {
-      purpose: 'rua',
-      filename: 'google.xml',
-      size: REPORT.length,
-      content_type: 'application/xml',
-    });
+    const created = await announceReport();
     const { url, headers } = created.upload;
 
     const shorter = await putUpload(url, { ...headers, 'content-length': String(REPORT.length - 1) }, REPORT.subarray(1));
@@ -115,12 +109,7 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
   });
 
   it('is not a rubber stamp: a tampered query, key or signature, and an unsigned PUT, are refused', async () => {
-    const created = await artifacts.create('acme', {
-      purpose: 'rua',
-      filename: 'google.xml',
-      size: REPORT.length,
-      content_type: 'application/xml',
-    });
+    const created = await announceReport();
     const { url, headers } = created.upload;
     const signature = new URL(url).searchParams.get('X-Amz-Signature')!;
     const flipped = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
