@@ -36,22 +36,14 @@ const RECORD_FIELDS = [
   'updated_at',
 ] as const satisfies readonly (keyof ScheduleRecord)[];
 
-/** What update() writes: everything but the identity, the creation time and the run fields. */
-const EDITABLE_FIELDS = [
-  'version',
-  'name',
-  'description',
-  'scan_type',
-  'target',
-  'targets',
-  'scope',
-  'cadence',
-  'cron_expression',
-  'timezone',
-  'enabled',
-  'trigger_definition',
-  'updated_at',
-] as const satisfies readonly (keyof ScheduleRecord)[];
+/** Fields update() never writes: the identity, the creation time and the run fields (recordRun/startRun own those). */
+const FIXED_FIELDS = ['id', 'tenant', 'created_at', 'last_run_at', 'last_run_status', 'last_scan_id'] as const;
+type FixedField = (typeof FIXED_FIELDS)[number];
+
+/** What update() writes: every stored field but the fixed ones. */
+const EDITABLE_FIELDS = RECORD_FIELDS.filter(
+  (field): field is Exclude<(typeof RECORD_FIELDS)[number], FixedField> => !(FIXED_FIELDS as readonly string[]).includes(field),
+);
 
 function toItem(record: ScheduleRecord) {
   return {
