@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type * as z from 'zod';
-import { InvalidJsonError, UnauthenticatedError, UnsupportedMediaTypeError } from '../shared/domain/errors.ts';
+import { UnauthenticatedError } from '../shared/domain/errors.ts';
 import { errorResponse } from '../shared/http/error-body.ts';
+import { readJsonBody } from '../shared/http/middlewares.ts';
 import { parseBody } from '../shared/http/parse.ts';
 import type { LocalEndpoint } from './http-server.ts';
 
@@ -12,12 +13,10 @@ function sameSecret(given: string | string[] | undefined, expected: string): boo
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
  * A local-only admin endpoint (`POST /_local/...`, what the reconcile and backfill CLIs call):
  * authenticated by the local admin key in `x-local-admin-key`, with an optional JSON body parsed by
- * `schema` as the API parses its bodies (an empty body is `{}`). Every refusal is the DESIGN §3
+ * `schema`, read and parsed as the API reads its bodies (readJsonBody; an empty body is `{}`). Every refusal is the DESIGN §3
  * error body: 401 without the key, 415 for a body that is not JSON, 400 invalid_json or
  * validation_error; nothing runs before the request passed all of them.
  */
@@ -31,16 +30,7 @@ export function makeAdminEndpoint<S extends z.ZodType>(
     try {
       if (!sameSecret(request.headers['x-local-admin-key'], adminKey))
         throw new UnauthenticatedError('send the local admin key in x-local-admin-key');
-      let body: unknown = {};
-      if (bytes.length > 0) {
-        const contentType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-        if (contentType !== 'application/json') throw new UnsupportedMediaTypeError('send the body as application/json');
-        try {
-          body = JSON.parse(strictUtf8.decode(bytes)) as unknown;
-        } catch {
-          throw new InvalidJsonError('the body is not valid JSON');
-        }
-      }
+      const body = bytes.length > 0 ? readJsonBody(request.headers['content-type'], bytes) : {};
       input = parseBody(schema, body);
     } catch (error) {
       const { status, body } = errorResponse(error, requestId);

@@ -159,9 +159,33 @@ function checkContentType(header: string | undefined): void {
 }
 
 /**
- * 415 for a body that is not application/json in UTF-8, 413 over 64 KiB, 400 invalid_json for
- * bytes that are not UTF-8 JSON, 400 validation_error past MAX_JSON_DEPTH; parsed body in the state.
+ * A request body as the API reads one: 415 for a body that is not application/json in UTF-8, 413
+ * over 64 KiB, 400 invalid_json for bytes that are not UTF-8 JSON, 400 validation_error past
+ * MAX_JSON_DEPTH. The API's middleware and the local admin endpoints both read bodies through it.
  */
+export function readJsonBody(contentType: string | undefined, bytes: Buffer): unknown {
+  checkContentType(contentType);
+  if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`the body is over ${MAX_BODY_BYTES} bytes`);
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new InvalidJsonError('the body is not valid UTF-8');
+  }
+  let body: unknown;
+  try {
+    // V8's JSON.parse does not recurse, so any depth parses; what comes after must not see it.
+    body = JSON.parse(text) as unknown;
+  } catch {
+    throw new InvalidJsonError('the body is not valid JSON');
+  }
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new ValidationError('the body nests too deeply', [{ field: '', message: `must nest at most ${MAX_JSON_DEPTH} levels deep` }]);
+  }
+  return body;
+}
+
+/** The parsed body of a request that carries one (readJsonBody), in the request state. */
 export function jsonBody(): Middleware {
   return {
     name: 'jsonBody',
@@ -169,26 +193,8 @@ export function jsonBody(): Middleware {
       const { event } = request;
       const raw = event.body;
       if (raw === undefined || raw === null || raw === '') return;
-      checkContentType(event.headers?.['content-type']);
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
-      if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`the body is over ${MAX_BODY_BYTES} bytes`);
-      let text: string;
-      try {
-        text = strictUtf8.decode(bytes);
-      } catch {
-        throw new InvalidJsonError('the body is not valid UTF-8');
-      }
-      let body: unknown;
-      try {
-        // V8's JSON.parse does not recurse, so any depth parses; what comes after must not see it.
-        body = JSON.parse(text) as unknown;
-      } catch {
-        throw new InvalidJsonError('the body is not valid JSON');
-      }
-      if (jsonDepth(text) > MAX_JSON_DEPTH) {
-        throw new ValidationError('the body nests too deeply', [{ field: '', message: `must nest at most ${MAX_JSON_DEPTH} levels deep` }]);
-      }
-      stateOf(event).body = body;
+      stateOf(event).body = readJsonBody(event.headers?.['content-type'], bytes);
     },
   };
 }
