@@ -40,9 +40,13 @@ function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
 
 /**
  * Schedule use cases. The invariant: after every call, successful or not, the trigger scheduler
- * holds exactly the trigger the stored row asks for. Triggers are changed before the row; when
- * the row write then fails, the triggers are put back to what the row (re-read) says.
+ * holds exactly the trigger the stored row asks for. Triggers are changed before the row; after
+ * the write, failed or not, the trigger is settled on the row as stored (settleTriggers), so calls
+ * on one schedule that interleave still leave the trigger of the last row written.
  */
+/** How many times settleTriggers follows a row that keeps moving before it leaves it to reconcile. */
+const SETTLE_ROUNDS = 5;
+
 export function makeScheduleService({ repo, triggers, clock, ids, logger, quota, artifacts, targetPolicy }: ScheduleServiceDeps) {
   const toWire = (record: ScheduleRecord): Schedule => scheduleToWire(record, clock.now());
 
@@ -52,35 +56,57 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
     return record;
   }
 
-  /** Puts the triggers back in line with the stored row after a failed write. Never throws. */
-  async function restoreTriggers(tenant: string, id: string): Promise<void> {
+  /**
+   * Makes the trigger follow the stored row even when other calls on the same schedule interleave:
+   * sync it to the row, then read the row again, and go round again if the row moved meanwhile. A
+   * writer that settles after its own write, and a loser that settles after its failed one, then
+   * leave the trigger of the last row written: a sync from a stale read is always followed by a
+   * settle that reads the newer row. `known` is the row as the caller just wrote it (null: deleted).
+   * Never throws: reconcile repairs what a failing scheduler leaves behind.
+   */
+  async function settleTriggers(tenant: string, id: string, known?: ScheduleRecord | null): Promise<void> {
     try {
-      const current = await repo.get(tenant, id);
-      await triggers.sync(tenant, id, current ? desiredTrigger(current) : null);
+      let current = known === undefined ? await repo.get(tenant, id) : known;
+      for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
+        await triggers.sync(tenant, id, current ? desiredTrigger(current) : null);
+        const now = await repo.get(tenant, id);
+        if ((now?.version ?? null) === (current?.version ?? null)) return;
+        current = now;
+      }
+      logger.warn('trigger still moving after settling; reconcile will repair it', { tenant, schedule_id: id });
     } catch (error) {
-      logger.error('trigger restore failed; reconcile will repair it', { tenant, schedule_id: id, error });
+      logger.error('trigger settle failed; reconcile will repair it', { tenant, schedule_id: id, error });
     }
   }
 
-  /** Changes the trigger, then writes the row; on a failed write, restores the trigger. */
-  async function writeWithTrigger(previous: ScheduleRecord | null, next: ScheduleRecord, write: () => Promise<void>): Promise<void> {
+  /**
+   * Changes the trigger, then writes the row; then settles the trigger on the row as stored, after
+   * a failed write as after a successful one (settleTriggers says why both).
+   */
+  async function writeWithTrigger(
+    previous: ScheduleRecord | null,
+    next: ScheduleRecord | null,
+    write: () => Promise<void>,
+    id: { tenant: string; id: string },
+  ): Promise<void> {
     const before = previous ? desiredTrigger(previous) : null;
-    const after = desiredTrigger(next);
+    const after = next ? desiredTrigger(next) : null;
     const changes = !sameTrigger(before, after);
     if (changes) {
       try {
-        await triggers.sync(next.tenant, next.id, after);
+        await triggers.sync(id.tenant, id.id, after);
       } catch (error) {
-        await restoreTriggers(next.tenant, next.id);
+        await settleTriggers(id.tenant, id.id);
         throw error;
       }
     }
     try {
       await write();
     } catch (error) {
-      if (changes) await restoreTriggers(next.tenant, next.id);
+      if (changes) await settleTriggers(id.tenant, id.id);
       throw error;
     }
+    if (changes) await settleTriggers(id.tenant, id.id, next);
   }
 
   /**
@@ -136,7 +162,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
       created_at: now,
       updated_at: now,
     };
-    await writeWithTrigger(null, record, () => repo.create(record, quota));
+    await writeWithTrigger(null, record, () => repo.create(record, quota), record);
     logger.info('schedule created', { tenant, schedule_id: record.id, enabled: record.enabled, legacy });
     return toWire(record);
   }
@@ -192,7 +218,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
         validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy }),
       );
       const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };
-      await writeWithTrigger(current, next, () => repo.update(next));
+      await writeWithTrigger(current, next, () => repo.update(next), next);
       logger.info('schedule updated', { tenant, schedule_id: id, fields: Object.keys(patch) });
       return toWire(next);
     },
@@ -205,15 +231,14 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
         version: current.version + 1,
         updated_at: clock.now().toISOString(),
       };
-      await writeWithTrigger(current, next, () => repo.update(next));
+      await writeWithTrigger(current, next, () => repo.update(next), next);
       logger.info('schedule toggled', { tenant, schedule_id: id, enabled: next.enabled });
       return toWire(next);
     },
 
     async remove(tenant: string, id: string): Promise<void> {
       const current = await load(tenant, id);
-      const gone: ScheduleRecord = { ...current, enabled: false };
-      await writeWithTrigger(current, gone, () => repo.delete(tenant, id, current.version));
+      await writeWithTrigger(current, null, () => repo.delete(tenant, id, current.version), current);
       logger.info('schedule deleted', { tenant, schedule_id: id });
     },
 

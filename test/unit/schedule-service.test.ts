@@ -46,7 +46,8 @@ describe('schedule service', () => {
   it('provisions the trigger before storing the row', async () => {
     const created = await world.service.create('acme', daily);
 
-    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.create']);
+    // Then it settles: the trigger synced to the row as written, and the row read again (unchanged).
+    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.create', 'triggers.sync', 'repo.get']);
     expect(world.repo.rows.size).toBe(1);
     expect(await world.scheduler.list()).toEqual([
       { name: created.id, tenant: 'acme', scheduleId: created.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
@@ -60,8 +61,8 @@ describe('schedule service', () => {
       TriggerUnavailableError,
     );
 
-    // The failed sync is followed by the restore (read the row, sync to what it asks: none); never a create.
-    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.get', 'triggers.sync']);
+    // The failed sync is followed by the settle (read the row, sync to what it asks: none, read again); never a create.
+    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.get', 'triggers.sync', 'repo.get']);
     expect(world.repo.rows.size).toBe(0);
     expect(await world.scheduler.list()).toEqual([]);
   });
@@ -73,7 +74,10 @@ describe('schedule service', () => {
     await world.service.update('acme', created.id, { cadence: 'weekly' });
     await world.service.remove('acme', created.id);
 
-    expect(world.calls).toEqual(['repo.get', 'triggers.sync', 'repo.update', 'repo.get', 'triggers.sync', 'repo.delete']);
+    expect(world.calls).toEqual([
+      ...['repo.get', 'triggers.sync', 'repo.update', 'triggers.sync', 'repo.get'],
+      ...['repo.get', 'triggers.sync', 'repo.delete', 'triggers.sync', 'repo.get'],
+    ]);
   });
 
   it('removes the trigger again when the row write fails', async () => {
