@@ -1,12 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 
-// Cuts a bundle's source map down to the service's own sources. Lambda runs every function with
-// --enable-source-maps (infra/constructs/service-function.ts), and Node reads and parses the whole
-// map of the bundle when the module loads, so a map that also covers zod, tldts and Powertools
-// (about three quarters of each bundle) was a large part of the cold start (docs/cold-start.md).
-// Stack frames in our code still point at the TypeScript sources; frames inside a library point at
-// the bundle, which is where they would point without the map anyway.
-// Usage (the afterBundling hook of ServiceFunction): node trim-source-map.ts <index.mjs.map>
+// Cuts a bundle's source map down to the service's own sources and names them relative to the
+// repository. The map is read when a stack is first formatted (shared/observability/
+// bundle-stack-traces.ts), so a map that also covered zod, tldts and Powertools (about three
+// quarters of each bundle) would be parsed for frames it cannot improve (docs/cold-start.md).
+// Stack frames in our code point at the TypeScript sources; frames inside a library point at the
+// bundle, which is where they would point without the map anyway.
+// Usage (the afterBundling hook of ServiceFunction): node trim-source-map.ts <index.mjs.map> <repository root>
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const DIGIT = new Map([...BASE64].map((char, i) => [char, i]));
@@ -126,8 +127,18 @@ export function trimSourceMap(map: SourceMapV3, keep: (source: string) => boolea
   };
 }
 
+/**
+ * The map with each source named relative to `root` (the repository) instead of to the map's
+ * directory, so a mapped frame reads `shared/services/schedule-service.ts:42:7` wherever the
+ * bundle was built and wherever it runs.
+ */
+export function rootRelativeSources(map: SourceMapV3, mapDirectory: string, root: string): SourceMapV3 {
+  return { ...map, sources: map.sources.map((source) => relative(root, resolve(mapDirectory, source)).split(sep).join('/')) };
+}
+
 if (import.meta.main) {
-  const file = process.argv[2];
-  if (!file) throw new Error('usage: node trim-source-map.ts <index.mjs.map>');
-  writeFileSync(file, JSON.stringify(trimSourceMap(JSON.parse(readFileSync(file, 'utf8')) as SourceMapV3)));
+  const [file, root] = process.argv.slice(2);
+  if (!file || !root) throw new Error('usage: node trim-source-map.ts <index.mjs.map> <repository root>');
+  const trimmed = trimSourceMap(JSON.parse(readFileSync(file, 'utf8')) as SourceMapV3);
+  writeFileSync(file, JSON.stringify(rootRelativeSources(trimmed, dirname(file), root)));
 }

@@ -83,8 +83,6 @@ export class ServiceFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: defaults.serviceName,
         LOG_LEVEL: defaults.logLevel,
-        // Stack traces point at the TypeScript sources instead of the minified bundle.
-        NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
         forceDockerBundling: false,
@@ -95,15 +93,18 @@ export class ServiceFunction extends Construct {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
+        // Stack traces point at the TypeScript sources, mapped when a stack is first read rather
+        // than by --enable-source-maps at every cold start (docs/cold-start.md).
+        inject: [join(repositoryRoot, 'infra/bundling/map-stack-traces.ts')],
         // The Node.js 24 runtime ships AWS SDK v3; bundling it would only grow the cold start.
         externalModules: ['@aws-sdk/*'],
-        // With --enable-source-maps Node parses the whole map when the bundle loads: keep only the
-        // mappings into our own sources (docs/cold-start.md). Run by the Node running the synth.
+        // The map keeps only the mappings into our own sources, named relative to the repository
+        // (docs/cold-start.md). Run by the Node running the synth.
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (inputDir: string, outputDir: string) => [
-            [process.execPath, join(inputDir, 'infra/bundling/trim-source-map.ts'), join(outputDir, 'index.mjs.map')]
+            [process.execPath, join(inputDir, 'infra/bundling/trim-source-map.ts'), join(outputDir, 'index.mjs.map'), inputDir]
               .map((arg) => JSON.stringify(arg))
               .join(' '),
           ],

@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/config/environment.ts';
-import { arnOf, cdkContext, environments, functionResource, logicalId, ref, synthesizedStack, type Json } from './synthesized-stack.ts';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repositoryRoot } from '../../infra/paths.ts';
+import {
+  arnOf,
+  bundleDirectory,
+  cdkContext,
+  environments,
+  functionResource,
+  logicalId,
+  ref,
+  synthesizedStack,
+  type FunctionName,
+  type Json,
+} from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
   const settings = cdkContext.environments[env];
@@ -31,7 +47,7 @@ describe.each(environments)('ScanService-%s', (env) => {
     });
 
     it('sets exactly the environment each function reads', () => {
-      const powertools = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', 'NODE_OPTIONS', ENV.environment, ENV.serviceVersion];
+      const powertools = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', ENV.environment, ENV.serviceVersion];
       const triggers = [ENV.tableName, ENV.scheduleGroupName, ENV.scanQueueArn, ENV.schedulerRoleArn, ENV.schedulerDlqArn];
       const expected = {
         schedules: [...powertools, ...triggers, ENV.allowedOrigins, ENV.scheduleQuota, ENV.allowPrivateTargets],
@@ -72,6 +88,39 @@ describe.each(environments)('ScanService-%s', (env) => {
         [ENV.environment]: env,
         LOG_LEVEL: settings.logLevel,
       });
+    });
+
+    it('ships each bundle with a map of our own sources, read at the first stack instead of --enable-source-maps', () => {
+      for (const fn of Object.keys(stack.functions) as FunctionName[]) {
+        const { Properties } = functionResource(env, fn);
+        expect(Properties.Environment.Variables.NODE_OPTIONS, fn).toBeUndefined();
+        const map = JSON.parse(readFileSync(join(bundleDirectory(env, fn), 'index.mjs.map'), 'utf8'));
+        expect(map.sources.length, fn).toBeGreaterThan(0);
+        for (const source of map.sources) {
+          expect(source, fn).not.toMatch(/^\.\.|node_modules/);
+          expect(existsSync(join(repositoryRoot, source)), `${fn}: ${source}`).toBe(true);
+        }
+      }
+      // The authorizer's real bundle, loaded as Lambda loads it: an error inside it names our source.
+      // Copied under the repository (cdk.out* is ignored) so its SDK imports resolve as the runtime's would.
+      const copy = mkdtempSync(join(repositoryRoot, 'cdk.out-stack-trace-'));
+      let stack_: string;
+      try {
+        cpSync(bundleDirectory(env, 'authorizer'), copy, { recursive: true });
+        const bundle = pathToFileURL(join(copy, 'index.mjs')).href;
+        const script = `const { handler } = await import(${JSON.stringify(bundle)});\ntry { await handler(null); } catch (error) { process.stdout.write(error.stack); }`;
+        stack_ = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+          env: {
+            PATH: process.env.PATH ?? '',
+            AWS_REGION: 'eu-west-1',
+            [ENV.sessionKeySecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stand-in',
+          },
+          encoding: 'utf8',
+        });
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+      expect(stack_.split('\n')[1]).toMatch(/ at (\S+ \()?functions\/authorizer-handler\.ts:\d+:\d+\)?$/);
     });
 
     it('tells the meta function that email_security has a runner, the one the mailscan layer serves', () => {

@@ -136,3 +136,10 @@ export function functionResource(env: EnvironmentName, fn: FunctionName): Json {
   const { stack, template } = synthesizedStack(env);
   return template.toJSON().Resources[logicalId(stack, stack.functions[fn].handler)];
 }
+
+/** Where the synth wrote a function's bundle (index.mjs and its map). */
+export function bundleDirectory(env: EnvironmentName, fn: FunctionName): string {
+  const { stack } = synthesizedStack(env);
+  const key: string = functionResource(env, fn).Properties.Code.S3Key;
+  return join(App.of(stack)?.outdir ?? '', `asset.${key.replace(/\.zip$/, '')}`);
+}
