@@ -27,39 +27,43 @@ export const ARTIFACT_CONTENT_TYPES: Record<ArtifactPurpose, readonly string[]> 
 export const ARTIFACT_TTL_DAYS = 30;
 export const UPLOAD_TTL_SECONDS = 15 * 60;
 
+// Object schemas are z.lazy, built at their first parse: a Lambda function builds at cold start
+// none of the request schemas its first request does not need (docs/cold-start.md).
+
 /** POST /api/artifacts/ body. */
-export const CreateArtifactRequest = z
-  .strictObject({
-    purpose: ArtifactPurpose,
-    filename: fileNameText(255),
-    size: z.number().int().min(1),
-    content_type: z
-      .string()
-      .min(1)
-      .max(100)
-      .transform((value) => value.toLowerCase()),
-  })
-  .superRefine((request, context) => {
-    if (request.size > MAX_ARTIFACT_BYTES[request.purpose]) {
-      context.addIssue({
-        code: 'custom',
-        path: ['size'],
-        message: `must be at most ${MAX_ARTIFACT_BYTES[request.purpose]} bytes for purpose ${request.purpose}`,
-      });
-    }
-    if (!ARTIFACT_CONTENT_TYPES[request.purpose].includes(request.content_type)) {
-      context.addIssue({
-        code: 'custom',
-        path: ['content_type'],
-        message: `must be one of ${ARTIFACT_CONTENT_TYPES[request.purpose].join(', ')} for purpose ${request.purpose}`,
-      });
-    }
-  });
+export const CreateArtifactRequest = z.lazy(() =>
+  z
+    .strictObject({
+      purpose: ArtifactPurpose,
+      filename: fileNameText(255),
+      size: z.number().int().min(1),
+      content_type: z
+        .string()
+        .min(1)
+        .max(100)
+        .transform((value) => value.toLowerCase()),
+    })
+    .superRefine((request, context) => {
+      if (request.size > MAX_ARTIFACT_BYTES[request.purpose]) {
+        context.addIssue({
+          code: 'custom',
+          path: ['size'],
+          message: `must be at most ${MAX_ARTIFACT_BYTES[request.purpose]} bytes for purpose ${request.purpose}`,
+        });
+      }
+      if (!ARTIFACT_CONTENT_TYPES[request.purpose].includes(request.content_type)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['content_type'],
+          message: `must be one of ${ARTIFACT_CONTENT_TYPES[request.purpose].join(', ')} for purpose ${request.purpose}`,
+        });
+      }
+    }),
+);
 export type CreateArtifactRequest = z.infer<typeof CreateArtifactRequest>;
 
-// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
-// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
-// first use (docs/cold-start.md).
+// Response schemas too: the API never parses its own responses, so a Lambda function would build
+// them at every cold start for nothing; the OpenAPI document and the UI build them at first use.
 
 const artifactShape = () => ({
   id: z.string(),

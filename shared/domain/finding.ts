@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { PageQuery } from './page-query.ts';
+import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import { Severity } from './scan-job.ts';
 
-// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
-// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
-// first use (docs/cold-start.md).
+// Object schemas are z.lazy, built at their first parse: a Lambda function builds at cold start
+// none of the request schemas its first request does not need, and none of the response schemas,
+// which the API never parses (docs/cold-start.md).
 
 export const Finding = z.lazy(() =>
   z.object({
@@ -34,31 +34,35 @@ export interface FindingRecord extends Finding {
 }
 
 /** What a runner reports; the engine turns it into a Finding. */
-export const RunnerFinding = z.object({
-  rule_id: z.string().min(1).max(200),
-  severity: Severity,
-  title: z.string().max(500),
-  description: z.string().max(10_000),
-  evidence: z.record(z.string(), z.unknown()),
-  remediation: z.string().max(10_000),
-  /** What makes two sightings the same finding; defaults to the whole evidence. */
-  evidence_key: z.string().max(1000).optional(),
-  /**
-   * The runner's own name for this finding within the run. Another finding of the same target
-   * whose `evidence.base_fingerprint` equals it gets the stored fingerprint there instead, so an
-   * adversary finding points at its stored base finding (docs/mailscan-discover-leak.md).
-   */
-  ref: z.string().max(200).optional(),
-});
+export const RunnerFinding = z.lazy(() =>
+  z.object({
+    rule_id: z.string().min(1).max(200),
+    severity: Severity,
+    title: z.string().max(500),
+    description: z.string().max(10_000),
+    evidence: z.record(z.string(), z.unknown()),
+    remediation: z.string().max(10_000),
+    /** What makes two sightings the same finding; defaults to the whole evidence. */
+    evidence_key: z.string().max(1000).optional(),
+    /**
+     * The runner's own name for this finding within the run. Another finding of the same target
+     * whose `evidence.base_fingerprint` equals it gets the stored fingerprint there instead, so an
+     * adversary finding points at its stored base finding (docs/mailscan-discover-leak.md).
+     */
+    ref: z.string().max(200).optional(),
+  }),
+);
 export type RunnerFinding = z.infer<typeof RunnerFinding>;
 
-export const FindingListQuery = z.strictObject({
-  scan_id: z.string().min(1).max(64).optional().describe('only this scan'),
-  rule_id: z.string().min(1).max(200).optional().describe('only this rule'),
-  severity: Severity.optional().describe('only this severity'),
-  target: z.string().min(1).max(2048).optional().describe('only this target'),
-  ...PageQuery.shape,
-});
+export const FindingListQuery = z.lazy(() =>
+  z.strictObject({
+    scan_id: z.string().min(1).max(64).optional().describe('only this scan'),
+    rule_id: z.string().min(1).max(200).optional().describe('only this rule'),
+    severity: Severity.optional().describe('only this severity'),
+    target: z.string().min(1).max(2048).optional().describe('only this target'),
+    ...pageQueryFields(),
+  }),
+);
 export type FindingListQuery = z.infer<typeof FindingListQuery>;
 
 export const FindingList = z.lazy(() => z.object({ items: z.array(Finding), next_cursor: z.string().nullable() }));

@@ -9,11 +9,13 @@ export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const TenantId = z.string().regex(TENANT_PATTERN);
 
 /** Who is calling: taken only from a verified session token. */
-export const Identity = z.object({
-  sub: z.string().min(1).max(256),
-  tenant: TenantId,
-  role: Role,
-});
+export const Identity = z.lazy(() =>
+  z.object({
+    sub: z.string().min(1).max(256),
+    tenant: TenantId,
+    role: Role,
+  }),
+);
 export type Identity = z.infer<typeof Identity>;
 
 const rank: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
@@ -24,5 +26,5 @@ export function roleAllows(role: Role, required: Role): boolean {
 }
 
 /** GET /api/me: who the session is and until when (ISO 8601). Built at first use: a response only. */
-export const Me = z.lazy(() => Identity.extend({ expires_at: z.string() }));
+export const Me = z.lazy(() => Identity.unwrap().extend({ expires_at: z.string() }));
 export type Me = z.infer<typeof Me>;

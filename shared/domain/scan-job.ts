@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PageQuery } from './page-query.ts';
+import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import type { ScheduleRecord } from './schedule.ts';
 import { Scope } from './scope.ts';
@@ -16,9 +16,9 @@ export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const
 export const Severity = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof Severity>;
 
-// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
-// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
-// first use (docs/cold-start.md).
+// Object schemas are z.lazy, built at their first parse: a Lambda function builds at cold start
+// none of the request schemas its first request does not need, and none of the response schemas,
+// which the API never parses (docs/cold-start.md).
 
 export const ScanSummary = z.lazy(() =>
   z.object({
@@ -71,21 +71,25 @@ export interface ScanJobRecord extends ScanJob {
 }
 
 /** POST /api/scans/ body. */
-export const ManualScanRequest = z.strictObject({
-  scan_type: ScanType,
-  target: z.string().min(1),
-  targets: z.array(z.string().min(1)).max(100).optional(),
-  scope: Scope.optional(),
-});
+export const ManualScanRequest = z.lazy(() =>
+  z.strictObject({
+    scan_type: ScanType,
+    target: z.string().min(1),
+    targets: z.array(z.string().min(1)).max(100).optional(),
+    scope: Scope.optional(),
+  }),
+);
 export type ManualScanRequest = z.infer<typeof ManualScanRequest>;
 
-export const ScanListQuery = z.strictObject({
-  scan_type: ScanType.optional().describe('only this scan type'),
-  status: ScanStatus.optional().describe('only this status'),
-  schedule_id: z.string().min(1).max(64).optional().describe('only scans of this schedule'),
-  source_type: SourceType.optional().describe('only this source: manual, schedule, cloud or adversary'),
-  ...PageQuery.shape,
-});
+export const ScanListQuery = z.lazy(() =>
+  z.strictObject({
+    scan_type: ScanType.optional().describe('only this scan type'),
+    status: ScanStatus.optional().describe('only this status'),
+    schedule_id: z.string().min(1).max(64).optional().describe('only scans of this schedule'),
+    source_type: SourceType.optional().describe('only this source: manual, schedule, cloud or adversary'),
+    ...pageQueryFields(),
+  }),
+);
 export type ScanListQuery = z.infer<typeof ScanListQuery>;
 
 export const ScanList = z.lazy(() => z.object({ items: z.array(ScanJob), next_cursor: z.string().nullable() }));

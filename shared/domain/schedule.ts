@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { desiredTrigger } from './desired-trigger.ts';
 import { nextFireTimeOf } from './cron/eventbridge-cron.ts';
-import { PageQuery } from './page-query.ts';
+import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import { Scope } from './scope.ts';
 import { descriptionText, nameText } from './text.ts';
@@ -16,24 +16,18 @@ export type LastRunStatus = z.infer<typeof LastRunStatus>;
 
 export const MAX_TARGETS = 100;
 
-export const Trigger = z.object({
-  expressions: z.array(z.string()).min(1).max(2),
-  timezone: z.string(),
-});
-export type Trigger = z.infer<typeof Trigger>;
+// Object schemas are z.lazy, built at their first parse (docs/cold-start.md): a Lambda function
+// builds at cold start none of the request schemas its first request does not need, and none of
+// the response schemas, which the API never parses; the OpenAPI document and the UI build them
+// when they first use them.
 
-const writable = {
-  name: nameText(200),
-  description: descriptionText(2000),
-  scan_type: ScanType,
-  target: z.string().min(1),
-  targets: z.array(z.string().min(1)).max(MAX_TARGETS),
-  scope: Scope,
-  cadence: Cadence,
-  cron_expression: z.string().min(1).max(256).nullable(),
-  timezone: z.string().min(1).max(64),
-  enabled: z.boolean(),
-};
+export const Trigger = z.lazy(() =>
+  z.object({
+    expressions: z.array(z.string()).min(1).max(2),
+    timezone: z.string(),
+  }),
+);
+export type Trigger = z.infer<typeof Trigger>;
 
 /** Fields a client may never write (DESIGN §4). */
 export const READ_ONLY_SCHEDULE_FIELDS = [
@@ -48,29 +42,29 @@ export const READ_ONLY_SCHEDULE_FIELDS = [
 ] as const;
 
 /** POST /api/scans/schedules/ body. Cross-field rules live in schedule-rules.ts. */
-export const ScheduleCreateRequest = z.strictObject({
-  name: writable.name,
-  description: writable.description.optional(),
-  scan_type: writable.scan_type,
-  target: writable.target,
-  targets: writable.targets.optional(),
-  scope: writable.scope.optional(),
-  cadence: writable.cadence,
-  cron_expression: writable.cron_expression.optional(),
-  timezone: writable.timezone.optional(),
-  enabled: writable.enabled.optional(),
-});
+export const ScheduleCreateRequest = z.lazy(() =>
+  z.strictObject({
+    name: nameText(200),
+    description: descriptionText(2000).optional(),
+    scan_type: ScanType,
+    target: z.string().min(1),
+    targets: z.array(z.string().min(1)).max(MAX_TARGETS).optional(),
+    scope: Scope.optional(),
+    cadence: Cadence,
+    cron_expression: z.string().min(1).max(256).nullable().optional(),
+    timezone: z.string().min(1).max(64).optional(),
+    enabled: z.boolean().optional(),
+  }),
+);
 export type ScheduleCreateRequest = z.infer<typeof ScheduleCreateRequest>;
 
 /** PATCH body: any subset of the writable fields, at least one. */
-export const SchedulePatchRequest = ScheduleCreateRequest.partial().refine((body) => Object.keys(body).length > 0, {
-  message: 'must change at least one writable field',
-});
+export const SchedulePatchRequest = z.lazy(() =>
+  ScheduleCreateRequest.unwrap()
+    .partial()
+    .refine((body) => Object.keys(body).length > 0, { message: 'must change at least one writable field' }),
+);
 export type SchedulePatchRequest = z.infer<typeof SchedulePatchRequest>;
-
-// Response-only schemas are z.lazy: the API never parses its own responses, so a Lambda function
-// would build them at every cold start for nothing; the OpenAPI document and the UI build them at
-// first use (docs/cold-start.md).
 
 /** A schedule as the API returns it. */
 export const Schedule = z.lazy(() =>
@@ -105,15 +99,17 @@ export interface ScheduleRecord extends Omit<Schedule, 'next_run_at' | 'trigger'
   trigger_definition: Trigger;
 }
 
-export const ScheduleListQuery = z.strictObject({
-  scan_type: ScanType.optional().describe('only this scan type'),
-  enabled: z
-    .enum(['true', 'false'])
-    .transform((value) => value === 'true')
-    .optional()
-    .describe('only enabled or disabled schedules'),
-  ...PageQuery.shape,
-});
+export const ScheduleListQuery = z.lazy(() =>
+  z.strictObject({
+    scan_type: ScanType.optional().describe('only this scan type'),
+    enabled: z
+      .enum(['true', 'false'])
+      .transform((value) => value === 'true')
+      .optional()
+      .describe('only enabled or disabled schedules'),
+    ...pageQueryFields(),
+  }),
+);
 export type ScheduleListQuery = z.infer<typeof ScheduleListQuery>;
 
 export const ScheduleList = z.lazy(() => z.object({ items: z.array(Schedule), next_cursor: z.string().nullable() }));

@@ -26,23 +26,26 @@ export type AdversaryTechnique = (typeof ADVERSARY_TECHNIQUES)[number];
 /** How deep a scope may nest (DynamoDB stores 32 levels in all; a scope needs far fewer). */
 export const MAX_SCOPE_DEPTH = 16;
 
-const DkimSelector = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)');
-
 /**
  * email_security scope (DESIGN §4). `rua` lists artifact ids of purpose rua (DMARC aggregate
  * reports) and `header` one artifact id of purpose eml; the scan and schedule services also check
  * that each is a ready artifact of the tenant (docs/artifacts.md).
  */
-export const EmailSecurityScope = z.strictObject({
-  reputation: z.boolean().optional(),
-  discover: z.boolean().optional(),
-  leak: z.boolean().optional(),
-  rua: z.array(ArtifactId).min(1).max(20).optional(),
-  header: ArtifactId.optional(),
-  dkim_selectors: z.array(DkimSelector).max(50).optional(),
-  /** Set only by the dispatcher for an adversary step; the API refuses it. */
-  techniques: z.array(z.enum(ADVERSARY_TECHNIQUES)).min(1).max(ADVERSARY_TECHNIQUES.length).optional(),
-});
+export const EmailSecurityScope = z.lazy(() =>
+  z.strictObject({
+    reputation: z.boolean().optional(),
+    discover: z.boolean().optional(),
+    leak: z.boolean().optional(),
+    rua: z.array(ArtifactId).min(1).max(20).optional(),
+    header: ArtifactId.optional(),
+    dkim_selectors: z
+      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)'))
+      .max(50)
+      .optional(),
+    /** Set only by the dispatcher for an adversary step; the API refuses it. */
+    techniques: z.array(z.enum(ADVERSARY_TECHNIQUES)).min(1).max(ADVERSARY_TECHNIQUES.length).optional(),
+  }),
+);
 export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;
 
 export const Scope = z.record(z.string(), z.unknown());

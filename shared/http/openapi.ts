@@ -20,8 +20,8 @@ const Health = z.object({ status: z.literal('ok'), version: z.string() });
 interface OperationDoc {
   summary: string;
   request?: z.ZodType;
-  /** A list query (shared/domain): each field is a query parameter, described by its `.describe()`. */
-  query?: z.ZodObject<Record<string, z.ZodType>>;
+  /** A list query (shared/domain, built at first use): each field is a query parameter, described by its `.describe()`. */
+  query?: z.ZodLazy<z.ZodObject<Record<string, z.ZodType>>>;
   success: { status: number; schema?: z.ZodType; description: string };
   errors: number[];
 }
@@ -129,7 +129,7 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema
 function operationObject(route: RouteDefinition, doc: OperationDoc) {
   const parameters = [
     ...(route.path.includes('{id}') ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : []),
-    ...Object.entries(doc.query?.shape ?? {}).map(([name, schema]) => ({
+    ...Object.entries(doc.query?.unwrap().shape ?? {}).map(([name, schema]) => ({
       name,
       in: 'query',
       required: false,

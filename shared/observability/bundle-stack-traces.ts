@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { SourceMap, type SourceMapPayload } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import type { SourceMap, SourceMapPayload } from 'node:module';
 
 /**
  * Stack frames of a Lambda bundle, mapped to the TypeScript sources when a stack is first read.
@@ -21,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 export function mapBundleStackTraces(bundleUrl: string): boolean {
   if (!bundleUrl.startsWith('file:') || !bundleUrl.endsWith('.mjs')) return false;
   if (process.sourceMapsEnabled || !isNodesDefault(Reflect.get(Error, 'prepareStackTrace'))) return false;
-  const origins = lazySourceMap(`${fileURLToPath(bundleUrl)}.map`);
+  const origins = lazySourceMap(bundleUrl);
   Error.prepareStackTrace = (error, sites) => {
     try {
       return [errorHeader(error), ...sites.map((site, i) => `    at ${mappedFrame(site, sites[i + 1], bundleUrl, origins)}`)].join('\n');
@@ -42,14 +40,21 @@ type CallSite = NodeJS.CallSite & { toString(): string };
 
 type Origins = () => SourceMap | undefined;
 
-function lazySourceMap(path: string): Origins {
+/**
+ * The bundle's map, read at the first call. `node:fs` and `node:url` are loaded then too: a
+ * function that loads neither otherwise (MetaFunction) would pay for them at every cold start.
+ */
+function lazySourceMap(bundleUrl: string): Origins {
   let map: SourceMap | null = null;
   let tried = false;
   return () => {
     if (!tried) {
       tried = true;
       try {
-        map = new SourceMap(JSON.parse(readFileSync(path, 'utf8')) as SourceMapPayload);
+        const { readFileSync } = process.getBuiltinModule('node:fs');
+        const { fileURLToPath } = process.getBuiltinModule('node:url');
+        const { SourceMap } = process.getBuiltinModule('node:module');
+        map = new SourceMap(JSON.parse(readFileSync(`${fileURLToPath(bundleUrl)}.map`, 'utf8')) as SourceMapPayload);
       } catch {
         map = null;
       }
