@@ -23,6 +23,7 @@ import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
 import { desiredTrigger } from '../shared/domain/desired-trigger.ts';
 import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
+import { buildOpenApiDocument } from '../shared/http/openapi.ts';
 import { makeSchedulesHandler } from '../functions/api/schedules-handler.ts';
 import { makeScansHandler } from '../functions/api/scans-handler.ts';
 import { makeDeadLetterHandler, makeDispatchHandler } from '../functions/dispatch-handler.ts';
@@ -262,6 +263,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
             allowedOrigins,
             secureCookie: false,
             acceptSignIn,
+            openApiDocument: async () => buildOpenApiDocument(version),
           }),
         ),
       },

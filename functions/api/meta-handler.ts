@@ -13,21 +13,23 @@ export interface MetaHandlerDeps {
   /** `Secure` on the session cookie: true in AWS, false on the local http:// server. */
   secureCookie: boolean;
   acceptSignIn?: (token: string) => void;
+  /**
+   * The OpenAPI document, asked for at the first `GET /api/openapi.json` and kept. In AWS it is
+   * read from the file written beside the bundle at build time (functions/api/meta.ts), so this
+   * function bundles none of the route schemas or zod's JSON Schema converter; locally it is built.
+   */
+  openApiDocument: () => Promise<Record<string, unknown>>;
 }
 
 /** Health, scan types, the OpenAPI document and the UI's session endpoints. */
-export function makeMetaHandler({ version, runners, logger, allowedOrigins, secureCookie, acceptSignIn }: MetaHandlerDeps) {
-  // Built at the first request for it, from a module loaded then: the document imports every
-  // route's schemas and converts them to JSON Schema, which was most of this function's cold start
-  // although health, scan types and the session routes need none of it.
+export function makeMetaHandler(deps: MetaHandlerDeps) {
+  const { version, runners, logger, allowedOrigins, secureCookie, acceptSignIn } = deps;
   let openApi: Promise<Record<string, unknown>> | undefined;
   const openApiDocument = () =>
-    (openApi ??= import('../../shared/http/openapi.ts')
-      .then(({ buildOpenApiDocument }) => buildOpenApiDocument(version))
-      .catch((error: unknown) => {
-        openApi = undefined; // the next request tries again
-        throw error;
-      }));
+    (openApi ??= deps.openApiDocument().catch((error: unknown) => {
+      openApi = undefined; // the next request tries again
+      throw error;
+    }));
   const operations: Record<string, Operation> = {
     [routeKeyOf('GET', '/api/scan-types/')]: async () => ({ status: 200, body: listScanTypes(runners) }),
     [routeKeyOf('GET', '/api/health')]: async () => ({ status: 200, body: { status: 'ok', version } }),

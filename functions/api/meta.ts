@@ -1,6 +1,7 @@
 import { MetaConfig, readConfig } from '../../shared/config/api-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeMetaHandler } from './meta-handler.ts';
+import { readShippedOpenApi } from './shipped-openapi.ts';
 
 const config = readConfig(MetaConfig);
 
@@ -11,4 +12,6 @@ export const handler = makeMetaHandler({
   allowedOrigins: config.ALLOWED_ORIGINS,
   // Served over HTTPS only (CloudFront, API Gateway): the session cookie is always Secure.
   secureCookie: true,
+  // Written beside the bundle at build time (infra/bundling/write-openapi.ts, docs/cold-start.md).
+  openApiDocument: () => readShippedOpenApi(new URL('./openapi.json', import.meta.url), config.SERVICE_VERSION),
 });

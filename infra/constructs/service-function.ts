@@ -30,6 +30,11 @@ export interface ServiceFunctionProps {
   timeout?: Duration;
   /** Defaults to 512 MB (ARM: more memory also means more CPU for cold start). */
   memorySize?: number;
+  /**
+   * Files written beside the bundle at build time: name → a script (repository-relative) that the
+   * Node running the synth calls with the file's path, e.g. MetaFunction's `openapi.json`.
+   */
+  buildFiles?: Record<string, string>;
 }
 
 /** The createRequire shim lets CommonJS dependencies that call `require` run inside the ESM bundle. */
@@ -103,11 +108,15 @@ export class ServiceFunction extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [
-            [process.execPath, join(inputDir, 'infra/bundling/trim-source-map.ts'), join(outputDir, 'index.mjs.map'), inputDir]
-              .map((arg) => JSON.stringify(arg))
-              .join(' '),
-          ],
+          afterBundling: (inputDir: string, outputDir: string) =>
+            [
+              [process.execPath, join(inputDir, 'infra/bundling/trim-source-map.ts'), join(outputDir, 'index.mjs.map'), inputDir],
+              ...Object.entries(props.buildFiles ?? {}).map(([name, script]) => [
+                process.execPath,
+                join(inputDir, script),
+                join(outputDir, name),
+              ]),
+            ].map((command) => command.map((arg) => JSON.stringify(arg)).join(' ')),
         },
       },
     });

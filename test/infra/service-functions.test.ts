@@ -5,6 +5,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repositoryRoot } from '../../infra/paths.ts';
+import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 import {
   arnOf,
   bundleDirectory,
@@ -121,6 +122,35 @@ describe.each(environments)('ScanService-%s', (env) => {
         rmSync(copy, { recursive: true, force: true });
       }
       expect(stack_.split('\n')[1]).toMatch(/ at (\S+ \()?functions\/authorizer-handler\.ts:\d+:\d+\)?$/);
+    });
+
+    it('ships the OpenAPI document beside the meta bundle instead of bundling the schemas that build it', () => {
+      const directory = bundleDirectory(env, 'meta');
+      const bundle = readFileSync(join(directory, 'index.mjs'), 'utf8');
+      // The document's own text and the schedule schema's fields are not in the bundle.
+      expect(bundle).not.toContain('Scan Service API');
+      expect(bundle).not.toContain('cron_expression');
+      // The real bundle, loaded as Lambda loads it, serves the file with its deployment's version.
+      const copy = mkdtempSync(join(repositoryRoot, 'cdk.out-openapi-'));
+      try {
+        cpSync(directory, copy, { recursive: true });
+        const script =
+          `const { handler } = await import(${JSON.stringify(pathToFileURL(join(copy, 'index.mjs')).href)});\n` +
+          `const event = { version: '2.0', routeKey: 'GET /api/openapi.json', rawPath: '/api/openapi.json', rawQueryString: '', headers: {}, ` +
+          `requestContext: { requestId: 'r', routeKey: 'GET /api/openapi.json', http: { method: 'GET', path: '/api/openapi.json', protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 't' } }, isBase64Encoded: false };\n` +
+          `process.stdout.write(JSON.stringify(await handler(event, {})));`;
+        const variables = functionResource(env, 'meta').Properties.Environment.Variables;
+        const reply = JSON.parse(
+          execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+            env: { PATH: process.env.PATH ?? '', ...variables, [ENV.allowedOrigins]: '' },
+            encoding: 'utf8',
+          }),
+        );
+        expect(reply.statusCode).toBe(200);
+        expect(JSON.parse(reply.body)).toEqual(buildOpenApiDocument(variables[ENV.serviceVersion]));
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
     });
 
     it('tells the meta function that email_security has a runner, the one the mailscan layer serves', () => {
