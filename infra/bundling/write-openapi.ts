@@ -9,7 +9,7 @@ import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 // Usage: node write-openapi.ts <openapi.json>
 
 /** The version written into the file; replaced when the document is served. */
-export const SHIPPED_VERSION_PLACEHOLDER = 'set-when-served';
+const SHIPPED_VERSION_PLACEHOLDER = 'set-when-served';
 
 if (import.meta.main) {
   const file = process.argv[2];
