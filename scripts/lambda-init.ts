@@ -3,6 +3,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { lambdaEsbuildOptions } from '../infra/bundling/lambda-bundle.ts';
 
 // Module initialisation of the synthesized Lambda bundles, in fresh Node processes, beside a floor:
 // what each function cannot shed (docs/cold-start.md). Used by scripts/bundle-budget.ts (CI) and
@@ -134,21 +135,7 @@ export async function buildHouseFloor(dir: string): Promise<string> {
   const entry = join(dir, 'house-floor-entry.mjs');
   writeFileSync(entry, HOUSE_FLOOR_SOURCE);
   const outfile = join(dir, 'house-floor.mjs');
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    external: ['@aws-sdk/*'],
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-    logLevel: 'error',
-  });
+  await build({ ...lambdaEsbuildOptions(), entryPoints: [entry], outfile });
   return outfile;
 }
 

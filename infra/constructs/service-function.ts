@@ -6,6 +6,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import type { ENV } from '../../shared/config/environment.ts';
+import { LAMBDA_BUNDLE } from '../bundling/lambda-bundle.ts';
 import { repositoryRoot } from '../paths.ts';
 
 /** A variable name from shared/config/environment.ts: the only names our handlers read. */
@@ -36,9 +37,6 @@ export interface ServiceFunctionProps {
    */
   buildFiles?: Record<string, string>;
 }
-
-/** The createRequire shim lets CommonJS dependencies that call `require` run inside the ESM bundle. */
-const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /**
  * The one way this service builds a Lambda function: Node.js 24 on ARM64, an ESM bundle made with
@@ -92,19 +90,10 @@ export class ServiceFunction extends Construct {
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Stack traces point at the TypeScript sources, mapped when a stack is first read rather
-        // than by --enable-source-maps at every cold start (docs/cold-start.md).
-        inject: [join(repositoryRoot, 'infra/bundling/map-stack-traces.ts')],
-        // The Node.js 24 runtime ships AWS SDK v3; bundling it would only grow the cold start.
-        externalModules: ['@aws-sdk/*'],
-        // The map keeps only the mappings into our own sources, named relative to the repository
-        // (docs/cold-start.md). Run by the Node running the synth.
+        ...LAMBDA_BUNDLE,
+        // After bundling, by the Node running the synth: the map keeps only the mappings into our
+        // own sources, named relative to the repository (docs/cold-start.md); then the function's
+        // buildFiles are written beside the bundle.
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaEsbuildOptions } from '../../infra/bundling/lambda-bundle.ts';
 import { rootRelativeSources, trimSourceMap } from '../../infra/bundling/trim-source-map.ts';
 import { repositoryRoot } from '../../infra/paths.ts';
 
@@ -17,21 +18,7 @@ let bundle: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'stack-traces-'));
   bundle = join(dir, 'index.mjs');
-  await build({
-    entryPoints: [join(repositoryRoot, FIXTURE)],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    inject: [join(repositoryRoot, 'infra/bundling/map-stack-traces.ts')],
-    external: ['@aws-sdk/*'],
-    logLevel: 'error',
-  });
+  await build({ ...lambdaEsbuildOptions(), entryPoints: [join(repositoryRoot, FIXTURE)], outfile: bundle });
   const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8'));
   writeFileSync(`${bundle}.map`, JSON.stringify(rootRelativeSources(trimSourceMap(map), dir, repositoryRoot)));
 });
