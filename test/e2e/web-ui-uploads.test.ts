@@ -136,6 +136,10 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
     await page.getByRole('heading', { name: 'Anomalous Received chain' }).first().waitFor();
     expect(await page.getByRole('heading', { name: 'Anomalous Received chain' }).count()).toBe(5);
     expect(await page.locator('.finding').filter({ hasText: '203.0.113.9' }).count()).toBeGreaterThan(0);
+    // High findings beside an A: the summary says the grade is the mail posture's, not the findings'.
+    const summary = page.getByRole('region', { name: 'Summary' });
+    await summary.getByLabel(/^Mail posture grade [A-F]$/).waitFor();
+    await summary.getByText(/^Mail posture \d+\/100$/).waitFor();
     await browser.audit('scan-rua-header');
   });
 

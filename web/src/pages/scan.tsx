@@ -81,11 +81,13 @@ function Summary({ job }: { job: ScanJob }) {
   return (
     <section className="summary" aria-label="Summary">
       {summary.grade !== undefined && (
+        // The score and grade rate the domain's mail posture (SPF, DKIM, DMARC; SPEC §2.5), not the
+        // findings below, which may be high while the posture is an A: the label says which.
         <div className="score">
-          <span className="score-grade" aria-label={`Grade ${summary.grade}`}>
+          <span className="score-grade" aria-label={`Mail posture grade ${summary.grade}`}>
             {summary.grade}
           </span>
-          {summary.score !== undefined && <span className="score-value">Score {summary.score}/100</span>}
+          {summary.score !== undefined && <span className="score-value">Mail posture {summary.score}/100</span>}
         </div>
       )}
       <ul className="counts">
