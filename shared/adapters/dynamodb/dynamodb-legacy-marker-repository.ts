@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { LegacyModel } from '../../domain/legacy/legacy-schedule.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../../ports/legacy-marker-repository.ts';
+import { queryAll } from './all-items.ts';
 import { keys } from './keys.ts';
 
 const FIELDS = [
@@ -71,19 +72,12 @@ export function makeDynamoDbLegacyMarkerRepository(client: DynamoDBDocumentClien
     },
 
     async *list(tenant) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':prefix': keys.legacyMarkerPrefix },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) yield fromItem(item);
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      const items = queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':prefix': keys.legacyMarkerPrefix },
+      });
+      for await (const item of items) yield fromItem(item);
     },
 
     async delete(tenant, model, legacyId) {

@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ScanJobRecord } from '../../domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../ports/scan-repository.ts';
+import { scanAll } from './all-items.ts';
 import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 
@@ -112,20 +113,13 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
     },
 
     async *listUnfinished() {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new ScanCommand({
-            TableName: tableName,
-            FilterExpression: 'begins_with(SK, :scan) AND #status IN (:queued, :running)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':scan': 'SCAN#', ':queued': 'queued', ':running': 'running' },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) yield fromItem(item);
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      const items = scanAll(client, {
+        TableName: tableName,
+        FilterExpression: 'begins_with(SK, :scan) AND #status IN (:queued, :running)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':scan': 'SCAN#', ':queued': 'queued', ':running': 'running' },
+      });
+      for await (const item of items) yield fromItem(item);
     },
 
     async list(tenant, filter, limit, cursor) {

@@ -1,16 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../domain/errors.ts';
 import type { ScheduleRecord } from '../../domain/schedule.ts';
 import type { Page, ScheduleFilter, ScheduleRepository } from '../../ports/schedule-repository.ts';
+import { queryAll, scanAll } from './all-items.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 import { keys } from './keys.ts';
 
@@ -93,29 +86,19 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
   }
 
   async function* listAll(tenant?: string): AsyncIterable<ScheduleRecord> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page =
-        tenant === undefined
-          ? await client.send(
-              new ScanCommand({
-                TableName: tableName,
-                FilterExpression: 'begins_with(SK, :sch)',
-                ExpressionAttributeValues: { ':sch': 'SCH#' },
-                ExclusiveStartKey: startKey,
-              }),
-            )
-          : await client.send(
-              new QueryCommand({
-                TableName: tableName,
-                KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
-                ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' },
-                ExclusiveStartKey: startKey,
-              }),
-            );
-      for (const item of page.Items ?? []) yield fromItem(item);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const items =
+      tenant === undefined
+        ? scanAll(client, {
+            TableName: tableName,
+            FilterExpression: 'begins_with(SK, :sch)',
+            ExpressionAttributeValues: { ':sch': 'SCH#' },
+          })
+        : queryAll(client, {
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
+            ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' },
+          });
+    for await (const item of items) yield fromItem(item);
   }
 
   async function staleOrMissing(tenant: string, id: string): Promise<Error> {
@@ -289,32 +272,21 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
     },
 
     async *counters(tenant) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page =
-          tenant === undefined
-            ? await client.send(
-                new ScanCommand({
-                  TableName: tableName,
-                  FilterExpression: 'SK = :counter',
-                  ExpressionAttributeValues: { ':counter': keys.scheduleCounter },
-                  ExclusiveStartKey: startKey,
-                }),
-              )
-            : await client.send(
-                new QueryCommand({
-                  TableName: tableName,
-                  KeyConditionExpression: 'PK = :pk AND SK = :counter',
-                  ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':counter': keys.scheduleCounter },
-                  ExclusiveStartKey: startKey,
-                }),
-              );
-        for (const item of page.Items ?? []) {
-          if (typeof item.PK === 'string' && typeof item.count === 'number')
-            yield { tenant: item.PK.replace(/^T#/, ''), count: item.count };
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      const items =
+        tenant === undefined
+          ? scanAll(client, {
+              TableName: tableName,
+              FilterExpression: 'SK = :counter',
+              ExpressionAttributeValues: { ':counter': keys.scheduleCounter },
+            })
+          : queryAll(client, {
+              TableName: tableName,
+              KeyConditionExpression: 'PK = :pk AND SK = :counter',
+              ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':counter': keys.scheduleCounter },
+            });
+      for await (const item of items) {
+        if (typeof item.PK === 'string' && typeof item.count === 'number') yield { tenant: item.PK.replace(/^T#/, ''), count: item.count };
+      }
     },
 
     async recount(tenant) {
