@@ -2,7 +2,7 @@ import { branch } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { checkDomainExistence } from '../posture/domain-existence.ts';
 import { startPosture } from '../posture/run-posture.ts';
-import type { CheckError, PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
+import type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 import { adversaryFindings, type Technique } from '../adversary/techniques.ts';
@@ -83,10 +83,11 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
         deps,
       )
     : null;
+  const reputationRequest = request.reputation;
   const reputationRun =
-    request.reputation === null
+    reputationRequest === null
       ? Promise.resolve({ status: 'skipped' as const, data: { reason: 'disabled with --no-reputation' }, findings: [], errors: [] })
-      : runReputationSafely(request.reputation, started.pending, deps);
+      : runSurfaceSafely('reputation', () => branch(() => reputationRequest.run(started.pending, reputationRequest.context)), deps);
   const ruaRun =
     request.rua && request.rua.length > 0
       ? runFileSurface(
@@ -208,9 +209,9 @@ function withAdversaryFindings(
   return [...base, ...adversaryFindings(domain, techniques, base, lookalikes)];
 }
 
-/** An opt-in surface's fault or the scan deadline costs that surface, not the report. */
+/** A surface's fault or the scan deadline costs that surface, not the report. */
 async function runSurfaceSafely(
-  surface: 'discover' | 'leak',
+  surface: 'reputation' | 'discover' | 'leak',
   run: () => Promise<SurfaceResult<Record<string, unknown>>>,
   deps: ScanDependencies,
 ): Promise<SurfaceResult<Record<string, unknown>>> {
@@ -233,36 +234,6 @@ async function runSurfaceSafely(
   } catch (error) {
     deps.log(`${surface} failed`, { message: (error as Error).message });
     return failed(`${surface} checks failed: ${(error as Error).message}`);
-  } finally {
-    if (onDeadline) deadline?.removeEventListener('abort', onDeadline);
-  }
-}
-
-/** A reputation fault or the deadline costs the surface, not the report. */
-async function runReputationSafely(
-  reputation: NonNullable<ScanRequest['reputation']>,
-  input: ReputationInput | PendingReputationInput,
-  deps: ScanDependencies,
-): Promise<SurfaceResult<Record<string, unknown>>> {
-  const failed = (message: string): SurfaceResult<Record<string, unknown>> => ({
-    status: 'error',
-    data: {},
-    findings: [],
-    errors: [{ surface: 'reputation', check: 'reputation', message } satisfies CheckError],
-  });
-  const deadline = deps.deadline;
-  let onDeadline: (() => void) | undefined;
-  const deadlineReached = new Promise<SurfaceResult<Record<string, unknown>>>((resolve) => {
-    if (!deadline) return;
-    onDeadline = () => resolve(failed('scan deadline reached before the reputation checks finished'));
-    if (deadline.aborted) onDeadline();
-    else deadline.addEventListener('abort', onDeadline, { once: true });
-  });
-  try {
-    return await Promise.race([branch(() => reputation.run(input, reputation.context)), deadlineReached]);
-  } catch (error) {
-    deps.log('reputation failed', { message: (error as Error).message });
-    return failed(`reputation checks failed: ${(error as Error).message}`);
   } finally {
     if (onDeadline) deadline?.removeEventListener('abort', onDeadline);
   }
