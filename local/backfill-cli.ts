@@ -1,8 +1,7 @@
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { TenantId } from '../shared/domain/identity.ts';
 import type { BackfillProgress, BackfillReport, RollbackReport, RowOutcome } from '../shared/services/backfill-service.ts';
-import { loadOrCreateSessionKey } from './session-key.ts';
+import { dataDirFromEnv, parseCommandLine, portFromEnv, usageError } from './command-line.ts';
+import { requireSessionKey } from './session-key.ts';
 
 // `npm run backfill -- [--dry-run] [--tenant T] [--format json|text]` with LEGACY_DATABASE_URL:
 // backfill_scan_schedules (DESIGN §9) run by the local service (npm start, found by PORT and
@@ -21,34 +20,21 @@ const LABEL: Record<RowOutcome, string> = {
   failed: 'FAILED',
 };
 
-function usageError(message: string): never {
-  process.stderr.write(`${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let values: { 'dry-run': boolean; rollback: boolean; tenant?: string; format: string };
-try {
-  ({ values } = parseArgs({
-    options: {
-      'dry-run': { type: 'boolean', default: false },
-      rollback: { type: 'boolean', default: false },
-      tenant: { type: 'string' },
-      format: { type: 'string', default: 'text' },
-    },
-    strict: true,
-    allowPositionals: false,
-  }));
-} catch (error) {
-  usageError((error as Error).message);
-}
-if (values.format !== 'json' && values.format !== 'text') usageError(`--format must be json or text, not ${values.format}`);
+const values = parseCommandLine(USAGE, {
+  'dry-run': { type: 'boolean', default: false },
+  rollback: { type: 'boolean', default: false },
+  tenant: { type: 'string' },
+  format: { type: 'string', default: 'text' },
+});
+if (values.format !== 'json' && values.format !== 'text') usageError(USAGE, `--format must be json or text, not ${values.format}`);
 if (values.tenant !== undefined && !TenantId.safeParse(values.tenant).success)
-  usageError(`--tenant ${JSON.stringify(values.tenant)} is not a schema name`);
+  usageError(USAGE, `--tenant ${JSON.stringify(values.tenant)} is not a schema name`);
 const databaseUrl = process.env.LEGACY_DATABASE_URL;
-if (!databaseUrl) usageError('no database URL: set LEGACY_DATABASE_URL to the legacy PostgreSQL (postgres://user:password@host:5432/db)');
+if (!databaseUrl)
+  usageError(USAGE, 'no database URL: set LEGACY_DATABASE_URL to the legacy PostgreSQL (postgres://user:password@host:5432/db)');
 
-const port = Number(process.env.PORT ?? 3000);
-const key = await loadOrCreateSessionKey(resolve(process.env.DATA_DIR ?? '.data'));
+const port = portFromEnv();
+const key = await requireSessionKey(dataDirFromEnv());
 let response: Response;
 try {
   response = await fetch(`http://127.0.0.1:${port}/_local/backfill`, {

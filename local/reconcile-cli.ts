@@ -1,13 +1,16 @@
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadOrCreateSessionKey } from './session-key.ts';
+import { dataDirFromEnv, parseCommandLine, portFromEnv } from './command-line.ts';
+import { requireSessionKey } from './session-key.ts';
 
 // `npm run reconcile -- [--dry-run] [--tenant T]`: asks the running local service (npm start) to
 // find and repair drift between schedule rows and triggers. The local triggers live inside that
 // process, so the CLI talks to it over loopback, authenticated by the local session key.
-const { values } = parseArgs({ options: { 'dry-run': { type: 'boolean', default: false }, tenant: { type: 'string' } } });
-const port = Number(process.env.PORT ?? 3000);
-const key = await loadOrCreateSessionKey(resolve(process.env.DATA_DIR ?? '.data'));
+const USAGE =
+  'usage: npm run reconcile -- [--dry-run] [--tenant <tenant>]\n' +
+  '  Asks the running service (PORT, default 3000; its DATA_DIR, default .data/) to repair drift\n' +
+  '  between schedule rows and their triggers. --dry-run only reports it.';
+const values = parseCommandLine(USAGE, { 'dry-run': { type: 'boolean', default: false }, tenant: { type: 'string' } });
+const port = portFromEnv();
+const key = await requireSessionKey(dataDirFromEnv());
 let response: Response;
 try {
   response = await fetch(`http://127.0.0.1:${port}/_local/reconcile`, {
