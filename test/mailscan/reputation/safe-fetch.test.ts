@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockedAddressReason } from '../../../layers/mailscan/src/http/address-policy.ts';
+import { blockedAddressReason } from '../../../layers/engine-kit/src/address-policy.ts';
 import { FetchError, makeSafeFetch, type HostLookup } from '../../../layers/mailscan/src/http/safe-fetch.ts';
 import { routes, sendBody, startLoopbackServer, type LoopbackServer } from './loopback-server.ts';
 import { makeRoot, makeTlsServerCert } from './x509-fixtures.ts';

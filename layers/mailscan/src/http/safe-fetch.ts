@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { FetchOptions, ReputationContext } from '../reputation/context.ts';
-import { blockedAddressReason } from './address-policy.ts';
+import { blockedAddressReason } from '../../../engine-kit/src/address-policy.ts';
 
 /**
  * The one HTTP client of the reputation checks. URLs come from DNS data that the scanned domain

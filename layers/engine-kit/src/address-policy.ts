@@ -2,9 +2,11 @@ import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which addresses a fetch to a host named by DNS data may connect to. Hosts in BIMI records are
- * chosen by whoever controls the scanned domain, so without this a scan could be aimed at our
- * own network (SSRF). The tables are the policy; ipaddr.js does the range arithmetic.
+ * Which addresses a scanner may connect to: a target's addresses (tlsscan, netscan, secretscan's
+ * clone) and hosts named by DNS data (mailscan's BIMI and MTA-STS fetches, SMTP probes). Whoever
+ * controls the target or the scanned domain chooses them, so without this a scan could be aimed at
+ * our own network (SSRF). The tables are the policy; ipaddr.js does the range arithmetic. Shared by
+ * every engine (docs/engine-contract.md).
  */
 
 /** Never reachable, not even with allowPrivate: cloud metadata and other link-local services live here. */
@@ -14,12 +16,17 @@ const alwaysBlocked: [cidr: string, label: string][] = [
   ['fd00:ec2::254/128', 'cloud metadata'],
 ];
 
-/** Refused unless allowPrivate (MAILSCAN_ALLOW_PRIVATE=1, which tests set for loopback servers). */
+/** Refused unless loopback is allowed (tests and `ALLOW_LOOPBACK_TARGETS=true npm start`; never in AWS). */
+const loopbackRanges: [cidr: string, label: string][] = [
+  ['127.0.0.0/8', 'loopback'],
+  ['::1/128', 'loopback'],
+];
+
+/** Refused unless private networks are allowed (a deployment that scans its own network). */
 const privateRanges: [cidr: string, label: string][] = [
   ['0.0.0.0/8', 'unspecified'],
   ['10.0.0.0/8', 'private'],
   ['100.64.0.0/10', 'carrier-grade NAT'],
-  ['127.0.0.0/8', 'loopback'],
   ['172.16.0.0/12', 'private'],
   ['192.0.0.0/24', 'IETF protocol assignments'],
   ['192.0.2.0/24', 'documentation'],
@@ -30,7 +37,6 @@ const privateRanges: [cidr: string, label: string][] = [
   ['224.0.0.0/4', 'multicast'],
   ['240.0.0.0/4', 'reserved or broadcast'],
   ['::/128', 'unspecified'],
-  ['::1/128', 'loopback'],
   ['fc00::/7', 'unique local'],
   ['fec0::/10', 'site-local'],
   ['ff00::/8', 'multicast'],
@@ -58,6 +64,7 @@ function compile(ranges: [string, string][]): Range[] {
 }
 
 const always = compile(alwaysBlocked);
+const loopbacks = compile(loopbackRanges);
 const privates = compile(privateRanges);
 const carriers = ipv4Carriers.map(([cidr, offset]) => ({ network: ipaddr.IPv6.parseCIDR(cidr), offset }));
 
@@ -75,11 +82,20 @@ function embeddedIpv4(address: ipaddr.IPv6): string | null {
   return v4.join('.');
 }
 
+/** What a deployment lets a scanner connect to, beyond public addresses. */
+export interface AddressPolicy {
+  /** RFC 1918, CGNAT, ULA, documentation and other non-public ranges. */
+  allowPrivate: boolean;
+  /** 127.0.0.0/8 and ::1. */
+  allowLoopback: boolean;
+}
+
 /**
- * Why `ip` must not be connected to, or null when it may be. IPv6 forms that carry an IPv4 address
- * (v4-mapped, NAT64, 6to4) are judged by that IPv4 address too, so `::ffff:127.0.0.1` is loopback.
+ * Why `ip` must not be connected to under `policy`, or null when it may be. IPv6 forms that carry
+ * an IPv4 address (v4-mapped, NAT64, 6to4) are judged by that IPv4 address too, so
+ * `::ffff:127.0.0.1` is loopback. Link-local and metadata addresses are refused under any policy.
  */
-export function blockedAddressReason(ip: string, allowPrivate: boolean): string | null {
+export function addressProblem(ip: string, policy: AddressPolicy): string | null {
   const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   // node:net decides what an address is (ipaddr.js also reads forms such as `127.1` or octal).
   if (!isIPv4(bare) && !isIPv6(bare)) return 'not an IP address';
@@ -87,9 +103,21 @@ export function blockedAddressReason(ip: string, allowPrivate: boolean): string 
   if (address instanceof ipaddr.IPv6) {
     const v4 = embeddedIpv4(address);
     if (v4) {
-      const reason = blockedAddressReason(v4, allowPrivate);
+      const reason = addressProblem(v4, policy);
       if (reason) return `${reason} (embedded ${v4})`;
     }
   }
-  return rangeOf(always, address) ?? (allowPrivate ? null : rangeOf(privates, address));
+  return (
+    rangeOf(always, address) ??
+    (policy.allowLoopback ? null : rangeOf(loopbacks, address)) ??
+    (policy.allowPrivate ? null : rangeOf(privates, address))
+  );
+}
+
+/**
+ * mailscan's form: `allowPrivate` (MAILSCAN_ALLOW_PRIVATE=1, which its tests set for loopback
+ * servers) admits private and loopback addresses alike.
+ */
+export function blockedAddressReason(ip: string, allowPrivate: boolean): string | null {
+  return addressProblem(ip, { allowPrivate, allowLoopback: allowPrivate });
 }

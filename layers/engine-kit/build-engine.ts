@@ -1,0 +1,71 @@
+/**
+ * Builds an engine for the Lambda layer (docs/engine-contract.md, docs/mailscan-startup.md):
+ * dist/bin/<engine>, a small executable launcher the layer mounts as /opt/bin/<engine>, and
+ * dist/lib/, the minified ES-module bundle split into chunks so each command loads only what it
+ * runs (`--version` does not parse the scan). Data files go to dist/assets/ (/opt/assets/).
+ */
+import { chmod, cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * The executable turns on Node's module compile cache before loading the bundle, so every process
+ * after the first in a Lambda environment (or on a machine) skips compiling it again.
+ * <ENGINE>_COMPILE_CACHE names the folder; the default is under the OS temporary folder (/tmp in
+ * Lambda). A folder it cannot use only turns the cache off.
+ */
+function launcher(name: string): string {
+  const variable = `${name.toUpperCase()}_COMPILE_CACHE`;
+  return `#!/usr/bin/env node
+import module from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+try {
+  module.enableCompileCache?.(process.env.${variable} || join(tmpdir(), '${name}-compile-cache'));
+} catch {
+  // No cache: slower start, same result.
+}
+await import('../lib/${name}.js');
+`;
+}
+
+export interface BuildEngineOptions {
+  /** The executable's name (tlsscan). */
+  name: string;
+  /** src/bin/<engine>.ts */
+  entry: string;
+  /** dist/bin/<engine>; lib/ and assets/ go beside bin/. */
+  outfile: string;
+  /** A folder copied to dist/assets/. */
+  assets?: string;
+}
+
+export async function buildEngine({ name, entry, outfile, assets }: BuildEngineOptions): Promise<string> {
+  const root = join(dirname(outfile), '..');
+  const lib = join(root, 'lib');
+  await rm(lib, { recursive: true, force: true });
+  const requireName = `__${name}CreateRequire`;
+  await build({
+    entryPoints: { [name]: entry },
+    outdir: lib,
+    outExtension: { '.js': '.js' },
+    bundle: true,
+    splitting: true,
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    // createRequire lets bundled CommonJS dependencies require Node built-ins from an ES module;
+    // every chunk gets it, since any chunk may hold such a dependency.
+    banner: { js: `import { createRequire as ${requireName} } from 'node:module';const require = ${requireName}(import.meta.url);` },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  // The bundle is ES modules named .js: a package.json beside them says so without a build-time rename.
+  await writeFile(join(lib, 'package.json'), '{ "type": "module" }\n');
+  await mkdir(dirname(outfile), { recursive: true });
+  await writeFile(outfile, launcher(name));
+  await chmod(outfile, 0o755);
+  if (assets) await cp(assets, join(root, 'assets'), { recursive: true });
+  return outfile;
+}

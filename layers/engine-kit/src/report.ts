@@ -1,0 +1,232 @@
+import * as z from 'zod';
+
+/**
+ * The common report of every engine (DESIGN §11, docs/engine-contract.md): one check per
+ * catalogue rule, so a clean result reads "these N checks passed" and an issue resolves only when
+ * a later scan's check for its rule passed.
+ */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+export const CHECK_STATUSES = ['pass', 'fail', 'error', 'skipped'] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+export type ReportStatus = 'ok' | 'partial' | 'error';
+
+export interface Check {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+export interface EngineFinding {
+  rule_id: string;
+  severity: Severity;
+  title: string;
+  detail: string;
+  evidence: Record<string, unknown>;
+  remediation: string;
+  /** The engine's name for "the same problem" within the target; the service hashes it into the fingerprint. */
+  fingerprint_key: string;
+}
+
+export interface EngineError {
+  check: string;
+  message: string;
+}
+
+export interface EngineReport {
+  scanner: { name: string; version: string };
+  target: string;
+  started_at: string;
+  finished_at: string;
+  status: ReportStatus;
+  checks: Check[];
+  findings: EngineFinding[];
+  errors: EngineError[];
+}
+
+/** One entry of an engine's finding catalogue (printed by `<engine> rules`, docs/findings.md). */
+export interface Rule {
+  rule_id: string;
+  severity: Severity;
+  title: string;
+  /** When it fires. */
+  description: string;
+  remediation: string;
+  /** The severity is computed per finding (e.g. from CVSS); `severity` is then the catalogue's default. */
+  computed_severity?: boolean;
+}
+
+const Bounded = (max: number) => z.string().max(max);
+
+let schema: z.ZodType<EngineReport> | undefined;
+/** The report's zod schema, built at first use (the runner parses every engine's stdout with it). */
+export function engineReportSchema(): z.ZodType<EngineReport> {
+  return (schema ??= z.object({
+    scanner: z.object({ name: Bounded(100), version: Bounded(100) }),
+    target: Bounded(4096),
+    started_at: Bounded(40),
+    finished_at: Bounded(40),
+    status: z.enum(['ok', 'partial', 'error']),
+    checks: z
+      .array(z.object({ id: Bounded(200), title: Bounded(500), status: z.enum(CHECK_STATUSES), detail: Bounded(10_000) }))
+      .max(10_000),
+    findings: z
+      .array(
+        z.object({
+          rule_id: Bounded(200),
+          severity: z.enum(SEVERITIES),
+          title: Bounded(500),
+          detail: Bounded(10_000),
+          evidence: z.record(z.string(), z.unknown()),
+          remediation: Bounded(10_000),
+          fingerprint_key: Bounded(1000),
+        }),
+      )
+      .max(100_000),
+    errors: z.array(z.object({ check: Bounded(200), message: Bounded(10_000) })).max(10_000),
+  }) as z.ZodType<EngineReport>);
+}
+
+/** The finding's own fields; rule id, severity, title and remediation default to the catalogue's. */
+export interface FindingInput {
+  detail: string;
+  evidence: Record<string, unknown>;
+  fingerprint_key: string;
+  title?: string;
+  severity?: Severity;
+  remediation?: string;
+}
+
+interface CheckState {
+  findings: number;
+  errors: string[];
+  passed: string[];
+  skipped: string[];
+}
+
+/**
+ * Collects a scan's results rule by rule and builds the report with the contract's rules: a rule
+ * with a finding is `fail`; else with an error `error`; else `pass` if it ran; else `skipped`.
+ * A rule that is not in the catalogue throws: a typo is a bug, not a new rule.
+ */
+export class ReportBuilder {
+  private readonly rules: Map<string, Rule>;
+  private readonly states = new Map<string, CheckState>();
+  private readonly findings: EngineFinding[] = [];
+  private readonly errors: EngineError[] = [];
+  private readonly startedAt: string;
+
+  constructor(
+    private readonly options: { scanner: { name: string; version: string }; target: string; catalogue: readonly Rule[]; now?: () => Date },
+  ) {
+    this.rules = new Map(options.catalogue.map((rule) => [rule.rule_id, rule]));
+    this.startedAt = this.now().toISOString();
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  private state(ruleId: string): CheckState {
+    if (!this.rules.has(ruleId)) throw new Error(`rule ${ruleId} is not in the catalogue`);
+    let state = this.states.get(ruleId);
+    if (!state) this.states.set(ruleId, (state = { findings: 0, errors: [], passed: [], skipped: [] }));
+    return state;
+  }
+
+  rule(ruleId: string): Rule {
+    const rule = this.rules.get(ruleId);
+    if (!rule) throw new Error(`rule ${ruleId} is not in the catalogue`);
+    return rule;
+  }
+
+  /** The rule's check ran (here: `detail` says where or what) and found nothing. */
+  pass(ruleId: string, detail = ''): this {
+    this.state(ruleId).passed.push(detail);
+    return this;
+  }
+
+  /** The rule fired. */
+  fail(ruleId: string, finding: FindingInput): this {
+    const rule = this.rule(ruleId);
+    this.state(ruleId).findings += 1;
+    this.findings.push({
+      rule_id: ruleId,
+      severity: finding.severity ?? rule.severity,
+      title: finding.title ?? rule.title,
+      detail: finding.detail,
+      evidence: finding.evidence,
+      remediation: finding.remediation ?? rule.remediation,
+      fingerprint_key: finding.fingerprint_key,
+    });
+    return this;
+  }
+
+  /** These rules' checks could not complete; one `errors` entry per rule. */
+  error(ruleIds: string | readonly string[], message: string): this {
+    for (const ruleId of typeof ruleIds === 'string' ? [ruleIds] : ruleIds) {
+      this.state(ruleId).errors.push(message);
+      this.errors.push({ check: ruleId, message });
+    }
+    return this;
+  }
+
+  /** These rules' checks did not run, and why (out of scope, not applicable). */
+  skip(ruleIds: string | readonly string[], why: string): this {
+    for (const ruleId of typeof ruleIds === 'string' ? [ruleIds] : ruleIds) this.state(ruleId).skipped.push(why);
+    return this;
+  }
+
+  /** Every rule that has no result yet becomes an error with `message` (e.g. the deadline passed). */
+  errorUnfinished(message: string): this {
+    for (const ruleId of this.rules.keys()) {
+      const state = this.states.get(ruleId);
+      if (!state || (state.findings === 0 && state.errors.length === 0 && state.passed.length === 0 && state.skipped.length === 0)) {
+        this.error(ruleId, message);
+      }
+    }
+    return this;
+  }
+
+  checkStatus(ruleId: string): CheckStatus {
+    const state = this.states.get(ruleId);
+    if (!state) return 'skipped';
+    if (state.findings > 0) return 'fail';
+    if (state.errors.length > 0) return 'error';
+    if (state.passed.length > 0) return 'pass';
+    return 'skipped';
+  }
+
+  finish(): EngineReport {
+    const checks: Check[] = [...this.rules.values()].map((rule) => {
+      const status = this.checkStatus(rule.rule_id);
+      const state = this.states.get(rule.rule_id);
+      const detail =
+        status === 'fail'
+          ? `${state!.findings} finding${state!.findings === 1 ? '' : 's'}`
+          : status === 'error'
+            ? unique(state!.errors).join('; ')
+            : status === 'pass'
+              ? unique(state!.passed.filter(Boolean)).join('; ')
+              : (state ? unique(state.skipped) : ['not run']).join('; ');
+      return { id: rule.rule_id, title: rule.title, status, detail: detail.slice(0, 10_000) };
+    });
+    const completed = checks.some((check) => check.status === 'pass' || check.status === 'fail');
+    const status: ReportStatus = this.errors.length === 0 ? 'ok' : completed ? 'partial' : 'error';
+    return {
+      scanner: this.options.scanner,
+      target: this.options.target,
+      started_at: this.startedAt,
+      finished_at: this.now().toISOString(),
+      status,
+      checks,
+      findings: this.findings,
+      errors: this.errors,
+    };
+  }
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}

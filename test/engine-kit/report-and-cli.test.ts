@@ -1,0 +1,175 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { runEngineCli, CouldNotStart, type EngineDefinition } from '../../layers/engine-kit/src/cli.ts';
+import type { CliIo } from '../../layers/engine-kit/src/progress.ts';
+import { engineReportSchema, ReportBuilder, type EngineReport, type Rule } from '../../layers/engine-kit/src/report.ts';
+import { resolveTarget } from '../../layers/engine-kit/src/target-policy.ts';
+
+const catalogue: Rule[] = [
+  { rule_id: 'toy.a', severity: 'high', title: 'A', description: 'a fires', remediation: 'fix a' },
+  { rule_id: 'toy.b', severity: 'medium', title: 'B', description: 'b fires', remediation: 'fix b' },
+  { rule_id: 'toy.c', severity: 'low', title: 'C', description: 'c fires', remediation: 'fix c' },
+];
+
+describe('ReportBuilder', () => {
+  it('gives one check per rule: fail with a finding, else error, else pass, else skipped', () => {
+    const report = new ReportBuilder({ scanner: { name: 'toy', version: '1' }, target: 't', catalogue })
+      .pass('toy.a', 'port 1')
+      .fail('toy.a', { detail: 'seen on port 2', evidence: { port: 2 }, fingerprint_key: 't:2' })
+      .pass('toy.b')
+      .error('toy.b', 'port 3 timed out')
+      .finish();
+    expect(report.checks.map((check) => [check.id, check.status])).toEqual([
+      ['toy.a', 'fail'],
+      ['toy.b', 'error'],
+      ['toy.c', 'skipped'],
+    ]);
+    expect(report.findings).toEqual([
+      {
+        rule_id: 'toy.a',
+        severity: 'high',
+        title: 'A',
+        detail: 'seen on port 2',
+        evidence: { port: 2 },
+        remediation: 'fix a',
+        fingerprint_key: 't:2',
+      },
+    ]);
+    expect(report.status).toBe('partial');
+    expect(report.errors).toEqual([{ check: 'toy.b', message: 'port 3 timed out' }]);
+    expect(engineReportSchema().parse(report)).toEqual(report);
+  });
+
+  it('is ok without errors, error when nothing completed, and refuses a rule outside the catalogue', () => {
+    const builder = () => new ReportBuilder({ scanner: { name: 'toy', version: '1' }, target: 't', catalogue });
+    expect(builder().pass('toy.a').skip(['toy.b', 'toy.c'], 'out of scope').finish().status).toBe('ok');
+    expect(builder().error(['toy.a', 'toy.b'], 'down').finish().status).toBe('error');
+    expect(() => builder().fail('toy.typo', { detail: '', evidence: {}, fingerprint_key: '' })).toThrow('not in the catalogue');
+    const unfinished = builder().pass('toy.a').errorUnfinished('deadline').finish();
+    expect(unfinished.checks.map((check) => check.status)).toEqual(['pass', 'error', 'error']);
+  });
+});
+
+function io(env: Record<string, string> = {}): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (text) => out.push(text), stderr: (text) => err.push(text), env, now: () => new Date('2026-11-24T00:00:00Z') };
+}
+
+function toy(scan: EngineDefinition<{ depth: number }>['scan']): EngineDefinition<{ depth: number }> {
+  return {
+    name: 'toyscan',
+    version: '0.0.1',
+    envPrefix: 'TOYSCAN',
+    targetHelp: 'a host name',
+    catalogue: () => catalogue,
+    scopeSchema: () => z.strictObject({ depth: z.number().int().min(1).default(1) }),
+    parseTarget: (raw) => (/^[a-z0-9.]+$/.test(raw) ? { ok: true, target: raw } : { ok: false, message: 'letters, digits and dots only' }),
+    scan,
+  };
+}
+
+describe('runEngineCli', () => {
+  it('prints --version, rules and usage, with the exit codes of DESIGN §11', async () => {
+    const engine = toy(async () => {});
+    let streams = io();
+    expect(await runEngineCli(engine, ['--version'], streams)).toBe(0);
+    expect(streams.out.join('')).toBe('toyscan 0.0.1\n');
+    streams = io();
+    expect(await runEngineCli(engine, ['rules'], streams)).toBe(0);
+    expect(JSON.parse(streams.out.join('')).rules.map((rule: Rule) => rule.rule_id)).toEqual(['toy.a', 'toy.b', 'toy.c']);
+    for (const argv of [
+      [],
+      ['scan'],
+      ['scan', 'a', 'b'],
+      ['frob'],
+      ['scan', 'x', '--bogus'],
+      ['scan', 'x', '--timeout', '0'],
+      ['scan', 'BAD!'],
+    ]) {
+      streams = io();
+      expect(await runEngineCli(engine, argv, streams)).toBe(2);
+      expect(streams.out).toEqual([]);
+      expect(JSON.parse(streams.err[0]).event).toBe('usage error');
+    }
+  });
+
+  it('runs a scan with its scope and prints only the report on stdout', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kit-'));
+    await writeFile(join(dir, 'scope.json'), '{"depth": 3}');
+    await writeFile(join(dir, 'bad.json'), '{"depth": "deep"}');
+    const engine = toy(async ({ scope, report, progress }) => {
+      progress('probing', { depth: scope.depth });
+      report
+        .pass('toy.a')
+        .pass('toy.b')
+        .fail('toy.c', { detail: `depth ${scope.depth}`, evidence: {}, fingerprint_key: 'x' });
+    });
+    const streams = io();
+    expect(await runEngineCli(engine, ['scan', 'example.test', `--scope-json=${join(dir, 'scope.json')}`], streams)).toBe(0);
+    const report = engineReportSchema().parse(JSON.parse(streams.out.join('')));
+    expect(report.findings[0].detail).toBe('depth 3');
+    expect(report.status).toBe('ok');
+    expect(streams.err.map((line) => JSON.parse(line).event)).toEqual(['scan started', 'probing', 'scan finished']);
+    const bad = io();
+    expect(await runEngineCli(engine, ['scan', 'example.test', '--scope-json', join(dir, 'bad.json')], bad)).toBe(2);
+    expect(JSON.parse(bad.err[0]).message).toContain('depth');
+  });
+
+  it('ends at the deadline with the unfinished checks as errors, never a hang', async () => {
+    const engine = toy(async ({ report }) => {
+      report.pass('toy.a');
+      await new Promise(() => {});
+    });
+    const streams = io();
+    expect(await runEngineCli(engine, ['scan', 'example.test', '--timeout', '0.2'], streams)).toBe(0);
+    const report = JSON.parse(streams.out.join('')) as EngineReport;
+    expect(report.checks.map((check) => check.status)).toEqual(['pass', 'error', 'error']);
+    expect(report.status).toBe('partial');
+    expect(report.errors[0].message).toContain('deadline');
+  });
+
+  it('exits 3 when the scan cannot start, and turns a crashing check into errors, not a clean report', async () => {
+    const refused = io();
+    expect(
+      await runEngineCli(
+        toy(async ({ target, policy }) => void (await resolveTarget(target, policy))),
+        ['scan', 'localhost'],
+        refused,
+      ),
+    ).toBe(3);
+    expect(JSON.parse(refused.err.at(-1) ?? '{}').message).toContain('loopback');
+    expect(
+      await runEngineCli(
+        toy(async () => Promise.reject(new CouldNotStart('nothing there'))),
+        ['scan', 'x'],
+        io(),
+      ),
+    ).toBe(3);
+    const crashed = io();
+    expect(
+      await runEngineCli(
+        toy(async () => Promise.reject(new TypeError('boom'))),
+        ['scan', 'x'],
+        crashed,
+      ),
+    ).toBe(0);
+    const report = JSON.parse(crashed.out.join('')) as EngineReport;
+    expect(report.status).toBe('error');
+    expect(report.findings).toEqual([]);
+    expect(report.checks.every((check) => check.status === 'error' && check.detail.includes('boom'))).toBe(true);
+  });
+
+  it('--format text says how many checks passed', async () => {
+    const streams = io();
+    await runEngineCli(
+      toy(async ({ report }) => void report.pass('toy.a').pass('toy.b').pass('toy.c')),
+      ['scan', 'x', '--format', 'text'],
+      streams,
+    );
+    expect(streams.out.join('')).toContain('checks: 3 passed, 0 failed, 0 errored, 0 skipped');
+  });
+});
