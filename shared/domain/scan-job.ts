@@ -36,6 +36,19 @@ export type ScanSummary = z.infer<typeof ScanSummary>;
 export const ScanError = z.lazy(() => z.object({ runner: z.string(), message: z.string() }));
 export type ScanError = z.infer<typeof ScanError>;
 
+export const CHECK_STATUSES = ['pass', 'fail', 'error', 'skipped'] as const;
+export const CheckStatus = z.enum(CHECK_STATUSES);
+export type CheckStatus = z.infer<typeof CheckStatus>;
+
+/**
+ * One check an engine ran (or skipped) on one target: one per catalogue rule, `id` = the rule id
+ * (docs/engine-contract.md). `pass` is what lets a later scan resolve an issue (DESIGN §15).
+ */
+export const ScanCheck = z.lazy(() =>
+  z.object({ target: z.string(), id: z.string(), title: z.string(), status: CheckStatus, detail: z.string() }),
+);
+export type ScanCheck = z.infer<typeof ScanCheck>;
+
 /** Where a scan's log lines are: a CloudWatch log group and an Insights query, or a local file. */
 export const ScanLogLocation = z.lazy(() =>
   z.union([z.object({ log_group: z.string(), insights_query: z.string() }), z.object({ file: z.string() })]),
@@ -60,6 +73,8 @@ export const ScanJob = z.lazy(() =>
     finding_count: z.number().int(),
     summary: ScanSummary,
     errors: z.array(ScanError),
+    /** Every check of every target, in target order ([] until the job finishes, and for runners without checks). */
+    checks: z.array(ScanCheck),
     log: ScanLogLocation,
   }),
 );
@@ -116,7 +131,16 @@ export function queuedJob(
     | 'log'
   >,
 ): ScanJobRecord {
-  return { ...fields, status: 'queued', started_at: null, finished_at: null, finding_count: 0, summary: emptySummary(), errors: [] };
+  return {
+    ...fields,
+    status: 'queued',
+    started_at: null,
+    finished_at: null,
+    finding_count: 0,
+    summary: emptySummary(),
+    errors: [],
+    checks: [],
+  };
 }
 
 /** A fresh queued ScanJob for a schedule (cron fire or run now): its scan type, target(s) and scope. */

@@ -1,4 +1,5 @@
 import type { RunnerFinding } from '../domain/finding.ts';
+import type { CheckStatus } from '../domain/scan-job.ts';
 import type { ScanType } from '../domain/scan-types.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { Logger } from './logger.ts';
@@ -18,6 +19,14 @@ export interface RunnerInput {
   artifactPaths?: { rua: string[]; header: string | null };
 }
 
+/** One check of the engine's report (docs/engine-contract.md): one per catalogue rule. */
+export interface RunnerCheck {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  detail: string;
+}
+
 /**
  * What one runner returned for one target. `errors` with findings means partial results (a
  * runner that errored after returning findings); a runner that cannot produce anything throws.
@@ -25,6 +34,8 @@ export interface RunnerInput {
 export interface RunnerResult {
   findings: RunnerFinding[];
   errors?: string[];
+  /** Every check the engine ran or skipped; a runner without them resolves no issue (DESIGN §15). */
+  checks?: RunnerCheck[];
   /** Extra summary fields, e.g. email_security's score and grade. */
   summary?: { score?: number; grade?: string };
 }

@@ -2,6 +2,7 @@ import {
   FINISHED_STATUSES,
   Severity,
   emptySummary,
+  type ScanCheck,
   type ScanError,
   type ScanJobRecord,
   type ScanStatus,
@@ -40,6 +41,14 @@ export interface ScanEngineDeps {
  * instead of 100 (docs/dispatch.md).
  */
 export const DEFAULT_TARGET_CONCURRENCY = 4;
+
+/**
+ * The checks a job stores (they live on the job's item, under DynamoDB's 400 KB item limit): a
+ * scan of 100 targets with mailscan's catalogue would not fit. Checks past the bound are not
+ * stored, which only means they resolve no issue (docs/engine-contract.md).
+ */
+export const MAX_STORED_CHECKS = 1500;
+const MAX_CHECK_DETAIL = 200;
 
 /**
  * Maps `items` through `fn` with at most `limit` calls in flight; results keep the input order, so
@@ -114,6 +123,7 @@ export function makeScanEngine({
   interface TargetOutcome {
     errors: ScanError[];
     reported: { target: string; finding: RunnerFinding }[];
+    checks: ScanCheck[];
     extra: RunnerResult['summary'];
   }
 
@@ -124,7 +134,7 @@ export function makeScanEngine({
     logger: Logger,
     remainingMs: () => number,
   ): Promise<TargetOutcome> {
-    const outcome: TargetOutcome = { errors: [], reported: [], extra: {} };
+    const outcome: TargetOutcome = { errors: [], reported: [], checks: [], extra: {} };
     // Each target gets what is left of the invocation when it starts, so a target queued behind
     // slow ones is refused with a reason instead of overrunning the deadline.
     const timeoutMs = remainingMs() - marginMs;
@@ -145,6 +155,13 @@ export function makeScanEngine({
           });
       }
       for (const message of result.errors ?? []) outcome.errors.push({ runner: runner.name, message: `${target}: ${message}` });
+      outcome.checks = (result.checks ?? []).map((check) => ({
+        target,
+        id: check.id,
+        title: check.title,
+        status: check.status,
+        detail: check.detail.slice(0, MAX_CHECK_DETAIL),
+      }));
       outcome.extra = result.summary ?? {};
       logger.info('runner finished', { runner: runner.name, target, findings: result.findings.length, errors: result.errors?.length ?? 0 });
     } catch (error) {
@@ -158,13 +175,20 @@ export function makeScanEngine({
   async function collect(job: ScanJobRecord, logger: Logger, remainingMs: () => number): Promise<TargetOutcome> {
     const runner = runners.get(job.scan_type);
     if (!runner)
-      return { errors: [{ runner: job.scan_type, message: `no runner for scan_type ${job.scan_type}` }], reported: [], extra: {} };
+      return {
+        errors: [{ runner: job.scan_type, message: `no runner for scan_type ${job.scan_type}` }],
+        reported: [],
+        checks: [],
+        extra: {},
+      };
     const outcomes = await mapBounded([job.target, ...job.targets], targetConcurrency, (target) =>
       runTarget(job, runner, target, logger, remainingMs),
     );
     return {
       errors: outcomes.flatMap((outcome) => outcome.errors),
       reported: outcomes.flatMap((outcome) => outcome.reported),
+      // A check left out resolves nothing, so the bound can only withhold a resolution, never invent one.
+      checks: outcomes.flatMap((outcome) => outcome.checks).slice(0, MAX_STORED_CHECKS),
       // In target order, as before: a later target's summary keys win.
       extra: Object.assign({}, ...outcomes.map((outcome) => outcome.extra)) as RunnerResult['summary'],
     };
@@ -231,14 +255,14 @@ export function makeScanEngine({
       // A redelivered running job already counted when its first worker took it.
       if (owned || job.status === 'queued') metrics.record('ScansStarted', 1, { scan_type: job.scan_type });
 
-      const { errors, reported, extra } = await collect(job, logger, remainingMs);
+      const { errors, reported, checks, extra } = await collect(job, logger, remainingMs);
       const records = await toRecords(job, reported);
       await findings.save(job.tenant, records);
 
       const status: ScanStatus = outcomeOf(records.length, errors.length);
       const summary: ScanSummary = { ...emptySummary(), ...extra };
       for (const record of records) summary[record.severity] += 1;
-      const changes = { status, finished_at: clock.now().toISOString(), finding_count: records.length, summary, errors };
+      const changes = { status, finished_at: clock.now().toISOString(), finding_count: records.length, summary, errors, checks };
       const finished = await scans.transition(job.tenant, job.id, ['running'], changes);
       if (!finished) {
         logger.warn('scan finished after another path closed it', { status });

@@ -158,6 +158,31 @@ describe('scans end to end under a fake clock', () => {
     expect(scan).toMatchObject({ status: 'succeeded', finding_count: 3 });
   });
 
+  it('stores every check of every target on the finished job, in target order, and none while it is queued', async () => {
+    runner.behaviour = async (input) => ({
+      findings: input.target === 'two.com' ? [finding(0)] : [],
+      checks: [
+        { id: 'test.rule_0', title: 'Rule 0', status: input.target === 'two.com' ? 'fail' : 'pass', detail: 'x'.repeat(500) },
+        { id: 'test.rule_1', title: 'Rule 1', status: 'skipped', detail: 'out of scope' },
+      ],
+    });
+    const reply = await service.call('/api/scans/', {
+      method: 'POST',
+      token,
+      body: { scan_type: 'email_security', target: 'one.com', targets: ['two.com'], scope: { reputation: false } },
+    });
+    expect(reply.body.checks).toEqual([]);
+    await service.runtime.drain();
+    const scan = (await service.call(`/api/scans/${reply.body.id}/`, { token })).body;
+    expect(scan.checks.map((check: { target: string; id: string; status: string }) => [check.target, check.id, check.status])).toEqual([
+      ['one.com', 'test.rule_0', 'pass'],
+      ['one.com', 'test.rule_1', 'skipped'],
+      ['two.com', 'test.rule_0', 'fail'],
+      ['two.com', 'test.rule_1', 'skipped'],
+    ]);
+    expect(scan.checks[0].detail).toHaveLength(200);
+  });
+
   it('scans up to four targets of one job at once and lists findings and errors in target order', async () => {
     const targets = Array.from({ length: 10 }, (_, i) => `t${i}.com`);
     const waiting: { target: string; finish: () => void }[] = [];

@@ -24,11 +24,15 @@ const FIELDS = [
   'finding_count',
   'summary',
   'errors',
+  'checks',
   'log',
 ] as const satisfies readonly (keyof ScanJobRecord)[];
 
 function fromItem(item: Record<string, unknown>): ScanJobRecord {
-  return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScanJobRecord;
+  const record = Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScanJobRecord;
+  // Jobs stored before checks existed have none.
+  record.checks ??= [];
+  return record;
 }
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
