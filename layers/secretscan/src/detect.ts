@@ -1,0 +1,120 @@
+import { lintSource } from '@secretlint/core';
+import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { ruleIdFor } from './catalogue.ts';
+import { findHighEntropyAssignments } from './entropy-rule.ts';
+
+// @secretlint/types is the core's dependency, not ours: its types are reached through lintSource.
+type SecretLintCoreConfig = Parameters<typeof lintSource>[0]['options']['config'];
+type SecretLintCoreResultMessage = Awaited<ReturnType<typeof lintSource>>['messages'][number];
+
+/** One secret found in one text: never logged, never reported; only hashed and masked (secret-evidence.ts). */
+export interface SecretMatch {
+  ruleId: string;
+  /** What the library called it (e.g. STRIPE_SECRET_KEY_TEST), for the evidence. */
+  kind: string;
+  value: string;
+  /** 1-based line of the value in the text. */
+  line: number;
+}
+
+/**
+ * secretlint's recommended preset, with the AWS rule's access-key-id scan on (gitleaks and
+ * trufflehog report AKIA ids; the preset leaves it off). Its comment filter applies
+ * `secretlint-disable-line`, `secretlint-disable-next-line` and disable/enable blocks.
+ */
+const CONFIG: SecretLintCoreConfig = {
+  rules: [
+    {
+      id: '@secretlint/secretlint-rule-preset-recommend',
+      rule: recommended,
+      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
+    },
+  ],
+};
+
+/** The data field that holds the secret in each secretlint message (the rest name a file). */
+const VALUE_FIELDS = ['KEY', 'TOKEN', 'ID', 'URI', 'URL', 'CREDENTIAL'] as const;
+
+export class UnmappedSecretlintRule extends Error {
+  override readonly name = 'UnmappedSecretlintRule';
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) starts.push(index + 1);
+  return starts;
+}
+
+function lineAt(starts: readonly number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (starts[middle] <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low + 1;
+}
+
+/** The password of a URL with credentials (the secret), or the whole URL when it has none. */
+function passwordOf(url: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:([^@\s]+)@/i.exec(url);
+  return match ? match[1] : url;
+}
+
+/** The secret of a message and where it starts in the text; null when the message holds none. */
+function secretOf(message: SecretLintCoreResultMessage, text: string): { value: string; index: number } | null {
+  const data = (message.data ?? {}) as Record<string, unknown>;
+  if (message.messageId === 'PrivateKeyJSON') {
+    const privateKey = (JSON.parse(text) as { private_key?: unknown }).private_key;
+    return typeof privateKey === 'string' ? { value: privateKey, index: Math.max(0, text.indexOf('"private_key"')) } : null;
+  }
+  const field = VALUE_FIELDS.find((name) => typeof data[name] === 'string' && data[name] !== '');
+  if (!field) return null;
+  const raw = data[field] as string;
+  const value = field === 'URI' || field === 'CREDENTIAL' || message.messageId === 'IncomingWebhook' ? passwordOf(raw) : raw;
+  // secretlint's ranges are not always the value's (the AWS secret's starts at its name): find it from there.
+  const found = text.indexOf(value, Math.max(0, message.range[0] - raw.length));
+  return { value, index: found === -1 ? message.range[0] : found };
+}
+
+function disabledInline(text: string, starts: readonly number[], line: number): boolean {
+  const lineText = (number: number): string => (number < 1 ? '' : text.slice(starts[number - 1], starts[number] ?? text.length));
+  return lineText(line).includes('secretlint-disable-line') || lineText(line - 1).includes('secretlint-disable-next-line');
+}
+
+/**
+ * Finds the secrets in one text: secretlint's rules always, the entropy rule when `entropy` (the
+ * path guards decide). A secretlint rule this catalogue does not map throws: a preset upgrade
+ * that adds a rule must add its id, not lose its findings.
+ */
+export async function detectSecrets(path: string, text: string, { entropy }: { entropy: boolean }): Promise<SecretMatch[]> {
+  const result = await lintSource({
+    source: { filePath: `/${path}`, content: text, contentType: 'text' },
+    options: { config: CONFIG },
+  });
+  const starts = lineStarts(text);
+  const matches: SecretMatch[] = [];
+  const claimed = new Set<string>();
+  for (const message of result.messages) {
+    const ruleId = ruleIdFor(message.ruleId, message.messageId);
+    if (ruleId === null) continue;
+    if (ruleId === undefined) throw new UnmappedSecretlintRule(`secretlint rule ${message.ruleId} has no secret.* rule id`);
+    const secret = secretOf(message, text);
+    if (!secret) continue;
+    claimed.add(secret.value);
+    matches.push({ ruleId, kind: message.messageId ?? message.ruleId, value: secret.value, line: lineAt(starts, secret.index) });
+  }
+  // The key inside a service-account file is that account's: one finding, not two.
+  const serviceAccount = matches.some((match) => match.ruleId === 'secret.gcp_service_account');
+  const kept = serviceAccount ? matches.filter((match) => match.ruleId !== 'secret.private_key') : matches;
+  if (entropy) {
+    for (const { value, index } of findHighEntropyAssignments(text)) {
+      if ([...claimed].some((known) => known.includes(value) || value.includes(known))) continue;
+      const line = lineAt(starts, index);
+      if (disabledInline(text, starts, line)) continue;
+      kept.push({ ruleId: 'secret.generic_high_entropy', kind: 'high_entropy_assignment', value, line });
+    }
+  }
+  return kept;
+}

@@ -1,0 +1,187 @@
+import git from 'isomorphic-git';
+import { CATALOGUE, RULE_IDS } from './catalogue.ts';
+import { cloneRepository } from './clone.ts';
+import { readCredential, redact, type RepositoryCredential } from './credential.ts';
+import { GitHttpClient, type ResolveVetted } from './git-http.ts';
+import { walkHistory } from './history.ts';
+import { IGNORE_FILE, parseIgnoreFile, type IgnoreList } from './ignore-file.ts';
+import { scanBlobs, type BlobScanResult, type FoundSecret } from './scan-blobs.ts';
+import type { ResolvedScope } from './scope.ts';
+
+/** The bounds of one scan (docs/secretscan.md); SECRETSCAN_* settings may lower or raise them. */
+export interface ScanBounds {
+  /** Bytes the server may send in all (the pack). */
+  maxPackBytes: number;
+  /** Larger blobs are skipped and counted. */
+  maxBlobBytes: number;
+  /** Distinct files (blobs) across the walked history. */
+  maxFiles: number;
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_BOUNDS: ScanBounds = {
+  maxPackBytes: 512 * 1024 * 1024,
+  maxBlobBytes: 1024 * 1024,
+  maxFiles: 200_000,
+  idleTimeoutMs: 30_000,
+};
+
+/** Where the scan's results go: the kit's ReportBuilder. */
+export interface ReportSink {
+  pass(ruleId: string, detail?: string): unknown;
+  fail(ruleId: string, finding: { detail: string; evidence: Record<string, unknown>; fingerprint_key: string }): unknown;
+  error(ruleIds: string | readonly string[], message: string): unknown;
+}
+
+export interface ScanContext {
+  resolve: ResolveVetted;
+  env: Readonly<Record<string, string | undefined>>;
+  progress: (event: string, fields?: Record<string, unknown>) => void;
+  /** The scan's deadline. */
+  signal: AbortSignal;
+  /** http: targets (the loopback setting). */
+  allowHttp: boolean;
+  bounds: ScanBounds;
+  tmpRoot?: string;
+}
+
+/** How many locations a finding lists; the rest are counted. */
+const MAX_LOCATIONS = 50;
+
+function shortCommit(commit: string): string {
+  return commit.slice(0, 12);
+}
+
+function evidenceOf(secret: FoundSecret): Record<string, unknown> {
+  const locations = [...secret.locations].sort(
+    (a, b) =>
+      Number(b.in_head) - Number(a.in_head) ||
+      a.author_date.localeCompare(b.author_date) ||
+      a.path.localeCompare(b.path) ||
+      a.line - b.line,
+  );
+  const first = locations[0];
+  return {
+    path: first.path,
+    line: first.line,
+    commit: first.commit,
+    author_date: first.author_date,
+    in_head: locations.some((location) => location.in_head),
+    kind: secret.kind,
+    masked: secret.digest.masked,
+    length: secret.digest.length,
+    sha256: secret.digest.sha256,
+    locations: locations.slice(0, MAX_LOCATIONS),
+    locations_total: locations.length,
+  };
+}
+
+function detailOf(secret: FoundSecret, title: string, branch: string): string {
+  const evidence = evidenceOf(secret);
+  const where = `${String(evidence.path)} line ${String(evidence.line)} (commit ${shortCommit(String(evidence.commit))})`;
+  const more = secret.locations.length > 1 ? ` and ${secret.locations.length - 1} more place${secret.locations.length > 2 ? 's' : ''}` : '';
+  const state = evidence.in_head ? `still in ${branch}` : `only in history: removed from ${branch}, still in its commits`;
+  return `${title} ${secret.digest.masked} (${secret.digest.length} characters) in ${where}${more}; ${state}.`;
+}
+
+async function readIgnoreList(repo: Awaited<ReturnType<typeof cloneRepository>>): Promise<IgnoreList | null> {
+  try {
+    const { blob } = await git.readBlob({ fs: repo.fs, gitdir: repo.gitdir, oid: repo.tip, filepath: IGNORE_FILE, cache: repo.cache });
+    return parseIgnoreFile(new TextDecoder().decode(blob));
+  } catch {
+    return null;
+  }
+}
+
+function summary(result: BlobScanResult, commits: number, truncated: boolean, submodules: number, ignored: number): string {
+  const { stats } = result;
+  const parts = [
+    `${stats.blobsScanned} files (${stats.bytesScanned} bytes) from ${commits} commit${commits === 1 ? '' : 's'}${truncated ? ' (history cut at max_commits)' : ''}`,
+  ];
+  if (stats.skippedTooLarge > 0) parts.push(`${stats.skippedTooLarge} over the blob size bound skipped`);
+  if (stats.skippedBinary > 0) parts.push(`${stats.skippedBinary} binary skipped`);
+  if (stats.skippedIgnoredPath > 0) parts.push(`${stats.skippedIgnoredPath} under paths_ignore`);
+  if (submodules > 0) parts.push(`${submodules} submodule${submodules === 1 ? '' : 's'} not followed`);
+  if (ignored > 0) parts.push(`${ignored} secret${ignored === 1 ? '' : 's'} allowed by ${IGNORE_FILE}`);
+  return parts.join('; ');
+}
+
+/**
+ * One scan of one repository into `report`: clone (bounded, through the target policy), walk the
+ * history, read each blob once, report each secret once with all its locations. Every failure is
+ * an error on the rules it stopped, with a message that holds no credential.
+ */
+export async function scanRepository(target: URL, scope: ResolvedScope, report: ReportSink, context: ScanContext): Promise<void> {
+  let credential: RepositoryCredential | undefined;
+  const secrets = (): string[] => credential?.secrets ?? [];
+  try {
+    if (scope.credential !== undefined) credential = readCredential(scope.credential, context.env);
+    const http = new GitHttpClient({
+      resolve: context.resolve,
+      authorization: credential?.authorization,
+      origin: target.origin,
+      maxResponseBytes: context.bounds.maxPackBytes,
+      idleTimeoutMs: context.bounds.idleTimeoutMs,
+      allowHttp: context.allowHttp,
+      signal: context.signal,
+    });
+    const depth = scope.history ? scope.maxCommits + 1 : 1;
+    const started = Date.now();
+    const repo = await cloneRepository({
+      url: target.toString(),
+      branch: scope.branch,
+      depth,
+      http,
+      signal: context.signal,
+      tmpRoot: context.tmpRoot,
+      authorized: credential !== undefined,
+    });
+    try {
+      context.progress('clone finished', { branch: repo.branch, bytes: http.bytesReceived, ms: Date.now() - started });
+      const walk = await walkHistory({
+        fs: repo.fs,
+        gitdir: repo.gitdir,
+        tip: repo.tip,
+        maxCommits: scope.history ? scope.maxCommits : 1,
+        maxBlobs: context.bounds.maxFiles,
+        signal: context.signal,
+        cache: repo.cache,
+      });
+      context.progress('history walked', { commits: walk.commits, files: walk.blobs.size, truncated: walk.truncated });
+      const ignore = await readIgnoreList(repo);
+      const result = await scanBlobs(repo, walk, {
+        maxBlobBytes: context.bounds.maxBlobBytes,
+        pathsIgnore: scope.pathsIgnore,
+        signal: context.signal,
+      });
+      const kept = result.secrets.filter((secret) => !ignore?.fingerprints.has(secret.digest.sha256));
+      for (const secret of kept) {
+        const rule = CATALOGUE.find((entry) => entry.rule_id === secret.ruleId)!;
+        report.fail(secret.ruleId, {
+          detail: detailOf(secret, rule.title, repo.branch),
+          evidence: evidenceOf(secret),
+          fingerprint_key: secret.digest.sha256,
+        });
+      }
+      if (ignore && ignore.invalidLines.length > 0) {
+        context.progress('ignore file has lines that are not fingerprints', { lines: ignore.invalidLines.slice(0, 20) });
+      }
+      const detail = summary(result, walk.commits, walk.truncated, walk.submodules.size, result.secrets.length - kept.length);
+      if (result.unfinished) {
+        report.error(
+          RULE_IDS,
+          `the scan's deadline passed after ${result.unfinished.scanned} of ${result.unfinished.total} files; ${detail}`,
+        );
+      } else {
+        for (const ruleId of RULE_IDS) report.pass(ruleId, detail);
+      }
+      context.progress('scan finished', { files: result.stats.blobsScanned, bytes: result.stats.bytesScanned, secrets: kept.length });
+    } finally {
+      await repo.dispose();
+    }
+  } catch (error) {
+    const message = redact(error instanceof Error ? error.message : String(error), secrets());
+    context.progress('scan failed', { error: message });
+    report.error(RULE_IDS, message);
+  }
+}

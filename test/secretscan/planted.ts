@@ -1,0 +1,65 @@
+import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
+
+/**
+ * Secrets planted in the test repositories, made at test time from random bytes, so this
+ * repository never holds a string a secret scanner would flag. Prefixes are split for the same
+ * reason.
+ */
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const B64 = `${ALNUM}+/`;
+
+export function randomFrom(alphabet: string, length: number): string {
+  return Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
+}
+
+/** A random string that has digits and letters and high entropy (what a generated secret looks like). */
+export function randomSecret(length: number): string {
+  for (;;) {
+    const value = randomFrom(ALNUM, length);
+    if (/[0-9]/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value)) return value;
+  }
+}
+
+export interface Planted {
+  awsKeyId: string;
+  awsSecret: string;
+  githubToken: string;
+  slackToken: string;
+  gitlabToken: string;
+  npmToken: string;
+  dbPassword: string;
+  urlPassword: string;
+  privateKey: string;
+  genericSecret: string;
+  stripeKey: string;
+}
+
+export function plantSecrets(): Planted {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  return {
+    awsKeyId: ['AK', 'IA'].join('') + randomFrom(UPPER, 16),
+    awsSecret: randomFrom(B64, 40),
+    githubToken: ['gh', 'p_'].join('') + randomSecret(36),
+    slackToken: `${['xo', 'xb'].join('')}-${randomInt(1e11, 1e12)}-${randomInt(1e11, 1e12)}-${randomSecret(24)}`,
+    gitlabToken: ['gl', 'pat-'].join('') + randomSecret(20),
+    npmToken: ['np', 'm_'].join('') + randomSecret(36),
+    dbPassword: randomSecret(18),
+    urlPassword: randomSecret(16),
+    privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    genericSecret: randomSecret(40),
+    stripeKey: ['sk', '_live_'].join('') + randomSecret(32),
+  };
+}
+
+/** Every planted value a report or a log line must never contain (and the parts of the PEM that identify it). */
+export function plantedValues(planted: Planted): string[] {
+  const { privateKey, ...rest } = planted;
+  const body = privateKey.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+  return [...Object.values(rest), ...body];
+}
+
+/** A base64 integrity hash as lock files hold them: high entropy, not a secret. */
+export function integrityHash(): string {
+  return `sha512-${randomBytes(64).toString('base64')}`;
+}
