@@ -3,24 +3,16 @@
  * after the secretlint rule that finds it, plus the entropy rule for generic assignments.
  * `secretscan rules` prints it; docs/secretscan.md explains it.
  */
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-
-export interface SecretRule {
-  rule_id: string;
-  severity: Severity;
-  title: string;
-  description: string;
-  remediation: string;
-}
+import type { Rule, Severity } from '../../engine-kit/src/report.ts';
 
 const ROTATE =
   'Revoke or rotate the credential at its issuer now (removing it from the repository does not: it stays in clones and history), then remove it from the code and load it from a secret store.';
 
-function rule(ruleId: string, severity: Severity, title: string, description: string, remediation = ROTATE): SecretRule {
+function rule(ruleId: string, severity: Severity, title: string, description: string, remediation = ROTATE): Rule {
   return { rule_id: `secret.${ruleId}`, severity, title, description, remediation };
 }
 
-export const CATALOGUE: readonly SecretRule[] = [
+export const CATALOGUE: readonly Rule[] = [
   rule('aws_access_key', 'critical', 'AWS secret access key', 'An AWS secret access key assigned to an aws_secret_access_key-like name.'),
   rule(
     'aws_access_key_id',

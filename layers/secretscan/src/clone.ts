@@ -29,6 +29,14 @@ export interface ClonedRepository {
   dispose(): Promise<void>;
 }
 
+/**
+ * The phases of isomorphic-git's own pack indexing, where it awaits the progress callback, so a
+ * throw there stops the indexing at the deadline. The server's phases (Counting, Compressing
+ * objects) come from a loop nobody awaits: a throw there would be an unhandled rejection; the
+ * transfer itself stops with the HTTP request's signal.
+ */
+const INDEXING_PHASES = new Set(['Receiving objects', 'Resolving deltas']);
+
 /** The clone could not be made; the message is safe to report (no credential, no server body). */
 export class CloneFailed extends Error {
   override readonly name = 'CloneFailed';
@@ -84,7 +92,9 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
       noTags: true,
       depth: options.depth,
       cache,
-      onProgress: () => options.signal.throwIfAborted(),
+      onProgress: ({ phase }) => {
+        if (INDEXING_PHASES.has(phase)) options.signal.throwIfAborted();
+      },
     });
     const branch = (await git.currentBranch({ fs, gitdir })) ?? options.branch ?? 'HEAD';
     const tip = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });

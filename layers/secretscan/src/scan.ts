@@ -114,6 +114,7 @@ function summary(result: BlobScanResult, commits: number, truncated: boolean, su
 export async function scanRepository(target: URL, scope: ResolvedScope, report: ReportSink, context: ScanContext): Promise<void> {
   let credential: RepositoryCredential | undefined;
   const secrets = (): string[] => credential?.secrets ?? [];
+  let phase = 'clone';
   try {
     if (scope.credential !== undefined) credential = readCredential(scope.credential, context.env);
     const http = new GitHttpClient({
@@ -138,6 +139,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
     });
     try {
       context.progress('clone finished', { branch: repo.branch, bytes: http.bytesReceived, ms: Date.now() - started });
+      phase = 'history walk';
       const walk = await walkHistory({
         fs: repo.fs,
         gitdir: repo.gitdir,
@@ -148,6 +150,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
         cache: repo.cache,
       });
       context.progress('history walked', { commits: walk.commits, files: walk.blobs.size, truncated: walk.truncated });
+      phase = 'file scan';
       const ignore = await readIgnoreList(repo);
       const result = await scanBlobs(repo, walk, {
         maxBlobBytes: context.bounds.maxBlobBytes,
@@ -180,7 +183,9 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       await repo.dispose();
     }
   } catch (error) {
-    const message = redact(error instanceof Error ? error.message : String(error), secrets());
+    const message = context.signal.aborted
+      ? `the scan's deadline passed during the ${phase}`
+      : redact(error instanceof Error ? error.message : String(error), secrets());
     context.progress('scan failed', { error: message });
     report.error(RULE_IDS, message);
   }
