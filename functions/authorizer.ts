@@ -4,4 +4,4 @@ import { makeAuthorizerHandler } from './authorizer-handler.ts';
 
 const config = readConfig(AuthorizerConfig);
 
-export const handler = makeAuthorizerHandler(makeSessionKeysLoader(config.SESSION_KEY_SECRET_ARN));
+export const handler = makeAuthorizerHandler(makeSessionKeysLoader(config.SESSION_KEY_SECRET_ARN), config.BEARER_ONLY_ROUTES);

@@ -1,6 +1,6 @@
 import { pathVariants, type HandlerName, type RouteDefinition } from '../shared/http/routes.ts';
 
-/** One API Gateway route (route key) and the request paths of shared/http/routes.ts it serves. */
+/** One API Gateway route (route key) and the request paths of functions/api/routes.ts it serves. */
 export interface ApiGatewayRoute {
   method: RouteDefinition['method'];
   /** The route key path, never ending in `/`. */
@@ -20,7 +20,7 @@ export function apiGatewayPath(path: string): string {
 }
 
 /**
- * The HTTP API routes that serve every route of shared/http/routes.ts, with and without its
+ * The HTTP API routes that serve every route of functions/api/routes.ts, with and without its
  * trailing slash. Variants that fold into the same route key must agree on handler and
  * authentication, or this throws rather than exposing a path with the wrong authorizer.
  */

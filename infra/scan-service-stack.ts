@@ -20,6 +20,7 @@ import { Artifacts } from './constructs/artifacts.ts';
 import { Ui } from './constructs/ui.ts';
 import type { EnvironmentName, EnvironmentSettings } from './environment-settings.ts';
 import { repositoryRoot } from './paths.ts';
+import { bearerOnlyRouteKeys } from '../functions/api/routes.ts';
 
 export interface ScanServiceStackProps extends StackProps {
   environmentName: EnvironmentName;
@@ -233,7 +234,7 @@ export class ScanServiceStack extends Stack {
         description: 'HTTP API Lambda authorizer: session cookie or Bearer token to tenant, role, sub',
         timeout: Duration.seconds(5),
       }),
-    );
+    ).setEnvironment(ENV.bearerOnlyRoutes, bearerOnlyRouteKeys().join(','));
     this.sessionKey.bindSessionKey(authorizer);
 
     // Repairs drift between rows and triggers in both directions: reads every row (Scan) and

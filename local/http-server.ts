@@ -28,7 +28,7 @@ export interface RawTarget {
 }
 
 export interface LocalHttpServerOptions {
-  routes: RouteDefinition[];
+  routes: readonly RouteDefinition[];
   handlers: Record<HandlerName, LambdaLikeHandler>;
   sessionKey: string;
   localEndpoints?: Record<string, LocalEndpoint>;

@@ -9,7 +9,7 @@ import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dyna
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { LocalQueue } from '../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../shared/adapters/local/local-trigger-scheduler.ts';
-import { routes } from '../shared/http/routes.ts';
+import { routes } from '../functions/api/routes.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import type { Clock } from '../shared/ports/clock.ts';
@@ -247,10 +247,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       );
     if (state === 'fresh') signInLinks.set(token, 'used');
   }
+  // The API's routes as declared (functions/api/routes.ts), as AWS has them.
+  const apiRoutes = routes;
   server.on(
     'request',
     makeLocalRequestListener({
-      routes,
+      routes: apiRoutes,
       sessionKey,
       handlers: {
         schedules: inScope(makeSchedulesHandler({ schedules, logger, allowedOrigins })),
@@ -263,7 +265,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
             allowedOrigins,
             secureCookie: false,
             acceptSignIn,
-            openApiDocument: async () => buildOpenApiDocument(version),
+            openApiDocument: async () => buildOpenApiDocument(version, routes),
           }),
         ),
       },
@@ -293,6 +295,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     url,
     port,
     sessionKey,
+    /** The routes the server serves under /api (test/infra/route-surfaces.test.ts compares them with AWS's). */
+    apiRoutes,
     repo,
     scheduler,
     scanQueue,

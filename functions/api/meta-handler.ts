@@ -1,40 +1,72 @@
-import { listScanTypes } from '../../shared/domain/scan-type-list.ts';
-import { makeApiHandler, type Operation } from '../../shared/http/make-api-handler.ts';
-import { routeKeyOf, routesOf } from '../../shared/http/routes.ts';
+import * as z from 'zod';
+import { listScanTypes, ScanTypeList } from '../../shared/domain/scan-type-list.ts';
+import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
+import { declareRoutes, type Route } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
-import { makeSessionOperations } from './session-operations.ts';
+import { sessionRoutes, type SessionOperationsOptions } from './session-operations.ts';
 
-export interface MetaHandlerDeps {
+export interface MetaHandlerDeps extends SessionOperationsOptions {
   version: string;
   /** Scan types this deployment has a runner for. */
   runners: ReadonlySet<string>;
   logger: Logger;
   allowedOrigins: string[];
-  /** `Secure` on the session cookie: true in AWS, false on the local http:// server. */
-  secureCookie: boolean;
-  acceptSignIn?: (token: string) => void;
   /**
    * The OpenAPI document, asked for at the first `GET /api/openapi.json` and kept. In AWS it is
    * read from the file written beside the bundle at build time (functions/api/meta.ts), so this
-   * function bundles none of the route schemas or zod's JSON Schema converter; locally it is built.
+   * function bundles none of the other functions' route schemas or zod's JSON Schema converter;
+   * locally it is built.
    */
   openApiDocument: () => Promise<Record<string, unknown>>;
 }
 
+const Health = z.lazy(() => z.object({ status: z.literal('ok'), version: z.string() }));
+
 /** Health, scan types, the OpenAPI document and the UI's session endpoints. */
+export const metaRoutes: Route<MetaHandlerDeps>[] = declareRoutes<MetaHandlerDeps>('meta', (route) => [
+  route({
+    method: 'GET',
+    path: '/api/scan-types/',
+    role: 'viewer',
+    summary: 'Scan types, target hints and runner availability',
+    success: { status: 200, schema: ScanTypeList, description: 'the scan types' },
+    errors: [401],
+    handle: async (_request, { runners }) => ({ status: 200, body: listScanTypes(runners) }),
+  }),
+  ...sessionRoutes,
+  route({
+    method: 'GET',
+    path: '/api/health',
+    authenticated: false,
+    role: 'viewer',
+    summary: 'Liveness and version',
+    success: { status: 200, schema: Health, description: 'healthy' },
+    errors: [],
+    handle: async (_request, { version }) => ({ status: 200, body: { status: 'ok', version } }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/openapi.json',
+    authenticated: false,
+    role: 'viewer',
+    summary: 'This document',
+    success: { status: 200, description: 'OpenAPI 3.1' },
+    errors: [],
+    handle: async (_request, { openApiDocument }) => ({ status: 200, body: await openApiDocument() }),
+  }),
+]);
+
 export function makeMetaHandler(deps: MetaHandlerDeps) {
-  const { version, runners, logger, allowedOrigins, secureCookie, acceptSignIn } = deps;
   let openApi: Promise<Record<string, unknown>> | undefined;
   const openApiDocument = () =>
     (openApi ??= deps.openApiDocument().catch((error: unknown) => {
       openApi = undefined; // the next request tries again
       throw error;
     }));
-  const operations: Record<string, Operation> = {
-    [routeKeyOf('GET', '/api/scan-types/')]: async () => ({ status: 200, body: listScanTypes(runners) }),
-    [routeKeyOf('GET', '/api/health')]: async () => ({ status: 200, body: { status: 'ok', version } }),
-    [routeKeyOf('GET', '/api/openapi.json')]: async () => ({ status: 200, body: await openApiDocument() }),
-    ...makeSessionOperations({ secureCookie, acceptSignIn }),
-  };
-  return makeApiHandler({ routes: routesOf('meta'), operations, logger, allowedOrigins });
+  return makeApiHandler({
+    routes: metaRoutes,
+    deps: { ...deps, openApiDocument },
+    logger: deps.logger,
+    allowedOrigins: deps.allowedOrigins,
+  });
 }

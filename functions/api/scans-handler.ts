@@ -1,12 +1,12 @@
+import * as z from 'zod';
+import { Artifact, CreateArtifactRequest, CreatedArtifact } from '../../shared/domain/artifact.ts';
+import { FindingList, FindingListQuery } from '../../shared/domain/finding.ts';
 import { ArtifactId, ScanId, ScheduleId } from '../../shared/domain/ids.ts';
-import { CreateArtifactRequest } from '../../shared/domain/artifact.ts';
-import { FindingListQuery } from '../../shared/domain/finding.ts';
-import { ManualScanRequest, ScanListQuery } from '../../shared/domain/scan-job.ts';
-import { makeApiHandler, type Operation } from '../../shared/http/make-api-handler.ts';
+import { ManualScanRequest, ScanJob, ScanList, ScanListQuery } from '../../shared/domain/scan-job.ts';
+import { Schedule } from '../../shared/domain/schedule.ts';
+import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
-import { parseBody, parseQuery } from '../../shared/http/parse.ts';
-import { pathId } from '../../shared/http/path-id.ts';
-import { routeKeyOf, routesOf } from '../../shared/http/routes.ts';
+import { declareRoutes } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import type { ArtifactService } from '../../shared/services/artifact-service.ts';
 import type { ScanService } from '../../shared/services/scan-service.ts';
@@ -19,18 +19,44 @@ export interface ScansHandlerDeps {
 }
 
 /** Run now, manual scans, the scan and finding reads, and the artifacts scans read (DESIGN §3). */
-export function makeScansHandler({ scans, artifacts, logger, allowedOrigins }: ScansHandlerDeps) {
-  const operations: Record<string, Operation> = {
-    [routeKeyOf('POST', '/api/scans/schedules/{id}/run/')]: async ({ identity, params }) => ({
+export const scanRoutes = declareRoutes<ScansHandlerDeps>('scans', (route) => [
+  route({
+    method: 'POST',
+    path: '/api/scans/schedules/{id}/run/',
+    role: 'operator',
+    summary: 'Run now: a ScanJob is created and queued; enabled is unchanged',
+    id: { schema: ScheduleId, noun: 'schedule' },
+    success: {
       status: 202,
-      body: await scans.runNow(identity.tenant, pathId(params, ScheduleId, 'schedule')),
-    }),
-    [routeKeyOf('POST', '/api/scans/')]: async ({ identity, body }) => {
-      const scan = await scans.createManual(identity.tenant, parseBody(ManualScanRequest, body));
+      schema: z.lazy(() => z.object({ scan: ScanJob, schedule: Schedule })),
+      description: 'the queued scan and the schedule',
+    },
+    errors: [401, 403, 404, 503],
+    handle: async ({ identity, id }, { scans }) => ({ status: 202, body: await scans.runNow(identity.tenant, id) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/scans/',
+    role: 'operator',
+    summary: 'Queue a manual scan',
+    body: ManualScanRequest,
+    success: { status: 202, schema: ScanJob, description: 'the queued scan; Location names it' },
+    errors: [400, 401, 403, 413, 415, 503],
+    handle: async ({ identity, body }, { scans }) => {
+      const scan = await scans.createManual(identity.tenant, body);
       return { status: 202, body: scan, headers: { location: `/api/scans/${scan.id}/` } };
     },
-    [routeKeyOf('GET', '/api/scans/')]: async ({ identity, query, cursorKeys }) => {
-      const { scan_type, status, schedule_id, source_type, limit, cursor } = parseQuery(ScanListQuery, query);
+  }),
+  route({
+    method: 'GET',
+    path: '/api/scans/',
+    role: 'viewer',
+    summary: 'List scans, newest first',
+    query: ScanListQuery,
+    success: { status: 200, schema: ScanList, description: 'a page of scans' },
+    errors: [400, 401, 403],
+    handle: async ({ identity, query, cursorKeys }, { scans }) => {
+      const { scan_type, status, schedule_id, source_type, limit, cursor } = query;
       const cursors = pageCursors(cursorKeys, { listing: 'scans', filters: { scan_type, status, schedule_id, source_type } });
       const page = await scans.listScans(
         identity.tenant,
@@ -40,12 +66,27 @@ export function makeScansHandler({ scans, artifacts, logger, allowedOrigins }: S
       );
       return { status: 200, body: { items: page.items, next_cursor: cursors.seal(page.nextCursor) } };
     },
-    [routeKeyOf('GET', '/api/scans/{id}/')]: async ({ identity, params }) => ({
-      status: 200,
-      body: await scans.getScan(identity.tenant, pathId(params, ScanId, 'scan')),
-    }),
-    [routeKeyOf('GET', '/api/findings/')]: async ({ identity, query, cursorKeys }) => {
-      const { scan_id, rule_id, severity, target, limit, cursor } = parseQuery(FindingListQuery, query);
+  }),
+  route({
+    method: 'GET',
+    path: '/api/scans/{id}/',
+    role: 'viewer',
+    summary: 'Get a scan',
+    id: { schema: ScanId, noun: 'scan' },
+    success: { status: 200, schema: ScanJob, description: 'the scan' },
+    errors: [401, 403, 404],
+    handle: async ({ identity, id }, { scans }) => ({ status: 200, body: await scans.getScan(identity.tenant, id) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/findings/',
+    role: 'viewer',
+    summary: 'List findings, newest first',
+    query: FindingListQuery,
+    success: { status: 200, schema: FindingList, description: 'a page of findings' },
+    errors: [400, 401, 403],
+    handle: async ({ identity, query, cursorKeys }, { scans }) => {
+      const { scan_id, rule_id, severity, target, limit, cursor } = query;
       const cursors = pageCursors(cursorKeys, { listing: 'findings', filters: { scan_id, rule_id, severity, target } });
       const page = await scans.listFindings(
         identity.tenant,
@@ -55,14 +96,36 @@ export function makeScansHandler({ scans, artifacts, logger, allowedOrigins }: S
       );
       return { status: 200, body: { items: page.items, next_cursor: cursors.seal(page.nextCursor) } };
     },
-    [routeKeyOf('POST', '/api/artifacts/')]: async ({ identity, body }) => {
-      const artifact = await artifacts.create(identity.tenant, parseBody(CreateArtifactRequest, body));
+  }),
+  route({
+    method: 'POST',
+    path: '/api/artifacts/',
+    role: 'operator',
+    summary: 'Announce a file (DMARC report or .eml) and get where to PUT it',
+    body: CreateArtifactRequest,
+    success: {
+      status: 201,
+      schema: CreatedArtifact,
+      description: 'the pending artifact with its upload instructions (valid 15 minutes); Location names it',
+    },
+    errors: [400, 401, 403, 413, 415],
+    handle: async ({ identity, body }, { artifacts }) => {
+      const artifact = await artifacts.create(identity.tenant, body);
       return { status: 201, body: artifact, headers: { location: `/api/artifacts/${artifact.id}/` } };
     },
-    [routeKeyOf('GET', '/api/artifacts/{id}/')]: async ({ identity, params }) => ({
-      status: 200,
-      body: await artifacts.get(identity.tenant, pathId(params, ArtifactId, 'artifact')),
-    }),
-  };
-  return makeApiHandler({ routes: routesOf('scans'), operations, logger, allowedOrigins });
+  }),
+  route({
+    method: 'GET',
+    path: '/api/artifacts/{id}/',
+    role: 'viewer',
+    summary: 'Get an artifact: pending until its bytes arrived and passed the checks, then ready or rejected with a reason',
+    id: { schema: ArtifactId, noun: 'artifact' },
+    success: { status: 200, schema: Artifact, description: 'the artifact' },
+    errors: [401, 403, 404],
+    handle: async ({ identity, id }, { artifacts }) => ({ status: 200, body: await artifacts.get(identity.tenant, id) }),
+  }),
+]);
+
+export function makeScansHandler(deps: ScansHandlerDeps) {
+  return makeApiHandler({ routes: scanRoutes, deps, logger: deps.logger, allowedOrigins: deps.allowedOrigins });
 }

@@ -1,10 +1,15 @@
 import { ScheduleId } from '../../shared/domain/ids.ts';
-import { READ_ONLY_SCHEDULE_FIELDS, ScheduleCreateRequest, ScheduleListQuery, SchedulePatchRequest } from '../../shared/domain/schedule.ts';
-import { makeApiHandler, type Operation } from '../../shared/http/make-api-handler.ts';
+import {
+  READ_ONLY_SCHEDULE_FIELDS,
+  Schedule,
+  ScheduleCreateRequest,
+  ScheduleList,
+  ScheduleListQuery,
+  SchedulePatchRequest,
+} from '../../shared/domain/schedule.ts';
+import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
-import { parseBody, parseQuery } from '../../shared/http/parse.ts';
-import { pathId } from '../../shared/http/path-id.ts';
-import { routeKeyOf, routesOf } from '../../shared/http/routes.ts';
+import { declareRoutes } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import type { ScheduleService } from '../../shared/services/schedule-service.ts';
 
@@ -14,38 +19,87 @@ export interface SchedulesHandlerDeps {
   allowedOrigins: string[];
 }
 
+const base = '/api/scans/schedules';
+const scheduleId = { schema: ScheduleId, noun: 'schedule' };
+
 /** The schedule routes of DESIGN §3 (all but run/, which comes with scans). */
-export function makeSchedulesHandler({ schedules, logger, allowedOrigins }: SchedulesHandlerDeps) {
-  const base = '/api/scans/schedules';
-  const operations: Record<string, Operation> = {
-    [routeKeyOf('GET', `${base}/`)]: async ({ identity, query, cursorKeys }) => {
-      const { scan_type, enabled, limit, cursor } = parseQuery(ScheduleListQuery, query);
+export const scheduleRoutes = declareRoutes<SchedulesHandlerDeps>('schedules', (route) => [
+  route({
+    method: 'GET',
+    path: `${base}/`,
+    role: 'viewer',
+    summary: 'List schedules, newest first',
+    query: ScheduleListQuery,
+    success: { status: 200, schema: ScheduleList, description: 'a page of schedules' },
+    errors: [400, 401, 403],
+    handle: async ({ identity, query, cursorKeys }, { schedules }) => {
+      const { scan_type, enabled, limit, cursor } = query;
       const cursors = pageCursors(cursorKeys, { listing: 'schedules', filters: { scan_type, enabled } });
       const page = await schedules.list(identity.tenant, { scanType: scan_type, enabled }, limit, cursors.open(cursor));
       return { status: 200, body: { items: page.items, next_cursor: cursors.seal(page.nextCursor) } };
     },
-    [routeKeyOf('POST', `${base}/`)]: async ({ identity, body }) => {
-      const input = parseBody(ScheduleCreateRequest, body, READ_ONLY_SCHEDULE_FIELDS);
-      const created = await schedules.create(identity.tenant, input);
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/`,
+    role: 'operator',
+    summary: 'Create a schedule (and its trigger when enabled)',
+    body: ScheduleCreateRequest,
+    readOnly: READ_ONLY_SCHEDULE_FIELDS,
+    success: { status: 201, schema: Schedule, description: 'the schedule; Location names it' },
+    errors: [400, 401, 403, 409, 413, 415, 503],
+    handle: async ({ identity, body }, { schedules }) => {
+      const created = await schedules.create(identity.tenant, body);
       return { status: 201, body: created, headers: { location: `${base}/${created.id}/` } };
     },
-    [routeKeyOf('GET', `${base}/{id}/`)]: async ({ identity, params }) => ({
-      status: 200,
-      body: await schedules.get(identity.tenant, pathId(params, ScheduleId, 'schedule')),
-    }),
-    [routeKeyOf('PATCH', `${base}/{id}/`)]: async ({ identity, params, body }) => {
-      const id = pathId(params, ScheduleId, 'schedule');
-      const patch = parseBody(SchedulePatchRequest, body, READ_ONLY_SCHEDULE_FIELDS);
-      return { status: 200, body: await schedules.update(identity.tenant, id, patch) };
-    },
-    [routeKeyOf('DELETE', `${base}/{id}/`)]: async ({ identity, params }) => {
-      await schedules.remove(identity.tenant, pathId(params, ScheduleId, 'schedule'));
+  }),
+  route({
+    method: 'GET',
+    path: `${base}/{id}/`,
+    role: 'viewer',
+    summary: 'Get a schedule',
+    id: scheduleId,
+    success: { status: 200, schema: Schedule, description: 'the schedule' },
+    errors: [401, 403, 404],
+    handle: async ({ identity, id }, { schedules }) => ({ status: 200, body: await schedules.get(identity.tenant, id) }),
+  }),
+  route({
+    method: 'PATCH',
+    path: `${base}/{id}/`,
+    role: 'operator',
+    summary: 'Change any subset of the writable fields; the trigger follows',
+    id: scheduleId,
+    body: SchedulePatchRequest,
+    readOnly: READ_ONLY_SCHEDULE_FIELDS,
+    success: { status: 200, schema: Schedule, description: 'the schedule' },
+    errors: [400, 401, 403, 404, 409, 413, 415, 503],
+    handle: async ({ identity, id, body }, { schedules }) => ({ status: 200, body: await schedules.update(identity.tenant, id, body) }),
+  }),
+  route({
+    method: 'DELETE',
+    path: `${base}/{id}/`,
+    role: 'admin',
+    summary: 'Delete a schedule and its trigger; findings stay',
+    id: scheduleId,
+    success: { status: 204, description: 'deleted' },
+    errors: [401, 403, 404, 409, 503],
+    handle: async ({ identity, id }, { schedules }) => {
+      await schedules.remove(identity.tenant, id);
       return { status: 204 };
     },
-    [routeKeyOf('POST', `${base}/{id}/toggle/`)]: async ({ identity, params }) => ({
-      status: 200,
-      body: await schedules.toggle(identity.tenant, pathId(params, ScheduleId, 'schedule')),
-    }),
-  };
-  return makeApiHandler({ routes: routesOf('schedules'), operations, logger, allowedOrigins });
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/{id}/toggle/`,
+    role: 'operator',
+    summary: 'Flip enabled: remove or provision the trigger',
+    id: scheduleId,
+    success: { status: 200, schema: Schedule, description: 'the schedule' },
+    errors: [401, 403, 404, 409, 503],
+    handle: async ({ identity, id }, { schedules }) => ({ status: 200, body: await schedules.toggle(identity.tenant, id) }),
+  }),
+]);
+
+export function makeSchedulesHandler(deps: SchedulesHandlerDeps) {
+  return makeApiHandler({ routes: scheduleRoutes, deps, logger: deps.logger, allowedOrigins: deps.allowedOrigins });
 }

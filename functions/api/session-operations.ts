@@ -1,7 +1,6 @@
 import { UnauthenticatedError } from '../../shared/domain/errors.ts';
-import type { Me } from '../../shared/domain/identity.ts';
-import type { Operation } from '../../shared/http/make-api-handler.ts';
-import { routeKeyOf } from '../../shared/http/routes.ts';
+import { Me } from '../../shared/domain/identity.ts';
+import { declareRoutes } from '../../shared/http/routes.ts';
 
 export const SESSION_COOKIE = 'session';
 
@@ -21,9 +20,17 @@ function cookie(value: string, attributes: string[], secure: boolean): string {
  * only turns the Bearer token into the HttpOnly cookie, which expires with the token. Signing out
  * clears the cookie whatever state it is in, so it needs no valid session.
  */
-export function makeSessionOperations({ secureCookie, acceptSignIn }: SessionOperationsOptions): Record<string, Operation> {
-  return {
-    [routeKeyOf('POST', '/api/session')]: async ({ session, headers }) => {
+export const sessionRoutes = declareRoutes<SessionOperationsOptions>('meta', (route) => [
+  route({
+    method: 'POST',
+    path: '/api/session',
+    role: 'viewer',
+    bearerOnly: true,
+    summary: 'Sign in: exchange the Bearer token for the HttpOnly session cookie (Set-Cookie)',
+    success: { status: 204, description: 'signed in; the cookie expires with the token' },
+    // No body is needed, but one that is sent goes through the same checks as on every route.
+    errors: [400, 401, 413, 415],
+    handle: async ({ session, headers }, { secureCookie, acceptSignIn }) => {
       const token = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
       if (session?.via !== 'bearer' || token === undefined) {
         throw new UnauthenticatedError('sign in with the token in an Authorization: Bearer header');
@@ -32,13 +39,31 @@ export function makeSessionOperations({ secureCookie, acceptSignIn }: SessionOpe
       const expires = new Date(session.expires_at).toUTCString();
       return { status: 204, cookies: [cookie(token, [`Expires=${expires}`], secureCookie)] };
     },
-    [routeKeyOf('DELETE', '/api/session')]: async () => ({
+  }),
+  // Signing out clears the cookie even when the session has expired, so it asks for none.
+  route({
+    method: 'DELETE',
+    path: '/api/session',
+    authenticated: false,
+    role: 'viewer',
+    summary: 'Sign out: clear the session cookie',
+    success: { status: 204, description: 'signed out' },
+    errors: [400, 413, 415],
+    handle: async (_request, { secureCookie }) => ({
       status: 204,
       cookies: [cookie('', ['Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT'], secureCookie)],
     }),
-    [routeKeyOf('GET', '/api/me')]: async ({ identity, session }) => ({
+  }),
+  route({
+    method: 'GET',
+    path: '/api/me',
+    role: 'viewer',
+    summary: 'Who the session is',
+    success: { status: 200, schema: Me, description: 'the session' },
+    errors: [401],
+    handle: async ({ identity, session }) => ({
       status: 200,
       body: { sub: identity.sub, tenant: identity.tenant, role: identity.role, expires_at: session?.expires_at ?? '' } satisfies Me,
     }),
-  };
-}
+  }),
+]);

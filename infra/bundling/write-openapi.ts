@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { routes } from '../../functions/api/routes.ts';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 
 // Writes the OpenAPI document beside MetaFunction's bundle at build time (ServiceFunction's
@@ -14,5 +15,5 @@ const SHIPPED_VERSION_PLACEHOLDER = 'set-when-served';
 if (import.meta.main) {
   const file = process.argv[2];
   if (!file) throw new Error('usage: node write-openapi.ts <openapi.json>');
-  writeFileSync(file, JSON.stringify(buildOpenApiDocument(SHIPPED_VERSION_PLACEHOLDER)));
+  writeFileSync(file, JSON.stringify(buildOpenApiDocument(SHIPPED_VERSION_PLACEHOLDER, routes)));
 }

@@ -17,7 +17,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config/environment.ts';
 import type { HandlerName } from '../../shared/http/routes.ts';
-import { routes } from '../../shared/http/routes.ts';
+import { routes } from '../../functions/api/routes.ts';
 import { apiGatewayRoutes } from '../api-routes.ts';
 
 /**
@@ -38,7 +38,7 @@ const PUBLIC_ROUTE_REASONS: Record<string, string> = {
 
 export interface ApiProps {
   apiName: string;
-  /** The Lambda behind each `handler` of shared/http/routes.ts; each gets ALLOWED_ORIGINS here. */
+  /** The Lambda behind each `handler` of functions/api/routes.ts; each gets ALLOWED_ORIGINS here. */
   handlers: Record<HandlerName, LambdaFunction>;
   /** Verifies the session token (cookie or Bearer) and returns tenant, role and sub. */
   authorizerHandler: IFunction;
@@ -50,7 +50,7 @@ export interface ApiProps {
 }
 
 /**
- * The public HTTP API: exactly the routes of shared/http/routes.ts, each authenticated route
+ * The public HTTP API: exactly the routes of functions/api/routes.ts, each authenticated route
  * behind the Lambda authorizer, a throttled `$default` stage and JSON access logs.
  */
 export class Api extends Construct {

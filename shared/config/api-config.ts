@@ -6,16 +6,12 @@ import { ENV } from './environment.ts';
 // function, built only by the function that reads it: building all of them (with pick/extend) in
 // every function cost each cold start a few milliseconds of zod for schemas it never used.
 
-const list = () =>
-  z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    );
+const items = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+const list = () => z.string().default('').transform(items);
 
 /** The variables the API functions share. */
 const api = {
@@ -79,7 +75,12 @@ export const MetaConfig = () =>
     [ENV.scanRunners]: list(),
   });
 
-export const AuthorizerConfig = () => z.object({ [ENV.sessionKeySecretArn]: z.string().min(1) });
+export const AuthorizerConfig = () =>
+  z.object({
+    [ENV.sessionKeySecretArn]: z.string().min(1),
+    // Required: without it a cookie could sign in where only the Bearer token may (DESIGN §8).
+    [ENV.bearerOnlyRoutes]: z.string().transform(items),
+  });
 
 export const ReconcileConfig = () => z.object({ [ENV.tableName]: api.TABLE_NAME(), ...triggerFields() });
 

@@ -17,6 +17,8 @@ export const ENV = {
   schedulerDlqArn: 'SCHEDULER_DLQ_ARN',
   /** Secrets Manager secret holding the HS256 session key. */
   sessionKeySecretArn: 'SESSION_KEY_SECRET_ARN',
+  /** Comma-separated API Gateway route keys only a Bearer token authenticates (the authorizer; from the route table). */
+  bearerOnlyRoutes: 'BEARER_ONLY_ROUTES',
   /** Secrets Manager secret holding the scanner's operator keys (a JSON object of MAILSCAN_*_KEY). */
   operatorKeysSecretArn: 'OPERATOR_KEYS_SECRET_ARN',
   /** Comma-separated origins allowed to send mutating browser requests (CSRF check). */

@@ -1,3 +1,5 @@
+import type * as z from 'zod';
+
 /**
  * Domain errors. Each carries a stable `code` from DESIGN §3 and no HTTP knowledge;
  * shared/http/error-body.ts maps codes to statuses (STATUS_BY_CODE).
@@ -7,8 +9,37 @@ export interface FieldIssue {
   message: string;
 }
 
+/** Flattens a ZodError into field issues, `prefix` naming the parent field. */
+export function zodIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
+  return error.issues.flatMap((issue) => {
+    const base = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'is not a known field' }));
+    }
+    return [{ field: base, message: issue.message }];
+  });
+}
+
+/**
+ * Every code a domain error may carry. shared/http/error-body.ts gives each its status, and a code
+ * without one there does not compile (rather than answering a bare 500).
+ */
+export type DomainErrorCode =
+  | 'invalid_json'
+  | 'validation_error'
+  | 'usage_error'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'quota_exceeded'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'trigger_unavailable'
+  | 'dispatch_failed';
+
 export abstract class DomainError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: DomainErrorCode;
   readonly details: FieldIssue[];
 
   constructor(message: string, details: FieldIssue[] = []) {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ScanType } from './scan-types.ts';
-import type { FieldIssue } from './errors.ts';
+import { zodIssues, type FieldIssue } from './errors.ts';
 import { ArtifactId } from './ids.ts';
 import { storableIssues } from './storable.ts';
 
@@ -71,15 +71,4 @@ export function checkScope(scanType: ScanType, scope: Scope, options: { allowLeg
     if (!parsed.success) issues.push(...zodIssues(parsed.error, 'scope'));
   }
   return issues;
-}
-
-/** Flattens a ZodError into field issues, `prefix` naming the parent field. */
-export function zodIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
-  return error.issues.flatMap((issue) => {
-    const base = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'is not a known field' }));
-    }
-    return [{ field: base, message: issue.message }];
-  });
 }

@@ -3,17 +3,16 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { Logger } from '../ports/logger.ts';
-import type { ApiEvent, ApiRequest, ApiResponse, ApiResult } from './api-types.ts';
+import type { ApiEvent, ApiResponse, ApiResult } from './api-types.ts';
+import { checkRequest } from './check-request.ts';
 import { errorHandler, jsonBody, originCheck, requestIdOf, requireRole, resolveRoute, stateOf } from './middlewares.ts';
-import { routeKeyOf, type RouteDefinition } from './routes.ts';
+import type { Route } from './routes.ts';
 
-/** One use case behind one route. Public routes get no identity. */
-export type Operation = (request: ApiRequest) => Promise<ApiResponse>;
-
-export interface ApiHandlerOptions {
-  routes: RouteDefinition[];
-  /** Keyed by `routeKeyOf(method, path)`. */
-  operations: Record<string, Operation>;
+export interface ApiHandlerOptions<D> {
+  /** The function's routes, each with its handler (declareRoutes). */
+  routes: Route<D>[];
+  /** What the handlers are given besides the request: the function's services. */
+  deps: D;
   logger: Logger;
   allowedOrigins: string[];
 }
@@ -26,12 +25,9 @@ function toResult({ status, body, headers, cookies }: ApiResponse): ApiResult {
 
 /**
  * The middy chain every API function shares: error mapping, route, authentication and role,
- * CSRF origin check, JSON body; then exactly one operation.
+ * CSRF origin check, JSON body, the declared `{id}`, query and body; then exactly one handler.
  */
-export function makeApiHandler({ routes, operations, logger, allowedOrigins }: ApiHandlerOptions) {
-  for (const route of routes) {
-    if (!operations[routeKeyOf(route.method, route.path)]) throw new Error(`no operation for ${route.method} ${route.path}`);
-  }
+export function makeApiHandler<D>({ routes, deps, logger, allowedOrigins }: ApiHandlerOptions<D>) {
   const chain = middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: 0 });
   // Powertools keys each invocation's lines (Lambda context, then request_id and tenant below) and
   // clears them when it ends; where invocations overlap in one process (the local server runs
@@ -43,24 +39,27 @@ export function makeApiHandler({ routes, operations, logger, allowedOrigins }: A
     .use(requireRole())
     .use(originCheck(allowedOrigins))
     .use(jsonBody())
+    .use(checkRequest())
     .handler(async function runOperation(event) {
-      const { route, body } = stateOf(event);
+      const { route, checked } = stateOf(event);
+      if (!checked) throw new Error('checkRequest did not run');
       const context = event.requestContext.authorizer?.lambda;
       const identity = context && 'tenant' in context ? { sub: context.sub, tenant: context.tenant, role: context.role } : undefined;
       const requestId = requestIdOf(event);
       if (logger instanceof PowertoolsLogger) logger.appendKeys({ request_id: requestId, tenant: identity?.tenant });
-      const operation = operations[routeKeyOf(route.method, route.path)];
-      const response = await operation({
-        // Public routes never read it; authenticated ones passed requireRole.
-        identity: identity ?? { sub: '', tenant: '', role: 'viewer' },
-        session: context && 'tenant' in context ? { via: context.via, expires_at: context.expires_at } : undefined,
-        headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
-        params: (event.pathParameters ?? {}) as Record<string, string>,
-        query: (event.queryStringParameters ?? {}) as Record<string, string>,
-        body,
-        requestId,
-        cursorKeys: context && 'cursor_keys' in context ? context.cursor_keys.split(',') : [],
-      });
+      const response: ApiResponse = await (route as Route<D>).handle(
+        {
+          // Public routes never read it; authenticated ones passed requireRole.
+          identity: identity ?? { sub: '', tenant: '', role: 'viewer' },
+          session: context && 'tenant' in context ? { via: context.via, expires_at: context.expires_at } : undefined,
+          headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
+          params: (event.pathParameters ?? {}) as Record<string, string>,
+          ...checked,
+          requestId,
+          cursorKeys: context && 'cursor_keys' in context ? context.cursor_keys.split(',') : [],
+        },
+        deps,
+      );
       return toResult(response);
     });
 }

@@ -23,6 +23,8 @@ type Middleware = MiddlewareObj<ApiEvent, ApiResult, Error, Context>;
 export interface RequestState {
   route: RouteDefinition;
   body?: unknown;
+  /** The `{id}`, query and body once checked against the route's declaration (checkRequest). */
+  checked?: { id: string; query: unknown; body: unknown };
 }
 const states = new WeakMap<ApiEvent, RequestState>();
 

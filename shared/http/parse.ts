@@ -1,6 +1,5 @@
 import type * as z from 'zod';
-import { ValidationError, type FieldIssue } from '../domain/errors.ts';
-import { zodIssues } from '../domain/scope.ts';
+import { ValidationError, zodIssues, type FieldIssue } from '../domain/errors.ts';
 import { storableIssues } from '../domain/storable.ts';
 import { MAX_JSON_DEPTH } from './middlewares.ts';
 

@@ -1,11 +1,22 @@
 /**
- * The HTTP API's routes: one list used by the CDK stack (API Gateway routes) and the local server,
- * so both expose exactly the same surface. `handler` names the Lambda entry under functions/.
+ * A route of the HTTP API, declared once: method, path, role, request schemas, response, error
+ * statuses, summary and handler. Each API function declares its routes beside its handler
+ * (functions/api/*-handler.ts) and the table of all of them is functions/api/routes.ts, from which
+ * the CDK stack (API Gateway routes), the local server, the middy chain's request checks and the
+ * OpenAPI document are all derived (docs/routes.md).
  */
+import type * as z from 'zod';
 import type { Role } from '../domain/identity.ts';
+import type { ApiRequest, ApiResponse } from './api-types.ts';
+import type { ErrorStatus } from './error-body.ts';
 
+/** The Lambda function that serves a route (one per entry under functions/api/). */
 export type HandlerName = 'schedules' | 'scans' | 'meta';
 
+/** A list query (shared/domain, built at first use): each field is a query parameter, described by its `.describe()`. */
+export type QuerySchema = z.ZodLazy<z.ZodObject<Record<string, z.ZodType>>>;
+
+/** What a route is, without the code that serves it: all the stack, the local server and OpenAPI read. */
 export interface RouteDefinition {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway path with `{param}` placeholders and the trailing slash of DESIGN §3. */
@@ -17,30 +28,62 @@ export interface RouteDefinition {
   role: Role;
   /** Only the Bearer token authenticates it and any cookie is ignored (signing in replaces the cookie). */
   bearerOnly?: boolean;
+  summary: string;
+  /**
+   * The `{id}` of the path, checked against its id schema (shared/domain/ids.ts) before anything
+   * else: a malformed id cannot exist in any tenant, so it answers 404 `<noun> <id> not found`.
+   */
+  id?: { schema: z.ZodString; noun: string };
+  query?: QuerySchema;
+  /** The JSON body, parsed strictly; `readOnly` fields are refused as read-only rather than unknown. */
+  body?: z.ZodType;
+  readOnly?: readonly string[];
+  success: { status: number; schema?: z.ZodType; description: string };
+  /** The error statuses the route can answer (DESIGN §3), as the OpenAPI document lists them. */
+  errors: ErrorStatus[];
 }
 
-export const routes: RouteDefinition[] = [
-  { method: 'GET', path: '/api/scans/schedules/', handler: 'schedules', authenticated: true, role: 'viewer' },
-  { method: 'POST', path: '/api/scans/schedules/', handler: 'schedules', authenticated: true, role: 'operator' },
-  { method: 'GET', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'viewer' },
-  { method: 'PATCH', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'operator' },
-  { method: 'DELETE', path: '/api/scans/schedules/{id}/', handler: 'schedules', authenticated: true, role: 'admin' },
-  { method: 'POST', path: '/api/scans/schedules/{id}/toggle/', handler: 'schedules', authenticated: true, role: 'operator' },
-  { method: 'POST', path: '/api/scans/schedules/{id}/run/', handler: 'scans', authenticated: true, role: 'operator' },
-  { method: 'POST', path: '/api/scans/', handler: 'scans', authenticated: true, role: 'operator' },
-  { method: 'GET', path: '/api/scans/', handler: 'scans', authenticated: true, role: 'viewer' },
-  { method: 'GET', path: '/api/scans/{id}/', handler: 'scans', authenticated: true, role: 'viewer' },
-  { method: 'GET', path: '/api/findings/', handler: 'scans', authenticated: true, role: 'viewer' },
-  { method: 'POST', path: '/api/artifacts/', handler: 'scans', authenticated: true, role: 'operator' },
-  { method: 'GET', path: '/api/artifacts/{id}/', handler: 'scans', authenticated: true, role: 'viewer' },
-  { method: 'GET', path: '/api/scan-types/', handler: 'meta', authenticated: true, role: 'viewer' },
-  { method: 'POST', path: '/api/session', handler: 'meta', authenticated: true, role: 'viewer', bearerOnly: true },
-  // Signing out clears the cookie even when the session has expired, so it asks for none.
-  { method: 'DELETE', path: '/api/session', handler: 'meta', authenticated: false, role: 'viewer' },
-  { method: 'GET', path: '/api/me', handler: 'meta', authenticated: true, role: 'viewer' },
-  { method: 'GET', path: '/api/health', handler: 'meta', authenticated: false, role: 'viewer' },
-  { method: 'GET', path: '/api/openapi.json', handler: 'meta', authenticated: false, role: 'viewer' },
-];
+/** The request a route's handler gets: the `{id}`, query and body already checked against the declaration. */
+export interface RouteRequest<Q, B> extends Omit<ApiRequest, 'query' | 'body'> {
+  id: string;
+  query: Q;
+  body: B;
+}
+
+/** A route with the code that serves it, given the function's dependencies `D`. */
+export interface Route<D> extends RouteDefinition {
+  // The request is typed at the declaration (declareRoutes); in a list of routes it is any request.
+  handle: (request: RouteRequest<any, any>, deps: D) => Promise<ApiResponse>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+type Inferred<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+/** One declaration, its handler typed by its own schemas. */
+export type RouteDeclaration<D, Q extends QuerySchema | undefined, B extends z.ZodType | undefined> = Omit<
+  RouteDefinition,
+  'handler' | 'query' | 'body' | 'authenticated'
+> & {
+  /** Defaults to true. */
+  authenticated?: boolean;
+  query?: Q;
+  body?: B;
+  handle: (request: RouteRequest<Inferred<Q>, Inferred<B>>, deps: D) => Promise<ApiResponse>;
+};
+
+/**
+ * The routes one function serves, each declared once. `route` types each handler's request by the
+ * declaration's own query and body schemas.
+ */
+export function declareRoutes<D>(
+  handler: HandlerName,
+  declare: (
+    route: <Q extends QuerySchema | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+      declaration: RouteDeclaration<D, Q, B>,
+    ) => Route<D>,
+  ) => Route<D>[],
+): Route<D>[] {
+  return declare((declaration) => ({ ...declaration, authenticated: declaration.authenticated ?? true, handler }));
+}
 
 /** The same path without its trailing slash is accepted too (DESIGN §3). */
 export function pathVariants(path: string): string[] {
@@ -50,14 +93,4 @@ export function pathVariants(path: string): string[] {
 /** The route key without its trailing slash: `PATCH /api/scans/schedules/{id}`. */
 export function routeKeyOf(method: string, path: string): string {
   return `${method} ${path.replace(/\/$/, '')}`;
-}
-
-export function routesOf(handler: HandlerName): RouteDefinition[] {
-  return routes.filter((route) => route.handler === handler);
-}
-
-/** True for a route key (`POST /api/session`, as API Gateway's authorizer event names it) that only a Bearer token authenticates. */
-export function isBearerOnlyRoute(routeKey: string): boolean {
-  const [method = '', path = ''] = routeKey.split(' ');
-  return routes.some((route) => route.bearerOnly === true && routeKeyOf(route.method, route.path) === routeKeyOf(method, path));
 }

@@ -1,8 +1,7 @@
-import { DomainError, NotFoundError, ValidationError } from '../domain/errors.ts';
+import { DomainError, NotFoundError, ValidationError, zodIssues } from '../domain/errors.ts';
 import { mapLegacySchedule } from '../domain/legacy/legacy-mapping.ts';
 import type { LegacyModel, LegacySchedule } from '../domain/legacy/legacy-schedule.ts';
 import { ScheduleCreateRequest, type Schedule } from '../domain/schedule.ts';
-import { zodIssues } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../ports/legacy-marker-repository.ts';

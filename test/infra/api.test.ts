@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { apiGatewayPath, apiGatewayRoutes } from '../../infra/api-routes.ts';
-import { pathVariants, routes } from '../../shared/http/routes.ts';
+import { routes } from '../../functions/api/routes.ts';
+import { pathVariants } from '../../shared/http/routes.ts';
 import { arnOf, cdkContext, environments, logicalId, synthesizedStack, type Json } from './synthesized-stack.ts';
 
 describe.each(environments)('ScanService-%s', (env) => {
@@ -42,7 +43,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       });
     });
 
-    it('serves every route of shared/http/routes.ts with and without its trailing slash', () => {
+    it('serves every route of functions/api/routes.ts with and without its trailing slash', () => {
       const keys = routeKeys();
       const handlerIds = {
         schedules: logicalId(stack, stack.functions.schedules.handler),

@@ -5,6 +5,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repositoryRoot } from '../../infra/paths.ts';
+import { routes } from '../../functions/api/routes.ts';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 import {
   arnOf,
@@ -64,7 +65,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         ],
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
-        authorizer: [...powertools, ENV.sessionKeySecretArn],
+        authorizer: [...powertools, ENV.sessionKeySecretArn, ENV.bearerOnlyRoutes],
         dispatch: [...powertools, ENV.tableName, ENV.mailscanBin, ENV.artifactBucket, ENV.operatorKeysSecretArn],
         artifactCheck: [...powertools, ENV.tableName, ENV.artifactBucket],
         dispatchDeadLetter: [...powertools, ENV.tableName],
@@ -115,6 +116,7 @@ describe.each(environments)('ScanService-%s', (env) => {
             PATH: process.env.PATH ?? '',
             AWS_REGION: 'eu-west-1',
             [ENV.sessionKeySecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stand-in',
+            [ENV.bearerOnlyRoutes]: 'POST /api/session',
           },
           encoding: 'utf8',
         });
@@ -147,7 +149,7 @@ describe.each(environments)('ScanService-%s', (env) => {
           }),
         );
         expect(reply.statusCode).toBe(200);
-        expect(JSON.parse(reply.body)).toEqual(buildOpenApiDocument(variables[ENV.serviceVersion]));
+        expect(JSON.parse(reply.body)).toEqual(buildOpenApiDocument(variables[ENV.serviceVersion], routes));
       } finally {
         rmSync(copy, { recursive: true, force: true });
       }

@@ -5,7 +5,8 @@ import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { ensureArtifactDir } from '../../shared/adapters/local/local-artifact-store.ts';
 import type { LegacySchedule } from '../../shared/domain/legacy/legacy-schedule.ts';
-import { routeKeyOf, routes } from '../../shared/http/routes.ts';
+import { routes } from '../../functions/api/routes.ts';
+import { routeKeyOf } from '../../shared/http/routes.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { makeBackfillService } from '../../shared/services/backfill-service.ts';
 import { InMemoryLegacySource } from '../fakes/in-memory-legacy-source.ts';
@@ -86,7 +87,7 @@ function legacyRow(id: number): LegacySchedule {
   };
 }
 
-/** The route of shared/http/routes.ts a request goes to: `GET /api/scans/schedules/{id}`. */
+/** The route of functions/api/routes.ts a request goes to: `GET /api/scans/schedules/{id}`. */
 function routeKeyFor(method: string, path: string): string {
   const bare = path.split('?')[0];
   for (const route of routes) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
+import { routes } from '../../functions/api/routes.ts';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 import { SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
 
@@ -111,9 +112,9 @@ describe('session endpoints (UI sign-in)', () => {
     ['DELETE', 'application/json', '{bad', 400, 'invalid_json'],
   ] as const)('answers %s with a %s body it cannot read as the OpenAPI document says (%#)', async (method, type, raw, status, code) => {
     const token = await service.token('acme', 'operator');
-    const documented = (buildOpenApiDocument('test').paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)[
-      '/api/session'
-    ][method.toLowerCase()].responses;
+    const documented = (
+      buildOpenApiDocument('test', routes).paths as Record<string, Record<string, { responses: Record<string, unknown> }>>
+    )['/api/session'][method.toLowerCase()].responses;
 
     const reply = await service.call('/api/session', { method, token, headers: { 'content-type': type }, raw });
 

@@ -22,12 +22,15 @@ export const UPLOAD_STATUS_BY_CODE: Record<string, number> = {
   incomplete_body: 400,
 };
 
+/** The API's codes: every domain error's, and the bare 500 of anything else. */
+const API_STATUS_BY_CODE: Record<string, number> = { ...STATUS_BY_CODE, internal_error: 500 };
+
 /**
  * Why an error answer is not the DESIGN §3 body for its status, or null when it is:
  * `{"error": {"code", "message", "details": [{field, message}], "request_id"}}`, nothing else, with
  * the code DESIGN maps to that status (`codes`), served as application/json.
  */
-export function errorBodyProblem(reply: RawReply, codes: Record<string, number> = STATUS_BY_CODE): string | null {
+export function errorBodyProblem(reply: RawReply, codes: Record<string, number> = API_STATUS_BY_CODE): string | null {
   const body = reply.json;
   if (!String(reply.headers['content-type'] ?? '').startsWith('application/json')) return 'not application/json';
   if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'error') return 'not {"error": ...}';

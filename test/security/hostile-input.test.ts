@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
-import { routes } from '../../shared/http/routes.ts';
+import { routes } from '../../functions/api/routes.ts';
 import { desiredTrigger } from '../../shared/domain/desired-trigger.ts';
 import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 import { UPLOAD_STATUS_BY_CODE, errorBodyProblem, leaks } from './error-body.ts';
@@ -37,7 +37,7 @@ const LOCAL_DOCUMENTED: Record<string, number[]> = {
 
 /** The statuses the OpenAPI document lists for the route a request lands on; 404 for no route. */
 function documentedStatuses(): (method: string, path: string) => Set<number> {
-  const paths = buildOpenApiDocument('test').paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  const paths = buildOpenApiDocument('test', routes).paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
   const compiled = Object.entries(paths)
     .map(([template, operations]) => ({
       pattern: new RegExp(`^${template.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`),

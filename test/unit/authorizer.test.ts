@@ -3,6 +3,7 @@ import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { bearerOnlyRouteKeys } from '../../functions/api/routes.ts';
 import { makeAuthorizerHandler, type SessionKeySource } from '../../functions/authorizer-handler.ts';
 import { SESSION_KEYS_MIN_REFRESH_MS, makeSessionKeysLoader } from '../../shared/adapters/secrets/session-key.ts';
 import { cursorKeyOf, cursorKeysOf } from '../../shared/auth/authorize.ts';
@@ -17,7 +18,7 @@ const event = (headers: Record<string, string>, cookies?: string[], routeKey = '
 const fixedKeys = (...keys: string[]): SessionKeySource => ({ keys: async () => keys, refresh: async () => keys });
 
 describe('Lambda authorizer', () => {
-  const handler = makeAuthorizerHandler(fixedKeys(KEY));
+  const handler = makeAuthorizerHandler(fixedKeys(KEY), bearerOnlyRouteKeys());
 
   it('passes the verified identity from the session cookie', async () => {
     const token = await signSessionToken({ sub: 'alice', tenant: 'acme', role: 'operator' }, KEY);
@@ -176,13 +177,16 @@ describe('session key ids and rotation', () => {
 
   it('re-reads the keys once when a token names a key it does not know, then accepts it', async () => {
     let refreshes = 0;
-    const handler = makeAuthorizerHandler({
-      keys: async () => [KEY],
-      refresh: async () => {
-        refreshes += 1;
-        return [NEXT_KEY, KEY];
+    const handler = makeAuthorizerHandler(
+      {
+        keys: async () => [KEY],
+        refresh: async () => {
+          refreshes += 1;
+          return [NEXT_KEY, KEY];
+        },
       },
-    });
+      bearerOnlyRouteKeys(),
+    );
     const rotated = await signSessionToken(identity, NEXT_KEY);
     const current = await signSessionToken(identity, KEY);
 
@@ -199,9 +203,10 @@ describe('session key ids and rotation', () => {
   });
   it('hands out cursor keys under every accepted key, so a cursor sealed before a rotation opens until the old key leaves', async () => {
     const cursorsUnder = async (keys: string[]) => {
-      const { context } = await makeAuthorizerHandler(fixedKeys(...keys))(
-        event({ authorization: `Bearer ${await signSessionToken(identity, keys[0])}` }),
-      );
+      const { context } = await makeAuthorizerHandler(
+        fixedKeys(...keys),
+        bearerOnlyRouteKeys(),
+      )(event({ authorization: `Bearer ${await signSessionToken(identity, keys[0])}` }));
       expect(context).toHaveProperty('cursor_keys');
       return pageCursors('cursor_keys' in context ? context.cursor_keys.split(',') : [], {
         listing: 'schedules',

@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { makeMetaHandler } from '../../functions/api/meta-handler.ts';
 import type { ApiEvent } from '../../shared/http/api-types.ts';
+import { routes } from '../../functions/api/routes.ts';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 
@@ -14,7 +15,7 @@ const handler = makeMetaHandler({
   secureCookie: true,
   openApiDocument: async () => {
     builds += 1;
-    return buildOpenApiDocument('9.9.9');
+    return buildOpenApiDocument('9.9.9', routes);
   },
 });
 const context = {} as Context;
