@@ -25,6 +25,17 @@ export interface Behaviour {
   /** Drop only this many queries for the name, then answer: exercises retries. */
   dropFirst?: number;
   rcode?: 'SERVFAIL' | 'REFUSED';
+  /**
+   * Rewrites the reply this server would send (a hostile or broken server: an extended RCODE in the
+   * OPT record, a referral, TC set over TCP). Returns the packet to encode instead.
+   */
+  craft?: (reply: Packet, transport: 'udp' | 'tcp') => Packet;
+  /**
+   * Over UDP, a forged reply sent before the genuine one: from the server's own socket (a reply in
+   * another class or opcode), or from another port or address (an off-path spoofer that guessed the
+   * id). The genuine reply follows `delayMs` (default 20) later, as an off-path race would have it.
+   */
+  forge?: { from: 'server' | 'other-port' | 'other-address'; craft: (reply: Packet) => Packet };
 }
 
 export interface QueryLogEntry {
@@ -85,7 +96,12 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
   const outOfZone = options.outOfZone ?? 'REFUSED';
 
   /** Answers one query message; null means "stay silent". */
-  function respond(message: Buffer, transport: 'udp' | 'tcp', send: (response: Buffer) => void): void {
+  function respond(
+    message: Buffer,
+    transport: 'udp' | 'tcp',
+    send: (response: Buffer) => void,
+    sendForged?: (response: Buffer, from: 'server' | 'other-port' | 'other-address') => void,
+  ): void {
     let query: DecodedPacket;
     try {
       query = packet.decode(message);
@@ -103,7 +119,11 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
       return;
     }
     const reply = () => send(encodeReply(query, name, question.type, behaviour, transport));
-    const delay = (behaviour.delayMs ?? 0) + server.addedDelayMs;
+    if (behaviour.forge && transport === 'udp' && sendForged) {
+      const forged = behaviour.forge.craft(replyPacket(query, name, question.type, {}, transport));
+      sendForged(packet.encode(forged), behaviour.forge.from);
+    }
+    const delay = (behaviour.delayMs ?? (behaviour.forge ? 20 : 0)) + server.addedDelayMs;
     if (delay <= 0) return reply();
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -113,21 +133,26 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
   }
 
   function encodeReply(query: DecodedPacket, name: string, type: string, behaviour: Behaviour, transport: 'udp' | 'tcp'): Buffer {
+    const reply = replyPacket(query, name, type, behaviour, transport);
+    return packet.encode(behaviour.craft ? behaviour.craft(reply, transport) : reply);
+  }
+
+  function replyPacket(query: DecodedPacket, name: string, type: string, behaviour: Behaviour, transport: 'udp' | 'tcp'): Packet {
     const base: Packet = {
       type: 'response',
       id: query.id,
       questions: query.questions,
       flags: packet.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & packet.RECURSION_DESIRED),
     };
-    if (behaviour.rcode) return packet.encode({ ...base, flags: base.flags! | RCODES[behaviour.rcode] });
-    if (behaviour.truncate && transport === 'udp') return packet.encode({ ...base, flags: base.flags! | packet.TRUNCATED_RESPONSE });
+    if (behaviour.rcode) return { ...base, flags: base.flags! | RCODES[behaviour.rcode] };
+    if (behaviour.truncate && transport === 'udp') return { ...base, flags: base.flags! | packet.TRUNCATED_RESPONSE };
     const found = zone.lookup(name, type);
     const rcode = found === null ? RCODES[outOfZone] : found.rcode;
     const wantsAd = (query.flags ?? 0) & packet.AUTHENTIC_DATA;
     const flags = base.flags! | rcode | (found?.signed && wantsAd ? packet.AUTHENTIC_DATA : 0);
-    const reply = packet.encode({ ...base, flags, answers: found?.answers ?? [], authorities: found?.authorities ?? [] });
-    if (transport === 'udp' && reply.length > udpLimit(query))
-      return packet.encode({ ...base, flags: base.flags! | packet.TRUNCATED_RESPONSE });
+    const reply: Packet = { ...base, flags, answers: found?.answers ?? [], authorities: found?.authorities ?? [] };
+    if (transport === 'udp' && packet.encode(reply).length > udpLimit(query))
+      return { ...base, flags: base.flags! | packet.TRUNCATED_RESPONSE };
     return reply;
   }
 
@@ -153,7 +178,22 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
   const { udp, port } = await bindBoth(
     tcp,
     (socket) => {
-      socket.on('message', (message, remote) => respond(message, 'udp', (response) => socket.send(response, remote.port, remote.address)));
+      socket.on('message', (message, remote) =>
+        respond(
+          message,
+          'udp',
+          (response) => socket.send(response, remote.port, remote.address),
+          (response, from) => {
+            if (from === 'server') return socket.send(response, remote.port, remote.address);
+            // Another port on the same address, or the same port on another loopback address.
+            const spoofer = createSocket('udp4');
+            const address = from === 'other-address' ? '127.0.0.2' : host;
+            spoofer.bind(from === 'other-address' ? port : 0, address, () =>
+              spoofer.send(response, remote.port, remote.address, () => spoofer.close()),
+            );
+          },
+        ),
+      );
     },
     host,
     options.port ?? 0,

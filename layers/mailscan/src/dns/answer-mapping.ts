@@ -18,7 +18,7 @@ export function normaliseName(name: string): string {
  * query name; SERVFAIL and REFUSED are "unknown", never "absent".
  */
 export function mapResponse<T extends RecordType>(packet: DecodedPacket, name: string, type: T): DnsAnswer<T> | DanglingCname {
-  const rcode = (packet as DecodedPacket & { rcode?: string }).rcode ?? 'NOERROR';
+  const rcode = fullRcode(packet);
   if (rcode === 'NXDOMAIN') return { status: 'absent', reason: 'nxdomain' };
   if (rcode === 'SERVFAIL') return { status: 'unknown', reason: 'servfail', message: `SERVFAIL for ${name} ${type}` };
   if (rcode === 'REFUSED') return { status: 'unknown', reason: 'refused', message: `REFUSED for ${name} ${type}` };
@@ -34,7 +34,15 @@ export function mapResponse<T extends RecordType>(packet: DecodedPacket, name: s
       return { status: 'found', records, ...(packet.flag_ad ? { authenticated: true } : {}) };
     }
     const cname = answers.find((answer) => answer.type === 'CNAME' && normaliseName(answer.name) === current);
-    if (!cname) return { status: 'absent', reason: 'nodata' };
+    if (!cname) {
+      if (answers.length === 0 && isReferral(packet))
+        return {
+          status: 'unknown',
+          reason: 'error',
+          message: `referral instead of an answer for ${name} ${type}: the nameserver does not recurse`,
+        };
+      return { status: 'absent', reason: 'nodata' };
+    }
     current = normaliseName((cname as { data: string }).data);
     if (seen.has(current) || seen.size > MAX_CHAIN) {
       return { status: 'unknown', reason: 'error', message: `CNAME loop or chain longer than ${MAX_CHAIN} at ${name}` };
@@ -43,6 +51,41 @@ export function mapResponse<T extends RecordType>(packet: DecodedPacket, name: s
     // An authoritative server only answers for its own zones: the chain continues elsewhere.
     if (!answers.some((answer) => normaliseName(answer.name) === current)) return { status: 'cname', target: current };
   }
+}
+
+/** Header RCODE names by their full 12-bit value (RFC 6891 §6.1.3: the OPT record holds the upper 8 bits). */
+const EXTENDED_RCODES: Record<number, string> = {
+  16: 'BADVERS',
+  17: 'BADKEY',
+  18: 'BADTIME',
+  19: 'BADMODE',
+  20: 'BADNAME',
+  21: 'BADALG',
+  22: 'BADTRUNC',
+  23: 'BADCOOKIE',
+};
+
+/**
+ * The response code with the OPT record's extended bits: a server that sets only those (BADVERS)
+ * leaves the header's code at 0, which read alone is NOERROR.
+ */
+function fullRcode(packet: DecodedPacket): string {
+  const header = (packet as DecodedPacket & { rcode?: string }).rcode ?? 'NOERROR';
+  const opt = (packet.additionals ?? []).find((record) => record.type === 'OPT') as { extendedRcode?: number } | undefined;
+  const extended = opt?.extendedRcode ?? 0;
+  if (extended === 0) return header;
+  const value = (extended << 4) | ((packet.flags ?? 0) & 0xf);
+  return EXTENDED_RCODES[value] ?? `RCODE ${value}`;
+}
+
+/**
+ * A referral: no answer, not authoritative, and NS records (no SOA) in the authority section. It
+ * says where to ask next, not that the name has no such record; a resolver we send queries to is
+ * meant to recurse, so it is an error, never NODATA.
+ */
+function isReferral(packet: DecodedPacket): boolean {
+  const authorities = packet.authorities ?? [];
+  return !packet.flag_aa && authorities.some((record) => record.type === 'NS') && !authorities.some((record) => record.type === 'SOA');
 }
 
 function toRecord<T extends RecordType>(type: T, answer: Answer): RecordData[T] {

@@ -51,6 +51,9 @@ export function makeRawResolver(options: RawResolverOptions): Resolver {
       if (result.ok && accepted?.flag_tc) {
         accepted = undefined;
         result = await exchangeTcp(server, query, exchange);
+        // Over TCP there is no smaller message to fall back to: a truncated answer is incomplete.
+        if (result.ok && (accepted as DecodedPacket | undefined)?.flag_tc)
+          result = { ok: false, reason: 'error', message: 'the answer over TCP is truncated too' };
       }
       if (!result.ok || accepted === undefined) {
         const reason = result.ok ? 'error' : result.reason;
@@ -87,7 +90,12 @@ export function makeRawResolver(options: RawResolverOptions): Resolver {
   };
 }
 
-/** The decoded answer when it answers this query (id and question), else null. */
+/**
+ * The decoded answer when it answers this query, else null: a response (QR), opcode QUERY, our id,
+ * our question in class IN, and answer records in class IN only. Anything else (a NOTIFY, a CH-class
+ * answer, a guess at our id) is ignored and the exchange keeps waiting for the genuine answer; the
+ * source address and port are checked by the exchange.
+ */
 function answersQuery(message: Buffer, id: number, name: string, type: RecordType): DecodedPacket | null {
   let decoded: DecodedPacket;
   try {
@@ -99,9 +107,13 @@ function answersQuery(message: Buffer, id: number, name: string, type: RecordTyp
   const matches =
     decoded.id === id &&
     decoded.type === 'response' &&
+    (decoded as DecodedPacket & { opcode?: string }).opcode === 'QUERY' &&
+    decoded.questions?.length === 1 &&
     question !== undefined &&
     question.type === type &&
-    normaliseName(question.name) === name;
+    question.class === 'IN' &&
+    normaliseName(question.name) === name &&
+    (decoded.answers ?? []).every((record) => (record as { class?: string }).class === 'IN');
   return matches ? decoded : null;
 }
 

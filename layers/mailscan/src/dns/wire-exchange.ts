@@ -37,14 +37,29 @@ export function exchangeUdp(server: Nameserver, query: Buffer, options: Exchange
   return new Promise((resolve) => {
     const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
     const finish = settleOnce(() => socket.close(), resolve, options);
-    socket.on('error', (error) => finish({ ok: false, reason: 'error', message: error.message }));
-    socket.on('message', (message) => {
-      if (options.accept(message)) finish({ ok: true, message });
+    socket.on('error', (error) => finish({ ok: false, reason: 'error', message: unreachable(error) }));
+    // A connected socket only receives from the server's address and port (and hears its ICMP
+    // "port unreachable"); the source is checked again here so the guard does not rest on the kernel.
+    socket.on('message', (message, remote) => {
+      if (sameAddress(remote.address, server.host) && remote.port === server.port && options.accept(message)) finish({ ok: true, message });
     });
-    socket.send(query, server.port, server.host, (error) => {
-      if (error) finish({ ok: false, reason: 'error', message: error.message });
+    socket.connect(server.port, server.host, () => {
+      socket.send(query, (error) => {
+        if (error) finish({ ok: false, reason: 'error', message: unreachable(error) });
+      });
     });
   });
+}
+
+function sameAddress(a: string, b: string): boolean {
+  if (a === b) return true;
+  // IPv6 has several spellings of one address; the URL parser prints the canonical one.
+  return isIP(a) === 6 && isIP(b) === 6 && new URL(`http://[${a}]`).hostname === new URL(`http://[${b}]`).hostname;
+}
+
+/** ECONNREFUSED on a connected UDP socket is the server's ICMP "port unreachable": nothing listens there. */
+function unreachable(error: Error): string {
+  return (error as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? 'unreachable (connection refused)' : error.message;
 }
 
 /** DNS over TCP (RFC 7766): each message is prefixed with its two-byte length. */
@@ -53,7 +68,7 @@ export function exchangeTcp(server: Nameserver, query: Buffer, options: Exchange
     const socket = connect({ host: server.host, port: server.port });
     const finish = settleOnce(() => socket.destroy(), resolve, options);
     let buffered = Buffer.alloc(0);
-    socket.on('error', (error) => finish({ ok: false, reason: 'error', message: error.message }));
+    socket.on('error', (error) => finish({ ok: false, reason: 'error', message: unreachable(error) }));
     socket.on('connect', () => {
       const length = Buffer.alloc(2);
       length.writeUInt16BE(query.length);
