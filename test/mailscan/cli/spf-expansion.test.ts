@@ -48,13 +48,14 @@ describe('mailscan scan: SPF expansion', () => {
     expect(spf).toMatchObject({ status: 'ok', lookups: 2, all: '-all' });
   });
 
-  it('counts macros and does not query them', async () => {
+  it('follows %{d} expanded, counts the macros that need the message, and never queries a macro', async () => {
     dns.reset();
 
     const spf = await spfOf('macro.test');
 
     expect(spf).toMatchObject({ lookups: 2, macros: ['include:%{d}._spf.macro.test', 'exists:%{i}._ip.macro.test'] });
     expect(dns.log.filter((entry) => entry.name.includes('%'))).toEqual([]);
+    expect(dns.log).toContainEqual(expect.objectContaining({ name: 'macro.test._spf.macro.test', type: 'TXT' }));
   });
 
   it('still finds the record when the answer is truncated over UDP', async () => {

@@ -15,6 +15,7 @@ function chainOfIncludes(n: number): Record<string, DnsAnswer<RecordType>> {
   for (let i = 0; i < n; i += 1) {
     table[`TXT i${i}.example.test`] = txt('v=spf1 a -all');
     table[`A i${i}.example.test`] = address;
+    table[`AAAA i${i}.example.test`] = { status: 'found', records: ['2001:db8::1'] };
   }
   return table;
 }
@@ -117,14 +118,17 @@ describe('SPF lookup counting', () => {
     expect(data.status).toBe('permerror');
   });
 
-  it('counts macros without following them', async () => {
-    const resolver = makeFakeResolver({ 'TXT example.test': txt('v=spf1 include:%{d}.spf.example.test exists:%{i}.x.example.test -all') });
+  it('follows %{d}, the checked domain, and counts the macros that need the message without following them', async () => {
+    const resolver = makeFakeResolver({
+      'TXT example.test': txt('v=spf1 include:%{d}.spf.example.test exists:%{i}.x.example.test -all'),
+      'TXT example.test.spf.example.test': txt('v=spf1 ip4:192.0.2.1 -all'),
+    });
 
     const { data } = await checkSpf('example.test', resolver);
 
     expect(data.lookups).toBe(2);
     expect(data.macros).toEqual(['include:%{d}.spf.example.test', 'exists:%{i}.x.example.test']);
-    expect(resolver.asked).toEqual(['TXT example.test', 'TXT example.test']);
+    expect(resolver.asked.filter((question) => question !== 'TXT example.test')).toEqual(['TXT example.test.spf.example.test']);
   });
 
   it('counts void lookups from a, mx, exists and missing include targets', async () => {

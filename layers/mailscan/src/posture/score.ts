@@ -34,7 +34,8 @@ export function gradeOf(score: number): Grade {
 
 /** 15 one parseable record, 10 for -all (8 for ~all), 5 within 10 lookups, 5 within 2 void lookups; +all scores 0. */
 function spfPoints(spf: SpfData): number | null {
-  if (spf.status === 'temperror') return null;
+  // A redirect that could not be followed leaves the all term unknown: not a weak configuration.
+  if (spf.status === 'temperror' || (spf.all_known === false && spf.tree?.status === 'ok' && spf.records.length === 1)) return null;
   if (spf.tree?.status !== 'ok' || spf.records.length !== 1 || spf.all === '+all') return 0;
   const all = spf.all === '-all' ? 10 : spf.all === '~all' ? 8 : 0;
   const lookups = spf.lookups <= spf.lookup_limit && spf.loops.length === 0 ? 5 : 0;

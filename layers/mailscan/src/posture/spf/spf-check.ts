@@ -3,7 +3,7 @@ import type { Resolver } from '../../dns/resolver.ts';
 import type { CheckError } from '../../reputation/context.ts';
 import { expandSpf } from './spf-expand.ts';
 import { isSpfRecord } from './spf-record.ts';
-import type { SpfNode, SpfTermNode } from './spf-tree.ts';
+import type { SpfNode, SpfTermNode, VoidFamily } from './spf-tree.ts';
 
 export const SPF_LOOKUP_LIMIT = 10;
 export const SPF_VOID_LOOKUP_LIMIT = 2;
@@ -16,10 +16,19 @@ export interface SpfData {
   records: string[];
   lookups: number;
   lookup_limit: number;
+  /** The worse of the two families: an IPv4 and an IPv6 sender can meet different void lookups. */
   void_lookups: number;
+  void_lookups_by_family: Record<VoidFamily, number>;
   void_lookup_limit: number;
   /** The all term that ends evaluation, following redirects: `-all`, `~all`, `?all`, `+all` or null. */
   all: string | null;
+  /**
+   * Whether `all` is what evaluation ends with: false when a redirect could not be followed (no
+   * answer, a macro that needs the message, a bound), so a null `all` is then "unknown", not "none".
+   */
+  all_known: boolean;
+  /** A bound (terms per record, queries, records) stopped the expansion: counts are lower bounds. */
+  expansion_truncated: boolean;
   loops: string[];
   duplicate_includes: string[];
   macros: string[];
@@ -39,13 +48,17 @@ export interface SpfCheck {
 }
 
 export async function checkSpf(domain: string, resolver: Resolver): Promise<SpfCheck> {
-  const [tree, txt] = await Promise.all([expandSpf(domain, resolver), resolver.query(domain, 'TXT')]);
+  const [{ tree, truncated }, txt] = await Promise.all([expandSpf(domain, resolver), resolver.query(domain, 'TXT')]);
   const records = txt.status === 'found' ? txt.records.filter(isSpfRecord) : [];
   const walk = walkTree(tree);
   const errors = walk.temperrors.map((message) => ({ surface: 'posture', check: 'spf', message }));
   const permerrors = [...(tree.status === 'permerror' && tree.error ? [tree.error] : []), ...walk.permerrors];
   if (tree.lookups > SPF_LOOKUP_LIMIT) permerrors.push(`${tree.lookups} DNS lookups (limit ${SPF_LOOKUP_LIMIT})`);
-  if (tree.void_lookups > SPF_VOID_LOOKUP_LIMIT) permerrors.push(`${tree.void_lookups} void lookups (limit ${SPF_VOID_LOOKUP_LIMIT})`);
+  const byFamily = { ipv4: tree.void_lookups_ipv4 ?? tree.void_lookups, ipv6: tree.void_lookups_ipv6 ?? tree.void_lookups };
+  for (const family of ['ipv4', 'ipv6'] as const) {
+    if (byFamily[family] > SPF_VOID_LOOKUP_LIMIT)
+      permerrors.push(`${byFamily[family]} void lookups for ${FAMILY_NAMES[family]} senders (limit ${SPF_VOID_LOOKUP_LIMIT})`);
+  }
   const all = effectiveAll(tree);
   const data: SpfData = {
     status:
@@ -60,9 +73,12 @@ export async function checkSpf(domain: string, resolver: Resolver): Promise<SpfC
     records,
     lookups: tree.lookups,
     lookup_limit: SPF_LOOKUP_LIMIT,
-    void_lookups: tree.void_lookups,
+    void_lookups: Math.max(byFamily.ipv4, byFamily.ipv6),
+    void_lookups_by_family: byFamily,
     void_lookup_limit: SPF_VOID_LOOKUP_LIMIT,
-    all,
+    all: all.all,
+    all_known: all.known,
+    expansion_truncated: truncated,
     loops: walk.loops,
     duplicate_includes: walk.duplicates,
     macros: walk.macros,
@@ -90,8 +106,9 @@ function spfFindings(domain: string, data: SpfData): ReportFinding[] {
       ),
     );
   }
-  // Only a record that parsed has a meaningful all; a syntax error is reported in permerrors.
-  if (data.tree?.status === 'ok' && data.records.length === 1) {
+  // Only a record that parsed has a meaningful all, and only when evaluation reached it: a redirect
+  // that got no answer or could not be followed says nothing about the all term (temperror or unknown).
+  if (data.tree?.status === 'ok' && data.records.length === 1 && data.status !== 'temperror' && data.all_known) {
     if (data.all === '+all')
       findings.push(
         finding('mailscan.spf.permissive_all', 'high', 'The SPF record ends in +all: any host may send as the domain.', {
@@ -118,24 +135,41 @@ function spfFindings(domain: string, data: SpfData): ReportFinding[] {
       );
   }
   if (data.void_lookups > SPF_VOID_LOOKUP_LIMIT) {
+    const { ipv4, ipv6 } = data.void_lookups_by_family;
+    const family = ipv4 === ipv6 ? 'both' : ipv4 > ipv6 ? 'ipv4' : 'ipv6';
+    const senders = family === 'both' ? 'any sender' : `${FAMILY_NAMES[family]} senders`;
     findings.push(
       finding(
         'mailscan.spf.void_lookup_limit',
         'medium',
-        `Evaluating the SPF record causes ${data.void_lookups} void lookups (limit ${SPF_VOID_LOOKUP_LIMIT}).`,
-        { domain, void_lookups: data.void_lookups, limit: SPF_VOID_LOOKUP_LIMIT },
+        `Evaluating the SPF record for ${senders} causes ${data.void_lookups} void lookups (limit ${SPF_VOID_LOOKUP_LIMIT}).`,
+        {
+          domain,
+          void_lookups: data.void_lookups,
+          family,
+          void_lookups_by_family: data.void_lookups_by_family,
+          limit: SPF_VOID_LOOKUP_LIMIT,
+        },
       ),
     );
   }
   return findings;
 }
 
-/** The all that ends evaluation: the record's own, else the redirect target's. */
-function effectiveAll(node: SpfNode): string | null {
+const FAMILY_NAMES: Record<VoidFamily, string> = { ipv4: 'IPv4', ipv6: 'IPv6' };
+
+/**
+ * The all that ends evaluation: the record's own, else the redirect target's. Known only when the
+ * redirect's target was evaluated (status ok): a target that timed out, failed or was not followed
+ * leaves it unknown, which is not "no all term".
+ */
+function effectiveAll(node: SpfNode): { all: string | null; known: boolean } {
   const all = node.terms.find((term) => /^[+\-~?]?all$/i.test(term.term));
-  if (all) return /^[+\-~?]/.test(all.term) ? all.term.toLowerCase() : `+${all.term.toLowerCase()}`;
+  if (all) return { all: /^[+\-~?]/.test(all.term) ? all.term.toLowerCase() : `+${all.term.toLowerCase()}`, known: true };
   const redirect = node.terms.find((term) => /^redirect=/i.test(term.term));
-  return redirect?.child ? effectiveAll(redirect.child) : null;
+  if (!redirect) return { all: null, known: true };
+  if (redirect.child?.status !== 'ok') return { all: null, known: false };
+  return effectiveAll(redirect.child);
 }
 
 interface TreeWalk {
