@@ -39,16 +39,17 @@ export interface ScanServiceStackProps extends StackProps {
  * Each list is what the DynamoDB adapters do on that function's paths, nothing more.
  */
 const TABLE_ACTIONS = {
-  // Schedule CRUD and toggle: the quota read and counter update (GetItem, UpdateItem), the scope's
-  // artifact reads (GetItem), the conditional row put, edit and delete, and the listings (Query on
-  // the table, GSI1, GSI2).
+  // Schedule CRUD and toggle: the quota (the create gate's read and claim, GetItem and UpdateItem,
+  // and the rows' count, Query), the scope's artifact reads (GetItem), the conditional row put, edit
+  // and delete, and the listings (Query on the table, GSI1, GSI2).
   schedules: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-  // Reconcile: every row (Scan; Query for one tenant) and the quota recount (PutItem).
-  reconcile: ['Query', 'Scan', 'PutItem'],
-  // Backfill: marker and schedule reads, quota count, a scope's artifacts if it names any (GetItem);
-  // the conditional marker claim and schedule put (PutItem); the quota counter and the marker's
-  // done state (UpdateItem).
-  backfill: ['GetItem', 'PutItem', 'UpdateItem'],
+  // Reconcile: every row (Scan; Query for one tenant), each schedule's newest job (Query on GSI2)
+  // and the run fields it settles (UpdateItem).
+  reconcile: ['Query', 'Scan', 'UpdateItem'],
+  // Backfill: marker and schedule reads, the create gate, a scope's artifacts if it names any
+  // (GetItem); the quota's count of rows (Query); the conditional marker claim and schedule put
+  // (PutItem); the create gate's claim and the marker's done state (UpdateItem).
+  backfill: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
   // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); run now and manual
   // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem);
   // artifacts: the row put and reads, and the scope's artifact reads (PutItem, GetItem).

@@ -49,6 +49,8 @@ import { signSessionToken } from '../shared/auth/session-token.ts';
 import { UnauthenticatedError } from '../shared/domain/errors.ts';
 import type { Role } from '../shared/domain/identity.ts';
 import { makeLocalBackfillEndpoint } from './backfill-endpoint.ts';
+import type { FireMessage } from '../shared/domain/messages.ts';
+import { makeRunRecovery } from '../shared/services/run-recovery.ts';
 import { makeDynamoDbLegacyMarkerRepository } from '../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
 
 export const LOCAL_TABLE_NAME = 'scan-service-local';
@@ -218,8 +220,28 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     requeued += 1;
   }
 
+  // A lost fire goes back on the queue: locally nothing else holds it (SQS does in AWS).
+  const requeueFire = async (fire: FireMessage) => scanQueue.send(fire);
+  // Then the schedules a crash left behind their newest job (docs/scans.md, "Crashes"): settled here
+  // as SQS redelivery settles them in AWS.
+  const recovery = makeRunRecovery({ schedules: repo, scans, ids });
+  let recovered = 0;
+  for await (const row of repo.listAll()) {
+    const run = await recovery.inspect(row);
+    if (!run) continue;
+    logger.warn('schedule run recovered at start', {
+      tenant: run.tenant,
+      schedule_id: run.schedule_id,
+      kind: run.kind,
+      scan_id: run.scan_id,
+    });
+    if (run.kind === 'lost_fire' && run.fire) await requeueFire(run.fire);
+    else await recovery.repair(run);
+    recovered += 1;
+  }
+
   const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500, artifacts });
-  const reconciler = services.reconcileService({ triggers });
+  const reconciler = services.reconcileService({ triggers, requeueFire });
 
   // Each request is one invocation with its own logger keys, even while others are in flight.
   const inScope =
@@ -320,6 +342,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     legacyMarkers,
     rearmed,
     requeued,
+    recovered,
     dynamoEndpoint: dynamo.endpoint,
     dynamoRequests,
     async stop(): Promise<void> {

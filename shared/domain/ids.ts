@@ -11,3 +11,14 @@ function prefixedUlid(prefix: string) {
 export const ScheduleId = prefixedUlid('sch');
 export const ScanId = prefixedUlid('scan');
 export const ArtifactId = prefixedUlid('art');
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The creation time a prefixed ULID carries (its first 10 characters, milliseconds); null if it is not one. */
+export function timeOfId(id: string): Date | null {
+  const ulid = id.slice(id.indexOf('_') + 1);
+  if (!new RegExp(`^${ULID}$`).test(ulid)) return null;
+  let ms = 0;
+  for (const character of ulid.slice(0, 10)) ms = ms * 32 + CROCKFORD.indexOf(character);
+  return new Date(ms);
+}

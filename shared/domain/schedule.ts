@@ -139,3 +139,15 @@ export function scheduleToWire(record: ScheduleRecord, now: Date): Schedule {
     updated_at: record.updated_at,
   };
 }
+
+/**
+ * The schedule's run fields once `job` finished with `status`. Recorded unless the schedule shows a
+ * newer scan: also when it never heard of this one (a run now that died before recording its job),
+ * so the last job to finish is never left out (docs/scans.md).
+ */
+export function finishedRun(
+  job: { id: string; created_at: string },
+  status: LastRunStatus,
+): { last_run_at: string; last_run_status: LastRunStatus; last_scan_id: string } {
+  return { last_run_at: job.created_at, last_run_status: status, last_scan_id: job.id };
+}

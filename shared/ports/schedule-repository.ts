@@ -18,12 +18,20 @@ export interface Page<T> {
  * version and QuotaExceededError when the tenant is at its quota.
  */
 export interface ScheduleRepository {
-  /** Inserts a new row, counting it against the tenant's quota atomically with the insert's condition. */
+  /**
+   * Inserts a new row unless the tenant holds `quota` rows already (QuotaExceededError), also under
+   * concurrent creates. The count is the rows themselves: a create that dies half way leaves nothing
+   * to repair.
+   */
   create(record: ScheduleRecord, quota: number): Promise<void>;
   get(tenant: string, id: string): Promise<ScheduleRecord | null>;
   /** Writes the editable fields if the stored version is `record.version - 1`; run fields are left alone. */
   update(record: ScheduleRecord): Promise<void>;
-  /** A fire or run-now started: sets the run fields unless the row is gone or already shows a newer scan. */
+  /**
+   * A run started (run now, a dead letter) or a job finished (`finishedRun`): sets the run fields
+   * unless the row is gone or already shows a newer scan, so an older job finishing late never
+   * overwrites a newer one's status, and a job the schedule never heard of is still recorded.
+   */
   recordRun(
     tenant: string,
     id: string,
@@ -35,21 +43,12 @@ export interface ScheduleRepository {
    * of that fails (deleted, disabled, a redelivery, an older fire): the caller reads and decides.
    */
   startRun(tenant: string, id: string, run: { last_run_at: string; last_scan_id: string }): Promise<ScheduleRecord | null>;
-  /**
-   * A job finished: sets last_run_status only while last_scan_id is still `scanId`, so an older
-   * job finishing late never overwrites a newer one's status. False when it did not apply.
-   */
-  finishRun(tenant: string, id: string, scanId: string, status: LastRunStatus): Promise<boolean>;
   /** Deletes the row if its stored version is `expectedVersion`. */
   delete(tenant: string, id: string, expectedVersion: number): Promise<void>;
   /** Newest first. Throws ValidationError (field `cursor`) on a cursor that is not this tenant's. */
   list(tenant: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<ScheduleRecord>>;
   /** Every schedule of one tenant, or of all tenants: for reconcile and start-up only, never a request path. */
   listAll(tenant?: string): AsyncIterable<ScheduleRecord>;
-  /** The tenant's schedule count as the quota sees it. */
+  /** How many schedules the tenant holds: what the quota counts. */
   count(tenant: string): Promise<number>;
-  /** Every stored quota counter, of one tenant or all (reconcile only): what `count` reads. */
-  counters(tenant?: string): AsyncIterable<{ tenant: string; count: number }>;
-  /** Recomputes the quota counter from the rows (reconcile); returns the count. */
-  recount(tenant: string): Promise<number>;
 }

@@ -10,6 +10,7 @@ import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { lastRunStatusOf, type ScanEngine } from './scan-engine.ts';
+import { finishedRun } from '../domain/schedule.ts';
 
 export interface DispatchDeps {
   scans: ScanRepository;
@@ -84,7 +85,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
    */
   async function settleSchedule(job: ScanJobRecord): Promise<void> {
     if (job.schedule_id && (job.status === 'succeeded' || job.status === 'partial' || job.status === 'failed')) {
-      await schedules.finishRun(job.tenant, job.schedule_id, job.id, lastRunStatusOf(job.status));
+      await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, lastRunStatusOf(job.status)));
     }
   }
 
@@ -125,7 +126,9 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         return engine.execute(existing, remainingMs);
       }
       const schedule = await schedules.get(tenant, scheduleId);
-      if (!schedule?.enabled) {
+      // A schedule disabled after this fire marked it still gets the job it names (a toggle lets
+      // started runs finish), else it would show `running` for a job that never exists.
+      if (!schedule || (!schedule.enabled && schedule.last_scan_id !== jobId)) {
         logger.info('fire dropped', {
           tenant,
           schedule_id: scheduleId,
@@ -250,7 +253,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         .loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id })
         .error('scan failed', { reason, marked: failed });
       if (failed) metrics.record('ScansFinished', 1, { status: 'failed' });
-      if (failed && job.schedule_id) await schedules.finishRun(job.tenant, job.schedule_id, job.id, 'failed');
+      if (failed && job.schedule_id) await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, 'failed'));
     },
   };
 }

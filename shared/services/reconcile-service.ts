@@ -3,6 +3,8 @@ import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { triggerNames } from '../domain/trigger-names.ts';
 import type { ProvisionedTrigger, TriggerScheduler } from '../ports/trigger-scheduler.ts';
 import { desiredTrigger } from '../domain/desired-trigger.ts';
+import type { FireMessage } from '../domain/messages.ts';
+import type { RunRecovery } from './run-recovery.ts';
 
 export interface ReconcileAction {
   /** provision: the row wants a trigger it lacks; update: the trigger differs; remove: no row wants it. */
@@ -19,10 +21,11 @@ export interface ReconcileReport {
   triggers_checked: number;
   actions: ReconcileAction[];
   /**
-   * Tenants whose quota counter disagrees with their rows (a crash between the counter and the row
-   * write leaks a slot): reported in dry runs too, repaired by a real run.
+   * Schedules whose run fields disagree with their newest job (docs/scans.md, "Crashes"):
+   * `record_finished` is repaired by a real run; a `lost_fire` is put back on the queue where the
+   * caller can (locally), and otherwise left to SQS redelivery and the DLQ handler, which hold it.
    */
-  quota_drift: { tenant: string; counted: number; rows: number }[];
+  runs: { kind: 'record_finished' | 'lost_fire'; tenant: string; schedule_id: string; scan_id: string; reason: string }[];
   /** Actions that failed (the next run retries them). */
   failures: (ReconcileAction & { error: string })[];
 }
@@ -49,11 +52,17 @@ export function makeReconcileService({
   triggers,
   logger,
   unrecognised,
+  recovery,
+  requeueFire,
 }: {
   repo: ScheduleRepository;
   triggers: TriggerScheduler;
   logger: Logger;
   unrecognised?: UnrecognisedTriggers;
+  /** Settles run fields from each schedule's newest job; without it (trigger-only tests) runs are not checked. */
+  recovery?: RunRecovery;
+  /** Puts a lost fire back on the scan queue; only where the queue lost it (locally). */
+  requeueFire?: (fire: FireMessage) => Promise<void>;
 }) {
   return {
     async reconcile({ dryRun, tenant }: { dryRun: boolean; tenant?: string }): Promise<ReconcileReport> {
@@ -63,11 +72,18 @@ export function makeReconcileService({
 
       const actions: ReconcileAction[] = [];
       const repairs: (() => Promise<void>)[] = [];
-      const rowsByTenant = new Map<string, number>();
+      const runs: ReconcileReport['runs'] = [];
+      const runRepairs: (() => Promise<void>)[] = [];
       let rows = 0;
       for await (const row of repo.listAll(tenant)) {
         rows += 1;
-        rowsByTenant.set(row.tenant, (rowsByTenant.get(row.tenant) ?? 0) + 1);
+        const run = recovery ? await recovery.inspect(row) : null;
+        if (run) {
+          const { kind, tenant: owner, schedule_id, scan_id, reason } = run;
+          runs.push({ kind, tenant: owner, schedule_id, scan_id, reason });
+          if (run.kind === 'record_finished') runRepairs.push(() => recovery!.repair(run));
+          else if (run.fire && requeueFire) runRepairs.push(() => requeueFire(run.fire!));
+        }
         const want = desiredTrigger(row);
         const have = (bySchedule.get(row.id) ?? []).filter((t) => t.tenant === row.tenant);
         bySchedule.delete(row.id);
@@ -104,13 +120,6 @@ export function makeReconcileService({
         }
       }
 
-      const counted = new Map<string, number>();
-      for await (const counter of repo.counters(tenant)) counted.set(counter.tenant, counter.count);
-      const quotaDrift = [...new Set([...rowsByTenant.keys(), ...counted.keys()])]
-        .map((owner) => ({ tenant: owner, counted: counted.get(owner) ?? 0, rows: rowsByTenant.get(owner) ?? 0 }))
-        .filter((entry) => entry.counted !== entry.rows)
-        .sort((a, b) => a.tenant.localeCompare(b.tenant));
-
       const failures: ReconcileReport['failures'] = [];
       if (!dryRun) {
         for (const [index, repair] of repairs.entries()) {
@@ -120,7 +129,8 @@ export function makeReconcileService({
             failures.push({ ...actions[index], error: error instanceof Error ? error.message : String(error) });
           }
         }
-        for (const owner of new Set([...rowsByTenant.keys(), ...quotaDrift.map((entry) => entry.tenant)])) await repo.recount(owner);
+        // A failing run repair is logged and left to the next run; the trigger report stays as it is.
+        for (const repair of runRepairs) await repair().catch((error: unknown) => logger.error('run repair failed', { error }));
       }
       logger.info('reconcile finished', {
         dry_run: dryRun,
@@ -128,7 +138,7 @@ export function makeReconcileService({
         rows,
         triggers: provisioned.length,
         actions: actions.length,
-        quota_drift: quotaDrift.length,
+        runs: runs.length,
         failures: failures.length,
       });
       return {
@@ -137,7 +147,7 @@ export function makeReconcileService({
         rows_checked: rows,
         triggers_checked: provisioned.length,
         actions,
-        quota_drift: quotaDrift,
+        runs,
         failures,
       };
     },

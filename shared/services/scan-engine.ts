@@ -9,7 +9,7 @@ import {
   type ScanSummary,
 } from '../domain/scan-job.ts';
 import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
-import type { LastRunStatus } from '../domain/schedule.ts';
+import { finishedRun, type LastRunStatus } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingRepository } from '../ports/finding-repository.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -273,7 +273,7 @@ export function makeScanEngine({
       for (const severity of Severity.options) if (summary[severity] > 0) metrics.record('Findings', summary[severity], { severity });
       if (errors.length > 0) logger.warn('scan finished with errors', { status, errors });
       else logger.info('scan finished', { status, findings: records.length });
-      if (job.schedule_id && !(await schedules.finishRun(job.tenant, job.schedule_id, job.id, RUN_STATUS[status]))) {
+      if (job.schedule_id && !(await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, RUN_STATUS[status])))) {
         logger.info('schedule status left to a newer scan or a deleted schedule', { status });
       }
       return { ...job, ...changes, status, started_at: startedAt };

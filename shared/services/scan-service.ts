@@ -3,7 +3,7 @@ import { DispatchFailedError, NotFoundError, ValidationError } from '../domain/e
 import type { FindingRecord, Finding } from '../domain/finding.ts';
 import { jobForSchedule, queuedJob, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
 import { validateScanSubject } from '../domain/scan-subject.ts';
-import { scheduleToWire, type Schedule } from '../domain/schedule.ts';
+import { finishedRun, scheduleToWire, type Schedule } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingFilter, FindingRepository } from '../ports/finding-repository.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
@@ -60,7 +60,7 @@ export function makeScanService({
         finished_at: clock.now().toISOString(),
         errors: [{ runner: 'dispatch', message: reason }],
       });
-      if (job.schedule_id) await schedules.finishRun(job.tenant, job.schedule_id, job.id, 'failed');
+      if (job.schedule_id) await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, 'failed'));
       scanLogs.loggerFor({ tenant: job.tenant, scan_id: job.id, schedule_id: job.schedule_id }).error('scan failed', { reason });
       throw error instanceof DispatchFailedError ? error : new DispatchFailedError('the scan queue refused the scan');
     }

@@ -76,13 +76,6 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
     return structuredClone(current);
   }
 
-  async finishRun(tenant: string, id: string, scanId: string, status: ScheduleRecord['last_run_status']): Promise<boolean> {
-    const current = this.rows.get(this.#key(tenant, id));
-    if (!current || current.last_scan_id !== scanId) return false;
-    current.last_run_status = status;
-    return true;
-  }
-
   async delete(tenant: string, id: string, expectedVersion: number): Promise<void> {
     this.#maybeFail();
     const current = this.rows.get(this.#key(tenant, id));
@@ -124,14 +117,5 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
 
   #countNow(tenant: string): number {
     return [...this.rows.values()].filter((row) => row.tenant === tenant).length;
-  }
-
-  async *counters(tenant?: string): AsyncIterable<{ tenant: string; count: number }> {
-    const tenants = new Set([...this.rows.values()].map((row) => row.tenant).filter((owner) => tenant === undefined || owner === tenant));
-    for (const owner of tenants) yield { tenant: owner, count: await this.count(owner) };
-  }
-
-  async recount(tenant: string): Promise<number> {
-    return this.count(tenant);
   }
 }

@@ -65,8 +65,13 @@ describe('the backfill function', () => {
       },
       {
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         Resource: [arnOf(stack, stack.storage.table)],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:Query'],
+        Resource: ['GSI1', 'GSI2'].map((index) => ({ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), `/index/${index}`]] })),
       },
       {
         Effect: 'Allow',

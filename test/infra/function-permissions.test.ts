@@ -83,10 +83,10 @@ describe.each(environments)('ScanService-%s', (env) => {
       ]);
     });
 
-    it('gives reconcile Query, Scan and the counter put, the group schedules, and ListSchedules', () => {
+    it('gives reconcile Query, Scan and the run-field update, the group schedules, and ListSchedules', () => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.reconcile.role))).toEqual([
         logStatement(stack, 'reconcile'),
-        tableItemStatement(stack, ['dynamodb:Query', 'dynamodb:Scan', 'dynamodb:PutItem']),
+        tableItemStatement(stack, ['dynamodb:Query', 'dynamodb:Scan', 'dynamodb:UpdateItem']),
         indexQueryStatement(stack),
         ...triggerStatements(stack, group),
         { Effect: 'Allow', Action: ['scheduler:ListSchedules'], Resource: ['*'] },

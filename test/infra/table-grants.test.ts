@@ -6,6 +6,7 @@ import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.t
 import { ensureArtifactDir } from '../../shared/adapters/local/local-artifact-store.ts';
 import type { LegacySchedule } from '../../shared/domain/legacy/legacy-schedule.ts';
 import { routes } from '../../functions/api/routes.ts';
+import { jobForSchedule } from '../../shared/domain/scan-job.ts';
 import { routeKeyOf } from '../../shared/http/routes.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { makeBackfillService } from '../../shared/services/backfill-service.ts';
@@ -57,8 +58,12 @@ interface RecordedCall {
  */
 const GRANTED_BUT_UNUSED: Record<string, { actions: string[]; why: string }> = {
   reconcile: {
+    actions: ['Query on index GSI1'],
+    why: "Storage.bindTableActions grants Query on both indexes with every Query grant; reconcile queries the table (listAll by tenant) and GSI2 (a schedule's newest job) only",
+  },
+  backfill: {
     actions: ['Query on index GSI1', 'Query on index GSI2'],
-    why: 'Storage.bindTableActions grants Query on both indexes with every Query grant; reconcile queries the table only (listAll by tenant)',
+    why: 'Storage.bindTableActions grants Query on both indexes with every Query grant; the backfill queries the table only (the rows the quota counts)',
   },
 };
 
@@ -365,8 +370,22 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     }
     await serving({ kind: 'queue', queue: 'scanDeadLetterQueue' }, 'dead letters', () => runtime.deadLetterConsumer.drain());
 
-    // -- reconcile: nightly repair of all tenants, a dry run, one tenant by hand
+    // -- reconcile: nightly repair of all tenants, a dry run, one tenant by hand; a trigger gone, and
+    // a finished job a crash kept from its schedule (reconcile records it)
     await runtime.scheduler.sync(tenant, daily.id, null);
+    const dailyRow = (await serving({ kind: 'local only', what: 'the test reads a row' }, 'row', () =>
+      runtime.repo.get(tenant, daily.id),
+    ))!;
+    const unrecorded = jobForSchedule(dailyRow, {
+      id: makeUlidGenerator(() => clock.now().getTime()).newId('scan'),
+      trigger: 'run_now',
+      scheduled_time: clock.now().toISOString(),
+      created_at: clock.now().toISOString(),
+      log: { file: 'unused' },
+    });
+    await serving({ kind: 'local only', what: 'a worker died before telling the schedule' }, 'finished job', () =>
+      runtime.scans.create({ ...unrecorded, status: 'succeeded', finished_at: clock.now().toISOString() }),
+    );
     await serving({ kind: 'nightly reconcile' }, 'dry run', () => runtime.reconciler.reconcile({ dryRun: true }));
     await serving({ kind: 'nightly reconcile' }, 'repair all', () => runtime.reconciler.reconcile({ dryRun: false }));
     await serving({ kind: 'nightly reconcile' }, 'one tenant', () => runtime.reconciler.reconcile({ dryRun: false, tenant }));
@@ -454,7 +473,11 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
         if (idle.length > 0) unused[fn] = idle;
       }
       expect(unused, `${name}: granted actions nothing used`).toEqual(
-        Object.fromEntries(Object.entries(GRANTED_BUT_UNUSED).map(([fn, { actions }]) => [fn, [...actions].sort()])),
+        Object.fromEntries(
+          Object.entries(GRANTED_BUT_UNUSED)
+            .filter(([fn]) => functionsOf(synth.stack).some(([present]) => present === fn))
+            .map(([fn, { actions }]) => [fn, [...actions].sort()]),
+        ),
       );
     });
   }

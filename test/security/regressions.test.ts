@@ -76,8 +76,8 @@ describe('a deeply nested scope', () => {
     expect((await send({ path: '/api/health' })).status).toBe(200);
   });
 
-  it('reports a leaked quota slot in a dry run and repairs it in a real one', async () => {
-    // What a crash between the counter update and the row write leaves behind.
+  it('counts the quota from the rows: a counter item left by an earlier version limits nothing', async () => {
+    // The stored counter of the layout before the count was derived, one slot off as a crash left it.
     await client.send(
       new UpdateCommand({
         TableName: LOCAL_TABLE_NAME,
@@ -88,15 +88,7 @@ describe('a deeply nested scope', () => {
       }),
     );
 
-    const dry = await service.runtime.reconciler.reconcile({ dryRun: true });
-    const countAfterDry = await service.runtime.repo.count('leaky');
-    const real = await service.runtime.reconciler.reconcile({ dryRun: false });
-
-    expect(dry.quota_drift).toContainEqual({ tenant: 'leaky', counted: 1, rows: 0 });
-    expect(countAfterDry).toBe(1);
-    expect(real.quota_drift).toContainEqual({ tenant: 'leaky', counted: 1, rows: 0 });
     expect(await service.runtime.repo.count('leaky')).toBe(0);
-    expect((await service.runtime.reconciler.reconcile({ dryRun: true })).quota_drift).toEqual([]);
   });
 });
 

@@ -57,27 +57,79 @@ function fromItem(item: Record<string, unknown>): ScheduleRecord {
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
 /**
+ * How long a create's reservation (the gate's `pending`) holds a slot while its row is not there:
+ * longer than any call that creates a schedule can last (the API functions time out at 10 s, API
+ * Gateway at 30 s), so a reservation older than this belongs to a create that died.
+ */
+export const RESERVATION_MS = 60_000;
+
+/** Rounds of read-and-claim a create tries against concurrent creates of the tenant before a 409. */
+const CREATE_ROUNDS = 25;
+
+/**
  * Schedules in the single table. Request paths use GetItem, Query and conditional writes only;
  * `listAll` scans, and only reconcile and the local start-up call it.
  *
- * The quota counter is a separate item changed by conditional updates around the row write,
- * because dynalite (the local DynamoDB) has no transactions; a crash between the two writes can
- * leave the counter off by one, which `recount` repairs (reconcile calls it).
+ * The quota count is derived from the rows, never stored, so no crash can make it drift
+ * (docs/storage.md). Concurrent creates of one tenant serialise on a gate item: each reads the gate
+ * and the rows, then claims the gate on the sequence it read (naming itself as `pending`) before it
+ * puts its row; a claim that loses starts over.
  */
 export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, tableName: string): ScheduleRepository {
-  const counterKey = (tenant: string) => ({ PK: keys.tenant(tenant), SK: keys.scheduleCounter });
+  const gateKey = (tenant: string) => ({ PK: keys.tenant(tenant), SK: keys.scheduleCreateGate });
 
-  async function adjustCounter(tenant: string, delta: 1 | -1, quota?: number): Promise<void> {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: counterKey(tenant),
-        UpdateExpression: 'SET #count = if_not_exists(#count, :zero) + :delta',
-        ConditionExpression: delta > 0 ? 'attribute_not_exists(#count) OR #count < :quota' : 'attribute_exists(#count) AND #count > :zero',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':zero': 0, ':delta': delta, ...(delta > 0 ? { ':quota': quota } : {}) },
-      }),
-    );
+  /** The ids of the tenant's rows, read consistently: what the quota counts. */
+  async function rowIds(tenant: string): Promise<Set<string>> {
+    const ids = new Set<string>();
+    const items = queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sch)',
+      ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':sch': 'SCH#' },
+      ProjectionExpression: 'SK',
+      ConsistentRead: true,
+    });
+    for await (const item of items) ids.add(String(item.SK).slice('SCH#'.length));
+    return ids;
+  }
+
+  /**
+   * Reads the gate and the rows, refuses past the quota, and claims the gate on the sequence it
+   * read. False when another create claimed it meanwhile (the caller reads again).
+   */
+  async function reserve(record: ScheduleRecord, quota: number): Promise<boolean> {
+    const { Item: gate } = await client.send(new GetCommand({ TableName: tableName, Key: gateKey(record.tenant), ConsistentRead: true }));
+    const sequence = typeof gate?.sequence === 'number' ? gate.sequence : 0;
+    const rows = await rowIds(record.tenant);
+    // The previous claimant's row may not be written yet: its slot is taken until it is, or until
+    // the reservation is too old to belong to a create still running.
+    const pending = typeof gate?.pending === 'string' ? gate.pending : null;
+    const pendingHolds =
+      pending !== null &&
+      pending !== record.id &&
+      !rows.has(pending) &&
+      Date.parse(record.created_at) - Date.parse(String(gate?.pending_at)) < RESERVATION_MS;
+    if (rows.size + (pendingHolds ? 1 : 0) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: gateKey(record.tenant),
+          UpdateExpression: 'SET #sequence = :next, #pending = :id, #pendingAt = :at',
+          ConditionExpression: sequence === 0 ? 'attribute_not_exists(#sequence)' : '#sequence = :sequence',
+          ExpressionAttributeNames: { '#sequence': 'sequence', '#pending': 'pending', '#pendingAt': 'pending_at' },
+          ExpressionAttributeValues: {
+            ':next': sequence + 1,
+            ':id': record.id,
+            ':at': record.created_at,
+            ...(sequence === 0 ? {} : { ':sequence': sequence }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async function get(tenant: string, id: string): Promise<ScheduleRecord | null> {
@@ -124,16 +176,12 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
 
   return {
     async create(record, quota) {
-      try {
-        await adjustCounter(record.tenant, 1, quota);
-      } catch (error) {
-        if (isConditionFailure(error)) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
-        throw error;
-      }
+      let reserved = false;
+      for (let round = 0; round < CREATE_ROUNDS && !reserved; round += 1) reserved = await reserve(record, quota);
+      if (!reserved) throw new ConflictError('too many schedules are being created at once for this tenant; retry');
       try {
         await client.send(new PutCommand({ TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' }));
       } catch (error) {
-        await adjustCounter(record.tenant, -1);
         if (isConditionFailure(error)) throw new ConflictError(`schedule ${record.id} already exists`);
         throw error;
       }
@@ -219,24 +267,6 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
       }
     },
 
-    async finishRun(tenant, id, scanId, status) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
-            UpdateExpression: 'SET last_run_status = :status',
-            ConditionExpression: 'last_scan_id = :scan',
-            ExpressionAttributeValues: { ':status': status, ':scan': scanId },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
-    },
-
     async delete(tenant, id, expectedVersion) {
       try {
         await client.send(
@@ -252,11 +282,6 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
         if (isConditionFailure(error)) throw await staleOrMissing(tenant, id);
         throw error;
       }
-      try {
-        await adjustCounter(tenant, -1);
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
     },
 
     async list(tenant, filter, limit, cursor): Promise<Page<ScheduleRecord>> {
@@ -267,33 +292,7 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
     listAll,
 
     async count(tenant) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: counterKey(tenant) }));
-      return typeof Item?.count === 'number' ? Item.count : 0;
-    },
-
-    async *counters(tenant) {
-      const items =
-        tenant === undefined
-          ? scanAll(client, {
-              TableName: tableName,
-              FilterExpression: 'SK = :counter',
-              ExpressionAttributeValues: { ':counter': keys.scheduleCounter },
-            })
-          : queryAll(client, {
-              TableName: tableName,
-              KeyConditionExpression: 'PK = :pk AND SK = :counter',
-              ExpressionAttributeValues: { ':pk': keys.tenant(tenant), ':counter': keys.scheduleCounter },
-            });
-      for await (const item of items) {
-        if (typeof item.PK === 'string' && typeof item.count === 'number') yield { tenant: item.PK.replace(/^T#/, ''), count: item.count };
-      }
-    },
-
-    async recount(tenant) {
-      let count = 0;
-      for await (const _record of listAll(tenant)) count += 1;
-      await client.send(new PutCommand({ TableName: tableName, Item: { ...counterKey(tenant), count } }));
-      return count;
+      return (await rowIds(tenant)).size;
     },
   };
 }

@@ -2,7 +2,8 @@
 export const keys = {
   tenant: (tenant: string) => `T#${tenant}`,
   schedule: (id: string) => `SCH#${id}`,
-  scheduleCounter: 'META#schedule-count',
+  /** Concurrent creates of one tenant serialise on it (dynamodb-schedule-repository.ts); the quota counts rows. */
+  scheduleCreateGate: 'META#schedule-create',
   schedulesByType: (tenant: string, scanType: string) => `T#${tenant}#SCH#TYPE#${scanType}`,
   schedulesByEnabled: (tenant: string, enabled: boolean) => `T#${tenant}#SCH#EN#${enabled}`,
   /** The backfill's marker of one legacy row (docs/backfill.md). */

@@ -4,7 +4,7 @@
  *
  * Single-table design; every partition key starts with the tenant:
  * - `PK = T#<tenant>`, `SK = SCH#<schedule id>`: a schedule (ids are ULIDs, so SK order is age order).
- * - `PK = T#<tenant>`, `SK = META#schedule-count`: the tenant's schedule counter (quota).
+ * - `PK = T#<tenant>`, `SK = META#schedule-create`: the gate concurrent creates of a tenant claim (quota).
  * - GSI1 `GSI1PK = T#<tenant>#SCH#TYPE#<scan_type>`, `GSI1SK = <schedule id>`: list by scan type.
  * - GSI2 `GSI2PK = T#<tenant>#SCH#EN#<true|false>`, `GSI2SK = <schedule id>`: list by enabled.
  * Scans (`SCAN#`), findings (`FND#`) and first-seen items (`SEEN#`) share the partition and the
