@@ -1,6 +1,31 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 
-const infra = 'test/infra/**/*.test.ts';
+/**
+ * One project per kind of test, so a run can pick one: `npx vitest run --project unit` takes
+ * seconds. Every test file belongs to exactly one project (test/unit/test-projects.test.ts).
+ */
+export const TEST_PROJECTS = {
+  /** Pure code and services on in-memory fakes (test/fakes): no server, no child process. */
+  unit: ['test/unit/**/*.test.ts'],
+  /** Generated inputs against reference implementations (Vixie cron, celery): CPU-bound, seconds each. */
+  properties: ['test/properties/**/*.test.ts'],
+  /** One behaviour suite per port, on every adapter (dynalite, mocks) and every fake. */
+  contracts: ['test/contracts/**/*.test.ts'],
+  /** The whole local runtime on loopback, a tenant per test. */
+  integration: ['test/integration/**/*.test.ts'],
+  /** The synthesized CDK stack, the real bundles and the bundling steps. */
+  infra: ['test/infra/**/*.test.ts'],
+  /** The scanner CLI against loopback DNS, HTTP and SMTP fixtures. */
+  mailscan: ['test/mailscan/**/*.test.ts'],
+  /** Hostile input and the regressions of the security reviews. */
+  security: ['test/security/**/*.test.ts'],
+  /** The UI bundle and its components. */
+  web: ['test/web/**/*.test.ts'],
+  /** The UI in chromium against the local runtime. */
+  e2e: ['test/e2e/**/*.test.ts'],
+  /** The engine kit and the engines built on it. */
+  engines: ['test/engine-kit/**/*.test.ts', 'test/tlsscan/**/*.test.ts', 'test/secretscan/**/*.test.ts', 'test/netscan/**/*.test.ts'],
+} as const;
 
 export default defineConfig({
   test: {
@@ -10,17 +35,15 @@ export default defineConfig({
     // CI also keeps a JSON summary so .ci/run can end on a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: '.test-results/vitest.json' } : undefined,
-    projects: [
-      {
-        extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts', 'layers/**/test/**/*.test.ts'], exclude: [...configDefaults.exclude, infra] },
-      },
-      {
-        // The CDK files share one synth per environment (test/infra/synthesized-stack.ts): bundling
-        // seven functions takes seconds, so they run in one worker that keeps its modules between files.
-        extends: true,
-        test: { name: 'infra', include: [infra], isolate: false, maxWorkers: 1 },
-      },
-    ],
+    projects: Object.entries(TEST_PROJECTS).map(([name, include]) =>
+      name === 'infra'
+        ? {
+            // The CDK files share one synth per environment (test/infra/synthesized-stack.ts): bundling
+            // seven functions takes seconds, so they run in one worker that keeps its modules between files.
+            extends: true,
+            test: { name, include: [...include], isolate: false, maxWorkers: 1 },
+          }
+        : { extends: true, test: { name, include: [...include] } },
+    ),
   },
 });

@@ -1,6 +1,6 @@
 import { afterAll } from 'vitest';
 import { makeDynamoDbLegacyMarkerRepository } from '../../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
-import { describeLegacyMarkerRepositoryContract } from '../contracts/legacy-marker-repository-contract.ts';
+import { describeLegacyMarkerRepositoryContract } from './legacy-marker-repository-contract.ts';
 import { InMemoryLegacyMarkerRepository } from '../fakes/in-memory-legacy-marker-repository.ts';
 import { DynaliteTables } from '../helpers/dynalite-tables.ts';
 

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, it } from 'vitest';
 import { makeDynamoDbArtifactRepository } from '../../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
-import { describeArtifactRepositoryContract } from '../contracts/artifact-repository-contract.ts';
+import { describeArtifactRepositoryContract } from './artifact-repository-contract.ts';
 import { InMemoryArtifactRepository } from '../fakes/in-memory-artifact-repository.ts';
 import { DynaliteTables } from '../helpers/dynalite-tables.ts';
 

@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { conversionMessages, convertCrontab } from '../../../shared/domain/cron/crontab.ts';
-import { nextFireTimeOf } from '../../../shared/domain/cron/eventbridge-cron.ts';
-import { parseVixie, vixieFireTimes } from '../../helpers/vixie-reference.ts';
+import { conversionMessages, convertCrontab } from '../../shared/domain/cron/crontab.ts';
+import { nextFireTimeOf } from '../../shared/domain/cron/eventbridge-cron.ts';
+import { parseVixie, vixieFireTimes } from '../helpers/vixie-reference.ts';
 
 // A year with a 29 February in it, so leap-day crontabs are exercised.
 const WINDOW_START = new Date('2027-09-01T00:00:00Z');

@@ -1,8 +1,8 @@
 import { afterAll } from 'vitest';
 import { makeDynamoDbFindingRepository } from '../../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
 import { makeDynamoDbScanRepository } from '../../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
-import { describeFindingRepositoryContract } from '../contracts/finding-repository-contract.ts';
-import { describeScanRepositoryContract } from '../contracts/scan-repository-contract.ts';
+import { describeFindingRepositoryContract } from './finding-repository-contract.ts';
+import { describeScanRepositoryContract } from './scan-repository-contract.ts';
 import { DynaliteTables } from '../helpers/dynalite-tables.ts';
 
 // No fake of these two ports exists yet (the service tests run them on dynalite through the local

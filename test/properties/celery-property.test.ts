@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { cadenceExpressions, conversionMessages, convertCrontab } from '../../../shared/domain/cron/crontab.ts';
-import { nextFireTimeOf } from '../../../shared/domain/cron/eventbridge-cron.ts';
-import { mapCeleryCrontab } from '../../../shared/domain/legacy/legacy-mapping.ts';
-import { celeryFireTimes, parseCeleryReference } from '../../helpers/celery-reference.ts';
+import { cadenceExpressions, conversionMessages, convertCrontab } from '../../shared/domain/cron/crontab.ts';
+import { nextFireTimeOf } from '../../shared/domain/cron/eventbridge-cron.ts';
+import { mapCeleryCrontab } from '../../shared/domain/legacy/legacy-mapping.ts';
+import { celeryFireTimes, parseCeleryReference } from '../helpers/celery-reference.ts';
 
 // A year with a 29 February in it.
 const WINDOW_START = new Date('2027-09-01T00:00:00Z');

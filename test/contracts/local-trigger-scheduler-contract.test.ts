@@ -1,7 +1,7 @@
 import { LocalQueue } from '../../shared/adapters/local/local-queue.ts';
 import { LocalTriggerScheduler } from '../../shared/adapters/local/local-trigger-scheduler.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
-import { describeTriggerSchedulerContract } from '../contracts/trigger-scheduler-contract.ts';
+import { describeTriggerSchedulerContract } from './trigger-scheduler-contract.ts';
 
 // The local scheduler obeys the same contract as the EventBridge adapter (DESIGN §7).
 describeTriggerSchedulerContract('LocalTriggerScheduler', async () => {

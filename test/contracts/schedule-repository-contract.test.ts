@@ -1,6 +1,6 @@
 import { afterAll } from 'vitest';
 import { makeDynamoDbScheduleRepository } from '../../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
-import { describeScheduleRepositoryContract } from '../contracts/schedule-repository-contract.ts';
+import { describeScheduleRepositoryContract } from './schedule-repository-contract.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';
 import { DynaliteTables } from '../helpers/dynalite-tables.ts';
 
