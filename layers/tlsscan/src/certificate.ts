@@ -1,0 +1,249 @@
+/**
+ * The certificate checks, on the chain exactly as the server sent it: validity dates, the host
+ * name (RFC 6125), key sizes, signature hashes, and a path from the leaf to a trust anchor (Node's
+ * bundled Mozilla roots plus the scope's `extra_roots`) using only sent certificates as
+ * intermediates. Signatures are verified with OpenSSL through `crypto.X509Certificate`.
+ */
+import { X509Certificate } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
+import { type CertificateNames, matchingNames, parseSubjectAltName } from './hostname.ts';
+
+export type CertificateRule =
+  | 'tls.cert.expired'
+  | 'tls.cert.expires_soon'
+  | 'tls.cert.not_yet_valid'
+  | 'tls.cert.hostname_mismatch'
+  | 'tls.cert.untrusted'
+  | 'tls.cert.incomplete_chain'
+  | 'tls.cert.weak_key'
+  | 'tls.cert.weak_signature';
+
+export const CERTIFICATE_RULES: readonly CertificateRule[] = [
+  'tls.cert.expired',
+  'tls.cert.expires_soon',
+  'tls.cert.not_yet_valid',
+  'tls.cert.hostname_mismatch',
+  'tls.cert.untrusted',
+  'tls.cert.incomplete_chain',
+  'tls.cert.weak_key',
+  'tls.cert.weak_signature',
+];
+
+export interface CertificateProblem {
+  rule: CertificateRule;
+  detail: string;
+  evidence: Record<string, unknown>;
+}
+
+export interface ChainInput {
+  /** DER certificates as sent, leaf first. */
+  chain: readonly Buffer[];
+  /** The name clients connect with (the SNI, else the host). */
+  host: string;
+  /** PEM text of extra trust anchors (one or more certificates). */
+  extraRoots?: readonly string[];
+  now: Date;
+}
+
+export interface ChainReport {
+  problems: CertificateProblem[];
+  /** What the checks saw, for details of passing checks. */
+  leaf: { subject: string; issuer: string; notAfter: string; names: string[] };
+  trustedBy?: string;
+}
+
+const EXPIRES_SOON_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+let mozillaRoots: X509Certificate[] | undefined;
+
+/** Node's bundled Mozilla store, parsed at first use. */
+function bundledRoots(): X509Certificate[] {
+  mozillaRoots ??= rootCertificates.map((pem) => new X509Certificate(pem));
+  return mozillaRoots;
+}
+
+/** Every certificate in a PEM text. */
+export function certificatesInPem(pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((block) => new X509Certificate(block));
+}
+
+function commonName(distinguishedName: string): string | undefined {
+  const lines = distinguishedName.split('\n').filter((line) => line.startsWith('CN='));
+  return lines.at(-1)?.slice(3);
+}
+
+function label(cert: X509Certificate): string {
+  return commonName(cert.subject) ?? cert.subject.replace(/\n/g, ', ');
+}
+
+function selfSigned(cert: X509Certificate): boolean {
+  return cert.checkIssued(cert) && safeVerify(cert, cert);
+}
+
+function safeVerify(cert: X509Certificate, issuer: X509Certificate): boolean {
+  try {
+    return cert.verify(issuer.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+function issues(issuer: X509Certificate, cert: X509Certificate): boolean {
+  return cert.checkIssued(issuer) && safeVerify(cert, issuer);
+}
+
+/** Key size problems: RSA and DSA under 2048 bits, EC under 256. */
+export function weakKeyReason(cert: X509Certificate): string | undefined {
+  const key = cert.publicKey;
+  const details = key.asymmetricKeyDetails ?? {};
+  if (
+    (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss' || key.asymmetricKeyType === 'dsa') &&
+    details.modulusLength
+  ) {
+    if (details.modulusLength < 2048) return `${key.asymmetricKeyType.toUpperCase()} ${details.modulusLength} bits`;
+  }
+  if (key.asymmetricKeyType === 'ec' && details.namedCurve) {
+    const bits = CURVE_BITS[details.namedCurve];
+    if (bits !== undefined && bits < 256) return `EC ${details.namedCurve} (${bits} bits)`;
+  }
+  return undefined;
+}
+
+const CURVE_BITS: Readonly<Record<string, number>> = {
+  prime192v1: 192,
+  secp192r1: 192,
+  secp224r1: 224,
+  prime256v1: 256,
+  secp256k1: 256,
+  secp384r1: 384,
+  secp521r1: 521,
+  brainpoolP256r1: 256,
+  brainpoolP384r1: 384,
+  brainpoolP512r1: 512,
+};
+
+function weakSignature(cert: X509Certificate): boolean {
+  // OpenSSL's names: sha1WithRSAEncryption, ecdsa-with-SHA1, dsa_with_SHA1, md5WithRSAEncryption, ...
+  return /sha1|md[245]/i.test(cert.signatureAlgorithm ?? '');
+}
+
+export function evaluateChain(input: ChainInput): ChainReport {
+  if (input.chain.length === 0) throw new Error('the server sent no certificate');
+  const sent = input.chain.map((der) => new X509Certificate(der));
+  const leaf = sent[0];
+  const now = input.now.getTime();
+  const problems: CertificateProblem[] = [];
+  const sentIntermediates = sent.slice(1).filter((cert) => !selfSigned(cert));
+  const dated = [leaf, ...sentIntermediates];
+
+  for (const cert of dated) {
+    const role = cert === leaf ? 'leaf' : 'intermediate';
+    if (cert.validToDate.getTime() < now) {
+      problems.push({
+        rule: 'tls.cert.expired',
+        detail: `The ${role} certificate ${label(cert)} expired on ${cert.validToDate.toISOString()}.`,
+        evidence: { certificate: label(cert), role, not_after: cert.validToDate.toISOString() },
+      });
+    }
+    if (cert.validFromDate.getTime() > now) {
+      problems.push({
+        rule: 'tls.cert.not_yet_valid',
+        detail: `The ${role} certificate ${label(cert)} is not valid before ${cert.validFromDate.toISOString()}.`,
+        evidence: { certificate: label(cert), role, not_before: cert.validFromDate.toISOString() },
+      });
+    }
+  }
+  const leafRemainingMs = leaf.validToDate.getTime() - now;
+  if (leafRemainingMs >= 0 && leafRemainingMs < EXPIRES_SOON_DAYS * DAY_MS) {
+    problems.push({
+      rule: 'tls.cert.expires_soon',
+      detail: `The certificate expires on ${leaf.validToDate.toISOString()}, in ${Math.floor(leafRemainingMs / DAY_MS)} days.`,
+      evidence: { certificate: label(leaf), not_after: leaf.validToDate.toISOString(), days_left: Math.floor(leafRemainingMs / DAY_MS) },
+    });
+  }
+
+  const names: CertificateNames = { ...parseSubjectAltName(leaf.subjectAltName), commonName: commonName(leaf.subject) };
+  if (matchingNames(names, input.host).length === 0) {
+    const presented = [...names.dnsNames, ...names.ipAddresses.map((ip) => `IP:${ip}`)];
+    problems.push({
+      rule: 'tls.cert.hostname_mismatch',
+      detail: `No name in the certificate matches ${input.host} (it names ${presented.length > 0 ? presented.join(', ') : `CN=${names.commonName ?? '(none)'}`}).`,
+      evidence: { host: input.host, subject_alt_names: presented, common_name: names.commonName ?? null },
+    });
+  }
+
+  for (const cert of dated) {
+    const reason = weakKeyReason(cert);
+    if (reason) {
+      problems.push({
+        rule: 'tls.cert.weak_key',
+        detail: `The certificate ${label(cert)} has a weak key: ${reason}.`,
+        evidence: { certificate: label(cert), key: reason },
+      });
+    }
+    if (weakSignature(cert)) {
+      problems.push({
+        rule: 'tls.cert.weak_signature',
+        detail: `The certificate ${label(cert)} is signed with ${cert.signatureAlgorithm}.`,
+        evidence: { certificate: label(cert), signature_algorithm: cert.signatureAlgorithm },
+      });
+    }
+  }
+
+  const anchors = [...bundledRoots(), ...(input.extraRoots ?? []).flatMap(certificatesInPem)];
+  const path = buildPath(leaf, sent.slice(1), anchors);
+  if (path.kind === 'missing_issuer') {
+    problems.push({
+      rule: 'tls.cert.incomplete_chain',
+      detail: `The server does not send the issuer of ${label(path.at)} (${path.at.issuer.replace(/\n/g, ', ')}), and it is not a trusted root.`,
+      evidence: { missing_issuer: path.at.issuer.replace(/\n/g, ', '), sent: sent.map(label) },
+    });
+  }
+  if (path.kind !== 'trusted') {
+    problems.push({
+      rule: 'tls.cert.untrusted',
+      detail: `The chain does not verify to a trusted root: ${path.reason}.`,
+      evidence: { reason: path.reason, sent: sent.map(label) },
+    });
+  }
+
+  return {
+    problems,
+    leaf: {
+      subject: label(leaf),
+      issuer: commonName(leaf.issuer) ?? leaf.issuer,
+      notAfter: leaf.validToDate.toISOString(),
+      names: [...names.dnsNames, ...names.ipAddresses],
+    },
+    trustedBy: path.kind === 'trusted' ? label(path.anchor) : undefined,
+  };
+}
+
+type PathResult =
+  | { kind: 'trusted'; anchor: X509Certificate }
+  | { kind: 'missing_issuer'; at: X509Certificate; reason: string }
+  | { kind: 'untrusted'; reason: string };
+
+/** Walks from the leaf up through sent certificates until an anchor issues one (at most 10 steps). */
+function buildPath(leaf: X509Certificate, intermediates: X509Certificate[], anchors: X509Certificate[]): PathResult {
+  let current = leaf;
+  const used = new Set<X509Certificate>();
+  for (let depth = 0; depth < 10; depth++) {
+    const anchor = anchors.find((candidate) => candidate.fingerprint256 === current.fingerprint256 || issues(candidate, current));
+    if (anchor) return { kind: 'trusted', anchor };
+    if (selfSigned(current)) {
+      return { kind: 'untrusted', reason: `${label(current)} is self-signed and not a trusted root` };
+    }
+    const next = intermediates.find((candidate) => !used.has(candidate) && issues(candidate, current));
+    if (!next) {
+      const named = intermediates.find((candidate) => candidate.subject === current.issuer);
+      if (named) return { kind: 'untrusted', reason: `the signature on ${label(current)} does not verify with ${label(named)}'s key` };
+      return { kind: 'missing_issuer', at: current, reason: `the issuer of ${label(current)} is neither sent nor a trusted root` };
+    }
+    used.add(next);
+    current = next;
+  }
+  return { kind: 'untrusted', reason: 'the chain is longer than 10 certificates' };
+}

@@ -1,0 +1,45 @@
+/**
+ * The tlsscan engine as the kit's CLI frame runs it: the target is `host[:port]`, resolved once
+ * under the target policy, and the first vetted address is scanned.
+ */
+import type { EngineDefinition } from '../../engine-kit/src/cli.ts';
+import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
+import { catalogue } from './catalogue.ts';
+import { recordRuleResults } from './rule-results.ts';
+import { scanTlsEndpoint } from './scan-endpoint.ts';
+import { TlsScope } from './scope.ts';
+import { formatTlsTarget, parseTlsTarget } from './target.ts';
+import { TLSSCAN_VERSION } from './version.ts';
+
+export const tlsscan: EngineDefinition<TlsScope> = {
+  name: 'tlsscan',
+  version: TLSSCAN_VERSION,
+  envPrefix: 'TLSSCAN',
+  targetHelp: 'host[:port] (default port 443; [IPv6]:port), e.g. mail.example.com:25',
+  catalogue: () => catalogue,
+  scopeSchema: () => TlsScope,
+  parseTarget: (raw) => {
+    const parsed = parseTlsTarget(raw);
+    return parsed.ok ? { ok: true, target: formatTlsTarget(parsed.target) } : parsed;
+  },
+  scan: async ({ target, scope, deadline, policy, report, progress, now }) => {
+    const parsed = parseTlsTarget(target);
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { host, port } = parsed.target;
+    const [address] = await resolveTarget(host, policy);
+    progress('tls.target', { host, port, address: address.address });
+    const result = await scanTlsEndpoint({
+      host,
+      address,
+      port,
+      sni: scope.sni,
+      starttls: scope.starttls,
+      http: scope.http,
+      extraRoots: scope.extra_roots ? [scope.extra_roots] : [],
+      deadline,
+      progress,
+      now,
+    });
+    recordRuleResults(report, result.rules);
+  },
+};

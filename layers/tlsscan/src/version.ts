@@ -1,0 +1,1 @@
+export const TLSSCAN_VERSION = '0.1.0';
