@@ -6,28 +6,12 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
+import { TLS_RULE_IDS, type TlsRuleId } from './catalogue.ts';
 import { type CertificateNames, matchingNames, parseSubjectAltName } from './hostname.ts';
 
-export type CertificateRule =
-  | 'tls.cert.expired'
-  | 'tls.cert.expires_soon'
-  | 'tls.cert.not_yet_valid'
-  | 'tls.cert.hostname_mismatch'
-  | 'tls.cert.untrusted'
-  | 'tls.cert.incomplete_chain'
-  | 'tls.cert.weak_key'
-  | 'tls.cert.weak_signature';
+export type CertificateRule = Extract<TlsRuleId, `tls.cert.${string}`>;
 
-export const CERTIFICATE_RULES: readonly CertificateRule[] = [
-  'tls.cert.expired',
-  'tls.cert.expires_soon',
-  'tls.cert.not_yet_valid',
-  'tls.cert.hostname_mismatch',
-  'tls.cert.untrusted',
-  'tls.cert.incomplete_chain',
-  'tls.cert.weak_key',
-  'tls.cert.weak_signature',
-];
+export const CERTIFICATE_RULES = TLS_RULE_IDS.filter((id): id is CertificateRule => id.startsWith('tls.cert.'));
 
 export interface CertificateProblem {
   rule: CertificateRule;
