@@ -85,6 +85,17 @@ export const catalogue: readonly Rule[] = [
     fires_when: 'No probed selector publishes a DKIM key.',
     remediation: 'Sign outgoing mail with DKIM and publish the selector; pass custom selectors with --dkim-selector.',
   },
+  {
+    rule_id: 'mailscan.dkim.unreadable_key',
+    surface: 'posture',
+    severities: ['medium'],
+    addition: true,
+    title: 'Unreadable DKIM key',
+    fires_when:
+      'A selector publishes a key that cannot be used: p= is not valid base64, the key does not parse as its k= type (an Ed25519 key that is not 32 bytes), or an RSA modulus over 16384 bits, which verifiers refuse. It does not count as a DKIM key.',
+    remediation:
+      'Republish the selector with the public key exactly as the signer exported it (base64 of the DER key), or remove the record.',
+  },
   // Reputation (SPEC §2.4).
   {
     rule_id: 'mailscan.dnsbl.listed',

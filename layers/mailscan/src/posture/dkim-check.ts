@@ -52,19 +52,39 @@ export async function checkDkim(domain: string, selectors: readonly string[], re
       message: `no answer for ${unknown.length} of ${selectors.length} selectors (${unknown.join(', ')}): ${firstProblem}`,
     });
   }
-  const usable = keys.filter((key) => !key.revoked);
+  // A key that cannot be read verifies nothing: it is a finding, and never counts as DKIM present.
+  const unreadable = keys.filter((key) => !key.revoked && key.problem !== undefined);
+  const usable = keys.filter((key) => !key.revoked && key.problem === undefined);
   const status = usable.length > 0 ? 'ok' : unknown.length > 0 ? 'temperror' : 'none';
-  const findings =
-    status === 'none'
-      ? [
-          finding(
-            'mailscan.dkim.not_found',
-            'medium',
-            `None of the ${selectors.length} probed selectors publishes a DKIM key for ${domain}.`,
-            { domain, selectors_probed: selectors.length, revoked: keys.map((key) => key.selector) },
-          ),
-        ]
-      : [];
+  const findings = unreadable.map((key) =>
+    finding(
+      'mailscan.dkim.unreadable_key',
+      'medium',
+      `DKIM selector ${key.selector} publishes a key that cannot be used: ${key.problem}.`,
+      {
+        domain,
+        selector: key.selector,
+        key_type: key.key_type,
+        problem: key.problem,
+      },
+    ),
+  );
+  if (status === 'none') {
+    const published = unreadable.length > 0 ? ` (${unreadable.length} publish an unreadable one)` : '';
+    findings.push(
+      finding(
+        'mailscan.dkim.not_found',
+        'medium',
+        `None of the ${selectors.length} probed selectors publishes a usable DKIM key for ${domain}${published}.`,
+        {
+          domain,
+          selectors_probed: selectors.length,
+          revoked: keys.filter((key) => key.revoked).map((key) => key.selector),
+          unreadable: unreadable.map((key) => key.selector),
+        },
+      ),
+    );
+  }
   return {
     data: { status, selectors_probed: selectors.length, keys, unknown_selectors: unknown },
     findings,

@@ -10,6 +10,7 @@ export interface DkimKeyInfo {
   /** p= is empty: the key was revoked. */
   revoked: boolean;
   testing: boolean;
+  /** Why the key cannot be used (unreadable): such a key never counts as DKIM present. */
   problem?: string;
 }
 
@@ -17,6 +18,10 @@ export interface DkimKeyInfo {
 export function isDkimRecord(text: string): boolean {
   return /^\s*v\s*=\s*DKIM1\s*(;|$)/i.test(text) || /(^|;)\s*p\s*=/i.test(text);
 }
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** OpenSSL's OPENSSL_RSA_MAX_MODULUS_BITS: a larger key cannot verify anything, whatever it claims. */
+const MAX_RSA_BITS = 16_384;
 
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
@@ -41,10 +46,17 @@ export function analyseDkimKey(record: string): DkimKeyInfo {
     testing: flags.includes('y'),
   };
   if (info.revoked) return info;
+  // Buffer.from skips characters that are not base64, so a mangled p= could still decode to a key.
+  if (!BASE64.test(base64) || base64.length % 4 !== 0) {
+    info.problem = 'p= is not valid base64';
+    return info;
+  }
   const der = Buffer.from(base64, 'base64');
   try {
     if (keyType === 'rsa') {
-      info.bits = rsaBits(der);
+      const bits = rsaBits(der);
+      if (bits > MAX_RSA_BITS) throw new Error(`a ${bits}-bit modulus: verifiers refuse RSA keys over ${MAX_RSA_BITS} bits`);
+      info.bits = bits;
     } else if (keyType === 'ed25519') {
       if (der.length !== 32) throw new Error(`an Ed25519 key is 32 bytes, this one is ${der.length}`);
       createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, der]), format: 'der', type: 'spki' });

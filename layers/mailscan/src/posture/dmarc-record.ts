@@ -26,7 +26,8 @@ export function parseDmarc(record: string): ParsedDmarc {
   if (!isDmarcRecord(record)) return { ok: false, error: 'does not start with v=DMARC1' };
   const raw = new Map<string, string>();
   for (const part of record.split(';').slice(1)) {
-    const match = /^\s*([a-z]+)\s*=\s*(.*?)\s*$/i.exec(part);
+    // RFC 7489 §6.4 ABNF: a tag name is ALPHA *(ALPHA / DIGIT / "_"); unknown tags are ignored (§6.3).
+    const match = /^\s*([a-z][a-z0-9_]*)\s*=\s*(.*?)\s*$/i.exec(part);
     if (match) raw.set(match[1].toLowerCase(), match[2]);
     else if (part.trim() !== '') return { ok: false, error: `malformed tag "${part.trim()}"` };
   }

@@ -56,7 +56,7 @@ function dmarcPoints(dmarc: DmarcData): number | null {
 /** 15 at least one key, 10 if the strongest is Ed25519 or RSA of 2048+ bits (5 for 1024-2047). */
 function dkimPoints(dkim: DkimData): number | null {
   if (dkim.status === 'temperror') return null;
-  const usable = dkim.keys.filter((key) => !key.revoked);
+  const usable = dkim.keys.filter((key) => !key.revoked && key.problem === undefined);
   if (usable.length === 0) return 0;
   const strength = Math.max(
     ...usable.map((key) => {
