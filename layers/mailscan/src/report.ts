@@ -72,8 +72,11 @@ export const nonexistenceSchema = z.looseObject({
 export const reportSchema = z.object({
   scanner: z.object({ name: z.literal('mailscan'), version: z.string() }),
   domain: z.string(),
-  /** false when the domain itself answers NXDOMAIN; a report without it (an older scanner) is read as true. */
-  domain_exists: z.boolean().default(true),
+  /**
+   * false when the domain itself answers NXDOMAIN; null when DNS could not be asked (a dead resolver:
+   * only the offline surfaces report); a report without it (an older scanner) is read as true.
+   */
+  domain_exists: z.boolean().nullable().default(true),
   nonexistence: nonexistenceSchema.optional(),
   started_at: z.iso.datetime(),
   finished_at: z.iso.datetime(),

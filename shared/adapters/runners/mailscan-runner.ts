@@ -144,7 +144,7 @@ export function makeMailscanRunner({ bin, env = process.env, node = process.exec
         throw new Error('mailscan printed a report that does not parse');
       }
       // Not a domain without records but no domain at all (a typo, an expired registration): the job fails.
-      if (!report.domain_exists) throw new Error(`${report.domain} does not exist (NXDOMAIN)`);
+      if (report.domain_exists === false) throw new Error(`${report.domain} does not exist (NXDOMAIN)`);
       logger.info('mailscan finished', {
         findings: report.findings.length,
         errors: report.errors.length,

@@ -68,7 +68,13 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
             : { run: await loadRunReputation(), context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
         optIn,
       },
-      { resolver, now: io.now, log: log.info, deadline: deadline.signal },
+      {
+        resolver,
+        now: io.now,
+        log: log.info,
+        deadline: deadline.signal,
+        resolverName: settings.nameservers.map((server) => `${server.host}:${server.port}`).join(', '),
+      },
     );
     if (outcome.kind === 'could_not_start') {
       log.error('scan could not start', { domain: args.domain, message: outcome.message });

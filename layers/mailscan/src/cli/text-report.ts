@@ -10,7 +10,8 @@ export function renderText(report: Report): string {
   const dmarc = posture.dmarc;
   const dkim = posture.dkim;
   const lines = [
-    ...(report.domain_exists ? [] : [doesNotExist(report), '']),
+    ...(report.domain_exists === false ? [doesNotExist(report), ''] : []),
+    ...(report.domain_exists === null ? [`DNS could not be asked: ${String(report.surfaces.posture.reason)}`, ''] : []),
     `${report.scanner.name} ${report.scanner.version}: ${report.domain}`,
     `posture: ${posture.status}, score ${posture.score ?? 'unknown'}${posture.grade ? ` (grade ${posture.grade})` : ''}`,
     `  SPF    ${spf.status}${spf.record ? `: ${spf.record}` : ''} (${spf.lookups} lookups, ${spf.void_lookups} void)`,

@@ -118,6 +118,7 @@ function answersQuery(message: Buffer, id: number, name: string, type: RecordTyp
 }
 
 function isQueryableName(name: string): boolean {
-  if (name.length === 0 || name.length > 253) return false;
+  if (name === '') return true; // the root zone, "."
+  if (name.length > 253) return false;
   return name.split('.').every((label) => label.length >= 1 && label.length <= 63);
 }

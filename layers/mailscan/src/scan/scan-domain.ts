@@ -1,11 +1,12 @@
 import { branch } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { checkDomainExistence } from '../posture/domain-existence.ts';
-import { startPosture } from '../posture/run-posture.ts';
+import { startPosture, type PostureSurface } from '../posture/run-posture.ts';
 import type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 import { adversaryFindings, type Technique } from '../adversary/techniques.ts';
+import { probeResolver, unansweredPosture } from './resolver-health.ts';
 import type { ReportFinding } from '../catalogue.ts';
 import type { OptInContext } from '../external/services.ts';
 
@@ -41,6 +42,8 @@ export interface ScanDependencies {
   log: (event: string, fields?: Record<string, unknown>) => void;
   /** The scan's deadline (--timeout): checks still running then are reported as errors. */
   deadline?: AbortSignal;
+  /** Who answers our DNS questions (`127.0.0.1:53`), named when it is the resolver that fails. */
+  resolverName?: string;
 }
 
 export type ScanOutcome = { kind: 'report'; report: Report } | { kind: 'could_not_start'; message: string };
@@ -110,12 +113,16 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       )
     : Promise.resolve(null);
   const posture = await started.result;
+  const offline = (request.rua?.length ?? 0) > 0 || Boolean(request.eml);
+  const resolverName = `the DNS resolver ${deps.resolverName ?? 'of this system'}`;
+  let dnsDown: string | null = null;
   if (!posture.domainAnswered) {
-    return {
-      kind: 'could_not_start',
-      message: `no DNS answer at all for ${request.domain}: ${posture.errors[0]?.message ?? 'no nameserver answered'}`,
-    };
+    const probe = await probeResolver(deps.resolver);
+    dnsDown = probe.working
+      ? `no DNS answer at all for ${request.domain} (${resolverName} works: the domain's nameservers do not answer): ${posture.errors[0]?.message ?? 'no answer'}`
+      : `${resolverName} is unreachable or not resolving: it ${probe.why}; no DNS answer for ${request.domain} either: ${posture.errors[0]?.message ?? 'no answer'}`;
   }
+  if (dnsDown !== null && !offline) return { kind: 'could_not_start', message: dnsDown };
   deps.log('posture finished', {
     domain: request.domain,
     score: posture.surface.score,
@@ -123,16 +130,28 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
     errors: posture.errors.length,
   });
   const [existence, reputation, discover, leak] = await Promise.all([
-    checkDomainExistence(request.domain, deps.resolver),
+    dnsDown === null ? checkDomainExistence(request.domain, deps.resolver) : ({ exists: true } as const),
     reputationRun,
     discoverRun,
     leakRun,
   ]);
-  if (!existence.exists)
+  // NXDOMAIN for the domain and every parent: a domain under a TLD that does not exist, or a
+  // resolver that answers NXDOMAIN for everything. Only the root zone tells them apart.
+  if (!existence.exists && existence.evidence.closest_existing_parent === null) {
+    const probe = await probeResolver(deps.resolver);
+    if (!probe.working)
+      dnsDown = `${resolverName} is not resolving: it answers NXDOMAIN for ${request.domain} and every parent, and ${probe.why}`;
+  }
+  if (dnsDown !== null) {
+    if (!offline) return { kind: 'could_not_start', message: dnsDown };
+    deps.log('dns unavailable', { domain: request.domain, message: dnsDown });
+  }
+  if (!existence.exists && dnsDown === null)
     deps.log('domain does not exist', { domain: request.domain, closest_existing_parent: existence.evidence.closest_existing_parent });
   const keep = (item: { rule_id: string }): boolean => existence.exists || !MISSING_RECORD_RULES.has(item.rule_id);
   const rua = await ruaRun;
   const header = await headerRun;
+  if (dnsDown !== null) return { kind: 'report', report: offlineReport(request, deps, startedAt, posture.surface, dnsDown, rua, header) };
 
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
@@ -168,6 +187,47 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
   return { kind: 'report', report };
+}
+
+/**
+ * DNS is down (the resolver, or every nameserver of the domain): nothing DNS said is reported,
+ * because a dead resolver's NXDOMAIN would read as missing records. The offline surfaces (aggregate
+ * reports, a message) need no DNS to be read, so they still report; `domain_exists` is null: unknown.
+ */
+function offlineReport(
+  request: ScanRequest,
+  deps: ScanDependencies,
+  startedAt: Date,
+  posture: PostureSurface,
+  message: string,
+  rua: SurfaceResult<Record<string, unknown>> | null,
+  header: SurfaceResult<Record<string, unknown>> | null,
+): Report {
+  const networked = (surface: 'reputation' | 'discover' | 'leak', requested: boolean) =>
+    requested
+      ? { status: 'error', reason: message }
+      : surface === 'reputation'
+        ? { status: 'skipped', reason: 'disabled with --no-reputation' }
+        : NOT_REQUESTED;
+  const report = reportSchema.parse({
+    scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
+    domain: request.domain,
+    domain_exists: null,
+    started_at: startedAt.toISOString(),
+    finished_at: deps.now().toISOString(),
+    surfaces: {
+      posture: unansweredPosture(posture, message),
+      reputation: networked('reputation', request.reputation !== null),
+      discover: networked('discover', request.optIn?.discover ?? false),
+      leak: networked('leak', request.optIn?.leak ?? false),
+      rua: rua === null ? NOT_REQUESTED : { ...rua.data, status: rua.status },
+      header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
+    },
+    findings: [...(rua?.findings ?? []), ...(header?.findings ?? [])],
+    errors: [{ surface: 'posture', check: 'dns', message }, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
+  });
+  deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length, dns: 'unavailable' });
+  return report;
 }
 
 /**
