@@ -41,8 +41,8 @@ function allIds(repo: FindingRepository, tenant: string, filter: FindingFilter, 
 }
 
 /**
- * Behaviour every FindingRepository must have. It runs on the DynamoDB adapter over dynalite; there
- * is no in-memory fake yet, and the first one written must pass it too.
+ * Behaviour every FindingRepository must have. It runs on the DynamoDB adapter over dynalite and on
+ * the in-memory fake the service tests use.
  */
 export function describeFindingRepositoryContract(name: string, makeSubject: () => Promise<FindingRepositorySubject>): void {
   describe(`FindingRepository contract: ${name}`, () => {

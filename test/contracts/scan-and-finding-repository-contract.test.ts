@@ -4,9 +4,10 @@ import { makeDynamoDbScanRepository } from '../../shared/adapters/dynamodb/dynam
 import { describeFindingRepositoryContract } from './finding-repository-contract.ts';
 import { describeScanRepositoryContract } from './scan-repository-contract.ts';
 import { DynaliteTables } from '../helpers/dynalite-tables.ts';
+import { InMemoryFindingRepository } from '../fakes/in-memory-finding-repository.ts';
+import { InMemoryScanRepository } from '../fakes/in-memory-scan-repository.ts';
 
-// No fake of these two ports exists yet (the service tests run them on dynalite through the local
-// runtime): the suites pin the adapter's behaviour, and the first fake written must pass them too.
+// The adapter is the truth: where the fake and the adapter disagree, the fake is fixed.
 const dynalite = new DynaliteTables();
 afterAll(() => dynalite.close());
 
@@ -19,3 +20,7 @@ describeFindingRepositoryContract('DynamoDB adapter on dynalite', async () => {
   const { client, tableName } = await dynalite.freshTable();
   return { repo: makeDynamoDbFindingRepository(client, tableName) };
 });
+
+describeScanRepositoryContract('in-memory fake', async () => ({ repo: new InMemoryScanRepository() }));
+
+describeFindingRepositoryContract('in-memory fake', async () => ({ repo: new InMemoryFindingRepository() }));

@@ -38,8 +38,8 @@ function allIds(repo: ScanRepository, tenant: string, filter: ScanFilter, limit:
 }
 
 /**
- * Behaviour every ScanRepository must have. It runs on the DynamoDB adapter over dynalite; there is
- * no in-memory fake yet, and the first one written must pass it too.
+ * Behaviour every ScanRepository must have. It runs on the DynamoDB adapter over dynalite and on the
+ * in-memory fake the service tests use.
  */
 export function describeScanRepositoryContract(name: string, makeSubject: () => Promise<ScanRepositorySubject>): void {
   describe(`ScanRepository contract: ${name}`, () => {

@@ -1,14 +1,26 @@
-import { decodeCursor, encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
 import { keys } from '../../shared/adapters/dynamodb/keys.ts';
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../shared/domain/errors.ts';
 import type { ScheduleRecord } from '../../shared/domain/schedule.ts';
 import type { Page, ScheduleFilter, ScheduleRepository } from '../../shared/ports/schedule-repository.ts';
+import { pageOf, type Listing } from './in-memory-listing.ts';
 
 /** The index and partition the DynamoDB adapter reads a listing from: a cursor is bound to them. */
-function listingOf(tenant: string, filter: ScheduleFilter): { index: string; partition: string } {
+function listingOf(tenant: string, filter: ScheduleFilter): Listing {
   if (filter.scanType !== undefined) return { index: 'GSI1', partition: keys.schedulesByType(tenant, filter.scanType) };
   if (filter.enabled !== undefined) return { index: 'GSI2', partition: keys.schedulesByEnabled(tenant, filter.enabled) };
-  return { index: '', partition: keys.tenant(tenant) };
+  return { index: '', partition: keys.tenant(tenant), skPrefix: 'SCH#' };
+}
+
+/** A row's table and index keys, as the adapter writes them. */
+function keyOf(row: ScheduleRecord): Record<string, string> {
+  return {
+    PK: keys.tenant(row.tenant),
+    SK: keys.schedule(row.id),
+    GSI1PK: keys.schedulesByType(row.tenant, row.scan_type),
+    GSI1SK: row.id,
+    GSI2PK: keys.schedulesByEnabled(row.tenant, row.enabled),
+    GSI2SK: row.id,
+  };
 }
 
 /**
@@ -85,26 +97,13 @@ export class InMemoryScheduleRepository implements ScheduleRepository {
   }
 
   async list(tenant: string, filter: ScheduleFilter, limit: number, cursor?: string): Promise<Page<ScheduleRecord>> {
-    const { index, partition } = listingOf(tenant, filter);
-    const after = cursor === undefined ? undefined : decodeCursor(cursor, tenant, index, partition, index === '' ? 'SCH#' : undefined).SK;
-    const matching = [...this.rows.values()]
-      .filter((row) => row.tenant === tenant)
-      .filter((row) => filter.scanType === undefined || row.scan_type === filter.scanType)
-      .filter((row) => filter.enabled === undefined || row.enabled === filter.enabled)
-      // Newest first by the sort key's byte order, as DynamoDB sorts (not the locale's).
-      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      .filter((row) => after === undefined || keys.schedule(row.id) < (after as string));
-    const items = matching.slice(0, limit).map((row) => structuredClone(row));
-    const last = items[items.length - 1];
-    return { items, nextCursor: matching.length > limit ? encodeCursor(tenant, index, this.#keyOf(last, index)) : null };
-  }
-
-  /** The key DynamoDB returns as LastEvaluatedKey for `row` in `index`. */
-  #keyOf(row: ScheduleRecord, index: string): Record<string, string> {
-    const key: Record<string, string> = { PK: keys.tenant(row.tenant), SK: keys.schedule(row.id) };
-    if (index === 'GSI1') Object.assign(key, { GSI1PK: keys.schedulesByType(row.tenant, row.scan_type), GSI1SK: row.id });
-    if (index === 'GSI2') Object.assign(key, { GSI2PK: keys.schedulesByEnabled(row.tenant, row.enabled), GSI2SK: row.id });
-    return key;
+    const rows = [...this.rows.values()].filter(
+      (row) =>
+        row.tenant === tenant &&
+        (filter.scanType === undefined || row.scan_type === filter.scanType) &&
+        (filter.enabled === undefined || row.enabled === filter.enabled),
+    );
+    return pageOf(tenant, listingOf(tenant, filter), rows, keyOf, limit, cursor);
   }
 
   async *listAll(tenant?: string): AsyncIterable<ScheduleRecord> {
