@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { FindingList } from '../../shared/domain/finding.ts';
+import { FindingList, type Finding } from '../../shared/domain/finding.ts';
 import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
 import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
 import { ScheduleList } from '../../shared/domain/schedule.ts';
@@ -51,5 +51,23 @@ export function useFindings(filters: Record<string, string | undefined>) {
     queryFn: ({ pageParam }) => api(`/api/findings/${queryString({ ...filters, limit: '50', cursor: pageParam })}`, FindingList),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+}
+
+/** Every finding of one scan (all pages): a scan page sorts them by severity, so it needs them all. */
+export function useScanFindings(scanId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['findings', { scan_id: scanId, all: true }],
+    enabled,
+    queryFn: async () => {
+      const items: Finding[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await api(`/api/findings/${queryString({ scan_id: scanId, limit: '200', cursor })}`, FindingList);
+        items.push(...page.items);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return items;
+    },
   });
 }

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { SEVERITIES } from '../../../shared/domain/scan-job.ts';
-import { formatLocal } from '../cadence.ts';
-import { EmptyState, ErrorState, Loading, SeverityBadge } from '../components.tsx';
+import { EmptyState, ErrorState, Loading } from '../components.tsx';
+import { FindingCard } from '../finding-card.tsx';
 import { useFindings } from '../queries.ts';
-import { Link, useRouter } from '../router.tsx';
+import { useRouter } from '../router.tsx';
 
 /** Findings with filters by severity, rule, target and scan (kept in the address bar). */
 export function FindingsPage() {
@@ -102,39 +102,8 @@ export function FindingList({ filters }: { filters: Record<string, string | unde
     <>
       <ul className="findings">
         {items.map((finding) => (
-          <li key={finding.id} className={`finding finding-${finding.severity}`}>
-            <article aria-labelledby={`finding-${finding.id}`}>
-              <div className="finding-head">
-                <SeverityBadge severity={finding.severity} />
-                <h3 id={`finding-${finding.id}`} className="finding-title">
-                  {finding.title}
-                </h3>
-              </div>
-              <p className="finding-meta">
-                <code>{finding.rule_id}</code> · <span className="mono">{finding.target}</span> ·{' '}
-                <Link to={`/scans/${finding.scan_id}`}>scan</Link>
-              </p>
-              {finding.description && <p>{finding.description}</p>}
-              <div className="finding-grid">
-                <div>
-                  <h4 id={`evidence-${finding.id}`}>Evidence</h4>
-                  {/* Long evidence (a rua rollup row) scrolls: focusable, so a keyboard can scroll it too. */}
-                  <pre className="evidence" tabIndex={0} role="region" aria-labelledby={`evidence-${finding.id} finding-${finding.id}`}>
-                    {JSON.stringify(finding.evidence, null, 2)}
-                  </pre>
-                </div>
-                <div>
-                  <h4>Remediation</h4>
-                  <p>{finding.remediation}</p>
-                  <dl className="seen">
-                    <dt>First seen</dt>
-                    <dd>{formatLocal(finding.first_seen_at)}</dd>
-                    <dt>Last seen</dt>
-                    <dd>{formatLocal(finding.last_seen_at)}</dd>
-                  </dl>
-                </div>
-              </div>
-            </article>
+          <li key={finding.id}>
+            <FindingCard finding={finding} />
           </li>
         ))}
       </ul>

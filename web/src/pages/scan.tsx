@@ -1,18 +1,22 @@
-import { SEVERITIES, type ScanJob } from '../../../shared/domain/scan-job.ts';
-import { scanTypes } from '../../../shared/domain/scan-types.ts';
+import { SCAN_TYPES, scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
+import { SEVERITIES, type ScanError, type ScanJob } from '../../../shared/domain/scan-job.ts';
+import { ApiError } from '../api.ts';
 import { formatLocal } from '../cadence.ts';
 import { ErrorState, Loading, SeverityBadge, StatusBadge } from '../components.tsx';
 import { useScan } from '../queries.ts';
 import { Link } from '../router.tsx';
-import { FindingList } from './findings.tsx';
+import { ScanLog } from './scan-log.tsx';
+import { ScanFindings } from './scan-findings.tsx';
 
-/** One scan: status (refreshing while queued or running), summary, errors, log, findings. */
+/** One scan: status and errors first (refreshing while queued or running), summary, findings by severity, log. */
 export function ScanPage({ id }: { id: string }) {
   const scan = useScan(id);
   if (scan.isPending) return <Loading label="Loading the scan…" />;
-  if (scan.isError) return <ErrorState error={scan.error} retry={() => void scan.refetch()} />;
+  if (scan.isError) {
+    if (scan.error instanceof ApiError && scan.error.status === 404) return <ScanNotFound id={id} />;
+    return <ErrorState error={scan.error} retry={() => void scan.refetch()} />;
+  }
   const job = scan.data;
-  const finished = job.status !== 'queued' && job.status !== 'running';
   return (
     <section className="page">
       <p className="breadcrumb">
@@ -26,6 +30,7 @@ export function ScanPage({ id }: { id: string }) {
           <StatusBadge status={job.status} />
         </div>
       </div>
+      <Outcome job={job} />
       <dl className="facts">
         <div>
           <dt>Created</dt>
@@ -51,30 +56,73 @@ export function ScanPage({ id }: { id: string }) {
         </div>
       </dl>
       <Summary job={job} />
-      {job.errors.length > 0 && (
-        <section className="card card-danger" aria-labelledby="errors-title">
-          <h2 id="errors-title" className="section-title">
-            Errors
-          </h2>
-          <ul className="errors">
-            {job.errors.map((error, index) => (
-              <li key={index}>
-                <strong>{error.runner}</strong>: {error.message}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      <LogLocation job={job} />
-      <section aria-labelledby="findings-title">
-        <h2 id="findings-title" className="section-title">
-          Findings
-        </h2>
-        {finished ? <FindingList filters={{ scan_id: job.id }} /> : <p className="muted">Findings appear when the scan has finished.</p>}
-      </section>
+      <ScanFindings job={job} />
+      <ScanLog job={job} />
     </section>
   );
 }
+
+function ScanNotFound({ id }: { id: string }) {
+  return (
+    <section className="page">
+      <p className="breadcrumb">
+        <Link to="/scans">Scans</Link> / {id}
+      </p>
+      <h1>Scan not found</h1>
+      <p>
+        There is no scan <code>{id}</code> in this tenant. It may have been mistyped, or it belongs to another tenant.
+      </p>
+      <p>
+        <Link to="/scans">See this tenant's scans</Link>
+      </p>
+    </section>
+  );
+}
+
+/** Who reported an error, in words: the dispatcher, a scan type's scanner, or a named runner. */
+function sourceOf(error: ScanError): string {
+  if (error.runner === 'dispatch') return 'Dispatch';
+  if ((SCAN_TYPES as readonly string[]).includes(error.runner)) return `${scanTypes[error.runner as ScanType].label} scanner`;
+  return `The ${error.runner} scanner`;
+}
+
+const OUTCOME_TEXT = {
+  failed: {
+    title: 'This scan failed',
+    body: 'It did not finish, so it says nothing about the target: no findings below does not mean a clean result.',
+  },
+  partial: {
+    title: 'This scan finished partially',
+    body: 'Some checks did not run. The findings below come from the checks that did; what is missing is not a clean result.',
+  },
+} as const;
+
+/** A failed or partial scan leads with that, and with its errors in words. */
+function Outcome({ job }: { job: ScanJob }) {
+  if (job.status !== 'failed' && job.status !== 'partial' && job.errors.length === 0) return null;
+  const text = job.status === 'failed' || job.status === 'partial' ? OUTCOME_TEXT[job.status] : null;
+  return (
+    <section className={`card ${job.status === 'failed' ? 'card-danger' : 'card-warning'} outcome`} aria-labelledby="outcome-title">
+      <h2 id="outcome-title" className="section-title">
+        {text?.title ?? 'Errors'}
+      </h2>
+      {text && <p>{text.body}</p>}
+      {job.errors.length > 0 ? (
+        <ul className="errors" aria-label="Errors">
+          {job.errors.map((error, index) => (
+            <li key={index}>
+              <strong>{sourceOf(error)}:</strong> {error.message}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">The scan recorded no error message.</p>
+      )}
+    </section>
+  );
+}
+
+const GRADE_BAND: Record<string, string> = { A: 'good', B: 'good', C: 'fair', D: 'poor', F: 'bad' };
 
 function Summary({ job }: { job: ScanJob }) {
   const { summary } = job;
@@ -83,7 +131,7 @@ function Summary({ job }: { job: ScanJob }) {
       {summary.grade !== undefined && (
         // The score and grade rate the domain's mail posture (SPF, DKIM, DMARC; SPEC §2.5), not the
         // findings below, which may be high while the posture is an A: the label says which.
-        <div className="score">
+        <div className={`score score-${GRADE_BAND[summary.grade] ?? 'fair'}`}>
           <span className="score-grade" aria-label={`Mail posture grade ${summary.grade}`}>
             {summary.grade}
           </span>
@@ -98,26 +146,5 @@ function Summary({ job }: { job: ScanJob }) {
         ))}
       </ul>
     </section>
-  );
-}
-
-/** CloudWatch in AWS (a Logs Insights query), a file under .data/logs/scans/ locally. */
-function LogLocation({ job }: { job: ScanJob }) {
-  const log = job.log;
-  if ('file' in log) {
-    return (
-      <p className="log">
-        Log: <code>{log.file}</code>
-      </p>
-    );
-  }
-  const href = `https://console.aws.amazon.com/cloudwatch/home#logsV2:logs-insights$3FqueryDetail$3D~(source~(~'${encodeURIComponent(log.log_group)})~editorString~'${encodeURIComponent(log.insights_query)})`;
-  return (
-    <p className="log">
-      Log:{' '}
-      <a href={href} target="_blank" rel="noreferrer">
-        {log.log_group} in CloudWatch Logs Insights
-      </a>
-    </p>
   );
 }

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ensureUiBuilt } from '../../local/web-ui.ts';
+import { finding, ScriptedRunner } from '../helpers/test-runners.ts';
+import { startTestService, type TestService } from '../helpers/local-service.ts';
+import { available, launchBrowser, type Browser } from './browser.ts';
+
+// The scan page tells the truth (issue 25, items 2, 5 and 8): a failed or partial scan says so
+// first, findings come most severe first, the grade's colour is its band, evidence reads as fields.
+describe.skipIf(!available)('scan page in Chromium', () => {
+  let service: TestService;
+  let browser: Browser;
+  let page: Page;
+  const runner = new ScriptedRunner();
+
+  beforeAll(async () => {
+    const uiDir = await ensureUiBuilt();
+    service = await startTestService({ uiDir, runners: new Map([['email_security', runner]]) });
+    browser = await launchBrowser();
+    page = browser.page;
+    await page.goto(await service.runtime.signInUrl());
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  /** A manual scan of `target` run to its end with what `behaviour` returns, then its page opened. */
+  async function scanPage(target: string, behaviour: ScriptedRunner['behaviour'], tenant = 'local'): Promise<string> {
+    runner.behaviour = behaviour;
+    const created = await service.call('/api/scans/', {
+      method: 'POST',
+      token: await service.token(tenant),
+      body: { scan_type: 'email_security', target },
+    });
+    await service.runtime.drain();
+    if (tenant === 'local') await page.goto(`${service.runtime.url}/scans/${created.body.id}`);
+    return created.body.id as string;
+  }
+  const statusText = () => page.getByRole('status', { name: 'Scan status' }).textContent();
+
+  it('leads a failed scan with the failure and its error in words, never the clean-result message', async () => {
+    await scanPage('failed.example', async () => {
+      throw new Error('DNS resolver timed out after 10 s');
+    });
+    await page.getByRole('heading', { name: 'This scan failed' }).waitFor();
+    expect(await statusText()).toBe('Failed');
+    const errors = page.getByRole('list', { name: 'Errors' });
+    expect(await errors.textContent()).toContain('DNS resolver timed out after 10 s');
+    await page.getByText('No findings: the scan failed before it could report any.').waitFor();
+    expect(await page.locator('main').textContent()).not.toMatch(/Nothing matches these filters|found nothing to report/);
+    expect(await page.locator('main .empty').count()).toBe(0);
+    // The outcome comes before the summary and the findings.
+    const order = await page.locator('main h2').allTextContents();
+    expect(order.slice(0, 2)).toEqual(['This scan failed', expect.stringMatching(/^Findings/)]);
+    await browser.audit('scan-failed');
+  });
+
+  it('says a partial scan is partial, above the findings it did produce', async () => {
+    await scanPage('partial.example', async () => ({
+      findings: [finding(1)],
+      errors: ['the reputation checks could not reach the DNSBLs'],
+    }));
+    await page.getByRole('heading', { name: 'This scan finished partially' }).waitFor();
+    expect(await page.getByRole('list', { name: 'Errors' }).textContent()).toContain(
+      'partial.example: the reputation checks could not reach the DNSBLs',
+    );
+    expect(await page.locator('main h2').allTextContents()).toEqual(['This scan finished partially', 'Findings (1)']);
+    await browser.audit('scan-partial');
+  });
+
+  it('shows a clean result only for a scan that succeeded', async () => {
+    await scanPage('clean.example', async () => ({ findings: [], summary: { score: 96, grade: 'A' } }));
+    await page.getByText('Every check of this scan ran and found nothing to report.').waitFor();
+    expect(await page.getByRole('heading', { name: /This scan (failed|finished partially)/ }).count()).toBe(0);
+  });
+
+  it('lists findings most severe first, colours the grade by band, shows evidence as fields and the record to publish', async () => {
+    await scanPage('grades.example', async () => ({
+      findings: [
+        finding(1, { severity: 'medium', title: 'Medium one' }),
+        finding(2, { severity: 'low', title: 'Low one' }),
+        finding(3, { severity: 'medium', title: 'Medium two' }),
+        finding(4, {
+          rule_id: 'mailscan.dmarc.missing',
+          severity: 'high',
+          title: 'No DMARC record',
+          evidence: { domain: 'grades.example', organizational_domain: 'grades.example', probed: ['_dmarc.grades.example'] },
+        }),
+        finding(5, { severity: 'critical', title: 'Critical one', evidence: { listing: { list: 'zen', codes: ['127.0.0.2'] } } }),
+      ],
+      summary: { score: 31, grade: 'F' },
+    }));
+    await page.getByRole('heading', { name: 'Critical one' }).waitFor();
+    const titles = await page.locator('.finding-title').allTextContents();
+    expect(titles).toEqual(['Critical one', 'No DMARC record', 'Medium one', 'Medium two', 'Low one']);
+
+    const dmarc = page.getByRole('article', { name: 'No DMARC record' });
+    const evidence = dmarc.getByRole('group', { name: 'Evidence' });
+    expect(await evidence.locator('dt').allTextContents()).toEqual(['Domain', 'Organizational domain', 'Probed']);
+    expect(await evidence.locator('dd').allTextContents()).toEqual(['grades.example', 'grades.example', '_dmarc.grades.example']);
+    const json = dmarc.getByLabel('Evidence of No DMARC record as JSON');
+    expect(await json.isVisible()).toBe(false);
+    await dmarc.getByText('Evidence as JSON').click();
+    expect(JSON.parse((await json.textContent())!)).toMatchObject({ domain: 'grades.example' });
+    const record = dmarc.getByRole('group', { name: 'DNS record to publish' });
+    expect(await record.locator('dd').allTextContents()).toEqual([
+      '_dmarc.grades.example',
+      'TXT',
+      'v=DMARC1; p=none; rua=mailto:dmarc-reports@grades.example',
+    ]);
+    expect(await page.getByRole('group', { name: 'DNS record to publish' }).count()).toBe(1);
+    const nested = page.getByRole('article', { name: 'Critical one' }).getByRole('group', { name: 'Evidence' });
+    expect(await nested.locator('dt').allTextContents()).toEqual(['Listing', 'List', 'Codes']);
+
+    const failing = await page.locator('.score-grade').evaluate((node) => getComputedStyle(node).backgroundColor);
+    await page.getByLabel('Mail posture grade F').waitFor();
+    await browser.audit('scan-findings');
+    await scanPage('a-grade.example', async () => ({ findings: [], summary: { score: 95, grade: 'A' } }));
+    await page.getByLabel('Mail posture grade A').waitFor();
+    const passing = await page.locator('.score-grade').evaluate((node) => getComputedStyle(node).backgroundColor);
+    expect(passing).not.toBe(failing);
+  });
+
+  it("says a scan that does not exist, or is another tenant's, does not exist", async () => {
+    await page.goto(`${service.runtime.url}/scans/scan_01JZZZZZZZZZZZZZZZZZZZZZZZ`);
+    await page.getByRole('heading', { name: 'Scan not found' }).waitFor();
+    expect(await page.locator('main').textContent()).not.toContain('Could not load this');
+    await browser.audit('scan-not-found');
+
+    const theirs = await scanPage('other.example', async () => ({ findings: [finding(1)] }), 'other');
+    await page.goto(`${service.runtime.url}/scans/${theirs}`);
+    await page.getByRole('heading', { name: 'Scan not found' }).waitFor();
+    expect(await page.locator('main').textContent()).not.toContain('other.example');
+  });
+
+  it('saw no Content-Security-Policy violation', () => {
+    expect(browser.cspViolations).toEqual([]);
+  });
+});
