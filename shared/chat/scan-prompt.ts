@@ -20,21 +20,38 @@ export interface PromptRequest {
 export type PromptResult =
   { kind: 'request'; request: PromptRequest; summary: string } | { kind: 'not_understood'; message: string; examples: string[] };
 
-/** What the parser may know about the tenant: its schedules, for "run X now" and "pause X". */
+/** What the parser may know about the tenant and the deployment. */
 export interface PromptContext {
+  /** The tenant's schedules, for "run X now" and "pause X". */
   schedules?: ReadonlyArray<{ id: string; name: string; enabled: boolean }>;
+  /**
+   * The scan types this deployment has a runner for (`runner_available` of GET /api/scan-types/).
+   * A sentence naming another type is answered in words, not turned into a request the API would
+   * refuse, and the examples offer only these. Absent: every type.
+   */
+  runnable?: ReadonlySet<ScanType>;
 }
 
-export const PROMPT_EXAMPLES = [
-  'scan mail security of example.com',
-  'check mail security of example.com every weekday at 9:30 Paris time',
-  'schedule an SSL scan of www.example.com:443 daily',
-  'scan email of example.com every 6 hours',
-  'check mail of example.com on the 1st at 04:00 UTC',
-  'schedule a DAST scan of https://app.example.com with cron 30 2 * * 1',
-  'run Mail posture now',
-  'pause Mail posture',
+/** Each example with the scan type it asks for (null: a verb on an existing schedule). */
+const EXAMPLES: ReadonlyArray<readonly [string, ScanType | null]> = [
+  ['scan mail security of example.com', 'email_security'],
+  ['check mail security of example.com every weekday at 9:30 Paris time', 'email_security'],
+  ['schedule an SSL scan of www.example.com:443 daily', 'ssl'],
+  ['scan email of example.com every 6 hours', 'email_security'],
+  ['check mail of example.com on the 1st at 04:00 UTC', 'email_security'],
+  ['scan secrets of https://github.com/example/app weekly', 'secret_scan'],
+  ['check vulnerabilities of 203.0.113.0/28 every Monday at 6:00', 'vm'],
+  ['schedule a DAST scan of https://app.example.com with cron 30 2 * * 1', 'dast'],
+  ['run Mail posture now', null],
+  ['pause Mail posture', null],
 ];
+
+export const PROMPT_EXAMPLES = EXAMPLES.map(([example]) => example);
+
+/** The examples a user of this deployment can send: those of runnable scan types, and the verbs. */
+export function promptExamples(runnable?: ReadonlySet<ScanType>): string[] {
+  return EXAMPLES.filter(([, type]) => type === null || !runnable || runnable.has(type)).map(([example]) => example);
+}
 
 /** The prompt checks as it is typed, so it holds every rule, the m365 one included, ready. */
 const targetRules = targetRulesWith(apexDomain);
@@ -107,6 +124,11 @@ function notUnderstood(message: string): PromptResult {
 
 /** Parses one sentence of the Ask to scan prompt. */
 export function parseScanPrompt(input: string, context: PromptContext = {}): PromptResult {
+  const result = parseSentence(input, context);
+  return result.kind === 'not_understood' ? { ...result, examples: promptExamples(context.runnable) } : result;
+}
+
+function parseSentence(input: string, context: PromptContext): PromptResult {
   const text = input.trim().replace(/\s+/g, ' ');
   if (text === '') return notUnderstood('Type what to scan, for example one of these.');
   const lower = text.toLowerCase().replace(/[.!?]+$/, '');
@@ -119,8 +141,14 @@ export function parseScanPrompt(input: string, context: PromptContext = {}): Pro
   // Scan-type words are looked for outside the target: mail.example.com is not a mail scan.
   const rest = lower.replace(target.raw.toLowerCase(), ' ');
   const scanType = findScanType(rest);
+  const offered = SCAN_TYPES.filter((type) => !context.runnable || context.runnable.has(type)).map((type) => scanTypes[type].label);
   if (scanType === null) {
-    return notUnderstood(`Which kind of scan of ${target.raw}? Name one: ${SCAN_TYPES.map((type) => scanTypes[type].label).join(', ')}.`);
+    return notUnderstood(`Which kind of scan of ${target.raw}? Name one: ${offered.join(', ')}.`);
+  }
+  if (context.runnable && !context.runnable.has(scanType)) {
+    return notUnderstood(
+      `${scanTypes[scanType].label} scans have no runner in this deployment. ${offered.length ? `It can run: ${offered.join(', ')}.` : 'It can run no scan type.'}`,
+    );
   }
   const checkedTarget = targetRules[scanType](target.raw);
   if (!checkedTarget.ok)

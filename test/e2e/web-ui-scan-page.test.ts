@@ -114,12 +114,12 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     const nested = page.getByRole('article', { name: 'Critical one' }).getByRole('group', { name: 'Evidence' });
     expect(await nested.locator('dt').allTextContents()).toEqual(['Listing', 'List', 'Codes']);
 
-    const failing = await page.locator('.score-grade').evaluate((node) => getComputedStyle(node).backgroundColor);
+    const failing = await page.locator('.score-grade').evaluate((node: any) => (globalThis as any).getComputedStyle(node).backgroundColor);
     await page.getByLabel('Mail posture grade F').waitFor();
     await browser.audit('scan-findings');
     await scanPage('a-grade.example', async () => ({ findings: [], summary: { score: 95, grade: 'A' } }));
     await page.getByLabel('Mail posture grade A').waitFor();
-    const passing = await page.locator('.score-grade').evaluate((node) => getComputedStyle(node).backgroundColor);
+    const passing = await page.locator('.score-grade').evaluate((node: any) => (globalThis as any).getComputedStyle(node).backgroundColor);
     expect(passing).not.toBe(failing);
   });
 

@@ -97,3 +97,17 @@ export function timeZones(): string[] {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
   return ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
 }
+
+/** The same instant, short enough for a table cell: no year when it is this year's. */
+export function formatShort(iso: string | null | undefined, now = new Date()): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return new Intl.DateTimeFormat('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    ...(date.getFullYear() === now.getFullYear() ? {} : { year: 'numeric' }),
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).format(date);
+}

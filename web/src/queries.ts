@@ -2,23 +2,32 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { FindingList, type Finding } from '../../shared/domain/finding.ts';
 import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
 import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
-import { ScheduleList } from '../../shared/domain/schedule.ts';
+import { ScheduleList, type Schedule } from '../../shared/domain/schedule.ts';
 import { api, queryString } from './api.ts';
 
 export function useScanTypes() {
   return useQuery({ queryKey: ['scan-types'], queryFn: () => api('/api/scan-types/', ScanTypeList), staleTime: 300_000 });
 }
 
-/** Every schedule, 200 a page (the API's maximum), pages fetched on demand. */
+/**
+ * Every schedule of the tenant, all pages (200 each, the API's maximum): the table searches,
+ * filters and sorts them in the browser, and the chat looks for duplicates among all of them.
+ */
 export function useSchedules() {
-  return useInfiniteQuery({
+  return useQuery({
     queryKey: ['schedules'],
-    queryFn: ({ pageParam }) => api(`/api/scans/schedules/${queryString({ limit: '200', cursor: pageParam })}`, ScheduleList),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
+    queryFn: async () => {
+      const items: Schedule[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await api(`/api/scans/schedules/${queryString({ limit: '200', cursor })}`, ScheduleList);
+        items.push(...page.items);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return items;
+    },
     // While a run is in flight its badge says running: look again until it has finished.
-    refetchInterval: (query) =>
-      query.state.data?.pages.some((page) => page.items.some((schedule) => schedule.last_run_status === 'running')) ? 1_000 : false,
+    refetchInterval: (query) => (query.state.data?.some((schedule) => schedule.last_run_status === 'running') ? 1_000 : false),
   });
 }
 

@@ -15,7 +15,8 @@ interface Location {
 }
 
 interface RouterValue extends Location {
-  navigate: (to: string, options?: { replace?: boolean }) => void;
+  /** `keepScroll`: the address changes but the page stays where it is (a filter typed into the URL). */
+  navigate: (to: string, options?: { replace?: boolean; keepScroll?: boolean }) => void;
 }
 
 const RouterContext = createContext<RouterValue | null>(null);
@@ -32,11 +33,11 @@ export function Router({ children }: { children: ReactNode }) {
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
-  const navigate = useCallback((to: string, options: { replace?: boolean } = {}) => {
+  const navigate = useCallback((to: string, options: { replace?: boolean; keepScroll?: boolean } = {}) => {
     if (options.replace) window.history.replaceState(null, '', to);
     else window.history.pushState(null, '', to);
     setLocation(current());
-    window.scrollTo(0, 0);
+    if (!options.keepScroll) window.scrollTo(0, 0);
   }, []);
   return <RouterContext.Provider value={{ ...location, navigate }}>{children}</RouterContext.Provider>;
 }

@@ -1,12 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { parseScanPrompt, type PromptResult } from '../../../shared/chat/scan-prompt.ts';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { findDuplicateSchedule, type ScheduleShape } from '../../../shared/chat/duplicate-schedule.ts';
+import { parseScanPrompt, promptExamples, type PromptResult } from '../../../shared/chat/scan-prompt.ts';
+import type { Schedule } from '../../../shared/domain/schedule.ts';
 import { ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ScanTypeItem } from '../../../shared/domain/scan-type-list.ts';
 import { api, ApiError } from '../api.ts';
 import { ErrorState, FieldError, Loading } from '../components.tsx';
+import { fieldSentence } from '../field-errors.ts';
 import { useScanTypes, useSchedules } from '../queries.ts';
-import { useRouter } from '../router.tsx';
+import { Link, useRouter } from '../router.tsx';
 import { useCan } from '../session.ts';
 import { useArtifactUploads } from '../uploads.ts';
 import { ArtifactUploads } from './artifact-uploads.tsx';
@@ -37,6 +40,12 @@ function AskToScan() {
   const { navigate } = useRouter();
   const queryClient = useQueryClient();
   const schedules = useSchedules();
+  const scanTypeList = useScanTypes();
+  const runnable = useMemo(
+    () => new Set((scanTypeList.data?.items ?? []).filter((type) => type.runner_available).map((type) => type.value)),
+    [scanTypeList.data],
+  );
+  const examples = promptExamples(runnable);
   const [text, setText] = useState('');
   const [result, setResult] = useState<PromptResult | null>(null);
   const [sent, setSent] = useState<string | null>(null);
@@ -75,8 +84,7 @@ function AskToScan() {
     event.preventDefault();
     setSent(null);
     setErrorText(null);
-    const known = schedules.data?.pages.flatMap((page) => page.items) ?? [];
-    setResult(parseScanPrompt(text, { schedules: known }));
+    setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable }));
   }
 
   return (
@@ -93,7 +101,7 @@ function AskToScan() {
           className="ask-input"
           value={text}
           onChange={(event) => setText(event.target.value)}
-          placeholder="check mail security of example.com every weekday at 9:30 Paris time"
+          placeholder={examples.find((example) => !/^(run|pause) /.test(example)) ?? 'run Mail posture now'}
           autoComplete="off"
           aria-describedby="ask-hint"
         />
@@ -126,6 +134,7 @@ function AskToScan() {
         {result?.kind === 'request' && (
           <div className="ask-result" role="group" aria-label="Request to send">
             <p>{result.summary}</p>
+            <DuplicateWarning request={result.request} schedules={schedules.data ?? []} />
             <pre className="request" aria-label="Request">
               <span className="request-line">
                 {result.request.method} {result.request.path}
@@ -141,7 +150,13 @@ function AskToScan() {
               <button type="button" className="button button-secondary" onClick={() => setResult(null)}>
                 Cancel
               </button>
-              <button type="button" className="button button-primary" disabled={busy} onClick={() => void onSend(result.request)}>
+              <button
+                type="button"
+                className="button button-primary"
+                disabled={busy}
+                aria-describedby={duplicateOf(result.request, schedules.data ?? []) ? 'ask-duplicate' : undefined}
+                onClick={() => void onSend(result.request)}
+              >
                 Send
               </button>
             </div>
@@ -149,6 +164,24 @@ function AskToScan() {
         )}
       </div>
     </section>
+  );
+}
+
+function duplicateOf(request: PromptRequest, schedules: Schedule[]): Schedule | undefined {
+  if (request.path !== '/api/scans/schedules/' || !request.body) return undefined;
+  return findDuplicateSchedule(request.body as unknown as ScheduleShape, schedules);
+}
+
+/** Sending would create a schedule that fires the same scan at the same times as one that exists. */
+function DuplicateWarning({ request, schedules }: { request: PromptRequest; schedules: Schedule[] }) {
+  const duplicate = duplicateOf(request, schedules);
+  if (!duplicate) return null;
+  return (
+    <p id="ask-duplicate" className="notice notice-warning" role="alert">
+      <strong>Duplicate:</strong> “{duplicate.name}” already runs this scan of {duplicate.target} on the same cadence
+      {duplicate.enabled ? '' : ' (paused)'}. Send creates a second schedule that fires at the same times.{' '}
+      <Link to={`/settings/scheduled-scans?q=${encodeURIComponent(duplicate.name)}`}>See it</Link>
+    </p>
   );
 }
 
@@ -185,6 +218,16 @@ function LaunchScan({ canOperate }: { canOperate: boolean }) {
   );
 }
 
+const TILE_LABELS: Record<string, string> = {
+  target: 'Target',
+  reputation: 'Reputation',
+  discover: 'Discover',
+  leak: 'Leak',
+  dkim_selectors: 'DKIM selectors',
+  rua: 'DMARC aggregate reports',
+  header: 'Message (.eml)',
+};
+
 function Tile({
   type,
   canOperate,
@@ -203,12 +246,12 @@ function Tile({
   const uploads = useArtifactUploads();
   const start = useMutation({
     // Only ready artifacts go into the scope: a rejected or failed file is listed but never sent.
-    mutationFn: () =>
+    mutationFn: (sentTarget: string) =>
       api('/api/scans/', ScanJob, {
         method: 'POST',
         body: {
           scan_type: type.value,
-          target,
+          target: sentTarget,
           ...(type.value === 'email_security' ? { scope: { ...emailScopeFrom(email), ...uploads.scope } } : {}),
         },
       }),
@@ -217,12 +260,21 @@ function Tile({
       navigate(`/scans/${scan.id}`);
     },
   });
-  const issues = start.error instanceof ApiError ? start.error.details : [];
-  const errorOf = (field: string) =>
-    issues
+  // A target error speaks of the target that was sent: once it is edited, the error is gone.
+  const issues = (start.error instanceof ApiError ? start.error.details : []).filter(
+    (issue) => issue.field !== 'target' || start.variables === target,
+  );
+  const errorOf = (field: string) => {
+    const messages = issues
       .filter((issue) => issue.field === field || issue.field.startsWith(`scope.${field}`))
-      .map((issue) => issue.message)
-      .join('; ') || undefined;
+      .map((issue) => issue.message);
+    return messages.length ? fieldSentence(TILE_LABELS[field] ?? field, messages) : undefined;
+  };
+  const targetRef = useRef<HTMLInputElement>(null);
+  // Opening a tile puts the cursor in its Target field.
+  useEffect(() => {
+    if (open) targetRef.current?.focus();
+  }, [open]);
   const id = `tile-${type.value}`;
   const reason = type.runner_available ? null : 'No runner in this deployment';
   return (
@@ -250,13 +302,14 @@ function Tile({
           className="tile-form"
           onSubmit={(event) => {
             event.preventDefault();
-            start.mutate();
+            start.mutate(target);
           }}
           noValidate
         >
           <div className="field">
             <label htmlFor={`${id}-target`}>Target</label>
             <input
+              ref={targetRef}
               id={`${id}-target`}
               value={target}
               onChange={(e) => setTarget(e.target.value)}

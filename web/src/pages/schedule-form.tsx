@@ -1,10 +1,14 @@
 import { useMutation } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { CADENCES, Schedule, type Cadence } from '../../../shared/domain/schedule.ts';
-import { SCAN_TYPES, scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
-import { api, ApiError, type FieldIssue } from '../api.ts';
+import { apexDomain } from '../../../shared/domain/apex-domain.ts';
+import { targetRulesWith } from '../../../shared/domain/scan-targets.ts';
+import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
+import { api, ApiError } from '../api.ts';
 import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
 import { FieldError } from '../components.tsx';
+import { fieldSentence, plainMessage, stillCurrent, type PinnedIssue } from '../field-errors.ts';
+import { useScanTypes } from '../queries.ts';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 
 const CADENCE_LABELS: Record<Cadence, string> = {
@@ -21,21 +25,31 @@ function formFieldOf(field: string): string {
   return field.split('.')[0];
 }
 
-const FORM_FIELDS = new Set([
-  'name',
-  'description',
-  'scan_type',
-  'target',
-  'cadence',
-  'cron_expression',
-  'timezone',
-  'reputation',
-  'discover',
-  'leak',
-  'dkim_selectors',
-]);
+/** The form's fields in page order, with their labels and control ids (the first invalid one gets focus). */
+const FIELDS: ReadonlyArray<[field: string, label: string, id: string]> = [
+  ['name', 'Name', 'f-name'],
+  ['description', 'Description', 'f-description'],
+  ['scan_type', 'Scan type', 'f-scan-type'],
+  ['target', 'Target', 'f-target'],
+  ['cadence', 'Cadence', 'f-cadence'],
+  ['cron_expression', 'Cron expression', 'f-cron'],
+  ['timezone', 'Timezone', 'f-timezone'],
+  ['reputation', 'Reputation', 'f-reputation'],
+  ['discover', 'Discover', 'f-discover'],
+  ['leak', 'Leak', 'f-leak'],
+  ['dkim_selectors', 'DKIM selectors', 'f-dkim'],
+];
+const LABELS = new Map(FIELDS.map(([field, label]) => [field, label]));
 
-/** Create or edit a schedule: one POST or one PATCH; the server's field errors land under their field. */
+/** The prompt's and the API's target rules, the m365 one included (the PSL is in the bundle already). */
+const targetRules = targetRulesWith(apexDomain);
+
+/**
+ * Create or edit a schedule: one POST or one PATCH. What the browser can check (a name, the
+ * target's rule, the cron and zone through the server's own conversion) is checked before sending
+ * and after the first attempt as you type; the server's field errors land under their field and
+ * disappear once that field changes. Focus goes to the first invalid field.
+ */
 export function ScheduleForm({
   schedule,
   onDone,
@@ -45,9 +59,16 @@ export function ScheduleForm({
   onDone: (saved: Schedule) => void;
   onCancel: () => void;
 }) {
+  const scanTypeList = useScanTypes();
+  const offered = useMemo(
+    () =>
+      (scanTypeList.data?.items ?? []).filter((type) => type.runner_available || type.value === schedule?.scan_type).map((type) => type),
+    [scanTypeList.data, schedule?.scan_type],
+  );
   const [name, setName] = useState(schedule?.name ?? '');
   const [description, setDescription] = useState(schedule?.description ?? '');
-  const [scanType, setScanType] = useState<ScanType>(schedule?.scan_type ?? 'email_security');
+  const [chosenType, setScanType] = useState<ScanType | null>(schedule?.scan_type ?? null);
+  const scanType: ScanType | null = chosenType ?? offered.find((type) => type.runner_available)?.value ?? null;
   const [target, setTarget] = useState(schedule?.target ?? '');
   const [cadence, setCadence] = useState<Cadence>(schedule?.cadence ?? 'daily');
   const [cron, setCron] = useState(schedule?.cron_expression ?? '');
@@ -58,10 +79,63 @@ export function ScheduleForm({
     leak: schedule?.scope.leak === true,
     dkimSelectors: Array.isArray(schedule?.scope.dkim_selectors) ? (schedule.scope.dkim_selectors as string[]).join(', ') : '',
   }));
-  const [issues, setIssues] = useState<FieldIssue[]>([]);
+  const [attempted, setAttempted] = useState(false);
+  const [serverIssues, setServerIssues] = useState<PinnedIssue[]>([]);
   const [formError, setFormError] = useState<string | null>(null);
+  const [focusFirstError, setFocusFirstError] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+  const sent = useRef<Record<string, unknown>>({});
   const zones = useMemo(timeZones, []);
   const preview = useMemo(() => previewCadence(cadence, cron, timezone, new Date()), [cadence, cron, timezone]);
+
+  const values: Record<string, unknown> = {
+    name,
+    description,
+    scan_type: scanType,
+    target,
+    cadence,
+    cron_expression: cron,
+    timezone,
+    reputation: email.reputation,
+    discover: email.discover,
+    leak: email.leak,
+    dkim_selectors: email.dkimSelectors,
+  };
+
+  // What the browser knows before sending. The cron and zone speak as soon as something is typed
+  // (the preview's own verdict); the rest after the first attempt to send.
+  const clientErrors: Record<string, string | undefined> = {};
+  if (attempted && name.trim() === '') clientErrors.name = 'Name is required.';
+  if (attempted && scanType === null) clientErrors.scan_type = 'Scan type: this deployment has no scanner to schedule.';
+  if (attempted && scanType !== null) {
+    const checked = target.trim() === '' ? { ok: false as const, message: 'is required' } : targetRules[scanType](target.trim());
+    if (!checked.ok) clientErrors.target = `Target ${checked.message}.`;
+  }
+  if (cadence === 'custom' && !preview.ok && (attempted || (preview.field === 'cron_expression' ? cron : timezone).trim() !== '')) {
+    clientErrors[preview.field] = `${LABELS.get(preview.field)} ${preview.message}.`;
+  }
+  const current = stillCurrent(serverIssues, values);
+
+  const errorOf = (field: string): string | undefined => {
+    if (clientErrors[field]) return clientErrors[field];
+    const found = current.filter((issue) => issue.formField === field);
+    return found.length
+      ? fieldSentence(
+          LABELS.get(field) ?? field,
+          found.map((issue) => issue.message),
+        )
+      : undefined;
+  };
+
+  // After an attempt that found errors (here or at the server), the first invalid field gets focus.
+  useEffect(() => {
+    if (focusFirstError === 0) return;
+    const first = FIELDS.find(([field]) => errorOf(field) !== undefined);
+    const control = first && formRef.current?.querySelector<HTMLElement>(`#${first[2]}`);
+    if (control) control.focus();
+    else formRef.current?.querySelector<HTMLElement>('.form-error')?.focus();
+    // Runs when an attempt asks for it (the counter), not on every keystroke.
+  }, [focusFirstError]);
 
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
@@ -70,27 +144,44 @@ export function ScheduleForm({
         : api('/api/scans/schedules/', Schedule, { method: 'POST', body }),
     onSuccess: onDone,
     onError: (error) => {
+      const sentValues = sent.current;
       if (error instanceof ApiError) {
-        setIssues(error.details);
-        const placed = error.details.filter((issue) => FORM_FIELDS.has(formFieldOf(issue.field)));
-        const unplaced = error.details.filter((issue) => !FORM_FIELDS.has(formFieldOf(issue.field)));
+        const pinned = error.details.map((issue) => {
+          const formField = formFieldOf(issue.field);
+          return { ...issue, formField, value: sentValues[formField] };
+        });
+        setServerIssues(pinned.filter((issue) => LABELS.has(issue.formField)));
+        const unplaced = pinned.filter((issue) => !LABELS.has(issue.formField));
         setFormError(
           unplaced.length > 0
-            ? unplaced.map((issue) => `${issue.field} ${issue.message}`).join('; ')
-            : placed.length === 0
+            ? unplaced.map((issue) => `${issue.field} ${plainMessage(issue.message)}`).join('; ')
+            : pinned.length === 0
               ? error.message
               : null,
         );
       } else {
         setFormError(error.message);
       }
+      setFocusFirstError((n) => n + 1);
     },
   });
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
-    setIssues([]);
+    setAttempted(true);
+    setServerIssues([]);
     setFormError(null);
+    // The same checks as the render above, on this attempt's values (state is not updated yet).
+    const blocked =
+      name.trim() === '' ||
+      scanType === null ||
+      target.trim() === '' ||
+      !targetRules[scanType](target.trim()).ok ||
+      (cadence === 'custom' && !preview.ok);
+    if (blocked || scanType === null) {
+      setFocusFirstError((n) => n + 1);
+      return;
+    }
     const custom = cadence === 'custom';
     const body: Record<string, unknown> = {
       name,
@@ -106,18 +197,15 @@ export function ScheduleForm({
     );
     if (scanType === 'email_security') body.scope = { ...otherScope, ...emailScopeFrom(email) };
     else if (schedule && schedule.scan_type !== scanType) body.scope = {};
+    sent.current = values;
     save.mutate(body);
   }
 
-  const errorOf = (field: string) => {
-    const found = issues.filter((issue) => formFieldOf(issue.field) === field);
-    return found.length ? found.map((issue) => issue.message).join('; ') : undefined;
-  };
   const described = (field: string, ...others: string[]) =>
     [errorOf(field) ? `${field}-error` : '', ...others].filter(Boolean).join(' ') || undefined;
 
   return (
-    <form className="form" onSubmit={onSubmit} noValidate>
+    <form className="form" onSubmit={onSubmit} noValidate ref={formRef}>
       <div className="field">
         <label htmlFor="f-name">Name</label>
         <input
@@ -149,17 +237,25 @@ export function ScheduleForm({
           <label htmlFor="f-scan-type">Scan type</label>
           <select
             id="f-scan-type"
-            value={scanType}
+            value={scanType ?? ''}
             onChange={(e) => setScanType(e.target.value as ScanType)}
             aria-invalid={!!errorOf('scan_type')}
-            aria-describedby={described('scan_type')}
+            aria-describedby={described('scan_type', 'scan-type-hint')}
           >
-            {SCAN_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {scanTypes[type].label}
+            {offered.map((type) => (
+              <option key={type.value} value={type.value}>
+                {type.label}
+                {type.runner_available ? '' : ' (no runner in this deployment)'}
               </option>
             ))}
           </select>
+          <p id="scan-type-hint" className="hint">
+            {scanTypeList.isPending
+              ? 'Loading the scan types…'
+              : scanTypeList.isError
+                ? `Could not load the scan types: ${scanTypeList.error.message}`
+                : 'Only the scan types this deployment can run.'}
+          </p>
           <FieldError id="scan_type-error" message={errorOf('scan_type')} />
         </div>
         <div className="field">
@@ -168,7 +264,7 @@ export function ScheduleForm({
             id="f-target"
             value={target}
             onChange={(e) => setTarget(e.target.value)}
-            placeholder={scanTypes[scanType].targetHint}
+            placeholder={scanType ? scanTypes[scanType].targetHint : undefined}
             required
             spellCheck={false}
             autoComplete="off"
@@ -236,7 +332,7 @@ export function ScheduleForm({
           </div>
         </div>
       )}
-      <div id="cadence-preview" className={`preview ${preview.ok ? '' : 'preview-invalid'}`} aria-live="polite">
+      <div id="cadence-preview" className="preview" aria-live="polite">
         {preview.ok ? (
           <>
             <p className="preview-words">{preview.words}</p>
@@ -258,14 +354,12 @@ export function ScheduleForm({
             </ol>
           </>
         ) : (
-          <p>
-            {preview.field === 'cron_expression' ? 'Cron expression' : 'Timezone'} {preview.message}
-          </p>
+          <p className="muted">The preview appears once the cron expression and the timezone are valid.</p>
         )}
       </div>
       {scanType === 'email_security' && <EmailOptions values={email} onChange={setEmail} errorOf={errorOf} />}
       {formError && (
-        <p className="form-error" role="alert">
+        <p className="form-error" role="alert" tabIndex={-1}>
           {formError}
         </p>
       )}

@@ -1,12 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { scanTypes } from '../../../shared/domain/scan-types.ts';
-import { Schedule } from '../../../shared/domain/schedule.ts';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
+import { LAST_RUN_STATUSES, type LastRunStatus, type Schedule } from '../../../shared/domain/schedule.ts';
 import { api } from '../api.ts';
-import { cadenceInWords, formatLocal } from '../cadence.ts';
+import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
 import { Dialog, EmptyState, ErrorState, Loading, StatusBadge } from '../components.tsx';
 import { useSchedules } from '../queries.ts';
-import { Link } from '../router.tsx';
+import { displayTarget } from '../idn.ts';
+import { Link, useRouter } from '../router.tsx';
+import { applyView, searchOf, viewFrom, type SortKey, type TableView } from '../schedule-table.ts';
 import { useCan } from '../session.ts';
 import { ScheduleForm } from './schedule-form.tsx';
 
@@ -37,15 +39,50 @@ export function SettingsPage() {
 
 type Editing = { mode: 'create' } | { mode: 'edit'; schedule: Schedule } | null;
 
+/**
+ * Rows drawn at first and per "Show more": 300 rows at once made a 26,800 px page. A phone shows
+ * each row as a card about eight lines tall, so it draws fewer.
+ */
+function pageRows(): number {
+  return window.matchMedia('(max-width: 760px)').matches ? 20 : 100;
+}
+
+const LAST_RUN_LABELS: Record<LastRunStatus, string> = {
+  never_run: 'Never run',
+  running: 'Running',
+  success: 'Success',
+  partial: 'Partial',
+  failed: 'Failed',
+};
+
+const COLUMNS: ReadonlyArray<[label: string, sort: SortKey | null]> = [
+  ['Name', 'name'],
+  ['Scan type', 'scan_type'],
+  ['Target', 'target'],
+  ['Cadence', null],
+  ['Next run', 'next_run'],
+  ['Last run', 'last_run'],
+];
+
 function ScheduledScans() {
   const schedules = useSchedules();
   const canOperate = useCan('operator');
   const canDelete = useCan('admin');
   const queryClient = useQueryClient();
+  const { search, path, navigate } = useRouter();
+  const view = viewFrom(search);
   const [editing, setEditing] = useState<Editing>(null);
-  const [deleting, setDeleting] = useState<Schedule | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [pageSize] = useState(pageRows);
+  const [shown, setShown] = useState(pageSize);
   const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+  const [focusAfterDelete, setFocusAfterDelete] = useState<string | null>(null);
+  const tableRef = useRef<HTMLDivElement>(null);
 
+  const setView = (change: Partial<TableView>) => {
+    setShown(pageSize);
+    navigate(`${path}${searchOf({ ...view, ...change })}`, { replace: true, keepScroll: true });
+  };
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['schedules'] });
   const act = useMutation({
     mutationFn: async ({ schedule, action }: { schedule: Schedule; action: 'toggle' | 'run' | 'delete' }) => {
@@ -53,20 +90,42 @@ function ScheduledScans() {
       if (action === 'delete') return api(base, null, { method: 'DELETE' });
       return api(`${base}${action}/`, null, { method: 'POST' });
     },
-    onSuccess: (_result, { schedule, action }) => {
+    onSuccess: async (_result, { schedule, action }) => {
       const text = {
         toggle: `${schedule.name} is ${schedule.enabled ? 'paused' : 'enabled'}.`,
         run: `${schedule.name} is running now.`,
         delete: `${schedule.name} was deleted.`,
       }[action];
       setNotice({ tone: 'ok', text });
-      void refresh();
       void queryClient.invalidateQueries({ queryKey: ['scans'] });
+      await refresh();
     },
     onError: (error) => setNotice({ tone: 'error', text: error.message }),
   });
 
-  const items = schedules.data?.pages.flatMap((page) => page.items) ?? [];
+  const items = schedules.data ?? [];
+  const rows = useMemo(() => applyView(items, view), [items, view.q, view.type, view.enabled, view.last, view.sort, view.dir]);
+  const visible = rows.slice(0, shown);
+  const typesPresent = SCAN_TYPES.filter((type) => items.some((schedule) => schedule.scan_type === type));
+  const filtered = view.q !== '' || view.type !== '' || view.enabled !== '' || view.last !== '';
+
+  // After a confirmed delete, focus goes to the row that took its place (or the one before, or the search).
+  useEffect(() => {
+    if (focusAfterDelete === null || act.isPending) return;
+    const target =
+      tableRef.current?.querySelector<HTMLElement>(`tr[data-schedule-id="${focusAfterDelete}"] .cell-actions .button-danger-ghost`) ??
+      document.getElementById('schedule-search');
+    target?.focus();
+    setFocusAfterDelete(null);
+  }, [focusAfterDelete, act.isPending, rows]);
+
+  function confirmDelete(schedule: Schedule) {
+    const index = visible.findIndex((row) => row.id === schedule.id);
+    const next = visible[index + 1] ?? visible[index - 1];
+    setConfirming(null);
+    act.mutate({ schedule, action: 'delete' });
+    setFocusAfterDelete(next ? next.id : '');
+  }
 
   return (
     <>
@@ -95,118 +154,135 @@ function ScheduledScans() {
           </p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
-          <table className="table schedules-table">
-            <caption className="visually-hidden">Scheduled scans</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Scan type</th>
-                <th scope="col">Target</th>
-                <th scope="col">Cadence</th>
-                <th scope="col">Next run</th>
-                <th scope="col">Last run</th>
-                <th scope="col">Enabled</th>
-                {canOperate && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((schedule) => (
-                <tr key={schedule.id} data-schedule-id={schedule.id}>
-                  <th scope="row" className="cell-name" id={`name-${schedule.id}`}>
-                    {schedule.name}
-                    {schedule.description && <span className="cell-sub">{schedule.description}</span>}
-                  </th>
-                  <td data-label="Scan type">{scanTypes[schedule.scan_type].label}</td>
-                  <td data-label="Target" className="cell-target">
-                    {schedule.target}
-                  </td>
-                  <td data-label="Cadence">{cadenceInWords(schedule)}</td>
-                  <td data-label="Next run">
-                    {schedule.enabled ? formatLocal(schedule.next_run_at) : <span className="muted">Paused</span>}
-                  </td>
-                  <td data-label="Last run">
-                    {schedule.last_scan_id ? (
-                      <Link
-                        to={`/scans/${schedule.last_scan_id}`}
-                        className="badge-link"
-                        aria-label={`Last run: ${schedule.last_run_status.replace('_', ' ')}, open the scan`}
+        <>
+          <form className="filters" role="search" aria-label="Filter schedules" onSubmit={(event) => event.preventDefault()}>
+            <div className="field field-grow">
+              <label htmlFor="schedule-search">Search schedules</label>
+              <input
+                id="schedule-search"
+                type="search"
+                value={view.q}
+                onChange={(event) => setView({ q: event.target.value })}
+                placeholder="Name or target, e.g. bücher.example"
+                autoComplete="off"
+                spellCheck={false}
+              />
+            </div>
+            <div className="field">
+              <label htmlFor="schedule-type">Scan type</label>
+              <select id="schedule-type" value={view.type} onChange={(event) => setView({ type: event.target.value as TableView['type'] })}>
+                <option value="">Any scan type</option>
+                {typesPresent.map((type) => (
+                  <option key={type} value={type}>
+                    {scanTypes[type].label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="schedule-enabled">Enabled</label>
+              <select
+                id="schedule-enabled"
+                value={view.enabled}
+                onChange={(event) => setView({ enabled: event.target.value as TableView['enabled'] })}
+              >
+                <option value="">Enabled or paused</option>
+                <option value="yes">Enabled</option>
+                <option value="no">Paused</option>
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="schedule-last">Last run</label>
+              <select id="schedule-last" value={view.last} onChange={(event) => setView({ last: event.target.value as TableView['last'] })}>
+                <option value="">Any last run</option>
+                {LAST_RUN_STATUSES.map((status) => (
+                  <option key={status} value={status}>
+                    {LAST_RUN_LABELS[status]}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </form>
+          <p className="muted table-count" role="status" aria-live="polite">
+            <span>{filtered ? `${rows.length} of ${items.length} schedules match.` : `${items.length} schedules.`}</span>
+            {filtered && (
+              <>
+                {' '}
+                <button type="button" className="link-button" onClick={() => setView({ q: '', type: '', enabled: '', last: '' })}>
+                  Clear search and filters
+                </button>
+              </>
+            )}
+          </p>
+          {rows.length === 0 ? (
+            <EmptyState title="No schedule matches">
+              <p className="muted">Change the search or the filters.</p>
+            </EmptyState>
+          ) : (
+            <div className="table-wrap" ref={tableRef}>
+              <table className="table schedules-table">
+                <caption className="visually-hidden">Scheduled scans</caption>
+                <thead>
+                  <tr>
+                    {COLUMNS.map(([label, key]) => (
+                      <th
+                        key={label}
+                        scope="col"
+                        className={`col-${label.toLowerCase().replace(' ', '-')}`}
+                        aria-sort={key && view.sort === key ? (view.dir === 'asc' ? 'ascending' : 'descending') : undefined}
                       >
-                        <StatusBadge status={schedule.last_run_status} />
-                      </Link>
-                    ) : (
-                      <StatusBadge status={schedule.last_run_status} />
+                        {key ? (
+                          <button
+                            type="button"
+                            className="sort-button"
+                            onClick={() => setView({ sort: key, dir: view.sort === key && view.dir === 'asc' ? 'desc' : 'asc' })}
+                          >
+                            {label}
+                            <span aria-hidden="true" className="sort-mark">
+                              {view.sort === key ? (view.dir === 'asc' ? '▲' : '▼') : ''}
+                            </span>
+                          </button>
+                        ) : (
+                          label
+                        )}
+                      </th>
+                    ))}
+                    <th scope="col" className="col-enabled">
+                      Enabled
+                    </th>
+                    {canOperate && (
+                      <th scope="col" className="col-actions">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
                     )}
-                    {schedule.last_run_at && <span className="cell-sub">{formatLocal(schedule.last_run_at)}</span>}
-                  </td>
-                  <td data-label="Enabled">
-                    {canOperate ? (
-                      <button
-                        type="button"
-                        role="switch"
-                        aria-checked={schedule.enabled}
-                        aria-label="Enabled"
-                        aria-describedby={`name-${schedule.id}`}
-                        className="switch"
-                        disabled={act.isPending}
-                        onClick={() => act.mutate({ schedule, action: 'toggle' })}
-                      >
-                        <span className="switch-thumb" aria-hidden="true" />
-                      </button>
-                    ) : (
-                      <span>{schedule.enabled ? 'Yes' : 'No'}</span>
-                    )}
-                  </td>
-                  {canOperate && (
-                    <td className="cell-actions">
-                      <button
-                        type="button"
-                        className="button button-secondary button-small"
-                        aria-describedby={`name-${schedule.id}`}
-                        disabled={act.isPending}
-                        onClick={() => act.mutate({ schedule, action: 'run' })}
-                      >
-                        Run now
-                      </button>
-                      <button
-                        type="button"
-                        className="button button-secondary button-small"
-                        aria-describedby={`name-${schedule.id}`}
-                        onClick={() => setEditing({ mode: 'edit', schedule })}
-                      >
-                        Edit
-                      </button>
-                      {canDelete && (
-                        <button
-                          type="button"
-                          className="button button-danger-ghost button-small"
-                          aria-describedby={`name-${schedule.id}`}
-                          onClick={() => setDeleting(schedule)}
-                        >
-                          Delete
-                        </button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {schedules.hasNextPage && (
-            <button
-              type="button"
-              className="button button-secondary"
-              onClick={() => void schedules.fetchNextPage()}
-              disabled={schedules.isFetchingNextPage}
-            >
-              {schedules.isFetchingNextPage ? 'Loading…' : 'Load more schedules'}
-            </button>
+                  </tr>
+                </thead>
+                <tbody>
+                  {visible.map((schedule) => (
+                    <ScheduleRow
+                      key={schedule.id}
+                      schedule={schedule}
+                      canOperate={canOperate}
+                      canDelete={canDelete}
+                      busy={act.isPending}
+                      confirming={confirming === schedule.id}
+                      onAct={(action) => act.mutate({ schedule, action })}
+                      onEdit={() => setEditing({ mode: 'edit', schedule })}
+                      onAskDelete={() => setConfirming(schedule.id)}
+                      onCancelDelete={() => setConfirming(null)}
+                      onConfirmDelete={() => confirmDelete(schedule)}
+                    />
+                  ))}
+                </tbody>
+              </table>
+              {rows.length > shown && (
+                <button type="button" className="button button-secondary show-more" onClick={() => setShown(shown + pageSize)}>
+                  Show {Math.min(pageSize, rows.length - shown)} more ({rows.length - shown} not shown)
+                </button>
+              )}
+            </div>
           )}
-        </div>
+        </>
       )}
       <Dialog
         title={editing?.mode === 'edit' ? `Edit ${editing.schedule.name}` : 'New schedule'}
@@ -226,30 +302,164 @@ function ScheduledScans() {
           />
         )}
       </Dialog>
-      <Dialog title="Delete schedule?" open={deleting !== null} onClose={() => setDeleting(null)}>
-        {deleting && (
-          <>
-            <p>
-              <strong>{deleting.name}</strong> and its trigger will be removed. Scans already running finish; findings stay.
-            </p>
-            <div className="form-actions">
-              <button type="button" className="button button-secondary" onClick={() => setDeleting(null)}>
-                Cancel
-              </button>
+    </>
+  );
+}
+
+/** One schedule on one line (at desktop width); its delete confirmation is the row right under it. */
+function ScheduleRow({
+  schedule,
+  canOperate,
+  canDelete,
+  busy,
+  confirming,
+  onAct,
+  onEdit,
+  onAskDelete,
+  onCancelDelete,
+  onConfirmDelete,
+}: {
+  schedule: Schedule;
+  canOperate: boolean;
+  canDelete: boolean;
+  busy: boolean;
+  confirming: boolean;
+  onAct: (action: 'toggle' | 'run') => void;
+  onEdit: () => void;
+  onAskDelete: () => void;
+  onCancelDelete: () => void;
+  onConfirmDelete: () => void;
+}) {
+  const nameId = `name-${schedule.id}`;
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const deleteRef = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+  useEffect(() => {
+    // The confirmation takes focus on the safe choice; cancelling gives it back to Delete.
+    if (confirming) cancelRef.current?.focus();
+    else if (wasConfirming.current) deleteRef.current?.focus();
+    wasConfirming.current = confirming;
+  }, [confirming]);
+  const target = displayTarget(schedule.target);
+  const cadence = cadenceInWords(schedule);
+  const lastRun = `${LAST_RUN_LABELS[schedule.last_run_status]}${schedule.last_run_at ? `, ${formatLocal(schedule.last_run_at)}` : ''}`;
+  return (
+    <>
+      <tr data-schedule-id={schedule.id} className={confirming ? 'row-confirming' : undefined}>
+        <th
+          scope="row"
+          className="cell-name"
+          id={nameId}
+          title={schedule.description ? `${schedule.name}: ${schedule.description}` : schedule.name}
+        >
+          {schedule.name}
+          {schedule.description && <span className="visually-hidden">: {schedule.description}</span>}
+        </th>
+        <td data-label="Scan type" className="cell-type" title={scanTypes[schedule.scan_type].label}>
+          {scanTypes[schedule.scan_type].label}
+        </td>
+        <td data-label="Target" className="cell-target">
+          {target === schedule.target ? (
+            <span title={schedule.target}>{schedule.target}</span>
+          ) : (
+            <span title={`${schedule.target} (as stored and scanned)`} lang="und">
+              {target}
+            </span>
+          )}
+        </td>
+        <td data-label="Cadence" className="cell-cadence" title={cadence}>
+          {cadence}
+        </td>
+        <td data-label="Next run" className="cell-next" title={schedule.enabled ? formatLocal(schedule.next_run_at) : 'Paused'}>
+          {schedule.enabled ? formatShort(schedule.next_run_at) : <span className="muted">Paused</span>}
+        </td>
+        <td data-label="Last run" className="cell-last" title={lastRun}>
+          {schedule.last_scan_id ? (
+            <Link
+              to={`/scans/${schedule.last_scan_id}`}
+              className="badge-link"
+              aria-label={`Last run: ${lastRun.toLowerCase()}, open the scan`}
+            >
+              <StatusBadge status={schedule.last_run_status} />
+            </Link>
+          ) : (
+            <StatusBadge status={schedule.last_run_status} />
+          )}
+        </td>
+        <td data-label="Enabled" className="cell-enabled">
+          {canOperate ? (
+            <button
+              type="button"
+              role="switch"
+              aria-checked={schedule.enabled}
+              aria-label="Enabled"
+              aria-describedby={nameId}
+              className="switch"
+              disabled={busy}
+              onClick={() => onAct('toggle')}
+            >
+              <span className="switch-thumb" aria-hidden="true" />
+            </button>
+          ) : (
+            <span>{schedule.enabled ? 'Yes' : 'No'}</span>
+          )}
+        </td>
+        {canOperate && (
+          <td className="cell-actions">
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              aria-describedby={nameId}
+              disabled={busy}
+              onClick={() => onAct('run')}
+            >
+              Run now
+            </button>
+            <button type="button" className="button button-secondary button-small" aria-describedby={nameId} onClick={onEdit}>
+              Edit
+            </button>
+            {canDelete && (
               <button
+                ref={deleteRef}
                 type="button"
-                className="button button-danger"
-                onClick={() => {
-                  act.mutate({ schedule: deleting, action: 'delete' });
-                  setDeleting(null);
-                }}
+                className="button button-danger-ghost button-small"
+                aria-describedby={nameId}
+                aria-expanded={confirming}
+                aria-controls={`confirm-${schedule.id}`}
+                onClick={confirming ? onCancelDelete : onAskDelete}
               >
-                Delete schedule
+                Delete
               </button>
-            </div>
-          </>
+            )}
+          </td>
         )}
-      </Dialog>
+      </tr>
+      {confirming && (
+        <tr className="confirm-row" id={`confirm-${schedule.id}`}>
+          <td colSpan={canOperate ? 8 : 7}>
+            <div
+              className="confirm"
+              role="group"
+              aria-label={`Delete ${schedule.name}?`}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape') onCancelDelete();
+              }}
+            >
+              <p>
+                Delete <strong>{schedule.name}</strong>? Its trigger is removed; scans already running finish and findings stay.
+              </p>
+              <div className="confirm-actions">
+                <button ref={cancelRef} type="button" className="button button-secondary button-small" onClick={onCancelDelete}>
+                  Cancel
+                </button>
+                <button type="button" className="button button-danger button-small" onClick={onConfirmDelete}>
+                  Delete schedule
+                </button>
+              </div>
+            </div>
+          </td>
+        </tr>
+      )}
     </>
   );
 }

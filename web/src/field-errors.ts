@@ -1,0 +1,40 @@
+import type { FieldIssue } from './api.ts';
+
+/**
+ * A server message for a field in plain words. The API's own rules speak already ("fires more
+ * often than every 5 minutes"); zod's generic texts ("Too small: expected string to have >=1
+ * characters") do not, so they are rephrased here. The result follows the field's label.
+ */
+export function plainMessage(message: string): string {
+  let match: RegExpExecArray | null;
+  if (/^Too small: expected string to have >=1 characters?$/.test(message)) return 'is required';
+  if (/^Invalid input: expected \w+, received undefined$/.test(message)) return 'is required';
+  if ((match = /^Too big: expected string to have <=(\d+) characters?$/.exec(message))) return `must be at most ${match[1]} characters`;
+  if ((match = /^Too small: expected string to have >=(\d+) characters?$/.exec(message))) return `must be at least ${match[1]} characters`;
+  if ((match = /^Too big: expected array to have <=(\d+) items?$/.exec(message))) return `may list at most ${match[1]}`;
+  if (/^Invalid option: expected one of/.test(message)) return 'is not one of the choices';
+  if ((match = /^Invalid input: expected (\w+)/.exec(message))) return `must be ${/^[aeiou]/.test(match[1]) ? 'an' : 'a'} ${match[1]}`;
+  if (/^Unrecognized key/.test(message)) return 'is not a field this form can send';
+  return message;
+}
+
+/** One sentence per field: its label, then each distinct plain message ("Name is required."). */
+export function fieldSentence(label: string, messages: string[]): string {
+  const plain = [...new Set(messages.map(plainMessage))];
+  // An empty value also fails the value's finer rules; "is required" says all there is to say.
+  const shown = plain.includes('is required') ? ['is required'] : plain;
+  return `${label} ${shown.join('; ')}.`;
+}
+
+/**
+ * Server issues that still apply: each is kept with the value its field had when the server
+ * answered, and stops showing as soon as that value changes (an error never outlives its cause).
+ */
+export interface PinnedIssue extends FieldIssue {
+  formField: string;
+  value: unknown;
+}
+
+export function stillCurrent(issues: PinnedIssue[], values: Record<string, unknown>): PinnedIssue[] {
+  return issues.filter((issue) => JSON.stringify(values[issue.formField]) === JSON.stringify(issue.value));
+}
