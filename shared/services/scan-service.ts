@@ -1,5 +1,5 @@
 import type { TargetPolicy } from '../domain/network-policy.ts';
-import { DispatchFailedError, NotFoundError, ValidationError } from '../domain/errors.ts';
+import { ConflictError, DispatchFailedError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { FindingRecord, Finding } from '../domain/finding.ts';
 import { jobForSchedule, queuedJob, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
 import { validateScanSubject } from '../domain/scan-subject.ts';
@@ -30,6 +30,13 @@ export interface ScanServiceDeps {
 }
 
 export type ScanService = ReturnType<typeof makeScanService>;
+
+/**
+ * How many of a schedule's newest jobs run now looks at for one still queued. Only a run now's job
+ * is ever queued (a fire's is inserted running), and this rule keeps it to one per schedule, so a
+ * queued job is among the newest few.
+ */
+const RUN_NOW_LOOKBACK = 10;
 
 const stripTenant = <T extends { tenant: string }>({ tenant: _tenant, ...rest }: T): Omit<T, 'tenant'> => rest;
 
@@ -107,6 +114,9 @@ export function makeScanService({
     async runNow(tenant: string, scheduleId: string): Promise<{ scan: ScanJob; schedule: Schedule }> {
       const schedule = await schedules.get(tenant, scheduleId);
       if (!schedule) throw new NotFoundError(`schedule ${scheduleId} not found`);
+      // One waiting run per schedule: a client repeating run now queues nothing more (docs/scans.md).
+      const waiting = (await scans.list(tenant, { scheduleId }, RUN_NOW_LOOKBACK)).items.find((job) => job.status === 'queued');
+      if (waiting) throw new ConflictError(`scan ${waiting.id} of this schedule is still queued; run now again once it has started`);
       const now = clock.now().toISOString();
       const id = ids.newId('scan');
       const job = jobForSchedule(schedule, { id, trigger: 'run_now', scheduled_time: now, created_at: now, log: scanLogs.location(id) });

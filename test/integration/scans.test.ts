@@ -263,6 +263,28 @@ describe('scans end to end under a fake clock', () => {
     expect(after).toMatchObject({ enabled: false, last_run_status: 'success', last_scan_id: reply.body.scan.id });
   });
 
+  it('refuses run now with 409 conflict while a scan of the schedule is still queued, and accepts it once that scan started', async () => {
+    runner.behaviour = async () => ({ findings: [] });
+    const { body: schedule } = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
+    const first = await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token });
+    const queuedBefore = service.runtime.scanQueue.stats().visible;
+
+    const repeats = await Promise.all(
+      Array.from({ length: 5 }, () => service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token })),
+    );
+    const queuedAfter = service.runtime.scanQueue.stats().visible;
+    const jobs = (await service.call(`/api/scans/?schedule_id=${schedule.id}`, { token })).body.items;
+    await service.runtime.drain();
+    const again = await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token });
+
+    expect(first.status).toBe(202);
+    expect(repeats.map((reply) => [reply.status, reply.body.error.code])).toEqual(Array.from({ length: 5 }, () => [409, 'conflict']));
+    expect(repeats[0].body.error.message).toContain(first.body.scan.id);
+    expect(queuedAfter).toBe(queuedBefore);
+    expect(jobs).toHaveLength(1);
+    expect(again.status).toBe(202);
+  });
+
   it('lists scans newest first with filters, and findings with filters', async () => {
     runner.behaviour = async (input) => {
       if (input.target === 'fail.com') throw new Error('resolver exploded');
@@ -465,11 +487,13 @@ describe('dispatch reliability', () => {
       return { findings: [] };
     };
     const older = (await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token })).body.scan;
-    service.clock.advance(MINUTE);
-    const newer = (await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token })).body.scan;
     const messages = service.runtime.scanQueue.receive(10);
     const olderRun = service.runtime.dispatch.handleScan({ kind: 'scan', tenant, scan_id: older.id }, () => 60_000);
     while (runner.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The older job is running now, so run now is allowed again.
+    service.clock.advance(MINUTE);
+    const newer = (await service.call(`/api/scans/schedules/${schedule.id}/run/`, { method: 'POST', token })).body.scan;
+    messages.push(...service.runtime.scanQueue.receive(10));
     await service.runtime.dispatch.handleScan({ kind: 'scan', tenant, scan_id: newer.id }, () => 60_000);
     release();
     await olderRun;
