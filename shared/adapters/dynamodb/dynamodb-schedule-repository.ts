@@ -78,8 +78,11 @@ const CREATE_ROUNDS = 25;
 export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, tableName: string): ScheduleRepository {
   const gateKey = (tenant: string) => ({ PK: keys.tenant(tenant), SK: keys.scheduleCreateGate });
 
-  /** The ids of the tenant's rows, read consistently: what the quota counts. */
-  async function rowIds(tenant: string): Promise<Set<string>> {
+  /**
+   * The ids of the tenant's rows, read consistently: what the quota counts. With `atMost`, reading
+   * stops there (a create only needs to know whether the tenant is at its quota).
+   */
+  async function rowIds(tenant: string, atMost = Infinity): Promise<Set<string>> {
     const ids = new Set<string>();
     const items = queryAll(client, {
       TableName: tableName,
@@ -88,7 +91,10 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
       ProjectionExpression: 'SK',
       ConsistentRead: true,
     });
-    for await (const item of items) ids.add(String(item.SK).slice('SCH#'.length));
+    for await (const item of items) {
+      ids.add(String(item.SK).slice('SCH#'.length));
+      if (ids.size >= atMost) break;
+    }
     return ids;
   }
 
@@ -99,7 +105,7 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
   async function reserve(record: ScheduleRecord, quota: number): Promise<boolean> {
     const { Item: gate } = await client.send(new GetCommand({ TableName: tableName, Key: gateKey(record.tenant), ConsistentRead: true }));
     const sequence = typeof gate?.sequence === 'number' ? gate.sequence : 0;
-    const rows = await rowIds(record.tenant);
+    const rows = await rowIds(record.tenant, quota);
     // The previous claimant's row may not be written yet: its slot is taken until it is, or until
     // the reservation is too old to belong to a create still running.
     const pending = typeof gate?.pending === 'string' ? gate.pending : null;
