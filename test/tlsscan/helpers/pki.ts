@@ -141,14 +141,20 @@ export async function makeTestPki(): Promise<TestPki> {
   return { root, intermediate, leaf };
 }
 
-/** Writes a leaf's certificate (with `chain` PEMs after it) and key to files for openssl s_server. */
-export async function writeServerFiles(leaf: Leaf, chain: readonly string[] = []): Promise<{ cert: string; key: string; dir: string }> {
+/** Writes a leaf's certificate, its key and the `chain` PEMs to send after it, for openssl s_server. */
+export async function writeServerFiles(leaf: Leaf, chain: readonly string[] = []): Promise<{ args: string[]; dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'tlsscan-pki-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  await writeFile(cert, [leaf.certPem, ...chain].join('\n'));
+  await writeFile(cert, leaf.certPem);
   await writeFile(key, leaf.keyPem);
-  return { cert, key, dir };
+  const args = ['-cert', cert, '-key', key];
+  if (chain.length > 0) {
+    const chainFile = join(dir, 'chain.pem');
+    await writeFile(chainFile, chain.join('\n'));
+    args.push('-cert_chain', chainFile);
+  }
+  return { args, dir };
 }
 
 export const DAY_MS = DAY;

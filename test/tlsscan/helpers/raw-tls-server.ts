@@ -5,7 +5,7 @@ import { type AddressInfo, type Server, type Socket, createServer } from 'node:n
  * A TLS server that only speaks the handshake's first flight, written from the RFCs and
  * independent of tlsscan's own parsers: it serves what OpenSSL 3 no longer will (SSLv2, SSLv3, RC4,
  * 3DES, DEFLATE, no renegotiation_info, a Heartbleed reply) and the broken peers of the bad-input
- * tests (stalls, garbage, a 16 MB certificate message). It never completes a handshake: enough
+ * tests (stalls, garbage, a 16 MB certificate message (the largest a 24-bit length can announce)). It never completes a handshake: enough
  * for tlsscan, sslscan and testssl.sh, which decide on the ServerHello.
  */
 export type Behaviour = 'normal' | 'stall' | 'stall-after-hello' | 'garbage' | 'huge-certificate' | 'banner';
@@ -154,7 +154,7 @@ function answer(socket: Socket, config: RawServerConfig, hello: ClientHello): nu
     return version;
   }
   if (config.behaviour === 'huge-certificate') {
-    socket.write(record(22, version, Buffer.concat([serverHello, Buffer.from([11]), u24(16 * 1024 * 1024)])));
+    socket.write(record(22, version, Buffer.concat([serverHello, Buffer.from([11]), u24(0xffffff)])));
     const chunk = Buffer.alloc(16 * 1024);
     for (let i = 0; i < 1024 && !socket.destroyed; i++) socket.write(record(22, version, chunk));
     return version;
