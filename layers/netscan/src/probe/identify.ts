@@ -1,0 +1,257 @@
+/**
+ * Names the service on an open port, as nmap's version detection does in spirit: wait for a
+ * greeting; recognise the protocols that speak first; otherwise try the client-first probes one
+ * connection each (TLS first, then HTTP, Redis, memcached, MongoDB, PostgreSQL, RDP), the
+ * port's usual service moved to the front. Every probe is read-only and sends no credentials.
+ */
+import type { Conversation, Dialer } from './conversation.ts';
+import { classify220, productFromGreeting, recogniseMysql, recogniseSsh, recogniseTelnet, recogniseTextGreeting, recogniseVnc } from './greetings.ts';
+import {
+  httpGet,
+  identifyHttp,
+  identifyRedis,
+  isMongoHello,
+  MEMCACHED_VERSION,
+  mongoCommand,
+  parseHttp,
+  parseMemcachedVersion,
+  parsePgError,
+  parsePgSslAnswer,
+  parseRdpConfirm,
+  parseRespReply,
+  PG_BAD_STARTUP,
+  PG_SSL_REQUEST,
+  RDP_CONNECTION_REQUEST,
+  REDIS_INFO,
+} from './queries.ts';
+import { printable, type ServiceIdentity } from './service.ts';
+
+export interface IdentifyOptions {
+  /** The Host header and TLS server name: the target's hostname, else the address. */
+  host: string;
+  port: number;
+  /** How long to wait for a service that speaks first. */
+  greetingMs: number;
+}
+
+type Greeting =
+  | { kind: 'identity'; identity: ServiceIdentity }
+  | { kind: 'text'; text: string; protocol: 'ftp' | 'smtp' | 'ambiguous' | 'pop3' | 'imap' };
+
+/** Any of the speak-first recognisers: the first to decide wins; `'more'` while any may still match. */
+function parseGreeting(bytes: Buffer): Greeting | null | 'more' {
+  let undecided = false;
+  for (const recognise of [recogniseSsh, recogniseTelnet, recogniseVnc, recogniseMysql]) {
+    const result = recognise(bytes);
+    if (result === 'more') undecided = true;
+    else if (result !== null) return { kind: 'identity', identity: result };
+  }
+  const text = recogniseTextGreeting(bytes);
+  if (text === 'more') return 'more';
+  if (text !== null) return { kind: 'text', text: text.text, protocol: text.kind };
+  return undecided ? 'more' : null;
+}
+
+/** Lines of a complete FTP/SMTP reply (ends with `ddd ` on its last line). */
+function replyLines(bytes: Buffer): string[] | null | 'more' {
+  const text = bytes.toString('latin1');
+  if (!/\r?\n$/.test(text)) return text.length > 16_384 ? null : 'more';
+  const lines = text.split(/\r?\n/).filter((line) => line !== '');
+  const last = lines.at(-1) ?? '';
+  if (/^\d{3} /.test(last) || /^\d{3}$/.test(last)) return lines;
+  if (/^\d{3}-/.test(last)) return 'more';
+  return null;
+}
+
+/** POP3 CAPA / IMAP CAPABILITY answers. */
+function untilLine(pattern: RegExp): (bytes: Buffer) => string | null | 'more' {
+  return (bytes) => {
+    const text = bytes.toString('latin1');
+    if (pattern.test(text)) return text;
+    return text.length > 16_384 ? null : 'more';
+  };
+}
+
+/** Completes a text greeting: EHLO tells SMTP from FTP and lists STARTTLS; FEAT lists AUTH TLS; CAPA/CAPABILITY list STLS/STARTTLS. */
+async function followText(conversation: Conversation, greeting: Extract<Greeting, { kind: 'text' }>, tls: boolean): Promise<ServiceIdentity> {
+  const banner = printable(Buffer.from(greeting.text.split(/\r?\n/)[0] ?? '', 'latin1'));
+  const product = productFromGreeting(greeting.text);
+  if (greeting.protocol === 'pop3') {
+    const capa = await conversation.ask('CAPA\r\n', untilLine(/(^|\n)(\.\r?\n|-ERR[^\n]*\n)/));
+    return { service: 'pop3', tls, banner, ...product, ...(tls ? {} : { offersTls: capa !== null && /^STLS\b/m.test(capa) }) };
+  }
+  if (greeting.protocol === 'imap') {
+    const capa = /\bSTARTTLS\b/i.test(greeting.text) ? greeting.text : await conversation.ask('a1 CAPABILITY\r\n', untilLine(/(^|\n)a1 (OK|NO|BAD)[^\n]*\n/));
+    return { service: 'imap', tls, banner, ...product, ...(tls ? {} : { offersTls: capa !== null && /\bSTARTTLS\b/i.test(capa) }) };
+  }
+  let protocol = greeting.protocol;
+  let ehlo: string[] | null = null;
+  if (protocol !== 'ftp') {
+    ehlo = await conversation.ask('EHLO netscan.invalid\r\n', replyLines);
+    if (ehlo !== null && /^250[ -]/.test(ehlo[0])) protocol = 'smtp';
+    else if (protocol === 'ambiguous') protocol = 'ftp';
+  }
+  if (protocol === 'smtp') {
+    return { service: 'smtp', tls, banner, ...product, ...(tls ? {} : { offersTls: ehlo !== null && ehlo.some((line) => /^250[ -]STARTTLS\b/i.test(line)) }) };
+  }
+  const feat = await conversation.ask('FEAT\r\n', replyLines);
+  return { service: 'ftp', tls, banner, ...product, ...(tls ? {} : { offersTls: feat !== null && feat.some((line) => /^\s*AUTH\b.*\bTLS\b/i.test(line)) }) };
+}
+
+async function withConversation<T>(open: () => Promise<Conversation | null>, use: (c: Conversation) => Promise<T | null>): Promise<T | null> {
+  const conversation = await open();
+  if (conversation === null) return null;
+  try {
+    return await use(conversation);
+  } finally {
+    conversation.close();
+  }
+}
+
+type ClientFirstProbe = (dialer: Dialer, options: IdentifyOptions) => Promise<ServiceIdentity | null>;
+
+const probeHttp: ClientFirstProbe = (dialer, options) =>
+  withConversation(
+    () => dialer.plain(),
+    async (c) => {
+      const response = await c.ask(httpGet(options.host, '/'), parseHttp);
+      return response ? identifyHttp(response, false) : null;
+    },
+  );
+
+const probeRedis: ClientFirstProbe = (dialer) =>
+  withConversation(
+    () => dialer.plain(),
+    async (c) => {
+      const reply = await c.ask(REDIS_INFO, parseRespReply);
+      return reply ? identifyRedis(reply) : null;
+    },
+  );
+
+const probeMemcached: ClientFirstProbe = (dialer) => withConversation(() => dialer.plain(), (c) => c.ask(MEMCACHED_VERSION, parseMemcachedVersion));
+
+const probeMongo: ClientFirstProbe = (dialer) =>
+  withConversation(
+    () => dialer.plain(),
+    async (c) => {
+      const hello = mongoCommand(1, { hello: 1, $db: 'admin' });
+      const reply = await c.ask(hello.request, hello.parse);
+      if (reply === null || !isMongoHello(reply)) return null;
+      const buildInfo = mongoCommand(2, { buildInfo: 1, $db: 'admin' });
+      const info = await c.ask(buildInfo.request, buildInfo.parse);
+      const version = typeof info?.version === 'string' ? info.version : undefined;
+      return {
+        service: 'mongodb',
+        tls: false,
+        product: 'MongoDB',
+        ...(version ? { version } : {}),
+        banner: `maxWireVersion ${String(reply.maxWireVersion)}`,
+      };
+    },
+  );
+
+const probePostgres: ClientFirstProbe = async (dialer) => {
+  const ssl = await withConversation(
+    () => dialer.plain(),
+    async (c) => {
+      const answer = await c.ask(PG_SSL_REQUEST, parsePgSslAnswer);
+      if (answer !== 'N') return answer === null ? null : { answer, error: null };
+      return { answer, error: await c.ask(PG_BAD_STARTUP, parsePgError) };
+    },
+  );
+  if (ssl === null) return null;
+  const error = ssl.error ?? (await withConversation(() => dialer.plain(), (c) => c.ask(PG_BAD_STARTUP, parsePgError)));
+  if (error === null || !/frontend protocol|startup packet/i.test(error.get('M') ?? '')) return null;
+  return { service: 'postgresql', tls: false, product: 'PostgreSQL', offersTls: ssl.answer === 'S', banner: printable(Buffer.from(error.get('M') ?? '')) };
+};
+
+const probeRdp: ClientFirstProbe = (dialer) => withConversation(() => dialer.plain(), (c) => c.ask(RDP_CONNECTION_REQUEST, parseRdpConfirm));
+
+/** Inside TLS: a greeting (smtps, imaps, pop3s, ftps), else HTTP, else plain `tls`. */
+const probeTls: ClientFirstProbe = (dialer, options) =>
+  withConversation(
+    () => dialer.tls(),
+    async (c) => {
+      const greeting = await c.ask(null, parseGreeting, options.greetingMs);
+      if (greeting?.kind === 'identity') return { ...greeting.identity, tls: true };
+      if (greeting?.kind === 'text') return followText(c, greeting, true);
+      if (c.received.length > 0) return { service: 'tls', tls: true, banner: printable(c.received) };
+      const web = await withConversation(
+        () => dialer.tls(),
+        async (inner) => {
+          const response = await inner.ask(httpGet(options.host, '/'), parseHttp);
+          return response ? identifyHttp(response, true) : null;
+        },
+      );
+      return web ?? { service: 'tls', tls: true };
+    },
+  );
+
+const CLIENT_FIRST: Record<string, ClientFirstProbe> = {
+  tls: probeTls,
+  http: probeHttp,
+  redis: probeRedis,
+  memcached: probeMemcached,
+  mongodb: probeMongo,
+  postgresql: probePostgres,
+  rdp: probeRdp,
+};
+
+/** The probe to try first on a well-known port. */
+const PORT_HINTS: Record<number, keyof typeof CLIENT_FIRST> = {
+  443: 'tls',
+  465: 'tls',
+  636: 'tls',
+  993: 'tls',
+  995: 'tls',
+  2376: 'tls',
+  8443: 'tls',
+  80: 'http',
+  8080: 'http',
+  8000: 'http',
+  9200: 'http',
+  2375: 'http',
+  6379: 'redis',
+  11211: 'memcached',
+  27017: 'mongodb',
+  5432: 'postgresql',
+  3389: 'rdp',
+};
+
+/** The order client-first probes run on `port`. */
+export function probeOrder(port: number): string[] {
+  const order = Object.keys(CLIENT_FIRST);
+  const hint = PORT_HINTS[port];
+  return hint ? [hint, ...order.filter((name) => name !== hint)] : order;
+}
+
+/**
+ * The identity of the service on an open port. `unknown` with a banner when it spoke something
+ * no recogniser knows; `unknown` without one when it answered no probe (silent, closed at once,
+ * or flooding), and `details.behaviour` says which.
+ */
+export async function identifyService(dialer: Dialer, options: IdentifyOptions): Promise<ServiceIdentity> {
+  const first = await dialer.plain();
+  let behaviour: string;
+  try {
+    const greeting = await first.ask(null, parseGreeting, options.greetingMs);
+    if (greeting?.kind === 'identity') return greeting.identity;
+    if (greeting?.kind === 'text') return await followText(first, greeting, false);
+    if (first.received.length > 0) {
+      return {
+        service: 'unknown',
+        tls: false,
+        banner: printable(first.received),
+        details: { behaviour: first.flooded ? 'sent more than the read limit without pause' : 'sent an unrecognised greeting' },
+      };
+    }
+    behaviour = first.closed ? 'closed the connection without a word' : 'accepted and stayed silent';
+  } finally {
+    first.close();
+  }
+  for (const name of probeOrder(options.port)) {
+    const identity = await CLIENT_FIRST[name](dialer, options);
+    if (identity !== null) return identity;
+  }
+  return { service: 'unknown', tls: false, details: { behaviour: `${behaviour}; answered none of the probes (${probeOrder(options.port).join(', ')})` } };
+}

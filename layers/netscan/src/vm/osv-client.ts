@@ -1,0 +1,110 @@
+/**
+ * OSV's query API (`POST /v1/query`, osv.dev/docs): the vulnerabilities affecting one package
+ * version, every page of them. The answer is bounded in bytes and pages, and bound to the scan's
+ * deadline through `signal`; anything but a well-formed 200 is an error, never "no vulnerabilities".
+ */
+import type { OsvPackageVersion } from './osv-package.ts';
+import { cvss3BaseScore, severityOfScore, type CvssSeverity } from './cvss.ts';
+
+export interface KnownVulnerability {
+  id: string;
+  aliases: string[];
+  summary: string;
+  severity: CvssSeverity;
+  /** Where the severity came from: the CVSS v3 vector, the database's own label, or neither. */
+  severity_source: 'cvss_v3' | 'database' | 'none';
+  cvss_v3?: { vector: string; score: number };
+  fixed: string[];
+}
+
+const MAX_PAGES = 10;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+type OsvRecord = {
+  id?: unknown;
+  aliases?: unknown;
+  summary?: unknown;
+  severity?: { type?: unknown; score?: unknown }[];
+  database_specific?: { severity?: unknown };
+  affected?: { package?: { name?: unknown; ecosystem?: unknown }; ranges?: { events?: Record<string, unknown>[] }[] }[];
+};
+
+const LABELS: Record<string, CvssSeverity> = { CRITICAL: 'critical', HIGH: 'high', MODERATE: 'medium', MEDIUM: 'medium', LOW: 'low' };
+
+/** One OSV record as what the finding needs. */
+export function summarise(record: OsvRecord, pkg: OsvPackageVersion): KnownVulnerability {
+  const vectors = (record.severity ?? [])
+    .filter((s) => s.type === 'CVSS_V3' && typeof s.score === 'string')
+    .map((s) => ({ vector: s.score as string, score: cvss3BaseScore(s.score as string) }))
+    .filter((s): s is { vector: string; score: number } => s.score !== undefined)
+    .sort((a, b) => b.score - a.score);
+  const label = typeof record.database_specific?.severity === 'string' ? LABELS[record.database_specific.severity.toUpperCase()] : undefined;
+  const fixed = new Set<string>();
+  for (const affected of record.affected ?? []) {
+    if (affected.package?.name !== undefined && affected.package.name !== pkg.name) continue;
+    for (const range of affected.ranges ?? []) for (const event of range.events ?? []) if (typeof event.fixed === 'string') fixed.add(event.fixed);
+  }
+  const base = {
+    id: String(record.id),
+    aliases: Array.isArray(record.aliases) ? record.aliases.filter((a): a is string => typeof a === 'string') : [],
+    summary: typeof record.summary === 'string' ? record.summary.slice(0, 300) : '',
+    fixed: [...fixed],
+  };
+  if (vectors[0]) return { ...base, severity: severityOfScore(vectors[0].score), severity_source: 'cvss_v3', cvss_v3: vectors[0] };
+  if (label) return { ...base, severity: label, severity_source: 'database' };
+  return { ...base, severity: 'medium', severity_source: 'none' };
+}
+
+async function boundedJson(response: Response): Promise<unknown> {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new Error(`the answer declares ${declared} bytes, over ${MAX_BODY_BYTES}`);
+  const reader = response.body?.getReader();
+  if (!reader) throw new Error('the answer has no body');
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new Error(`the answer is over ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** The known vulnerabilities of a package version according to the OSV service at `baseUrl`. */
+export async function queryOsv(
+  baseUrl: string,
+  pkg: OsvPackageVersion,
+  options: { signal: AbortSignal; fetch?: typeof fetch },
+): Promise<KnownVulnerability[]> {
+  const doFetch = options.fetch ?? fetch;
+  const url = new URL('v1/query', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  const found: KnownVulnerability[] = [];
+  let pageToken: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const body = { package: { name: pkg.name, ecosystem: pkg.ecosystem }, version: pkg.version, ...(pageToken ? { page_token: pageToken } : {}) };
+    const response = await doFetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+      signal: options.signal,
+      redirect: 'error',
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new Error(`${url.origin} answered HTTP ${response.status} to the query for ${pkg.ecosystem}/${pkg.name} ${pkg.version}`);
+    }
+    const json = (await boundedJson(response)) as { vulns?: unknown; next_page_token?: unknown } | null;
+    if (json === null || typeof json !== 'object' || (json.vulns !== undefined && !Array.isArray(json.vulns))) {
+      throw new Error(`${url.origin} answered something that is not an OSV query result`);
+    }
+    for (const record of (json.vulns ?? []) as OsvRecord[]) found.push(summarise(record, pkg));
+    if (typeof json.next_page_token !== 'string' || json.next_page_token === '') return found;
+    pageToken = json.next_page_token;
+  }
+  throw new Error(`${url.origin} had more than ${MAX_PAGES} pages of results for ${pkg.ecosystem}/${pkg.name} ${pkg.version}`);
+}
