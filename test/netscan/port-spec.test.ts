@@ -38,7 +38,18 @@ describe('the committed top ports', () => {
   it.skipIf(!existsSync(NMAP))('are the ports nmap --top-ports scans (nmap installed)', async () => {
     for (const count of [100, 1000]) {
       // -sL would not scan; a connect scan of loopback with no retries prints the port list it used.
-      const { stdout } = await promisify(execFile)(NMAP, ['-sT', '-Pn', '-n', '--max-retries', '0', '--top-ports', String(count), '-oX', '-', '127.0.0.1']);
+      const { stdout } = await promisify(execFile)(NMAP, [
+        '-sT',
+        '-Pn',
+        '-n',
+        '--max-retries',
+        '0',
+        '--top-ports',
+        String(count),
+        '-oX',
+        '-',
+        '127.0.0.1',
+      ]);
       const services = /<scaninfo[^>]*services="([^"]+)"/.exec(stdout)?.[1];
       expect(services).toBeDefined();
       const expected = parsePortSpec(services!);

@@ -2,16 +2,25 @@ import { describe, expect, it } from 'vitest';
 import type { PacerClock } from '../../layers/netscan/src/scan/pacer.ts';
 import { scanTcp, type ConnectOutcome } from '../../layers/netscan/src/scan/tcp-scan.ts';
 
-/** Virtual time: sleeping moves the clock forward at once, so a test never waits. */
-function virtualClock(): PacerClock & { time: number } {
-  const clock = {
-    time: 0,
-    now: () => clock.time,
-    sleep: async (ms: number) => {
-      clock.time += ms;
-    },
+/** Virtual time: the earliest sleeper wakes next and the clock jumps to its time, so a test never waits. */
+function virtualClock(): PacerClock {
+  let time = 0;
+  const sleepers: { at: number; wake: () => void }[] = [];
+  const pump = (): void => {
+    sleepers.sort((a, b) => a.at - b.at);
+    const next = sleepers.shift();
+    if (!next) return;
+    time = Math.max(time, next.at);
+    next.wake();
   };
-  return clock;
+  return {
+    now: () => time,
+    sleep: (ms) =>
+      new Promise<void>((wake) => {
+        sleepers.push({ at: time + ms, wake });
+        setImmediate(pump);
+      }),
+  };
 }
 
 describe('scanTcp', () => {
@@ -81,7 +90,9 @@ describe('scanTcp', () => {
         }),
       clock: virtualClock(),
     });
-    while (pending.length > 0 || current > 0) {
+    let settled = false;
+    void run.finally(() => (settled = true));
+    while (!settled) {
       await new Promise((resolve) => setImmediate(resolve));
       pending.splice(0).forEach((release) => release());
     }

@@ -22,7 +22,7 @@ function blockAddresses(network: ipaddr.IPv4 | ipaddr.IPv6, prefix: number): str
   const hostBits = bytes.length * 8 - prefix;
   // Zero the host bits, then count up through the last byte (at most 8 host bits by MIN_PREFIX).
   const base = bytes.slice();
-  base[base.length - 1] &= 0xff << hostBits & 0xff;
+  base[base.length - 1] &= (0xff << hostBits) & 0xff;
   const addresses: string[] = [];
   for (let i = 0; i < 2 ** hostBits; i += 1) {
     const next = base.slice();

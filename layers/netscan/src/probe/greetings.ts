@@ -104,7 +104,9 @@ export function classify220(text: string): 'smtp' | 'ftp' | 'ambiguous' {
 }
 
 /** Text greetings: FTP and SMTP (`220`), POP3 (`+OK`), IMAP (`* OK`/`* PREAUTH`). Returns the kind, not yet the identity. */
-export function recogniseTextGreeting(bytes: Buffer): { kind: 'ftp' | 'smtp' | 'ambiguous' | 'pop3' | 'imap'; text: string } | null | 'more' {
+export function recogniseTextGreeting(
+  bytes: Buffer,
+): { kind: 'ftp' | 'smtp' | 'ambiguous' | 'pop3' | 'imap'; text: string } | null | 'more' {
   const text = bytes.toString('latin1');
   if (!completeLines(text)) {
     if (text.length > 4096) return null;

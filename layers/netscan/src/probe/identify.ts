@@ -4,8 +4,8 @@
  * connection each (TLS first, then HTTP, Redis, memcached, MongoDB, PostgreSQL, RDP), the
  * port's usual service moved to the front. Every probe is read-only and sends no credentials.
  */
-import type { Conversation, Dialer } from './conversation.ts';
-import { classify220, productFromGreeting, recogniseMysql, recogniseSsh, recogniseTelnet, recogniseTextGreeting, recogniseVnc } from './greetings.ts';
+import type { Conversation, Dialer, Parse } from './conversation.ts';
+import { productFromGreeting, recogniseMysql, recogniseSsh, recogniseTelnet, recogniseTextGreeting, recogniseVnc } from './greetings.ts';
 import {
   httpGet,
   identifyHttp,
@@ -64,7 +64,7 @@ function replyLines(bytes: Buffer): string[] | null | 'more' {
 }
 
 /** POP3 CAPA / IMAP CAPABILITY answers. */
-function untilLine(pattern: RegExp): (bytes: Buffer) => string | null | 'more' {
+function untilLine(pattern: RegExp): Parse<string> {
   return (bytes) => {
     const text = bytes.toString('latin1');
     if (pattern.test(text)) return text;
@@ -73,7 +73,11 @@ function untilLine(pattern: RegExp): (bytes: Buffer) => string | null | 'more' {
 }
 
 /** Completes a text greeting: EHLO tells SMTP from FTP and lists STARTTLS; FEAT lists AUTH TLS; CAPA/CAPABILITY list STLS/STARTTLS. */
-async function followText(conversation: Conversation, greeting: Extract<Greeting, { kind: 'text' }>, tls: boolean): Promise<ServiceIdentity> {
+async function followText(
+  conversation: Conversation,
+  greeting: Extract<Greeting, { kind: 'text' }>,
+  tls: boolean,
+): Promise<ServiceIdentity> {
   const banner = printable(Buffer.from(greeting.text.split(/\r?\n/)[0] ?? '', 'latin1'));
   const product = productFromGreeting(greeting.text);
   if (greeting.protocol === 'pop3') {
@@ -81,7 +85,9 @@ async function followText(conversation: Conversation, greeting: Extract<Greeting
     return { service: 'pop3', tls, banner, ...product, ...(tls ? {} : { offersTls: capa !== null && /^STLS\b/m.test(capa) }) };
   }
   if (greeting.protocol === 'imap') {
-    const capa = /\bSTARTTLS\b/i.test(greeting.text) ? greeting.text : await conversation.ask('a1 CAPABILITY\r\n', untilLine(/(^|\n)a1 (OK|NO|BAD)[^\n]*\n/));
+    const capa = /\bSTARTTLS\b/i.test(greeting.text)
+      ? greeting.text
+      : await conversation.ask('a1 CAPABILITY\r\n', untilLine(/(^|\n)a1 (OK|NO|BAD)[^\n]*\n/));
     return { service: 'imap', tls, banner, ...product, ...(tls ? {} : { offersTls: capa !== null && /\bSTARTTLS\b/i.test(capa) }) };
   }
   let protocol = greeting.protocol;
@@ -92,13 +98,28 @@ async function followText(conversation: Conversation, greeting: Extract<Greeting
     else if (protocol === 'ambiguous') protocol = 'ftp';
   }
   if (protocol === 'smtp') {
-    return { service: 'smtp', tls, banner, ...product, ...(tls ? {} : { offersTls: ehlo !== null && ehlo.some((line) => /^250[ -]STARTTLS\b/i.test(line)) }) };
+    return {
+      service: 'smtp',
+      tls,
+      banner,
+      ...product,
+      ...(tls ? {} : { offersTls: ehlo !== null && ehlo.some((line) => /^250[ -]STARTTLS\b/i.test(line)) }),
+    };
   }
   const feat = await conversation.ask('FEAT\r\n', replyLines);
-  return { service: 'ftp', tls, banner, ...product, ...(tls ? {} : { offersTls: feat !== null && feat.some((line) => /^\s*AUTH\b.*\bTLS\b/i.test(line)) }) };
+  return {
+    service: 'ftp',
+    tls,
+    banner,
+    ...product,
+    ...(tls ? {} : { offersTls: feat !== null && feat.some((line) => /^\s*AUTH\b.*\bTLS\b/i.test(line)) }),
+  };
 }
 
-async function withConversation<T>(open: () => Promise<Conversation | null>, use: (c: Conversation) => Promise<T | null>): Promise<T | null> {
+async function withConversation<T>(
+  open: () => Promise<Conversation | null>,
+  use: (c: Conversation) => Promise<T | null>,
+): Promise<T | null> {
   const conversation = await open();
   if (conversation === null) return null;
   try {
@@ -128,7 +149,11 @@ const probeRedis: ClientFirstProbe = (dialer) =>
     },
   );
 
-const probeMemcached: ClientFirstProbe = (dialer) => withConversation(() => dialer.plain(), (c) => c.ask(MEMCACHED_VERSION, parseMemcachedVersion));
+const probeMemcached: ClientFirstProbe = (dialer) =>
+  withConversation(
+    () => dialer.plain(),
+    (c) => c.ask(MEMCACHED_VERSION, parseMemcachedVersion),
+  );
 
 const probeMongo: ClientFirstProbe = (dialer) =>
   withConversation(
@@ -145,7 +170,7 @@ const probeMongo: ClientFirstProbe = (dialer) =>
         tls: false,
         product: 'MongoDB',
         ...(version ? { version } : {}),
-        banner: `maxWireVersion ${String(reply.maxWireVersion)}`,
+        banner: typeof reply.maxWireVersion === 'number' ? `maxWireVersion ${reply.maxWireVersion}` : 'hello answered',
       };
     },
   );
@@ -160,12 +185,27 @@ const probePostgres: ClientFirstProbe = async (dialer) => {
     },
   );
   if (ssl === null) return null;
-  const error = ssl.error ?? (await withConversation(() => dialer.plain(), (c) => c.ask(PG_BAD_STARTUP, parsePgError)));
+  const error =
+    ssl.error ??
+    (await withConversation(
+      () => dialer.plain(),
+      (c) => c.ask(PG_BAD_STARTUP, parsePgError),
+    ));
   if (error === null || !/frontend protocol|startup packet/i.test(error.get('M') ?? '')) return null;
-  return { service: 'postgresql', tls: false, product: 'PostgreSQL', offersTls: ssl.answer === 'S', banner: printable(Buffer.from(error.get('M') ?? '')) };
+  return {
+    service: 'postgresql',
+    tls: false,
+    product: 'PostgreSQL',
+    offersTls: ssl.answer === 'S',
+    banner: printable(Buffer.from(error.get('M') ?? '')),
+  };
 };
 
-const probeRdp: ClientFirstProbe = (dialer) => withConversation(() => dialer.plain(), (c) => c.ask(RDP_CONNECTION_REQUEST, parseRdpConfirm));
+const probeRdp: ClientFirstProbe = (dialer) =>
+  withConversation(
+    () => dialer.plain(),
+    (c) => c.ask(RDP_CONNECTION_REQUEST, parseRdpConfirm),
+  );
 
 /** Inside TLS: a greeting (smtps, imaps, pop3s, ftps), else HTTP, else plain `tls`. */
 const probeTls: ClientFirstProbe = (dialer, options) =>
@@ -253,5 +293,9 @@ export async function identifyService(dialer: Dialer, options: IdentifyOptions):
     const identity = await CLIENT_FIRST[name](dialer, options);
     if (identity !== null) return identity;
   }
-  return { service: 'unknown', tls: false, details: { behaviour: `${behaviour}; answered none of the probes (${probeOrder(options.port).join(', ')})` } };
+  return {
+    service: 'unknown',
+    tls: false,
+    details: { behaviour: `${behaviour}; answered none of the probes (${probeOrder(options.port).join(', ')})` },
+  };
 }

@@ -42,7 +42,9 @@ export function identifyHttp(response: HttpResponse, tls: boolean): ServiceIdent
   const elasticHeader = /elasticsearch/i.test(response.headers.get('x-elastic-product') ?? '');
   const elasticBody = body !== undefined && (body.tagline === 'You Know, for Search' || ('cluster_name' in body && version !== undefined));
   const elasticAuth =
-    response.status === 401 && /security_exception/.test(response.body.toString('utf8', 0, 2048)) && /realm="security"/i.test(response.headers.get('www-authenticate') ?? '');
+    response.status === 401 &&
+    /security_exception/.test(response.body.toString('utf8', 0, 2048)) &&
+    /realm="security"/i.test(response.headers.get('www-authenticate') ?? '');
   if (elasticHeader || elasticBody || elasticAuth) {
     const number = typeof version?.number === 'string' ? version.number : undefined;
     const distribution = typeof version?.distribution === 'string' ? version.distribution : undefined;
@@ -92,10 +94,23 @@ export function identifyRedis(reply: { kind: 'bulk' | 'error' | 'status'; text: 
   if (reply.kind === 'bulk') {
     const version = /^redis_version:([\w.]+)\r?$/m.exec(reply.text);
     if (!version) return null;
-    return { service: 'redis', tls: false, product: 'Redis', version: version[1], banner: `redis_version:${version[1]}`, details: { info_answered: true } };
+    return {
+      service: 'redis',
+      tls: false,
+      product: 'Redis',
+      version: version[1],
+      banner: `redis_version:${version[1]}`,
+      details: { info_answered: true },
+    };
   }
   if (reply.kind === 'error' && /^(NOAUTH|DENIED|WRONGPASS|NOPERM)\b|Authentication required|protected mode/i.test(reply.text)) {
-    return { service: 'redis', tls: false, product: 'Redis', banner: printable(Buffer.from(`-${reply.text}`)), details: { info_answered: false } };
+    return {
+      service: 'redis',
+      tls: false,
+      product: 'Redis',
+      banner: printable(Buffer.from(`-${reply.text}`)),
+      details: { info_answered: false },
+    };
   }
   return null;
 }
@@ -174,7 +189,13 @@ export const parsePgError: Parse<Map<string, string>> = (bytes) => {
 export const RDP_CONNECTION_REQUEST = Buffer.from([
   0x03, 0x00, 0x00, 0x13, 0x0e, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x00, 0x03, 0x00, 0x00, 0x00,
 ]);
-const RDP_PROTOCOLS: Record<number, string> = { 0: 'standard RDP security', 1: 'TLS', 2: 'CredSSP (NLA)', 8: 'RDSTLS', 4: 'CredSSP with early user auth' };
+const RDP_PROTOCOLS: Record<number, string> = {
+  0: 'standard RDP security',
+  1: 'TLS',
+  2: 'CredSSP (NLA)',
+  8: 'RDSTLS',
+  4: 'CredSSP with early user auth',
+};
 export const parseRdpConfirm: Parse<ServiceIdentity> = (bytes) => {
   if (bytes.length < 4) return bytes.length === 0 || bytes[0] === 0x03 ? 'more' : null;
   if (bytes[0] !== 0x03 || bytes[1] !== 0x00) return null;
@@ -183,7 +204,8 @@ export const parseRdpConfirm: Parse<ServiceIdentity> = (bytes) => {
   if (bytes.length < length) return 'more';
   if ((bytes[5] & 0xf0) !== 0xd0) return null;
   const identity: ServiceIdentity = { service: 'rdp', tls: false, banner: printable(bytes.subarray(0, length)) };
-  if (length >= 19 && bytes[11] === 0x02) identity.details = { security: RDP_PROTOCOLS[bytes.readUInt32LE(15)] ?? `protocol ${bytes.readUInt32LE(15)}` };
+  if (length >= 19 && bytes[11] === 0x02)
+    identity.details = { security: RDP_PROTOCOLS[bytes.readUInt32LE(15)] ?? `protocol ${bytes.readUInt32LE(15)}` };
   if (length >= 19 && bytes[11] === 0x03) identity.details = { negotiation_failure: bytes.readUInt32LE(15) };
   return identity;
 };

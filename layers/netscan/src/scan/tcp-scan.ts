@@ -76,7 +76,10 @@ export async function scanTcp<A>(options: TcpScanOptions<A>): Promise<TcpScanRes
     },
     { signal: options.signal },
   );
-  result.counts.not_attempted = outcomes.filter((ran) => ran !== true).length;
+  // Slots the abort left unstarted are holes, which filter() skips: count the ones that ran.
+  let ran = 0;
+  for (const outcome of outcomes) if (outcome === true) ran += 1;
+  result.counts.not_attempted = total - ran;
   const order = (a: { address: A; port: number }, b: { address: A; port: number }) =>
     addresses.indexOf(a.address) - addresses.indexOf(b.address) || a.port - b.port;
   result.open.sort(order);

@@ -38,11 +38,13 @@ export function summarise(record: OsvRecord, pkg: OsvPackageVersion): KnownVulne
     .map((s) => ({ vector: s.score as string, score: cvss3BaseScore(s.score as string) }))
     .filter((s): s is { vector: string; score: number } => s.score !== undefined)
     .sort((a, b) => b.score - a.score);
-  const label = typeof record.database_specific?.severity === 'string' ? LABELS[record.database_specific.severity.toUpperCase()] : undefined;
+  const label =
+    typeof record.database_specific?.severity === 'string' ? LABELS[record.database_specific.severity.toUpperCase()] : undefined;
   const fixed = new Set<string>();
   for (const affected of record.affected ?? []) {
     if (affected.package?.name !== undefined && affected.package.name !== pkg.name) continue;
-    for (const range of affected.ranges ?? []) for (const event of range.events ?? []) if (typeof event.fixed === 'string') fixed.add(event.fixed);
+    for (const range of affected.ranges ?? [])
+      for (const event of range.events ?? []) if (typeof event.fixed === 'string') fixed.add(event.fixed);
   }
   const base = {
     id: String(record.id),
@@ -58,13 +60,14 @@ export function summarise(record: OsvRecord, pkg: OsvPackageVersion): KnownVulne
 async function boundedJson(response: Response): Promise<unknown> {
   const declared = Number(response.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw new Error(`the answer declares ${declared} bytes, over ${MAX_BODY_BYTES}`);
-  const reader = response.body?.getReader();
+  const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
   if (!reader) throw new Error('the answer has no body');
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+    const chunk: ReadableStreamReadResult<Uint8Array> = await reader.read();
+    if (chunk.done) break;
+    const value = chunk.value;
     total += value.length;
     if (total > MAX_BODY_BYTES) {
       await reader.cancel();
@@ -86,7 +89,11 @@ export async function queryOsv(
   const found: KnownVulnerability[] = [];
   let pageToken: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const body = { package: { name: pkg.name, ecosystem: pkg.ecosystem }, version: pkg.version, ...(pageToken ? { page_token: pageToken } : {}) };
+    const body = {
+      package: { name: pkg.name, ecosystem: pkg.ecosystem },
+      version: pkg.version,
+      ...(pageToken ? { page_token: pageToken } : {}),
+    };
     const response = await doFetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
