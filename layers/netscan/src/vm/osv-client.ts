@@ -60,20 +60,14 @@ export function summarise(record: OsvRecord, pkg: OsvPackageVersion): KnownVulne
 async function boundedJson(response: Response): Promise<unknown> {
   const declared = Number(response.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw new Error(`the answer declares ${declared} bytes, over ${MAX_BODY_BYTES}`);
-  const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
-  if (!reader) throw new Error('the answer has no body');
-  const chunks: Uint8Array[] = [];
+  if (!response.body) throw new Error('the answer has no body');
+  const chunks: Buffer[] = [];
   let total = 0;
-  for (;;) {
-    const chunk: ReadableStreamReadResult<Uint8Array> = await reader.read();
-    if (chunk.done) break;
-    const value = chunk.value;
-    total += value.length;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new Error(`the answer is over ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
+  // Node's fetch body is a web stream, which is async-iterable in Node.
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.length;
+    if (total > MAX_BODY_BYTES) throw new Error(`the answer is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(Buffer.from(chunk));
   }
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
