@@ -20,8 +20,13 @@ export interface Conversation {
   close(): void;
 }
 
+/** The port speaks TLS but ended the handshake with an alert (no protocol or suite in common). */
+export interface TlsAlert {
+  alert: string;
+}
+
 /** Opens conversations with one open port: in the clear, or inside TLS (null when the port does not speak TLS). */
 export interface Dialer {
   plain(): Promise<Conversation>;
-  tls(): Promise<Conversation | null>;
+  tls(): Promise<Conversation | TlsAlert | null>;
 }

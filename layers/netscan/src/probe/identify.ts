@@ -208,16 +208,22 @@ const probeRdp: ClientFirstProbe = (dialer) =>
   );
 
 /** Inside TLS: a greeting (smtps, imaps, pop3s, ftps), else HTTP, else plain `tls`. */
-const probeTls: ClientFirstProbe = (dialer, options) =>
-  withConversation(
-    () => dialer.tls(),
+const probeTls: ClientFirstProbe = async (dialer, options) => {
+  const first = await dialer.tls();
+  if (first === null) return null;
+  if ('alert' in first) return { service: 'tls', tls: true, details: { handshake: `ended with ${first.alert}` } };
+  return withConversation(
+    async () => first,
     async (c) => {
       const greeting = await c.ask(null, parseGreeting, options.greetingMs);
       if (greeting?.kind === 'identity') return { ...greeting.identity, tls: true };
       if (greeting?.kind === 'text') return followText(c, greeting, true);
       if (c.received.length > 0) return { service: 'tls', tls: true, banner: printable(c.received) };
       const web = await withConversation(
-        () => dialer.tls(),
+        async () => {
+          const inner = await dialer.tls();
+          return inner === null || 'alert' in inner ? null : inner;
+        },
         async (inner) => {
           const response = await inner.ask(httpGet(options.host, '/'), parseHttp);
           return response ? identifyHttp(response, true) : null;
@@ -226,6 +232,7 @@ const probeTls: ClientFirstProbe = (dialer, options) =>
       return web ?? { service: 'tls', tls: true };
     },
   );
+};
 
 const CLIENT_FIRST: Record<string, ClientFirstProbe> = {
   tls: probeTls,
