@@ -40,7 +40,10 @@ function element(key: string, value: BsonValue): Buffer {
     body.writeDoubleLE(value);
     return Buffer.concat([Buffer.from([0x01]), cstring(key), body]);
   }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+  if (Array.isArray(value)) {
+    return Buffer.concat([Buffer.from([0x04]), cstring(key), encodeBson(Object.fromEntries(value.map((item, i) => [String(i), item])))]);
+  }
+  if (value !== null && typeof value === 'object' && typeof value !== 'bigint') {
     return Buffer.concat([Buffer.from([0x03]), cstring(key), encodeBson(value)]);
   }
   throw new BsonError(`cannot encode ${key}`);

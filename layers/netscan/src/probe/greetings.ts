@@ -88,11 +88,6 @@ export function recogniseMysql(bytes: Buffer): Recognised {
   return identity;
 }
 
-/** A complete text reply: its last line is a final line (`ddd ` for FTP/SMTP, or a single-line POP3/IMAP greeting). */
-function completeLines(text: string): boolean {
-  return LINE_END.test(text) && /\r?\n$/.test(text);
-}
-
 /**
  * A `220` greeting is FTP or SMTP; the greeting alone often says which (vsFTPd, ProFTPD, ESMTP,
  * Postfix), and `'ambiguous'` asks the driver to send a command that tells them apart.
@@ -107,13 +102,16 @@ export function classify220(text: string): 'smtp' | 'ftp' | 'ambiguous' {
 export function recogniseTextGreeting(
   bytes: Buffer,
 ): { kind: 'ftp' | 'smtp' | 'ambiguous' | 'pop3' | 'imap'; text: string } | null | 'more' {
-  const text = bytes.toString('latin1');
-  if (!completeLines(text)) {
-    if (text.length > 4096) return null;
-    return /^(2|22|220|\+|\+O|\+OK|\*|\* |\* O|\* P)/.test(text) || text.length === 0 ? 'more' : null;
+  const received = bytes.toString('latin1');
+  // Judge the complete lines only: a reply may arrive split anywhere.
+  const lastNewline = received.lastIndexOf('\n');
+  if (lastNewline === -1) {
+    if (received.length > 4096) return null;
+    return /^(2|22|220|\+|\+O|\+OK|\*|\* |\* O|\* P)/.test(received) || received.length === 0 ? 'more' : null;
   }
+  const text = received.slice(0, lastNewline + 1);
   if (/^220[ -]/.test(text)) {
-    // A multi-line 220 ends with "220 " (RFC 5321 §4.2.1, RFC 959 §4.2).
+    // A multi-line 220 ends with "220 " (RFC 5321 §4.2.1, RFC 959 §4.2); until then, wait (the byte cap bounds the wait).
     if (!/(^|\n)220 [^\n]*\r?\n$/.test(text)) return 'more';
     return { kind: classify220(text), text };
   }

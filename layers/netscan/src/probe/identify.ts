@@ -131,14 +131,27 @@ async function withConversation<T>(
 
 type ClientFirstProbe = (dialer: Dialer, options: IdentifyOptions) => Promise<ServiceIdentity | null>;
 
-const probeHttp: ClientFirstProbe = (dialer, options) =>
-  withConversation(
+/** mongod answers HTTP on its driver port with a notice; the wire protocol then says the rest. */
+const MONGOD_HTTP_NOTICE = /trying to access MongoDB (over HTTP )?on the native driver port/;
+
+const probeHttp: ClientFirstProbe = async (dialer, options) => {
+  const response = await withConversation(
     () => dialer.plain(),
-    async (c) => {
-      const response = await c.ask(httpGet(options.host, '/'), parseHttp);
-      return response ? identifyHttp(response, false) : null;
-    },
+    (c) => c.ask(httpGet(options.host, '/'), parseHttp),
   );
+  if (response === null) return null;
+  if (MONGOD_HTTP_NOTICE.test(response.body.toString('latin1', 0, 512))) {
+    return (
+      (await probeMongo(dialer, options)) ?? {
+        service: 'mongodb',
+        tls: false,
+        product: 'MongoDB',
+        banner: 'HTTP notice of the driver port',
+      }
+    );
+  }
+  return identifyHttp(response, false);
+};
 
 const probeRedis: ClientFirstProbe = (dialer) =>
   withConversation(
@@ -207,31 +220,37 @@ const probeRdp: ClientFirstProbe = (dialer) =>
     (c) => c.ask(RDP_CONNECTION_REQUEST, parseRdpConfirm),
   );
 
-/** Inside TLS: a greeting (smtps, imaps, pop3s, ftps), else HTTP, else plain `tls`. */
+/**
+ * Inside TLS: a greeting (smtps, imaps, pop3s, ftps), else HTTP on a second connection, else plain
+ * `tls`. The first connection is closed before the second opens: some servers (openssl s_server)
+ * serve one connection at a time.
+ */
 const probeTls: ClientFirstProbe = async (dialer, options) => {
   const first = await dialer.tls();
   if (first === null) return null;
   if ('alert' in first) return { service: 'tls', tls: true, details: { handshake: `ended with ${first.alert}` } };
-  return withConversation(
+  const spoke = await withConversation(
     async () => first,
-    async (c) => {
+    async (c): Promise<ServiceIdentity | { silent: true }> => {
       const greeting = await c.ask(null, parseGreeting, options.greetingMs);
       if (greeting?.kind === 'identity') return { ...greeting.identity, tls: true };
       if (greeting?.kind === 'text') return followText(c, greeting, true);
       if (c.received.length > 0) return { service: 'tls', tls: true, banner: printable(c.received) };
-      const web = await withConversation(
-        async () => {
-          const inner = await dialer.tls();
-          return inner === null || 'alert' in inner ? null : inner;
-        },
-        async (inner) => {
-          const response = await inner.ask(httpGet(options.host, '/'), parseHttp);
-          return response ? identifyHttp(response, true) : null;
-        },
-      );
-      return web ?? { service: 'tls', tls: true };
+      return { silent: true };
     },
   );
+  if (spoke !== null && !('silent' in spoke)) return spoke;
+  const web = await withConversation(
+    async () => {
+      const inner = await dialer.tls();
+      return inner === null || 'alert' in inner ? null : inner;
+    },
+    async (inner) => {
+      const response = await inner.ask(httpGet(options.host, '/'), parseHttp);
+      return response ? identifyHttp(response, true) : null;
+    },
+  );
+  return web ?? { service: 'tls', tls: true };
 };
 
 const CLIENT_FIRST: Record<string, ClientFirstProbe> = {
