@@ -13,6 +13,7 @@ import { makeBackfillService } from '../shared/services/backfill-service.ts';
 import { composeScheduleService } from '../shared/services/compose/schedule-service.ts';
 import { makeBackfillHandler } from './backfill-handler.ts';
 import { makeEventBridgeTriggers } from './eventbridge-triggers.ts';
+import { runnerScanTypes } from '../shared/domain/runner-types.ts';
 
 // Composition root of the one-off backfill function (DESIGN §9): the same backfill service as
 // `npm run backfill`, writing through the same schedule service as the API.
@@ -27,6 +28,7 @@ const schedules = composeScheduleService(
     ids,
     logger,
     targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+    runnerTypes: new Set(runnerScanTypes()),
   },
   {
     triggers: makeEventBridgeTriggers(config, logger),

@@ -4,7 +4,7 @@ import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
 import { makeEmfMetrics } from '../shared/adapters/metrics/emf-metrics.ts';
-import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
+import { makeEngineRunners } from '../shared/adapters/runners/engine-registry.ts';
 import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runner.ts';
 import { makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
@@ -15,9 +15,9 @@ import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
 import { composeDispatchService } from '../shared/services/compose/dispatch-service.ts';
 
 /**
- * The dispatch service as both queue consumers (scan queue, scan DLQ) build it in AWS. The
- * email_security runner exists where the mailscan layer is mounted (MAILSCAN_BIN); every other
- * scan type ends `failed` with "no runner for scan_type X" (DESIGN §4).
+ * The dispatch service as both queue consumers (scan queue, scan DLQ) build it in AWS. Every engine
+ * of layers/engines.ts has a runner where the engines' layer is mounted (ENGINES_DIR); without it
+ * every scan type ends `failed` with "no runner for scan_type X" (DESIGN §4).
  */
 export function composeDispatch(serviceName: string) {
   const config = readConfig(DispatchConfig);
@@ -28,24 +28,25 @@ export function composeDispatch(serviceName: string) {
   const operatorKeys = config.OPERATOR_KEYS_SECRET_ARN
     ? makeOperatorKeysLoader({ secretId: config.OPERATOR_KEYS_SECRET_ARN, logger })
     : undefined;
-  // The runner reads the scope's artifacts from the bucket; where it runs, the bucket must be set.
-  if (config.MAILSCAN_BIN && !config.ARTIFACT_BUCKET) throw new Error('invalid configuration: ARTIFACT_BUCKET');
+  // The runners read the scope's artifacts from the bucket; where they run, the bucket must be set.
+  if (config.ENGINES_DIR && !config.ARTIFACT_BUCKET) throw new Error('invalid configuration: ARTIFACT_BUCKET');
+  const artifactStore = config.ARTIFACT_BUCKET ? makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET) : null;
   const runners: RunnerRegistry = new Map(
-    config.MAILSCAN_BIN && config.ARTIFACT_BUCKET
-      ? [
-          [
-            'email_security',
-            withArtifacts(
-              makeMailscanRunner({ bin: config.MAILSCAN_BIN, operatorKeys }),
-              makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET),
-            ),
-          ],
-        ]
+    config.ENGINES_DIR && artifactStore
+      ? [...makeEngineRunners({ binDir: config.ENGINES_DIR, operatorKeys, allowPrivate: config.ALLOW_PRIVATE_TARGETS })].map(
+          ([type, runner]) => [type, withArtifacts(runner, artifactStore)] as const,
+        )
       : [],
   );
   const metrics = makeEmfMetrics({ environment: config.APP_ENV ?? 'unknown' });
   const dispatch = composeDispatchService(
-    { ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME), clock: systemClock, ids: makeUlidGenerator(), logger },
+    {
+      ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME),
+      clock: systemClock,
+      ids: makeUlidGenerator(),
+      logger,
+      runnerTypes: new Set(runners.keys()),
+    },
     { runners, scanLogs, metrics },
   );
   return { dispatch, logger, metrics };

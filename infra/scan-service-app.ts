@@ -17,7 +17,7 @@ function packageVersion(): string {
  * `cdk deploy` fills in the account and region of the caller's credentials. `options` are for
  * tests (a fixture mailscan layer instead of the build output).
  */
-export function addScanServiceStack(app: App, options: Pick<ScanServiceStackProps, 'mailscanLayerPath'> = {}): ScanServiceStack {
+export function addScanServiceStack(app: App, options: Pick<ScanServiceStackProps, 'enginesLayerPath'> = {}): ScanServiceStack {
   const { name, settings } = resolveEnvironment(app.node.tryGetContext('env'), app.node.tryGetContext('environments'));
   const stack = new ScanServiceStack(app, settings.stackName, {
     stackName: settings.stackName,

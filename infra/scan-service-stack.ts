@@ -28,10 +28,10 @@ export interface ScanServiceStackProps extends StackProps {
   /** Shown by GET /api/health. */
   serviceVersion: string;
   /**
-   * Directory the mailscan layer is built from; it must hold an executable `bin/mailscan`.
-   * Defaults to `layers/mailscan/dist`, which `npm run build` writes.
+   * Directory the engines' layer is built from; it must hold an executable `bin/<engine>` per engine.
+   * Defaults to `layers/dist`, which `npm run build` writes.
    */
-  mailscanLayerPath?: string;
+  enginesLayerPath?: string;
 }
 
 /**
@@ -128,15 +128,16 @@ export class ScanServiceStack extends Stack {
     const identify = (fn: ServiceFunction): ServiceFunction =>
       fn.setEnvironment(ENV.environment, environmentName).setEnvironment(ENV.serviceVersion, props.serviceVersion);
 
-    // The queue's consumers: dispatch runs one scan per message (mailscan layer), the
+    // The queue's consumers: dispatch runs one scan per message (the engines' layer), the
     // dead-letter function fails the job of a message that exhausted its receives. Built first,
-    // so a missing mailscan build or a too-short visibility timeout fails before any bundling.
+    // so a missing engine build or a too-short visibility timeout fails before any bundling.
     this.dispatch = new Dispatch(this, 'Dispatch', {
       defaults,
       scanQueue: this.scheduling.scanQueue,
       scanQueueVisibilityTimeout: Duration.seconds(settings.scanQueue.visibilityTimeoutSeconds),
       scanDeadLetterQueue: this.scheduling.scanDeadLetterQueue,
-      mailscanLayerPath: props.mailscanLayerPath ?? join(repositoryRoot, 'layers/mailscan/dist'),
+      enginesLayerPath: props.enginesLayerPath ?? join(repositoryRoot, 'layers/dist'),
+      allowPrivateTargets: settings.allowPrivateTargets,
       maxConcurrency: settings.dispatch.maxConcurrency,
     });
     const dispatch = identify(this.dispatch.dispatchFunction);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { buildMailscan } from '../layers/mailscan/build.ts';
-import { makeMailscanRunner } from '../shared/adapters/runners/mailscan-runner.ts';
+import { buildEngines, LAYER_DIST } from '../layers/build.ts';
+import { makeEngineRunners } from '../shared/adapters/runners/engine-registry.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { commandFor, dataDirFromEnv, parseCommandLine, portFromEnv } from './command-line.ts';
 import { startLocalRuntime } from './runtime.ts';
@@ -13,14 +13,16 @@ const USAGE =
   'usage: npm start\n' +
   '  Runs the whole service locally. Settings are environment variables:\n' +
   '    PORT (3000), DATA_DIR (.data/), SCHEDULE_QUOTA, DISPATCH_CONCURRENCY, ALLOW_PRIVATE_TARGETS=true,\n' +
+  '    ALLOW_LOOPBACK_TARGETS=true (scan servers on this machine: 127.0.0.0/8, ::1, localhost),\n' +
   '    ALLOWED_ORIGINS (comma-separated), LOG_LEVEL (INFO), LOG_FORMAT (json | pretty; pretty on a terminal),\n' +
-  "    MAILSCAN_* (the scanner's keys). On a terminal, Enter prints a new sign-in link.";
+  "    MAILSCAN_*, TLSSCAN_*, SECRETSCAN_*, NETSCAN_* (the engines' settings and keys). On a terminal, Enter prints a new sign-in link.";
 parseCommandLine(USAGE, {});
 const port = portFromEnv();
 const dataDir = dataDirFromEnv();
 const quota = process.env.SCHEDULE_QUOTA ? Number(process.env.SCHEDULE_QUOTA) : undefined;
 const dispatchConcurrency = process.env.DISPATCH_CONCURRENCY ? Number(process.env.DISPATCH_CONCURRENCY) : undefined;
 const allowPrivateTargets = process.env.ALLOW_PRIVATE_TARGETS === 'true';
+const allowLoopbackTargets = process.env.ALLOW_LOOPBACK_TARGETS === 'true';
 const allowedOrigins = (process.env.ALLOWED_ORIGINS ?? '')
   .split(',')
   .map((origin) => origin.trim())
@@ -30,11 +32,20 @@ const logger = pretty
   ? new TerminalLogger({ serviceName: 'local', logLevel: (process.env.LOG_LEVEL ?? 'INFO') as 'INFO' })
   : makeLogger('local');
 
-// The same CLI the Lambda layer carries, rebuilt from source at every start (about a second). Its
-// compile cache lives under DATA_DIR, as /tmp holds it in Lambda (docs/mailscan-startup.md).
-const mailscanBin = await buildMailscan();
-const mailscanEnv = { ...process.env, MAILSCAN_COMPILE_CACHE: process.env.MAILSCAN_COMPILE_CACHE ?? join(dataDir, 'cache', 'mailscan') };
-const runners = new Map([['email_security' as const, makeMailscanRunner({ bin: mailscanBin, env: mailscanEnv })]]);
+// The same CLIs the Lambda layer carries, rebuilt from source at every start (a second or two).
+// Their compile caches live under DATA_DIR, as /tmp holds them in Lambda (docs/mailscan-startup.md).
+const engines = await buildEngines();
+const engineEnv = { ...process.env };
+for (const name of engines.keys()) {
+  const variable = `${name.toUpperCase()}_COMPILE_CACHE`;
+  engineEnv[variable] ??= join(dataDir, 'cache', name);
+}
+const runners = makeEngineRunners({
+  binDir: join(LAYER_DIST, 'bin'),
+  env: engineEnv,
+  allowLoopback: allowLoopbackTargets,
+  allowPrivate: allowPrivateTargets,
+});
 
 // The UI is built from web/ when web/dist is missing or older than its sources (a few seconds).
 const uiDir = await ensureUiBuilt({ log: (line) => process.stdout.write(`${line}\n`) });
@@ -47,6 +58,7 @@ const runtime = await startLocalRuntime({
   runners,
   dispatchConcurrency,
   allowPrivateTargets,
+  allowLoopbackTargets,
   startTimers: true,
   uiDir,
   logger,
@@ -56,7 +68,8 @@ const interactive = process.stdin.isTTY === true;
 process.stdout.write(
   `scan service listening on ${runtime.url}\n` +
     `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed, ${runtime.requeued} unfinished scan(s) requeued)\n` +
-    `  scanners: email_security → ${mailscanBin} (configure it with MAILSCAN_* variables)\n` +
+    `  scanners: ${[...runners].map(([type, runner]) => `${type} → ${runner.name}`).join(', ')} (in ${join(LAYER_DIST, 'bin')}; settings: <ENGINE>_* variables)\n` +
+    (allowLoopbackTargets ? '  loopback targets allowed (ALLOW_LOOPBACK_TARGETS=true): engines may scan this machine\n' : '') +
     `  session token (another shell): ${commandFor('npm run session -- --tenant acme --role admin', { dataDir })}\n` +
     `  reconcile (another shell): ${commandFor('npm run reconcile', { dataDir, port: listening })}\n` +
     `  web UI: ${runtime.url}/ (from ${uiDir})\n` +

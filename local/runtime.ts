@@ -77,6 +77,11 @@ export interface LocalRuntimeOptions {
   allowedOrigins?: string[];
   /** Let tenants scan private ranges (ALLOW_PRIVATE_TARGETS=true for npm start); refused by default. */
   allowPrivateTargets?: boolean;
+  /**
+   * `ALLOW_LOOPBACK_TARGETS=true`: loopback targets (127.0.0.0/8, ::1, localhost) are accepted, so
+   * the engines can be tried against local servers (DESIGN §11). Local only; AWS has no such switch.
+   */
+  allowLoopbackTargets?: boolean;
   /** Wraps the trigger scheduler (tests inject faults with it). */
   wrapTriggers?: (scheduler: TriggerScheduler) => TriggerScheduler;
   /** Scan runners by scan type; none by default (every scan then fails with "no runner"). */
@@ -194,8 +199,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       ([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const,
     ),
   );
-  const targetPolicy = { allowPrivateNetworks: options.allowPrivateTargets ?? false };
-  const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger, targetPolicy });
+  const targetPolicy = { allowPrivateNetworks: options.allowPrivateTargets ?? false, allowLoopback: options.allowLoopbackTargets ?? false };
+  // A scan type is accepted on create only where a runner runs it (DESIGN §4).
+  const runnerTypes = new Set(runners.keys());
+  const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger, targetPolicy, runnerTypes });
   const dispatch = services.dispatchService({ runners, scanLogs, metrics });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });

@@ -13,6 +13,7 @@ import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactService } from '../../shared/services/artifact-service.ts';
 import { composeScanService } from '../../shared/services/compose/scan-service.ts';
 import { makeScansHandler } from './scans-handler.ts';
+import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 
 // Composition root for AWS: run now, manual scans, scan and finding reads, artifacts.
 const config = readConfig(ScansConfig);
@@ -34,6 +35,7 @@ const scans = composeScanService(
     ids,
     logger,
     targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+    runnerTypes: new Set(runnerScanTypes()),
   },
   {
     queue: new SqsMessageQueue({ client: makeSqsClient(), queueUrl: config.SCAN_QUEUE_URL, logger }),

@@ -9,6 +9,7 @@ import { makeArtifactReferences } from '../../shared/services/artifact-reference
 import { composeScheduleService } from '../../shared/services/compose/schedule-service.ts';
 import { makeEventBridgeTriggers } from '../eventbridge-triggers.ts';
 import { makeSchedulesHandler } from './schedules-handler.ts';
+import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 
 // Composition root for AWS: configuration and clients are built once per cold start.
 const config = readConfig(SchedulesConfig);
@@ -21,6 +22,7 @@ const schedules = composeScheduleService(
     ids: makeUlidGenerator(),
     logger,
     targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+    runnerTypes: new Set(runnerScanTypes()),
   },
   {
     triggers: makeEventBridgeTriggers(config, logger),

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { ENV } from '../../shared/config/environment.ts';
 import { DEAD_LETTER_CONCURRENCY } from '../environment-settings.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
+import { ENGINES } from '../../layers/engines.ts';
+import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 
 /**
  * The dispatch function's timeout: one scan job per invocation, its targets run up to four at a
@@ -24,13 +26,13 @@ export const DEAD_LETTER_TIMEOUT = Duration.seconds(30);
 export const DEAD_LETTER_VISIBILITY_TIMEOUT = Duration.seconds(VISIBILITY_TIMEOUT_FACTOR * DEAD_LETTER_TIMEOUT.toSeconds());
 /** Dead letters are rare and cheap; a cap keeps a flood of them from taking the account's concurrency. */
 export const DEAD_LETTER_MAX_CONCURRENCY = DEAD_LETTER_CONCURRENCY;
-/** Where the layer's `bin/mailscan` is mounted. */
-export const MAILSCAN_BIN = '/opt/bin/mailscan';
+/** Where the layer mounts the engines' executables: /opt/bin/<engine> (layers/engines.ts). */
+export const ENGINES_DIR = '/opt/bin';
 /**
  * Scan types the deployed dispatch function has a runner for: functions/dispatch-composition.ts
- * registers email_security when MAILSCAN_BIN is set, which it is here.
+ * registers every engine of layers/engines.ts when ENGINES_DIR is set, which it is here.
  */
-export const DEPLOYED_RUNNERS = ['email_security'] as const;
+export const DEPLOYED_RUNNERS: readonly string[] = runnerScanTypes();
 
 /** The stack cannot be built as configured (settings or a missing build): an operator error. */
 export class DispatchSetupError extends Error {
@@ -52,20 +54,22 @@ export function checkVisibilityTimeout(queue: string, visibilityTimeout: Duratio
   }
 }
 
-/** Throws unless `layerDirectory` holds an executable `bin/mailscan`, which `npm run build` writes. */
-export function checkMailscanLayer(layerDirectory: string): void {
-  const executable = join(layerDirectory, 'bin', 'mailscan');
-  let usable = false;
-  try {
-    accessSync(executable, constants.X_OK);
-    usable = statSync(executable).isFile();
-  } catch {
-    usable = false;
-  }
-  if (!usable) {
-    throw new DispatchSetupError(
-      `The mailscan layer needs an executable ${executable}. Run \`npm run build\` before \`cdk synth\` or \`cdk deploy\`.`,
-    );
+/** Throws unless `layerDirectory` holds an executable `bin/<engine>` for every engine, which `npm run build` writes. */
+export function checkEnginesLayer(layerDirectory: string): void {
+  for (const engine of ENGINES) {
+    const executable = join(layerDirectory, 'bin', engine.name);
+    let usable = false;
+    try {
+      accessSync(executable, constants.X_OK);
+      usable = statSync(executable).isFile();
+    } catch {
+      usable = false;
+    }
+    if (!usable) {
+      throw new DispatchSetupError(
+        `The engines layer needs an executable ${executable}. Run \`npm run build\` before \`cdk synth\` or \`cdk deploy\`.`,
+      );
+    }
   }
 }
 
@@ -75,35 +79,37 @@ export interface DispatchProps {
   /** The scan queue's visibility timeout, checked against DISPATCH_TIMEOUT. */
   scanQueueVisibilityTimeout: Duration;
   scanDeadLetterQueue: IQueue;
-  /** Directory whose contents the layer mounts under /opt: bin/mailscan (and its assets/). */
-  mailscanLayerPath: string;
+  /** Directory whose contents the layer mounts under /opt: bin/<engine>, lib/<engine>/, assets/. */
+  enginesLayerPath: string;
+  /** Private networks are in scope: the engines may connect to them. */
+  allowPrivateTargets: boolean;
   /** Most concurrent dispatch invocations (scan queue event source MaximumConcurrency). */
   maxConcurrency: number;
 }
 
 /**
- * The scan queue's consumers: the dispatch function (one scan per invocation, with the mailscan
+ * The scan queue's consumers: the dispatch function (one scan per invocation, with the engines'
  * layer) and the dead-letter function that marks jobs and schedules failed once a message has
  * exhausted its receives. The table grants are the stack's: they follow each entry's code path.
  */
 export class Dispatch extends Construct {
   readonly dispatchFunction: ServiceFunction;
   readonly deadLetterFunction: ServiceFunction;
-  readonly mailscanLayer: LayerVersion;
+  readonly enginesLayer: LayerVersion;
 
   constructor(scope: Construct, id: string, props: DispatchProps) {
     super(scope, id);
     // Both checks run before any function is bundled, so a bad setting fails in a second.
     checkVisibilityTimeout('scan queue', props.scanQueueVisibilityTimeout, DISPATCH_TIMEOUT);
-    checkMailscanLayer(props.mailscanLayerPath);
+    checkEnginesLayer(props.enginesLayerPath);
 
-    // The directory's contents land in /opt: bin/mailscan at /opt/bin/mailscan. The CLI is one
-    // JavaScript file with a `#!/usr/bin/env node` shebang; the runtime's node is on PATH.
-    this.mailscanLayer = new LayerVersion(this, 'MailscanLayer', {
-      code: Code.fromAsset(props.mailscanLayerPath),
+    // The directory's contents land in /opt: bin/<engine> at /opt/bin/<engine>. Each CLI is a small
+    // launcher with a `#!/usr/bin/env node` shebang (the runtime's node is on PATH) and its bundle.
+    this.enginesLayer = new LayerVersion(this, 'EnginesLayer', {
+      code: Code.fromAsset(props.enginesLayerPath),
       compatibleRuntimes: [Runtime.NODEJS_24_X],
       compatibleArchitectures: [Architecture.ARM_64],
-      description: 'mailscan CLI (/opt/bin/mailscan) and its data files (/opt/assets)',
+      description: `Scan engines (${ENGINES.map((engine) => `/opt/bin/${engine.name}`).join(', ')}) and their data files (/opt/assets)`,
     });
 
     this.dispatchFunction = new ServiceFunction(this, 'DispatchFunction', {
@@ -112,8 +118,10 @@ export class Dispatch extends Construct {
       description: 'Scan queue consumer: turns fires and scan messages into scan jobs and runs them',
       timeout: DISPATCH_TIMEOUT,
       memorySize: DISPATCH_MEMORY_MB,
-    }).setEnvironment(ENV.mailscanBin, MAILSCAN_BIN);
-    this.dispatchFunction.handler.addLayers(this.mailscanLayer);
+    })
+      .setEnvironment(ENV.enginesDir, ENGINES_DIR)
+      .setEnvironment(ENV.allowPrivateTargets, String(props.allowPrivateTargets));
+    this.dispatchFunction.handler.addLayers(this.enginesLayer);
     // One record per invocation: each record is a whole scan and gets the whole timeout. The
     // concurrency cap queues the 02:00 burst instead of throttling it (docs/dispatch.md).
     this.dispatchFunction.handler.addEventSource(

@@ -1,8 +1,9 @@
 /**
  * Builds an engine for the Lambda layer (docs/engine-contract.md, docs/mailscan-startup.md):
  * dist/bin/<engine>, a small executable launcher the layer mounts as /opt/bin/<engine>, and
- * dist/lib/, the minified ES-module bundle split into chunks so each command loads only what it
- * runs (`--version` does not parse the scan). Data files go to dist/assets/ (/opt/assets/).
+ * dist/lib/<engine>/, the minified ES-module bundle split into chunks so each command loads only
+ * what it runs (`--version` does not parse the scan). Data files go to dist/assets/ (/opt/assets/).
+ * Every engine builds into the same dist/ (layers/build.ts), which the dispatch layer mounts.
  */
 import { chmod, cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -25,7 +26,7 @@ try {
 } catch {
   // No cache: slower start, same result.
 }
-await import('../lib/${name}.js');
+await import('../lib/${name}/${name}.js');
 `;
 }
 
@@ -34,7 +35,7 @@ export interface BuildEngineOptions {
   name: string;
   /** src/bin/<engine>.ts */
   entry: string;
-  /** dist/bin/<engine>; lib/ and assets/ go beside bin/. */
+  /** dist/bin/<engine>; lib/<engine>/ and assets/ go beside bin/. */
   outfile: string;
   /** A folder copied to dist/assets/. */
   assets?: string;
@@ -42,7 +43,7 @@ export interface BuildEngineOptions {
 
 export async function buildEngine({ name, entry, outfile, assets }: BuildEngineOptions): Promise<string> {
   const root = join(dirname(outfile), '..');
-  const lib = join(root, 'lib');
+  const lib = join(root, 'lib', name);
   await rm(lib, { recursive: true, force: true });
   const requireName = `__${name}CreateRequire`;
   await build({

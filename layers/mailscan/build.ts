@@ -13,7 +13,7 @@ import { buildEngine } from '../engine-kit/build-engine.ts';
 import { installVmcRoots } from './vmc-roots.ts';
 
 export const ENTRY = fileURLToPath(new URL('./src/bin/mailscan.ts', import.meta.url));
-export const DEFAULT_OUTFILE = fileURLToPath(new URL('./dist/bin/mailscan', import.meta.url));
+export const DEFAULT_OUTFILE = fileURLToPath(new URL('../dist/bin/mailscan', import.meta.url));
 const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 
 export async function buildMailscan(outfile: string = DEFAULT_OUTFILE): Promise<string> {

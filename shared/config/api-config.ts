@@ -87,10 +87,12 @@ export const ReconcileConfig = () => z.object({ [ENV.tableName]: api.TABLE_NAME(
 export const DispatchConfig = () =>
   z.object({
     [ENV.tableName]: api.TABLE_NAME(),
-    /** Where the mailscan layer mounts the CLI; without it only "no runner" failures are possible. */
-    [ENV.mailscanBin]: z.string().min(1).optional(),
+    /** Where the engines' layer mounts their CLIs (/opt/bin); without it only "no runner" failures are possible. */
+    [ENV.enginesDir]: z.string().min(1).optional(),
     /** The artifacts bucket the runner reads scope.rua / scope.header from; required with the layer. */
     [ENV.artifactBucket]: z.string().min(3).optional(),
+    /** Private networks are in scope: the engines may connect to them (DESIGN §11). */
+    [ENV.allowPrivateTargets]: api.ALLOW_PRIVATE_TARGETS(),
     /** The operator keys secret (docs/operations.md); without it the scanner gets no keys. */
     [ENV.operatorKeysSecretArn]: z.string().min(1).optional(),
     /** dev | prod: the `environment` dimension of the service's metrics. */

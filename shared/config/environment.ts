@@ -32,7 +32,7 @@ export const ENV = {
   /** Log group of the dispatch function: where a ScanJob's log lines are (its `log` field). */
   dispatchLogGroup: 'DISPATCH_LOG_GROUP',
   /** Path of the mailscan executable (the layer mounts it at /opt/bin/mailscan). */
-  mailscanBin: 'MAILSCAN_BIN',
+  enginesDir: 'ENGINES_DIR',
   /** Comma-separated scan types the dispatch function has runners for (GET /api/scan-types/). */
   scanRunners: 'SCAN_RUNNERS',
   /** Secrets Manager secret (name) holding the legacy PostgreSQL URL: the backfill function only. */

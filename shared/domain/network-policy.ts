@@ -4,12 +4,17 @@ import { isIP } from 'node:net';
 export interface TargetPolicy {
   /** Private ranges (RFC 1918, CGNAT, IPv6 ULA): off by default, on for deployments that scan their own network. */
   allowPrivateNetworks: boolean;
+  /**
+   * Loopback (127.0.0.0/8, ::1, `localhost`): only `ALLOW_LOOPBACK_TARGETS=true npm start`, so the
+   * engines can be tried against local servers (DESIGN §11). It does not exist in AWS.
+   */
+  allowLoopback?: boolean;
 }
 
 export const DEFAULT_TARGET_POLICY: TargetPolicy = { allowPrivateNetworks: false };
 
-/** The widest network a scan may cover: 65,536 addresses (an IPv4 /16, an IPv6 /112). */
-export const MIN_PREFIX = { 4: 16, 6: 112 } as const;
+/** The widest network one target may cover (DESIGN §14): an IPv4 /24, an IPv6 /120 (256 addresses). */
+export const MIN_PREFIX = { 4: 24, 6: 120 } as const;
 
 interface Range {
   family: 4 | 6;
@@ -94,7 +99,9 @@ export function addressProblem(address: string, bits: number | undefined, policy
   const parsed = toBigInt(address);
   if (!parsed) return null;
   const prefix = bits ?? (parsed.family === 4 ? 32 : 128);
-  if (prefix < MIN_PREFIX[parsed.family]) return `must cover at most 65,536 addresses (a /${MIN_PREFIX[parsed.family]} or narrower)`;
+  if (prefix < MIN_PREFIX[parsed.family]) {
+    return `must cover at most 256 addresses (a /${MIN_PREFIX[parsed.family]} or narrower); split a wider network into several targets`;
+  }
   for (const mapped of embeddings()) {
     if (parsed.family === 6 && prefix >= 96 && covers(mapped, 6, parsed.value, prefix)) {
       const v4 = parsed.value & 0xffffffffn;
@@ -103,22 +110,30 @@ export function addressProblem(address: string, bits: number | undefined, policy
   }
   for (const candidate of specialRanges()) {
     if (!covers(candidate, parsed.family, parsed.value, prefix)) continue;
+    if (candidate.label === 'loopback' && policy.allowLoopback) continue;
     if (candidate.always || !policy.allowPrivateNetworks) return `must not point inside the deployment: ${address} is ${candidate.label}`;
   }
   return null;
 }
 
 /** Why a host name is refused (this machine, the metadata service), or null. */
-export function hostnameProblem(host: string): string | null {
-  return INTERNAL_NAMES.test(host.toLowerCase().replace(/\.$/, ''))
-    ? `must not point inside the deployment: ${host} is this machine or its metadata service`
-    : null;
+export function hostnameProblem(host: string, policy: TargetPolicy = DEFAULT_TARGET_POLICY): string | null {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (policy.allowLoopback && (name === 'localhost' || name.endsWith('.localhost'))) return null;
+  return INTERNAL_NAMES.test(name) ? `must not point inside the deployment: ${host} is this machine or its metadata service` : null;
+}
+
+/** `host`, `host:port`, `a.b.c.d:port`, `[v6]:port` or a bare IPv6 address → the host part. */
+function hostOfHostPort(target: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(target);
+  if (bracketed) return bracketed[1];
+  return isIP(target) === 6 ? target : target.replace(/:\d+$/, '');
 }
 
 /** Why a URL's host is refused, or null: IP literals by range, names by hostnameProblem. */
 export function urlHostProblem(url: string, policy: TargetPolicy): string | null {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return isIP(host) ? addressProblem(host, undefined, policy) : hostnameProblem(host);
+  return isIP(host) ? addressProblem(host, undefined, policy) : hostnameProblem(host, policy);
 }
 
 /** How a scan type's target reaches the network, which decides how it is checked. */
@@ -129,17 +144,28 @@ export function reachProblem(reach: TargetReach, target: string, policy: TargetP
   switch (reach) {
     case 'none':
       return null;
-    case 'host':
-      return hostnameProblem(target.replace(/:\d+$/, ''));
+    case 'host': {
+      const host = hostOfHostPort(target);
+      return isIP(host) ? addressProblem(host, undefined, policy) : hostnameProblem(host, policy);
+    }
     case 'url':
       return urlHostProblem(target, policy);
     case 'repository': {
       const scp = /^[^@/]+@([^:]+):/.exec(target);
-      return scp ? hostnameProblem(scp[1]) : urlHostProblem(target, policy);
+      if (scp) return hostnameProblem(scp[1], policy);
+      const problem = urlHostProblem(target, policy);
+      if (problem !== null || !target.startsWith('http:')) return problem;
+      // Plain HTTP only to a local test server (ALLOW_LOOPBACK_TARGETS), never to the Internet.
+      const host = new URL(target).hostname.replace(/^\[|\]$/g, '');
+      const loopback =
+        host === 'localhost' || (isIP(host) !== 0 && addressProblem(host, undefined, { allowPrivateNetworks: false }) !== null);
+      return policy.allowLoopback && loopback ? null : 'repository URLs must use https';
     }
     case 'network': {
       const [address, bits] = target.split('/');
-      return isIP(address) ? addressProblem(address, bits === undefined ? undefined : Number(bits), policy) : hostnameProblem(target);
+      return isIP(address)
+        ? addressProblem(address, bits === undefined ? undefined : Number(bits), policy)
+        : hostnameProblem(target, policy);
     }
   }
 }

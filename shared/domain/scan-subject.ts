@@ -12,6 +12,21 @@ export interface ScanSubject {
   scope: Scope;
 }
 
+export interface SubjectRules {
+  allowLegacyScopeKeys?: boolean;
+  targetPolicy?: TargetPolicy;
+  /**
+   * The scan types this deployment can run. A subject of another type is refused on `scan_type`
+   * (DESIGN §4); left out where the type is not being chosen (a PATCH that keeps it).
+   */
+  runnerTypes?: ReadonlySet<ScanType>;
+}
+
+/** Why a scan type is refused here, or null. */
+export function runnerIssue(scanType: ScanType, runnerTypes: ReadonlySet<ScanType> | undefined): FieldIssue | null {
+  return runnerTypes && !runnerTypes.has(scanType) ? { field: 'scan_type', message: 'has no runner in this deployment' } : null;
+}
+
 /**
  * The one check of a scan's subject, for schedules and manual scans alike: the target and each
  * `targets` entry per scan type (normalised) and the deployment's target policy (nothing inside the
@@ -20,9 +35,11 @@ export interface ScanSubject {
  */
 export async function validateScanSubject(
   subject: ScanSubject,
-  options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {},
+  options: SubjectRules = {},
 ): Promise<{ subject: ScanSubject; issues: FieldIssue[] }> {
   const issues: FieldIssue[] = [];
+  const noRunner = runnerIssue(subject.scan_type, options.runnerTypes);
+  if (noRunner) issues.push(noRunner);
   const validateTarget = await targetRuleFor(subject.scan_type, options.targetPolicy);
 
   const target = validateTarget(subject.target);

@@ -1,8 +1,7 @@
 import { cadenceExpressions, convertCrontab, isValidTimeZone } from './cron/crontab.ts';
 import { ValidationError } from './errors.ts';
-import { validateScanSubject } from './scan-subject.ts';
+import { validateScanSubject, type SubjectRules } from './scan-subject.ts';
 import type { ScanType } from './scan-types.ts';
-import type { TargetPolicy } from './network-policy.ts';
 import type { Cadence, ScheduleCreateRequest, Trigger } from './schedule.ts';
 import type { Scope } from './scope.ts';
 
@@ -30,10 +29,7 @@ export interface ValidSchedule extends ScheduleFields {
  * cadence/cron/timezone) and converts the cadence to EventBridge expressions. Throws one
  * ValidationError listing every problem, so a client fixes them in one round.
  */
-export async function validateScheduleFields(
-  fields: ScheduleFields,
-  options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {},
-): Promise<ValidSchedule> {
+export async function validateScheduleFields(fields: ScheduleFields, options: SubjectRules = {}): Promise<ValidSchedule> {
   const { subject, issues } = await validateScanSubject(fields, options);
 
   let expressions: string[] = [];
@@ -63,10 +59,7 @@ export async function validateScheduleFields(
 }
 
 /** A create request with the defaults of DESIGN §4 applied, through the rules above. */
-export function validateCreateRequest(
-  input: ScheduleCreateRequest,
-  options: { allowLegacyScopeKeys?: boolean; targetPolicy?: TargetPolicy } = {},
-): Promise<ValidSchedule> {
+export function validateCreateRequest(input: ScheduleCreateRequest, options: SubjectRules = {}): Promise<ValidSchedule> {
   return validateScheduleFields(
     {
       name: input.name,

@@ -18,9 +18,25 @@ export function domainName(input: string): TargetResult {
   return host === null ? { ok: false, message: 'must be a domain name such as example.com' } : { ok: true, value: host };
 }
 
+/**
+ * `localhost` is one label, which normaliseDomain refuses; it is read here so the target policy
+ * can say why it is refused (this machine), or admit it under ALLOW_LOOPBACK_TARGETS.
+ */
+const isLocalhost = (host: string): boolean => host.toLowerCase() === 'localhost';
+
 export function hostnameWithOptionalPort(input: string): TargetResult {
-  const match = /^(.+?)(?::(\d{1,5}))?$/.exec(input.trim());
-  const host = match?.[1] ? normaliseDomain(match[1]) : null;
+  const value = input.trim();
+  // An IP literal too (`192.0.2.1:8443`, `[2001:db8::1]:443`, a bare IPv6 address): servers are scanned by address as well.
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
+  if (bracketed || isIP(value) === 6) {
+    const address = bracketed ? bracketed[1] : value;
+    if (isIP(address) !== 6) return { ok: false, message: 'must be a hostname, optionally with :port' };
+    const port = bracketed?.[2] === undefined ? undefined : Number(bracketed[2]);
+    if (port !== undefined && (port < 1 || port > 65535)) return { ok: false, message: 'port must be 1-65535' };
+    return { ok: true, value: port === undefined ? `[${address.toLowerCase()}]` : `[${address.toLowerCase()}]:${port}` };
+  }
+  const match = /^(.+?)(?::(\d{1,5}))?$/.exec(value);
+  const host = match?.[1] ? (isIP(match[1]) === 4 || isLocalhost(match[1]) ? match[1].toLowerCase() : normaliseDomain(match[1])) : null;
   const port = match?.[2] === undefined ? undefined : Number(match[2]);
   if (host === null) return { ok: false, message: 'must be a hostname, optionally with :port' };
   if (port !== undefined && (port < 1 || port > 65535)) return { ok: false, message: 'port must be 1-65535' };
@@ -53,7 +69,7 @@ export function repositoryUrl(input: string): TargetResult {
   if (!url.ok || !/^\/[^/]+\/[^/]+/.test(new URL(url.value).pathname)) {
     return { ok: false, message: 'must be a repository URL such as https://github.com/org/repo' };
   }
-  if (!url.value.startsWith('https:')) return { ok: false, message: 'repository URLs must use https' };
+  // http: is refused by the target policy unless it points at a local test server (network-policy.ts).
   return url;
 }
 
@@ -76,7 +92,7 @@ export function hostOrNetwork(input: string): TargetResult {
     if (bits < 0 || bits > (family === 4 ? 32 : 128)) return { ok: false, message: 'CIDR prefix length is out of range' };
     return { ok: true, value: `${address.toLowerCase()}/${bits}` };
   }
-  const host = normaliseDomain(value);
+  const host = isLocalhost(value) ? 'localhost' : normaliseDomain(value);
   return host === null ? { ok: false, message: 'must be an IP, a CIDR block or a hostname' } : { ok: true, value: host };
 }
 

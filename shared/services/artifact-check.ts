@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import { HEADER_LIMITS, HeaderInputError } from '../../layers/mailscan/src/header/limits.ts';
-import { readHeaderFields } from '../../layers/mailscan/src/header/message-header.ts';
-import { RUA_LIMITS, RuaInputError } from '../../layers/mailscan/src/rua/limits.ts';
-import { unpackReportFile } from '../../layers/mailscan/src/rua/unpack.ts';
+import {
+  HEADER_LIMITS,
+  HeaderInputError,
+  readHeaderFields,
+  RUA_LIMITS,
+  RuaInputError,
+  unpackReportFile,
+} from '../../layers/mailscan/src/artifact-inputs.ts';
 import { MAX_ARTIFACT_BYTES, type ArtifactRecord } from '../domain/artifact.ts';
 
 export type CheckOutcome =

@@ -1,3 +1,4 @@
+import type { ScanType } from '../domain/scan-types.ts';
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { ConflictError, DispatchFailedError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { FindingRecord, Finding } from '../domain/finding.ts';
@@ -27,6 +28,8 @@ export interface ScanServiceDeps {
   artifacts: ArtifactReferences;
   /** Which targets the deployment refuses (default: private networks refused). */
   targetPolicy?: TargetPolicy;
+  /** Scan types with a runner here; a manual scan of another type is refused (DESIGN §4). Unset: every type. */
+  runnerTypes?: ReadonlySet<ScanType>;
 }
 
 export type ScanService = ReturnType<typeof makeScanService>;
@@ -52,6 +55,7 @@ export function makeScanService({
   logger,
   artifacts,
   targetPolicy,
+  runnerTypes,
 }: ScanServiceDeps) {
   /**
    * Puts the scan message on the queue after the job is stored. When the queue refuses, the job
@@ -82,7 +86,7 @@ export function makeScanService({
           targets: request.targets ?? [],
           scope: request.scope ?? {},
         },
-        { targetPolicy },
+        { targetPolicy, runnerTypes },
       );
       // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
       if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope')))

@@ -1,3 +1,4 @@
+import type { ScanType } from '../domain/scan-types.ts';
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
 import { desiredTrigger } from '../domain/desired-trigger.ts';
@@ -30,6 +31,8 @@ export interface ScheduleServiceDeps {
   artifacts: ArtifactReferences;
   /** Which targets the deployment refuses (default: private networks refused). */
   targetPolicy?: TargetPolicy;
+  /** Scan types with a runner here; another type is refused on create (DESIGN §4). Unset: every type. */
+  runnerTypes?: ReadonlySet<ScanType>;
 }
 
 export type ScheduleService = ReturnType<typeof makeScheduleService>;
@@ -47,7 +50,17 @@ function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
 /** How many times settleTriggers follows a row that keeps moving before it leaves it to reconcile. */
 const SETTLE_ROUNDS = 5;
 
-export function makeScheduleService({ repo, triggers, clock, ids, logger, quota, artifacts, targetPolicy }: ScheduleServiceDeps) {
+export function makeScheduleService({
+  repo,
+  triggers,
+  clock,
+  ids,
+  logger,
+  quota,
+  artifacts,
+  targetPolicy,
+  runnerTypes,
+}: ScheduleServiceDeps) {
   const toWire = (record: ScheduleRecord): Schedule => scheduleToWire(record, clock.now());
 
   async function load(tenant: string, id: string): Promise<ScheduleRecord> {
@@ -146,7 +159,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
   async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
     // Legacy rows carry no artifact ids, so the backfill's path checks nothing more unless ids are there.
     const valid = await validateWithArtifacts(tenant, { scan_type: input.scan_type, scope: input.scope ?? {} }, ['rua', 'header'], () =>
-      validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy }),
+      validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy, runnerTypes }),
     );
     // Fail fast before provisioning anything; the conditional write below is the real guard.
     if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
@@ -196,7 +209,7 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
      * backfill's dry run reports.
      */
     async checkLegacy(input: ScheduleCreateRequest): Promise<void> {
-      await validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy });
+      await validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy, runnerTypes });
     },
 
     async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {
@@ -215,7 +228,12 @@ export function makeScheduleService({ repo, triggers, clock, ids, logger, quota,
       // Artifacts expire after 30 days, before most later fires: only ids this patch changes are
       // checked, so a rename of a schedule whose report has since expired still goes through.
       const valid = await validateWithArtifacts(tenant, merged, changedArtifactFields(current, merged), () =>
-        validateScheduleFields(merged, { allowLegacyScopeKeys: legacyKeysUnchanged(current, merged), targetPolicy }),
+        validateScheduleFields(merged, {
+          allowLegacyScopeKeys: legacyKeysUnchanged(current, merged),
+          targetPolicy,
+          // A patch that keeps the type keeps working for a type whose runner went away; choosing one is refused.
+          runnerTypes: merged.scan_type === current.scan_type ? undefined : runnerTypes,
+        }),
       );
       const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };
       await writeWithTrigger(current, next, () => repo.update(next), next);

@@ -3,6 +3,9 @@ import type { Role } from '../../shared/domain/identity.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../local/runtime.ts';
+import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
+import type { ScanType } from '../../shared/domain/scan-types.ts';
+import type { ScanRunner } from '../../shared/ports/scan-runner.ts';
 
 export const SESSION_KEY = 'test-session-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 
@@ -35,9 +38,28 @@ export interface TestService {
  * The whole local service (dynalite in memory, local scheduler and queue, the real handlers behind
  * the real HTTP server) on a random loopback port, with a clock the test moves.
  */
+/**
+ * A runner for every scan type this build has an engine for, that runs nothing: the API accepts
+ * only types with a runner (DESIGN §4), and a test that does not scan still creates schedules and
+ * scans of those types. A job it gets fails saying so, as a job of a type without a runner did.
+ */
+export function engineLessRunners(types: readonly ScanType[] = runnerScanTypes()): Map<ScanType, ScanRunner> {
+  const runner: ScanRunner = {
+    name: 'engine-less',
+    run: async ({ scanType }) => ({ findings: [], errors: [`the test runtime has no engine for ${scanType}`] }),
+  };
+  return new Map(types.map((type) => [type, runner]));
+}
+
 export async function startTestService(options: LocalRuntimeOptions = {}): Promise<TestService> {
   const clock = new ManualClock('2026-03-02T10:00:00Z');
-  const runtime = await startLocalRuntime({ clock, sessionKey: SESSION_KEY, logger: silentLogger, ...options });
+  const runtime = await startLocalRuntime({
+    clock,
+    sessionKey: SESSION_KEY,
+    logger: silentLogger,
+    runners: engineLessRunners(),
+    ...options,
+  });
   const tokens = new Map<string, string>();
   return {
     runtime,

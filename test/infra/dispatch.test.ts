@@ -7,12 +7,13 @@ import {
   DEAD_LETTER_TIMEOUT,
   DISPATCH_TIMEOUT,
   DispatchSetupError,
-  MAILSCAN_BIN,
-  checkMailscanLayer,
+  ENGINES_DIR,
+  checkEnginesLayer,
   checkVisibilityTimeout,
 } from '../../infra/constructs/dispatch.ts';
 import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
+import { ENGINES } from '../../layers/engines.ts';
 import { ENV } from '../../shared/config/environment.ts';
 import { DISPATCH_TIMEOUT_MS } from '../../local/runtime.ts';
 import {
@@ -31,9 +32,9 @@ describe('dispatch setup checks', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   /** A stack for `env=dev` with `changes` applied to its settings; fails before any bundling. */
-  function buildDev(changes: Record<string, unknown>, mailscanLayerPath = fixtureLayer): ScanServiceStack {
+  function buildDev(changes: Record<string, unknown>, enginesLayerPath = fixtureLayer): ScanServiceStack {
     const environments = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, ...changes } };
-    return addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), { mailscanLayerPath });
+    return addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), { enginesLayerPath });
   }
 
   it('keeps the dispatch timeout equal to the one the local runtime assumes', () => {
@@ -53,23 +54,27 @@ describe('dispatch setup checks', () => {
     expect(() => buildDev({ scanQueue })).toThrow(/at least 1800 s/);
   });
 
-  it('refuses to build without bin/mailscan and says to run npm run build', () => {
+  it('refuses to build without an engine and says to run npm run build', () => {
     const empty = join(scratch, 'empty');
     mkdirSync(empty);
     expect(() => buildDev({}, empty)).toThrow(DispatchSetupError);
     expect(() => buildDev({}, empty)).toThrow(/bin\/mailscan\. Run `npm run build` before `cdk synth` or `cdk deploy`/);
   });
 
-  it('refuses a bin/mailscan that is not executable', () => {
-    const layer = join(scratch, 'not-executable');
-    mkdirSync(join(layer, 'bin'), { recursive: true });
-    writeFileSync(join(layer, 'bin', 'mailscan'), '#!/bin/sh\n');
-    chmodSync(join(layer, 'bin', 'mailscan'), 0o644);
-    expect(() => checkMailscanLayer(layer)).toThrow(DispatchSetupError);
+  it('refuses an engine that is not executable, whichever engine it is', () => {
+    for (const engine of ENGINES) {
+      const layer = join(scratch, `not-executable-${engine.name}`);
+      mkdirSync(join(layer, 'bin'), { recursive: true });
+      for (const other of ENGINES) {
+        writeFileSync(join(layer, 'bin', other.name), '#!/bin/sh\n');
+        chmodSync(join(layer, 'bin', other.name), other === engine ? 0o644 : 0o755);
+      }
+      expect(() => checkEnginesLayer(layer)).toThrow(new RegExp(`bin/${engine.name}\\. Run`));
+    }
   });
 
   it('accepts the test fixture layer', () => {
-    expect(() => checkMailscanLayer(fixtureLayer)).not.toThrow();
+    expect(() => checkEnginesLayer(fixtureLayer)).not.toThrow();
   });
 });
 
@@ -86,8 +91,8 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(functionResource(env, 'dispatchDeadLetter').Properties.Timeout).toBe(DEAD_LETTER_TIMEOUT.toSeconds());
     });
 
-    it('attaches the mailscan layer to the dispatch function only, with MAILSCAN_BIN at its mount point', () => {
-      const layerId = logicalId(stack, stack.dispatch.mailscanLayer);
+    it('attaches the engines layer to the dispatch function only, with ENGINES_DIR at its mount point', () => {
+      const layerId = logicalId(stack, stack.dispatch.enginesLayer);
       template.hasResourceProperties('AWS::Lambda::LayerVersion', {
         CompatibleRuntimes: ['nodejs24.x'],
         CompatibleArchitectures: ['arm64'],
@@ -95,8 +100,9 @@ describe.each(environments)('ScanService-%s', (env) => {
       template.resourceCountIs('AWS::Lambda::LayerVersion', 1);
       const dispatch = functionResource(env, 'dispatch').Properties;
       expect(dispatch.Layers).toEqual([{ Ref: layerId }]);
-      expect(dispatch.Environment.Variables[ENV.mailscanBin]).toBe(MAILSCAN_BIN);
-      expect(MAILSCAN_BIN).toBe('/opt/bin/mailscan');
+      expect(dispatch.Environment.Variables[ENV.enginesDir]).toBe(ENGINES_DIR);
+      expect(ENGINES_DIR).toBe('/opt/bin');
+      expect(dispatch.Environment.Variables[ENV.allowPrivateTargets]).toBe(String(settings.allowPrivateTargets));
       const withLayers = Object.entries<Json>(template.findResources('AWS::Lambda::Function')).filter(([, fn]) => fn.Properties.Layers);
       expect(withLayers.map(([id]) => id)).toEqual([logicalId(stack, stack.functions.dispatch.handler)]);
     });

@@ -66,7 +66,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
         authorizer: [...powertools, ENV.sessionKeySecretArn, ENV.bearerOnlyRoutes],
-        dispatch: [...powertools, ENV.tableName, ENV.mailscanBin, ENV.artifactBucket, ENV.operatorKeysSecretArn],
+        dispatch: [...powertools, ENV.tableName, ENV.enginesDir, ENV.allowPrivateTargets, ENV.artifactBucket, ENV.operatorKeysSecretArn],
         artifactCheck: [...powertools, ENV.tableName, ENV.artifactBucket],
         dispatchDeadLetter: [...powertools, ENV.tableName],
       };

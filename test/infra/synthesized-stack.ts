@@ -1,10 +1,12 @@
 import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { EnvironmentName } from '../../infra/environment-settings.ts';
+import { ENGINES } from '../../layers/engines.ts';
 import { repositoryRoot } from '../../infra/paths.ts';
 import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
@@ -24,8 +26,25 @@ export type FunctionName = keyof ScanServiceStack['functions'];
 
 export const cdkContext = JSON.parse(readFileSync(join(repositoryRoot, 'cdk.json'), 'utf8')).context;
 export const environments: EnvironmentName[] = ['dev', 'prod'];
-/** Stands in for the `npm run build` output: a placeholder bin/mailscan, so no build is needed. */
-export const fixtureLayer = join(repositoryRoot, 'test/infra/fixtures/mailscan-layer');
+/**
+ * Stands in for the `npm run build` output: a placeholder bin/<engine> per engine of
+ * layers/engines.ts (a shell script that only names itself), so no build is needed.
+ */
+export const fixtureLayer = makeFixtureLayer();
+
+function makeFixtureLayer(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'engines-layer-')), 'layer');
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  for (const engine of ENGINES) {
+    const bin = join(dir, 'bin', engine.name);
+    writeFileSync(
+      bin,
+      `#!/bin/sh\n# Test fixture, not the engine: the real CLI is layers/dist/bin/${engine.name}.\necho "${engine.name} fixture"\n`,
+    );
+    chmodSync(bin, 0o755);
+  }
+  return dir;
+}
 
 export interface SynthesizedStack {
   stack: ScanServiceStack;
@@ -43,7 +62,7 @@ export function synthesizedStack(env: EnvironmentName): SynthesizedStack {
   let found = synthesized.get(env);
   if (!found) {
     const started = performance.now();
-    const stack = addScanServiceStack(new App({ context: { ...cdkContext, env } }), { mailscanLayerPath: fixtureLayer });
+    const stack = addScanServiceStack(new App({ context: { ...cdkContext, env } }), { enginesLayerPath: fixtureLayer });
     found = { stack, template: Template.fromStack(stack) };
     synthesized.set(env, found);
     console.info(`synth ${env}: ${Math.round(performance.now() - started)} ms`);
@@ -65,7 +84,7 @@ export function synthesizedStackWithBackfill(): SynthesizedStack {
   if (!withBackfill) {
     const environments = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, backfill: backfillSettings } };
     const stack = addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), {
-      mailscanLayerPath: fixtureLayer,
+      enginesLayerPath: fixtureLayer,
     });
     withBackfill = { stack, template: Template.fromStack(stack) };
   }

@@ -238,7 +238,11 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     });
     service = await startTestService({
       quota: QUOTA,
-      runners: new Map([['email_security', runner]]),
+      runners: new Map([
+        ['email_security', runner],
+        ['secret_scan', runner],
+        ['vm', runner],
+      ]),
       beforeDynamoCall: (command, input) => {
         const { IndexName } = (input ?? {}) as { IndexName?: string };
         calls.push({ source, step, action: command.replace(/Command$/, ''), index: IndexName ?? null });

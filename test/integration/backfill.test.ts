@@ -11,7 +11,7 @@ import { silentLogger } from '../fakes/silent-logger.ts';
 import { makeBackfillService, type BackfillReport, type RowReport } from '../../shared/services/backfill-service.ts';
 import { repositoryRoot } from '../../infra/paths.ts';
 import { startLegacyPostgres, type LegacyPostgres } from '../helpers/legacy-postgres.ts';
-import { SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
+import { engineLessRunners, SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const run = promisify(execFile);
 
@@ -28,7 +28,7 @@ const EXPECTED: Record<string, [outcome: RowReport['outcome'], what: string][]> 
     ['skipped', 'has no periodic task'],
     ['migrated', 'vm 203.0.113.0/24 custom:*/30 * * * * UTC enabled'],
     ['migrated', 'vm office.acme.example custom:*/15 8-18 * * 1-5 America/New_York enabled'],
-    ['migrated', 'vm 10.10.0.0/16 custom:0 0 * * * UTC disabled'],
+    ['skipped', 'target'],
     ['skipped', 'target'],
     ['migrated', 'vm gw.acme.example daily UTC enabled'],
   ],
@@ -53,6 +53,9 @@ const EXPECTED: Record<string, [outcome: RowReport['outcome'], what: string][]> 
 const MIGRATED = Object.values(EXPECTED)
   .flat()
   .filter(([outcome]) => outcome === 'migrated').length;
+const SKIPPED = Object.values(EXPECTED)
+  .flat()
+  .filter(([outcome]) => outcome === 'skipped').length;
 
 function describeRecord(r: ScheduleRecord): string {
   const timing = r.cadence === 'custom' ? `custom:${r.cron_expression}` : r.cadence;
@@ -77,7 +80,8 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     await legacy.reset();
     // The legacy deployment scanned its own 10.x ranges: this one allows private targets too
     // (docs/backfill.md); the unit tests show what the default policy skips.
-    service = await startTestService({ allowPrivateTargets: true });
+    // Runners for both legacy types: a type without one is skipped (DESIGN §9, tested below).
+    service = await startTestService({ allowPrivateTargets: true, runners: engineLessRunners(['email_security', 'secret_scan', 'vm']) });
   });
   afterEach(() => service.stop());
 
@@ -137,7 +141,7 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
       tenants: 3,
       migrated: MIGRATED,
       already_migrated: 0,
-      skipped: 7,
+      skipped: SKIPPED,
       failed: 0,
       cloud_monitoring_not_migrated: 5,
     });
@@ -165,7 +169,7 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
       tenants: 3,
       migrated: MIGRATED,
       already_migrated: 0,
-      skipped: 7,
+      skipped: SKIPPED,
       failed: 0,
       cloud_monitoring_not_migrated: 5,
     });
@@ -234,7 +238,7 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     const second = await backfill({});
 
     // assert
-    expect(second.report?.totals).toMatchObject({ migrated: 0, already_migrated: MIGRATED, skipped: 7, failed: 0 });
+    expect(second.report?.totals).toMatchObject({ migrated: 0, already_migrated: MIGRATED, skipped: SKIPPED, failed: 0 });
     expect(
       second
         .report!.tenants.flatMap((t) => t.rows)
@@ -373,6 +377,27 @@ describe('backfill against a legacy PostgreSQL (PGlite over the wire protocol)',
     expect(await markerCount()).toBe(0);
     expect(await legacy.checksums({ django_celery_beat_periodictasks: ['last_update'] })).toEqual(original);
     expect((await backfill({ tenant: 'globex' })).report?.totals.migrated).toBe(5);
+  });
+
+  it('skips a row whose scan type has no runner here, saying so, and leaves its legacy task enabled (DESIGN §9)', async () => {
+    await service.stop();
+    service = await startTestService({ allowPrivateTargets: true, runners: engineLessRunners(['email_security', 'secret_scan']) });
+
+    const { report } = await backfill({ tenant: 'globex' });
+
+    const reported = report?.tenants.flatMap((tenant) => tenant.rows) ?? [];
+    const vm = reported.filter((row) => row.model === 'network.continuousschedule');
+    expect(vm.length).toBeGreaterThan(0);
+    for (const row of vm) {
+      expect(row.outcome).toBe('skipped');
+      expect(row.reason).toContain('has no runner in this deployment');
+    }
+    const tasks = await legacy.query<{ enabled: boolean }>(
+      'SELECT t.enabled FROM globex.network_continuousschedule n JOIN globex.django_celery_beat_periodictask t ON t.id = n.periodic_task_id',
+    );
+    expect(tasks.length).toBe(vm.length);
+    expect(tasks.every((task) => task.enabled)).toBe(true);
+    expect((await rows()).filter((row) => row.scan_type === 'vm')).toEqual([]);
   });
 
   it("fires a backfilled schedule through the local runtime's clock like any other", async () => {

@@ -6,7 +6,7 @@ import { FireMessage } from '../../shared/domain/messages.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
-import { SESSION_KEY, freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { SESSION_KEY, engineLessRunners, freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 
 const MINUTE = 60_000;
@@ -21,7 +21,7 @@ describe('local runtime restarts', () => {
 
   it('keeps schedules across a restart and re-arms the triggers of enabled rows', async () => {
     const clock = new ManualClock('2026-03-02T10:00:00Z');
-    const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
+    const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger, runners: engineLessRunners() });
     const enabled = await first.schedules.create('acme', {
       name: 'kept',
       scan_type: 'email_security',
@@ -39,7 +39,7 @@ describe('local runtime restarts', () => {
     const key = first.sessionKey;
     await first.stop();
 
-    const second = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
+    const second = await startLocalRuntime({ dataDir, clock, logger: silentLogger, runners: engineLessRunners() });
     try {
       const stored = await second.schedules.get('acme', enabled.id);
       const triggers = await second.scheduler.list();
@@ -67,7 +67,7 @@ describe('local restarts with unfinished scans', () => {
           return { findings: [] };
         },
       };
-      const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger });
+      const first = await startLocalRuntime({ dataDir, clock, logger: silentLogger, runners: engineLessRunners() });
       const token = await signSessionToken({ sub: 'u', tenant: 'acme', role: 'operator' }, first.sessionKey);
       const response = await fetch(`${first.url}/api/scans/`, {
         method: 'POST',

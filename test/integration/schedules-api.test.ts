@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { engineLessRunners, freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
+import { SCAN_TYPES } from '../../shared/domain/scan-types.ts';
 
 describe('schedule API', () => {
   let service: TestService;
@@ -181,8 +183,10 @@ describe('schedule API', () => {
       value: 'email_security',
       label: 'Email Security',
       target_hint: expect.any(String),
-      runner_available: false,
+      runner_available: true,
     });
+    const available = reply.body.items.filter((item: { runner_available: boolean }) => item.runner_available);
+    expect(available.map((item: { value: string }) => item.value)).toEqual(runnerScanTypes());
     expect(reply.body.items.map((item: { value: string }) => item.value)).toContain('ai_red_team');
   });
 
@@ -207,7 +211,7 @@ describe('schedule listing', () => {
   const ids: string[] = [];
 
   beforeAll(async () => {
-    service = await startTestService();
+    service = await startTestService({ runners: engineLessRunners(SCAN_TYPES) }); // listing takes every scan type
     token = await service.token('lister', 'admin');
     for (let i = 0; i < 7; i += 1) {
       const scanType = i % 2 === 0 ? 'email_security' : 'dast';

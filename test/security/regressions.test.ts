@@ -2,7 +2,8 @@ import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
 import { LOCAL_TABLE_NAME } from '../../local/runtime.ts';
-import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { SESSION_KEY, engineLessRunners, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
+import { SCAN_TYPES } from '../../shared/domain/scan-types.ts';
 import { UPLOAD_STATUS_BY_CODE, errorBodyProblem, leaks } from './error-body.ts';
 import { rawRequest, type RawReply, type RawRequest } from './raw-client.ts';
 import { storeState, tableClient } from './store-state.ts';
@@ -34,7 +35,8 @@ const nested = (levels: number): unknown => {
 };
 
 beforeAll(async () => {
-  service = await startTestService();
+  // Every scan type has a runner here: these tests are about the API's handling of any subject.
+  service = await startTestService({ runners: engineLessRunners(SCAN_TYPES) });
   client = tableClient(service.runtime);
   admin = await service.token('acme', 'admin');
   const created = await json('POST', '/api/scans/schedules/', JSON.stringify(scheduleBody()));

@@ -77,19 +77,46 @@ describe('target validation', () => {
     expect(uiRules[scanType](input)).toEqual(result);
 
     expect(result.ok).toBe(false);
-    expect(result.ok ? '' : result.message).toMatch(/inside the deployment|at most 65,536 addresses/);
+    expect(result.ok ? '' : result.message).toMatch(/inside the deployment|at most 256 addresses/);
   });
 
   it('accepts private ranges only where the deployment allows them, and never loopback or metadata', async () => {
     const allowPrivate = { allowPrivateNetworks: true };
 
-    expect(await validateTarget('vapt', '10.1.0.0/16', allowPrivate)).toEqual({ ok: true, value: '10.1.0.0/16' });
+    expect(await validateTarget('vapt', '10.1.0.0/24', allowPrivate)).toEqual({ ok: true, value: '10.1.0.0/24' });
+    expect(await validateTarget('vapt', '10.1.0.0/16', allowPrivate)).toEqual({
+      ok: false,
+      message: 'must cover at most 256 addresses (a /24 or narrower); split a wider network into several targets',
+    });
     expect(await validateTarget('dast', 'http://192.168.1.10/', allowPrivate)).toEqual({ ok: true, value: 'http://192.168.1.10/' });
     expect((await validateTarget('vapt', '10.1.0.0/16')).ok).toBe(false);
     expect((await validateTarget('vapt', '127.0.0.1', allowPrivate)).ok).toBe(false);
     expect((await validateTarget('dast', 'http://169.254.169.254/', allowPrivate)).ok).toBe(false);
     expect((await validateTarget('vm', 'fd00:ec2::254', allowPrivate)).ok).toBe(false);
-    expect(targetRulesWith(apexDomain, allowPrivate).vapt('10.1.0.0/16')).toEqual({ ok: true, value: '10.1.0.0/16' });
+    expect(targetRulesWith(apexDomain, allowPrivate).vapt('10.1.0.0/24')).toEqual({ ok: true, value: '10.1.0.0/24' });
+  });
+
+  it('admits loopback targets only under ALLOW_LOOPBACK_TARGETS (local), never link-local or metadata, and http: repositories only there', async () => {
+    const loopback = { allowPrivateNetworks: false, allowLoopback: true };
+    for (const [scanType, input] of [
+      ['ssl', 'localhost:8443'],
+      ['ssl', '127.0.0.1:8443'],
+      ['ssl', '[::1]:443'],
+      ['vm', '127.0.1.0/24'],
+      ['vapt', 'localhost'],
+      ['secret_scan', 'http://127.0.0.1:9418/org/repo.git'],
+    ] as const) {
+      expect(await validateTarget(scanType, input, loopback), input).toMatchObject({ ok: true });
+      expect((await validateTarget(scanType, input)).ok, input).toBe(false);
+    }
+    expect(await validateTarget('secret_scan', 'http://github.com/org/repo', loopback)).toEqual({
+      ok: false,
+      message: 'repository URLs must use https',
+    });
+    expect((await validateTarget('vm', '169.254.169.254', loopback)).ok).toBe(false);
+    expect((await validateTarget('vm', '10.0.0.1', loopback)).ok).toBe(false);
+    expect((await validateTarget('ssl', 'metadata.google.internal:443', loopback)).ok).toBe(false);
+    expect(await validateTarget('ssl', '192.0.2.7:8443')).toEqual({ ok: true, value: '192.0.2.7:8443' });
   });
 });
 

@@ -27,6 +27,14 @@ export const checkErrorSchema = z.object({
   message: z.string(),
 });
 
+/** One check per catalogue rule: pass, fail, error or skipped (layers/mailscan/src/report-checks.ts). */
+export const checkSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(['pass', 'fail', 'error', 'skipped']),
+  detail: z.string(),
+});
+
 export const spfSchema = z.looseObject({
   status: z.enum(['ok', 'none', 'permerror', 'temperror']),
   record: z.string().nullable(),
@@ -92,6 +100,8 @@ export const reportSchema = z.object({
   techniques: z.array(z.string()).optional(),
   findings: z.array(reportFindingSchema),
   errors: z.array(checkErrorSchema),
+  /** One per catalogue rule (DESIGN §11); a report without them (an older scanner) has none. */
+  checks: z.array(checkSchema).default([]),
 });
 
 export type Report = z.infer<typeof reportSchema>;

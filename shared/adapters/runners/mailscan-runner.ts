@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
-import { reportFingerprint } from '../../../layers/mailscan/src/finding-fingerprint.ts';
-import { reportSchema, type Report } from '../../../layers/mailscan/src/report.ts';
+import { reportFingerprint, reportSchema, type Report } from '../../../layers/mailscan/src/index.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
 import { EmailSecurityScope, withoutLegacyKeys } from '../../domain/scope.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
+import { engineEnv, engineTimeoutSeconds, runEngineProcess } from './engine-process.ts';
 
 export interface MailscanRunnerOptions {
   /** The built CLI: /opt/bin/mailscan in the layer, layers/mailscan/dist/bin/mailscan locally. */
@@ -20,10 +19,6 @@ export interface MailscanRunnerOptions {
   operatorKeys?: () => Promise<Readonly<Record<string, string>>>;
 }
 
-const MAX_REPORT_BYTES = 16 * 1024 * 1024;
-/** Seconds the CLI's own --timeout leaves before the runner's hard deadline, to print its report. */
-const CLI_HEADROOM_SECONDS = 5;
-
 /**
  * Scope → CLI flags (DESIGN §4, §6). Unknown keys cannot reach here: the API refused them. Every
  * value is attached to its flag (`--rua=<path>`) and the target follows `--`, so no value, however
@@ -36,7 +31,7 @@ export function mailscanArgs(
   artifactPaths?: RunnerInput['artifactPaths'],
 ): string[] {
   const parsed = EmailSecurityScope.parse(withoutLegacyKeys(scope));
-  const args = ['scan', '--format=json', `--timeout=${Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS)}`];
+  const args = ['scan', '--format=json', `--timeout=${engineTimeoutSeconds(timeoutMs)}`];
   if (parsed.reputation === false) args.push('--no-reputation');
   if (parsed.discover) args.push('--discover');
   if (parsed.leak) args.push('--leak');
@@ -60,10 +55,7 @@ export function mailscanArgs(
 
 /** Operator keys and scanner settings travel in the environment only, never on the command line. */
 export function mailscanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const passed = Object.entries(env).filter(
-    ([name]) => name.startsWith('MAILSCAN_') || ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].includes(name),
-  );
-  return Object.fromEntries(passed);
+  return engineEnv('MAILSCAN', env);
 }
 
 /** A mailscan report as the engine's runner result: findings, check errors, score and grade. */
@@ -81,44 +73,10 @@ export function resultOfReport(report: Report): RunnerResult {
   const { score, grade } = report.surfaces.posture;
   return {
     findings,
+    checks: report.checks,
     errors: report.errors.map((error) => `${error.surface}/${error.check}: ${error.message}`),
     summary: { ...(score === null ? {} : { score }), ...(grade === null ? {} : { grade }) },
   };
-}
-
-function run(
-  node: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(node, args, { env, signal, timeout: timeoutMs, maxBuffer: MAX_REPORT_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') {
-        reject(
-          new Error(
-            error.name === 'AbortError'
-              ? 'mailscan was stopped: the invocation ran out of time'
-              : `mailscan could not run: ${error.message}`,
-          ),
-        );
-        return;
-      }
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** The last diagnostic line mailscan wrote to stderr (JSON lines), for an error message. */
-function lastDiagnostic(stderr: string): string {
-  const line = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
-  try {
-    const parsed = JSON.parse(line) as { message?: string; error?: string };
-    return parsed.error ?? parsed.message ?? line;
-  } catch {
-    return line.slice(0, 500);
-  }
 }
 
 /**
@@ -134,9 +92,7 @@ export function makeMailscanRunner({ bin, env = process.env, node = process.exec
       const args = mailscanArgs(target, scope, timeoutMs, artifactPaths);
       logger.info('mailscan started', { args });
       const childEnv = { ...mailscanEnv(env), ...(operatorKeys ? await operatorKeys() : {}) };
-      const { code, stdout, stderr } = await run(node, [bin, ...args], childEnv, signal, timeoutMs);
-      if (code === 3) throw new Error(`mailscan could not scan ${target}: ${lastDiagnostic(stderr)}`);
-      if (code !== 0) throw new Error(`mailscan exited ${code}: ${lastDiagnostic(stderr)}`);
+      const stdout = await runEngineProcess({ engine: 'mailscan', node, bin, args, env: childEnv, signal, timeoutMs, target });
       let report: Report;
       try {
         report = reportSchema.parse(JSON.parse(stdout));

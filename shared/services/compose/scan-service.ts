@@ -6,8 +6,8 @@ import type { ScanServiceAdapters } from './adapters.ts';
 
 /** The scan service (scans function, the local runtime). */
 export function composeScanService(
-  { schedules, scans, findings, clock, ids, logger, targetPolicy }: ScanServiceAdapters,
+  { schedules, scans, findings, clock, ids, logger, targetPolicy, runnerTypes }: ScanServiceAdapters,
   { queue, scanLogs, artifacts }: { queue: MessageQueue; scanLogs: ScanLogs; artifacts: ArtifactReferences },
 ) {
-  return makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts, targetPolicy });
+  return makeScanService({ scans, findings, schedules, queue, ids, clock, scanLogs, logger, artifacts, targetPolicy, runnerTypes });
 }

@@ -5,8 +5,15 @@ import type { Adapters } from './adapters.ts';
 
 /** The schedule service (schedules and backfill functions, the local runtime). */
 export function composeScheduleService(
-  { schedules, clock, ids, logger, targetPolicy }: Adapters<'schedules' | 'clock' | 'ids' | 'logger' | 'targetPolicy'>,
+  {
+    schedules,
+    clock,
+    ids,
+    logger,
+    targetPolicy,
+    runnerTypes,
+  }: Adapters<'schedules' | 'clock' | 'ids' | 'logger' | 'targetPolicy' | 'runnerTypes'>,
   { triggers, quota, artifacts }: { triggers: TriggerScheduler; quota: number; artifacts: ArtifactReferences },
 ) {
-  return makeScheduleService({ repo: schedules, triggers, clock, ids, logger, quota, artifacts, targetPolicy });
+  return makeScheduleService({ repo: schedules, triggers, clock, ids, logger, quota, artifacts, targetPolicy, runnerTypes });
 }

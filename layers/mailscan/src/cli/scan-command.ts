@@ -2,6 +2,7 @@ import { makeCachingResolver } from '../dns/caching-resolver.ts';
 import { makeRawResolver } from '../dns/raw-resolver.ts';
 import { lookupViaResolver } from '../http/resolver-lookup.ts';
 import { makeSafeFetch } from '../http/safe-fetch.ts';
+import { checksOf } from '../report-checks.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
 import { scanDomain, type RunReputation } from '../scan/scan-domain.ts';
 import type { ScanArgs } from './args.ts';
@@ -80,7 +81,8 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
       log.error('scan could not start', { domain: args.domain, message: outcome.message });
       return EXIT.couldNotStart;
     }
-    io.stdout(args.format === 'text' ? renderText(outcome.report) : `${JSON.stringify(outcome.report, null, 2)}\n`);
+    const report = { ...outcome.report, checks: checksOf(outcome.report) };
+    io.stdout(args.format === 'text' ? renderText(report) : `${JSON.stringify(report, null, 2)}\n`);
     return EXIT.ok;
   } finally {
     clearTimeout(timer);

@@ -30,7 +30,7 @@ export function readPemCertificates(path: string): string[] {
 
 /**
  * The bundled BIMI VMC roots (layers/mailscan/assets/vmc-roots/*.pem). Looked up next to the
- * source tree and next to the bundled CLI (dist/bin → ../assets, /opt/bin → /opt/assets), so the
+ * source tree and next to the bundled CLI (dist/lib/mailscan → ../../assets, /opt/lib/mailscan → /opt/assets), so the
  * build only has to copy the folder. No folder, or an empty one, means no bundled roots.
  */
 export function loadBundledVmcRoots(): string[] {
