@@ -1,4 +1,5 @@
 import { DomainError, NotFoundError, ValidationError, zodIssues } from '../domain/errors.ts';
+import { mapBounded } from '../../layers/engine-kit/src/concurrency.ts';
 import { mapLegacySchedule } from '../domain/legacy/legacy-mapping.ts';
 import type { LegacyModel, LegacySchedule } from '../domain/legacy/legacy-schedule.ts';
 import { ScheduleCreateRequest, type Schedule } from '../domain/schedule.ts';
@@ -223,17 +224,18 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
     const rows = await source.listSchedules(tenant);
     const cloud = await source.countCloudMonitoringSchedules(tenant);
     onProgress({ kind: 'tenant', tenant, index, tenants, rows: rows.length });
-    const reports = new Array<RowReport>(rows.length);
     let done = 0;
-    await forEachLimited(rows, concurrency, async (row, i) => {
+    const reports = await mapBounded(rows, concurrency, async (row): Promise<RowReport> => {
+      let report: RowReport;
       try {
-        reports[i] = await migrateRow(tenant, row, dryRun, runId);
+        report = await migrateRow(tenant, row, dryRun, runId);
       } catch (error) {
         logger.error('legacy schedule failed', { tenant, model: row.model, legacy_id: row.id, error });
-        reports[i] = { model: row.model, legacy_id: row.id, name: row.name, outcome: 'failed', reason: failureReason(error) };
+        report = { model: row.model, legacy_id: row.id, name: row.name, outcome: 'failed', reason: failureReason(error) };
       }
       done += 1;
-      onProgress({ kind: 'row', tenant, done, rows: rows.length, outcome: reports[i].outcome });
+      onProgress({ kind: 'row', tenant, done, rows: rows.length, outcome: report.outcome });
+      return report;
     });
     const count = (outcome: RowOutcome) => reports.filter((r) => r.outcome === outcome).length;
     const report: TenantReport = {
@@ -345,16 +347,4 @@ function failureReason(error: unknown): string {
   if (error instanceof ValidationError) return describeIssues(error.details);
   if (error instanceof DomainError) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      await work(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }

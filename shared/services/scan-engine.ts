@@ -18,6 +18,7 @@ import type { RunnerRegistry, RunnerResult, ScanRunner } from '../ports/scan-run
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
+import { mapBounded } from '../../layers/engine-kit/src/concurrency.ts';
 
 export interface ScanEngineDeps {
   scans: ScanRepository;
@@ -49,23 +50,6 @@ export const DEFAULT_TARGET_CONCURRENCY = 4;
  */
 export const MAX_STORED_CHECKS = 1500;
 const MAX_CHECK_DETAIL = 200;
-
-/**
- * Maps `items` through `fn` with at most `limit` calls in flight; results keep the input order, so
- * a job's findings and errors are listed target by target whatever finishes first.
- */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
-}
 
 export type ScanEngine = ReturnType<typeof makeScanEngine>;
 
@@ -181,6 +165,8 @@ export function makeScanEngine({
         checks: [],
         extra: {},
       };
+    // Results keep the input order, so a job's findings and errors are listed target by target
+    // whatever finishes first; runTarget never throws.
     const outcomes = await mapBounded([job.target, ...job.targets], targetConcurrency, (target) =>
       runTarget(job, runner, target, logger, remainingMs),
     );

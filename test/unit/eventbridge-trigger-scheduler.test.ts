@@ -23,7 +23,7 @@ import {
   type EventBridgeTriggerSchedulerOptions,
 } from '../../shared/adapters/eventbridge/eventbridge-trigger-scheduler.ts';
 import { TriggerUnavailableError } from '../../shared/domain/errors.ts';
-import { isRetryable } from '../../shared/adapters/eventbridge/throttle-backoff.ts';
+import { isRetryable } from '../../shared/adapters/eventbridge/retryable-errors.ts';
 import { describeTriggerSchedulerContract } from '../contracts/trigger-scheduler-contract.ts';
 
 const TARGET = {

@@ -1,9 +1,9 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArtifactRecord } from '../../domain/artifact.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import type { ArtifactRepository } from '../../ports/artifact-repository.ts';
 import { artifactKeys, keys } from './keys.ts';
+import { conditionalWrite } from './conditional-write.ts';
 
 const FIELDS = [
   'id',
@@ -27,24 +27,26 @@ function fromItem(item: Record<string, unknown>): ArtifactRecord {
 export function makeDynamoDbArtifactRepository(client: DynamoDBDocumentClient, tableName: string): ArtifactRepository {
   return {
     async create(record) {
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            // `ttl`: DynamoDB deletes the row some time after the bucket's lifecycle deleted the bytes.
-            Item: {
-              PK: keys.tenant(record.tenant),
-              SK: artifactKeys.artifact(record.id),
-              ...record,
-              ttl: Math.ceil(Date.parse(record.expires_at) / 1000),
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) throw new ConflictError(`artifact ${record.id} already exists`);
-        throw error;
-      }
+      await conditionalWrite(
+        async () => {
+          await client.send(
+            new PutCommand({
+              TableName: tableName,
+              // `ttl`: DynamoDB deletes the row some time after the bucket's lifecycle deleted the bytes.
+              Item: {
+                PK: keys.tenant(record.tenant),
+                SK: artifactKeys.artifact(record.id),
+                ...record,
+                ttl: Math.ceil(Date.parse(record.expires_at) / 1000),
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          );
+        },
+        () => {
+          throw new ConflictError(`artifact ${record.id} already exists`);
+        },
+      );
     },
 
     async get(tenant, id) {
@@ -55,28 +57,28 @@ export function makeDynamoDbArtifactRepository(client: DynamoDBDocumentClient, t
     },
 
     async settle(tenant, id, outcome) {
-      try {
-        const { Attributes } = await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: keys.tenant(tenant), SK: artifactKeys.artifact(id) },
-            UpdateExpression: 'SET #status = :status, sha256 = :sha256, reason = :reason',
-            ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':status': outcome.status,
-              ':sha256': outcome.sha256,
-              ':reason': outcome.reason,
-              ':pending': 'pending',
-            },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return Attributes ? fromItem(Attributes) : null;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return null;
-        throw error;
-      }
+      return conditionalWrite(
+        async () => {
+          const { Attributes } = await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { PK: keys.tenant(tenant), SK: artifactKeys.artifact(id) },
+              UpdateExpression: 'SET #status = :status, sha256 = :sha256, reason = :reason',
+              ConditionExpression: '#status = :pending',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':status': outcome.status,
+                ':sha256': outcome.sha256,
+                ':reason': outcome.reason,
+                ':pending': 'pending',
+              },
+              ReturnValues: 'ALL_NEW',
+            }),
+          );
+          return Attributes ? fromItem(Attributes) : null;
+        },
+        () => null,
+      );
     },
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BatchGetCommand, BatchWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FindingRecord } from '../../domain/finding.ts';
 import type { FindingFilter, FindingRepository } from '../../ports/finding-repository.ts';
+import { retry } from '../../../layers/engine-kit/src/retry.ts';
 import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 
@@ -33,7 +34,6 @@ const SEEN_PER_UPDATE = 60;
 const targetHash = (target: string) => createHash('sha256').update(target).digest('hex').slice(0, 32);
 /** Fingerprints are hex digests, so `f` + fingerprint is a valid attribute name. */
 const seenAttribute = (fingerprint: string) => `f${fingerprint}`;
-const MAX_ATTEMPTS = 8;
 
 function fromItem(item: Record<string, unknown>): FindingRecord {
   return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as FindingRecord;
@@ -43,7 +43,23 @@ function chunks<T>(items: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }
 
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+/** What a batch call left unprocessed after its last attempt. */
+class Unprocessed extends Error {}
+
+/**
+ * Sends `pending` with `send` until nothing is left unprocessed: 8 calls at most, full-jitter
+ * backoff from 50 ms doubling to 3.2 s between them (DynamoDB throttles partitions briefly). A
+ * failed call is not retried here: the SDK's own retries already ran for it.
+ */
+async function untilProcessed<T>(pending: T[], send: (pending: T[]) => Promise<T[]>, left: (count: number) => string): Promise<void> {
+  await retry(
+    async () => {
+      pending = await send(pending);
+      if (pending.length > 0) throw new Unprocessed(left(pending.length));
+    },
+    { attempts: 8, baseMs: 50, maxMs: 3_200, retryable: (error) => error instanceof Unprocessed },
+  );
+}
 
 /**
  * Findings in the single table, written with BatchWriteItem (25 a request, unprocessed items
@@ -57,13 +73,14 @@ const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve
 export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, tableName: string): FindingRepository {
   async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
     for (const chunk of chunks(requests, BATCH_WRITE)) {
-      let pending = chunk;
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed`);
-        if (attempt > 0) await backoff(attempt);
-        const output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = output.UnprocessedItems?.[tableName] ?? [];
-      }
+      await untilProcessed(
+        chunk,
+        async (pending) => {
+          const output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+          return output.UnprocessedItems?.[tableName] ?? [];
+        },
+        (count) => `BatchWriteItem left ${count} items unprocessed`,
+      );
     }
   }
 
@@ -88,22 +105,26 @@ export function makeDynamoDbFindingRepository(client: DynamoDBDocumentClient, ta
       const seen = new Map<string, string>();
       const targets = [...new Set(sightings.map((sighting) => sighting.target))];
       for (const chunk of chunks(targets, BATCH_GET)) {
-        let pending: Record<string, unknown>[] = chunk.map((target) => ({
+        const targetKeys: Record<string, unknown>[] = chunk.map((target) => ({
           PK: keys.tenant(tenant),
           SK: scanKeys.firstSeen(targetHash(target)),
         }));
-        for (let attempt = 0; pending.length > 0; attempt += 1) {
-          if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
-          if (attempt > 0) await backoff(attempt);
-          const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
-          for (const item of output.Responses?.[tableName] ?? []) {
-            for (const { fingerprint } of sightings) {
-              const at: unknown = item[seenAttribute(fingerprint)];
-              if (typeof at === 'string') seen.set(fingerprint, at);
+        await untilProcessed(
+          targetKeys,
+          async (pending) => {
+            const output = await client.send(
+              new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+            );
+            for (const item of output.Responses?.[tableName] ?? []) {
+              for (const { fingerprint } of sightings) {
+                const at: unknown = item[seenAttribute(fingerprint)];
+                if (typeof at === 'string') seen.set(fingerprint, at);
+              }
             }
-          }
-          pending = (output.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-        }
+            return (output.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+          },
+          (count) => `BatchGetItem left ${count} keys unprocessed`,
+        );
       }
       return seen;
     },

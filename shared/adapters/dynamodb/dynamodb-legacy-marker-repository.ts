@@ -1,10 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { LegacyModel } from '../../domain/legacy/legacy-schedule.ts';
 import type { LegacyMarker, LegacyMarkerRepository } from '../../ports/legacy-marker-repository.ts';
 import { queryAll } from './all-items.ts';
 import { keys } from './keys.ts';
+import { conditionalWrite } from './conditional-write.ts';
 
 const FIELDS = [
   'tenant',
@@ -38,37 +38,39 @@ export function makeDynamoDbLegacyMarkerRepository(client: DynamoDBDocumentClien
     },
 
     async claim(marker) {
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...key(marker.tenant, marker.model, marker.legacyId), ...marker },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      return conditionalWrite(
+        async () => {
+          await client.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: { ...key(marker.tenant, marker.model, marker.legacyId), ...marker },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          );
+          return true;
+        },
+        () => false,
+      );
     },
 
     async markDone(tenant, model, legacyId) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key(tenant, model, legacyId),
-            UpdateExpression: 'SET #state = :done',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':done': 'done' },
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) throw new NotFoundError(`no ${model} marker ${legacyId} for ${tenant}`);
-        throw error;
-      }
+      await conditionalWrite(
+        async () => {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: key(tenant, model, legacyId),
+              UpdateExpression: 'SET #state = :done',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':done': 'done' },
+            }),
+          );
+        },
+        () => {
+          throw new NotFoundError(`no ${model} marker ${legacyId} for ${tenant}`);
+        },
+      );
     },
 
     async *list(tenant) {

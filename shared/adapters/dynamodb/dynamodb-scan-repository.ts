@@ -1,8 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ScanJobRecord } from '../../domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../ports/scan-repository.ts';
 import { scanAll } from './all-items.ts';
+import { conditionalWrite } from './conditional-write.ts';
 import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 
@@ -35,8 +35,6 @@ function fromItem(item: Record<string, unknown>): ScanJobRecord {
   return record;
 }
 
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
-
 /** ScanJobs in the single table; request paths use GetItem, Query and conditional writes only. */
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
@@ -66,26 +64,26 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
 
   return {
     async create(job) {
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              PK: keys.tenant(job.tenant),
-              SK: scanKeys.scan(job.id),
-              GSI1PK: scanKeys.scansByType(job.tenant, job.scan_type),
-              GSI1SK: job.id,
-              ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
-              ...job,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        return false;
-      }
+      return conditionalWrite(
+        async () => {
+          await client.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: {
+                PK: keys.tenant(job.tenant),
+                SK: scanKeys.scan(job.id),
+                GSI1PK: scanKeys.scansByType(job.tenant, job.scan_type),
+                GSI1SK: job.id,
+                ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
+                ...job,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          );
+          return true;
+        },
+        () => false,
+      );
     },
 
     async get(tenant, id) {
@@ -95,25 +93,25 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
 
     async transition(tenant, id, from, changes) {
       const entries = Object.entries(changes).filter(([field]) => field !== 'id' && field !== 'tenant');
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: keys.tenant(tenant), SK: scanKeys.scan(id) },
-            UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
-            ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-            ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(entries.map(([field]) => [`#${field}`, field])) },
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
-              ...Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      return conditionalWrite(
+        async () => {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { PK: keys.tenant(tenant), SK: scanKeys.scan(id) },
+              UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+              ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+              ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(entries.map(([field]) => [`#${field}`, field])) },
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+                ...Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
+              },
+            }),
+          );
+          return true;
+        },
+        () => false,
+      );
     },
 
     async *listUnfinished() {

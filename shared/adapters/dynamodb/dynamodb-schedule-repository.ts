@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../domain/errors.ts';
 import type { ScheduleRecord } from '../../domain/schedule.ts';
@@ -6,6 +5,7 @@ import type { Page, ScheduleFilter, ScheduleRepository } from '../../ports/sched
 import { queryAll, scanAll } from './all-items.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 import { keys } from './keys.ts';
+import { conditionalWrite } from './conditional-write.ts';
 
 const RECORD_FIELDS = [
   'id',
@@ -53,8 +53,6 @@ function toItem(record: ScheduleRecord) {
 function fromItem(item: Record<string, unknown>): ScheduleRecord {
   return Object.fromEntries(RECORD_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScheduleRecord;
 }
-
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
 /**
  * How long a create's reservation (the gate's `pending`) holds a slot while its row is not there:
@@ -115,27 +113,27 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
       !rows.has(pending) &&
       Date.parse(record.created_at) - Date.parse(String(gate?.pending_at)) < RESERVATION_MS;
     if (rows.size + (pendingHolds ? 1 : 0) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
-    try {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: gateKey(record.tenant),
-          UpdateExpression: 'SET #sequence = :next, #pending = :id, #pendingAt = :at',
-          ConditionExpression: sequence === 0 ? 'attribute_not_exists(#sequence)' : '#sequence = :sequence',
-          ExpressionAttributeNames: { '#sequence': 'sequence', '#pending': 'pending', '#pendingAt': 'pending_at' },
-          ExpressionAttributeValues: {
-            ':next': sequence + 1,
-            ':id': record.id,
-            ':at': record.created_at,
-            ...(sequence === 0 ? {} : { ':sequence': sequence }),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionalWrite(
+      async () => {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: gateKey(record.tenant),
+            UpdateExpression: 'SET #sequence = :next, #pending = :id, #pendingAt = :at',
+            ConditionExpression: sequence === 0 ? 'attribute_not_exists(#sequence)' : '#sequence = :sequence',
+            ExpressionAttributeNames: { '#sequence': 'sequence', '#pending': 'pending', '#pendingAt': 'pending_at' },
+            ExpressionAttributeValues: {
+              ':next': sequence + 1,
+              ':id': record.id,
+              ':at': record.created_at,
+              ...(sequence === 0 ? {} : { ':sequence': sequence }),
+            },
+          }),
+        );
+        return true;
+      },
+      () => false,
+    );
   }
 
   async function get(tenant: string, id: string): Promise<ScheduleRecord | null> {
@@ -185,12 +183,16 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
       let reserved = false;
       for (let round = 0; round < CREATE_ROUNDS && !reserved; round += 1) reserved = await reserve(record, quota);
       if (!reserved) throw new ConflictError('too many schedules are being created at once for this tenant; retry');
-      try {
-        await client.send(new PutCommand({ TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' }));
-      } catch (error) {
-        if (isConditionFailure(error)) throw new ConflictError(`schedule ${record.id} already exists`);
-        throw error;
-      }
+      await conditionalWrite(
+        async () => {
+          await client.send(
+            new PutCommand({ TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' }),
+          );
+        },
+        () => {
+          throw new ConflictError(`schedule ${record.id} already exists`);
+        },
+      );
     },
 
     get,
@@ -200,94 +202,98 @@ export function makeDynamoDbScheduleRepository(client: DynamoDBDocumentClient, t
       // which updates them without a version, and a PATCH must never write them back stale.
       const item = toItem(record);
       const fields = [...EDITABLE_FIELDS, 'GSI1PK', 'GSI2PK'] as const;
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: item.PK, SK: item.SK },
-            UpdateExpression: `SET ${fields.map((field) => `#${field} = :${field}`).join(', ')}`,
-            ConditionExpression: '#version = :expected',
-            ExpressionAttributeNames: Object.fromEntries(fields.map((field) => [`#${field}`, field])),
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(fields.map((field) => [`:${field}`, item[field]])),
-              ':expected': record.version - 1,
-            },
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) throw await staleOrMissing(record.tenant, record.id);
-        throw error;
-      }
+      await conditionalWrite(
+        async () => {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { PK: item.PK, SK: item.SK },
+              UpdateExpression: `SET ${fields.map((field) => `#${field} = :${field}`).join(', ')}`,
+              ConditionExpression: '#version = :expected',
+              ExpressionAttributeNames: Object.fromEntries(fields.map((field) => [`#${field}`, field])),
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(fields.map((field) => [`:${field}`, item[field]])),
+                ':expected': record.version - 1,
+              },
+            }),
+          );
+        },
+        async () => {
+          throw await staleOrMissing(record.tenant, record.id);
+        },
+      );
     },
 
     async recordRun(tenant, id, run) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
-            UpdateExpression: 'SET last_run_at = :at, last_run_status = :status, last_scan_id = :scan',
-            // Scan ids are ULIDs: a redelivered older fire never takes the row back from a newer scan.
-            ConditionExpression:
-              'attribute_exists(PK) AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id <= :scan)',
-            ExpressionAttributeValues: {
-              ':at': run.last_run_at,
-              ':status': run.last_run_status,
-              ':scan': run.last_scan_id,
-              ':null': 'NULL',
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      return conditionalWrite(
+        async () => {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+              UpdateExpression: 'SET last_run_at = :at, last_run_status = :status, last_scan_id = :scan',
+              // Scan ids are ULIDs: a redelivered older fire never takes the row back from a newer scan.
+              ConditionExpression:
+                'attribute_exists(PK) AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id <= :scan)',
+              ExpressionAttributeValues: {
+                ':at': run.last_run_at,
+                ':status': run.last_run_status,
+                ':scan': run.last_scan_id,
+                ':null': 'NULL',
+              },
+            }),
+          );
+          return true;
+        },
+        () => false,
+      );
     },
 
     async startRun(tenant, id, run) {
-      try {
-        const { Attributes } = await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
-            UpdateExpression: 'SET last_run_at = :at, last_run_status = :running, last_scan_id = :scan',
-            // Strictly newer: a redelivered fire (the same deterministic scan id) or an older one
-            // fails here and takes the read path, so it never resets a finished run to running.
-            ConditionExpression:
-              'attribute_exists(PK) AND enabled = :true AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id < :scan)',
-            ExpressionAttributeValues: {
-              ':at': run.last_run_at,
-              ':running': 'running',
-              ':scan': run.last_scan_id,
-              ':true': true,
-              ':null': 'NULL',
-            },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return Attributes ? fromItem(Attributes) : null;
-      } catch (error) {
-        if (isConditionFailure(error)) return null;
-        throw error;
-      }
+      return conditionalWrite(
+        async () => {
+          const { Attributes } = await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+              UpdateExpression: 'SET last_run_at = :at, last_run_status = :running, last_scan_id = :scan',
+              // Strictly newer: a redelivered fire (the same deterministic scan id) or an older one
+              // fails here and takes the read path, so it never resets a finished run to running.
+              ConditionExpression:
+                'attribute_exists(PK) AND enabled = :true AND (attribute_not_exists(last_scan_id) OR attribute_type(last_scan_id, :null) OR last_scan_id < :scan)',
+              ExpressionAttributeValues: {
+                ':at': run.last_run_at,
+                ':running': 'running',
+                ':scan': run.last_scan_id,
+                ':true': true,
+                ':null': 'NULL',
+              },
+              ReturnValues: 'ALL_NEW',
+            }),
+          );
+          return Attributes ? fromItem(Attributes) : null;
+        },
+        () => null,
+      );
     },
 
     async delete(tenant, id, expectedVersion) {
-      try {
-        await client.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
-            ConditionExpression: '#version = :expected',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':expected': expectedVersion },
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) throw await staleOrMissing(tenant, id);
-        throw error;
-      }
+      await conditionalWrite(
+        async () => {
+          await client.send(
+            new DeleteCommand({
+              TableName: tableName,
+              Key: { PK: keys.tenant(tenant), SK: keys.schedule(id) },
+              ConditionExpression: '#version = :expected',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':expected': expectedVersion },
+            }),
+          );
+        },
+        async () => {
+          throw await staleOrMissing(tenant, id);
+        },
+      );
     },
 
     async list(tenant, filter, limit, cursor): Promise<Page<ScheduleRecord>> {

@@ -8,11 +8,13 @@ import {
   type GetScheduleOutput,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
+import { mapBounded } from '../../../layers/engine-kit/src/concurrency.ts';
+import { retry, type RetryOptions } from '../../../layers/engine-kit/src/retry.ts';
 import { TriggerUnavailableError } from '../../domain/errors.ts';
 import { triggerNames } from '../../domain/trigger-names.ts';
 import type { ProvisionedTrigger, TriggerDefinition, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 import { matchesRequest, readTrigger, scheduleRequest, type DesiredTrigger, type TriggerTarget } from './schedule-request.ts';
-import { backoffDelayMs, errorName, isRetryable, type BackoffPolicy } from './throttle-backoff.ts';
+import { errorName, isRetryable } from './retryable-errors.ts';
 
 /** The slice of a structured logger (Powertools Logger fits) this adapter writes to. */
 export interface SchedulerLogger {
@@ -71,11 +73,9 @@ type ExpectedError = 'ConflictException' | 'ResourceNotFoundException';
 export class EventBridgeTriggerScheduler implements TriggerScheduler {
   readonly #client: SchedulerClient;
   readonly #target: TriggerTarget;
-  readonly #maxAttempts: number;
-  readonly #backoff: BackoffPolicy;
+  /** The retry loop's policy (engine kit): attempts, full-jitter backoff, the injected sleep and random. */
+  readonly #retry: Omit<RetryOptions, 'retryable'>;
   readonly #listConcurrency: number;
-  readonly #sleep: (ms: number) => Promise<void>;
-  readonly #random: () => number;
   readonly #logger: SchedulerLogger | undefined;
 
   constructor(options: EventBridgeTriggerSchedulerOptions) {
@@ -86,11 +86,15 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
       roleArn: options.roleArn,
       deadLetterArn: options.deadLetterArn,
     };
-    this.#maxAttempts = options.maxAttempts ?? 5;
-    this.#backoff = { baseDelayMs: options.baseDelayMs ?? 100, maxDelayMs: options.maxDelayMs ?? 2_000 };
+    const sleep = options.sleep ?? ((ms: number) => delay(ms));
+    this.#retry = {
+      attempts: options.maxAttempts ?? 5,
+      baseMs: options.baseDelayMs ?? 100,
+      maxMs: options.maxDelayMs ?? 2_000,
+      sleep: (ms) => sleep(ms),
+      random: options.random ?? Math.random,
+    };
     this.#listConcurrency = options.listConcurrency ?? 8;
-    this.#sleep = options.sleep ?? ((ms) => delay(ms));
-    this.#random = options.random ?? Math.random;
     this.#logger = options.logger;
   }
 
@@ -135,7 +139,7 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
    */
   async inventory(): Promise<TriggerInventory> {
     const names = await this.#listNames();
-    const described = await mapConcurrently(names, this.#listConcurrency, async (name) => {
+    const described = await mapBounded(names, this.#listConcurrency, async (name) => {
       const schedule = await this.#get(name);
       return schedule === null ? null : { name, read: readTrigger(this.#target.queueArn, name, schedule) };
     });
@@ -218,14 +222,19 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
    * caller to handle; everything else that is final becomes TriggerUnavailableError.
    */
   async #send<T>(operation: string, call: () => Promise<T>, expected: readonly ExpectedError[] = []): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        if ((expected as readonly string[]).includes(errorName(error))) throw error;
-        if (!isRetryable(error) || attempt >= this.#maxAttempts) throw this.#unavailable(operation, error, attempt);
-        await this.#sleep(backoffDelayMs(attempt, this.#backoff, this.#random));
-      }
+    const isExpected = (error: unknown) => (expected as readonly string[]).includes(errorName(error));
+    let attempts = 0;
+    try {
+      return await retry(
+        () => {
+          attempts += 1;
+          return call();
+        },
+        { ...this.#retry, retryable: (error) => !isExpected(error) && isRetryable(error) },
+      );
+    } catch (error) {
+      if (isExpected(error)) throw error;
+      throw this.#unavailable(operation, error, attempts);
     }
   }
 
@@ -241,18 +250,4 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
     return new TriggerUnavailableError(`EventBridge Scheduler ${operation} failed (${name})${tries}`);
   }
-}
-
-/** Map with at most `limit` calls in flight; results keep the input order. */
-async function mapConcurrently<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await map(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

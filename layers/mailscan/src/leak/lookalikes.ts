@@ -3,6 +3,7 @@ import { certificatesFor } from '../external/ct-entries.ts';
 import { searchCt } from '../external/ct-search.ts';
 import type { OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
+import { mapBounded, settledOnly } from '../../../engine-kit/src/concurrency.ts';
 import { permute, type Permutation } from './permutations.ts';
 
 export type Registration = 'registered' | 'unregistered' | 'unknown';
@@ -74,20 +75,6 @@ export async function resolveLookalike(
   return { resolved, queries: 4 };
 }
 
-/** Runs `work` over `items` with at most `limit` in flight. */
-export async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && !signal?.aborted) {
-      const index = next++;
-      results[index] = await work(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results.filter((result) => result !== undefined);
-}
-
 export interface LookalikeScan {
   generated: number;
   candidates: number;
@@ -101,22 +88,25 @@ export interface LookalikeScan {
 /** Resolves every candidate concurrently, then asks CT about each registered one (bounded). */
 export async function scanLookalikes(ctx: OptInContext, candidates: Permutation[], generated: number): Promise<LookalikeScan> {
   let queries = 0;
-  const resolved = await inPool(
-    candidates,
-    ctx.settings.lookalike.concurrency,
-    async (candidate) => {
-      const outcome = await resolveLookalike(candidate, ctx.resolver);
-      queries += outcome.queries;
-      return outcome.resolved;
-    },
-    ctx.signal,
+  // Once the signal aborts no further candidate starts: the ones left out are counted below.
+  const resolved = settledOnly(
+    await mapBounded(
+      candidates,
+      ctx.settings.lookalike.concurrency,
+      async (candidate) => {
+        const outcome = await resolveLookalike(candidate, ctx.resolver);
+        queries += outcome.queries;
+        return outcome.resolved;
+      },
+      { signal: ctx.signal },
+    ),
   );
   const registered = resolved.filter((item) => item.state === 'registered');
   const toCheck = registered.slice(0, ctx.settings.lookalike.maxCtChecks);
   const certificates = new Map<string, LookalikeCertificate[]>();
   const errors: CheckError[] = [];
   const unreachable = new Set<string>();
-  await inPool(
+  await mapBounded(
     toCheck,
     4,
     async (item) => {
@@ -132,7 +122,7 @@ export async function scanLookalikes(ctx: OptInContext, candidates: Permutation[
           found.map((certificate) => ({ ...certificate, source: 'ct' as const })),
         );
     },
-    ctx.signal,
+    { signal: ctx.signal },
   );
   for (const message of unreachable) errors.push({ surface: 'leak', check: 'lookalike_ct', message });
   if (resolved.length < candidates.length)

@@ -1,7 +1,7 @@
 /**
- * Backoff for EventBridge Scheduler calls: which failures are worth another attempt, and how long
- * to wait before it. Pure functions so the adapter's retry loop is testable with an injected
- * `random`.
+ * Which EventBridge Scheduler failures are worth another attempt. The adapter retries them with
+ * the engine kit's retry loop (layers/engine-kit/src/retry.ts: full-jitter backoff, injected sleep
+ * and random).
  */
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
 
@@ -28,22 +28,4 @@ export function isRetryable(error: unknown): boolean {
   if (isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError)) return true;
   if (sdkError.$fault === 'server' || ALSO_RETRYABLE_NAMES.has(error.name)) return true;
   return sdkError.code !== undefined && ALSO_RETRYABLE_NETWORK_CODES.has(sdkError.code);
-}
-
-/** Parameters of exponential backoff with full jitter. */
-export interface BackoffPolicy {
-  /** Delay ceiling before the first retry; doubles with each further retry. */
-  baseDelayMs: number;
-  /** Upper bound on any single delay, so a long retry chain stays inside a request's budget. */
-  maxDelayMs: number;
-}
-
-/**
- * Delay before retry number `retry` (1 = the first retry): uniform in
- * `[0, min(maxDelayMs, baseDelayMs * 2^(retry-1)))` ("full jitter"), which spreads concurrent
- * callers that were throttled together instead of letting them retry in lockstep.
- */
-export function backoffDelayMs(retry: number, policy: BackoffPolicy, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
-  return Math.floor(random() * ceiling);
 }
