@@ -1,5 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ScanLogLine } from '../shared/domain/scan-log.ts';
 import type { Logger } from '../shared/ports/logger.ts';
 import type { ScanLogs } from '../shared/ports/scan-log.ts';
 
@@ -42,6 +44,35 @@ export function makeFileScanLogs(dir: string, base: Logger): ScanLogs {
         },
       };
       return logger;
+    },
+    async read(tenant, scanId, maxLines) {
+      let text: string;
+      try {
+        text = await readFile(file(scanId), 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], truncated: false };
+        throw error;
+      }
+      const lines: ScanLogLine[] = [];
+      let truncated = false;
+      for (const raw of text.split('\n')) {
+        if (raw.trim() === '') continue;
+        let entry: Record<string, unknown>;
+        try {
+          entry = JSON.parse(raw) as Record<string, unknown>;
+        } catch {
+          continue; // a line cut by a crash mid-write
+        }
+        // Scan ids are unique across tenants; the tenant on each line is checked anyway.
+        if (entry.tenant !== tenant) continue;
+        if (lines.length === maxLines) {
+          truncated = true;
+          break;
+        }
+        const { timestamp, level, message, tenant: _tenant, scan_id: _scan, schedule_id: _schedule, ...fields } = entry;
+        lines.push({ timestamp: String(timestamp), level: String(level), message: String(message), fields });
+      }
+      return { lines, truncated };
     },
   };
 }

@@ -3,6 +3,7 @@ import { Artifact, CreateArtifactRequest, CreatedArtifact } from '../../shared/d
 import { FindingList, FindingListQuery } from '../../shared/domain/finding.ts';
 import { ArtifactId, ScanId, ScheduleId } from '../../shared/domain/ids.ts';
 import { ManualScanRequest, ScanJob, ScanList, ScanListQuery } from '../../shared/domain/scan-job.ts';
+import { ScanLogView } from '../../shared/domain/scan-log.ts';
 import { Schedule } from '../../shared/domain/schedule.ts';
 import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
@@ -76,6 +77,16 @@ export const scanRoutes = declareRoutes<ScansHandlerDeps>('scans', (route) => [
     success: { status: 200, schema: ScanJob, description: 'the scan' },
     errors: [401, 403, 404],
     handle: async ({ identity, id }, { scans }) => ({ status: 200, body: await scans.getScan(identity.tenant, id) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/scans/{id}/log/',
+    role: 'viewer',
+    summary: "A scan's log lines, oldest first (at most 1,000); readable is false where the deployment cannot read them back",
+    id: { schema: ScanId, noun: 'scan' },
+    success: { status: 200, schema: ScanLogView, description: 'the log lines and where the full log is' },
+    errors: [401, 403, 404],
+    handle: async ({ identity, id }, { scans }) => ({ status: 200, body: await scans.getScanLog(identity.tenant, id) }),
   }),
   route({
     method: 'GET',

@@ -1,4 +1,5 @@
 import type { ScanLogLocation } from '../domain/scan-job.ts';
+import type { ScanLogLine } from '../domain/scan-log.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -8,4 +9,10 @@ import type { Logger } from './logger.ts';
 export interface ScanLogs {
   location(scanId: string): ScanLogLocation;
   loggerFor(keys: { tenant: string; scan_id: string; schedule_id: string | null }): Logger;
+  /**
+   * The first `maxLines` lines of the scan's log that carry `tenant`, oldest first, or null when
+   * this adapter cannot read lines back (the caller then points at `location`). A scan that has
+   * logged nothing yet has no lines.
+   */
+  read(tenant: string, scanId: string, maxLines: number): Promise<{ lines: ScanLogLine[]; truncated: boolean } | null>;
 }

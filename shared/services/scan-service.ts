@@ -11,6 +11,7 @@ import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { MessageQueue } from '../ports/message-queue.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
+import { MAX_SCAN_LOG_LINES, type ScanLogView } from '../domain/scan-log.ts';
 import type { ScanFilter, ScanRepository } from '../ports/scan-repository.ts';
 import type { Page, ScheduleRepository } from '../ports/schedule-repository.ts';
 import { scopeArtifactIssues, type ArtifactReferences } from './artifact-references.ts';
@@ -136,6 +137,14 @@ export function makeScanService({
       const job = await scans.get(tenant, id);
       if (!job) throw new NotFoundError(`scan ${id} not found`);
       return stripTenant(job);
+    },
+
+    /** The scan's log lines, for this tenant's scans only (another tenant's id is not found). */
+    async getScanLog(tenant: string, id: string): Promise<ScanLogView> {
+      const job = await scans.get(tenant, id);
+      if (!job) throw new NotFoundError(`scan ${id} not found`);
+      const read = await scanLogs.read(tenant, id, MAX_SCAN_LOG_LINES);
+      return { scan_id: id, readable: read !== null, items: read?.lines ?? [], truncated: read?.truncated ?? false, location: job.log };
     },
 
     async listScans(tenant: string, filter: ScanFilter, limit: number, cursor?: string): Promise<Page<ScanJob>> {

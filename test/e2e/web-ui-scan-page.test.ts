@@ -53,7 +53,12 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     expect(await page.locator('main .empty').count()).toBe(0);
     // The outcome comes before the summary and the findings.
     const order = await page.locator('main h2').allTextContents();
-    expect(order.slice(0, 2)).toEqual(['This scan failed', expect.stringMatching(/^Findings/)]);
+    expect(order).toEqual(['This scan failed', expect.stringMatching(/^Findings/), 'Log']);
+    // The log is its lines, read through the API, never a path on the server's disk.
+    const log = page.getByRole('list', { name: 'Log lines' });
+    await log.getByText('scan started').waitFor();
+    expect(await log.textContent()).toContain('DNS resolver timed out after 10 s');
+    expect(await page.locator('main').textContent()).not.toMatch(/\.jsonl|\/logs\/scans\//);
     await browser.audit('scan-failed');
   });
 
@@ -66,7 +71,7 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     expect(await page.getByRole('list', { name: 'Errors' }).textContent()).toContain(
       'partial.example: the reputation checks could not reach the DNSBLs',
     );
-    expect(await page.locator('main h2').allTextContents()).toEqual(['This scan finished partially', 'Findings (1)']);
+    expect(await page.locator('main h2').allTextContents()).toEqual(['This scan finished partially', 'Findings (1)', 'Log']);
     await browser.audit('scan-partial');
   });
 

@@ -47,6 +47,15 @@ export function scanPath({ targetConcurrency, runner = new ScriptedRunner() }: {
           lines.push({ scan_id, level, message, fields });
       return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
     },
+    read: async (_tenant, scanId, maxLines) => {
+      const own = lines.filter((entry) => entry.scan_id === scanId);
+      return {
+        lines: own
+          .slice(0, maxLines)
+          .map(({ level, message, fields }) => ({ timestamp: clock.now().toISOString(), level, message, fields })),
+        truncated: own.length > maxLines,
+      };
+    },
   };
   const runners = new Map<ScanType, ScanRunner>([['email_security', runner]]);
   const engine = makeScanEngine({

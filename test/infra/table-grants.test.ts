@@ -358,6 +358,7 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('GET', `/api/scans/?schedule_id=${everyFive.id}&limit=1`), 200);
     await expectStatus(api('GET', '/api/scans/?source_type=adversary'), 200);
     await expectStatus(api('GET', `/api/scans/${scans.items[0].id}/`), 200);
+    await expectStatus(api('GET', `/api/scans/${scans.items[0].id}/log/`), 200);
     await expectStatus(api('GET', '/api/scans/scan_01HZ0000000000000000000000/'), 404);
     const findings = await expectStatus(api('GET', '/api/findings/?limit=5'), 200);
     await expectStatus(api('GET', `/api/findings/?limit=5&cursor=${findings.next_cursor}`), 200);
