@@ -93,7 +93,13 @@ describe('memory held across requests', () => {
       const clock = new ManualClock('2026-03-02T10:00:00Z');
       const logger = makeLogger('schedules');
       const schedules = composeScheduleService(
-        { schedules: new InMemoryScheduleRepository(), clock, ids: makeUlidGenerator(() => clock.now().getTime()), logger },
+        {
+          schedules: new InMemoryScheduleRepository(),
+          clock,
+          ids: makeUlidGenerator(() => clock.now().getTime()),
+          logger,
+          runnerTypes: new Set(['email_security'] as const),
+        },
         {
           triggers: new LocalTriggerScheduler({ clock, queue: new LocalQueue({ name: 'q', clock, visibilityTimeoutMs: 1000 }) }),
           quota: 500,
