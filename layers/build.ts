@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENGINES } from './engines.ts';
 import { buildMailscan } from './mailscan/build.ts';
+import { buildTlsscan } from './tlsscan/build.ts';
 
 export const LAYER_DIST = fileURLToPath(new URL('./dist/', import.meta.url));
 
 /** How each engine is built to an executable path (dist/bin/<name>; lib/ and assets/ beside bin/). */
 const BUILDERS: Readonly<Record<string, (outfile: string) => Promise<string>>> = {
   mailscan: buildMailscan,
+  tlsscan: buildTlsscan,
 };
 
 /** Builds every engine under `dist`; returns each engine's executable by name. */

@@ -12,4 +12,7 @@ export interface EngineEntry {
   scanTypes: readonly string[];
 }
 
-export const ENGINES: readonly EngineEntry[] = [{ name: 'mailscan', scanTypes: ['email_security'] }];
+export const ENGINES: readonly EngineEntry[] = [
+  { name: 'mailscan', scanTypes: ['email_security'] },
+  { name: 'tlsscan', scanTypes: ['ssl'] },
+];

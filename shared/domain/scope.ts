@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { TlsScope } from '../../layers/tlsscan/src/scope.ts';
 import type { ScanType } from './scan-types.ts';
 import { zodIssues, type FieldIssue } from './errors.ts';
 import { ArtifactId } from './ids.ts';
@@ -51,6 +52,16 @@ export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;
 export const Scope = z.record(z.string(), z.unknown());
 export type Scope = z.infer<typeof Scope>;
 
+/**
+ * The scope schema of each scan type with an engine: strict, so a misspelt option is refused
+ * rather than silently ignored. Each engine owns its schema (its `scope.ts`, a leaf module of
+ * zod only, so the API and the UI bundle it without the engine).
+ */
+const SCOPE_SCHEMAS: Partial<Record<ScanType, z.ZodType>> = {
+  email_security: EmailSecurityScope,
+  ssl: TlsScope,
+};
+
 /** Checks a scope for a scan type; returns issues with fields under `scope.`. */
 export function checkScope(scanType: ScanType, scope: Scope, options: { allowLegacyKeys: boolean }): FieldIssue[] {
   // First: what follows (JSON.stringify, zod) must only ever see values the store can hold.
@@ -66,8 +77,9 @@ export function checkScope(scanType: ScanType, scope: Scope, options: { allowLeg
     }
   }
   if ('techniques' in scope) issues.push({ field: 'scope.techniques', message: 'is set only by adversary runs' });
-  if (scanType === 'email_security') {
-    const parsed = EmailSecurityScope.safeParse(withoutLegacyKeys(scope));
+  const schema = SCOPE_SCHEMAS[scanType];
+  if (schema) {
+    const parsed = schema.safeParse(withoutLegacyKeys(scope));
     if (!parsed.success) issues.push(...zodIssues(parsed.error, 'scope'));
   }
   return issues;

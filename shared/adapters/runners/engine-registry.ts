@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { ENGINES } from '../../../layers/engines.ts';
+import { TlsScope } from '../../../layers/tlsscan/src/scope.ts';
 import { isScanType } from '../../domain/runner-types.ts';
+import { withoutLegacyKeys } from '../../domain/scope.ts';
 import type { ScanType } from '../../domain/scan-types.ts';
 import type { ScanRunner } from '../../ports/scan-runner.ts';
 import { makeEngineRunner, type EngineMapping } from './engine-runner.ts';
@@ -11,7 +13,9 @@ import { makeMailscanRunner } from './mailscan-runner.ts';
  * engine's scope file. mailscan predates the kit's frame and keeps a runner of its own; every
  * other engine is the one child-process runner with its mapping (docs/engine-contract.md).
  */
-const MAPPINGS: Readonly<Record<string, EngineMapping>> = {};
+const MAPPINGS: Readonly<Record<string, EngineMapping>> = {
+  tlsscan: { engine: 'tlsscan', envPrefix: 'TLSSCAN', scopeFile: ({ scope }) => TlsScope.parse(withoutLegacyKeys(scope)) },
+};
 
 export interface RunnerSettings {
   /** Where the executables are: /opt/bin in the layer, layers/dist/bin locally. */
