@@ -1,6 +1,6 @@
 import type { FindingRecord } from '../domain/finding.ts';
 import type { Severity } from '../domain/scan-job.ts';
-import type { Page } from './schedule-repository.ts';
+import type { Page } from './page.ts';
 
 export interface FindingFilter {
   scanId?: string;

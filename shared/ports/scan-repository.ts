@@ -1,6 +1,6 @@
 import type { ScanStatus, ScanJobRecord } from '../domain/scan-job.ts';
 import type { ScanType } from '../domain/scan-types.ts';
-import type { Page } from './schedule-repository.ts';
+import type { Page } from './page.ts';
 
 export interface ScanFilter {
   scanType?: ScanType;

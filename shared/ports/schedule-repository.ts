@@ -1,15 +1,10 @@
 import type { ScanType } from '../domain/scan-types.ts';
 import type { LastRunStatus, ScheduleRecord } from '../domain/schedule.ts';
+import type { Page } from './page.ts';
 
 export interface ScheduleFilter {
   scanType?: ScanType;
   enabled?: boolean;
-}
-
-export interface Page<T> {
-  items: T[];
-  /** Opaque; bound to the tenant that listed it. */
-  nextCursor: string | null;
 }
 
 /**

@@ -30,3 +30,12 @@ export interface TriggerScheduler {
   /** Every trigger the scheduler currently holds (all tenants). */
   list(): Promise<ProvisionedTrigger[]>;
 }
+
+/**
+ * Scheduler entries that belong to no row and cannot even be read as one (EventBridge schedules in
+ * the group whose input is not a fire message); only the EventBridge adapter has them.
+ */
+export interface UnrecognisedTriggers {
+  inventory(): Promise<{ unrecognised: { name: string; reason: string }[] }>;
+  deleteTrigger(name: string): Promise<void>;
+}

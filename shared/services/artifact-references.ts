@@ -1,17 +1,11 @@
 import type { ArtifactPurpose } from '../domain/artifact.ts';
 import type { FieldIssue } from '../domain/errors.ts';
+import type { ArtifactReferences } from '../ports/artifact-references.ts';
 import type { ArtifactRepository } from '../ports/artifact-repository.ts';
 import type { Clock } from '../ports/clock.ts';
 
-/**
- * What the scan and schedule services ask before accepting scope.rua / scope.header (DESIGN §4).
- * Its own module, apart from the artifact service, so the schedules function's bundle gets the
- * row reads without the scanner's readers the artifact check imports (docs/cold-start.md).
- */
-export interface ArtifactReferences {
-  /** Issues for ids that are not ready, unexpired artifacts of this tenant with this purpose. */
-  checkReferences(tenant: string, field: string, ids: readonly string[], purpose: ArtifactPurpose): Promise<FieldIssue[]>;
-}
+// Its own module, apart from the artifact service, so the schedules function's bundle gets the
+// row reads without the scanner's readers the artifact check imports (docs/cold-start.md).
 
 /** The scope fields that name artifacts, with the purpose each must have. */
 export const ARTIFACT_SCOPE_FIELDS = { rua: 'rua', header: 'eml' } as const satisfies Record<string, ArtifactPurpose>;

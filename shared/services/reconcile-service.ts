@@ -1,7 +1,7 @@
 import type { Logger } from '../ports/logger.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { triggerNames } from '../domain/trigger-names.ts';
-import type { ProvisionedTrigger, TriggerScheduler } from '../ports/trigger-scheduler.ts';
+import type { ProvisionedTrigger, TriggerScheduler, UnrecognisedTriggers } from '../ports/trigger-scheduler.ts';
 import { desiredTrigger } from '../domain/desired-trigger.ts';
 import type { FireMessage } from '../domain/messages.ts';
 import type { RunRecovery } from './run-recovery.ts';
@@ -32,15 +32,6 @@ export interface ReconcileReport {
 
 function describe(triggers: ProvisionedTrigger[]): string {
   return JSON.stringify(triggers.map((t) => [t.name, t.expression, t.timezone]).sort());
-}
-
-/**
- * Scheduler entries that belong to no row and cannot even be read as one (EventBridge schedules in
- * the group whose input is not a fire message); only the EventBridge adapter has them.
- */
-export interface UnrecognisedTriggers {
-  inventory(): Promise<{ unrecognised: { name: string; reason: string }[] }>;
-  deleteTrigger(name: string): Promise<void>;
 }
 
 /**

@@ -13,8 +13,10 @@ import type { MessageQueue } from '../ports/message-queue.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import { MAX_SCAN_LOG_LINES, type ScanLogView } from '../domain/scan-log.ts';
 import type { ScanFilter, ScanRepository } from '../ports/scan-repository.ts';
-import type { Page, ScheduleRepository } from '../ports/schedule-repository.ts';
-import { scopeArtifactIssues, type ArtifactReferences } from './artifact-references.ts';
+import type { Page } from '../ports/page.ts';
+import type { ScheduleRepository } from '../ports/schedule-repository.ts';
+import type { ArtifactReferences } from '../ports/artifact-references.ts';
+import { scopeArtifactIssues } from './artifact-references.ts';
 
 export interface ScanServiceDeps {
   scans: ScanRepository;

@@ -15,9 +15,11 @@ import { LEGACY_SCOPE_KEYS } from '../domain/scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { Page, ScheduleFilter, ScheduleRepository } from '../ports/schedule-repository.ts';
+import type { Page } from '../ports/page.ts';
+import type { ScheduleFilter, ScheduleRepository } from '../ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
-import { scopeArtifactIssues, type ArtifactReferences, type ArtifactScopeField } from './artifact-references.ts';
+import type { ArtifactReferences } from '../ports/artifact-references.ts';
+import { scopeArtifactIssues, type ArtifactScopeField } from './artifact-references.ts';
 
 export interface ScheduleServiceDeps {
   repo: ScheduleRepository;

@@ -1,4 +1,4 @@
-import type { Page } from '../../shared/ports/schedule-repository.ts';
+import type { Page } from '../../shared/ports/page.ts';
 
 /** A listing as the contract suites walk it: `list(tenant, filter, limit, cursor)` of any repository port. */
 type Listing<F> = (tenant: string, filter: F, limit: number, cursor?: string) => Promise<Page<{ id: string }>>;

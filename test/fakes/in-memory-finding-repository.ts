@@ -1,7 +1,7 @@
 import { keys, scanKeys } from '../../shared/adapters/dynamodb/keys.ts';
 import type { FindingRecord } from '../../shared/domain/finding.ts';
 import type { FindingFilter, FindingRepository } from '../../shared/ports/finding-repository.ts';
-import type { Page } from '../../shared/ports/schedule-repository.ts';
+import type { Page } from '../../shared/ports/page.ts';
 import { pageOf, type Listing } from './in-memory-listing.ts';
 
 /** The listing the DynamoDB adapter reads for a filter: by scan (GSI1), by rule (GSI2), else the tenant's findings. */

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../../shared/adapters/dynamodb/cursor.ts';
-import type { Page } from '../../shared/ports/schedule-repository.ts';
+import type { Page } from '../../shared/ports/page.ts';
 
 /** Where the DynamoDB adapter reads a listing from (shared/adapters/dynamodb/query-page.ts): a cursor is bound to it. */
 export type Listing = { index: 'GSI1' | 'GSI2'; partition: string } | { index: ''; partition: string; skPrefix: string };

@@ -1,7 +1,7 @@
 import { keys, scanKeys } from '../../shared/adapters/dynamodb/keys.ts';
 import type { ScanJobRecord, ScanStatus } from '../../shared/domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../shared/ports/scan-repository.ts';
-import type { Page } from '../../shared/ports/schedule-repository.ts';
+import type { Page } from '../../shared/ports/page.ts';
 import { pageOf, type Listing } from './in-memory-listing.ts';
 
 /** The listing the DynamoDB adapter reads for a filter: by schedule (GSI2), by type (GSI1), else the tenant's scans. */

@@ -1,7 +1,8 @@
 import { keys } from '../../shared/adapters/dynamodb/keys.ts';
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../shared/domain/errors.ts';
 import type { ScheduleRecord } from '../../shared/domain/schedule.ts';
-import type { Page, ScheduleFilter, ScheduleRepository } from '../../shared/ports/schedule-repository.ts';
+import type { Page } from '../../shared/ports/page.ts';
+import type { ScheduleFilter, ScheduleRepository } from '../../shared/ports/schedule-repository.ts';
 import { pageOf, type Listing } from './in-memory-listing.ts';
 
 /** The index and partition the DynamoDB adapter reads a listing from: a cursor is bound to them. */

@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, QuotaExceededError } from '../../domain/errors.ts';
 import type { ScheduleRecord } from '../../domain/schedule.ts';
-import type { Page, ScheduleFilter, ScheduleRepository } from '../../ports/schedule-repository.ts';
+import type { Page } from '../../ports/page.ts';
+import type { ScheduleFilter, ScheduleRepository } from '../../ports/schedule-repository.ts';
 import { queryAll, scanAll } from './all-items.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
 import { keys } from './keys.ts';

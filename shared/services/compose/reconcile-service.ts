@@ -1,6 +1,7 @@
 import type { FireMessage } from '../../domain/messages.ts';
 import type { TriggerScheduler } from '../../ports/trigger-scheduler.ts';
-import { makeReconcileService, type UnrecognisedTriggers } from '../reconcile-service.ts';
+import type { UnrecognisedTriggers } from '../../ports/trigger-scheduler.ts';
+import { makeReconcileService } from '../reconcile-service.ts';
 import { makeRunRecovery } from '../run-recovery.ts';
 import type { Adapters } from './adapters.ts';
 

@@ -1,6 +1,6 @@
 import type { MessageQueue } from '../../ports/message-queue.ts';
 import type { ScanLogs } from '../../ports/scan-log.ts';
-import type { ArtifactReferences } from '../artifact-references.ts';
+import type { ArtifactReferences } from '../../ports/artifact-references.ts';
 import { makeScanService } from '../scan-service.ts';
 import type { ScanServiceAdapters } from './adapters.ts';
 

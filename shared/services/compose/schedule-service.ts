@@ -1,5 +1,5 @@
 import type { TriggerScheduler } from '../../ports/trigger-scheduler.ts';
-import type { ArtifactReferences } from '../artifact-references.ts';
+import type { ArtifactReferences } from '../../ports/artifact-references.ts';
 import { makeScheduleService } from '../schedule-service.ts';
 import type { Adapters } from './adapters.ts';
 
