@@ -186,14 +186,20 @@ describe('netscan against loopback listeners', () => {
     });
   });
 
-  it('leaves the TLS checks skipped with the reason while tlsscan is not wired in', () => {
-    const tls = vapt.checks.filter((c) => c.id.startsWith('net.tls.'));
-    expect(tls.length).toBeGreaterThan(0);
-    for (const check of tls)
-      expect(check).toMatchObject({
-        status: 'skipped',
-        detail: expect.stringContaining("tlsscan's checks are not wired into netscan yet"),
-      });
+  it("runs tlsscan's checks on the TLS ports, as net.tls.*, and on no other port", () => {
+    const https = byLabel('https').port;
+    const starttls = byLabel('smtp with STARTTLS').port;
+    const tlsFindings = vapt.findings.filter((f) => f.rule_id.startsWith('net.tls.'));
+    const keys = new Set(tlsFindings.map((f) => f.fingerprint_key));
+    expect([...keys].every((key) => key === `127.0.0.1:${https}` || key === `127.0.0.1:${starttls}`)).toBe(true);
+    // The test certificate is self-signed for CN=localhost and the server sends no HSTS.
+    expect(tlsFindings.filter((f) => f.fingerprint_key === `127.0.0.1:${https}`).map((f) => f.rule_id)).toEqual(
+      expect.arrayContaining(['net.tls.cert.untrusted', 'net.tls.cert.hostname_mismatch', 'net.tls.hsts.missing']),
+    );
+    const check = (id: string) => vapt.checks.find((c) => c.id === id);
+    expect(check('net.tls.cert.untrusted')?.status).toBe('fail');
+    expect(check('net.tls.heartbleed')?.status).toBe('pass');
+    expect(check('net.tls.starttls.unavailable')?.status).toBe('pass');
   });
 
   it.skipIf(!existsSync(NMAP))(
@@ -297,5 +303,9 @@ describe('netscan against loopback listeners', () => {
       detail: 'vapt scans only',
     });
     expect(report.findings.filter((f) => f.rule_id === 'net.unauthenticated.access')).toEqual([]);
+    expect(report.checks.find((c) => c.id === 'net.tls.heartbleed')).toMatchObject({
+      status: 'skipped',
+      detail: expect.stringContaining('no TLS port found'),
+    });
   });
 });

@@ -3,6 +3,7 @@
  * it. Every rule gets one check in every report.
  */
 import type { Rule } from '../../engine-kit/src/report.ts';
+import { catalogue as tlsCatalogue } from '../../tlsscan/src/index.ts';
 
 export const NET_RULES = {
   portOpen: 'net.port.open',
@@ -62,43 +63,13 @@ const OWN_RULES: readonly Rule[] = [
   },
 ];
 
-/**
- * tlsscan's rules on a TLS port (DESIGN §12), prefixed `net.`. Until tlsscan's library entry is on
- * main these checks are reported skipped with the reason; then this list comes from its catalogue.
- */
-const TLS_RULES: readonly [string, Rule['severity'], string][] = [
-  ['tls.protocol.sslv3', 'high', 'SSLv3 accepted'],
-  ['tls.protocol.tls10', 'medium', 'TLS 1.0 accepted'],
-  ['tls.protocol.tls11', 'medium', 'TLS 1.1 accepted'],
-  ['tls.protocol.no_modern', 'high', 'Neither TLS 1.2 nor TLS 1.3 accepted'],
-  ['tls.cipher.insecure', 'high', 'Insecure cipher suite accepted'],
-  ['tls.cipher.sweet32', 'medium', '64-bit block cipher suite accepted'],
-  ['tls.cipher.no_forward_secrecy', 'medium', 'Connection possible without forward secrecy'],
-  ['tls.dh.weak_group', 'medium', 'Weak Diffie-Hellman group'],
-  ['tls.cert.expired', 'high', 'Certificate expired'],
-  ['tls.cert.expires_soon', 'medium', 'Certificate expires within 30 days'],
-  ['tls.cert.not_yet_valid', 'high', 'Certificate not yet valid'],
-  ['tls.cert.hostname_mismatch', 'high', 'Certificate does not match the host'],
-  ['tls.cert.untrusted', 'high', 'Certificate chain not trusted'],
-  ['tls.cert.incomplete_chain', 'medium', 'Intermediate certificate missing'],
-  ['tls.cert.weak_key', 'high', 'Weak certificate key'],
-  ['tls.cert.weak_signature', 'high', 'Weak certificate signature'],
-  ['tls.renegotiation.insecure', 'high', 'Insecure renegotiation'],
-  ['tls.compression.enabled', 'medium', 'TLS compression enabled'],
-  ['tls.heartbleed', 'critical', 'Heartbleed'],
-  ['tls.hsts.missing', 'medium', 'HSTS missing or short'],
-  ['tls.starttls.unavailable', 'high', 'Mail port without STARTTLS'],
-];
+/** tlsscan's rules on a TLS port (DESIGN §12), prefixed `net.`: tlsscan's catalogue is the one source. */
+const TLS_RULES: readonly Rule[] = tlsCatalogue.map((rule) => ({
+  ...rule,
+  rule_id: `net.${rule.rule_id}`,
+  description: `On a TLS port the scan found (implicit TLS, or STARTTLS on SMTP/IMAP/POP3): ${rule.description}`,
+}));
 
-export const NET_TLS_RULE_IDS: readonly string[] = TLS_RULES.map(([id]) => `net.${id}`);
+export const NET_TLS_RULE_IDS: readonly string[] = TLS_RULES.map((rule) => rule.rule_id);
 
-export const catalogue: readonly Rule[] = [
-  ...OWN_RULES,
-  ...TLS_RULES.map(([id, severity, title]) => ({
-    rule_id: `net.${id}`,
-    severity,
-    title: `${title} (TLS port)`,
-    description: `tlsscan's ${id} on a TLS port the scan found (DESIGN §12).`,
-    remediation: `As tlsscan's ${id}.`,
-  })),
-];
+export const catalogue: readonly Rule[] = [...OWN_RULES, ...TLS_RULES];

@@ -18,6 +18,7 @@ import { parseTargetSpec } from './targets.ts';
 import { probeUnauthenticatedAccess } from './vapt/unauthenticated.ts';
 import { lookUpVersions, type VersionLookup } from './vm/version-lookup.ts';
 import { readTuning, type Tuning } from './tuning.ts';
+import { checkTlsPorts } from './tls-ports.ts';
 
 export interface NetscanDependencies {
   lookup?: Lookup;
@@ -52,6 +53,7 @@ async function attemptConnect(address: VettedAddress, port: number, timeoutMs: n
 
 interface PortResult {
   address: string;
+  vetted: VettedAddress;
   port: number;
   identity?: ServiceIdentity;
   /** Identification could not complete (the port stopped answering, the deadline). */
@@ -112,6 +114,8 @@ export function makeNetscanScan(dependencies: NetscanDependencies = {}) {
         : spec.addresses.map((address) => vetAddress(address, context.policy));
     const host = spec.kind === 'host' ? spec.host : undefined;
     const ports = parsePortSpec(scope.ports);
+    /** The rules each open port's service probe decides. */
+    const perPortRules: string[] = [...SERVICE_RULES, ...(scope.mode === 'vapt' ? [NET_RULES.unauthenticated] : [])];
     const attempts = addresses.length * ports.length;
     progress('port scan started', {
       addresses: addresses.length,
@@ -158,10 +162,10 @@ export function makeNetscanScan(dependencies: NetscanDependencies = {}) {
             evidence: { address: address.address, port, service: 'unknown', probe_error: failure },
             fingerprint_key: endpoint(address.address, port),
           });
-          report.error([...SERVICE_RULES, NET_RULES.unauthenticated], failure);
-          return { address: address.address, port, failure };
+          report.error([...perPortRules, ...NET_TLS_RULE_IDS], failure);
+          return { address: address.address, vetted: address, port, failure };
         }
-        const result = { address: address.address, port, identity };
+        const result = { address: address.address, vetted: address, port, identity };
         recordService(context, result);
         if (scope.mode === 'vapt') await checkAccess(context, result, dialer, host ?? address.address);
         return result;
@@ -184,34 +188,33 @@ export function makeNetscanScan(dependencies: NetscanDependencies = {}) {
     // Checks: pass only over a complete port scan; a scan cut short proves nothing about the rest.
     const summary = `${attempts} connection attempts (${addresses.length} address${addresses.length === 1 ? '' : 'es'} × ${ports.length} ports): ${tcp.counts.open} open, ${tcp.counts.closed} closed, ${tcp.counts.filtered} filtered`;
     const portRules = [NET_RULES.portOpen, ...SERVICE_RULES, ...(scope.mode === 'vapt' ? [NET_RULES.unauthenticated] : [])];
+    // A TLS port among the ports not tried would have gone unchecked too.
+    const incompleteRules = [...portRules, ...NET_TLS_RULE_IDS];
     if (tcp.counts.not_attempted > 0) {
       report.error(
-        portRules,
+        incompleteRules,
         `the port scan reached its time budget with ${tcp.counts.not_attempted} of ${attempts} connection attempts not made; ports found open are reported`,
       );
     }
     if (tcp.errors.length > 0) {
       const first = tcp.errors[0];
       report.error(
-        portRules,
+        incompleteRules,
         `${tcp.errors.length} connection attempts failed, e.g. ${endpoint(first.address.address, first.port)}: ${first.message}`,
       );
     }
     const unprobed = tcp.open.length - results.filter((r) => r !== undefined).length;
-    if (unprobed > 0)
-      report.error([...SERVICE_RULES, NET_RULES.unauthenticated], `the deadline passed before ${unprobed} open ports were probed`);
+    if (unprobed > 0) report.error([...perPortRules, ...NET_TLS_RULE_IDS], `the deadline passed before ${unprobed} open ports were probed`);
     for (const rule of portRules) report.pass(rule, summary);
     if (scope.mode === 'vm') report.skip(NET_RULES.unauthenticated, 'vapt scans only');
     else report.skip(NET_RULES.vulnerableVersion, 'vm scans only');
     if (versions) versions.record(report);
 
-    const tlsPorts = identified.filter((r) => r.identity.tls).map((r) => endpoint(r.address, r.port));
-    report.skip(
-      NET_TLS_RULE_IDS,
-      tlsPorts.length > 0
-        ? `TLS on ${tlsPorts.slice(0, 10).join(', ')}${tlsPorts.length > 10 ? ', …' : ''}: tlsscan's checks are not wired into netscan yet`
-        : 'no TLS port found',
+    const tlsChecked = await checkTlsPorts(
+      identified.map((r) => ({ address: r.vetted, port: r.port, identity: r.identity })),
+      { host, report, deadline, progress },
     );
+    if (tlsChecked.length === 0) report.skip(NET_TLS_RULE_IDS, 'no TLS port found (implicit TLS, or STARTTLS on SMTP/IMAP/POP3)');
   };
 }
 
