@@ -1,5 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ENGINES } from '../layers/engines.ts';
 import { buildHouseFloor, floorOf, initMs, lambdaBundles, medians, type InitSample } from './lambda-init.ts';
 
 // Bundle budget and cold start (docs/cold-start.md): every Lambda bundle in the synthesized dev
@@ -26,6 +27,17 @@ const BUDGET_KIB: Record<string, number> = {
   SessionKeyRotationFunction: 32, // 26 KiB
 };
 const DEFAULT_BUDGET_KIB = 384;
+
+/**
+ * The engines' bundles in the dispatch layer (layers/dist/lib/<engine>/, DESIGN §11), each its size
+ * when it was last measured plus headroom: an engine that pulls in a large dependency by accident
+ * fails CI. A new engine gets DEFAULT_ENGINE_BUDGET_KIB until it is listed.
+ */
+const ENGINE_BUDGET_KIB: Record<string, number> = {
+  mailscan: 2200, // 1,993 KiB: X.509, the public suffix list, yauzl, saxes, dns-packet
+  tlsscan: 200, // 164 KiB
+};
+const DEFAULT_ENGINE_BUDGET_KIB = 4096;
 const INIT_RATIO_LIMIT = 1.5;
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
@@ -58,6 +70,27 @@ for (const bundle of lambdaBundles(outDir)) {
   );
 }
 rmSync(scratch, { recursive: true, force: true });
+
+// The engines: run after `npm run build` (layers/dist), as CI does before `cdk synth`.
+const layerLib = resolve('layers/dist/lib');
+const engineRows: string[] = [];
+for (const engine of ENGINES) {
+  const dir = join(layerLib, engine.name);
+  if (!existsSync(dir)) {
+    over += 1;
+    engineRows.push(`| ${engine.name} | not built | | run \`npm run build\` first |`);
+    continue;
+  }
+  const size = readdirSync(dir)
+    .filter((file) => file.endsWith('.js'))
+    .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+  const budget = (ENGINE_BUDGET_KIB[engine.name] ?? DEFAULT_ENGINE_BUDGET_KIB) * 1024;
+  if (size > budget) over += 1;
+  engineRows.push(
+    `| ${engine.name} | ${(size / 1024).toFixed(0)} KiB | ${(budget / 1024).toFixed(0)} KiB${size > budget ? ' OVER' : ''} |`,
+  );
+}
+console.log(`| engine (layers/dist/lib) | bundle | budget |\n|---|---:|---:|\n${engineRows.join('\n')}`);
 console.log(
   `| function | bundle | budget | init (median of ${runs}) | floor | added | floor is | ratio | CPU ratio |\n|---|---:|---:|---:|---:|---:|---|---:|---:|\n${rows.join('\n')}`,
 );
@@ -65,5 +98,5 @@ console.log(
   `floor: the SDK clients the function uses, loaded and constructed; for a function without one, the house minimum ` +
     `(Powertools Logger + zod-validated configuration + middy chain, bundled like a function). See docs/cold-start.md.`,
 );
-console.log(`size budget per function as listed (fails CI); init target ≤ ${INIT_RATIO_LIMIT} × floor (printed, not enforced)`);
+console.log(`size budget per function and engine as listed (fails CI); init target ≤ ${INIT_RATIO_LIMIT} × floor (printed, not enforced)`);
 process.exit(over > 0 ? 1 : 0);

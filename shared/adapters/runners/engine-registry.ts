@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { ENGINES } from '../../../layers/engines.ts';
-import { TlsScope } from '../../../layers/tlsscan/src/scope.ts';
 import { isScanType } from '../../domain/runner-types.ts';
 import { withoutLegacyKeys } from '../../domain/scope.ts';
 import type { ScanType } from '../../domain/scan-types.ts';
@@ -14,7 +13,9 @@ import { makeMailscanRunner } from './mailscan-runner.ts';
  * other engine is the one child-process runner with its mapping (docs/engine-contract.md).
  */
 const MAPPINGS: Readonly<Record<string, EngineMapping>> = {
-  tlsscan: { engine: 'tlsscan', envPrefix: 'TLSSCAN', scopeFile: ({ scope }) => TlsScope.parse(withoutLegacyKeys(scope)) },
+  // The API checked the scope with the engine's schema, and the engine parses its file again: the
+  // runner passes it on as stored, without the backfill's provenance tags.
+  tlsscan: { engine: 'tlsscan', envPrefix: 'TLSSCAN', scopeFile: ({ scope }) => withoutLegacyKeys(scope) },
 };
 
 export interface RunnerSettings {
