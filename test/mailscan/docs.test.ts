@@ -5,7 +5,9 @@ import { FINDINGS_DOC, regenerate } from '../../scripts/findings-doc.ts';
 
 describe('docs/findings.md', () => {
   it('lists every catalogue rule with its severities, surface and origin', () => {
-    const text = readFileSync(new URL('../../docs/findings.md', import.meta.url), 'utf8');
+    const whole = readFileSync(new URL('../../docs/findings.md', import.meta.url), 'utf8');
+    // mailscan's table; the other engines' catalogues follow it in their own tables.
+    const text = whole.slice(whole.indexOf('<!-- rules table'), whole.indexOf('<!-- end of generated rules table -->'));
     const rows = text
       .split('\n')
       .filter((line) => /^\| `[a-z]/.test(line))
