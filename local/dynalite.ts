@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import dynalite from 'dynalite';
 import { ensureTable } from '../shared/adapters/dynamodb/ensure-table.ts';
+import { patchDynaliteStore } from './dynalite-store.ts';
 
 export interface LocalDynamo {
   endpoint: string;
@@ -40,65 +40,6 @@ function hardenDynalite(): void {
   validations.hardened = true;
 }
 
-interface LevelIterator {
-  next(): Promise<unknown>;
-  close(): Promise<void>;
-}
-
-interface DynaliteStore {
-  db: {
-    keys(options: unknown): LevelIterator;
-    values(options: unknown): LevelIterator;
-    createKeyStream: unknown;
-    createValueStream: unknown;
-  };
-}
-
-interface DynaliteDb {
-  create: (options: unknown) => DynaliteStore;
-  closesIterators?: boolean;
-}
-
-/** A stream of an iterator's entries that closes the iterator when it ends, fails or is destroyed. */
-function closingStream(iterator: LevelIterator): Readable {
-  return new Readable({
-    objectMode: true,
-    read() {
-      iterator.next().then(
-        (value) => this.push(value === undefined ? null : value),
-        (error: unknown) => this.destroy(error as Error),
-      );
-    },
-    destroy(error, callback) {
-      iterator.close().then(
-        () => callback(error),
-        () => callback(error),
-      );
-    },
-  });
-}
-
-/**
- * dynalite 4 reads every Query and Scan through a stream over an abstract-level iterator and, when
- * the stream ends, "closes" the iterator with `iterator.return()`, which abstract-level iterators do
- * not have. No iterator is ever closed, and the database keeps each open one (with its read-ahead
- * buffer of items and, on disk, a LevelDB snapshot) until the database closes: about 20 KB of
- * memory for every Query the local service ever answered (docs/memory.md). These streams close
- * their iterator instead; nothing else of dynalite changes.
- */
-function closeDynaliteIterators(): void {
-  const db = createRequire(import.meta.url)('dynalite/db/index.js') as DynaliteDb;
-  if (db.closesIterators) return;
-  const create = db.create;
-  db.create = function createClosingIterators(options) {
-    const store = create(options);
-    store.db.createKeyStream = (streamOptions: unknown) => closingStream(store.db.keys(streamOptions));
-    store.db.createValueStream = (streamOptions: unknown) => closingStream(store.db.values(streamOptions));
-    return store;
-  };
-  db.closesIterators = true;
-}
-
 /**
  * Starts dynalite on loopback: persisted under `path`, or in memory without it. Creates the
  * service table from the shared definition if it does not exist yet.
@@ -113,7 +54,7 @@ export async function startDynalite({
   tableName: string;
 }): Promise<LocalDynamo> {
   hardenDynalite();
-  closeDynaliteIterators();
+  patchDynaliteStore();
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(port, '127.0.0.1');
   await once(server, 'listening');

@@ -36,7 +36,8 @@ export type DomainErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'trigger_unavailable'
-  | 'dispatch_failed';
+  | 'dispatch_failed'
+  | 'storage_unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -93,4 +94,14 @@ export class TriggerUnavailableError extends DomainError {
 /** The scan queue refused a message. */
 export class DispatchFailedError extends DomainError {
   readonly code = 'dispatch_failed';
+}
+
+/**
+ * The table could not be read or written (DynamoDB's InternalServerError or ServiceUnavailable
+ * after the SDK's retries; locally a full disk under dynalite). The request's writes stopped where
+ * the failure met them, and each operation leaves nothing a reader sees half done
+ * (docs/disk-full.md).
+ */
+export class StorageUnavailableError extends DomainError {
+  readonly code = 'storage_unavailable';
 }

@@ -18,6 +18,7 @@ export const STATUS_BY_CODE = {
   unsupported_media_type: 415,
   trigger_unavailable: 503,
   dispatch_failed: 503,
+  storage_unavailable: 503,
 } as const satisfies Record<DomainErrorCode, number>;
 
 /** A status a route may declare among its errors (shared/http/routes.ts). */
