@@ -18,17 +18,15 @@ const ENVELOPE = new Set([
 ]);
 
 /**
- * Lines a terminal does not show at INFO: machine data (metrics) and the steps inside one scan,
- * which stay in that scan's own log (`GET /api/scans/{id}/log/`, the scan page) and in JSON mode.
+ * Lines a terminal does not show at INFO: machine data (metrics) and the steps inside one scan
+ * (a runner's or an engine's `<name> started` / `<name> finished`, artifacts fetched), which stay
+ * in that scan's own log (`GET /api/scans/{id}/log/`, the scan page) and in JSON mode. The scan's
+ * own `scan started` and `scan finished` stay.
  */
-export const TERMINAL_QUIET = new Set([
-  'metric',
-  'runner started',
-  'runner finished',
-  'mailscan started',
-  'mailscan finished',
-  'artifacts fetched',
-]);
+export function quietOnTerminal(message: string): boolean {
+  if (message === 'metric' || message === 'artifacts fetched') return true;
+  return /^[a-z][a-z0-9_-]* (started|finished)$/.test(message) && !message.startsWith('scan ');
+}
 
 export type WriteLine = (line: string, level: 'info' | 'warn' | 'error') => void;
 
@@ -74,7 +72,7 @@ export class TerminalLogger extends Logger {
   protected override printLog(logLevel: number, log: LogItem): void {
     const attributes: Record<string, unknown> = log.getAttributes();
     if (logLevel <= LogLevelThreshold.INFO && this.getLevelName() !== 'DEBUG' && this.getLevelName() !== 'TRACE') {
-      if (typeof attributes.message === 'string' && TERMINAL_QUIET.has(attributes.message)) return;
+      if (typeof attributes.message === 'string' && quietOnTerminal(attributes.message)) return;
     }
     const level = logLevel >= LogLevelThreshold.ERROR ? 'error' : logLevel >= LogLevelThreshold.WARN ? 'warn' : 'info';
     this.#write(formatTerminalLine(attributes, this.getJsonReplacer()), level);

@@ -34,10 +34,13 @@ describe('npm start on a terminal', () => {
     const { logger, lines } = capture();
     logger.info('metric', { name: 'ScansFinished', value: 1 });
     logger.info('runner started', { runner: 'mailscan' });
+    logger.info('tlsscan finished', { status: 'complete' });
+    logger.info('scan started', { scan_id: 'scan_01' });
     logger.info('scan finished', { scan_id: 'scan_01', status: 'failed' });
     logger.warn('request refused by a dependency', { code: 'dispatch_failed' });
     logger.error('local consumer failed', { error: new Error('boom') });
     expect(lines.map(([level, line]) => [level, line.slice(9)])).toEqual([
+      ['info', 'INFO  scan started  scan_id=scan_01'],
       ['info', 'INFO  scan finished  scan_id=scan_01 status=failed'],
       ['warn', 'WARN  request refused by a dependency  code=dispatch_failed'],
       ['error', expect.stringMatching(/^ERROR local consumer failed  error=\{"name":"Error","location":.*"message":"boom"/)],
