@@ -140,6 +140,18 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     expect(await page.locator('main').textContent()).not.toContain('other.example');
   });
 
+  it('says a page that does not exist does not exist, and where to go', async () => {
+    await page.goto(`${service.runtime.url}/scans`);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).waitFor();
+    await page.evaluate(() => {
+      (globalThis as any).history.pushState(null, '', '/nope');
+      (globalThis as any).dispatchEvent(new (globalThis as any).PopStateEvent('popstate'));
+    });
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    expect(await page.locator('main').textContent()).toContain('There is no page at /nope.');
+    await browser.audit('page-not-found');
+  });
+
   it('saw no Content-Security-Policy violation', () => {
     expect(browser.cspViolations).toEqual([]);
   });

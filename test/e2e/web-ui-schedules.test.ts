@@ -72,6 +72,7 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
     expect(examples).toContain('schedule an SSL scan of www.example.com:443 daily');
     expect(examples.filter((example) => /DAST|secrets|vulnerabilities/.test(example))).toEqual([]);
     expect(await page.getByLabel('Request', { exact: true }).count()).toBe(0);
+    await audit('ask-to-scan-no-runner');
 
     await ask.fill('schedule an SSL scan of www.example.com:443 daily');
     await page.getByRole('button', { name: 'Preview' }).click();
@@ -161,7 +162,7 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
       );
       for (let i = 0; i < bodies.length; i += 25)
         await Promise.all(bodies.slice(i, i + 25).map((body) => api('/api/scans/schedules/', { method: 'POST', body })));
-    }, 120_000);
+    }, 400_000);
 
     it('searches by name or target in Unicode or punycode, filters, sorts, and shows IDNs in Unicode', async () => {
       await page.goto(url('/settings/scheduled-scans'));
@@ -196,7 +197,7 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
       await page.getByRole('button', { name: 'Name' }).click();
       expect(await page.locator('tbody th.cell-name').first().textContent()).toMatch(/^Fleet 000/);
       await audit('scheduled-scans-300');
-    });
+    }, 180_000);
 
     it('keeps every row on one line at 1280 px, and the delete confirmation right under its row', async () => {
       await page.setViewportSize(VIEWPORTS.desktop);
@@ -235,7 +236,7 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
       await audit('scheduled-scans-confirm-delete');
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       await confirm.waitFor({ state: 'detached' });
-    });
+    }, 180_000);
   });
 
   describe('with the keyboard only', () => {

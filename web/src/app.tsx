@@ -114,12 +114,24 @@ function Shell() {
 }
 
 function NotFound() {
+  const { path } = useRouter();
   return (
     <section className="page">
       <h1>Page not found</h1>
       <p>
-        <Link to="/">Go to the scan launcher</Link>
+        There is no page at <code>{path}</code>.
       </p>
+      <ul className="plain-links">
+        <li>
+          <Link to="/">Scan: launch a scan or ask for one</Link>
+        </li>
+        <li>
+          <Link to="/scans">Scans</Link>
+        </li>
+        <li>
+          <Link to="/settings/scheduled-scans">Scheduled Scans</Link>
+        </li>
+      </ul>
     </section>
   );
 }
