@@ -42,10 +42,10 @@ const TABLE_ACTIONS = {
   // Schedule CRUD and toggle: the quota (the create gate's read and claim, GetItem and UpdateItem,
   // and the rows' count, Query), the scope's artifact reads (GetItem), the conditional row put, edit
   // and delete, and the listings (Query on the table, GSI1, GSI2).
-  schedules: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  schedules: ['GetItem', 'Query', 'Query@GSI1', 'Query@GSI2', 'PutItem', 'UpdateItem', 'DeleteItem'],
   // Reconcile: every row (Scan; Query for one tenant), each schedule's newest job (Query on GSI2)
   // and the run fields it settles (UpdateItem).
-  reconcile: ['Query', 'Scan', 'UpdateItem'],
+  reconcile: ['Query', 'Query@GSI2', 'Scan', 'UpdateItem'],
   // Backfill: marker and schedule reads, the create gate, a scope's artifacts if it names any
   // (GetItem); the quota's count of rows (Query); the conditional marker claim and schedule put
   // (PutItem); the create gate's claim and the marker's done state (UpdateItem).
@@ -53,11 +53,11 @@ const TABLE_ACTIONS = {
   // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); run now and manual
   // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem);
   // artifacts: the row put and reads, and the scope's artifact reads (PutItem, GetItem).
-  scans: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+  scans: ['GetItem', 'Query', 'Query@GSI1', 'Query@GSI2', 'PutItem', 'UpdateItem'],
   // handleFire/handleScan and the scan engine: schedule and job reads, the job create (the fire's
-  // claim: a conditional PutItem), transitions and run fields (UpdateItem), first-seen lookups
-  // (BatchGetItem) and finding writes (BatchWriteItem). No Query, no Delete.
-  dispatch: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
+  // claim: a conditional PutItem), transitions and run fields (UpdateItem), the issues of each
+  // scanned target (Query on GSI2), finding and issue writes (BatchWriteItem). No Delete.
+  dispatch: ['GetItem', 'Query@GSI2', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
   // The artifact check: the row read and the conditional pending → ready/rejected update.
   artifactCheck: ['GetItem', 'UpdateItem'],
   // handleDeadLetter: the same reads, claim and writes, but it never touches findings.

@@ -29,6 +29,7 @@ import { makeScansHandler } from '../functions/api/scans-handler.ts';
 import { makeDeadLetterHandler, makeDispatchHandler } from '../functions/dispatch-handler.ts';
 import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
 import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
+import { makeDynamoDbIssueRepository } from '../shared/adapters/dynamodb/dynamodb-issue-repository.ts';
 import type { FindingRepository } from '../shared/ports/finding-repository.ts';
 import type { RunnerRegistry, ScanRunner } from '../shared/ports/scan-runner.ts';
 import type { ScanType } from '../shared/domain/scan-types.ts';
@@ -176,6 +177,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const scans = makeDynamoDbScanRepository(documentClient, LOCAL_TABLE_NAME);
   const baseFindings = makeDynamoDbFindingRepository(documentClient, LOCAL_TABLE_NAME);
   const findings = options.wrapFindings ? options.wrapFindings(baseFindings) : baseFindings;
+  const issues = makeDynamoDbIssueRepository(documentClient, LOCAL_TABLE_NAME);
   // Without a data directory (tests), scan logs go to a temporary one removed at stop().
   const tempDir = options.dataDir ? null : await mkdtemp(join(tmpdir(), 'scan-service-'));
   const scanLogs = makeFileScanLogs(join(options.dataDir ?? tempDir!, 'logs', 'scans'), logger);
@@ -202,7 +204,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const targetPolicy = { allowPrivateNetworks: options.allowPrivateTargets ?? false, allowLoopback: options.allowLoopbackTargets ?? false };
   // A scan type is accepted on create only where a runner runs it (DESIGN §4).
   const runnerTypes = new Set(runners.keys());
-  const services = composeScanServices({ schedules: repo, scans, findings, clock, ids, logger, targetPolicy, runnerTypes });
+  const services = composeScanServices({ schedules: repo, scans, findings, issues, clock, ids, logger, targetPolicy, runnerTypes });
   const dispatch = services.dispatchService({ runners, scanLogs, metrics });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
@@ -333,6 +335,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     schedules,
     scans,
     findings,
+    issues,
     dispatch,
     consumer,
     deadLetterConsumer,

@@ -20,7 +20,9 @@ export type TableAction =
   | 'DeleteItem'
   | 'BatchWriteItem'
   /** Maintenance only (reconcile): request paths never scan. */
-  | 'Scan';
+  | 'Scan'
+  /** Query on one index of the table, named (no `index/*`): `Query` alone is the table's own. */
+  | `Query@${(typeof tableDefinition.globalSecondaryIndexes)[number]['indexName']}`;
 
 function attribute(key: KeyAttribute): Attribute {
   return { name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER };
@@ -60,19 +62,22 @@ export class Storage extends Construct {
 
   /**
    * Give `fn` the table name and exactly `actions` on the table: for functions whose adapter
-   * calls are few enough to list one by one. Query is the only one of these actions an index
-   * serves, so only it is also allowed on the table's indexes, named one by one (no `index/*`).
+   * calls are few enough to list one by one. `Query@<index>` allows Query on that index alone, so
+   * a function queries only the indexes its code paths use.
    */
   bindTableActions(fn: ServiceFunction, actions: readonly TableAction[]): void {
     fn.setEnvironment(ENV.tableName, this.table.tableName);
-    fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [this.table.tableArn] }),
-    );
-    if (actions.includes('Query')) {
+    const onTable = actions.filter((action) => !action.includes('@'));
+    const indexes = actions.filter((action) => action.startsWith('Query@')).map((action) => action.slice('Query@'.length));
+    if (onTable.length > 0)
+      fn.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: onTable.map((action) => `dynamodb:${action}`), resources: [this.table.tableArn] }),
+      );
+    if (indexes.length > 0) {
       fn.role.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['dynamodb:Query'],
-          resources: tableDefinition.globalSecondaryIndexes.map((index) => `${this.table.tableArn}/index/${index.indexName}`),
+          resources: indexes.map((index) => `${this.table.tableArn}/index/${index}`),
         }),
       );
     }

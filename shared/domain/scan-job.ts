@@ -49,6 +49,12 @@ export const ScanCheck = z.lazy(() =>
 );
 export type ScanCheck = z.infer<typeof ScanCheck>;
 
+/** What a finished scan did to the tenant's issues: counts by change (DESIGN §15). */
+export const ScanChanges = z.lazy(() =>
+  z.object({ new: z.number().int(), resolved: z.number().int(), reopened: z.number().int(), unchanged: z.number().int() }),
+);
+export type ScanChanges = z.infer<typeof ScanChanges>;
+
 /** Where a scan's log lines are: a CloudWatch log group and an Insights query, or a local file. */
 export const ScanLogLocation = z.lazy(() =>
   z.union([z.object({ log_group: z.string(), insights_query: z.string() }), z.object({ file: z.string() })]),
@@ -76,13 +82,25 @@ export const ScanJob = z.lazy(() =>
     /** Every check of every target, in target order ([] until the job finishes, and for runners without checks). */
     checks: z.array(ScanCheck),
     log: ScanLogLocation,
+    /** What the finished scan did to the tenant's issues (DESIGN §15); null until it finishes. */
+    changes: ScanChanges.nullable(),
   }),
 );
 export type ScanJob = z.infer<typeof ScanJob>;
 
-/** What is stored: the wire job plus its tenant. */
+/** The issues a finished scan created, resolved and reopened: GET /api/scans/{id}/changes/ lists them. */
+export interface ChangedIssueIds {
+  new: string[];
+  resolved: string[];
+  reopened: string[];
+  /** True when more changed than the job item keeps (CHANGED_IDS_KEPT); the counts stay exact. */
+  truncated: boolean;
+}
+
+/** What is stored: the wire job plus its tenant and the ids behind its `changes`. */
 export interface ScanJobRecord extends ScanJob {
   tenant: string;
+  change_ids?: ChangedIssueIds | null;
 }
 
 /** POST /api/scans/ body. */
@@ -140,6 +158,7 @@ export function queuedJob(
     summary: emptySummary(),
     errors: [],
     checks: [],
+    changes: null,
   };
 }
 
@@ -162,4 +181,9 @@ export function jobForSchedule(
     created_at: fire.created_at,
     log: fire.log,
   });
+}
+
+/** The job as the API shows it: no tenant, no stored change ids. */
+export function scanToWire({ tenant: _tenant, change_ids: _ids, ...job }: ScanJobRecord): ScanJob {
+  return job;
 }

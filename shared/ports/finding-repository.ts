@@ -9,14 +9,11 @@ export interface FindingFilter {
   target?: string;
 }
 
-/** Port for findings and the per-fingerprint first-seen state. */
+/** Port for findings: one per (scan, fingerprint). First seen is the issue's (IssueRepository). */
 export interface FindingRepository {
-  /** first_seen_at of each fingerprint already known to the tenant, by the target it was seen on. */
-  firstSeen(tenant: string, sightings: { target: string; fingerprint: string }[]): Promise<Map<string, string>>;
-  /**
-   * Writes findings in batches, and the first-seen record of each fingerprint seen for the first
-   * time (first_seen_at equal to last_seen_at); rewriting the same ids is harmless.
-   */
+  /** Writes findings in batches; rewriting the same ids is harmless. */
   save(tenant: string, findings: FindingRecord[]): Promise<void>;
+  /** The newest `limit` findings of one fingerprint, newest first: an issue's occurrences. */
+  occurrences(tenant: string, fingerprint: string, limit: number): Promise<FindingRecord[]>;
   list(tenant: string, filter: FindingFilter, limit: number, cursor?: string): Promise<Page<FindingRecord>>;
 }

@@ -2,16 +2,22 @@ import {
   FINISHED_STATUSES,
   Severity,
   emptySummary,
+  type CheckStatus,
   type ScanCheck,
+  type ChangedIssueIds,
+  type ScanChanges,
   type ScanError,
   type ScanJobRecord,
   type ScanStatus,
   type ScanSummary,
 } from '../domain/scan-job.ts';
 import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
+import type { IssueRecord } from '../domain/issue.ts';
+import { trackIssues, type TargetRun } from '../domain/issue-tracking.ts';
 import { finishedRun, type LastRunStatus } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingRepository } from '../ports/finding-repository.ts';
+import type { IssueRepository } from '../ports/issue-repository.ts';
 import type { Logger } from '../ports/logger.ts';
 import { noMetrics, type Metrics } from '../ports/metrics.ts';
 import type { RunnerRegistry, RunnerResult, ScanRunner } from '../ports/scan-runner.ts';
@@ -23,6 +29,7 @@ import { mapBounded } from '../../layers/engine-kit/src/concurrency.ts';
 export interface ScanEngineDeps {
   scans: ScanRepository;
   findings: FindingRepository;
+  issues: IssueRepository;
   schedules: ScheduleRepository;
   runners: RunnerRegistry;
   clock: Clock;
@@ -52,6 +59,30 @@ export const MAX_STORED_CHECKS = 1500;
 const MAX_CHECK_DETAIL = 200;
 
 export type ScanEngine = ReturnType<typeof makeScanEngine>;
+
+/** Changed issue ids a job item keeps: 3,000 ids of 36 characters stay far below DynamoDB's 400 KB item. */
+export const CHANGED_IDS_KEPT = 3000;
+
+function changeCounts(changes: ReturnType<typeof trackIssues>['changes']): ScanChanges {
+  return {
+    new: changes.new.length,
+    resolved: changes.resolved.length,
+    reopened: changes.reopened.length,
+    unchanged: changes.unchanged.length,
+  };
+}
+
+function keptChangeIds(changes: ReturnType<typeof trackIssues>['changes']): ChangedIssueIds {
+  let room = CHANGED_IDS_KEPT;
+  const keep = (ids: string[]) => {
+    const kept = ids.slice(0, Math.max(0, room));
+    room -= kept.length;
+    return kept;
+  };
+  const kept = { new: keep(changes.new), resolved: keep(changes.resolved), reopened: keep(changes.reopened) };
+  const total = changes.new.length + changes.resolved.length + changes.reopened.length;
+  return { ...kept, truncated: total > CHANGED_IDS_KEPT };
+}
 
 const RUN_STATUS: Record<'succeeded' | 'partial' | 'failed', LastRunStatus> = {
   succeeded: 'success',
@@ -96,6 +127,7 @@ async function runBounded(runner: ScanRunner, input: Omit<Parameters<ScanRunner[
 export function makeScanEngine({
   scans,
   findings,
+  issues,
   schedules,
   runners,
   clock,
@@ -109,6 +141,8 @@ export function makeScanEngine({
     reported: { target: string; finding: RunnerFinding }[];
     checks: ScanCheck[];
     extra: RunnerResult['summary'];
+    /** Per target: whether its run was complete and its checks (what the issue tracker resolves on). */
+    runs: Omit<TargetRun, 'findings'>[];
   }
 
   async function runTarget(
@@ -118,7 +152,7 @@ export function makeScanEngine({
     logger: Logger,
     remainingMs: () => number,
   ): Promise<TargetOutcome> {
-    const outcome: TargetOutcome = { errors: [], reported: [], checks: [], extra: {} };
+    const outcome: TargetOutcome = { errors: [], reported: [], checks: [], extra: {}, runs: [] };
     // Each target gets what is left of the invocation when it starts, so a target queued behind
     // slow ones is refused with a reason instead of overrunning the deadline.
     const timeoutMs = remainingMs() - marginMs;
@@ -147,6 +181,8 @@ export function makeScanEngine({
         detail: check.detail.slice(0, MAX_CHECK_DETAIL),
       }));
       outcome.extra = result.summary ?? {};
+      const checks = new Map<string, CheckStatus>((result.checks ?? []).map((check) => [check.id, check.status]));
+      outcome.runs.push({ target, complete: outcome.errors.length === 0, checks });
       logger.info('runner finished', { runner: runner.name, target, findings: result.findings.length, errors: result.errors?.length ?? 0 });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -164,6 +200,7 @@ export function makeScanEngine({
         reported: [],
         checks: [],
         extra: {},
+        runs: [],
       };
     // Results keep the input order, so a job's findings and errors are listed target by target
     // whatever finishes first; runTarget never throws.
@@ -177,10 +214,28 @@ export function makeScanEngine({
       checks: outcomes.flatMap((outcome) => outcome.checks).slice(0, MAX_STORED_CHECKS),
       // In target order, as before: a later target's summary keys win.
       extra: Object.assign({}, ...outcomes.map((outcome) => outcome.extra)) as RunnerResult['summary'],
+      runs: outcomes.flatMap((outcome) => outcome.runs),
     };
   }
 
-  async function toRecords(job: ScanJobRecord, reported: { target: string; finding: RunnerFinding }[]): Promise<FindingRecord[]> {
+  /**
+   * The known issues of every target whose run can change one (it reported something, or it is
+   * complete and has checks to resolve on): one Query per target (docs/issues.md).
+   */
+  async function knownIssues(job: ScanJobRecord, runs: TargetOutcome['runs'], reported: TargetOutcome['reported']): Promise<IssueRecord[]> {
+    const reporting = new Set(reported.map((item) => item.target));
+    const targets = [
+      ...new Set(runs.filter((run) => reporting.has(run.target) || (run.complete && run.checks.size > 0)).map((run) => run.target)),
+    ];
+    const found = await mapBounded(targets, targetConcurrency, (target) => issues.ofTarget(job.tenant, job.scan_type, target));
+    return found.flat();
+  }
+
+  function toRecords(
+    job: ScanJobRecord,
+    reported: { target: string; finding: RunnerFinding }[],
+    firstSeen: ReadonlyMap<string, string>,
+  ): FindingRecord[] {
     const now = clock.now().toISOString();
     const byId = new Map<string, FindingRecord>();
     const printed = reported.map(({ target, finding }) => ({ target, finding, fingerprint: fingerprintOf(job.tenant, target, finding) }));
@@ -194,10 +249,6 @@ export function makeScanEngine({
       const finding = { ...item.finding, evidence: { ...item.finding.evidence, base_fingerprint: stored } };
       return { target: item.target, finding, fingerprint: fingerprintOf(job.tenant, item.target, finding) };
     });
-    const firstSeen = await findings.firstSeen(
-      job.tenant,
-      withPrints.map(({ target, fingerprint }) => ({ target, fingerprint })),
-    );
     for (const { target, finding, fingerprint } of withPrints) {
       const id = findingIdOf(job.id, fingerprint);
       byId.set(id, {
@@ -241,14 +292,33 @@ export function makeScanEngine({
       // A redelivered running job already counted when its first worker took it.
       if (owned || job.status === 'queued') metrics.record('ScansStarted', 1, { scan_type: job.scan_type });
 
-      const { errors, reported, checks, extra } = await collect(job, logger, remainingMs);
-      const records = await toRecords(job, reported);
+      const { errors, reported, checks, extra, runs } = await collect(job, logger, remainingMs);
+      // First seen is the issue's; the issues are written after the findings, so a worker dying in
+      // between leaves findings whose issues the redelivery writes (docs/issues.md).
+      const known = await knownIssues(job, runs, reported);
+      const records = toRecords(job, reported, new Map(known.map((issue) => [issue.fingerprint, issue.first_seen_at])));
       await findings.save(job.tenant, records);
+      const tracked = trackIssues({
+        job,
+        now: clock.now().toISOString(),
+        existing: known,
+        runs: runs.map((run) => ({ ...run, findings: records.filter((record) => record.target === run.target) })),
+      });
+      await issues.save(job.tenant, tracked.writes);
 
       const status: ScanStatus = outcomeOf(records.length, errors.length);
       const summary: ScanSummary = { ...emptySummary(), ...extra };
       for (const record of records) summary[record.severity] += 1;
-      const changes = { status, finished_at: clock.now().toISOString(), finding_count: records.length, summary, errors, checks };
+      const changes = {
+        status,
+        finished_at: clock.now().toISOString(),
+        finding_count: records.length,
+        summary,
+        errors,
+        checks,
+        changes: changeCounts(tracked.changes),
+        change_ids: keptChangeIds(tracked.changes),
+      };
       const finished = await scans.transition(job.tenant, job.id, ['running'], changes);
       if (!finished) {
         logger.warn('scan finished after another path closed it', { status });
@@ -262,6 +332,7 @@ export function makeScanEngine({
       if (job.schedule_id && !(await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, RUN_STATUS[status])))) {
         logger.info('schedule status left to a newer scan or a deleted schedule', { status });
       }
+      logger.info('issues tracked', { ...changes.changes });
       return { ...job, ...changes, status, started_at: startedAt };
     },
   };

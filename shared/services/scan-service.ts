@@ -2,7 +2,7 @@ import type { ScanType } from '../domain/scan-types.ts';
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { ConflictError, DispatchFailedError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { FindingRecord, Finding } from '../domain/finding.ts';
-import { jobForSchedule, queuedJob, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
+import { jobForSchedule, queuedJob, scanToWire, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
 import { validateScanSubject } from '../domain/scan-subject.ts';
 import { finishedRun, scheduleToWire, type Schedule } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -114,7 +114,7 @@ export function makeScanService({
       await scans.create(job);
       await dispatch(job);
       logger.info('manual scan queued', { tenant, scan_id: id });
-      return stripTenant(job);
+      return scanToWire(job);
     },
 
     /** Run now: a synchronous fire. `enabled` never changes. */
@@ -132,13 +132,13 @@ export function makeScanService({
       await dispatch(job);
       logger.info('run now queued', { tenant, schedule_id: scheduleId, scan_id: job.id });
       const current = await schedules.get(tenant, scheduleId);
-      return { scan: stripTenant(job), schedule: scheduleToWire(current ?? schedule, clock.now()) };
+      return { scan: scanToWire(job), schedule: scheduleToWire(current ?? schedule, clock.now()) };
     },
 
     async getScan(tenant: string, id: string): Promise<ScanJob> {
       const job = await scans.get(tenant, id);
       if (!job) throw new NotFoundError(`scan ${id} not found`);
-      return stripTenant(job);
+      return scanToWire(job);
     },
 
     /** The scan's log lines, for this tenant's scans only (another tenant's id is not found). */
@@ -151,7 +151,7 @@ export function makeScanService({
 
     async listScans(tenant: string, filter: ScanFilter, limit: number, cursor?: string): Promise<Page<ScanJob>> {
       const page = await scans.list(tenant, filter, limit, cursor);
-      return { items: page.items.map(stripTenant), nextCursor: page.nextCursor };
+      return { items: page.items.map(scanToWire), nextCursor: page.nextCursor };
     },
 
     async listFindings(tenant: string, filter: FindingFilter, limit: number, cursor?: string): Promise<Page<Finding>> {

@@ -75,46 +75,18 @@ export function describeFindingRepositoryContract(name: string, makeSubject: () 
       expect((await allIds(repo, 'acme', {}, 25)).pages.flat()).toEqual(many.map((f) => f.id).reverse());
     });
 
-    it('knows a fingerprint from the scan that first saw it, per tenant and target', async () => {
-      await repo.save('acme', [finding('acme', 1), finding('acme', 2, { target: 'other.com' })]);
-      // A later sighting (first seen before last seen) does not move first seen.
+    it("lists one fingerprint's findings newest first, within the tenant, as an issue's occurrences", async () => {
       await repo.save('acme', [
-        finding('acme', 11, {
-          fingerprint: fingerprintOf(1),
-          first_seen_at: '2026-03-02T10:00:00.000Z',
-          last_seen_at: '2026-03-03T10:00:00.000Z',
-        }),
+        finding('acme', 1),
+        finding('acme', 2),
+        finding('acme', 3, { fingerprint: fingerprintOf(1), scan_id: 'scan_B' }),
+        finding('acme', 4, { fingerprint: fingerprintOf(1), scan_id: 'scan_C' }),
       ]);
+      await repo.save('globex', [finding('globex', 5, { fingerprint: fingerprintOf(1) })]);
 
-      const seen = await repo.firstSeen('acme', [
-        { target: 'example.com', fingerprint: fingerprintOf(1) },
-        { target: 'example.com', fingerprint: fingerprintOf(3) },
-        { target: 'other.com', fingerprint: fingerprintOf(2) },
-      ]);
-      const elsewhere = await repo.firstSeen('globex', [{ target: 'example.com', fingerprint: fingerprintOf(1) }]);
-
-      expect(Object.fromEntries(seen)).toEqual({
-        [fingerprintOf(1)]: '2026-03-02T10:00:00.000Z',
-        [fingerprintOf(2)]: '2026-03-02T10:00:00.000Z',
-      });
-      expect(elsewhere.size).toBe(0);
-    });
-
-    it('keeps the earlier first sighting when two scans record the same new fingerprint', async () => {
-      await repo.save('acme', [
-        finding('acme', 1, { first_seen_at: '2026-03-02T10:00:00.000Z', last_seen_at: '2026-03-02T10:00:00.000Z' }),
-      ]);
-      await repo.save('acme', [
-        finding('acme', 2, {
-          fingerprint: fingerprintOf(1),
-          first_seen_at: '2026-03-02T11:00:00.000Z',
-          last_seen_at: '2026-03-02T11:00:00.000Z',
-        }),
-      ]);
-
-      expect(await repo.firstSeen('acme', [{ target: 'example.com', fingerprint: fingerprintOf(1) }])).toEqual(
-        new Map([[fingerprintOf(1), '2026-03-02T10:00:00.000Z']]),
-      );
+      expect((await repo.occurrences('acme', fingerprintOf(1), 10)).map((found) => found.id)).toEqual(ids(4, 3, 1));
+      expect((await repo.occurrences('acme', fingerprintOf(1), 2)).map((found) => found.id)).toEqual(ids(4, 3));
+      expect(await repo.occurrences('acme', fingerprintOf(9), 10)).toEqual([]);
     });
 
     it('lists newest first in pages; the last page has no cursor and none is empty', async () => {

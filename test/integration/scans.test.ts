@@ -347,7 +347,7 @@ describe('dispatch reliability', () => {
       runners: new Map([['email_security', runner]]),
       wrapFindings: (inner): FindingRepository => ({
         ...inner,
-        firstSeen: (tenant, sightings) => inner.firstSeen(tenant, sightings),
+        occurrences: (tenant, fingerprint, limit) => inner.occurrences(tenant, fingerprint, limit),
         list: (tenant, filter, limit, cursor) => inner.list(tenant, filter, limit, cursor),
         // A worker dying mid-write: half the findings land, then the invocation is gone.
         async save(tenant, records) {

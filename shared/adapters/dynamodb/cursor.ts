@@ -17,7 +17,22 @@ export function encodeCursor(tenant: string, index: string, key: Key): string {
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
-const invalid = () => new ValidationError('the cursor is not valid', [{ field: 'cursor', message: 'is not a cursor of this listing' }]);
+/** The error every malformed, foreign or forged cursor gets. */
+export const invalidCursor = () =>
+  new ValidationError('the cursor is not valid', [{ field: 'cursor', message: 'is not a cursor of this listing' }]);
+const invalid = invalidCursor;
+
+/** The JSON object inside a base64url cursor, or ValidationError. */
+export function cursorBody<T>(cursor: string): Partial<T> {
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (typeof body !== 'object' || body === null) throw invalid();
+  return body as Partial<T>;
+}
 
 /**
  * Decodes a cursor for `tenant` and `index`. The key must be exactly a key of this listing: the
@@ -27,14 +42,7 @@ const invalid = () => new ValidationError('the cursor is not valid', [{ field: '
  * (The API also authenticates cursors: shared/http/page-cursor.ts.)
  */
 export function decodeCursor(cursor: string, tenant: string, index: string, partition: string, skPrefix?: string): Key {
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (typeof body !== 'object' || body === null) throw invalid();
-  const { v, t, i, k } = body as Partial<CursorBody>;
+  const { v, t, i, k } = cursorBody<CursorBody>(cursor);
   if (v !== 1 || t !== tenant || i !== index || typeof k !== 'object' || k === null || Array.isArray(k)) throw invalid();
   const names = index === '' ? ['PK', 'SK'] : ['PK', 'SK', `${index}PK`, `${index}SK`];
   const given = Object.keys(k);

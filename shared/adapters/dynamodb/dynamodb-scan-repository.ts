@@ -26,13 +26,15 @@ const FIELDS = [
   'errors',
   'checks',
   'log',
+  'changes',
 ] as const satisfies readonly (keyof ScanJobRecord)[];
 
 function fromItem(item: Record<string, unknown>): ScanJobRecord {
   const record = Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScanJobRecord;
   // Jobs stored before checks existed have none.
   record.checks ??= [];
-  return record;
+  // Only finished jobs have them (written with `changes`).
+  return item.change_ids ? { ...record, change_ids: item.change_ids as ScanJobRecord['change_ids'] } : record;
 }
 
 /** ScanJobs in the single table; request paths use GetItem, Query and conditional writes only. */

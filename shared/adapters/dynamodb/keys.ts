@@ -19,8 +19,19 @@ export const scanKeys = {
   finding: (id: string) => `FND#${id}`,
   findingsByScan: (tenant: string, scanId: string) => `T#${tenant}#FND#SCAN#${scanId}`,
   findingsByRule: (tenant: string, ruleId: string) => `T#${tenant}#FND#RULE#${ruleId}`,
-  /** The first-seen item of one target: one attribute per fingerprint ever seen on it. */
-  firstSeen: (targetHash: string) => `SEEN#${targetHash}`,
+  /** GSI3: the findings of one fingerprint (an issue's occurrences). */
+  findingsByFingerprint: (tenant: string, fingerprint: string) => `T#${tenant}#FND#FP#${fingerprint}`,
+};
+
+/** Issues (see docs/issues.md): every GSI sort key is the issue's listing order (issueSortKey). */
+export const issueKeys = {
+  issue: (id: string) => `ISS#${id}`,
+  /** GSI1: by stored status. */
+  byStatus: (tenant: string, status: string) => `T#${tenant}#ISS#ST#${status}`,
+  /** GSI2: by target (a digest of targetKey: targets can be 2 KB URLs). */
+  byTarget: (tenant: string, targetDigest: string) => `T#${tenant}#ISS#TGT#${targetDigest}`,
+  /** GSI3: by rule id. */
+  byRule: (tenant: string, ruleId: string) => `T#${tenant}#ISS#R#${ruleId}`,
 };
 
 /** Uploaded files (see docs/artifacts.md). */

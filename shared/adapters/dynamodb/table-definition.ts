@@ -7,8 +7,10 @@
  * - `PK = T#<tenant>`, `SK = META#schedule-create`: the gate concurrent creates of a tenant claim (quota).
  * - GSI1 `GSI1PK = T#<tenant>#SCH#TYPE#<scan_type>`, `GSI1SK = <schedule id>`: list by scan type.
  * - GSI2 `GSI2PK = T#<tenant>#SCH#EN#<true|false>`, `GSI2SK = <schedule id>`: list by enabled.
- * Scans (`SCAN#`), findings (`FND#`) and first-seen items (`SEEN#`) share the partition and the
- * two indexes: their keys are in keys.ts and docs/storage.md.
+ * - GSI3 `GSI3PK`, `GSI3SK`: issues by rule and findings by fingerprint (docs/issues.md).
+ * Scans (`SCAN#`), findings (`FND#`) and issues (`ISS#`) share the partition and the indexes:
+ * their keys are in keys.ts, docs/storage.md and docs/issues.md. (The `SEEN#` first-seen items
+ * of earlier releases are no longer read: first seen is the issue's.)
  *
  * `ttl` (epoch seconds) is the table's time-to-live attribute: DynamoDB deletes an item some time
  * after it passes. Artifact rows (`ART#`) carry it, set to their `expires_at` (the bucket's lifecycle
@@ -21,6 +23,8 @@ export const tableDefinition = {
   globalSecondaryIndexes: [
     { indexName: 'GSI1', partitionKey: { name: 'GSI1PK', type: 'S' }, sortKey: { name: 'GSI1SK', type: 'S' } },
     { indexName: 'GSI2', partitionKey: { name: 'GSI2PK', type: 'S' }, sortKey: { name: 'GSI2SK', type: 'S' } },
+    // Added with issues: CloudFormation creates one index per table update, so add them one a release.
+    { indexName: 'GSI3', partitionKey: { name: 'GSI3PK', type: 'S' }, sortKey: { name: 'GSI3SK', type: 'S' } },
   ],
   billingMode: 'PAY_PER_REQUEST',
   timeToLiveAttribute: 'ttl',

@@ -3,15 +3,17 @@ import type { FindingRepository } from '../../ports/finding-repository.ts';
 import type { TargetPolicy } from '../../domain/network-policy.ts';
 import type { ScanType } from '../../domain/scan-types.ts';
 import type { IdGenerator } from '../../ports/id-generator.ts';
+import type { IssueRepository } from '../../ports/issue-repository.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { ScanRepository } from '../../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../../ports/schedule-repository.ts';
 
-/** The adapters every service shares: the three repositories, time, ids and the logger. */
+/** The adapters every service shares: the repositories, time, ids and the logger. */
 export interface ScanServiceAdapters {
   schedules: ScheduleRepository;
   scans: ScanRepository;
   findings: FindingRepository;
+  issues: IssueRepository;
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;

@@ -7,9 +7,9 @@ import type { ScanServiceAdapters } from './adapters.ts';
 
 /** The dispatch service with its scan engine (the two queue consumers, the local runtime). */
 export function composeDispatchService(
-  { schedules, scans, findings, clock, ids, logger }: ScanServiceAdapters,
+  { schedules, scans, findings, issues, clock, ids, logger }: ScanServiceAdapters,
   { runners, scanLogs, metrics }: { runners: RunnerRegistry; scanLogs: ScanLogs; metrics?: Metrics },
 ) {
-  const engine = makeScanEngine({ scans, findings, schedules, runners, clock, scanLogs, metrics });
+  const engine = makeScanEngine({ scans, findings, issues, schedules, runners, clock, scanLogs, metrics });
   return makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger, metrics });
 }

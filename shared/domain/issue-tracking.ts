@@ -1,0 +1,177 @@
+import type { FindingRecord } from './finding.ts';
+import { effectiveStatus, issueIdOf, type ChangeKind, type IssueRecord } from './issue.ts';
+import type { CheckStatus, ScanJobRecord } from './scan-job.ts';
+
+/** What one target of one scan said, as the tracker needs it. */
+export interface TargetRun {
+  target: string;
+  /** The runner returned a report for this target with no error at all (not partial, not failed). */
+  complete: boolean;
+  /** Check status by rule id; empty when the runner reports no checks (then nothing resolves). */
+  checks: ReadonlyMap<string, CheckStatus>;
+  /** This target's findings of this scan. */
+  findings: readonly FindingRecord[];
+}
+
+export interface Tracked {
+  /** Issues to write: created or changed by this scan. */
+  writes: IssueRecord[];
+  /** Issue ids by what this scan did to them. */
+  changes: Record<ChangeKind, string[]>;
+}
+
+type Job = Pick<ScanJobRecord, 'id' | 'tenant' | 'scan_type' | 'schedule_id'>;
+
+/**
+ * What one scan does to the issues of its targets (DESIGN §15). A reported fingerprint is a new
+ * issue, a sighting of an open one, or reopens a resolved one (accepted risks and false positives
+ * keep their status and count the sighting). An open issue of a target the scan ran completely
+ * resolves only when the check of its rule passed and the scan did not report it: an errored,
+ * skipped or absent check, or a partial run, resolves nothing.
+ *
+ * Idempotent: an issue remembers the newest scan that evaluated it and what that scan did, so the
+ * same scan run again (a redelivery) recounts the same change and writes nothing, and an older
+ * scan finishing late changes nothing a newer one decided.
+ */
+export function trackIssues({
+  job,
+  now,
+  runs,
+  existing,
+}: {
+  job: Job;
+  now: string;
+  runs: readonly TargetRun[];
+  existing: readonly IssueRecord[];
+}): Tracked {
+  const byFingerprint = new Map(existing.map((issue) => [issue.fingerprint, issue]));
+  const writes: IssueRecord[] = [];
+  const changes: Record<ChangeKind, string[]> = { new: [], resolved: [], reopened: [], unchanged: [] };
+  const reported = new Set<string>();
+
+  for (const run of runs) {
+    for (const finding of run.findings) {
+      if (reported.has(finding.fingerprint)) continue;
+      reported.add(finding.fingerprint);
+      const issue = byFingerprint.get(finding.fingerprint);
+      if (!issue) {
+        const created = newIssue(job, finding, now);
+        writes.push(created);
+        changes.new.push(created.id);
+        continue;
+      }
+      if (issue.evaluated_scan_id === job.id) {
+        // A redelivery of the scan that last evaluated it: the same change, nothing written.
+        changes[issue.evaluated_change].push(issue.id);
+        continue;
+      }
+      if (issue.evaluated_scan_id > job.id) {
+        // An older scan finishing late: its sighting counts once, a newer scan's decisions stand.
+        changes.unchanged.push(issue.id);
+        if (!issue.counted_scan_ids.includes(job.id)) writes.push({ ...counted(issue, job.id), version: issue.version + 1 });
+        continue;
+      }
+      const sighting = sightingOf(issue, job, finding, now);
+      writes.push(sighting);
+      changes[sighting.evaluated_change].push(issue.id);
+    }
+  }
+
+  for (const run of runs) {
+    if (!run.complete) continue;
+    for (const issue of existing) {
+      if (issue.target !== run.target || reported.has(issue.fingerprint)) continue;
+      if (issue.evaluated_scan_id === job.id) {
+        if (issue.evaluated_change === 'resolved') changes.resolved.push(issue.id);
+        continue;
+      }
+      if (issue.evaluated_scan_id > job.id || effectiveStatus(issue, now) !== 'open') continue;
+      if (run.checks.get(issue.rule_id) !== 'pass') continue;
+      writes.push({
+        ...issue,
+        status: 'resolved',
+        resolved_at: now,
+        resolved_scan_id: job.id,
+        updated_at: now,
+        version: issue.version + 1,
+        evaluated_scan_id: job.id,
+        evaluated_change: 'resolved',
+      });
+      changes.resolved.push(issue.id);
+    }
+  }
+  return { writes, changes };
+}
+
+function newIssue(job: Job, finding: FindingRecord, now: string): IssueRecord {
+  return {
+    id: issueIdOf(finding.fingerprint),
+    tenant: job.tenant,
+    fingerprint: finding.fingerprint,
+    status: 'open',
+    scan_type: job.scan_type,
+    target: finding.target,
+    rule_id: finding.rule_id,
+    severity: finding.severity,
+    title: finding.title,
+    first_seen_at: finding.first_seen_at,
+    last_seen_at: now,
+    occurrence_count: 1,
+    reopened_count: 0,
+    last_scan_id: job.id,
+    schedule_id: job.schedule_id,
+    resolved_at: null,
+    resolved_scan_id: null,
+    status_reason: null,
+    status_until: null,
+    status_changed_at: null,
+    status_changed_by: null,
+    updated_at: now,
+    version: 1,
+    evaluated_scan_id: job.id,
+    evaluated_change: 'new',
+    counted_scan_ids: [job.id],
+  };
+}
+
+/** Scans whose sighting an issue remembers having counted: enough for redeliveries of late scans. */
+export const COUNTED_SCANS_KEPT = 8;
+
+/** The issue with one more occurrence, counted for `scanId`. */
+function counted(issue: IssueRecord, scanId: string): IssueRecord {
+  return {
+    ...issue,
+    occurrence_count: issue.occurrence_count + 1,
+    counted_scan_ids: [...issue.counted_scan_ids, scanId].sort().slice(-COUNTED_SCANS_KEPT),
+  };
+}
+
+/** A known issue reported again: reopened if it was resolved; an expired acceptance becomes open. */
+function sightingOf(issue: IssueRecord, job: Job, finding: FindingRecord, now: string): IssueRecord {
+  const seen: IssueRecord = {
+    ...counted(issue, job.id),
+    severity: finding.severity,
+    title: finding.title,
+    last_seen_at: now,
+    last_scan_id: job.id,
+    schedule_id: job.schedule_id,
+    updated_at: now,
+    version: issue.version + 1,
+    evaluated_scan_id: job.id,
+    evaluated_change: 'unchanged',
+  };
+  if (issue.status === 'resolved') {
+    return {
+      ...seen,
+      status: 'open',
+      reopened_count: issue.reopened_count + 1,
+      resolved_at: null,
+      resolved_scan_id: null,
+      evaluated_change: 'reopened',
+    };
+  }
+  if (issue.status === 'accepted_risk' && effectiveStatus(issue, now) === 'open') {
+    return { ...seen, status: 'open', status_changed_at: issue.status_until, status_changed_by: 'system: accepted risk expired' };
+  }
+  return seen;
+}

@@ -1,0 +1,185 @@
+import * as z from 'zod';
+import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
+import { pageQueryFields } from './page-query.ts';
+import { ScanChanges, Severity, SEVERITIES } from './scan-job.ts';
+import { ScanType } from './scan-types.ts';
+
+// Object schemas are z.lazy, built at their first parse (docs/cold-start.md).
+
+export const ISSUE_STATUSES = ['open', 'resolved', 'accepted_risk', 'false_positive'] as const;
+export const IssueStatus = z.enum(ISSUE_STATUSES);
+export type IssueStatus = z.infer<typeof IssueStatus>;
+
+/** What one scan did to one issue (DESIGN §15). */
+export const CHANGE_KINDS = ['new', 'resolved', 'reopened', 'unchanged'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+export const Issue = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    fingerprint: z.string(),
+    status: IssueStatus,
+    scan_type: ScanType,
+    target: z.string(),
+    rule_id: z.string(),
+    severity: Severity,
+    title: z.string(),
+    first_seen_at: z.string(),
+    last_seen_at: z.string(),
+    occurrence_count: z.number().int(),
+    reopened_count: z.number().int(),
+    /** The last scan that reported it. */
+    last_scan_id: z.string(),
+    /** The schedule of that scan, null for a manual scan. */
+    schedule_id: z.string().nullable(),
+    resolved_at: z.string().nullable(),
+    resolved_scan_id: z.string().nullable(),
+    status_reason: z.string().nullable(),
+    /** accepted_risk only: the issue counts as open again from this instant. */
+    status_until: z.string().nullable(),
+    status_changed_at: z.string().nullable(),
+    status_changed_by: z.string().nullable(),
+    updated_at: z.string(),
+  }),
+);
+export type Issue = z.infer<typeof Issue>;
+
+/** What is stored: the wire issue, its tenant, its write version and the newest scan that evaluated it. */
+export interface IssueRecord extends Issue {
+  tenant: string;
+  version: number;
+  /** The newest scan that reported or resolved it: an older or the same scan changes nothing again. */
+  evaluated_scan_id: string;
+  /** What that scan did to it, so a redelivered scan counts the same change without writing. */
+  evaluated_change: ChangeKind;
+  /** The newest scans whose sighting occurrence_count includes (COUNTED_SCANS_KEPT of them). */
+  counted_scan_ids: string[];
+}
+
+export const IssueOccurrence = z.lazy(() =>
+  z.object({
+    finding_id: z.string(),
+    scan_id: z.string(),
+    seen_at: z.string(),
+    severity: Severity,
+    title: z.string(),
+    description: z.string(),
+    evidence: z.record(z.string(), z.unknown()),
+    remediation: z.string(),
+  }),
+);
+export type IssueOccurrence = z.infer<typeof IssueOccurrence>;
+
+export const IssueDetail = z.lazy(() => Issue.and(z.object({ occurrences: z.array(IssueOccurrence) })));
+
+export const IssueListQuery = z.lazy(() =>
+  z.strictObject({
+    status: IssueStatus.optional().describe('only this status (an accepted risk past its `until` counts as open)'),
+    severity: Severity.optional().describe('only this severity'),
+    scan_type: ScanType.optional().describe('only this scan type'),
+    target: z.string().trim().min(1).max(2048).optional().describe('only this target: any case, IDN as typed or in punycode'),
+    rule_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[A-Za-z0-9._-]+$/, 'must be a rule id or its beginning')
+      .optional()
+      .describe('rule id or a prefix of one (e.g. mailscan.spf)'),
+    schedule_id: z.string().min(1).max(64).optional().describe('only issues last reported by this schedule'),
+    ...pageQueryFields(),
+  }),
+);
+export type IssueListQuery = z.infer<typeof IssueListQuery>;
+
+export const IssueList = z.lazy(() => z.object({ items: z.array(Issue), next_cursor: z.string().nullable() }));
+
+/** PATCH /api/issues/{id}/: a person's triage (DESIGN §15). */
+export const IssueStatusChange = z.lazy(() =>
+  z
+    .strictObject({
+      status: z.enum(['open', 'accepted_risk', 'false_positive']),
+      reason: z.string().trim().min(1).max(2000).optional(),
+      until: z.iso.datetime({ offset: true }).optional(),
+    })
+    .superRefine((change, context) => {
+      if (change.until !== undefined && change.status !== 'accepted_risk')
+        context.addIssue({ code: 'custom', path: ['until'], message: 'is only for status accepted_risk' });
+      if (change.status !== 'open' && change.reason === undefined)
+        context.addIssue({ code: 'custom', path: ['reason'], message: `is required for status ${change.status}` });
+    }),
+);
+export type IssueStatusChange = z.infer<typeof IssueStatusChange>;
+
+export const ScanChangeItem = z.lazy(() => z.object({ change: z.enum(['new', 'resolved', 'reopened']), issue: Issue }));
+export const ScanChangeList = z.lazy(() =>
+  z.object({ scan_id: z.string(), changes: ScanChanges.nullable(), items: z.array(ScanChangeItem), truncated: z.boolean() }),
+);
+
+/** The issue of a fingerprint: deterministic, so every sighting and every redelivery names the same one. */
+export function issueIdOf(fingerprint: string): string {
+  return `iss_${fingerprint.slice(0, 32)}`;
+}
+
+export const IssueId = z.string().regex(/^iss_[0-9a-f]{32}$/, 'must be an id of the form iss_<32 hex digits>');
+
+/** The status a reader sees: an accepted risk whose `until` has passed is open again. */
+export function effectiveStatus(issue: Pick<Issue, 'status' | 'status_until'>, now: string): IssueStatus {
+  if (issue.status === 'accepted_risk' && issue.status_until !== null && issue.status_until <= now) return 'open';
+  return issue.status;
+}
+
+/**
+ * How the target filter compares targets: lowercase, and every host name in punycode without a
+ * trailing dot, so `Bücher.Example.` finds `xn--bcher-kva.example`. Applied to the stored target
+ * and to the filter alike. Non-host targets (CIDRs, aliases) are only lowercased.
+ */
+export function targetKey(target: string): string {
+  const trimmed = target.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    try {
+      return new URL(trimmed).href.toLowerCase();
+    } catch {
+      return trimmed.toLowerCase();
+    }
+  }
+  const hostPort = /^([^/:\s]+)(:\d{1,5})?$/.exec(trimmed);
+  if (hostPort) {
+    const domain = normaliseDomain(hostPort[1]);
+    if (domain !== null) return `${domain}${hostPort[2] ?? ''}`;
+  }
+  return trimmed.toLowerCase();
+}
+
+const SEVERITY_RANK = Object.fromEntries(SEVERITIES.map((severity, rank) => [severity, rank])) as Record<Severity, number>;
+
+export function severityRank(severity: Severity): number {
+  return SEVERITY_RANK[severity];
+}
+
+/** Milliseconds after the epoch fit 13 digits until the year 2286. */
+const LATEST = 9_999_999_999_999;
+
+/**
+ * An issue's place in every listing: severity (most severe first), then last seen (newest first),
+ * then id. Ascending order of this string is the listing's order, so one index query reads it
+ * sorted and one string is a cursor in any of the listing's index partitions.
+ */
+export function issueSortKey(issue: Pick<Issue, 'severity' | 'last_seen_at' | 'id'>): string {
+  const inverted = String(LATEST - Date.parse(issue.last_seen_at)).padStart(13, '0');
+  return `${severityRank(issue.severity)}#${inverted}#${issue.id}`;
+}
+
+export const ISSUE_SORT_KEY = /^[0-4]#[0-9]{13}#iss_[0-9a-f]{32}$/;
+
+/** The fields of an issue on the wire (stored bookkeeping left out) with its effective status. */
+export function issueOnWire(record: IssueRecord, now: string): Issue {
+  const {
+    tenant: _tenant,
+    version: _version,
+    evaluated_scan_id: _scan,
+    evaluated_change: _change,
+    counted_scan_ids: _counted,
+    ...issue
+  } = record;
+  return { ...issue, status: effectiveStatus(record, now) };
+}

@@ -1,0 +1,43 @@
+import type { IssueRecord, IssueStatus } from '../domain/issue.ts';
+import type { Severity } from '../domain/scan-job.ts';
+import type { ScanType } from '../domain/scan-types.ts';
+import type { Page } from './schedule-repository.ts';
+
+export interface IssueFilter {
+  /** Effective status: `open` includes accepted risks whose `until` is at or before `now`. */
+  status?: IssueStatus;
+  severity?: Severity;
+  scanType?: ScanType;
+  /** As typed: compared through `targetKey` (any case, IDN or punycode). */
+  target?: string;
+  /** A rule id or its beginning (shared/domain/rule-ids.ts). */
+  ruleId?: string;
+  scheduleId?: string;
+  /** The instant accepted risks are judged against (ISO 8601). */
+  now: string;
+}
+
+/** The triage fields a person sets (PATCH /api/issues/{id}/). */
+export type IssueTriage = Pick<IssueRecord, 'status' | 'status_reason' | 'status_until' | 'status_changed_at' | 'status_changed_by'>;
+
+/**
+ * Port for issues: one per (tenant, fingerprint), across scans (DESIGN §15). Every method is
+ * scoped to one tenant. Listings are ordered by severity (most severe first), then last seen
+ * (newest first), then id; a page may hold fewer than `limit` items while a cursor says more may
+ * follow (a sparse filter stops reading at a bound instead of reading the whole tenant).
+ */
+export interface IssueRepository {
+  /** Every issue of one scan type and target, whatever its status: what a scan of it compares against. */
+  ofTarget(tenant: string, scanType: ScanType, target: string): Promise<IssueRecord[]>;
+  /** Writes whole issues in batches (25 a request); rewriting the same issue is harmless. */
+  save(tenant: string, issues: IssueRecord[]): Promise<void>;
+  get(tenant: string, id: string): Promise<IssueRecord | null>;
+  /** The issues of these ids that exist, in no particular order. */
+  getMany(tenant: string, ids: readonly string[]): Promise<IssueRecord[]>;
+  /**
+   * Sets the triage fields if the stored version is `expectedVersion`, and returns the issue as
+   * stored; ConflictError when the version moved, null when the issue does not exist.
+   */
+  triage(tenant: string, id: string, expectedVersion: number, triage: IssueTriage): Promise<IssueRecord | null>;
+  list(tenant: string, filter: IssueFilter, limit: number, cursor?: string): Promise<Page<IssueRecord>>;
+}
