@@ -14,42 +14,26 @@ function listingOf(tenant: string, filter: FindingFilter): Listing {
 /**
  * An in-memory FindingRepository with the semantics of the DynamoDB one, held to it by
  * test/contracts/finding-repository-contract.ts: findings stored by id (rewriting one replaces it),
- * first seen kept per tenant and target and written only for a fingerprint seen for the first time
- * (first_seen_at equal to last_seen_at), the earlier record kept, and the adapter's listings and
- * cursors.
+ * one fingerprint's findings newest first (an issue's occurrences), and the adapter's listings and
+ * cursors. First seen is the issue's (InMemoryIssueRepository).
  */
 export class InMemoryFindingRepository implements FindingRepository {
   /** By `tenant/id`, with the tenant the finding was saved under. */
   readonly rows = new Map<string, { tenant: string; finding: FindingRecord }>();
-  /** first_seen_at by fingerprint, per `tenant/target`. */
-  readonly seen = new Map<string, Map<string, string>>();
   /** Every save, in order: what a test of the engine asserts about its writes. */
   readonly saves: { tenant: string; findings: FindingRecord[] }[] = [];
-
-  async firstSeen(tenant: string, sightings: { target: string; fingerprint: string }[]): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    // As the adapter reads it: each target's record, asked for every fingerprint of the sightings.
-    for (const target of new Set(sightings.map((sighting) => sighting.target))) {
-      const record = this.seen.get(`${tenant}/${target}`);
-      for (const { fingerprint } of sightings) {
-        const at = record?.get(fingerprint);
-        if (at !== undefined) found.set(fingerprint, at);
-      }
-    }
-    return found;
-  }
 
   async save(tenant: string, findings: FindingRecord[]): Promise<void> {
     this.saves.push({ tenant, findings: structuredClone(findings) });
     for (const finding of findings) this.rows.set(`${tenant}/${finding.id}`, { tenant, finding: structuredClone(finding) });
-    for (const finding of findings) {
-      if (finding.first_seen_at !== finding.last_seen_at) continue;
-      const key = `${tenant}/${finding.target}`;
-      const record = this.seen.get(key) ?? new Map<string, string>();
-      // if_not_exists: of two scans recording the same new fingerprint, the first record stays.
-      if (!record.has(finding.fingerprint)) record.set(finding.fingerprint, finding.first_seen_at);
-      this.seen.set(key, record);
-    }
+  }
+
+  async occurrences(tenant: string, fingerprint: string, limit: number): Promise<FindingRecord[]> {
+    return [...this.rows.values()]
+      .filter((row) => row.tenant === tenant && row.finding.fingerprint === fingerprint)
+      .map((row) => structuredClone(row.finding))
+      .sort((a, b) => (a.id < b.id ? 1 : -1))
+      .slice(0, limit);
   }
 
   async list(tenant: string, filter: FindingFilter, limit: number, cursor?: string): Promise<Page<FindingRecord>> {

@@ -7,6 +7,7 @@ import type { ScanLogs } from '../../shared/ports/scan-log.ts';
 import { makeDispatchService } from '../../shared/services/dispatch-service.ts';
 import { makeScanEngine } from '../../shared/services/scan-engine.ts';
 import { InMemoryFindingRepository } from '../fakes/in-memory-finding-repository.ts';
+import { InMemoryIssueRepository } from '../fakes/in-memory-issue-repository.ts';
 import { InMemoryScanRepository } from '../fakes/in-memory-scan-repository.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
@@ -34,6 +35,7 @@ export function scanPath({ targetConcurrency, runner = new ScriptedRunner() }: {
   const ids = makeUlidGenerator(() => clock.now().getTime());
   const scans = new InMemoryScanRepository();
   const findings = new InMemoryFindingRepository();
+  const issues = new InMemoryIssueRepository();
   const schedules = new InMemoryScheduleRepository();
   const metrics: { name: MetricName; value: number; dimensions: Record<string, string> }[] = [];
   const recordingMetrics: Metrics = { record: (name, value, dimensions) => metrics.push({ name, value, dimensions }) };
@@ -61,6 +63,7 @@ export function scanPath({ targetConcurrency, runner = new ScriptedRunner() }: {
   const engine = makeScanEngine({
     scans,
     findings,
+    issues,
     schedules,
     runners,
     clock,
@@ -75,6 +78,7 @@ export function scanPath({ targetConcurrency, runner = new ScriptedRunner() }: {
     ids,
     scans,
     findings,
+    issues,
     schedules,
     runners,
     engine,

@@ -220,3 +220,43 @@ describe('scan engine on in-memory fakes', () => {
     expect(path.count('ScansFinished')).toBe(0);
   });
 });
+
+describe('the scan engine tracks issues', () => {
+  const checks = (status: 'pass' | 'error') => [1, 2].map((n) => ({ id: `test.rule_${n % 3}`, title: `rule ${n}`, status, detail: '' }));
+
+  it('opens an issue per finding, and resolves one only when a complete later run passed its check', async () => {
+    const runner = new ScriptedRunner();
+    const path = scanPath({ runner });
+    runner.behaviour = async () => ({ findings: [finding(1), finding(2)], checks: checks('pass') });
+    const first = await path.engine.execute(await queued(path, manualJob(1)), ENOUGH_TIME);
+    path.clock.advance(3_600_000);
+    runner.behaviour = async () => ({ findings: [finding(2)], checks: [{ id: 'test.rule_1', title: 'r', status: 'pass', detail: '' }] });
+
+    const second = await path.engine.execute(await queued(path, manualJob(2)), ENOUGH_TIME);
+
+    expect(first.changes).toEqual({ new: 2, resolved: 0, reopened: 0, unchanged: 0 });
+    expect(second.changes).toEqual({ new: 0, resolved: 1, reopened: 0, unchanged: 1 });
+    const stored = [...path.issues.rows.values()].sort((a, b) => (a.rule_id < b.rule_id ? -1 : 1));
+    expect(stored.map((issue) => [issue.rule_id, issue.status, issue.occurrence_count])).toEqual([
+      ['test.rule_1', 'resolved', 1],
+      ['test.rule_2', 'open', 2],
+    ]);
+  });
+
+  it('resolves nothing when the check errored or the run was partial', async () => {
+    const runner = new ScriptedRunner();
+    const path = scanPath({ runner });
+    runner.behaviour = async () => ({ findings: [finding(1)], checks: checks('pass') });
+    await path.engine.execute(await queued(path, manualJob(1)), ENOUGH_TIME);
+    runner.behaviour = async () => ({ findings: [], checks: checks('error') });
+    const errored = await path.engine.execute(await queued(path, manualJob(2)), ENOUGH_TIME);
+    runner.behaviour = async () => ({ findings: [finding(9)], checks: checks('pass'), errors: ['reputation timed out'] });
+
+    const partial = await path.engine.execute(await queued(path, manualJob(3)), ENOUGH_TIME);
+
+    expect(errored.changes?.resolved).toBe(0);
+    expect(partial.status).toBe('partial');
+    expect(partial.changes?.resolved).toBe(0);
+    expect([...path.issues.rows.values()].find((issue) => issue.rule_id === 'test.rule_1')?.status).toBe('open');
+  });
+});

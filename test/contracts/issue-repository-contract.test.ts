@@ -1,6 +1,6 @@
 import { afterAll } from 'vitest';
 import { makeDynamoDbIssueRepository } from '../../shared/adapters/dynamodb/dynamodb-issue-repository.ts';
-import { describeIssueRepositoryContract } from '../contracts/issue-repository-contract.ts';
+import { describeIssueRepositoryContract } from './issue-repository-contract.ts';
 import { InMemoryIssueRepository } from '../fakes/in-memory-issue-repository.ts';
 import { DynaliteTables } from '../helpers/dynalite-tables.ts';
 
