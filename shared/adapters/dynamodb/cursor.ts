@@ -31,7 +31,7 @@ export function cursorBody<T>(cursor: string): Partial<T> {
     throw invalid();
   }
   if (typeof body !== 'object' || body === null) throw invalid();
-  return body as Partial<T>;
+  return body;
 }
 
 /**
