@@ -1,8 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeDynamoDbFindingRepository } from '../../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
+import { makeDynamoDbIssueRepository } from '../../shared/adapters/dynamodb/dynamodb-issue-repository.ts';
 import type { FindingRecord } from '../../shared/domain/finding.ts';
 
 const TABLE = 'scan-service';
@@ -32,10 +33,12 @@ function finding(n: number): FindingRecord {
  * What DynamoDB leaves unprocessed is sent again with backoff (the engine kit's retry loop), at
  * most 8 calls per batch; the backoff runs on fake timers, so nothing here waits.
  */
-describe('DynamoDB finding repository batches', () => {
+describe('DynamoDB batches (findings, issues)', () => {
   const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
   const api = mockClient(documents);
   const repo = makeDynamoDbFindingRepository(documents, TABLE);
+  // Issues read by id through the same batch helper (batch-requests.ts).
+  const issues = makeDynamoDbIssueRepository(documents, TABLE);
 
   beforeEach(() => {
     api.reset();
@@ -52,7 +55,6 @@ describe('DynamoDB finding repository batches', () => {
       .on(BatchWriteCommand)
       .resolvesOnce({ UnprocessedItems: { [TABLE]: [leftOver] } })
       .resolves({});
-    api.on(UpdateCommand).resolves({});
 
     const saving = repo.save('acme', [finding(1), finding(2)]);
     await vi.runAllTimersAsync();
@@ -75,17 +77,17 @@ describe('DynamoDB finding repository batches', () => {
   });
 
   it('asks again for the keys a BatchGetItem left unprocessed and reads what they hold', async () => {
-    const fingerprint = finding(1).fingerprint;
+    const key = { PK: 'T#acme', SK: 'ISS#iss_b' };
     api
       .on(BatchGetCommand)
-      .resolvesOnce({ Responses: { [TABLE]: [] }, UnprocessedKeys: { [TABLE]: { Keys: [{ PK: 'T#acme', SK: 'SEEN#x' }] } } })
-      .resolves({ Responses: { [TABLE]: [{ [`f${fingerprint}`]: '2026-03-01T00:00:00.000Z' }] } });
+      .resolvesOnce({ Responses: { [TABLE]: [{ ...key, id: 'iss_a' }] }, UnprocessedKeys: { [TABLE]: { Keys: [key] } } })
+      .resolves({ Responses: { [TABLE]: [{ ...key, id: 'iss_b' }] } });
 
-    const reading = repo.firstSeen('acme', [{ target: 'example.com', fingerprint }]);
+    const reading = issues.getMany('acme', ['iss_a', 'iss_b']);
     await vi.runAllTimersAsync();
 
-    expect(await reading).toEqual(new Map([[fingerprint, '2026-03-01T00:00:00.000Z']]));
-    expect(api.commandCalls(BatchGetCommand)[1].args[0].input.RequestItems?.[TABLE]?.Keys).toEqual([{ PK: 'T#acme', SK: 'SEEN#x' }]);
+    expect((await reading).map((issue) => issue.id)).toEqual(['iss_a', 'iss_b']);
+    expect(api.commandCalls(BatchGetCommand)[1].args[0].input.RequestItems?.[TABLE]?.Keys).toEqual([key]);
   });
 
   it('does not retry a call that failed: the SDK already retried it', async () => {
