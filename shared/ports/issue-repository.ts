@@ -1,7 +1,7 @@
 import type { IssueRecord, IssueStatus } from '../domain/issue.ts';
 import type { Severity } from '../domain/scan-job.ts';
 import type { ScanType } from '../domain/scan-types.ts';
-import type { Page } from './schedule-repository.ts';
+import type { Page } from './page.ts';
 
 export interface IssueFilter {
   /** Effective status: `open` includes accepted risks whose `until` is at or before `now`. */

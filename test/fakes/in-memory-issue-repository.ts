@@ -4,7 +4,7 @@ import { effectiveStatus, issueSortKey, targetKey, type IssueRecord } from '../.
 import { rulesMatching } from '../../shared/domain/rule-ids.ts';
 import type { IssueFilter, IssueRepository, IssueTriage } from '../../shared/ports/issue-repository.ts';
 import type { ScanType } from '../../shared/domain/scan-types.ts';
-import type { Page } from '../../shared/ports/schedule-repository.ts';
+import type { Page } from '../../shared/ports/page.ts';
 
 /**
  * Issues in memory, held to the DynamoDB adapter by test/contracts/issue-repository-contract.ts:
