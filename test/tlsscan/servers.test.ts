@@ -172,6 +172,19 @@ describe('raw-record server (what OpenSSL 3 no longer serves)', () => {
   });
 });
 
+describe('a warning alert before the ServerHello', () => {
+  it('reads on past it instead of taking it for a refusal', async () => {
+    const port = await raw({ versions: [0x0303], suites: [0xc02f], warnUnrecognizedName: true });
+    const result = await scanLocal(port, { extraRoots: [pki.root.pem] });
+    expect(result.protocols.find((p) => p.protocol === 'TLSv1.2')).toEqual({
+      protocol: 'TLSv1.2',
+      accepted: true,
+      suites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'],
+    });
+    expect(failing(result)).toEqual([]);
+  });
+});
+
 describe('SMTP STARTTLS', () => {
   async function smtp(hideSTARTTLS: boolean): Promise<number> {
     const server = new SMTPServer({

@@ -103,6 +103,8 @@ async function readAnswer(link: Link, probe: HelloProbe, timing: ProbeTiming): P
       throw error;
     }
     if (record.type === ContentType.alert) {
+      // A warning (unrecognized_name from a server without that name) may precede the ServerHello.
+      if (record.fragment[0] === 1 && record.fragment[1] !== 0) continue;
       if (!hello) return { kind: 'refused', reason: describeAlert(record.fragment) };
       throw new NotTls(`the server sent a ${describeAlert(record.fragment)} after its ServerHello`);
     }

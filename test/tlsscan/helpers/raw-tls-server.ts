@@ -24,6 +24,8 @@ export interface RawServerConfig {
   /** Size of the DH prime sent with DHE suites (default 2048). */
   dhBits?: number;
   sslv2?: boolean;
+  /** Send a warning unrecognized_name alert before the ServerHello, as some SNI-strict servers do. */
+  warnUnrecognizedName?: boolean;
   behaviour?: Behaviour;
 }
 
@@ -159,6 +161,7 @@ function answer(socket: Socket, config: RawServerConfig, hello: ClientHello): nu
     for (let i = 0; i < 1024 && !socket.destroyed; i++) socket.write(record(22, version, chunk));
     return version;
   }
+  if (config.warnUnrecognizedName) socket.write(record(21, version, Buffer.from([1, 112])));
   const certificateList = Buffer.concat(config.certificates.map((der) => Buffer.concat([u24(der.length), der])));
   const messages = [serverHello, handshake(11, Buffer.concat([u24(certificateList.length), certificateList]))];
   const keyExchange = serverKeyExchange(suite, version, config.dhBits ?? 2048);
