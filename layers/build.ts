@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENGINES } from './engines.ts';
 import { buildMailscan } from './mailscan/build.ts';
+import { buildNetscan } from './netscan/build.ts';
 import { buildTlsscan } from './tlsscan/build.ts';
 
 export const LAYER_DIST = fileURLToPath(new URL('./dist/', import.meta.url));
@@ -15,6 +16,7 @@ export const LAYER_DIST = fileURLToPath(new URL('./dist/', import.meta.url));
 const BUILDERS: Readonly<Record<string, (outfile: string) => Promise<string>>> = {
   mailscan: buildMailscan,
   tlsscan: buildTlsscan,
+  netscan: buildNetscan,
 };
 
 /** Builds every engine under `dist`; returns each engine's executable by name. */

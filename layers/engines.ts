@@ -15,4 +15,5 @@ export interface EngineEntry {
 export const ENGINES: readonly EngineEntry[] = [
   { name: 'mailscan', scanTypes: ['email_security'] },
   { name: 'tlsscan', scanTypes: ['ssl'] },
+  { name: 'netscan', scanTypes: ['vm', 'vapt'] },
 ];

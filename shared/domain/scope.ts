@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NetscanRequestScope } from '../../layers/netscan/src/scope.ts';
 import { TlsScope } from '../../layers/tlsscan/src/scope.ts';
 import type { ScanType } from './scan-types.ts';
 import { zodIssues, type FieldIssue } from './errors.ts';
@@ -60,6 +61,8 @@ export type Scope = z.infer<typeof Scope>;
 const SCOPE_SCHEMAS: Partial<Record<ScanType, z.ZodType>> = {
   email_security: EmailSecurityScope,
   ssl: TlsScope,
+  vm: NetscanRequestScope,
+  vapt: NetscanRequestScope,
 };
 
 /** Checks a scope for a scan type; returns issues with fields under `scope.`. */

@@ -5,7 +5,7 @@
 import type { EngineDefinition } from '../../engine-kit/src/cli.ts';
 import { catalogue } from './catalogue.ts';
 import { makeNetscanScan, type NetscanDependencies } from './run-scan.ts';
-import { netscanScopeSchema, type NetscanScope } from './scope.ts';
+import { NetscanScope } from './scope.ts';
 import { parseTargetSpec, TargetSpecError } from './targets.ts';
 
 export const NETSCAN_VERSION = '0.1.0';
@@ -17,7 +17,7 @@ export function netscanDefinition(dependencies: NetscanDependencies = {}): Engin
     envPrefix: 'NETSCAN',
     targetHelp: 'an IP address, a CIDR block (IPv4 up to a /24, IPv6 up to a /120) or a hostname',
     catalogue: () => catalogue,
-    scopeSchema: netscanScopeSchema,
+    scopeSchema: () => NetscanScope,
     parseTarget: (raw) => {
       try {
         const spec = parseTargetSpec(raw);

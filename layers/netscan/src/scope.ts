@@ -15,37 +15,33 @@ function portsIssue(value: string | readonly (number | string)[]): string | unde
   }
 }
 
-let schema: ReturnType<typeof build> | undefined;
+/** What a user may set on a vm or vapt schedule or scan (the API checks scopes with it). */
+const requestFields = () => ({
+  /** `top100` (default), `top1000`, a text of ports and ranges ("22,80,8000-8100", the legacy Continuous Network `ports`), or a list. */
+  ports: z
+    .union([
+      z.string().max(4096),
+      z
+        .array(z.union([z.number(), z.string().max(32)]))
+        .min(1)
+        .max(1024),
+    ])
+    .superRefine((value, ctx) => {
+      const issue = portsIssue(value);
+      if (issue) ctx.addIssue({ code: 'custom', message: issue });
+    })
+    .default('top100'),
+  /** Connection attempts per second. */
+  rate: z.number().int().min(1).max(5000).default(DEFAULT_RATE),
+  connect_timeout_ms: z.number().int().min(100).max(30_000).default(DEFAULT_CONNECT_TIMEOUT_MS),
+});
 
-function build() {
-  return z.strictObject({
-    /** `top100` (default), `top1000`, a text of ports and ranges ("22,80,8000-8100", the legacy Continuous Network `ports`), or a list. */
-    ports: z
-      .union([
-        z.string().max(4096),
-        z
-          .array(z.union([z.number(), z.string().max(32)]))
-          .min(1)
-          .max(1024),
-      ])
-      .superRefine((value, ctx) => {
-        const issue = portsIssue(value);
-        if (issue) ctx.addIssue({ code: 'custom', message: issue });
-      })
-      .default('top100'),
-    /** Connection attempts per second. */
-    rate: z.number().int().min(1).max(5000).default(DEFAULT_RATE),
-    connect_timeout_ms: z.number().int().min(100).max(30_000).default(DEFAULT_CONNECT_TIMEOUT_MS),
-    /**
-     * The scan type the runner fires: `vm` adds the OSV lookup of detected versions, `vapt` the
-     * read-only unauthenticated-access probes. The runner sets it from the job's scan_type.
-     */
-    mode: z.enum(['vm', 'vapt']).default('vm'),
-  });
-}
+/** The scope of a vm or vapt job (DESIGN §14), as the API accepts it: `mode` is the runner's. */
+export const NetscanRequestScope = z.lazy(() => z.strictObject(requestFields()));
 
-/** netscan's scope (DESIGN §14), built at first use. */
-export function netscanScopeSchema() {
-  return (schema ??= build());
-}
-export type NetscanScope = z.infer<ReturnType<typeof netscanScopeSchema>>;
+/**
+ * netscan's scope file: the request's fields and `mode`, the scan type the runner fires (`vm`
+ * adds the OSV lookup of detected versions, `vapt` the read-only unauthenticated-access probes).
+ */
+export const NetscanScope = z.lazy(() => z.strictObject({ ...requestFields(), mode: z.enum(['vm', 'vapt']).default('vm') }));
+export type NetscanScope = z.infer<typeof NetscanScope>;

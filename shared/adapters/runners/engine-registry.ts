@@ -16,6 +16,14 @@ const MAPPINGS: Readonly<Record<string, EngineMapping>> = {
   // The API checked the scope with the engine's schema, and the engine parses its file again: the
   // runner passes it on as stored, without the backfill's provenance tags.
   tlsscan: { engine: 'tlsscan', envPrefix: 'TLSSCAN', scopeFile: ({ scope }) => withoutLegacyKeys(scope) },
+  // One engine for two scan types: the job's type becomes the scope's `mode` (vm: OSV lookups of
+  // detected versions; vapt: unauthenticated-access probes). A migrated Continuous Network
+  // schedule's legacy `ports` text is netscan's port syntax and passes through as is.
+  netscan: {
+    engine: 'netscan',
+    envPrefix: 'NETSCAN',
+    scopeFile: ({ scope, scanType }) => ({ ...withoutLegacyKeys(scope), mode: scanType }),
+  },
 };
 
 export interface RunnerSettings {
