@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { SMTPServer } from 'smtp-server';
 import { DAY_MS, type Leaf, type TestPki, makeTestPki, writeServerFiles } from './helpers/pki.ts';
 import { type RawServerConfig, startRawTlsServer } from './helpers/raw-tls-server.ts';
@@ -219,6 +220,53 @@ describe('SMTP STARTTLS', () => {
       status: 'skipped',
       detail: expect.stringContaining('does not offer STARTTLS'),
     });
+  });
+});
+
+describe('IMAP and POP3 STARTTLS', () => {
+  /** A minimal IMAP or POP3 server: greeting, capabilities, then TLS on the same socket. */
+  async function mailServer(protocol: 'imap' | 'pop3', offersTls: boolean): Promise<number> {
+    const server = createNetServer((socket) => {
+      socket.on('error', () => {});
+      socket.write(protocol === 'imap' ? '* OK IMAP4rev1 ready\r\n' : '+OK POP3 ready\r\n');
+      let buffer = '';
+      const onData = (chunk: Buffer): void => {
+        buffer += chunk.toString('latin1');
+        for (let at = buffer.indexOf('\r\n'); at >= 0; at = buffer.indexOf('\r\n')) {
+          const line = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const [tag, command] = protocol === 'imap' ? line.split(' ') : ['', line];
+          if (command === 'CAPABILITY')
+            socket.write(`* CAPABILITY IMAP4rev1${offersTls ? ' STARTTLS' : ''} AUTH=PLAIN\r\n${tag} OK done\r\n`);
+          else if (command === 'CAPA') socket.write(`+OK\r\nUSER\r\n${offersTls ? 'STLS\r\n' : ''}.\r\n`);
+          else if (command === 'STARTTLS' || command === 'STLS') {
+            socket.off('data', onData);
+            socket.write(protocol === 'imap' ? `${tag} OK begin TLS\r\n` : '+OK begin TLS\r\n', () => {
+              const secure = new TLSSocket(socket, { isServer: true, key: good.keyPem, cert: `${good.certPem}\n${pki.intermediate.pem}` });
+              secure.on('error', () => {});
+            });
+            return;
+          } else socket.write(protocol === 'imap' ? `${tag} BAD unknown\r\n` : '-ERR unknown\r\n');
+        }
+      };
+      socket.on('data', onData);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    servers.push({ port, close: () => new Promise((resolve) => server.close(() => resolve())) });
+    return port;
+  }
+
+  it.each(['imap', 'pop3'] as const)('%s: checks TLS after STARTTLS, and reports a server without it', async (protocol) => {
+    const withTls = await scanLocal(await mailServer(protocol, true), { starttls: protocol, extraRoots: [pki.root.pem], concurrency: 2 });
+    expect(statuses(withTls)).toMatchObject({
+      'tls.starttls.unavailable': 'pass',
+      'tls.protocol.no_modern': 'pass',
+      'tls.cert.untrusted': 'pass',
+    });
+    expect(withTls.rules.filter((r) => r.status === 'error')).toEqual([]);
+    const without = await scanLocal(await mailServer(protocol, false), { starttls: protocol });
+    expect(failing(without)).toEqual(['tls.starttls.unavailable']);
   });
 });
 
