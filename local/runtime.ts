@@ -20,7 +20,7 @@ import type { Metrics } from '../shared/ports/metrics.ts';
 import { makeLogMetrics } from '../shared/adapters/metrics/log-metrics.ts';
 import type { ScheduleRepository } from '../shared/ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
-import { desiredTrigger } from '../shared/domain/desired-trigger.ts';
+import { desiredTrigger } from '../shared/domain/trigger.ts';
 import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
 import { buildOpenApiDocument } from '../shared/http/openapi.ts';

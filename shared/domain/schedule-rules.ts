@@ -2,7 +2,8 @@ import { cadenceExpressions, convertCrontab, isValidTimeZone } from './cron/cron
 import { ValidationError } from './errors.ts';
 import { validateScanSubject, type SubjectRules } from './scan-subject.ts';
 import type { ScanType } from './scan-types.ts';
-import type { Cadence, ScheduleCreateRequest, Trigger } from './schedule.ts';
+import type { Cadence, ScheduleCreateRequest } from './schedule.ts';
+import type { Trigger } from './trigger.ts';
 import type { Scope } from './scope.ts';
 
 /** The writable fields of a schedule after defaults: the input of the rules below. */

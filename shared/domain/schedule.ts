@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { desiredTrigger } from './desired-trigger.ts';
+import { Trigger, desiredTrigger } from './trigger.ts';
 import { nextFireTimeOf } from './cron/eventbridge-cron.ts';
 import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
@@ -20,14 +20,6 @@ export const MAX_TARGETS = 100;
 // builds at cold start none of the request schemas its first request does not need, and none of
 // the response schemas, which the API never parses; the OpenAPI document and the UI build them
 // when they first use them.
-
-export const Trigger = z.lazy(() =>
-  z.object({
-    expressions: z.array(z.string()).min(1).max(2),
-    timezone: z.string(),
-  }),
-);
-export type Trigger = z.infer<typeof Trigger>;
 
 /** Fields a client may never write (DESIGN §4). */
 export const READ_ONLY_SCHEDULE_FIELDS = [

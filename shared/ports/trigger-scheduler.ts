@@ -1,13 +1,10 @@
-/**
- * The periodic trigger of one schedule row: the EventBridge expressions it emits (one, or two for
- * a split day rule) and the timezone they are evaluated in.
- */
-export interface TriggerDefinition {
-  expressions: string[];
-  timezone: string;
-}
+import type { Trigger } from '../domain/trigger.ts';
 
-/** What a trigger scheduler holds for one trigger name. Used by reconcile. */
+/**
+ * What a trigger scheduler holds for one trigger name: a row's Trigger (shared/domain/trigger.ts)
+ * is one entry per expression, named by shared/domain/trigger-names.ts. What sync provisions and
+ * what list and reconcile read.
+ */
 export interface ProvisionedTrigger {
   /** `<schedule id>` or `<schedule id>-dom` / `<schedule id>-dow`. */
   name: string;
@@ -26,7 +23,7 @@ export interface TriggerScheduler {
    * Make the triggers of `scheduleId` exactly `definition`: create or update the named triggers,
    * delete names that are no longer emitted. `null` removes every trigger of the schedule.
    */
-  sync(tenant: string, scheduleId: string, definition: TriggerDefinition | null): Promise<void>;
+  sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void>;
   /** Every trigger the scheduler currently holds (all tenants). */
   list(): Promise<ProvisionedTrigger[]>;
 }

@@ -2,7 +2,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { triggerNames } from '../domain/trigger-names.ts';
 import type { ProvisionedTrigger, TriggerScheduler, UnrecognisedTriggers } from '../ports/trigger-scheduler.ts';
-import { desiredTrigger } from '../domain/desired-trigger.ts';
+import { desiredTrigger } from '../domain/trigger.ts';
 import type { FireMessage } from '../domain/messages.ts';
 import type { RunRecovery } from './run-recovery.ts';
 

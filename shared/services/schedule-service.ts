@@ -1,14 +1,13 @@
 import type { ScanType } from '../domain/scan-types.ts';
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
-import { desiredTrigger } from '../domain/desired-trigger.ts';
+import { desiredTrigger, type Trigger } from '../domain/trigger.ts';
 import {
   scheduleToWire,
   type Schedule,
   type ScheduleCreateRequest,
   type SchedulePatchRequest,
   type ScheduleRecord,
-  type Trigger,
 } from '../domain/schedule.ts';
 import { validateCreateRequest, validateScheduleFields, type ScheduleFields, type ValidSchedule } from '../domain/schedule-rules.ts';
 import { LEGACY_SCOPE_KEYS } from '../domain/scope.ts';

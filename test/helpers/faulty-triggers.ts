@@ -1,5 +1,6 @@
 import { TriggerUnavailableError } from '../../shared/domain/errors.ts';
-import type { TriggerDefinition, TriggerScheduler } from '../../shared/ports/trigger-scheduler.ts';
+import type { Trigger } from '../../shared/domain/trigger.ts';
+import type { TriggerScheduler } from '../../shared/ports/trigger-scheduler.ts';
 
 /**
  * Wraps a trigger scheduler so a test can make its next calls fail: refused (as EventBridge
@@ -13,7 +14,7 @@ export class FaultyTriggers implements TriggerScheduler {
 
   constructor(readonly inner: TriggerScheduler) {}
 
-  async sync(tenant: string, scheduleId: string, definition: TriggerDefinition | null): Promise<void> {
+  async sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void> {
     this.calls += 1;
     const failure = this.failures.shift();
     if (this.gate) await this.gate;

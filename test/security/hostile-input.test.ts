@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 import { routes } from '../../functions/api/routes.ts';
-import { desiredTrigger } from '../../shared/domain/desired-trigger.ts';
+import { desiredTrigger } from '../../shared/domain/trigger.ts';
 import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 import { UPLOAD_STATUS_BY_CODE, errorBodyProblem, leaks } from './error-body.ts';
 import { UPLOAD_PATH, hostileRequests, resolveToken, type Fixture, type HostileRequest } from './hostile-requests.ts';

@@ -12,8 +12,9 @@ import { mapBounded } from '../../../layers/engine-kit/src/concurrency.ts';
 import { retry, type RetryOptions } from '../../../layers/engine-kit/src/retry.ts';
 import { TriggerUnavailableError } from '../../domain/errors.ts';
 import { triggerNames } from '../../domain/trigger-names.ts';
-import type { ProvisionedTrigger, TriggerDefinition, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
-import { matchesRequest, readTrigger, scheduleRequest, type DesiredTrigger, type TriggerTarget } from './schedule-request.ts';
+import type { Trigger } from '../../domain/trigger.ts';
+import type { ProvisionedTrigger, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
+import { matchesRequest, readTrigger, scheduleRequest, type TriggerTarget } from './schedule-request.ts';
 import { errorName, isRetryable } from './retryable-errors.ts';
 
 /** The slice of a structured logger (Powertools Logger fits) this adapter writes to. */
@@ -104,8 +105,8 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
    * that syncing either the old or the new definition again repairs, since every step is
    * idempotent.
    */
-  async sync(tenant: string, scheduleId: string, definition: TriggerDefinition | null): Promise<void> {
-    const wanted: DesiredTrigger[] =
+  async sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void> {
+    const wanted: ProvisionedTrigger[] =
       definition === null
         ? []
         : triggerNames(scheduleId, definition.expressions.length).map((name, index) => ({
@@ -172,7 +173,7 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
    * Create, or on ConflictException bring the existing schedule to the request. Two rounds cover a
    * concurrent delete between our calls (Get or Update then answers ResourceNotFound).
    */
-  async #put(trigger: DesiredTrigger): Promise<void> {
+  async #put(trigger: ProvisionedTrigger): Promise<void> {
     const request = scheduleRequest(this.#target, trigger);
     for (let round = 1; ; round++) {
       const lastRound = round === 2;

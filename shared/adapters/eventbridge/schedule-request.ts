@@ -1,6 +1,7 @@
 import type { CreateScheduleInput, GetScheduleOutput } from '@aws-sdk/client-scheduler';
 import { FireMessage } from '../../domain/messages.ts';
 import { scheduleIdOfTrigger } from '../../domain/trigger-names.ts';
+import type { ProvisionedTrigger } from '../../ports/trigger-scheduler.ts';
 
 /** EventBridge Scheduler context attributes, substituted into the target input at each fire. */
 export const SCHEDULED_TIME_PLACEHOLDER = '<aws.scheduler.scheduled-time>';
@@ -23,15 +24,6 @@ export interface TriggerTarget {
   deadLetterArn: string;
 }
 
-/** One named trigger of a row, as it should exist. */
-export interface DesiredTrigger {
-  name: string;
-  tenant: string;
-  scheduleId: string;
-  expression: string;
-  timezone: string;
-}
-
 /** The fire message of DESIGN §5 with the context attributes left as placeholders. */
 export function fireInput(tenant: string, scheduleId: string): string {
   const message: FireMessage = {
@@ -48,7 +40,7 @@ export function fireInput(tenant: string, scheduleId: string): string {
  * The full schedule definition for CreateSchedule, and for UpdateSchedule too: Update replaces
  * every field, so anything omitted there would silently reset to the service default.
  */
-export function scheduleRequest(target: TriggerTarget, trigger: DesiredTrigger): CreateScheduleInput {
+export function scheduleRequest(target: TriggerTarget, trigger: ProvisionedTrigger): CreateScheduleInput {
   return {
     Name: trigger.name,
     GroupName: target.groupName,

@@ -6,7 +6,8 @@ import type { FireMessage } from '../../domain/messages.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MessageQueue } from '../../ports/message-queue.ts';
 import { triggerNames } from '../../domain/trigger-names.ts';
-import type { ProvisionedTrigger, TriggerDefinition, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
+import type { Trigger } from '../../domain/trigger.ts';
+import type { ProvisionedTrigger, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 
 export interface LocalTriggerSchedulerOptions {
   clock: Clock;
@@ -45,7 +46,7 @@ export class LocalTriggerScheduler implements TriggerScheduler {
     this.#onError = options.onError ?? ((err) => console.error('local trigger scheduler run failed', err));
   }
 
-  async sync(tenant: string, scheduleId: string, definition: TriggerDefinition | null): Promise<void> {
+  async sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void> {
     const armed = definition === null ? [] : this.#arm(tenant, scheduleId, definition);
     for (const [key, trigger] of this.#triggers) {
       if (trigger.tenant === tenant && trigger.scheduleId === scheduleId) this.#triggers.delete(key);
@@ -88,7 +89,7 @@ export class LocalTriggerScheduler implements TriggerScheduler {
     this.#timer = undefined;
   }
 
-  #arm(tenant: string, scheduleId: string, definition: TriggerDefinition): ArmedTrigger[] {
+  #arm(tenant: string, scheduleId: string, definition: Trigger): ArmedTrigger[] {
     // Refuse here what EventBridge would refuse on create, so a bad definition fails the request.
     if (!isValidTimeZone(definition.timezone)) {
       throw new TriggerUnavailableError(`unknown time zone ${definition.timezone}`);

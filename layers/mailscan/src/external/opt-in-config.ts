@@ -1,7 +1,7 @@
 import type { ConfigFile } from '../config/config-file.ts';
 import { CREDENTIAL_WORDS } from '../leak/code-search.ts';
 import { vendorConfigFromEnv } from '../vendors/vendor-config.ts';
-import type { VendorConfig } from '../vendors/vendor-client.ts';
+import type { VendorConfig } from '../vendors/vendor.ts';
 import { OPT_IN_VENDORS, type OptInSettings, type OptInVendorName } from './services.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,6 +1,6 @@
 import type { Resolver } from '../dns/resolver.ts';
 import type { CheckError, ReputationContext } from '../reputation/context.ts';
-import type { VendorConfig, VendorDefinition } from '../vendors/vendor-client.ts';
+import type { VendorConfig, VendorDefinition } from '../vendors/vendor.ts';
 
 /**
  * The external services of the discover and leak surfaces (DESIGN §6), each with its default

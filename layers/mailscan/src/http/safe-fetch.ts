@@ -2,7 +2,7 @@ import { lookup as systemDnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { FetchOptions, ReputationContext } from '../reputation/context.ts';
+import type { Fetch, FetchOptions, FetchResponse } from './fetch.ts';
 import { blockedAddressReason } from '../../../engine-kit/src/address-policy.ts';
 
 /**
@@ -57,12 +57,9 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
 }
 
-export type SafeFetch = ReputationContext['fetch'];
-type FetchResponse = Awaited<ReturnType<SafeFetch>>;
-
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
-export function makeSafeFetch(options: SafeFetchOptions): SafeFetch {
+export function makeSafeFetch(options: SafeFetchOptions): Fetch {
   const lookup = options.lookup ?? systemLookup;
   const maxRedirects = options.maxRedirects ?? 3;
 

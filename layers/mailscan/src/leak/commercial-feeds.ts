@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { DEHASHED, INTELX, SNUSBASE, type OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
-import { openVendor, unavailableOutcome, type VendorClient, type VendorDefinition } from '../vendors/vendor-client.ts';
+import { openVendor, unavailableOutcome, type VendorClient } from '../vendors/vendor-client.ts';
+import type { VendorDefinition } from '../vendors/vendor.ts';
 import { exposedFields, firstString, maskAddress } from './mask.ts';
 
 /**

@@ -1,6 +1,7 @@
 import type { ReportFinding } from '../catalogue.ts';
 import type { Resolver } from '../dns/resolver.ts';
-import type { VendorConfig } from '../vendors/vendor-client.ts';
+import type { Fetch } from '../http/fetch.ts';
+import type { VendorConfig } from '../vendors/vendor.ts';
 
 /** A check that could not complete; it is listed in the report, never turned into a finding. */
 export interface CheckError {
@@ -26,15 +27,6 @@ export interface ReputationInput {
  */
 export type PendingReputationInput = { domain: string } & { [K in Exclude<keyof ReputationInput, 'domain'>]: Promise<ReputationInput[K]> };
 
-/** One HTTP request: GET unless a vendor API needs POST with a body. */
-export interface FetchOptions {
-  maxBytes?: number;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-  method?: 'GET' | 'POST';
-  body?: string;
-}
-
 /** Environment and configuration for the reputation checks (DESIGN §6). */
 export interface ReputationContext {
   resolver: Resolver;
@@ -42,7 +34,7 @@ export interface ReputationContext {
    * HTTP GET with size cap, timeout and SSRF guard; see http/safe-fetch.ts. `timeoutMs` lets a
    * vendor API keep its own configured timeout under the fetch's default one.
    */
-  fetch: (url: string, options?: FetchOptions) => Promise<{ status: number; headers: Record<string, string>; body: Uint8Array }>;
+  fetch: Fetch;
   config: {
     dnsbl: { ipZones: string[]; domainZones: string[] };
     trustlist: { zones: string[] };

@@ -4,7 +4,8 @@ import { finding, type ReportFinding } from '../catalogue.ts';
 import type { CheckError, ReputationContext, ReputationInput } from './context.ts';
 import type { CheckResult } from './check-result.ts';
 import { reputationDefaults } from './defaults.ts';
-import { openVendor, type VendorDefinition } from '../vendors/vendor-client.ts';
+import { openVendor } from '../vendors/vendor-client.ts';
+import type { VendorDefinition } from '../vendors/vendor.ts';
 
 /**
  * Sender score of each MX IPv4. The API shape is ours (docs/mailscan-reputation.md):

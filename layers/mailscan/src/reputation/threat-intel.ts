@@ -3,7 +3,8 @@ import { finding } from '../catalogue.ts';
 import type { ReputationContext, ReputationInput } from './context.ts';
 import type { CheckResult } from './check-result.ts';
 import { reputationDefaults } from './defaults.ts';
-import { openVendor, type VendorDefinition } from '../vendors/vendor-client.ts';
+import { openVendor } from '../vendors/vendor-client.ts';
+import type { VendorDefinition } from '../vendors/vendor.ts';
 
 /**
  * Threat-intelligence verdict for the domain from a VirusTotal-style API:

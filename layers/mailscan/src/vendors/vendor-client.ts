@@ -1,34 +1,14 @@
 import type * as z from 'zod';
 import type { CheckError, ReputationContext } from '../reputation/context.ts';
 import { FetchError } from '../http/safe-fetch.ts';
+import type { VendorConfig, VendorDefinition } from './vendor.ts';
 
-/**
- * The one client for the scanner's keyed HTTP services (sender score, threat intelligence, and the
- * discover/leak vendors of DESIGN §6). A vendor is declared once as a `VendorDefinition`; its
- * configuration (`vendorConfigFromEnv`) and every request go through here, so each vendor gets the
- * same guarantees: the SSRF-guarded, size-capped fetch, its own timeout, the key only in a header,
- * never contacted without a required key, and one error entry shape naming its check.
- */
-export interface VendorDefinition {
-  /** Config-file key and environment infix: `senderscore` → `senderscore.endpoint`, `MAILSCAN_SENDERSCORE_URL`/`_KEY`. */
-  name: string;
-  /** `required`: never contacted without a key. `optional`: keyless requests work, keyed ones need the key. `none`: no key at all. */
-  key: 'required' | 'optional' | 'none';
-  /** The header(s) that carry the key, e.g. `(key) => ({ 'x-api-key': key })` or `{ authorization: \`Bearer ${key}\` }`. */
-  keyHeaders?: (key: string) => Record<string, string>;
-  /** '' when there is no default vendor: a key without an endpoint is then an error. */
-  defaultEndpoint: string;
-  defaultTimeoutMs: number;
-  /** Response body cap (bytes); 512 KiB when not given. */
-  maxBytes?: number;
-}
-
-/** A vendor's resolved configuration; the key comes only from the environment. */
-export interface VendorConfig {
-  endpoint: string;
-  key?: string;
-  timeoutMs: number;
-}
+// The one client for the scanner's keyed HTTP services (sender score, threat intelligence, and the
+// discover/leak vendors of DESIGN §6). A vendor is declared once as a `VendorDefinition`
+// (vendors/vendor.ts); its configuration (`vendorConfigFromEnv`) and every request go through here,
+// so each vendor gets the same guarantees: the SSRF-guarded, size-capped fetch, its own timeout, the
+// key only in a header, never contacted without a required key, and one error entry shape naming
+// its check.
 
 /** How one request ended: a body matching the schema, the vendor's "no data" (404), or an error message without the key. */
 export type VendorAnswer<T> = { kind: 'ok'; body: T } | { kind: 'not_found' } | { kind: 'error'; message: string };

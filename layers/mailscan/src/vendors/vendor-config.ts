@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { vendorVariable, type VendorConfig, type VendorDefinition } from './vendor-client.ts';
+import { vendorVariable } from './vendor-client.ts';
+import type { VendorConfig, VendorDefinition } from './vendor.ts';
 
 /**
  * A vendor's section of the `--config` file: `{"<name>": {"endpoint": URL, "timeout_ms": ms}}`.
