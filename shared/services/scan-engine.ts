@@ -287,7 +287,11 @@ export function makeScanEngine({
       if (!owned && !(await scans.transition(job.tenant, job.id, ['queued', 'running'], { status: 'running', started_at: startedAt }))) {
         return (await scans.get(job.tenant, job.id)) ?? job;
       }
-      logger.info('scan started', { scan_type: job.scan_type, targets: 1 + job.targets.length, redelivered: !owned && job.status === 'running' });
+      logger.info('scan started', {
+        scan_type: job.scan_type,
+        targets: 1 + job.targets.length,
+        redelivered: !owned && job.status === 'running',
+      });
       // Counted once per job: when this worker took it from queued, or inserted it running (owned).
       // A redelivered running job already counted when its first worker took it.
       if (owned || job.status === 'queued') metrics.record('ScansStarted', 1, { scan_type: job.scan_type });
