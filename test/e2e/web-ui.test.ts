@@ -294,7 +294,7 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
       `figure: Scheduled Scans tab first load with 200 schedules: ${elapsed.toFixed(0)} ms (navigation to the first 100 rows rendered, Chromium headless)`,
     );
     await fresh.close();
-  }, 90_000);
+  }, 300_000);
 
   it('ran axe on every page and saw no Content-Security-Policy violation', () => {
     expect(browser.audited).toEqual(

@@ -220,7 +220,7 @@ function ScheduledScans() {
             </EmptyState>
           ) : (
             <div className="table-wrap" ref={tableRef}>
-              <table className="table schedules-table">
+              <table className={`table schedules-table${canOperate ? '' : ' schedules-table-readonly'}`}>
                 <caption className="visually-hidden">Scheduled scans</caption>
                 <thead>
                   <tr>
