@@ -367,7 +367,7 @@ export function ScheduleForm({
         <button type="button" className="button button-secondary" onClick={onCancel}>
           Cancel
         </button>
-        <button type="submit" className="button button-primary" disabled={save.isPending}>
+        <button type="submit" className="button button-primary" disabled={save.isPending || scanTypeList.isPending}>
           {schedule ? 'Save' : 'Create schedule'}
         </button>
       </div>
