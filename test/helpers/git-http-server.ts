@@ -129,8 +129,9 @@ function runBackend(root: string, req: IncomingMessage, res: ServerResponse, pat
   });
 }
 
-export async function startGitServer(): Promise<GitServer> {
-  const root = await mkdtemp(join(tmpdir(), 'git-server-'));
+/** `root`: serve the repositories already there (a benchmark's cache) and leave them on close. */
+export async function startGitServer(options: { root?: string } = {}): Promise<GitServer> {
+  const root = options.root ?? (await mkdtemp(join(tmpdir(), 'git-server-')));
   const tokens = new Map<string, string>();
   const requests: GitServer['requests'] = [];
   const server: Server = createServer((req, res) => {
@@ -166,7 +167,7 @@ export async function startGitServer(): Promise<GitServer> {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rm(root, { recursive: true, force: true });
+      if (options.root === undefined) await rm(root, { recursive: true, force: true });
     },
   };
 }

@@ -1,8 +1,8 @@
-import * as fs from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git, { Errors } from 'isomorphic-git';
+import { makeCloneFs, type CloneFs } from './clone-fs.ts';
 import type { GitHttpClient } from './git-http.ts';
 
 export interface CloneOptions {
@@ -18,7 +18,7 @@ export interface CloneOptions {
 }
 
 export interface ClonedRepository {
-  fs: typeof fs;
+  fs: CloneFs;
   gitdir: string;
   /** The scanned branch's name and tip. */
   branch: string;
@@ -78,6 +78,7 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
   const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'secretscan-'));
   const gitdir = join(dir, '.git');
   const cache = {};
+  const fs = makeCloneFs();
   const dispose = (): Promise<void> => rm(dir, { recursive: true, force: true });
   try {
     await git.clone({
@@ -98,6 +99,7 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
     });
     const branch = (await git.currentBranch({ fs, gitdir })) ?? options.branch ?? 'HEAD';
     const tip = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
+    await fs.settle(gitdir);
     return { fs, gitdir, branch, tip, cache, dispose };
   } catch (error) {
     await dispose();

@@ -1,5 +1,6 @@
 import git from 'isomorphic-git';
 import type { FsClient } from 'isomorphic-git';
+import { trimObjectCache } from './pack-cache.ts';
 
 /** Where a blob was seen: the first (oldest walked) commit that holds it at this path. */
 export interface BlobSighting {
@@ -41,6 +42,9 @@ export class TooManyFiles extends Error {
   }
 }
 
+/** Trees read between two trims of isomorphic-git's object cache (pack-cache.ts). */
+const TREES_PER_TRIM = 20_000;
+
 export function headKey(oid: string, path: string): string {
   return `${oid}\u0000${path}`;
 }
@@ -61,12 +65,14 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   const seenPairs = new Set<string>();
   const seenTrees = new Set<string>();
   const submodules = new Set<string>();
+  let treesRead = 0;
 
   const visit = async (treeOid: string, prefix: string, commit: string, authorDate: string): Promise<void> => {
     const treeKey = `${treeOid}\u0000${prefix}`;
     if (seenTrees.has(treeKey)) return;
     seenTrees.add(treeKey);
     signal.throwIfAborted();
+    if (++treesRead % TREES_PER_TRIM === 0) await trimObjectCache(cache);
     const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
     for (const entry of tree) {
       const path = prefix === '' ? entry.path : `${prefix}/${entry.path}`;
@@ -101,5 +107,6 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
     }
   };
   if (commits.length > 0) await collectHead(commits[0].commit.tree, '');
+  await trimObjectCache(cache);
   return { commits: commits.length, blobs, head, submodules, truncated };
 }

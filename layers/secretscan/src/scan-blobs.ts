@@ -3,6 +3,7 @@ import git from 'isomorphic-git';
 import type { ClonedRepository } from './clone.ts';
 import { detectSecrets } from './detect.ts';
 import { headKey, type BlobSighting, type HistoryWalk } from './history.ts';
+import { trimObjectCache } from './pack-cache.ts';
 import { entropyGuardForPath, isBinary, looksMinified, type EntropyGuard } from './path-guards.ts';
 import { digestSecret, type SecretDigest } from './secret-evidence.ts';
 
@@ -47,6 +48,9 @@ export interface BlobScanResult {
   unfinished?: { scanned: number; total: number };
 }
 
+/** Blob bytes read between two trims of isomorphic-git's object cache (pack-cache.ts). */
+const BYTES_PER_TRIM = 128 * 1024 * 1024;
+
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /**
@@ -66,6 +70,7 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
   const found = new Map<string, FoundSecret>();
   const total = walk.blobs.size;
   let index = 0;
+  let sinceTrim = 0;
   for (const [oid, allSightings] of walk.blobs) {
     if (options.signal.aborted) return { secrets: [...found.values()], stats, unfinished: { scanned: index, total } };
     index += 1;
@@ -75,6 +80,11 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
       continue;
     }
     const { blob } = await git.readBlob({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
+    sinceTrim += blob.length;
+    if (sinceTrim > BYTES_PER_TRIM) {
+      sinceTrim = 0;
+      await trimObjectCache(repo.cache);
+    }
     if (blob.length > options.maxBlobBytes) {
       stats.skippedTooLarge += 1;
       continue;

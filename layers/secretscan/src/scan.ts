@@ -178,7 +178,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       } else {
         for (const ruleId of RULE_IDS) report.pass(ruleId, detail);
       }
-      context.progress('scan finished', { files: result.stats.blobsScanned, bytes: result.stats.bytesScanned, secrets: kept.length });
+      context.progress('files scanned', { files: result.stats.blobsScanned, bytes: result.stats.bytesScanned, secrets: kept.length });
     } finally {
       await repo.dispose();
     }
