@@ -4,5 +4,4 @@
  */
 export { SecretScanScope } from './scope.ts';
 export { CATALOGUE as SECRETSCAN_CATALOGUE } from './catalogue.ts';
-export { credentialEnvName } from './credential.ts';
 export { SCANNER_NAME as SECRETSCAN_NAME } from './version.ts';

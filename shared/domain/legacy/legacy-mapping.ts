@@ -3,6 +3,7 @@ import type { Cadence, ScheduleCreateRequest } from '../schedule.ts';
 import { LEGACY_SCOPE_KEYS } from '../scope.ts';
 import { formatCronField, isFullField, parseCeleryCrontab, type CeleryCrontab } from './celery-crontab.ts';
 import type { LegacyCrontab, LegacyInterval, LegacySchedule } from './legacy-schedule.ts';
+import { secretScanScopeOfLegacyOptions } from './legacy-secret-scan-options.ts';
 
 /** How a legacy task's timing becomes ours: a fixed cadence, or a 5-field crontab in a zone. */
 export type LegacyTiming =
@@ -148,18 +149,18 @@ const MODEL_LABEL: Record<LegacySchedule['model'], string> = {
   'network.continuousschedule': 'Continuous Network schedule',
 };
 
-function scopeOf(row: LegacySchedule): Record<string, unknown> {
+function scopeOf(row: LegacySchedule): { scope: Record<string, unknown>; notes: string[] } {
   const tags = { source_legacy_model: row.model, source_legacy_id: row.id };
   if (row.model === 'network.continuousschedule') {
-    return row.ports === null || row.ports.trim() === '' ? tags : { ports: row.ports, ...tags };
+    return { scope: row.ports === null || row.ports.trim() === '' ? tags : { ports: row.ports, ...tags }, notes: [] };
   }
   const options = row.scan_options;
-  if (options === null || options === undefined) return tags;
-  if (typeof options === 'object' && !Array.isArray(options)) {
-    const kept = Object.entries(options).filter(([key]) => !(LEGACY_SCOPE_KEYS as readonly string[]).includes(key));
-    return { ...Object.fromEntries(kept), ...tags };
-  }
-  return { scan_options: options, ...tags };
+  const own =
+    options !== null && typeof options === 'object' && !Array.isArray(options)
+      ? Object.fromEntries(Object.entries(options).filter(([key]) => !(LEGACY_SCOPE_KEYS as readonly string[]).includes(key)))
+      : options;
+  const { scope, notes } = secretScanScopeOfLegacyOptions(own);
+  return { scope: { ...scope, ...tags }, notes };
 }
 
 /**
@@ -180,7 +181,7 @@ export function mapLegacySchedule(row: LegacySchedule): LegacyMapping {
     };
   if (!timing.ok) return timing;
 
-  const notes: string[] = [];
+  const { scope, notes } = scopeOf(row);
   const fullName = row.name.trim() === '' ? `${MODEL_LABEL[row.model]} ${row.id}` : row.name.trim();
   const name = shorten(fullName, MAX_NAME);
   if (name !== fullName) notes.push(`name shortened to ${MAX_NAME} characters (the full name is in the description)`);
@@ -194,7 +195,7 @@ export function mapLegacySchedule(row: LegacySchedule): LegacyMapping {
     description,
     scan_type: row.model === 'secretscan.schedule' ? 'secret_scan' : 'vm',
     target: row.model === 'secretscan.schedule' ? row.repository_url.trim() : row.target.trim(),
-    scope: scopeOf(row),
+    scope,
     cadence: timing.cadence,
     enabled: task.enabled,
     ...(timing.cadence === 'custom' ? { cron_expression: timing.cron_expression, timezone: timing.timezone } : {}),

@@ -182,7 +182,7 @@ function secretScan(overrides: Partial<Extract<LegacySchedule, { model: 'secrets
 }
 
 describe('mapLegacySchedule', () => {
-  it('maps a secret scan to secret_scan with its options and the legacy tags in scope', () => {
+  it('maps a secret scan to secret_scan with its options as secretscan scope and the legacy tags', () => {
     // act
     const mapping = mapLegacySchedule(secretScan());
 
@@ -195,7 +195,7 @@ describe('mapLegacySchedule', () => {
         description: 'Migrated from legacy Secret Scan schedule 12 (periodic task 40 "secretscan-12")',
         scan_type: 'secret_scan',
         target: 'https://github.com/acme/api',
-        scope: { branches: ['main'], depth: 50, source_legacy_model: 'secretscan.schedule', source_legacy_id: '12' },
+        scope: { branch: 'main', max_commits: 50, source_legacy_model: 'secretscan.schedule', source_legacy_id: '12' },
         cadence: 'daily',
         enabled: true,
       },
@@ -265,6 +265,30 @@ describe('mapLegacySchedule', () => {
     const mapping = mapLegacySchedule(secretScan({ scan_options: { source_legacy_id: '999', depth: 1 } }));
 
     // assert
-    expect(mapping.ok && mapping.request.scope).toEqual({ depth: 1, source_legacy_model: 'secretscan.schedule', source_legacy_id: '12' });
+    expect(mapping.ok && mapping.request.scope).toEqual({
+      max_commits: 1,
+      source_legacy_model: 'secretscan.schedule',
+      source_legacy_id: '12',
+    });
+  });
+
+  it('translates the legacy secret scan options and says what it dropped', () => {
+    // act
+    const mapping = mapLegacySchedule(
+      secretScan({ scan_options: { branches: ['main', 'release'], include_history: false, exclude_paths: ['vendor'], depth: 0 } }),
+    );
+
+    // assert
+    expect(mapping.ok && mapping.request.scope).toEqual({
+      branch: 'main',
+      history: false,
+      source_legacy_model: 'secretscan.schedule',
+      source_legacy_id: '12',
+    });
+    expect(mapping.ok && mapping.notes).toEqual([
+      'legacy branches ["main","release"]: only "main" is scanned (one branch per schedule)',
+      'legacy scan option "exclude_paths" has no secret_scan counterpart and was dropped',
+      'legacy value for max_commits (0) is not valid for secret_scan and was dropped',
+    ]);
   });
 });
