@@ -9,6 +9,7 @@ import { ENGINES } from './engines.ts';
 import { buildMailscan } from './mailscan/build.ts';
 import { buildNetscan } from './netscan/build.ts';
 import { buildTlsscan } from './tlsscan/build.ts';
+import { buildSecretscan } from './secretscan/build.ts';
 
 export const LAYER_DIST = fileURLToPath(new URL('./dist/', import.meta.url));
 
@@ -17,6 +18,7 @@ const BUILDERS: Readonly<Record<string, (outfile: string) => Promise<string>>> =
   mailscan: buildMailscan,
   tlsscan: buildTlsscan,
   netscan: buildNetscan,
+  secretscan: buildSecretscan,
 };
 
 /** Builds every engine under `dist`; returns each engine's executable by name. */

@@ -16,4 +16,5 @@ export const ENGINES: readonly EngineEntry[] = [
   { name: 'mailscan', scanTypes: ['email_security'] },
   { name: 'tlsscan', scanTypes: ['ssl'] },
   { name: 'netscan', scanTypes: ['vm', 'vapt'] },
+  { name: 'secretscan', scanTypes: ['secret_scan'] },
 ];

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { NetscanRequestScope } from '../../layers/netscan/src/scope.ts';
+import { SecretScanScope } from '../../layers/secretscan/src/scope.ts';
 import { TlsScope } from '../../layers/tlsscan/src/scope.ts';
 import type { ScanType } from './scan-types.ts';
 import { zodIssues, type FieldIssue } from './errors.ts';
@@ -63,6 +64,7 @@ const SCOPE_SCHEMAS: Partial<Record<ScanType, z.ZodType>> = {
   ssl: TlsScope,
   vm: NetscanRequestScope,
   vapt: NetscanRequestScope,
+  secret_scan: SecretScanScope,
 };
 
 /** Checks a scope for a scan type; returns issues with fields under `scope.`. */

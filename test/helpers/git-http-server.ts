@@ -68,7 +68,7 @@ export interface GitServer {
   /** `http://127.0.0.1:<port>` */
   origin: string;
   root: string;
-  /** A new repository served at `${origin}/${name}.git`, on branch `main`. */
+  /** A new repository served at `${origin}/${name}.git` (`name` may have folders: `acme/app`), on branch `main`. */
   repository(name: string, options?: { token?: string }): Promise<TestRepository>;
   requests: { method: string; url: string; authorized: boolean }[];
   close(): Promise<void>;
@@ -136,8 +136,9 @@ export async function startGitServer(options: { root?: string } = {}): Promise<G
   const requests: GitServer['requests'] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const name = url.pathname.split('/')[1] ?? '';
-    const token = tokens.get(name.replace(/\.git$/, ''));
+    // The repository is the path up to its `.git` (`/app.git/...`, `/acme/app.git/...`).
+    const name = /^\/(.+?)\.git(?:\/|$)/.exec(url.pathname)?.[1] ?? url.pathname.split('/')[1] ?? '';
+    const token = tokens.get(name);
     const authorized = authorizedFor(req, token);
     requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', authorized: req.headers.authorization !== undefined });
     if (name === 'site') {

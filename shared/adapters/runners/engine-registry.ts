@@ -24,6 +24,14 @@ const MAPPINGS: Readonly<Record<string, EngineMapping>> = {
     envPrefix: 'NETSCAN',
     scopeFile: ({ scope, scanType }) => ({ ...withoutLegacyKeys(scope), mode: scanType }),
   },
+  // The scope as the API validated it (SecretScanScope), without the backfill's provenance tags;
+  // the operator's repository tokens, SECRETSCAN_TOKEN_<NAME>, for scope.credential (docs/secretscan.md).
+  secretscan: {
+    engine: 'secretscan',
+    envPrefix: 'SECRETSCAN',
+    scopeFile: ({ scope }) => withoutLegacyKeys(scope),
+    keyFilter: (name) => name.startsWith('SECRETSCAN_TOKEN_'),
+  },
 };
 
 export interface RunnerSettings {

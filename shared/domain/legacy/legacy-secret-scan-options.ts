@@ -1,4 +1,4 @@
-import { SecretScanScope } from '../../../layers/secretscan/src/index.ts';
+import { SecretScanScope } from '../../../layers/secretscan/src/scope.ts';
 
 /**
  * A legacy Secret Scan's `scan_options` as a secret_scan scope (DESIGN §13). secretscan's scope is
