@@ -19,8 +19,14 @@ export interface ScanBounds {
   idleTimeoutMs: number;
 }
 
+/**
+ * The pack bound is set by memory, not disk: isomorphic-git holds the pack and the objects it
+ * inflates while it indexes them, and the benchmark measured a peak RSS of about 250 MB plus 12 MB
+ * per MB of pack (docs/secretscan.md). 48 MiB fits the dispatch function's 1024 MB; raise
+ * SECRETSCAN_MAX_PACK_MB together with the function's memory.
+ */
 export const DEFAULT_BOUNDS: ScanBounds = {
-  maxPackBytes: 512 * 1024 * 1024,
+  maxPackBytes: 48 * 1024 * 1024,
   maxBlobBytes: 1024 * 1024,
   maxFiles: 200_000,
   idleTimeoutMs: 30_000,
