@@ -3,7 +3,7 @@ import { makeDynamoDbArtifactRepository } from '../shared/adapters/dynamodb/dyna
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { artifactOfKey, makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
-import { ArtifactConfig, readConfig } from '../shared/config/api-config.ts';
+import { ArtifactConfig, readConfig } from '../shared/config/function-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';

@@ -1,5 +1,5 @@
 import { makeSessionKeysLoader } from '../shared/adapters/secrets/session-key.ts';
-import { AuthorizerConfig, readConfig } from '../shared/config/api-config.ts';
+import { AuthorizerConfig, readConfig } from '../shared/config/function-config.ts';
 import { makeAuthorizerHandler } from './authorizer-handler.ts';
 
 const config = readConfig(AuthorizerConfig);

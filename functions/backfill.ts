@@ -6,7 +6,7 @@ import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dyna
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makePostgresLegacySource } from '../shared/adapters/postgres/postgres-legacy-source.ts';
 import { makeLegacyDatabaseUrlLoader } from '../shared/adapters/secrets/legacy-database-url.ts';
-import { BackfillConfig, readConfig } from '../shared/config/api-config.ts';
+import { BackfillConfig, readConfig } from '../shared/config/function-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { makeArtifactReferences } from '../shared/services/artifact-references.ts';
 import { makeBackfillService } from '../shared/services/backfill-service.ts';

@@ -8,7 +8,7 @@ import { makeEngineRunners } from '../shared/adapters/runners/engine-registry.ts
 import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runner.ts';
 import { makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
-import { DispatchConfig, readConfig } from '../shared/config/api-config.ts';
+import { DispatchConfig, readConfig } from '../shared/config/function-config.ts';
 import { makeOperatorKeysLoader } from '../shared/adapters/secrets/operator-keys.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';

@@ -1,6 +1,6 @@
 import { EventBridgeTriggerScheduler } from '../shared/adapters/eventbridge/eventbridge-trigger-scheduler.ts';
 import { makeSchedulerClient } from '../shared/adapters/eventbridge/scheduler-client.ts';
-import type { TriggerConfig } from '../shared/config/api-config.ts';
+import type { TriggerConfig } from '../shared/config/function-config.ts';
 import type { Logger } from '../shared/ports/logger.ts';
 
 /** The EventBridge Scheduler adapter as the schedules and reconcile functions configure it. */

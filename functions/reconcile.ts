@@ -2,7 +2,7 @@ import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.
 import { makeDynamoDbScheduleRepository } from '../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
-import { ReconcileConfig, readConfig } from '../shared/config/api-config.ts';
+import { ReconcileConfig, readConfig } from '../shared/config/function-config.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { composeReconcileService } from '../shared/services/compose/reconcile-service.ts';
 import { makeEventBridgeTriggers } from './eventbridge-triggers.ts';

@@ -1,4 +1,4 @@
-import { MetaConfig, readConfig } from '../../shared/config/api-config.ts';
+import { MetaConfig, readConfig } from '../../shared/config/function-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeMetaHandler } from './meta-handler.ts';
 import { readShippedOpenApi } from './shipped-openapi.ts';

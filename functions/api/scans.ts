@@ -8,7 +8,7 @@ import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.
 import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
 import { SqsMessageQueue } from '../../shared/adapters/sqs/sqs-message-queue.ts';
 import { makeSqsClient } from '../../shared/adapters/sqs/sqs-client.ts';
-import { ScansConfig, readConfig } from '../../shared/config/api-config.ts';
+import { ScansConfig, readConfig } from '../../shared/config/function-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactService } from '../../shared/services/artifact-service.ts';
 import { composeScanService } from '../../shared/services/compose/scan-service.ts';

@@ -3,7 +3,7 @@ import { makeDynamoDbArtifactRepository } from '../../shared/adapters/dynamodb/d
 import { makeDynamoDbScheduleRepository } from '../../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { systemClock } from '../../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
-import { SchedulesConfig, readConfig } from '../../shared/config/api-config.ts';
+import { SchedulesConfig, readConfig } from '../../shared/config/function-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactReferences } from '../../shared/services/artifact-references.ts';
 import { composeScheduleService } from '../../shared/services/compose/schedule-service.ts';

@@ -1,6 +1,6 @@
 /**
  * Names of the environment variables the Lambda functions read. The CDK stack sets them with these
- * constants; shared/config/*-config.ts parse them with zod at cold start.
+ * constants; shared/config/function-config.ts parses them with zod at cold start.
  */
 export const ENV = {
   /** DynamoDB table of schedules, scans, findings. */

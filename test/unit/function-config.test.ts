@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArtifactConfig, MetaConfig, SchedulesConfig, readConfig } from '../../shared/config/api-config.ts';
+import { ArtifactConfig, MetaConfig, SchedulesConfig, readConfig } from '../../shared/config/function-config.ts';
 
 const triggers = {
   SCHEDULE_GROUP_NAME: 'scans',

@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { ENV } from './environment.ts';
 
-// Configuration of the Lambda functions, parsed once at cold start: a missing variable fails the
-// first invocation after a deploy rather than a customer's request later. Each schema is a
-// function, built only by the function that reads it: building all of them (with pick/extend) in
-// every function cost each cold start a few milliseconds of zod for schemas it never used.
+// Configuration of every Lambda function (one schema each, not only the API's), parsed once at
+// cold start: a missing variable fails the first invocation after a deploy rather than a
+// customer's request later. Each schema is a function, built only by the function that reads it:
+// building all of them (with pick/extend) in every function cost each cold start a few
+// milliseconds of zod for schemas it never used.
 
 const items = (value: string) =>
   value
