@@ -11,6 +11,7 @@ function prefixedUlid(prefix: string) {
 export const ScheduleId = prefixedUlid('sch');
 export const ScanId = prefixedUlid('scan');
 export const ArtifactId = prefixedUlid('art');
+export const NotificationRuleId = prefixedUlid('ntf');
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

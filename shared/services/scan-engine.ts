@@ -14,6 +14,8 @@ import {
 import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
 import type { IssueRecord } from '../domain/issue.ts';
 import { trackIssues, type TargetRun } from '../domain/issue-tracking.ts';
+import { scanEvents } from '../domain/scan-events.ts';
+import { noEvents, type EventPublisher } from '../ports/event-publisher.ts';
 import { finishedRun, type LastRunStatus } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingRepository } from '../ports/finding-repository.ts';
@@ -36,6 +38,8 @@ export interface ScanEngineDeps {
   scanLogs: ScanLogs;
   /** Scans started and finished, their duration and findings (DESIGN §10). None by default. */
   metrics?: Metrics;
+  /** Where scan.finished and the issue events go (DESIGN §15). None by default. */
+  events?: EventPublisher;
   /** Time kept back from the invocation for writing findings and the final status. */
   marginMs?: number;
   /** Most targets of one job scanned at once (DEFAULT_TARGET_CONCURRENCY). */
@@ -133,6 +137,7 @@ export function makeScanEngine({
   clock,
   scanLogs,
   metrics = noMetrics,
+  events = noEvents,
   marginMs = 10_000,
   targetConcurrency = DEFAULT_TARGET_CONCURRENCY,
 }: ScanEngineDeps) {
@@ -323,6 +328,14 @@ export function makeScanEngine({
         changes: changeCounts(tracked.changes),
         change_ids: keptChangeIds(tracked.changes),
       };
+      // Published before the job is closed, so a worker dying in between publishes again on
+      // redelivery (same event ids); a bus that refuses never fails the scan.
+      const latest = new Map([...known, ...tracked.writes].map((issue) => [issue.id, issue]));
+      try {
+        await events.publish(scanEvents({ ...job, ...changes }, tracked, latest, changes.finished_at));
+      } catch (error) {
+        logger.error('events not published', { error: error instanceof Error ? error.message : String(error) });
+      }
       const finished = await scans.transition(job.tenant, job.id, ['running'], changes);
       if (!finished) {
         logger.warn('scan finished after another path closed it', { status });

@@ -38,3 +38,9 @@ export const issueKeys = {
 export const artifactKeys = {
   artifact: (id: string) => `ART#${id}`,
 };
+
+/** Notification rules (docs/notifications.md): ids are ULIDs, so SK order is age order. */
+export const notificationKeys = {
+  rule: (id: string) => `NTF#${id}`,
+  prefix: 'NTF#',
+};

@@ -1,3 +1,4 @@
+import type { EventPublisher } from '../../ports/event-publisher.ts';
 import type { Metrics } from '../../ports/metrics.ts';
 import type { ScanLogs } from '../../ports/scan-log.ts';
 import type { RunnerRegistry } from '../../ports/scan-runner.ts';
@@ -8,8 +9,8 @@ import type { ScanServiceAdapters } from './adapters.ts';
 /** The dispatch service with its scan engine (the two queue consumers, the local runtime). */
 export function composeDispatchService(
   { schedules, scans, findings, issues, clock, ids, logger }: ScanServiceAdapters,
-  { runners, scanLogs, metrics }: { runners: RunnerRegistry; scanLogs: ScanLogs; metrics?: Metrics },
+  { runners, scanLogs, metrics, events }: { runners: RunnerRegistry; scanLogs: ScanLogs; metrics?: Metrics; events?: EventPublisher },
 ) {
-  const engine = makeScanEngine({ scans, findings, issues, schedules, runners, clock, scanLogs, metrics });
+  const engine = makeScanEngine({ scans, findings, issues, schedules, runners, clock, scanLogs, metrics, events });
   return makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger, metrics });
 }

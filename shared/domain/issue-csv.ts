@@ -1,0 +1,37 @@
+import type { Issue } from './issue.ts';
+
+/** The export's columns, in order (GET /api/issues/export.csv). */
+export const ISSUE_CSV_COLUMNS = [
+  'id',
+  'status',
+  'severity',
+  'rule_id',
+  'title',
+  'scan_type',
+  'target',
+  'first_seen_at',
+  'last_seen_at',
+  'occurrence_count',
+  'reopened_count',
+  'last_scan_id',
+  'schedule_id',
+  'resolved_at',
+  'status_reason',
+  'status_until',
+] as const satisfies readonly (keyof Issue)[];
+
+/**
+ * One CSV cell (RFC 4180) that a spreadsheet shows as text: a cell a spreadsheet would read as a
+ * formula (starting with = + - @, or a tab or carriage return that some strip first) gets a
+ * leading apostrophe (OWASP's CSV injection advice); then quotes where CSV needs them.
+ */
+export function csvCell(value: string | number | boolean | null | undefined): string {
+  let text = value === null || value === undefined ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One CSV record with its CRLF. */
+export function csvLine(values: readonly (string | number | boolean | null | undefined)[]): string {
+  return `${values.map(csvCell).join(',')}\r\n`;
+}
