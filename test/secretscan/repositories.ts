@@ -13,6 +13,8 @@ export interface Fixtures {
   privateToken: string;
   /** The basic-auth token the private repository's server demands. */
   serverToken: string;
+  /** Only on branch feature/login of `branched`. */
+  featureToken: string;
 }
 
 export async function buildRepositories(server: GitServer): Promise<Fixtures> {
@@ -22,6 +24,7 @@ export async function buildRepositories(server: GitServer): Promise<Fixtures> {
   const ignoredToken = ['gh', 'p_'].join('') + randomSecret(36);
   const privateToken = ['gh', 'p_'].join('') + randomSecret(36);
   const serverToken = randomSecret(32);
+  const featureToken = ['gh', 'p_'].join('') + randomSecret(36);
 
   const leaky = await server.repository('leaky');
   await leaky.commit('initial configuration', {
@@ -73,5 +76,11 @@ export async function buildRepositories(server: GitServer): Promise<Fixtures> {
   withSubmodule.git('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendor/lib`);
   withSubmodule.git('commit', '--quiet', '-m', 'vendor lib as a submodule');
 
-  return { planted, historyOnly, sharedToken, ignoredToken, privateToken, serverToken };
+  const branched = await server.repository('branched');
+  await branched.commit('main', { 'README.md': '# branched\n' });
+  branched.git('checkout', '--quiet', '-b', 'feature/login');
+  await branched.commit('feature work', { 'src/login.js': `const key = '${featureToken}';\n` });
+  branched.git('checkout', '--quiet', 'main');
+
+  return { planted, historyOnly, sharedToken, ignoredToken, privateToken, serverToken, featureToken };
 }

@@ -126,6 +126,18 @@ describe.skipIf(!gitAvailable())('scanRepository against git http-backend', () =
     expect(result.passed.get('secret.github_token')).toMatch(/history cut at max_commits/);
   });
 
+  it('scans the branch the scope names, and says when it does not exist', async () => {
+    const onMain = await scan('branched');
+    expect(onMain.errors).toEqual([]);
+    expect(byHash(onMain, fixtures.featureToken)).toBeUndefined();
+    const onFeature = await scan('branched', { branch: 'feature/login' });
+    expect(byHash(onFeature, fixtures.featureToken)).toMatchObject({ ruleId: 'secret.github_token', evidence: { in_head: true } });
+    expect(onFeature.findings[0].detail).toMatch(/still in feature\/login/);
+    const missing = await scan('branched', { branch: 'nope' });
+    expect(missing.passed.size).toBe(0);
+    expect(missing.errors[0].message).toBe('branch nope not found');
+  });
+
   it('skips paths_ignore', async () => {
     const result = await scan('leaky', { paths_ignore: ['services/**', 'app/*.py'] });
     expect(byHash(result, fixtures.sharedToken)).toBeUndefined();
