@@ -33,7 +33,7 @@ export async function checkArtifactBytes(record: ArtifactRecord, bytes: Buffer |
     if (record.purpose === 'rua') {
       const documents = await unpackReportFile(record.filename, bytes, RUA_LIMITS);
       for (const document of documents) {
-        const head = document.bytes
+        const head = Buffer.concat(document.chunks.slice(0, 4))
           .subarray(0, 64 * 1024)
           .toString('utf8')
           .replace(/^\uFEFF/, '')

@@ -4,7 +4,7 @@ import type { DecodedPacket } from 'dns-packet';
 import { MAX_CHAIN, mapResponse, normaliseName, type DanglingCname } from './answer-mapping.ts';
 import type { Nameserver } from './nameservers.ts';
 import type { DnsAnswer, RecordType, Resolver } from './resolver.ts';
-import { exchangeTcp, exchangeUdp, type ExchangeResult } from './wire-exchange.ts';
+import { exchangeTcp, exchangeUdp, watchDeadline, type ExchangeResult } from './wire-exchange.ts';
 
 export interface RawResolverOptions {
   servers: readonly Nameserver[];
@@ -23,6 +23,7 @@ const EDNS_PAYLOAD = 1232;
 export function makeRawResolver(options: RawResolverOptions): Resolver {
   if (options.servers.length === 0) throw new Error('no nameserver to query');
   const attempts = Math.max(1, options.attempts);
+  const deadline = watchDeadline(options.signal);
 
   async function ask<T extends RecordType>(name: string, type: T): Promise<DnsAnswer<T> | DanglingCname> {
     let last: DnsAnswer<T> = { status: 'unknown', reason: 'timeout', message: 'scan deadline reached' };
@@ -46,7 +47,7 @@ export function makeRawResolver(options: RawResolverOptions): Resolver {
         if (decoded) accepted = decoded;
         return decoded !== null;
       };
-      const exchange = { timeoutMs: options.timeoutMs, signal: options.signal, accept };
+      const exchange = { timeoutMs: options.timeoutMs, deadline, accept };
       let result: ExchangeResult = await exchangeUdp(server, query, exchange);
       if (result.ok && accepted?.flag_tc) {
         accepted = undefined;

@@ -5,10 +5,41 @@ import type { Nameserver } from './nameservers.ts';
 /** One request/response exchange with one server; a failed exchange is a value, the caller retries. */
 export type ExchangeResult = { ok: true; message: Buffer } | { ok: false; reason: 'timeout' | 'error'; message: string };
 
+/**
+ * The scan's deadline as the exchanges watch it: one listener on the AbortSignal for all of them
+ * (see `watchDeadline`), not one each, which past ten in flight is a MaxListenersExceededWarning.
+ */
+export interface DeadlineWatch {
+  readonly aborted: boolean;
+  /** Calls `onAbort` when the deadline passes; returns the unsubscribe. */
+  subscribe(onAbort: () => void): () => void;
+}
+
+/** One 'abort' listener on `signal`, fanned out to every exchange in flight. */
+export function watchDeadline(signal: AbortSignal | undefined): DeadlineWatch {
+  const waiting = new Set<() => void>();
+  signal?.addEventListener(
+    'abort',
+    () => {
+      for (const onAbort of [...waiting]) onAbort();
+    },
+    { once: true },
+  );
+  return {
+    get aborted() {
+      return signal?.aborted ?? false;
+    },
+    subscribe(onAbort) {
+      waiting.add(onAbort);
+      return () => waiting.delete(onAbort);
+    },
+  };
+}
+
 export interface ExchangeOptions {
   timeoutMs: number;
-  /** Aborted when the scan's deadline passes: the exchange ends at once as a timeout. */
-  signal?: AbortSignal;
+  /** Passes when the scan's deadline does: the exchange ends at once as a timeout. */
+  deadline?: DeadlineWatch;
   /** Rejects answers that are not for this query (wrong id or question), as a spoofing guard. */
   accept: (message: Buffer) => boolean;
 }
@@ -21,12 +52,13 @@ function settleOnce(release: () => void, resolve: (result: ExchangeResult) => vo
     () => finish({ ok: false, reason: 'timeout', message: `no answer within ${options.timeoutMs} ms` }),
     options.timeoutMs,
   );
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const unsubscribe = options.deadline?.subscribe(onAbort);
+  if (options.deadline?.aborted) queueMicrotask(onAbort);
   function finish(result: ExchangeResult) {
     if (done) return;
     done = true;
     clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
+    unsubscribe?.();
     release();
     resolve(result);
   }

@@ -1,20 +1,10 @@
 import { isIP } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
 import { RuaInputError, type RuaLimits } from './limits.ts';
+import { RecordBatch, type RuaRecord } from './record-batch.ts';
 
-/** The disposition values of RFC 7489 Appendix C plus DMARCbis's `pass`. */
-export type Disposition = 'none' | 'quarantine' | 'reject' | 'pass';
-export type AlignedResult = 'pass' | 'fail';
-
-/** One `<record>`: policy_evaluated is the reporter's verdict on alignment (not raw auth_results). */
-export interface RuaRecord {
-  sourceIp: string;
-  count: number;
-  disposition: Disposition;
-  dkim: AlignedResult;
-  spf: AlignedResult;
-  headerFrom: string | null;
-}
+export type { AlignedResult, Disposition, RuaRecord } from './record-batch.ts';
 
 export interface AggregateReport {
   format: 'rfc7489' | 'dmarcbis';
@@ -26,12 +16,13 @@ export interface AggregateReport {
   /** policy_published/domain, lowercased. */
   domain: string;
   policy: string | null;
-  records: RuaRecord[];
+  records: RecordBatch;
   /** Records dropped as unusable (no valid IP or count); the report keeps the rest. */
   skippedRecords: number;
 }
 
 const DMARCBIS_NAMESPACE = 'urn:ietf:params:xml:ns:dmarc-2.0';
+const SLICE = 1024 * 1024;
 
 /** Where each field sits, as local names below <feedback> (namespace prefixes dropped). */
 const METADATA_FIELDS: Record<string, 'orgName' | 'email' | 'reportId' | 'begin' | 'end' | 'domain' | 'policy'> = {
@@ -60,13 +51,26 @@ type RawRecord = Partial<Record<(typeof RECORD_FIELDS)[string], string>>;
  * saxes knows only the five predefined entities, so billion-laughs cannot expand. Only the fields
  * the rollup needs are kept, so memory follows the records, not the document tree.
  */
-export function parseAggregateReport(bytes: Buffer, limits: RuaLimits): AggregateReport {
-  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  const start = text.search(/\S/);
-  if (start === -1 || text[start] !== '<') throw new RuaInputError('not XML');
+export function parseAggregateReport(chunks: Buffer[], limits: RuaLimits): AggregateReport {
+  // Decoded and parsed a slice at a time, and each chunk let go once read (`chunks` is emptied): a
+  // 64 MiB report held whole, or as one string, would cost 64 MB more.
+  const decoder = new StringDecoder('utf8');
+  const slices = (function* () {
+    for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift())
+      for (let offset = 0; offset < chunk.length; offset += SLICE) yield chunk.subarray(offset, offset + SLICE);
+  })();
+  let first = '';
+  // Not a for-of: breaking out of one would close the generator for the loop below.
+  for (let next = slices.next(); !next.done; next = slices.next()) {
+    first += decoder.write(next.value);
+    if (/\S/.test(first)) break;
+  }
+  first = first.replace(/^\uFEFF/, '');
+  const start = first.search(/\S/);
+  if (start === -1 || first[start] !== '<') throw new RuaInputError('not XML');
 
   const metadata: Partial<Record<(typeof METADATA_FIELDS)[string], string>> = {};
-  const records: RuaRecord[] = [];
+  const records = new RecordBatch();
   let skippedRecords = 0;
   let rawRecordCount = 0;
   let format: AggregateReport['format'] = 'rfc7489';
@@ -123,7 +127,9 @@ export function parseAggregateReport(bytes: Buffer, limits: RuaLimits): Aggregat
   parser.on('error', (error) => {
     throw error instanceof RuaInputError ? error : new RuaInputError(`malformed XML: ${error.message.split('\n')[0]}`);
   });
-  parser.write(text).close();
+  parser.write(first);
+  for (const slice of slices) parser.write(decoder.write(slice));
+  parser.write(decoder.end()).close();
 
   const domain = metadata.domain?.toLowerCase().replace(/\.$/, '');
   if (!domain) throw new RuaInputError('report has no policy_published/domain');

@@ -50,9 +50,10 @@ export async function runRua({
       if (info.size > limits.maxFileBytes)
         throw new RuaInputError(`file is ${info.size} bytes, over the ${limits.maxFileBytes}-byte limit`);
       const documents = await unpackReportFile(name, await readFile(path), limits);
-      for (const document of documents) {
+      // Taken off the list as they are parsed: a document's bytes are garbage once its records are.
+      for (let document = documents.shift(); document !== undefined; document = documents.shift()) {
         try {
-          const report = parseAggregateReport(document.bytes, limits);
+          const report = parseAggregateReport(document.chunks, limits);
           if (!sameDomainFamily(report.domain, domain)) {
             errors.push({
               surface: 'rua',
@@ -84,9 +85,8 @@ export async function runRua({
     log('rua file read', { file: name, reports: summary.reports, records: summary.records, error: summary.error });
   }
 
-  const rows = rollup.result();
-  const failing = rows.filter((row) => row.dmarc_fail > 0);
-  const findings: ReportFinding[] = failing.slice(0, MAX_ROWS).map(findingOf);
+  const { rows, failing } = rollup.result(MAX_ROWS);
+  const findings: ReportFinding[] = rows.filter((row) => row.dmarc_fail > 0).map(findingOf);
   return {
     status: rollup.reports > 0 ? 'ok' : 'error',
     data: {
@@ -99,13 +99,13 @@ export async function runRua({
         messages: rollup.messages,
         dmarc_fail: rollup.dmarcFail,
         source_ips: rollup.ips,
-        failing_source_ips: failing.length,
+        failing_source_ips: failing,
         first_seen: rows.length ? isoOf(rollup.begin) : null,
         last_seen: rows.length ? isoOf(rollup.end) : null,
       },
       reporters: rollup.reporters(),
-      rollup: rows.slice(0, MAX_ROWS),
-      rollup_truncated: Math.max(0, rows.length - MAX_ROWS),
+      rollup: rows,
+      rollup_truncated: rollup.ips - rows.length,
     },
     findings,
     errors,

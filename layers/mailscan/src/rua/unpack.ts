@@ -1,4 +1,4 @@
-import { gunzipSync, inflateRawSync } from 'node:zlib';
+import { createGunzip, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { RuaInputError, type RuaLimits } from './limits.ts';
 
@@ -6,7 +6,8 @@ import { RuaInputError, type RuaLimits } from './limits.ts';
 export interface XmlDocument {
   /** `report.zip:entry.xml` for archive entries, the file name otherwise. */
   name: string;
-  bytes: Buffer;
+  /** The document's bytes in order, as decompressed: never concatenated into one 64 MiB buffer. */
+  chunks: Buffer[];
 }
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
@@ -22,8 +23,8 @@ export async function unpackReportFile(name: string, bytes: Buffer, limits: RuaL
   if (bytes.length > limits.maxFileBytes)
     throw new RuaInputError(`file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte limit`);
   if (bytes.subarray(0, 4).equals(ZIP_MAGIC) || bytes.subarray(0, 4).equals(EMPTY_ZIP_MAGIC)) return unzip(name, bytes, limits);
-  if (bytes.subarray(0, 2).equals(GZIP_MAGIC)) return [{ name, bytes: gunzipBounded(bytes, limits) }];
-  return [{ name, bytes }];
+  if (bytes.subarray(0, 2).equals(GZIP_MAGIC)) return [{ name, chunks: await gunzipBounded(bytes, limits) }];
+  return [{ name, chunks: [bytes] }];
 }
 
 function tooLarge(limits: RuaLimits): RuaInputError {
@@ -36,18 +37,35 @@ function checkRatio(compressed: number, decompressed: number, limits: RuaLimits)
   }
 }
 
-/** zlib stops at maxOutputLength, so a gzip bomb costs at most the limit in memory and time. */
-function gunzipBounded(bytes: Buffer, limits: RuaLimits): Buffer {
-  let out: Buffer;
-  try {
-    out = gunzipSync(bytes, { maxOutputLength: limits.maxDecompressedBytes });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limits);
-    throw new RuaInputError(`not a valid gzip file: ${(error as Error).message}`);
-  }
-  checkRatio(bytes.length, out.length, limits);
-  if (out.subarray(0, 2).equals(GZIP_MAGIC) || out.subarray(0, 4).equals(ZIP_MAGIC)) throw new RuaInputError('nested archives are refused');
-  return out;
+/**
+ * Streams the gzip member into chunks and stops at the limit, so a gzip bomb costs at most the limit
+ * in memory and time, and a large report is never held twice (gunzipSync's chunks and their concat).
+ */
+function gunzipBounded(bytes: Buffer, limits: RuaLimits): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const gunzip = createGunzip();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const fail = (error: RuaInputError) => {
+      gunzip.destroy();
+      reject(error);
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limits.maxDecompressedBytes) return fail(tooLarge(limits));
+      try {
+        checkRatio(bytes.length, total, limits);
+      } catch (error) {
+        return fail(error as RuaInputError);
+      }
+      if (chunks.length === 0 && (chunk.subarray(0, 2).equals(GZIP_MAGIC) || chunk.subarray(0, 4).equals(ZIP_MAGIC)))
+        return fail(new RuaInputError('nested archives are refused'));
+      chunks.push(chunk);
+    });
+    gunzip.on('error', (error) => fail(new RuaInputError(`not a valid gzip file: ${error.message}`)));
+    gunzip.on('end', () => resolve(chunks));
+    gunzip.end(bytes);
+  });
 }
 
 function openZip(bytes: Buffer): Promise<yauzl.ZipFile> {
@@ -102,7 +120,7 @@ async function unzip(name: string, bytes: Buffer, limits: RuaLimits): Promise<Xm
       checkRatio(entry.compressedSize, inflated.length, limits);
       if (inflated.subarray(0, 2).equals(GZIP_MAGIC) || inflated.subarray(0, 4).equals(ZIP_MAGIC))
         throw new RuaInputError(`entry ${entry.fileName}: nested archives are refused`);
-      documents.push({ name: `${name}:${entry.fileName}`, bytes: inflated });
+      documents.push({ name: `${name}:${entry.fileName}`, chunks: [inflated] });
     }
   } finally {
     zip.close();
