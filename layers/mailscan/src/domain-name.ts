@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIPv4 } from 'node:net';
 import { domainToASCII } from 'node:url';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -10,7 +10,9 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
  */
 export function normaliseDomain(input: string): string | null {
   const trimmed = input.trim().replace(/\.$/, '');
-  if (trimmed === '' || /[\s/:@]/.test(trimmed) || isIP(trimmed) !== 0) return null;
+  // ':' already refuses every IPv6 address; isIPv4 alone also spares each process the first use
+  // of Node's IPv6 pattern (~7 ms to compile).
+  if (trimmed === '' || /[\s/:@]/.test(trimmed) || isIPv4(trimmed)) return null;
   const ascii = domainToASCII(trimmed.toLowerCase());
   if (ascii === '' || ascii.length > 253) return null;
   const labels = ascii.split('.');

@@ -24,8 +24,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return EXIT.ok;
     }
     case 'scan': {
-      // Loaded on demand: the scan's dependencies (zod, the public suffix list, X.509) cost
-      // a quarter of a second to initialise, which --version and rules should not pay.
+      // A scan parses each schema once (its config, its report): zod's JIT would compile a parser
+      // per object schema with new Function for that one parse. zod reads the setting when a schema
+      // is built, so it is set before the scan's modules load; only this process (the CLI) is set
+      // so, the service's long-lived processes keep the JIT.
+      (await import('zod')).config({ jitless: true });
+      // Loaded on demand: the scan's dependencies (zod, the public suffix list) cost time to
+      // initialise, which --version and rules should not pay.
       const { runScanCommand } = await import('./scan-command.ts');
       return runScanCommand(command, io);
     }

@@ -5,7 +5,7 @@ import type { CheckError, ReputationContext, ReputationInput } from './context.t
 import { checkError, errorMessage, type CheckResult } from './check-result.ts';
 import { findBimiRecord, parseBimiTags } from './bimi-record.ts';
 import { reputationDefaults } from './defaults.ts';
-import { validateVmc, type VmcReason, type VmcValidation } from './vmc.ts';
+import type { VmcReason, VmcValidation } from './vmc.ts';
 
 export interface BimiData {
   /** found / absent / invalid (unusable record) / declined (empty l= and a=) / unknown (DNS). */
@@ -99,6 +99,9 @@ export async function checkBimi(input: ReputationInput, ctx: ReputationContext):
       : { status: 'error', error: pemFetch.message };
     if (!pemFetch.definitive) errors.push(checkError('bimi', `VMC ${authority}: ${pemFetch.message}`));
   } else if (pemFetch?.ok) {
+    // Loaded only for a VMC to validate: the X.509 stack costs ~150 ms of start-up that most scans
+    // (no BIMI authority evidence) would pay for nothing.
+    const { validateVmc } = await import('./vmc.ts');
     const validation = await validateVmc({
       pem: new TextDecoder().decode(pemFetch.body),
       svg: svgFetch?.ok ? svgFetch.body : null,

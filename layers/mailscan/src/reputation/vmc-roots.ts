@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as x509 from './x509.ts';
 
 /** A trust store file or folder bigger than this is a mistake, not a set of roots. */
 const MAX_PEM_BYTES = 1024 * 1024;
@@ -20,11 +19,28 @@ export function readPemCertificates(path: string): string[] {
     : [path];
   return files.flatMap((file) => {
     if (statSync(file).size > MAX_PEM_BYTES) throw new Error(`${file} is larger than ${MAX_PEM_BYTES} bytes`);
-    const certificates = x509.PemConverter.decodeWithHeaders(readFileSync(file, 'utf8'))
-      .filter((block) => block.type === 'CERTIFICATE')
-      .map((block) => new x509.X509Certificate(block.rawData).toString('pem'));
+    const certificates = pemCertificateBlocks(readFileSync(file, 'utf8'));
     if (certificates.length === 0) throw new Error(`${file} holds no PEM certificate`);
     return certificates;
+  });
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+?)-----END CERTIFICATE-----/g;
+
+/**
+ * The CERTIFICATE blocks of a PEM text whose base64 decodes to a DER SEQUENCE, re-wrapped as PEM.
+ * Read as text, not parsed as X.509: the X.509 stack loads only when a VMC is validated (vmc.ts
+ * parses the roots then), so a scan does not pay for it at start-up.
+ */
+function pemCertificateBlocks(text: string): string[] {
+  return [...text.matchAll(PEM_CERTIFICATE)].flatMap((match) => {
+    const der = Buffer.from(match[1].replace(/\s+/g, ''), 'base64');
+    if (der.length < 64 || der[0] !== 0x30) return [];
+    const body = der
+      .toString('base64')
+      .match(/.{1,64}/g)!
+      .join('\n');
+    return [`-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----`];
   });
 }
 
