@@ -9,9 +9,10 @@ export interface Spread {
   max: number;
 }
 
+/** Over the finite values only: a run that was killed has no figure, and is said so by its caller. */
 export function spread(values: readonly number[]): Spread {
-  if (values.length === 0) return { min: Number.NaN, median: Number.NaN, max: Number.NaN };
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return { min: Number.NaN, median: Number.NaN, max: Number.NaN };
   const middle = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   return { min: sorted[0], median, max: sorted.at(-1)! };
@@ -21,7 +22,9 @@ export function spread(values: readonly number[]): Spread {
 export function formatSpread(values: readonly number[], unit = '', digits = 0): string {
   const { min, median, max } = spread(values);
   const f = (value: number) => `${value.toFixed(digits)}${unit}`;
-  return `${f(median)} (${f(min)}–${f(max)})`;
+  const finite = values.filter(Number.isFinite).length;
+  if (finite === 0) return 'none';
+  return `${f(median)} (${f(min)}–${f(max)})${finite < values.length ? ` [${finite} of ${values.length}]` : ''}`;
 }
 
 /** Ratios a[i] / b[i] of paired samples. */

@@ -10,7 +10,7 @@ import { reportSchema } from '../../../layers/mailscan/src/report.ts';
 import { buildCli, runCliWithUsage } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
-import { generateReport } from '../helpers/rua-reports.ts';
+import { largestAggregateReport } from '../helpers/hostile-inputs.ts';
 
 const MIB = 1024 * 1024;
 const run = promisify(execFile);
@@ -31,7 +31,7 @@ describe('mailscan scan --rua: memory and warnings', () => {
 
   beforeAll(async () => {
     // Every record from its own IP (the most rollup rows), at the record bound, under the size bound.
-    const xml = generateReport({ domain: 'good.test', records: RUA_LIMITS.maxRecordsPerReport, ips: RUA_LIMITS.maxRecordsPerReport });
+    const xml = largestAggregateReport();
     expect(Buffer.byteLength(xml)).toBeLessThanOrEqual(RUA_LIMITS.maxDecompressedBytes);
     writeFileSync(largest, gzipSync(xml));
     [dns] = await Promise.all([startDnsServer({ zoneDir }), buildCli()]);

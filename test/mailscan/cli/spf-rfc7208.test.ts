@@ -7,6 +7,7 @@ import { MAX_SPF_QUERIES } from '../../../layers/mailscan/src/posture/spf/spf-ex
 import { buildCli, runCliWithUsage, scan } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
+import { amplificationZone } from '../helpers/hostile-inputs.ts';
 
 const FAST_DNS = ['--no-reputation', '--config', 'test/fixtures/mailscan/config/fast-dns.json'];
 const MIB = 1024 * 1024;
@@ -168,28 +169,8 @@ describe('mailscan scan: RFC 7208 edge cases', () => {
 });
 
 describe('mailscan scan: SPF amplification', () => {
-  const INCLUDES = 99;
-  const TERMS = 1_000;
+  // 99 includes of 1,000 `a:` terms each: a receiver stops at the 11th lookup, the scan must too.
   let dns: TestDnsServer;
-
-  /** 99 includes of 1,000 `a:` terms each: a receiver stops at the 11th lookup, the scan must too. */
-  function amplificationZone(): string {
-    const txt = (terms: string[]) => {
-      const text = `v=spf1 ${terms.join(' ')} -all`;
-      return (text.match(/.{1,250}/g) ?? []).map((part) => `"${part}"`).join(' ');
-    };
-    const lines = [
-      '$ORIGIN amplify.test.',
-      '$TTL 300',
-      '@ IN SOA ns hostmaster ( 1 3600 600 86400 300 )',
-      '@ IN NS ns',
-      'ns IN A 127.0.0.1',
-    ];
-    lines.push(`@ IN TXT ${txt(Array.from({ length: INCLUDES }, (_, i) => `include:i${i}.amplify.test`))}`);
-    for (let i = 0; i < INCLUDES; i += 1)
-      lines.push(`i${i} IN TXT ${txt(Array.from({ length: TERMS }, (_, j) => `a:h${j}.i${i}.amplify.test`))}`);
-    return lines.join('\n');
-  }
 
   beforeAll(async () => {
     [dns] = await Promise.all([startDnsServer({ zones: [{ text: amplificationZone(), origin: 'amplify.test' }] }), buildCli()]);
