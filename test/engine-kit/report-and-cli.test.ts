@@ -163,6 +163,20 @@ describe('runEngineCli', () => {
     expect(report.checks.every((check) => check.status === 'error' && check.detail.includes('boom'))).toBe(true);
   });
 
+  it('never echoes credentials in a refused target', async () => {
+    const streams = io();
+    expect(
+      await runEngineCli(
+        toy(async () => {}),
+        ['scan', 'https://user:s3cr3t-token@git.example/x'],
+        streams,
+      ),
+    ).toBe(2);
+    const line = streams.err.join('');
+    expect(line).not.toContain('s3cr3t-token');
+    expect(JSON.parse(streams.err[0]).message).toContain('https://***@git.example/x');
+  });
+
   it('--format text says how many checks passed', async () => {
     const streams = io();
     await runEngineCli(

@@ -63,6 +63,14 @@ class UsageError extends Error {}
 
 const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/**
+ * A target as it may be written to a log: credentials in it (`https://user:token@host/…`) are
+ * masked. Engines refuse such targets, but the refusal must not print the token it refuses.
+ */
+export function redactTarget(target: string): string {
+  return target.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@').slice(0, 500);
+}
+
 async function readJsonFile(path: string, what: string): Promise<unknown> {
   let text: string;
   try {
@@ -170,7 +178,7 @@ export async function runEngineCli<Scope>(definition: EngineDefinition<Scope>, a
       config = value as Record<string, unknown>;
     }
     const parsedTarget = definition.parseTarget(command.target);
-    if (!parsedTarget.ok) throw new UsageError(`${JSON.stringify(command.target)} is not a target: ${parsedTarget.message}`);
+    if (!parsedTarget.ok) throw new UsageError(`${JSON.stringify(redactTarget(command.target))} is not a target: ${parsedTarget.message}`);
     target = parsedTarget.target;
   } catch (error) {
     log.error('usage error', { message: errorMessage(error), usage: usageOf(def) });
