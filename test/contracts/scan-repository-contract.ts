@@ -13,7 +13,8 @@ export interface ScanRepositorySubject {
 /** A scan id that sorts by `n` (ULIDs sort by time; the listing is newest first). */
 const scanId = (n: number) => `scan_01HZ${String(n).padStart(22, '0')}`;
 
-function job(tenant: string, n: number, overrides: Partial<ScanJobRecord> = {}): ScanJobRecord {
+/** A queued manual job of `tenant` whose id sorts by `n`. */
+export function scanJobRecord(tenant: string, n: number, overrides: Partial<ScanJobRecord> = {}): ScanJobRecord {
   return {
     ...queuedJob({
       id: scanId(n),
@@ -56,9 +57,9 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('creates a job once: the same id again returns false and changes nothing', async () => {
-      const first = job('acme', 1);
+      const first = scanJobRecord('acme', 1);
 
-      const created = [await repo.create(first), await repo.create(job('acme', 1, { target: 'other.com' }))];
+      const created = [await repo.create(first), await repo.create(scanJobRecord('acme', 1, { target: 'other.com' }))];
 
       expect(created).toEqual([true, false]);
       expect(await repo.get('acme', scanId(1))).toEqual(first);
@@ -67,7 +68,7 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
     });
 
     it("lets exactly one of concurrent creates of a job id win: with the id derived from a fire, that is the fire's claim", async () => {
-      const created = await Promise.all([1, 2, 3, 4].map((n) => repo.create(job('acme', 1, { target: `t${n}.example.com` }))));
+      const created = await Promise.all([1, 2, 3, 4].map((n) => repo.create(scanJobRecord('acme', 1, { target: `t${n}.example.com` }))));
 
       expect(created.filter(Boolean)).toHaveLength(1);
       const stored = await repo.get('acme', scanId(1));
@@ -75,7 +76,7 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
     });
 
     it("transitions only from the given states, and never a missing job or another tenant's", async () => {
-      await repo.create(job('acme', 1));
+      await repo.create(scanJobRecord('acme', 1));
 
       const started = await repo.transition('acme', scanId(1), ['queued'], { status: 'running', started_at: '2026-03-02T10:01:00.000Z' });
       const again = await repo.transition('acme', scanId(1), ['queued'], { status: 'running', started_at: '2026-03-02T10:02:00.000Z' });
@@ -89,7 +90,7 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
 
       expect([started, again, otherTenant, missing, finished]).toEqual([true, false, false, false, true]);
       expect(await repo.get('acme', scanId(1))).toEqual({
-        ...job('acme', 1),
+        ...scanJobRecord('acme', 1),
         status: 'succeeded',
         started_at: '2026-03-02T10:01:00.000Z',
         finished_at: '2026-03-02T10:03:00.000Z',
@@ -100,8 +101,8 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('lists newest first in pages; the last page has no cursor and none is empty', async () => {
-      for (const n of [1, 2, 3, 4, 5]) await repo.create(job('acme', n));
-      await repo.create(job('globex', 6));
+      for (const n of [1, 2, 3, 4, 5]) await repo.create(scanJobRecord('acme', n));
+      await repo.create(scanJobRecord('globex', 6));
 
       const byTwo = await allIds(repo, 'acme', {}, 2);
       const exact = await allIds(repo, 'acme', {}, 5);
@@ -113,13 +114,13 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('filters by scan type, status, schedule and source, alone and together, across pages', async () => {
-      await repo.create(job('acme', 1, { scan_type: 'ssl' }));
-      await repo.create(job('acme', 2, { source_type: 'schedule', trigger: 'cron', schedule_id: 'sch_A', status: 'failed' }));
-      await repo.create(job('acme', 3, { source_type: 'schedule', trigger: 'run_now', schedule_id: 'sch_A' }));
-      await repo.create(job('acme', 4, { source_type: 'schedule', trigger: 'cron', schedule_id: 'sch_B', status: 'failed' }));
-      await repo.create(job('acme', 5, { source_type: 'adversary', trigger: 'adversary', status: 'failed' }));
-      await repo.create(job('acme', 6, { scan_type: 'ssl', status: 'failed' }));
-      await repo.create(job('globex', 7, { scan_type: 'ssl', schedule_id: 'sch_A', status: 'failed' }));
+      await repo.create(scanJobRecord('acme', 1, { scan_type: 'ssl' }));
+      await repo.create(scanJobRecord('acme', 2, { source_type: 'schedule', trigger: 'cron', schedule_id: 'sch_A', status: 'failed' }));
+      await repo.create(scanJobRecord('acme', 3, { source_type: 'schedule', trigger: 'run_now', schedule_id: 'sch_A' }));
+      await repo.create(scanJobRecord('acme', 4, { source_type: 'schedule', trigger: 'cron', schedule_id: 'sch_B', status: 'failed' }));
+      await repo.create(scanJobRecord('acme', 5, { source_type: 'adversary', trigger: 'adversary', status: 'failed' }));
+      await repo.create(scanJobRecord('acme', 6, { scan_type: 'ssl', status: 'failed' }));
+      await repo.create(scanJobRecord('globex', 7, { scan_type: 'ssl', schedule_id: 'sch_A', status: 'failed' }));
 
       const ids = async (filter: ScanFilter) => (await allIds(repo, 'acme', filter, 1)).pages.flat();
 
@@ -133,8 +134,9 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
     });
 
     it("refuses another tenant's cursor, a cursor of another listing and a made-up one with ValidationError", async () => {
-      for (const n of [1, 2, 3]) await repo.create(job('acme', n, { schedule_id: 'sch_A', source_type: 'schedule', trigger: 'cron' }));
-      for (const n of [1, 2, 3]) await repo.create(job('globex', n));
+      for (const n of [1, 2, 3])
+        await repo.create(scanJobRecord('acme', n, { schedule_id: 'sch_A', source_type: 'schedule', trigger: 'cron' }));
+      for (const n of [1, 2, 3]) await repo.create(scanJobRecord('globex', n));
       const plain = (await repo.list('acme', {}, 1)).nextCursor!;
       const bySchedule = (await repo.list('acme', { scheduleId: 'sch_A' }, 1)).nextCursor!;
 
@@ -146,11 +148,11 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
     });
 
     it('yields the unfinished jobs of every tenant, and only those', async () => {
-      await repo.create(job('acme', 1));
-      await repo.create(job('acme', 2, { status: 'running' }));
-      await repo.create(job('acme', 3, { status: 'succeeded' }));
-      await repo.create(job('globex', 4, { status: 'running' }));
-      await repo.create(job('globex', 5, { status: 'failed' }));
+      await repo.create(scanJobRecord('acme', 1));
+      await repo.create(scanJobRecord('acme', 2, { status: 'running' }));
+      await repo.create(scanJobRecord('acme', 3, { status: 'succeeded' }));
+      await repo.create(scanJobRecord('globex', 4, { status: 'running' }));
+      await repo.create(scanJobRecord('globex', 5, { status: 'failed' }));
 
       const unfinished: string[] = [];
       for await (const found of repo.listUnfinished()) unfinished.push(`${found.tenant}/${found.id}`);

@@ -2,7 +2,7 @@ import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.t
 import type { ScanType } from '../../shared/domain/scan-types.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import type { MetricName, Metrics } from '../../shared/ports/metrics.ts';
-import type { ScanRunner } from '../../shared/ports/scan-runner.ts';
+import type { RunnerResult, ScanRunner } from '../../shared/ports/scan-runner.ts';
 import type { ScanLogs } from '../../shared/ports/scan-log.ts';
 import { makeDispatchService } from '../../shared/services/dispatch-service.ts';
 import { makeScanEngine } from '../../shared/services/scan-engine.ts';
@@ -88,6 +88,21 @@ export function scanPath({ targetConcurrency, runner = new ScriptedRunner() }: {
     /** How many of `name` were recorded. */
     count: (name: MetricName) => metrics.filter((metric) => metric.name === name).reduce((sum, metric) => sum + metric.value, 0),
   };
+}
+
+/**
+ * A runner that holds every call until the test settles `result`: `started` resolves at its first
+ * call, so a test acts while a scan is running without waiting for time.
+ */
+export function heldRunner(): { runner: ScriptedRunner; started: Promise<void>; result: ReturnType<typeof deferred<RunnerResult>> } {
+  const result = deferred<RunnerResult>();
+  const started = deferred<void>();
+  const runner = new ScriptedRunner();
+  runner.behaviour = () => {
+    started.resolve();
+    return result.promise;
+  };
+  return { runner, started: started.promise, result };
 }
 
 /** A deferred promise: a runner that waits on it finishes when the test says so. */

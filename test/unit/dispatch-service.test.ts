@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FireMessage } from '../../shared/domain/messages.ts';
 import type { RunnerResult } from '../../shared/ports/scan-runner.ts';
 import { scheduleRecord } from '../contracts/schedule-repository-contract.ts';
-import { MARGIN_MS, deferred, scanPath } from '../helpers/scan-path.ts';
+import { MARGIN_MS, deferred, heldRunner, scanPath } from '../helpers/scan-path.ts';
 import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
 
 const ENOUGH_TIME = () => 60_000;
@@ -173,18 +173,12 @@ describe('dispatch service on in-memory fakes', () => {
 
   describe('a dead letter', () => {
     it('fails the running job of a fire with the reason, and the schedule’s run with it', async () => {
-      const gate = deferred<RunnerResult>();
-      const started = deferred<void>();
-      const runner = new ScriptedRunner();
-      runner.behaviour = () => {
-        started.resolve();
-        return gate.promise;
-      };
+      const { runner, started, result: gate } = heldRunner();
       const path = scanPath({ runner });
       const schedule = await withSchedule(path);
       const message = fire(schedule.id, '2026-03-02T10:00:00Z');
       const running = path.dispatch.handleFire(message, ENOUGH_TIME);
-      await started.promise;
+      await started;
 
       await path.dispatch.handleDeadLetter(message, 'receive count exceeded');
       gate.resolve({ findings: [finding(1)] });

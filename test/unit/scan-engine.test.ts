@@ -1,30 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { queuedJob, type ScanJobRecord } from '../../shared/domain/scan-job.ts';
+import type { ScanJobRecord } from '../../shared/domain/scan-job.ts';
 import type { RunnerCheck, RunnerResult } from '../../shared/ports/scan-runner.ts';
 import { MAX_STORED_CHECKS } from '../../shared/services/scan-engine.ts';
-import { MARGIN_MS, deferred, scanPath } from '../helpers/scan-path.ts';
+import { scanJobRecord } from '../contracts/scan-repository-contract.ts';
+import { MARGIN_MS, deferred, heldRunner, scanPath } from '../helpers/scan-path.ts';
 import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
 
 const ENOUGH_TIME = () => 60_000;
 
 function manualJob(n: number, overrides: Partial<ScanJobRecord> = {}): ScanJobRecord {
-  return {
-    ...queuedJob({
-      id: `scan_01HZ${String(n).padStart(22, '0')}`,
-      tenant: 'acme',
-      scan_type: 'email_security',
-      target: 'example.com',
-      targets: [],
-      scope: {},
-      source_type: 'manual',
-      schedule_id: null,
-      trigger: 'manual',
-      scheduled_time: null,
-      created_at: '2026-03-02T10:00:00.000Z',
-      log: { file: `/logs/${n}.log` },
-    }),
-    ...overrides,
-  };
+  return scanJobRecord('acme', n, overrides);
 }
 
 async function queued(path: ReturnType<typeof scanPath>, job: ScanJobRecord): Promise<ScanJobRecord> {
@@ -198,18 +183,12 @@ describe('scan engine on in-memory fakes', () => {
   });
 
   it('leaves a job another path closed meanwhile as that path left it', async () => {
-    const gate = deferred<RunnerResult>();
-    const started = deferred<void>();
-    const runner = new ScriptedRunner();
-    runner.behaviour = () => {
-      started.resolve();
-      return gate.promise;
-    };
+    const { runner, started, result: gate } = heldRunner();
     const path = scanPath({ runner });
     const job = await queued(path, manualJob(1));
 
     const running = path.engine.execute(job, ENOUGH_TIME);
-    await started.promise;
+    await started;
     await path.scans.transition('acme', job.id, ['running'], {
       status: 'failed',
       errors: [{ runner: 'dispatch', message: 'dead-lettered' }],
