@@ -63,14 +63,16 @@ class StorageGuard {
     private readonly path: string | undefined,
   ) {}
 
-  /** The refusal for an operation that may not reach the database now, or null. */
+  /**
+   * The refusal for an operation that may not reach the database now, or null. While it opens,
+   * abstract-level holds operations until it is open; closed without a storage error is shutdown.
+   */
   refusal(write: boolean): Error | null {
-    if (this.#failed === null && this.db.status === 'open') return null;
-    if (write || this.db.status !== 'open') {
-      this.#reopenWhenSpace();
-      return unavailable(this.#failed ?? 'the store is reopening');
-    }
-    return null;
+    const closed = this.db.status === 'closed' || this.db.status === 'closing';
+    if (this.#failed === null) return closed ? unavailable('the store is closed') : null;
+    if (!write && !closed) return null;
+    this.#reopenWhenSpace();
+    return unavailable(this.#failed);
   }
 
   /** An operation's error: a storage error stops writes until the store reopened. */
@@ -102,10 +104,17 @@ class StorageGuard {
   /** `method` refused while the store may not serve it, its storage errors made `unavailable`. */
   guard(method: CallbackMethod, write: boolean): CallbackMethod {
     return (...args) => {
-      const callback = args.at(-1) as Callback;
       const refusal = this.refusal(write);
-      if (refusal) return void setImmediate(callback, refusal);
-      const answer: Callback = (error, ...results) => callback(this.seen(error), ...results);
+      const callback = args.at(-1);
+      // Called promise-style (without a callback), as dynalite does in places.
+      if (typeof callback !== 'function') {
+        if (refusal) return Promise.reject(refusal);
+        return (method(...args) as Promise<unknown>).catch((error: unknown) =>
+          Promise.reject(this.seen(error) ?? new Error(String(error))),
+        );
+      }
+      if (refusal) return void setImmediate(callback as Callback, refusal);
+      const answer: Callback = (error, ...results) => (callback as Callback)(this.seen(error), ...results);
       return method(...args.slice(0, -1), answer);
     };
   }
