@@ -236,6 +236,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const recovery = makeRunRecovery({ schedules: repo, scans, ids });
   let recovered = 0;
   for await (const row of repo.listAll()) {
+    // Both crash windows leave the row `running`; reconcile looks at every row (one Query each).
+    if (row.last_run_status !== 'running') continue;
     const run = await recovery.inspect(row);
     if (!run) continue;
     logger.warn('schedule run recovered at start', {
