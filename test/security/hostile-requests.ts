@@ -53,6 +53,7 @@ const ROUTES = [
   { method: 'POST', path: '/api/scans/', role: 'operator' },
   { method: 'GET', path: '/api/scans/', role: 'viewer' },
   { method: 'GET', path: '/api/scans/{scan}/', role: 'viewer' },
+  { method: 'GET', path: '/api/scans/{scan}/log/', role: 'viewer' },
   { method: 'GET', path: '/api/findings/', role: 'viewer' },
   { method: 'POST', path: '/api/artifacts/', role: 'operator' },
   { method: 'GET', path: '/api/artifacts/{art}/', role: 'viewer' },
