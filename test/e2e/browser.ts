@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
+import { ensureUiBuilt } from '../../local/web-ui.ts';
+import type { RunnerRegistry } from '../../shared/ports/scan-runner.ts';
+import { startTestService, type TestService } from '../helpers/local-service.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const available = existsSync(CHROMIUM);
@@ -110,4 +113,17 @@ export async function launchBrowser(): Promise<Browser> {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The real local runtime with `runners` serving the built UI, and a fresh browser signed in through
+ * its one-time link as an admin of tenant `local`.
+ */
+export async function startSignedIn(runners: RunnerRegistry): Promise<{ service: TestService; browser: Browser; page: Page }> {
+  const uiDir = await ensureUiBuilt();
+  const service = await startTestService({ uiDir, runners });
+  const browser = await launchBrowser();
+  await browser.page.goto(await service.runtime.signInUrl());
+  await browser.page.getByRole('navigation', { name: 'Main' }).waitFor();
+  return { service, browser, page: browser.page };
 }

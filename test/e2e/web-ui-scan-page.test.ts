@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ensureUiBuilt } from '../../local/web-ui.ts';
 import { finding, ScriptedRunner } from '../helpers/test-runners.ts';
-import { startTestService, type TestService } from '../helpers/local-service.ts';
-import { available, launchBrowser, type Browser } from './browser.ts';
+import type { TestService } from '../helpers/local-service.ts';
+import { available, startSignedIn, type Browser } from './browser.ts';
 
 // The scan page tells the truth (issue 25, items 2, 5 and 8): a failed or partial scan says so
 // first, findings come most severe first, the grade's colour is its band, evidence reads as fields.
@@ -14,12 +13,7 @@ describe.skipIf(!available)('scan page in Chromium', () => {
   const runner = new ScriptedRunner();
 
   beforeAll(async () => {
-    const uiDir = await ensureUiBuilt();
-    service = await startTestService({ uiDir, runners: new Map([['email_security', runner]]) });
-    browser = await launchBrowser();
-    page = browser.page;
-    await page.goto(await service.runtime.signInUrl());
-    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    ({ service, browser, page } = await startSignedIn(new Map([['email_security', runner]])));
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ensureUiBuilt } from '../../local/web-ui.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
-import { scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
-import { available, launchBrowser, VIEWPORTS, type Browser } from './browser.ts';
+import { scheduleBody, type TestService } from '../helpers/local-service.ts';
+import { available, startSignedIn, VIEWPORTS, type Browser } from './browser.ts';
 
 // The schedule form, the chat prompt and the Scheduled Scans table with real data (issue 25,
 // items 3, 4, 6 and 7), and the main flows with the keyboard only. This deployment has runners for
@@ -18,12 +17,7 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
   ]);
 
   beforeAll(async () => {
-    const uiDir = await ensureUiBuilt();
-    service = await startTestService({ uiDir, runners });
-    browser = await launchBrowser();
-    page = browser.page;
-    await page.goto(await service.runtime.signInUrl());
-    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    ({ service, browser, page } = await startSignedIn(runners));
   });
   afterAll(async () => {
     await browser?.close();

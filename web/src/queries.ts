@@ -1,9 +1,26 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { FindingList, type Finding } from '../../shared/domain/finding.ts';
+import type { z } from 'zod';
+import { FindingList } from '../../shared/domain/finding.ts';
 import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
 import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
-import { ScheduleList, type Schedule } from '../../shared/domain/schedule.ts';
+import { ScheduleList } from '../../shared/domain/schedule.ts';
 import { api, queryString } from './api.ts';
+
+/** Every item of a listing: its pages of 200 (the API's maximum) fetched one after the other. */
+async function allPages<T>(
+  path: string,
+  filters: Record<string, string>,
+  schema: z.ZodType<{ items: T[]; next_cursor: string | null }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api(`${path}${queryString({ ...filters, limit: '200', cursor })}`, schema);
+    items.push(...page.items);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return items;
+}
 
 export function useScanTypes() {
   return useQuery({ queryKey: ['scan-types'], queryFn: () => api('/api/scan-types/', ScanTypeList), staleTime: 300_000 });
@@ -16,16 +33,7 @@ export function useScanTypes() {
 export function useSchedules() {
   return useQuery({
     queryKey: ['schedules'],
-    queryFn: async () => {
-      const items: Schedule[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await api(`/api/scans/schedules/${queryString({ limit: '200', cursor })}`, ScheduleList);
-        items.push(...page.items);
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor);
-      return items;
-    },
+    queryFn: () => allPages('/api/scans/schedules/', {}, ScheduleList),
     // While a run is in flight its badge says running: look again until it has finished.
     refetchInterval: (query) => (query.state.data?.some((schedule) => schedule.last_run_status === 'running') ? 1_000 : false),
   });
@@ -68,15 +76,6 @@ export function useScanFindings(scanId: string, enabled: boolean) {
   return useQuery({
     queryKey: ['findings', { scan_id: scanId, all: true }],
     enabled,
-    queryFn: async () => {
-      const items: Finding[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await api(`/api/findings/${queryString({ scan_id: scanId, limit: '200', cursor })}`, FindingList);
-        items.push(...page.items);
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor);
-      return items;
-    },
+    queryFn: () => allPages('/api/findings/', { scan_id: scanId }, FindingList),
   });
 }
