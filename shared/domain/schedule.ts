@@ -132,6 +132,11 @@ export function scheduleToWire(record: ScheduleRecord, now: Date): Schedule {
   };
 }
 
+/** The schedule's last-run status a finished job stands for. */
+export function lastRunStatusOf(status: 'succeeded' | 'partial' | 'failed'): LastRunStatus {
+  return status === 'succeeded' ? 'success' : status;
+}
+
 /**
  * The schedule's run fields once `job` finished with `status`. Recorded unless the schedule shows a
  * newer scan: also when it never heard of this one (a run now that died before recording its job),

@@ -9,8 +9,8 @@ import { noMetrics, type Metrics } from '../ports/metrics.ts';
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
-import { lastRunStatusOf, type ScanEngine } from './scan-engine.ts';
-import { finishedRun } from '../domain/schedule.ts';
+import type { ScanEngine } from './scan-engine.ts';
+import { finishedRun, lastRunStatusOf } from '../domain/schedule.ts';
 
 export interface DispatchDeps {
   scans: ScanRepository;

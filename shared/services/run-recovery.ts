@@ -1,11 +1,10 @@
 import { timeOfId } from '../domain/ids.ts';
 import type { FireMessage } from '../domain/messages.ts';
 import { FINISHED_STATUSES } from '../domain/scan-job.ts';
-import { finishedRun, type ScheduleRecord } from '../domain/schedule.ts';
+import { finishedRun, lastRunStatusOf, type ScheduleRecord } from '../domain/schedule.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
-import { lastRunStatusOf } from './scan-engine.ts';
 
 /** One schedule whose run fields disagree with its newest job, and what brings them back in line. */
 export type RunRepair =

@@ -16,7 +16,7 @@ import type { IssueRecord } from '../domain/issue.ts';
 import { trackIssues, type TargetRun } from '../domain/issue-tracking.ts';
 import { scanEvents } from '../domain/scan-events.ts';
 import { noEvents, type EventPublisher } from '../ports/event-publisher.ts';
-import { finishedRun, type LastRunStatus } from '../domain/schedule.ts';
+import { finishedRun, lastRunStatusOf } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingRepository } from '../ports/finding-repository.ts';
 import type { IssueRepository } from '../ports/issue-repository.ts';
@@ -86,17 +86,6 @@ function keptChangeIds(changes: ReturnType<typeof trackIssues>['changes']): Chan
   const kept = { new: keep(changes.new), resolved: keep(changes.resolved), reopened: keep(changes.reopened) };
   const total = changes.new.length + changes.resolved.length + changes.reopened.length;
   return { ...kept, truncated: total > CHANGED_IDS_KEPT };
-}
-
-const RUN_STATUS: Record<'succeeded' | 'partial' | 'failed', LastRunStatus> = {
-  succeeded: 'success',
-  partial: 'partial',
-  failed: 'failed',
-};
-
-/** The schedule's last-run status a finished job stands for. */
-export function lastRunStatusOf(status: 'succeeded' | 'partial' | 'failed'): LastRunStatus {
-  return RUN_STATUS[status];
 }
 
 /** Outcome per DESIGN §4: errors with findings are partial; errors alone, failed. */
@@ -346,7 +335,7 @@ export function makeScanEngine({
       for (const severity of Severity.options) if (summary[severity] > 0) metrics.record('Findings', summary[severity], { severity });
       if (errors.length > 0) logger.warn('scan finished with errors', { status, errors });
       else logger.info('scan finished', { status, findings: records.length });
-      if (job.schedule_id && !(await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, RUN_STATUS[status])))) {
+      if (job.schedule_id && !(await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, lastRunStatusOf(status))))) {
         logger.info('schedule status left to a newer scan or a deleted schedule', { status });
       }
       logger.info('issues tracked', { ...changes.changes });
