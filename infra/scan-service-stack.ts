@@ -50,10 +50,11 @@ const TABLE_ACTIONS = {
   // (GetItem); the quota's count of rows (Query); the conditional marker claim and schedule put
   // (PutItem); the create gate's claim and the marker's done state (UpdateItem).
   backfill: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
-  // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); run now and manual
+  // get/list scans and findings (GetItem, Query on the table, GSI1, GSI2); issues: list (GSI1-3),
+  // occurrences (GSI3), a scan's changed issues (BatchGetItem), triage (UpdateItem); run now and manual
   // scans: conditional job PutItem, schedule recordRun/finishRun and job transition (UpdateItem);
   // artifacts: the row put and reads, and the scope's artifact reads (PutItem, GetItem).
-  scans: ['GetItem', 'Query', 'Query@GSI1', 'Query@GSI2', 'PutItem', 'UpdateItem'],
+  scans: ['GetItem', 'BatchGetItem', 'Query', 'Query@GSI1', 'Query@GSI2', 'Query@GSI3', 'PutItem', 'UpdateItem'],
   // handleFire/handleScan and the scan engine: schedule and job reads, the job create (the fire's
   // claim: a conditional PutItem), transitions and run fields (UpdateItem), the issues of each
   // scanned target (Query on GSI2), finding and issue writes (BatchWriteItem). No Delete.

@@ -22,6 +22,7 @@ import type { ScheduleRepository } from '../shared/ports/schedule-repository.ts'
 import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
 import { desiredTrigger } from '../shared/domain/trigger.ts';
 import { composeScanServices } from '../shared/services/compose-scan-services.ts';
+import { makeIssueService } from '../shared/services/issue-service.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
 import { buildOpenApiDocument } from '../shared/http/openapi.ts';
 import { makeSchedulesHandler } from '../functions/api/schedules-handler.ts';
@@ -206,6 +207,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const runnerTypes = new Set(runners.keys());
   const services = composeScanServices({ schedules: repo, scans, findings, issues, clock, ids, logger, targetPolicy, runnerTypes });
   const dispatch = services.dispatchService({ runners, scanLogs, metrics });
+  const issueService = makeIssueService({ issues, findings, scans, clock, logger });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
@@ -289,7 +291,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       sessionKey,
       handlers: {
         schedules: inScope(makeSchedulesHandler({ schedules, logger, allowedOrigins })),
-        scans: inScope(makeScansHandler({ scans: scanService, artifacts, logger, allowedOrigins })),
+        scans: inScope(makeScansHandler({ scans: scanService, artifacts, issues: issueService, logger, allowedOrigins })),
         meta: inScope(
           makeMetaHandler({
             version,

@@ -10,11 +10,14 @@ import { pageCursors } from '../../shared/http/page-cursor.ts';
 import { declareRoutes } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import type { ArtifactService } from '../../shared/services/artifact-service.ts';
+import type { IssueService } from '../../shared/services/issue-service.ts';
 import type { ScanService } from '../../shared/services/scan-service.ts';
+import { issueRoutes } from './issue-routes.ts';
 
 export interface ScansHandlerDeps {
   scans: ScanService;
   artifacts: ArtifactService;
+  issues: IssueService;
   logger: Logger;
   allowedOrigins: string[];
 }
@@ -135,6 +138,7 @@ export const scanRoutes = declareRoutes<ScansHandlerDeps>('scans', (route) => [
     errors: [401, 403, 404],
     handle: async ({ identity, id }, { artifacts }) => ({ status: 200, body: await artifacts.get(identity.tenant, id) }),
   }),
+  ...issueRoutes(route),
 ]);
 
 export function makeScansHandler(deps: ScansHandlerDeps) {

@@ -12,6 +12,7 @@ import { ScansConfig, readConfig } from '../../shared/config/function-config.ts'
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactService } from '../../shared/services/artifact-service.ts';
 import { composeScanService } from '../../shared/services/compose/scan-service.ts';
+import { makeIssueService } from '../../shared/services/issue-service.ts';
 import { makeScansHandler } from './scans-handler.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 
@@ -44,4 +45,7 @@ const scans = composeScanService(
   },
 );
 
-export const handler = makeScansHandler({ scans, artifacts, logger, allowedOrigins: config.ALLOWED_ORIGINS });
+const store = makeDynamoDbStore(documents, config.TABLE_NAME);
+const issues = makeIssueService({ issues: store.issues, findings: store.findings, scans: store.scans, clock: systemClock, logger });
+
+export const handler = makeScansHandler({ scans, artifacts, issues, logger, allowedOrigins: config.ALLOWED_ORIGINS });

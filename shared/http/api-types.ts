@@ -31,6 +31,8 @@ export interface PublicRequest {
 export interface ApiResponse {
   status: number;
   body?: unknown;
+  /** A body that is not JSON (the CSV export), sent as is with the content type in `headers`. */
+  raw?: string;
   headers?: Record<string, string>;
   /** Set-Cookie values (API Gateway payload 2.0 `cookies`). */
   cookies?: string[];

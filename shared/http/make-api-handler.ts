@@ -17,8 +17,9 @@ export interface ApiHandlerOptions<D> {
   allowedOrigins: string[];
 }
 
-function toResult({ status, body, headers, cookies }: ApiResponse): ApiResult {
+function toResult({ status, body, raw, headers, cookies }: ApiResponse): ApiResult {
   const withCookies = cookies?.length ? { cookies } : {};
+  if (raw !== undefined) return { statusCode: status, headers, body: raw, ...withCookies };
   if (body === undefined) return { statusCode: status, headers, ...withCookies };
   return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), ...withCookies };
 }

@@ -96,8 +96,14 @@ describe.each(environments)('ScanService-%s', (env) => {
     it('gives the scans function its table reads and writes, Query on the indexes, and SendMessage to the scan queue', () => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.scans.role))).toEqual([
         logStatement(stack, 'scans'),
-        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
-        indexQueryStatement(stack),
+        tableItemStatement(stack, [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+        ]),
+        indexQueryStatement(stack, ['GSI1', 'GSI2', 'GSI3']),
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
         artifactObjectStatement(stack, ['s3:PutObject']),
       ]);

@@ -355,6 +355,26 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('GET', `/api/findings/?limit=5&cursor=${findings.next_cursor}`), 200);
     await expectStatus(api('GET', `/api/findings/?scan_id=${findings.items[0].scan_id}&severity=high`), 200);
     await expectStatus(api('GET', '/api/findings/?rule_id=test.rule_1&target=example.com'), 200);
+    // -- issues: every listing index (status, target, rule), a cursor, one issue, triage, export, changes
+    const issues = await expectStatus(api('GET', '/api/issues/?limit=1'), 200);
+    await expectStatus(api('GET', `/api/issues/?limit=1&cursor=${issues.next_cursor}`), 200);
+    await expectStatus(api('GET', '/api/issues/?status=open&severity=high'), 200);
+    await expectStatus(api('GET', '/api/issues/?target=Example.com&scan_type=email_security'), 200);
+    await expectStatus(api('GET', '/api/issues/?rule_id=test.rule'), 200);
+    await expectStatus(api('GET', `/api/issues/${issues.items[0].id}/`), 200);
+    await expectStatus(
+      api('PATCH', `/api/issues/${issues.items[0].id}/`, { body: { status: 'false_positive', reason: 'grant test' } }),
+      200,
+    );
+    const recent = await expectStatus(api('GET', '/api/scans/?limit=50'), 200);
+    const opening = recent.items.find((scan: { changes: { new: number } | null }) => (scan.changes?.new ?? 0) > 0);
+    await expectStatus(api('GET', `/api/scans/${opening.id}/changes/`), 200);
+    const exportKey = routeKeyFor('GET', '/api/issues/export.csv');
+    drivenRoutes.add(exportKey);
+    const csv = await serving({ kind: 'route', routeKey: exportKey }, exportKey, () =>
+      fetch(`${service.runtime.url}/api/issues/export.csv`, { headers: { authorization: `Bearer ${admin}` } }),
+    );
+    expect(csv.status).toBe(200);
 
     // -- the dead-letter function: a scan and a fire that exhausted their receives
     await expectStatus(api('POST', `/api/scans/schedules/${everyFive.id}/run/`), 202);

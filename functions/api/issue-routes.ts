@@ -1,0 +1,99 @@
+import { PayloadTooLargeError } from '../../shared/domain/errors.ts';
+import { ScanId } from '../../shared/domain/ids.ts';
+import { Issue, IssueDetail, IssueId, IssueList, IssueListQuery, IssueStatusChange, ScanChangeList } from '../../shared/domain/issue.ts';
+import { pageCursors } from '../../shared/http/page-cursor.ts';
+import type { QuerySchema, Route, RouteDeclaration } from '../../shared/http/routes.ts';
+import type { IssueService } from '../../shared/services/issue-service.ts';
+import type * as z from 'zod';
+
+/** A Lambda response is at most 6 MB: the export stops short of it and says so instead of truncating. */
+export const MAX_EXPORT_BYTES = 5_500_000;
+
+type RouteFactory<D> = <Q extends QuerySchema | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  declaration: RouteDeclaration<D, Q, B>,
+) => Route<D>;
+
+const filtersOf = (query: IssueListQuery) => ({
+  status: query.status,
+  severity: query.severity,
+  scanType: query.scan_type,
+  target: query.target,
+  ruleId: query.rule_id,
+  scheduleId: query.schedule_id,
+});
+
+/** The issue routes of DESIGN §15, served by the scans function. */
+export function issueRoutes<D extends { issues: IssueService }>(route: RouteFactory<D>): Route<D>[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/issues/',
+      role: 'viewer',
+      summary: 'List issues by severity, then last seen; a page may be short while next_cursor says more follow',
+      query: IssueListQuery,
+      success: { status: 200, schema: IssueList, description: 'a page of issues' },
+      errors: [400, 401, 403],
+      handle: async ({ identity, query, cursorKeys }, { issues }) => {
+        const filters = filtersOf(query);
+        const cursors = pageCursors(cursorKeys, { listing: 'issues', filters: { ...query, limit: undefined, cursor: undefined } });
+        const page = await issues.list(identity.tenant, filters, query.limit, cursors.open(query.cursor));
+        return { status: 200, body: { items: page.items, next_cursor: cursors.seal(page.nextCursor) } };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/issues/export.csv',
+      role: 'viewer',
+      summary: 'The filtered issues as CSV (every page; cells a spreadsheet would run as formulas are neutralised)',
+      query: IssueListQuery,
+      success: { status: 200, description: 'text/csv' },
+      errors: [400, 401, 403, 413],
+      handle: async ({ identity, query }, { issues }) => {
+        let csv = '';
+        for await (const line of issues.exportCsv(identity.tenant, filtersOf(query))) {
+          csv += line;
+          if (csv.length > MAX_EXPORT_BYTES) throw new PayloadTooLargeError('the export is over 5.5 MB: narrow it with filters');
+        }
+        return {
+          status: 200,
+          raw: csv,
+          headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="issues.csv"' },
+        };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/issues/{id}/',
+      role: 'viewer',
+      summary: 'One issue with its newest occurrences',
+      id: { schema: IssueId, noun: 'issue' },
+      success: { status: 200, schema: IssueDetail, description: 'the issue' },
+      errors: [401, 403, 404],
+      handle: async ({ identity, id }, { issues }) => ({ status: 200, body: await issues.get(identity.tenant, id) }),
+    }),
+    route({
+      method: 'PATCH',
+      path: '/api/issues/{id}/',
+      role: 'operator',
+      summary: 'Triage an issue: accept the risk (until a date), mark a false positive, or open it again',
+      id: { schema: IssueId, noun: 'issue' },
+      body: IssueStatusChange,
+      success: { status: 200, schema: Issue, description: 'the issue as changed' },
+      errors: [400, 401, 403, 404, 409, 413, 415],
+      handle: async ({ identity, id, body }, { issues }) => ({
+        status: 200,
+        body: await issues.triage(identity.tenant, id, body, identity.sub),
+      }),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/scans/{id}/changes/',
+      role: 'viewer',
+      summary: 'What a finished scan changed: the issues it opened, reopened and resolved',
+      id: { schema: ScanId, noun: 'scan' },
+      success: { status: 200, schema: ScanChangeList, description: 'the changes' },
+      errors: [401, 403, 404],
+      handle: async ({ identity, id }, { issues }) => ({ status: 200, body: await issues.changesOf(identity.tenant, id) }),
+    }),
+  ];
+}
