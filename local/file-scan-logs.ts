@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ScanLogLine } from '../shared/domain/scan-log.ts';
+import { scanLogLineOf, type ScanLogLine } from '../shared/domain/scan-log.ts';
 import type { Logger } from '../shared/ports/logger.ts';
 import type { ScanLogs } from '../shared/ports/scan-log.ts';
 
@@ -63,14 +63,13 @@ export function makeFileScanLogs(dir: string, base: Logger): ScanLogs {
         } catch {
           continue; // a line cut by a crash mid-write
         }
-        // Scan ids are unique across tenants; the tenant on each line is checked anyway.
-        if (entry.tenant !== tenant) continue;
+        const line = scanLogLineOf(entry, tenant);
+        if (line === null) continue;
         if (lines.length === maxLines) {
           truncated = true;
           break;
         }
-        const { timestamp, level, message, tenant: _tenant, scan_id: _scan, schedule_id: _schedule, ...fields } = entry;
-        lines.push({ timestamp: String(timestamp), level: String(level), message: String(message), fields });
+        lines.push(line);
       }
       return { lines, truncated };
     },

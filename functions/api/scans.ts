@@ -3,6 +3,7 @@ import { makeDynamoDbArtifactRepository } from '../../shared/adapters/dynamodb/d
 import { makeDynamoDbStore } from '../../shared/adapters/dynamodb/dynamodb-store.ts';
 import { systemClock } from '../../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
+import { lazyCloudWatchLogsClient } from '../../shared/adapters/logs/cloudwatch-logs-client.ts';
 import { makeCloudWatchScanLogs } from '../../shared/adapters/logs/cloudwatch-scan-logs.ts';
 import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
@@ -40,7 +41,8 @@ const scans = composeScanService(
   },
   {
     queue: new SqsMessageQueue({ client: makeSqsClient(), queueUrl: config.SCAN_QUEUE_URL, logger }),
-    scanLogs: makeCloudWatchScanLogs(config.DISPATCH_LOG_GROUP, logger),
+    // Reads the dispatch function's log group back for GET /api/scans/{id}/log/ (logs:FilterLogEvents on it alone).
+    scanLogs: makeCloudWatchScanLogs(config.DISPATCH_LOG_GROUP, logger, lazyCloudWatchLogsClient()),
     artifacts,
   },
 );

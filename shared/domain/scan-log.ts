@@ -16,9 +16,20 @@ export const ScanLogLine = z.lazy(() =>
 export type ScanLogLine = z.infer<typeof ScanLogLine>;
 
 /**
- * GET /api/scans/{id}/log/: the scan's log lines, oldest first. `readable` is false where this
- * deployment cannot read them through the API (AWS today: the lines are in CloudWatch, at
- * `location`, which the UI links to).
+ * A structured log line (a JSON object with timestamp, level, message, the correlation keys and
+ * fields) as the API returns it, or null when it is not one of `tenant`'s lines. Scan ids are
+ * unique across tenants; the tenant on each line is checked anyway.
+ */
+export function scanLogLineOf(entry: Record<string, unknown>, tenant: string): ScanLogLine | null {
+  if (entry.tenant !== tenant) return null;
+  const { timestamp, level, message, tenant: _tenant, scan_id: _scan, schedule_id: _schedule, ...fields } = entry;
+  return { timestamp: String(timestamp), level: String(level), message: String(message), fields };
+}
+
+/**
+ * GET /api/scans/{id}/log/: the scan's log lines, oldest first (a local file, or CloudWatch Logs
+ * in AWS). `readable` is false where the deployment cannot read them back; the UI then links to
+ * `location`.
  */
 export const ScanLogView = z.lazy(() =>
   z.object({

@@ -106,6 +106,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         indexQueryStatement(stack, ['GSI1', 'GSI2', 'GSI3']),
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
         artifactObjectStatement(stack, ['s3:PutObject']),
+        { Effect: 'Allow', Action: ['logs:FilterLogEvents'], Resource: [arnOf(stack, stack.dispatch.dispatchFunction.logGroup)] },
       ]);
     });
 
