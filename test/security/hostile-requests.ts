@@ -41,6 +41,12 @@ export interface Fixture {
 const JSON_TYPE = { 'content-type': 'application/json' };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/**
+ * A well-formed issue id no scan of the fixture produced (its scans run no engine, so they raise no
+ * issue): the issue routes answer it as any unknown id, after the role and body checks.
+ */
+const UNSEEN_ISSUE = `iss_${'0'.repeat(32)}`;
+
 /** Routes and the least role DESIGN §3 gives them, with `{id}` for the path id. */
 const ROUTES = [
   { method: 'GET', path: '/api/scans/schedules/', role: 'viewer' },
@@ -54,6 +60,11 @@ const ROUTES = [
   { method: 'GET', path: '/api/scans/', role: 'viewer' },
   { method: 'GET', path: '/api/scans/{scan}/', role: 'viewer' },
   { method: 'GET', path: '/api/scans/{scan}/log/', role: 'viewer' },
+  { method: 'GET', path: '/api/scans/{scan}/changes/', role: 'viewer' },
+  { method: 'GET', path: '/api/issues/', role: 'viewer' },
+  { method: 'GET', path: '/api/issues/export.csv', role: 'viewer' },
+  { method: 'GET', path: '/api/issues/{iss}/', role: 'viewer' },
+  { method: 'PATCH', path: '/api/issues/{iss}/', role: 'operator' },
   { method: 'GET', path: '/api/findings/', role: 'viewer' },
   { method: 'POST', path: '/api/artifacts/', role: 'operator' },
   { method: 'GET', path: '/api/artifacts/{art}/', role: 'viewer' },
@@ -78,7 +89,11 @@ const LISTINGS = ['/api/scans/schedules/', '/api/scans/', '/api/findings/'] as c
 const PUBLIC_PATHS = ['/api/health', '/api/openapi.json', '/api/session', '/api/me'];
 
 const fill = (path: string, fixture: Fixture) =>
-  path.replace('{sch}', fixture.scheduleId).replace('{scan}', fixture.scanId).replace('{art}', fixture.artifactId);
+  path
+    .replace('{sch}', fixture.scheduleId)
+    .replace('{scan}', fixture.scanId)
+    .replace('{art}', fixture.artifactId)
+    .replace('{iss}', UNSEEN_ISSUE);
 
 interface BodyRoute {
   method: string;
@@ -686,7 +701,7 @@ export function oddPathIds(fixture: Fixture) {
       );
     })
     .map(([route, id]) => {
-      const path = route.path.replace('{sch}', id).replace('{scan}', id).replace('{art}', id);
+      const path = route.path.replace('{sch}', id).replace('{scan}', id).replace('{art}', id).replace('{iss}', id);
       const body = route.method === 'PATCH' ? JSON.stringify({ name: 'renamed' }) : undefined;
       return request('odd path ids', route.method, path, { ...bearer(fixture.tokens.admin), ...(body ? JSON_TYPE : {}) }, body, {
         status: 404,
