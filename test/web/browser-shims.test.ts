@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isIP as shimIsIP } from '../../web/src/shims/node-net.ts';
+import { isIP as shimIsIP, isIPv4 as shimIsIPv4, isIPv6 as shimIsIPv6 } from '../../web/src/shims/node-net.ts';
 import { domainToASCII as shimDomainToASCII } from '../../web/src/shims/node-url.ts';
 
 // The UI runs shared/domain's target rules with these two functions swapped in (docs/web-ui.md):
@@ -28,6 +28,8 @@ describe('browser stand-ins for node:net and node:url', () => {
   ];
   it.each(addresses)('isIP(%j) as Node', (input) => {
     expect(shimIsIP(input)).toBe(isIP(input));
+    expect(shimIsIPv4(input)).toBe(isIPv4(input));
+    expect(shimIsIPv6(input)).toBe(isIPv6(input));
   });
 
   const domains = [

@@ -21,3 +21,11 @@ export function isIP(input: string): 0 | 4 | 6 {
   if (IPv6.test(input)) return 6;
   return 0;
 }
+
+export function isIPv4(input: string): boolean {
+  return IPv4.test(input);
+}
+
+export function isIPv6(input: string): boolean {
+  return IPv6.test(input);
+}
