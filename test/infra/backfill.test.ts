@@ -70,11 +70,6 @@ describe('the backfill function', () => {
       },
       {
         Effect: 'Allow',
-        Action: ['dynamodb:Query'],
-        Resource: ['GSI1', 'GSI2'].map((index) => ({ 'Fn::Join': ['', [arnOf(stack, stack.storage.table), `/index/${index}`]] })),
-      },
-      {
-        Effect: 'Allow',
         Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
         Resource: [schedulerArn(`schedule/${cdkContext.environments.dev.scheduleGroupName}/*`)],
       },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 import { ENV } from '../../shared/config/environment.ts';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -155,8 +156,9 @@ describe.each(environments)('ScanService-%s', (env) => {
       }
     });
 
-    it('tells the meta function that email_security has a runner, the one the mailscan layer serves', () => {
-      expect(functionResource(env, 'meta').Properties.Environment.Variables[ENV.scanRunners]).toBe('email_security');
+    it('tells the meta function which scan types have a runner: every engine of layers/engines.ts the layer serves', () => {
+      expect(functionResource(env, 'meta').Properties.Environment.Variables[ENV.scanRunners]).toBe(runnerScanTypes().join(','));
+      expect(runnerScanTypes().sort()).toEqual(['email_security', 'secret_scan', 'ssl', 'vapt', 'vm']);
     });
 
     it('points the scans function at the scan queue and the dispatch log group', () => {
