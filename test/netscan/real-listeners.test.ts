@@ -215,14 +215,24 @@ describe('netscan against loopback listeners', () => {
       const ourOpen = vapt.findings.filter((f) => f.rule_id === 'net.port.open').map((f) => (f.evidence as { port: number }).port);
       expect(ourOpen.sort()).toEqual(nmapOpen.sort());
 
-      const versions = nmapPorts(versionScan.stdout);
-      const disagreements: string[] = [];
-      for (const listener of named) {
+      const keyOf = (listener: (typeof named)[number]): string => {
         const ours = findingsAt(vapt, 'net.port.open', listener.port)[0].evidence as { service: string; tls: boolean };
-        const key = ours.tls ? `${ours.service}+tls` : ours.service;
-        const theirs = versions.get(listener.port)?.service;
-        if (NMAP_NAMES[key] !== theirs) disagreements.push(`${listener.label} (port ${listener.port}): netscan ${key}, nmap ${theirs}`);
+        return ours.tls ? `${ours.service}+tls` : ours.service;
+      };
+      const disagreeing = (versions: Map<number, { service?: string }>, among: typeof named) =>
+        among.filter((listener) => NMAP_NAMES[keyOf(listener)] !== versions.get(listener.port)?.service);
+      // nmap -sV names a service from replies within its probe timeouts; on a loaded machine a slow
+      // reply can leave a port unnamed in one run. A port nmap names differently is asked again once,
+      // alone: only a disagreement nmap repeats fails the test.
+      const first = disagreeing(nmapPorts(versionScan.stdout), named);
+      let versions = nmapPorts(versionScan.stdout);
+      if (first.length > 0) {
+        const again = await run(NMAP, ['-sT', '-sV', '-Pn', '-n', '-p', first.map((l) => l.port).join(','), '-oX', '-', '127.0.0.1']);
+        versions = nmapPorts(again.stdout);
       }
+      const disagreements = (first.length > 0 ? disagreeing(versions, first) : []).map(
+        (listener) => `${listener.label} (port ${listener.port}): netscan ${keyOf(listener)}, nmap ${versions.get(listener.port)?.service}`,
+      );
       expect(disagreements).toEqual([]);
     },
     300_000,
