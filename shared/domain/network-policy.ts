@@ -158,7 +158,8 @@ export function reachProblem(reach: TargetReach, target: string, policy: TargetP
       // Plain HTTP only to a local test server (ALLOW_LOOPBACK_TARGETS), never to the Internet.
       const host = new URL(target).hostname.replace(/^\[|\]$/g, '');
       const loopback =
-        host === 'localhost' || (isIP(host) !== 0 && addressProblem(host, undefined, { allowPrivateNetworks: false }) !== null);
+        host === 'localhost' ||
+        (isIP(host) !== 0 && (addressProblem(host, undefined, DEFAULT_TARGET_POLICY) ?? '').endsWith('is loopback'));
       return policy.allowLoopback && loopback ? null : 'repository URLs must use https';
     }
     case 'network': {

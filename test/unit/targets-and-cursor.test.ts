@@ -113,6 +113,10 @@ describe('target validation', () => {
       ok: false,
       message: 'repository URLs must use https',
     });
+    expect(await validateTarget('secret_scan', 'http://10.0.0.5/org/repo', { ...loopback, allowPrivateNetworks: true })).toEqual({
+      ok: false,
+      message: 'repository URLs must use https',
+    });
     expect((await validateTarget('vm', '169.254.169.254', loopback)).ok).toBe(false);
     expect((await validateTarget('vm', '10.0.0.1', loopback)).ok).toBe(false);
     expect((await validateTarget('ssl', 'metadata.google.internal:443', loopback)).ok).toBe(false);
