@@ -1,3 +1,5 @@
+import { sleep } from '../../../engine-kit/src/retry.ts';
+
 /** Time as the pacer sees it; tests pass a manual clock. */
 export interface PacerClock {
   now(): number;
@@ -6,17 +8,7 @@ export interface PacerClock {
 
 export const systemClock: PacerClock = {
   now: () => performance.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-      signal?.addEventListener('abort', done, { once: true });
-    }),
+  sleep,
 };
 
 /**
