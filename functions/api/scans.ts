@@ -30,9 +30,11 @@ const artifacts = makeArtifactService({
   logger,
 });
 
+// One store for the scan and issue services: its repositories are stateless wrappers of the client.
+const store = makeDynamoDbStore(documents, config.TABLE_NAME);
 const scans = composeScanService(
   {
-    ...makeDynamoDbStore(documents, config.TABLE_NAME),
+    ...store,
     clock: systemClock,
     ids,
     logger,
@@ -47,7 +49,6 @@ const scans = composeScanService(
   },
 );
 
-const store = makeDynamoDbStore(documents, config.TABLE_NAME);
 const issues = makeIssueService({ issues: store.issues, findings: store.findings, scans: store.scans, clock: systemClock, logger });
 
 export const handler = makeScansHandler({ scans, artifacts, issues, logger, allowedOrigins: config.ALLOWED_ORIGINS });
