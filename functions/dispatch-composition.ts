@@ -2,6 +2,8 @@ import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.
 import { makeDynamoDbStore } from '../shared/adapters/dynamodb/dynamodb-store.ts';
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
+import { lazyEventBridgeClient } from '../shared/adapters/eventbridge/eventbridge-client.ts';
+import { makeEventBridgePublisher } from '../shared/adapters/eventbridge/eventbridge-event-publisher.ts';
 import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
 import { makeEmfMetrics } from '../shared/adapters/metrics/emf-metrics.ts';
 import { makeEngineRunners } from '../shared/adapters/runners/engine-registry.ts';
@@ -11,8 +13,22 @@ import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
 import { DispatchConfig, readConfig } from '../shared/config/function-config.ts';
 import { makeOperatorKeysLoader } from '../shared/adapters/secrets/operator-keys.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
+import { noEvents, type EventPublisher } from '../shared/ports/event-publisher.ts';
+import type { Logger } from '../shared/ports/logger.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
 import { composeDispatchService } from '../shared/services/compose/dispatch-service.ts';
+
+/**
+ * Where scans publish scan.finished and the issue events: the stack's bus when EVENT_BUS_NAME names
+ * one (dispatch), else nowhere (the dead-letter function closes jobs without running them).
+ */
+export function eventPublisherOf(
+  busName: string | undefined,
+  logger: Logger,
+  client: Parameters<typeof makeEventBridgePublisher>[0]['client'] = lazyEventBridgeClient(),
+): EventPublisher {
+  return busName ? makeEventBridgePublisher({ busName, client, logger }) : noEvents;
+}
 
 /**
  * The dispatch service as both queue consumers (scan queue, scan DLQ) build it in AWS. Every engine
@@ -47,7 +63,7 @@ export function composeDispatch(serviceName: string) {
       logger,
       runnerTypes: new Set(runners.keys()),
     },
-    { runners, scanLogs, metrics },
+    { runners, scanLogs, metrics, events: eventPublisherOf(config.EVENT_BUS_NAME, logger) },
   );
   return { dispatch, logger, metrics };
 }

@@ -39,6 +39,14 @@ export const ENV = {
   legacyDatabaseSecretName: 'LEGACY_DATABASE_SECRET_NAME',
   /** S3 bucket of uploaded artifacts (DMARC reports, .eml), keys `<tenant>/<id>`. */
   artifactBucket: 'ARTIFACT_BUCKET',
+  /** The stack's EventBridge custom bus of scan.finished and issue.* events (DESIGN §15): dispatch publishes to it. */
+  eventBusName: 'EVENT_BUS_NAME',
+  /** URL of the notification queue: the notifier puts one delivery per matching rule back on it. */
+  notificationQueueUrl: 'NOTIFICATION_QUEUE_URL',
+  /** The SES-verified address notification emails come from. */
+  notificationSender: 'NOTIFICATION_SENDER',
+  /** The UI's origin, for the links in notifications. */
+  appUrl: 'APP_URL',
   /** Service version shown by /api/health. */
   serviceVersion: 'SERVICE_VERSION',
 } as const;

@@ -98,6 +98,8 @@ export const DispatchConfig = () =>
     [ENV.operatorKeysSecretArn]: z.string().min(1).optional(),
     /** dev | prod: the `environment` dimension of the service's metrics. */
     [ENV.environment]: z.string().min(1).optional(),
+    /** The stack's event bus (DESIGN §15); without it scans publish no events. */
+    [ENV.eventBusName]: z.string().min(1).optional(),
     /** Set by Lambda: the function's own log group, where a job's log lines are. */
     AWS_LAMBDA_LOG_GROUP_NAME: z.string().min(1).optional(),
   });
@@ -118,3 +120,21 @@ export const ArtifactConfig = () =>
     [ENV.tableName]: api.TABLE_NAME(),
     [ENV.artifactBucket]: z.string().min(3),
   });
+
+/**
+ * What a notification is sent with (the notifier, and the API function whose test endpoint makes
+ * one delivery): the sender of emails and the UI origin of links.
+ */
+export const notificationFields = () => ({
+  [ENV.notificationSender]: z.email(),
+  [ENV.appUrl]: z.url({ protocol: /^https?$/ }),
+});
+
+/** The notifier: the rules (table), the notification queue it fans deliveries out to, the sender. */
+export const NotifierConfig = () =>
+  z.object({
+    [ENV.tableName]: api.TABLE_NAME(),
+    [ENV.notificationQueueUrl]: z.string().url(),
+    ...notificationFields(),
+  });
+export type NotifierConfig = z.infer<ReturnType<typeof NotifierConfig>>;

@@ -10,6 +10,8 @@ import { nameText } from './text.ts';
 /** The events of DESIGN §15, each `{id, type, tenant, occurred_at, data}`. */
 export const EVENT_TYPES = ['scan.finished', 'issue.opened', 'issue.resolved', 'issue.reopened'] as const;
 export const EventType = z.enum(EVENT_TYPES);
+/** The `source` of the service's events on its EventBridge bus; the bus's rule matches it (infra/constructs/notifications.ts). */
+export const EVENT_SOURCE = 'scan-service';
 export type EventType = z.infer<typeof EventType>;
 
 export interface ScanFinishedData {

@@ -1,0 +1,43 @@
+import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
+import { makeDynamoDbNotificationRuleRepository } from '../shared/adapters/dynamodb/dynamodb-notification-rule-repository.ts';
+import { makeHttpPoster } from '../shared/adapters/notifications/http-poster.ts';
+import { lazySesClient, makeSesEmailSender } from '../shared/adapters/notifications/ses-email-sender.ts';
+import { lazySqsClient, makeSqsNotificationQueue } from '../shared/adapters/sqs/sqs-notification-queue.ts';
+import type { NotifierConfig } from '../shared/config/function-config.ts';
+import { DEFAULT_TARGET_POLICY } from '../shared/domain/network-policy.ts';
+import type { Logger } from '../shared/ports/logger.ts';
+import { makeNotificationDelivery, type NotificationDeliveryDeps } from '../shared/services/notification-delivery.ts';
+import { makeNotifierHandler } from './notifier-handler.ts';
+
+/** What the notifier sends through: the rules, the queue deliveries go back on, HTTP and email. */
+export type NotifierAdapters = Pick<NotificationDeliveryDeps, 'rules' | 'queue' | 'http' | 'email'>;
+
+/**
+ * The notifier's adapters in AWS: the rules in the table, the notification queue (SQS), HTTP
+ * through the connect-time guard, SES from the configured sender. A tenant's endpoint is never
+ * inside the deployment: the default target policy (no loopback, link-local/metadata or private
+ * address), whatever ALLOW_PRIVATE_TARGETS lets scans reach. The SQS and SES clients are made at
+ * their first use; `clients` replaces them in tests.
+ */
+export function awsNotifierAdapters(
+  config: NotifierConfig,
+  clients: { sqs?: Parameters<typeof makeSqsNotificationQueue>[0]; ses?: Parameters<typeof makeSesEmailSender>[0] } = {},
+): NotifierAdapters {
+  return {
+    rules: makeDynamoDbNotificationRuleRepository(makeDocumentClient(), config.TABLE_NAME),
+    queue: makeSqsNotificationQueue(clients.sqs ?? lazySqsClient(), config.NOTIFICATION_QUEUE_URL),
+    http: makeHttpPoster({ policy: DEFAULT_TARGET_POLICY }),
+    email: makeSesEmailSender(clients.ses ?? lazySesClient(), config.NOTIFICATION_SENDER),
+  };
+}
+
+/** The notification queue's consumer over `adapters` (DESIGN §15, docs/notifications.md). */
+export function composeNotifier(
+  config: NotifierConfig,
+  adapters: NotifierAdapters,
+  logger: Logger,
+  retryOptions?: NotificationDeliveryDeps['retryOptions'],
+) {
+  const delivery = makeNotificationDelivery({ ...adapters, logger, appUrl: config.APP_URL, retryOptions });
+  return { delivery, handler: makeNotifierHandler(delivery, logger) };
+}
