@@ -5,6 +5,7 @@ import { FindingsPage } from './pages/findings.tsx';
 import { HomePage } from './pages/home.tsx';
 import { ScanPage } from './pages/scan.tsx';
 import { ScansPage } from './pages/scans.tsx';
+import { ScheduleHistoryPage } from './pages/schedule-history.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { Link, useRouter } from './router.tsx';
@@ -69,10 +70,12 @@ function Shell() {
 
   let page;
   const scan = /^\/scans\/([A-Za-z0-9_-]+)$/.exec(path);
+  const history = /^\/settings\/scheduled-scans\/([A-Za-z0-9_-]+)$/.exec(path);
   if (path === '/') page = <HomePage />;
   else if (path === '/scans') page = <ScansPage />;
   else if (scan) page = <ScanPage id={scan[1]} />;
   else if (path === '/findings') page = <FindingsPage />;
+  else if (history) page = <ScheduleHistoryPage id={history[1]} />;
   else if (path.startsWith('/settings')) page = <SettingsPage />;
   else if (!isUiRoute(path)) page = <NotFound />;
 

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { FindingList } from '../../shared/domain/finding.ts';
 import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
 import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
-import { ScheduleList } from '../../shared/domain/schedule.ts';
+import { Schedule, ScheduleList } from '../../shared/domain/schedule.ts';
 import { api, queryString } from './api.ts';
 
 /** Every item of a listing: its pages of 200 (the API's maximum) fetched one after the other. */
@@ -37,6 +37,10 @@ export function useSchedules() {
     // While a run is in flight its badge says running: look again until it has finished.
     refetchInterval: (query) => (query.state.data?.some((schedule) => schedule.last_run_status === 'running') ? 1_000 : false),
   });
+}
+
+export function useSchedule(id: string) {
+  return useQuery({ queryKey: ['schedule', id], queryFn: () => api(`/api/scans/schedules/${encodeURIComponent(id)}/`, Schedule) });
 }
 
 export function useScans(filters: Record<string, string | undefined>) {

@@ -6,6 +6,7 @@ export const UI_ROUTE_PATTERNS: readonly RegExp[] = [
   /^\/$/,
   /^\/sign-in$/,
   /^\/settings(?:\/scheduled-scans)?$/,
+  /^\/settings\/scheduled-scans\/[A-Za-z0-9_-]{1,64}$/,
   /^\/scans$/,
   /^\/scans\/[A-Za-z0-9_-]{1,64}$/,
   /^\/findings$/,

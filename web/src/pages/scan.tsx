@@ -48,7 +48,7 @@ export function ScanPage({ id }: { id: string }) {
           <dt>Started by</dt>
           <dd>
             {job.schedule_id ? (
-              <Link to={`/scans?schedule_id=${job.schedule_id}`}>{job.trigger === 'cron' ? 'Schedule' : 'Run now'}</Link>
+              <Link to={`/settings/scheduled-scans/${job.schedule_id}`}>{job.trigger === 'cron' ? 'Schedule' : 'Run now'}</Link>
             ) : (
               'Manual'
             )}

@@ -341,18 +341,16 @@ function ScheduleRow({
     wasConfirming.current = confirming;
   }, [confirming]);
   const target = displayTarget(schedule.target);
+  const fullName = schedule.description ? `${schedule.name}: ${schedule.description}` : schedule.name;
   const cadence = cadenceInWords(schedule);
   const lastRun = `${LAST_RUN_LABELS[schedule.last_run_status]}${schedule.last_run_at ? `, ${formatLocal(schedule.last_run_at)}` : ''}`;
   return (
     <>
       <tr data-schedule-id={schedule.id} className={confirming ? 'row-confirming' : undefined}>
-        <th
-          scope="row"
-          className="cell-name"
-          id={nameId}
-          title={schedule.description ? `${schedule.name}: ${schedule.description}` : schedule.name}
-        >
-          {schedule.name}
+        <th scope="row" className="cell-name" id={nameId} title={fullName}>
+          <Link to={`/settings/scheduled-scans/${schedule.id}`} title={`${fullName} (open its run history)`}>
+            {schedule.name}
+          </Link>
           {schedule.description && <span className="visually-hidden">: {schedule.description}</span>}
         </th>
         <td data-label="Scan type" className="cell-type" title={scanTypes[schedule.scan_type].label}>

@@ -1,0 +1,162 @@
+import { scanTypes } from '../../../shared/domain/scan-types.ts';
+import type { ScanJob } from '../../../shared/domain/scan-job.ts';
+import { ApiError } from '../api.ts';
+import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
+import { EmptyState, ErrorState, Loading, StatusBadge } from '../components.tsx';
+import { displayTarget } from '../idn.ts';
+import { useScans, useSchedule } from '../queries.ts';
+import { Link } from '../router.tsx';
+import { ScoreChart } from '../score-chart.tsx';
+import { scorePoints } from '../score-series.ts';
+
+const STARTED_BY = { manual: 'Manual', cron: 'Schedule', run_now: 'Run now', adversary: 'Adversary step' } as const;
+const CHANGE_COLUMNS = [
+  ['new', 'New'],
+  ['resolved', 'Resolved'],
+  ['reopened', 'Reopened'],
+  ['unchanged', 'Unchanged'],
+] as const;
+
+/**
+ * One schedule's run history (DESIGN §15): its scans newest first (`GET /api/scans/?schedule_id=`,
+ * an index query), each with its status and what it changed; an email_security schedule also
+ * shows its target's mail posture score over those runs.
+ */
+export function ScheduleHistoryPage({ id }: { id: string }) {
+  const schedule = useSchedule(id);
+  const runs = useScans({ schedule_id: id });
+  if (schedule.isPending) return <Loading label="Loading the schedule…" />;
+  if (schedule.isError) {
+    if (schedule.error instanceof ApiError && schedule.error.status === 404) return <ScheduleNotFound id={id} />;
+    return <ErrorState error={schedule.error} retry={() => void schedule.refetch()} />;
+  }
+  const row = schedule.data;
+  const items = runs.data?.pages.flatMap((page) => page.items) ?? [];
+  const posture = row.scan_type === 'email_security';
+  const points = scorePoints(items);
+  const target = displayTarget(row.target);
+
+  return (
+    <section className="page">
+      <p className="breadcrumb">
+        <Link to="/settings/scheduled-scans">Scheduled Scans</Link> / {row.name}
+      </p>
+      <h1>Run history of {row.name}</h1>
+      <dl className="facts">
+        <div>
+          <dt>Scan type</dt>
+          <dd>{scanTypes[row.scan_type].label}</dd>
+        </div>
+        <div>
+          <dt>Target</dt>
+          <dd className="mono" title={target === row.target ? undefined : `${row.target} (as stored and scanned)`}>
+            {target}
+          </dd>
+        </div>
+        <div>
+          <dt>Cadence</dt>
+          <dd>{cadenceInWords(row)}</dd>
+        </div>
+        <div>
+          <dt>Next run</dt>
+          <dd>{row.enabled ? formatLocal(row.next_run_at) : 'Paused'}</dd>
+        </div>
+      </dl>
+      {runs.isPending ? (
+        <Loading label="Loading runs…" />
+      ) : runs.isError ? (
+        <ErrorState error={runs.error} retry={() => void runs.refetch()} />
+      ) : items.length === 0 ? (
+        <EmptyState title="This schedule has not run yet">
+          <p className="muted">{row.enabled ? `Its next run is ${formatLocal(row.next_run_at)}.` : 'It is paused.'}</p>
+        </EmptyState>
+      ) : (
+        <>
+          {posture && points.length > 0 && <ScoreChart title={`Mail posture score of ${target}`} points={points} />}
+          <RunTable runs={items} posture={posture} />
+          {runs.hasNextPage && (
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => void runs.fetchNextPage()}
+              disabled={runs.isFetchingNextPage}
+            >
+              {runs.isFetchingNextPage ? 'Loading…' : 'Load older runs'}
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Each run on one row: when, how it started, its status, score, findings, and what it changed. */
+function RunTable({ runs, posture }: { runs: ScanJob[]; posture: boolean }) {
+  return (
+    <section aria-labelledby="runs-title" className="runs">
+      <h2 id="runs-title" className="section-title">
+        Runs
+      </h2>
+      <p className="muted">
+        {runs.length} {runs.length === 1 ? 'run' : 'runs'}, newest first. New, Resolved, Reopened and Unchanged count the issues each run
+        changed.
+      </p>
+      <div className="table-wrap">
+        <table className="table runs-table">
+          <caption className="visually-hidden">Runs of this schedule, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Started by</th>
+              <th scope="col">Status</th>
+              {posture && <th scope="col">Score</th>}
+              <th scope="col">Findings</th>
+              {CHANGE_COLUMNS.map(([key, label]) => (
+                <th key={key} scope="col" className="cell-number">
+                  {label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr key={run.id}>
+                <th scope="row">
+                  <Link to={`/scans/${run.id}`} title={formatLocal(run.created_at)}>
+                    {formatShort(run.created_at)}
+                  </Link>
+                </th>
+                <td data-label="Started by">{STARTED_BY[run.trigger]}</td>
+                <td data-label="Status">
+                  <StatusBadge status={run.status} />
+                </td>
+                {posture && <td data-label="Score">{run.summary.score ?? <span className="muted">No score</span>}</td>}
+                <td data-label="Findings">{run.status === 'queued' || run.status === 'running' ? '—' : run.finding_count}</td>
+                {CHANGE_COLUMNS.map(([key, label]) => (
+                  <td key={key} data-label={label} className="cell-number">
+                    {run.changes ? run.changes[key] : <span title="Not counted: the scan has not finished, or it failed">—</span>}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function ScheduleNotFound({ id }: { id: string }) {
+  return (
+    <section className="page">
+      <p className="breadcrumb">
+        <Link to="/settings/scheduled-scans">Scheduled Scans</Link> / {id}
+      </p>
+      <h1>Schedule not found</h1>
+      <p>
+        There is no schedule <code>{id}</code> in this tenant. It may have been deleted, or it belongs to another tenant. Its scans stay on
+        the <Link to={`/scans?schedule_id=${encodeURIComponent(id)}`}>Scans</Link> page.
+      </p>
+    </section>
+  );
+}
