@@ -14,6 +14,7 @@ const USAGE =
   '  Runs the whole service locally. Settings are environment variables:\n' +
   '    PORT (3000), DATA_DIR (.data/), SCHEDULE_QUOTA, DISPATCH_CONCURRENCY, ALLOW_PRIVATE_TARGETS=true,\n' +
   '    ALLOW_LOOPBACK_TARGETS=true (scan servers on this machine: 127.0.0.0/8, ::1, localhost),\n' +
+  '    SMTP_URL (notification email, e.g. smtp://127.0.0.1:2525; else DATA_DIR/outbox/outbox.jsonl),\n' +
   '    ALLOWED_ORIGINS (comma-separated), LOG_LEVEL (INFO), LOG_FORMAT (json | pretty; pretty on a terminal),\n' +
   "    MAILSCAN_*, TLSSCAN_*, SECRETSCAN_*, NETSCAN_* (the engines' settings and keys). On a terminal, Enter prints a new sign-in link.";
 parseCommandLine(USAGE, {});
@@ -23,6 +24,7 @@ const quota = process.env.SCHEDULE_QUOTA ? Number(process.env.SCHEDULE_QUOTA) : 
 const dispatchConcurrency = process.env.DISPATCH_CONCURRENCY ? Number(process.env.DISPATCH_CONCURRENCY) : undefined;
 const allowPrivateTargets = process.env.ALLOW_PRIVATE_TARGETS === 'true';
 const allowLoopbackTargets = process.env.ALLOW_LOOPBACK_TARGETS === 'true';
+const smtpUrl = process.env.SMTP_URL || undefined;
 const allowedOrigins = (process.env.ALLOWED_ORIGINS ?? '')
   .split(',')
   .map((origin) => origin.trim())
@@ -59,6 +61,7 @@ const runtime = await startLocalRuntime({
   dispatchConcurrency,
   allowPrivateTargets,
   allowLoopbackTargets,
+  smtpUrl,
   startTimers: true,
   uiDir,
   logger,
@@ -73,6 +76,7 @@ process.stdout.write(
     `  session token (another shell): ${commandFor('npm run session -- --tenant acme --role admin', { dataDir })}\n` +
     `  reconcile (another shell): ${commandFor('npm run reconcile', { dataDir, port: listening })}\n` +
     `  web UI: ${runtime.url}/ (from ${uiDir})\n` +
+    `  notification email: ${smtpUrl ? `SMTP ${new URL(smtpUrl).host}` : join(dataDir, 'outbox', 'outbox.jsonl')}\n` +
     `  logs: ${pretty ? 'one line each, metrics and scan steps left out (LOG_FORMAT=json for JSON)' : 'JSON lines'}\n` +
     `\nOpen the UI (this link signs you in once, as an admin of tenant "local"):\n  ${await runtime.signInUrl()}\n` +
     (interactive ? '  Press Enter here for a new link.\n' : ''),

@@ -54,6 +54,13 @@ import { makeLocalBackfillEndpoint } from './backfill-endpoint.ts';
 import type { FireMessage } from '../shared/domain/messages.ts';
 import { makeRunRecovery } from '../shared/services/run-recovery.ts';
 import { makeDynamoDbLegacyMarkerRepository } from '../shared/adapters/dynamodb/dynamodb-legacy-marker-repository.ts';
+import { makeDynamoDbNotificationRuleRepository } from '../shared/adapters/dynamodb/dynamodb-notification-rule-repository.ts';
+import { localNotificationQueue, queueEventPublisher } from '../shared/adapters/local/local-notifications.ts';
+import { makeOutboxEmailSender, makeSmtpEmailSender } from '../shared/adapters/notifications/email-senders.ts';
+import { makeHttpPoster } from '../shared/adapters/notifications/http-poster.ts';
+import type { RetryOptions } from '../layers/engine-kit/src/retry.ts';
+import { composeNotificationServices } from '../shared/services/compose/notification-service.ts';
+import { makeNotifierHandler } from '../functions/notifier-handler.ts';
 
 export const LOCAL_TABLE_NAME = 'scan-service-local';
 /**
@@ -66,6 +73,10 @@ export const DEFAULT_DISPATCH_CONCURRENCY = 4;
 export const DISPATCH_TIMEOUT_MS = 5 * 60 * 1000;
 const QUEUE_VISIBILITY_MS = 6 * DISPATCH_TIMEOUT_MS;
 const QUEUE_MAX_RECEIVES = 5;
+/** The notification queue: a delivery's three attempts fit well inside it before it reappears. */
+const NOTIFICATION_VISIBILITY_MS = 2 * 60 * 1000;
+/** The sender of local notification email (SMTP_URL or the outbox). */
+export const LOCAL_NOTIFICATION_SENDER = 'scan-service@localhost';
 
 export interface LocalRuntimeOptions {
   port?: number;
@@ -116,6 +127,10 @@ export interface LocalRuntimeOptions {
    * table-grant test attributes each call to the Lambda function that would make it in AWS.
    */
   beforeDynamoCall?: (commandName: string, input: unknown) => void;
+  /** `SMTP_URL`: notification email goes to this SMTP server; without it, to DATA_DIR/outbox/outbox.jsonl. */
+  smtpUrl?: string;
+  /** The backoff between a delivery's attempts (tests record the delays instead of waiting them). */
+  notificationRetry?: Partial<RetryOptions>;
 }
 
 export type LocalRuntime = Awaited<ReturnType<typeof startLocalRuntime>>;
@@ -206,7 +221,41 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   // A scan type is accepted on create only where a runner runs it (DESIGN §4).
   const runnerTypes = new Set(runners.keys());
   const services = composeScanServices({ schedules: repo, scans, findings, issues, clock, ids, logger, targetPolicy, runnerTypes });
-  const dispatch = services.dispatchService({ runners, scanLogs, metrics });
+  // Listen first: the allowed origins of the CSRF check and the links in notifications include the port the OS hands out.
+  const server = createServer();
+  server.listen(options.port ?? 0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  baseUrl = url;
+  // Notifications (DESIGN §15): events go to the in-process notification queue, as the bus rule
+  // puts them on the SQS queue in AWS; the notifier consumes it here with the same handler.
+  const notificationDeadLetters = new LocalQueue({ name: 'notification-dlq', clock, visibilityTimeoutMs: NOTIFICATION_VISIBILITY_MS });
+  const notificationQueue = new LocalQueue({
+    name: 'notifications',
+    clock,
+    visibilityTimeoutMs: NOTIFICATION_VISIBILITY_MS,
+    maxReceiveCount: QUEUE_MAX_RECEIVES,
+    deadLetterQueue: notificationDeadLetters,
+  });
+  const notificationMessages = localNotificationQueue(notificationQueue);
+  const notificationRules = makeDynamoDbNotificationRuleRepository(documentClient, LOCAL_TABLE_NAME);
+  const { delivery, notifications } = composeNotificationServices(
+    { clock, ids, logger },
+    {
+      rules: notificationRules,
+      queue: notificationMessages,
+      http: makeHttpPoster({ policy: targetPolicy, allowLoopback: targetPolicy.allowLoopback }),
+      email: options.smtpUrl
+        ? await makeSmtpEmailSender(options.smtpUrl, LOCAL_NOTIFICATION_SENDER)
+        : makeOutboxEmailSender(join(options.dataDir ?? tempDir!, 'outbox'), LOCAL_NOTIFICATION_SENDER),
+      appUrl: url,
+      targetPolicy,
+      allowLoopback: targetPolicy.allowLoopback,
+      retryOptions: options.notificationRetry,
+    },
+  );
+  const dispatch = services.dispatchService({ runners, scanLogs, metrics, events: queueEventPublisher(notificationMessages) });
   const issueService = makeIssueService({ issues, findings, scans, clock, logger });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
@@ -218,6 +267,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   });
   const deadLetterConsumer = new LocalQueueConsumer(deadLetterQueue, makeDeadLetterHandler(dispatch, logger), {
     batchSize: 10,
+    functionTimeoutMs: 60_000,
+    onError,
+  });
+  // The notifier: a failed delivery reappears after the visibility timeout, and after five
+  // receives it stays in the notification DLQ (nothing consumes it, as in AWS).
+  // One message per batch and a few at once: an endpoint that is slow or failing (three attempts
+  // with backoff) holds up only its own deliveries.
+  const notifier = new LocalQueueConsumer(notificationQueue, makeNotifierHandler(delivery, logger), {
+    batchSize: 1,
+    concurrency: 4,
     functionTimeoutMs: 60_000,
     onError,
   });
@@ -263,13 +322,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       scope.run(context.awsRequestId, () => handler(event, context));
   const legacyMarkers = makeDynamoDbLegacyMarkerRepository(documentClient, LOCAL_TABLE_NAME);
 
-  // Listen first: the allowed origins of the CSRF check include the port the OS hands out.
-  const server = createServer();
-  server.listen(options.port ?? 0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
-  baseUrl = url;
   const allowedOrigins = [url, `http://localhost:${port}`, ...(options.allowedOrigins ?? [])];
   const version = options.version ?? '0.1.0';
   // Sign-in links printed by `npm start` sign a browser in once; a pasted token may sign in again.
@@ -290,7 +342,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       routes: apiRoutes,
       sessionKey,
       handlers: {
-        schedules: inScope(makeSchedulesHandler({ schedules, logger, allowedOrigins })),
+        schedules: inScope(makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins })),
         scans: inScope(makeScansHandler({ scans: scanService, artifacts, issues: issueService, logger, allowedOrigins })),
         meta: inScope(
           makeMetaHandler({
@@ -317,9 +369,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     scheduler.start();
     consumer.start();
     deadLetterConsumer.start();
+    notifier.start();
   }
 
-  /** One turn of everything time-driven: due fires, the scan queue, then the DLQ. */
+  /**
+   * One turn of the scan path: due fires, the scan queue, then the DLQ. The notifications the scans
+   * published wait for `notifier.drain()`: another function in AWS, whose requests are not the
+   * scan's (test/integration/fire-cost.test.ts counts the scan's).
+   */
   async function drain(): Promise<void> {
     await scheduler.runDue();
     await consumer.drain();
@@ -343,6 +400,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     dispatch,
     consumer,
     deadLetterConsumer,
+    /** The notification queue (events, then one delivery per matching rule), its consumer and its DLQ. */
+    notificationQueue,
+    notifier,
+    notificationDeadLetters,
+    notificationRules,
     drain,
     reconciler,
     artifacts,
@@ -363,6 +425,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       scheduler.stop();
       consumer.stop();
       deadLetterConsumer.stop();
+      notifier.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       documentClient.destroy();

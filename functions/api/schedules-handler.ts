@@ -11,10 +11,13 @@ import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
 import { declareRoutes } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
+import type { NotificationService } from '../../shared/services/notification-service.ts';
 import type { ScheduleService } from '../../shared/services/schedule-service.ts';
+import { notificationRoutes } from './notification-routes.ts';
 
 export interface SchedulesHandlerDeps {
   schedules: ScheduleService;
+  notifications: NotificationService;
   logger: Logger;
   allowedOrigins: string[];
 }
@@ -22,7 +25,7 @@ export interface SchedulesHandlerDeps {
 const base = '/api/scans/schedules';
 const scheduleId = { schema: ScheduleId, noun: 'schedule' };
 
-/** The schedule routes of DESIGN §3 (all but run/, which comes with scans). */
+/** The tenant's configuration: the schedule routes of DESIGN §3 (all but run/, which comes with scans) and the notification rules of §15. */
 export const scheduleRoutes = declareRoutes<SchedulesHandlerDeps>('schedules', (route) => [
   route({
     method: 'GET',
@@ -98,6 +101,7 @@ export const scheduleRoutes = declareRoutes<SchedulesHandlerDeps>('schedules', (
     errors: [401, 403, 404, 409, 503],
     handle: async ({ identity, id }, { schedules }) => ({ status: 200, body: await schedules.toggle(identity.tenant, id) }),
   }),
+  ...notificationRoutes(route),
 ]);
 
 export function makeSchedulesHandler(deps: SchedulesHandlerDeps) {

@@ -1,11 +1,17 @@
 import { makeDocumentClient } from '../../shared/adapters/dynamodb/document-client.ts';
 import { makeDynamoDbArtifactRepository } from '../../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
+import { makeDynamoDbNotificationRuleRepository } from '../../shared/adapters/dynamodb/dynamodb-notification-rule-repository.ts';
 import { makeDynamoDbScheduleRepository } from '../../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
+import { lazySesClient, makeSesEmailSender } from '../../shared/adapters/notifications/ses-email-sender.ts';
+import { DEFAULT_TARGET_POLICY } from '../../shared/domain/network-policy.ts';
+import type { EmailSender } from '../../shared/ports/notification-channels.ts';
+import { makeHttpPoster } from '../../shared/adapters/notifications/http-poster.ts';
 import { systemClock } from '../../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../../shared/adapters/ids/ulid-id-generator.ts';
 import { SchedulesConfig, readConfig } from '../../shared/config/function-config.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactReferences } from '../../shared/services/artifact-references.ts';
+import { composeNotificationServices } from '../../shared/services/compose/notification-service.ts';
 import { composeScheduleService } from '../../shared/services/compose/schedule-service.ts';
 import { makeEventBridgeTriggers } from '../eventbridge-triggers.ts';
 import { makeSchedulesHandler } from './schedules-handler.ts';
@@ -15,11 +21,12 @@ import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 const config = readConfig(SchedulesConfig);
 const logger = makeLogger('schedules');
 const documents = makeDocumentClient();
+const ids = makeUlidGenerator();
 const schedules = composeScheduleService(
   {
     schedules: makeDynamoDbScheduleRepository(documents, config.TABLE_NAME),
     clock: systemClock,
-    ids: makeUlidGenerator(),
+    ids,
     logger,
     targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
     runnerTypes: new Set(runnerScanTypes()),
@@ -32,4 +39,23 @@ const schedules = composeScheduleService(
   },
 );
 
-export const handler = makeSchedulesHandler({ schedules, logger, allowedOrigins: config.ALLOWED_ORIGINS });
+// Notification rules and their test delivery, sent as the notifier sends (functions/notifier-composition.ts):
+// a tenant's endpoint is never inside the deployment, whatever ALLOW_PRIVATE_TARGETS lets scans reach.
+const unconfiguredEmail: EmailSender = {
+  send: async () => {
+    throw new Error('email is not configured in this deployment (no NOTIFICATION_SENDER)');
+  },
+};
+const { notifications } = composeNotificationServices(
+  { clock: systemClock, ids, logger },
+  {
+    rules: makeDynamoDbNotificationRuleRepository(documents, config.TABLE_NAME),
+    http: makeHttpPoster({ policy: DEFAULT_TARGET_POLICY }),
+    // The SES client is made at the first email test: the other routes never load it.
+    email: config.NOTIFICATION_SENDER ? makeSesEmailSender(lazySesClient(), config.NOTIFICATION_SENDER) : unconfiguredEmail,
+    appUrl: config.APP_URL ?? config.ALLOWED_ORIGINS[0] ?? '',
+    targetPolicy: DEFAULT_TARGET_POLICY,
+  },
+);
+
+export const handler = makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins: config.ALLOWED_ORIGINS });

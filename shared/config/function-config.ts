@@ -56,6 +56,11 @@ export const SchedulesConfig = () =>
     [ENV.scheduleQuota]: api.SCHEDULE_QUOTA(),
     [ENV.allowPrivateTargets]: api.ALLOW_PRIVATE_TARGETS(),
     ...triggerFields(),
+    // The notification test endpoint's one delivery (notificationFields, optional here until the
+    // stack sets them): without a sender an email test answers why; links fall back to the first
+    // allowed origin.
+    [ENV.notificationSender]: z.email().optional(),
+    [ENV.appUrl]: z.url({ protocol: /^https?$/ }).optional(),
   });
 
 export const ScansConfig = () =>

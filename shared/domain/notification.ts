@@ -109,10 +109,29 @@ export const CreateNotificationRule = z.lazy(() =>
 );
 export type CreateNotificationRule = z.infer<typeof CreateNotificationRule>;
 
-/** PATCH /api/notifications/{id}/ body: any subset of the writable fields except the kind. */
-export const UpdateNotificationRule = z.lazy(() => z.strictObject(RuleFields()).partial());
+/**
+ * PATCH /api/notifications/{id}/ body: any subset of the writable fields except the kind;
+ * `scan_types` or `schedule_ids` null removes that filter.
+ */
+export const UpdateNotificationRule = z.lazy(() => {
+  const fields = RuleFields();
+  return z
+    .strictObject({ ...fields, scan_types: fields.scan_types.unwrap().nullable(), schedule_ids: fields.schedule_ids.unwrap().nullable() })
+    .partial();
+});
 export type UpdateNotificationRule = z.infer<typeof UpdateNotificationRule>;
 
+/** Fields a client may read but never send: refused as read-only rather than unknown (the kind only on PATCH). */
+export const READ_ONLY_NOTIFICATION_FIELDS = ['id', 'created_at', 'updated_at', 'secret', 'tenant', 'version'] as const;
+
+/** POST /api/notifications/ answer: the rule, and for a webhook its signing secret, shown this once. */
+export const CreatedNotificationRule = z.lazy(() =>
+  NotificationRule.unwrap().extend({
+    secret: z.string().optional().describe('webhook only: the HMAC-SHA256 key of X-Signature-256, in this answer and never again'),
+  }),
+);
+
+/** GET /api/notifications/ answer: every rule of the tenant (at most 50), oldest first. */
 export const NotificationRuleList = z.lazy(() => z.object({ items: z.array(NotificationRule) }));
 
 /** What a test delivery reports (POST /api/notifications/{id}/test/). */

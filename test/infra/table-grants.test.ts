@@ -281,6 +281,24 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('DELETE', `/api/scans/schedules/${deleted.id}/`), 204);
     await expectStatus(api('DELETE', `/api/scans/schedules/${deleted.id}/`), 404);
 
+    // -- notification rules (the schedules function): create, refused, list, get, patch, test, delete
+    const hook = { name: 'hook', kind: 'webhook', url: 'https://hooks.example.com/x', events: ['issue.opened'] };
+    const rule = await expectStatus(api('POST', '/api/notifications/', { body: hook }), 201);
+    await expectStatus(api('POST', '/api/notifications/', { body: { ...hook, url: 'https://10.0.0.1/' } }), 400);
+    // The test delivery of an email rule goes to the local outbox: no request leaves the machine.
+    const mail = await expectStatus(
+      api('POST', '/api/notifications/', { body: { name: 'mail', kind: 'email', address: 'a@example.com', events: ['scan.finished'] } }),
+      201,
+    );
+    await expectStatus(api('GET', '/api/notifications/'), 200);
+    await expectStatus(api('GET', `/api/notifications/${rule.id}/`), 200);
+    await expectStatus(api('GET', '/api/notifications/ntf_01HZ0000000000000000000000/'), 404);
+    await expectStatus(api('PATCH', `/api/notifications/${rule.id}/`, { body: { enabled: false } }), 200);
+    await expectStatus(api('PATCH', '/api/notifications/ntf_01HZ0000000000000000000000/', { body: { enabled: false } }), 404);
+    await expectStatus(api('POST', `/api/notifications/${mail.id}/test/`), 200);
+    await expectStatus(api('DELETE', `/api/notifications/${rule.id}/`), 204);
+    await expectStatus(api('DELETE', `/api/notifications/${rule.id}/`), 404);
+
     // -- the scans function: run now, manual scans, artifacts
     await expectStatus(api('POST', `/api/scans/schedules/${daily.id}/run/`), 202);
     await expectStatus(api('POST', '/api/scans/schedules/sch_01HZ0000000000000000000000/run/'), 404);

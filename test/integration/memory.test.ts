@@ -13,6 +13,10 @@ import type { ApiEvent } from '../../shared/http/api-types.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactReferences } from '../../shared/services/artifact-references.ts';
 import { composeScheduleService } from '../../shared/services/compose/schedule-service.ts';
+import { composeNotificationServices } from '../../shared/services/compose/notification-service.ts';
+import { makeHttpPoster } from '../../shared/adapters/notifications/http-poster.ts';
+import { makeOutboxEmailSender } from '../../shared/adapters/notifications/email-senders.ts';
+import { InMemoryNotificationRuleRepository } from '../fakes/in-memory-notification-rule-repository.ts';
 import { InMemoryArtifactRepository } from '../fakes/in-memory-artifact-repository.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
@@ -106,7 +110,17 @@ describe('memory held across requests', () => {
           artifacts: makeArtifactReferences(new InMemoryArtifactRepository(), clock),
         },
       );
-      handler = makeSchedulesHandler({ schedules, logger, allowedOrigins: [] });
+      const { notifications } = composeNotificationServices(
+        { clock, ids: makeUlidGenerator(() => clock.now().getTime()), logger },
+        {
+          rules: new InMemoryNotificationRuleRepository(),
+          http: makeHttpPoster({ policy: { allowPrivateNetworks: false } }),
+          email: makeOutboxEmailSender(join(tmpdir(), 'unused-outbox'), 'scans@service.example'),
+          appUrl: 'https://scans.example',
+          targetPolicy: { allowPrivateNetworks: false },
+        },
+      );
+      handler = makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins: [] });
       ids = [];
       for (let i = 0; i < 20; i += 1)
         ids.push((await schedules.create('memory', scheduleBody({ target: `site${i}.example.com` }) as never)).id);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { sessionKeyId } from '../../shared/auth/session-token.ts';
+import { routes } from '../../functions/api/routes.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/middlewares.ts';
 import { scheduleBody } from '../helpers/local-service.ts';
 
@@ -47,31 +48,44 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
  */
 const UNSEEN_ISSUE = `iss_${'0'.repeat(32)}`;
 
-/** Routes and the least role DESIGN §3 gives them, with `{id}` for the path id. */
-const ROUTES = [
-  { method: 'GET', path: '/api/scans/schedules/', role: 'viewer' },
-  { method: 'POST', path: '/api/scans/schedules/', role: 'operator' },
-  { method: 'GET', path: '/api/scans/schedules/{sch}/', role: 'viewer' },
-  { method: 'PATCH', path: '/api/scans/schedules/{sch}/', role: 'operator' },
-  { method: 'DELETE', path: '/api/scans/schedules/{sch}/', role: 'admin' },
-  { method: 'POST', path: '/api/scans/schedules/{sch}/toggle/', role: 'operator' },
-  { method: 'POST', path: '/api/scans/schedules/{sch}/run/', role: 'operator' },
-  { method: 'POST', path: '/api/scans/', role: 'operator' },
-  { method: 'GET', path: '/api/scans/', role: 'viewer' },
-  { method: 'GET', path: '/api/scans/{scan}/', role: 'viewer' },
-  { method: 'GET', path: '/api/scans/{scan}/log/', role: 'viewer' },
-  { method: 'GET', path: '/api/scans/{scan}/changes/', role: 'viewer' },
-  { method: 'GET', path: '/api/issues/', role: 'viewer' },
-  { method: 'GET', path: '/api/issues/export.csv', role: 'viewer' },
-  { method: 'GET', path: '/api/issues/{iss}/', role: 'viewer' },
-  { method: 'PATCH', path: '/api/issues/{iss}/', role: 'operator' },
-  { method: 'GET', path: '/api/findings/', role: 'viewer' },
-  { method: 'POST', path: '/api/artifacts/', role: 'operator' },
-  { method: 'GET', path: '/api/artifacts/{art}/', role: 'viewer' },
-  { method: 'GET', path: '/api/scan-types/', role: 'viewer' },
-  { method: 'POST', path: '/api/session', role: 'viewer' },
-  { method: 'GET', path: '/api/me', role: 'viewer' },
-] as const;
+/**
+ * A well-formed notification rule id no test creates: the rule routes answer it as any unknown id,
+ * after the role and body checks (a generated request never creates a rule).
+ */
+const UNSEEN_NOTIFICATION_RULE = `ntf_${'0'.repeat(26)}`;
+
+/**
+ * The placeholder of each path id, by the noun of the route's id declaration; `fill` gives each
+ * one a value. A route with an id of a new noun fails here until its placeholder is added.
+ */
+const PLACEHOLDERS: Record<string, string> = {
+  schedule: '{sch}',
+  scan: '{scan}',
+  artifact: '{art}',
+  issue: '{iss}',
+  'notification rule': '{ntf}',
+};
+
+function placeholderOf(noun: string): string {
+  const placeholder = PLACEHOLDERS[noun];
+  if (placeholder === undefined)
+    throw new Error(`hostile-requests.ts has no placeholder for the path id of a ${noun}: add one to PLACEHOLDERS and fill`);
+  return placeholder;
+}
+
+/**
+ * Every authenticated route of the table (functions/api/routes.ts) with the least role DESIGN §3
+ * gives it, its `{id}` replaced by the placeholder of its noun, and whether it takes a body: a
+ * route added to the table is attacked here with no edit.
+ */
+const ROUTES = routes
+  .filter((route) => route.authenticated)
+  .map((route) => ({
+    method: route.method,
+    path: route.id ? route.path.replace('{id}', placeholderOf(route.id.noun)) : route.path,
+    role: route.role,
+    hasBody: route.body !== undefined,
+  }));
 const AUTHENTICATED = ROUTES;
 const MUTATING = ROUTES.filter((route) => route.method !== 'GET' && route.path !== '/api/session');
 const ID_ROUTES = ROUTES.filter((route) => route.path.includes('{'));
@@ -93,7 +107,8 @@ const fill = (path: string, fixture: Fixture) =>
     .replace('{sch}', fixture.scheduleId)
     .replace('{scan}', fixture.scanId)
     .replace('{art}', fixture.artifactId)
-    .replace('{iss}', UNSEEN_ISSUE);
+    .replace('{iss}', UNSEEN_ISSUE)
+    .replace('{ntf}', UNSEEN_NOTIFICATION_RULE);
 
 interface BodyRoute {
   method: string;
@@ -129,11 +144,14 @@ function validBody(route: { create: boolean; manual: boolean; artifact?: boolean
   return { name: 'patched', description: 'generated' };
 }
 
+const NOTIFICATION_RULE_BODY = { name: 'hook', kind: 'webhook', url: 'https://hooks.example.com/x', events: ['issue.opened'] };
+
 /** A valid body for any route that takes one (for the families that attack something else). */
-function bodyFor(method: string, path: string): string | undefined {
-  if (method === 'GET' || method === 'DELETE' || path.includes('/toggle/') || path.includes('/run/') || path === '/api/session')
-    return undefined;
+function bodyFor(route: { method: string; path: string; hasBody: boolean }): string | undefined {
+  const { method, path } = route;
+  if (!route.hasBody) return undefined;
   if (path === '/api/artifacts/') return JSON.stringify(ARTIFACT_BODY);
+  if (path === '/api/notifications/') return JSON.stringify(NOTIFICATION_RULE_BODY);
   if (path === '/api/scans/') return JSON.stringify({ scan_type: 'email_security', target: 'example.com' });
   if (method === 'PATCH') return JSON.stringify({ name: 'x' });
   return JSON.stringify(scheduleBody());
@@ -701,7 +719,7 @@ export function oddPathIds(fixture: Fixture) {
       );
     })
     .map(([route, id]) => {
-      const path = route.path.replace('{sch}', id).replace('{scan}', id).replace('{art}', id).replace('{iss}', id);
+      const path = route.path.replace(/\{(sch|scan|art|iss|ntf)\}/, () => id);
       const body = route.method === 'PATCH' ? JSON.stringify({ name: 'renamed' }) : undefined;
       return request('odd path ids', route.method, path, { ...bearer(fixture.tokens.admin), ...(body ? JSON_TYPE : {}) }, body, {
         status: 404,
@@ -934,7 +952,7 @@ export function jwtAttacks(fixture: Fixture) {
       const headers: Record<string, string> = { origin: fixture.url };
       if (via !== 'cookie') headers.authorization = `Bearer ${token}`;
       if (via !== 'bearer') headers.cookie = `session=${token}`;
-      const body = bodyFor(route.method, route.path);
+      const body = bodyFor(route);
       return request('JWT attacks', route.method, fill(route.path, fixture), { ...headers, ...(body ? JSON_TYPE : {}) }, body, {
         status: 401,
         code: 'unauthenticated',
@@ -953,7 +971,7 @@ export function credentialMismatch(fixture: Fixture) {
   return fc
     .tuple(fc.constantFrom(...AUTHENTICATED.filter((route) => route.path !== '/api/session')), fc.constantFrom(...pairs))
     .map(([route, [cookie, token]]) => {
-      const body = bodyFor(route.method, route.path);
+      const body = bodyFor(route);
       return request(
         'cookie and Bearer disagree',
         route.method,
@@ -985,7 +1003,7 @@ export function csrf(fixture: Fixture) {
   return fc
     .tuple(fc.constantFrom(...MUTATING), origins, fc.constantFrom(fixture.tokens.admin, fixture.tokens.operator))
     .map(([route, origin, token]) => {
-      const body = bodyFor(route.method, route.path);
+      const body = bodyFor(route);
       return request(
         'CSRF',
         route.method,
@@ -1003,7 +1021,7 @@ export function roleAbuse(fixture: Fixture) {
     .tuple(fc.constantFrom(...MUTATING), fc.constantFrom<'viewer' | 'operator'>('viewer', 'operator'))
     .filter(([route, role]) => route.role === 'admin' || role === 'viewer')
     .map(([route, role]) => {
-      const body = bodyFor(route.method, route.path);
+      const body = bodyFor(route);
       return request(
         'roles',
         route.method,
