@@ -2,10 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanRepository, DEFAULT_BOUNDS, type ReportSink, type ScanContext } from '../../layers/secretscan/src/scan.ts';
 import { resolveScope, type SecretScanScope } from '../../layers/secretscan/src/scope.ts';
 import { sha256Hex } from '../../layers/secretscan/src/secret-evidence.ts';
-import { cloneRepository } from '../../layers/secretscan/src/clone.ts';
-import { GitHttpClient } from '../../layers/secretscan/src/git-http.ts';
-import { walkHistory } from '../../layers/secretscan/src/history.ts';
-import { trimObjectCache } from '../../layers/secretscan/src/pack-cache.ts';
 import { gitAvailable, startGitServer, type GitServer } from '../helpers/git-http-server.ts';
 import { plantedValues } from './planted.ts';
 import { buildRepositories, type Fixtures } from './repositories.ts';
@@ -202,25 +198,6 @@ describe.skipIf(!gitAvailable())('scanRepository against git http-backend', () =
     expect(collected.errors[0].message).toBe('the URL does not speak Git smart HTTP');
     const missing = await scan('no-such-repository');
     expect(missing.errors[0].message).toBe('no Git repository answers at this URL (HTTP 404)');
-  });
-
-  it("finds isomorphic-git's pack cache to bound it", async () => {
-    const signal = AbortSignal.timeout(30_000);
-    const http = new GitHttpClient({
-      resolve: loopback,
-      origin: server.origin,
-      maxResponseBytes: 1e8,
-      idleTimeoutMs: 10_000,
-      allowHttp: true,
-      signal,
-    });
-    const repo = await cloneRepository({ url: `${server.origin}/leaky.git`, depth: 100, http, signal, authorized: false });
-    try {
-      await walkHistory({ fs: repo.fs, gitdir: repo.gitdir, tip: repo.tip, maxCommits: 100, maxBlobs: 1000, signal, cache: repo.cache });
-      expect(await trimObjectCache(repo.cache)).toBe(true);
-    } finally {
-      await repo.dispose();
-    }
   });
 
   it('connects only where the resolver allows', async () => {

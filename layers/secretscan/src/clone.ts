@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import git, { Errors } from 'isomorphic-git';
-import { makeCloneFs, type CloneFs } from './clone-fs.ts';
+import { CorruptPack } from './delta.ts';
 import type { GitHttpClient } from './git-http.ts';
+import { ObjectTooLarge, PackStore } from './pack-store.ts';
+import { PktLineError } from './pkt-line.ts';
+import { advertisedRefs, fetchPack, GitHttpStatus, NotSmartHttp, RemoteFailure, type Advertisement } from './upload-pack.ts';
 
 export interface CloneOptions {
   url: string;
@@ -13,94 +15,102 @@ export interface CloneOptions {
   depth: number;
   http: GitHttpClient;
   signal: AbortSignal;
-  /** Where the temporary clone goes (the OS temporary folder by default: /tmp in Lambda). */
+  /** Where the temporary pack goes (the OS temporary folder by default: /tmp in Lambda). */
   tmpRoot?: string;
+  /** The pack reader's delta-base cache and its largest in-memory object (pack-store.ts). */
+  cacheBytes: number;
+  maxObjectBytes: number;
 }
 
 export interface ClonedRepository {
-  fs: CloneFs;
-  gitdir: string;
+  /** The fetched pack, indexed: every object of the branch's walked history, read by id. */
+  store: PackStore;
   /** The scanned branch's name and tip. */
   branch: string;
   tip: string;
-  /** isomorphic-git's object cache: every read of this clone shares the parsed pack index. */
-  cache: object;
-  /** Removes the clone from disk. */
+  packBytes: number;
+  /** Removes the pack from disk. */
   dispose(): Promise<void>;
 }
-
-/**
- * The phases of isomorphic-git's own pack indexing, where it awaits the progress callback, so a
- * throw there stops the indexing at the deadline. The server's phases (Counting, Compressing
- * objects) come from a loop nobody awaits: a throw there would be an unhandled rejection; the
- * transfer itself stops with the HTTP request's signal.
- */
-const INDEXING_PHASES = new Set(['Receiving objects', 'Resolving deltas']);
 
 /** The clone could not be made; the message is safe to report (no credential, no server body). */
 export class CloneFailed extends Error {
   override readonly name = 'CloneFailed';
 }
 
+class RefNotFound extends Error {}
+
 function describe(error: unknown, options: CloneOptions, authorized: boolean): Error {
   if (options.http.failure) return options.http.failure;
   if (options.signal.aborted) return new CloneFailed("the clone did not finish before the scan's deadline");
-  if (error instanceof Errors.HttpError) {
-    const status = (error.data as { statusCode?: number }).statusCode ?? 0;
-    if (status === 401 || status === 403) {
+  if (error instanceof GitHttpStatus) {
+    if (error.status === 401 || error.status === 403) {
       return new CloneFailed(
         authorized
-          ? `the server refused the credential (HTTP ${status})`
-          : `the repository needs a credential (HTTP ${status}); set scope.credential`,
+          ? `the server refused the credential (HTTP ${error.status})`
+          : `the repository needs a credential (HTTP ${error.status}); set scope.credential`,
       );
     }
-    return new CloneFailed(`no Git repository answers at this URL (HTTP ${status})`);
+    return new CloneFailed(`no Git repository answers at this URL (HTTP ${error.status})`);
   }
-  if (error instanceof Errors.SmartHttpError || error instanceof Errors.ParseError || error instanceof Errors.UnknownTransportError) {
-    return new CloneFailed('the URL does not speak Git smart HTTP');
-  }
-  if (error instanceof Errors.NotFoundError)
+  if (error instanceof NotSmartHttp || error instanceof PktLineError) return new CloneFailed('the URL does not speak Git smart HTTP');
+  if (error instanceof RefNotFound)
     return new CloneFailed(options.branch ? `branch ${options.branch} not found` : 'the repository has no default branch');
-  if (error instanceof Errors.EmptyServerResponseError) return new CloneFailed('the server sent an empty response');
+  if (error instanceof RemoteFailure || error instanceof CorruptPack || error instanceof ObjectTooLarge)
+    return new CloneFailed(error.message);
   const name = error instanceof Error ? error.name : 'error';
   const message = error instanceof Error ? error.message : String(error);
   return new CloneFailed(`clone failed: ${name}: ${message}`);
 }
 
+/** The ref to fetch: the scope's branch, else what HEAD points at. */
+function chooseRef(advertised: Advertisement, branch: string | undefined): { ref: string; oid: string } {
+  const wanted = branch === undefined ? advertised.head : branch.startsWith('refs/') ? branch : `refs/heads/${branch}`;
+  if (wanted !== undefined) {
+    const oid = advertised.refs.get(wanted);
+    if (oid === undefined) throw new RefNotFound();
+    return { ref: wanted, oid };
+  }
+  // A server that does not say where HEAD points: the branch at HEAD's commit.
+  const head = advertised.refs.get('HEAD');
+  const named = [...advertised.refs].find(([ref, oid]) => ref.startsWith('refs/heads/') && oid === head);
+  if (!named) throw new RefNotFound();
+  return { ref: named[0], oid: named[1] };
+}
+
 /**
- * Clones the repository in-process (no git binary in Lambda) into a temporary folder, without a
- * working tree: the scan reads objects straight from the pack. Shallow to `depth`, one branch, no
- * tags. The pack bound is the HTTP client's; the deadline aborts the transfer and, through the
- * progress callback, the pack indexing that follows it. The folder is removed on failure, and by
- * `dispose()` after the scan.
+ * Fetches one branch in-process (no git binary in Lambda) over smart HTTP (upload-pack.ts): its
+ * pack, shallow to `depth` commits, goes to a temporary folder and is indexed there (pack-store.ts).
+ * The pack bound is the HTTP client's; the deadline aborts the transfer and the indexing. The
+ * folder is removed on failure, and by `dispose()` after the scan.
  */
 export async function cloneRepository(options: CloneOptions & { authorized: boolean }): Promise<ClonedRepository> {
   const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'secretscan-'));
-  const gitdir = join(dir, '.git');
-  const cache = {};
-  const fs = makeCloneFs();
-  const dispose = (): Promise<void> => rm(dir, { recursive: true, force: true });
+  let store: PackStore | undefined;
+  const dispose = async (): Promise<void> => {
+    store?.close();
+    store = undefined;
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
-    await git.clone({
-      fs,
-      http: options.http,
-      dir,
-      gitdir,
-      url: options.url,
-      ref: options.branch,
-      singleBranch: true,
-      noCheckout: true,
-      noTags: true,
+    const advertised = await advertisedRefs(options.http, options.url);
+    const { ref, oid } = chooseRef(advertised, options.branch);
+    const packFile = join(dir, 'fetched.pack');
+    const fetched = await fetchPack(options.http, options.url, {
+      want: oid,
       depth: options.depth,
-      cache,
-      onProgress: ({ phase }) => {
-        if (INDEXING_PHASES.has(phase)) options.signal.throwIfAborted();
-      },
+      capabilities: advertised.capabilities,
+      packFile,
     });
-    const branch = (await git.currentBranch({ fs, gitdir })) ?? options.branch ?? 'HEAD';
-    const tip = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
-    await fs.settle(gitdir);
-    return { fs, gitdir, branch, tip, cache, dispose };
+    options.signal.throwIfAborted();
+    store = await PackStore.open(packFile, {
+      cacheBytes: options.cacheBytes,
+      maxObjectBytes: options.maxObjectBytes,
+      signal: options.signal,
+    });
+    if (!store.has(oid)) throw new CorruptPack(`the pack does not hold the branch's tip ${oid}`);
+    const opened = store;
+    return { store: opened, branch: ref.replace(/^refs\/heads\//, ''), tip: oid, packBytes: fetched.packBytes, dispose };
   } catch (error) {
     await dispose();
     throw describe(error, options, options.authorized);

@@ -1,7 +1,24 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+
+/** One request of the Git client (upload-pack.ts). */
+export interface GitHttpRequest {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array | AsyncIterable<Uint8Array>;
+}
+
+export interface GitHttpResponse {
+  url: string;
+  method: string;
+  statusCode: number;
+  statusMessage: string;
+  /** Names in lower case. */
+  headers: Record<string, string>;
+  body: AsyncIterable<Uint8Array>;
+}
 
 /** An address the target policy admitted for a host (the kit's resolveTarget). */
 export interface VettedAddress {
@@ -44,23 +61,24 @@ const MAX_REDIRECTS = 5;
 
 async function bodyBytes(body: GitHttpRequest['body']): Promise<Buffer | undefined> {
   if (body === undefined) return undefined;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const chunks: Uint8Array[] = [];
-  for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  for await (const chunk of body) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 
 /**
- * isomorphic-git's HTTP client over node:http(s), connecting only where the target policy allows:
+ * The Git client's HTTP over node:http(s), connecting only where the target policy allows:
  * each host is resolved once and vetted, and the socket's `lookup` answers with the vetted
  * addresses alone, so no second lookup can rebind the name; the Host header and TLS SNI stay the
  * name. Redirects are followed (vetted the same way) and lose the authorization when they leave
  * the origin. Every response body counts against one byte budget; the first byte over it fails
- * the fetch with ResponseTooLarge, which `failure` keeps for the caller (isomorphic-git may wrap it).
+ * the fetch with ResponseTooLarge, which `failure` keeps for the caller.
  */
-export class GitHttpClient implements HttpClient {
+export class GitHttpClient {
   private readonly vetted = new Map<string, Promise<readonly VettedAddress[]>>();
   private received = 0;
-  /** The first bound this client enforced, whatever isomorphic-git made of the error. */
+  /** The first bound this client enforced, whatever the caller made of the error. */
   failure: Error | undefined;
 
   constructor(private readonly options: GitHttpOptions) {}

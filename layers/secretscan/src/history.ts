@@ -1,6 +1,6 @@
-import git from 'isomorphic-git';
-import type { FsClient } from 'isomorphic-git';
-import { trimObjectCache } from './pack-cache.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE, type CommitInfo, type TreeEntry } from './git-objects.ts';
+import type { PackStore } from './pack-store.ts';
 
 /** Where a blob was seen: the first (oldest walked) commit that holds it at this path. */
 export interface BlobSighting {
@@ -24,14 +24,12 @@ export interface HistoryWalk {
 }
 
 export interface WalkOptions {
-  fs: FsClient;
-  gitdir: string;
+  store: PackStore;
   tip: string;
   maxCommits: number;
   /** Stops the walk with an error when the number of distinct blobs passes it (the files bound). */
   maxBlobs: number;
   signal: AbortSignal;
-  cache: object;
 }
 
 /** The walk found more distinct files than the bound allows. */
@@ -42,11 +40,44 @@ export class TooManyFiles extends Error {
   }
 }
 
-/** Trees read between two trims of isomorphic-git's object cache (pack-cache.ts). */
-const TREES_PER_TRIM = 20_000;
+/** How long the walk runs between two turns of the event loop (the deadline's timer fires there). */
+const YIELD_MS = 50;
 
 export function headKey(oid: string, path: string): string {
   return `${oid}\u0000${path}`;
+}
+
+interface LoggedCommit {
+  oid: string;
+  info: CommitInfo;
+}
+
+/**
+ * Up to `limit` commits reachable from `tip`, newest first by committer date (git log's order),
+ * every parent followed; a parent the pack does not hold is the shallow boundary.
+ */
+function log(store: PackStore, tip: string, limit: number): LoggedCommit[] {
+  const seen = new Set<string>([tip]);
+  const queue: LoggedCommit[] = [{ oid: tip, info: parseCommit(tip, store.read(tip, 'commit')) }];
+  const out: LoggedCommit[] = [];
+  while (queue.length > 0 && out.length < limit) {
+    const next = queue.shift()!;
+    out.push(next);
+    for (const parent of next.info.parents) {
+      if (seen.has(parent) || !store.has(parent)) continue;
+      seen.add(parent);
+      const entry = { oid: parent, info: parseCommit(parent, store.read(parent, 'commit')) };
+      // Newest first: insert before the first older commit (the queue is a merge's width, not the history).
+      const at = queue.findIndex((queued) => queued.info.committerTime < entry.info.committerTime);
+      if (at === -1) queue.push(entry);
+      else queue.splice(at, 0, entry);
+    }
+  }
+  return out;
+}
+
+function treeOf(store: PackStore, oid: string): TreeEntry[] {
+  return parseTree(oid, store.read(oid, 'tree'));
 }
 
 /**
@@ -56,28 +87,24 @@ export function headKey(oid: string, path: string): string {
  * same path is skipped whole: an unchanged directory costs one lookup per commit, not one per file.
  */
 export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
-  const { fs, gitdir, cache, signal } = options;
+  const { store, signal } = options;
   // One more than asked tells a history that ends from one that was cut.
-  const log = await git.log({ fs, gitdir, ref: options.tip, depth: options.maxCommits + 1, cache });
-  const truncated = log.length > options.maxCommits;
-  const commits = log.slice(0, options.maxCommits);
+  const logged = log(store, options.tip, options.maxCommits + 1);
+  const truncated = logged.length > options.maxCommits;
+  const commits = logged.slice(0, options.maxCommits);
   const blobs = new Map<string, BlobSighting[]>();
   const seenPairs = new Set<string>();
   const seenTrees = new Set<string>();
   const submodules = new Set<string>();
-  let treesRead = 0;
 
-  const visit = async (treeOid: string, prefix: string, commit: string, authorDate: string): Promise<void> => {
+  const visit = (treeOid: string, prefix: string, commit: string, authorDate: string): void => {
     const treeKey = `${treeOid}\u0000${prefix}`;
     if (seenTrees.has(treeKey)) return;
     seenTrees.add(treeKey);
-    signal.throwIfAborted();
-    if (++treesRead % TREES_PER_TRIM === 0) await trimObjectCache(cache);
-    const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
-    for (const entry of tree) {
-      const path = prefix === '' ? entry.path : `${prefix}/${entry.path}`;
-      if (entry.type === 'tree') await visit(entry.oid, path, commit, authorDate);
-      else if (entry.type === 'commit') submodules.add(path);
+    for (const entry of treeOf(store, treeOid)) {
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (entry.mode === TREE_MODE) visit(entry.oid, path, commit, authorDate);
+      else if (entry.mode === GITLINK_MODE) submodules.add(path);
       else {
         const pair = headKey(entry.oid, path);
         if (seenPairs.has(pair)) continue;
@@ -92,21 +119,24 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
     }
   };
 
-  for (const entry of [...commits].reverse()) {
-    const { author, tree } = entry.commit;
-    await visit(tree, '', entry.oid, new Date(author.timestamp * 1000).toISOString());
+  let lastYield = performance.now();
+  for (const { oid, info } of [...commits].reverse()) {
+    if (performance.now() - lastYield > YIELD_MS) {
+      await nextTurn();
+      lastYield = performance.now();
+    }
+    signal.throwIfAborted();
+    visit(info.tree, '', oid, new Date(info.authorTime * 1000).toISOString());
   }
 
   const head = new Set<string>();
-  const collectHead = async (treeOid: string, prefix: string): Promise<void> => {
-    const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
-    for (const entry of tree) {
-      const path = prefix === '' ? entry.path : `${prefix}/${entry.path}`;
-      if (entry.type === 'tree') await collectHead(entry.oid, path);
-      else if (entry.type === 'blob') head.add(headKey(entry.oid, path));
+  const collectHead = (treeOid: string, prefix: string): void => {
+    for (const entry of treeOf(store, treeOid)) {
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (entry.mode === TREE_MODE) collectHead(entry.oid, path);
+      else if (entry.mode !== GITLINK_MODE) head.add(headKey(entry.oid, path));
     }
   };
-  if (commits.length > 0) await collectHead(commits[0].commit.tree, '');
-  await trimObjectCache(cache);
+  if (commits.length > 0) collectHead(commits[0].info.tree, '');
   return { commits: commits.length, blobs, head, submodules, truncated };
 }

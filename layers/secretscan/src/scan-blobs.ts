@@ -1,9 +1,8 @@
 import { matchesGlob } from 'node:path';
-import git from 'isomorphic-git';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ClonedRepository } from './clone.ts';
 import { detectSecrets } from './detect.ts';
 import { headKey, type BlobSighting, type HistoryWalk } from './history.ts';
-import { trimObjectCache } from './pack-cache.ts';
 import { entropyGuardForPath, isBinary, looksMinified, type EntropyGuard } from './path-guards.ts';
 import { digestSecret, type SecretDigest } from './secret-evidence.ts';
 
@@ -48,14 +47,15 @@ export interface BlobScanResult {
   unfinished?: { scanned: number; total: number };
 }
 
-/** Blob bytes read between two trims of isomorphic-git's object cache (pack-cache.ts). */
-const BYTES_PER_TRIM = 128 * 1024 * 1024;
+/** How long the scan runs between two turns of the event loop (the deadline's timer fires there). */
+const YIELD_MS = 50;
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /**
- * Reads every distinct blob of the walk once and runs the rules over it; a secret found in a blob
- * is placed at every path that blob had. The entropy rule runs when at least one of those paths is
+ * Reads every distinct blob of the walk once, in pack order (a delta's base was read just before
+ * it, so it is still in the pack reader's cache), and runs the rules over it; a secret found in a
+ * blob is placed at every path that blob had. The entropy rule runs when at least one of those paths is
  * unguarded, and its findings keep only the unguarded paths.
  */
 export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, options: BlobScanOptions): Promise<BlobScanResult> {
@@ -69,26 +69,28 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
   };
   const found = new Map<string, FoundSecret>();
   const total = walk.blobs.size;
+  const { store } = repo;
+  const order = [...walk.blobs.keys()].sort((a, b) => store.ordinal(a) - store.ordinal(b));
   let index = 0;
-  let sinceTrim = 0;
-  for (const [oid, allSightings] of walk.blobs) {
+  let lastYield = performance.now();
+  for (const oid of order) {
+    if (performance.now() - lastYield > YIELD_MS) {
+      await nextTurn();
+      lastYield = performance.now();
+    }
     if (options.signal.aborted) return { secrets: [...found.values()], stats, unfinished: { scanned: index, total } };
     index += 1;
+    const allSightings = walk.blobs.get(oid)!;
     const sightings = allSightings.filter(({ path }) => !options.pathsIgnore.some((glob) => matchesGlob(path, glob)));
     if (sightings.length === 0) {
       stats.skippedIgnoredPath += 1;
       continue;
     }
-    const { blob } = await git.readBlob({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
-    sinceTrim += blob.length;
-    if (sinceTrim > BYTES_PER_TRIM) {
-      sinceTrim = 0;
-      await trimObjectCache(repo.cache);
-    }
-    if (blob.length > options.maxBlobBytes) {
+    if (store.sizeOf(oid) > options.maxBlobBytes) {
       stats.skippedTooLarge += 1;
       continue;
     }
+    const blob = store.read(oid, 'blob');
     if (isBinary(blob)) {
       stats.skippedBinary += 1;
       continue;

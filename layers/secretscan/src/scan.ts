@@ -1,8 +1,8 @@
-import git from 'isomorphic-git';
 import { CATALOGUE, RULE_IDS } from './catalogue.ts';
 import { cloneRepository } from './clone.ts';
 import { readCredential, redact, type RepositoryCredential } from './credential.ts';
 import { GitHttpClient, type ResolveVetted } from './git-http.ts';
+import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from './git-objects.ts';
 import { walkHistory } from './history.ts';
 import { IGNORE_FILE, parseIgnoreFile, type IgnoreList } from './ignore-file.ts';
 import { scanBlobs, type BlobScanResult, type FoundSecret } from './scan-blobs.ts';
@@ -20,13 +20,12 @@ export interface ScanBounds {
 }
 
 /**
- * The pack bound is set by memory, not disk: isomorphic-git holds the pack and the objects it
- * inflates while it indexes them, and the benchmark measured a peak RSS of about 250 MB plus 12 MB
- * per MB of pack (docs/secretscan.md). 48 MiB fits the dispatch function's 1024 MB; raise
- * SECRETSCAN_MAX_PACK_MB together with the function's memory.
+ * The pack goes to disk (Lambda's /tmp) and memory stays bounded whatever its size (the delta-base
+ * cache below, and a few dozen bytes per object), so the pack bound is set by time: what the
+ * benchmark scans within the dispatch function's 5 minutes (docs/secretscan.md).
  */
 export const DEFAULT_BOUNDS: ScanBounds = {
-  maxPackBytes: 48 * 1024 * 1024,
+  maxPackBytes: 512 * 1024 * 1024,
   maxBlobBytes: 1024 * 1024,
   maxFiles: 200_000,
   idleTimeoutMs: 30_000,
@@ -50,6 +49,11 @@ export interface ScanContext {
   bounds: ScanBounds;
   tmpRoot?: string;
 }
+
+/** The pack reader's delta-base cache (pack-store.ts). */
+const DELTA_CACHE_BYTES = 64 * 1024 * 1024;
+/** The largest object resolved in memory; a larger whole blob is hashed as a stream and skipped as over the blob bound. */
+const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 
 /** How many locations a finding lists; the rest are counted. */
 const MAX_LOCATIONS = 50;
@@ -90,13 +94,13 @@ function detailOf(secret: FoundSecret, title: string, branch: string): string {
   return `${title} ${secret.digest.masked} (${secret.digest.length} characters) in ${where}${more}; ${state}.`;
 }
 
-async function readIgnoreList(repo: Awaited<ReturnType<typeof cloneRepository>>): Promise<IgnoreList | null> {
-  try {
-    const { blob } = await git.readBlob({ fs: repo.fs, gitdir: repo.gitdir, oid: repo.tip, filepath: IGNORE_FILE, cache: repo.cache });
-    return parseIgnoreFile(new TextDecoder().decode(blob));
-  } catch {
-    return null;
-  }
+/** The tip's `.secretscanignore`, when it has one (a file at the root). */
+function readIgnoreList(repo: Awaited<ReturnType<typeof cloneRepository>>): IgnoreList | null {
+  const { store } = repo;
+  const root = parseCommit(repo.tip, store.read(repo.tip, 'commit')).tree;
+  const entry = parseTree(root, store.read(root, 'tree')).find((candidate) => candidate.name === IGNORE_FILE);
+  if (!entry || entry.mode === TREE_MODE || entry.mode === GITLINK_MODE) return null;
+  return parseIgnoreFile(new TextDecoder().decode(store.read(entry.oid, 'blob')));
 }
 
 function summary(result: BlobScanResult, commits: number, truncated: boolean, submodules: number, ignored: number): string {
@@ -142,22 +146,27 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       signal: context.signal,
       tmpRoot: context.tmpRoot,
       authorized: credential !== undefined,
+      cacheBytes: DELTA_CACHE_BYTES,
+      maxObjectBytes: Math.max(MAX_OBJECT_BYTES, context.bounds.maxBlobBytes),
     });
     try {
-      context.progress('clone finished', { branch: repo.branch, bytes: http.bytesReceived, ms: Date.now() - started });
+      context.progress('clone finished', {
+        branch: repo.branch,
+        bytes: http.bytesReceived,
+        objects: repo.store.objects,
+        ms: Date.now() - started,
+      });
       phase = 'history walk';
       const walk = await walkHistory({
-        fs: repo.fs,
-        gitdir: repo.gitdir,
+        store: repo.store,
         tip: repo.tip,
         maxCommits: scope.history ? scope.maxCommits : 1,
         maxBlobs: context.bounds.maxFiles,
         signal: context.signal,
-        cache: repo.cache,
       });
       context.progress('history walked', { commits: walk.commits, files: walk.blobs.size, truncated: walk.truncated });
       phase = 'file scan';
-      const ignore = await readIgnoreList(repo);
+      const ignore = readIgnoreList(repo);
       const result = await scanBlobs(repo, walk, {
         maxBlobBytes: context.bounds.maxBlobBytes,
         pathsIgnore: scope.pathsIgnore,

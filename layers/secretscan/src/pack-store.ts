@@ -1,0 +1,431 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { createInflate, inflateSync } from 'node:zlib';
+import { ByteLru } from './byte-lru.ts';
+import { applyDelta, CorruptPack, deltaTargetSize } from './delta.ts';
+
+export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+const TYPE_NAMES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+
+export interface PackStoreOptions {
+  /** Bytes of resolved objects kept as delta bases (least recently used first out). */
+  cacheBytes: number;
+  /**
+   * Objects up to this size are resolved in memory. A larger whole object is hashed as a stream
+   * and never held (only its id and size are known: the scan skips it as over the blob bound);
+   * a larger delta, or a delta on a larger object, stops the scan with an error.
+   */
+  maxObjectBytes: number;
+  signal: AbortSignal;
+}
+
+/** An object the scan cannot resolve in bounded memory. */
+export class ObjectTooLarge extends Error {
+  override readonly name = 'ObjectTooLarge';
+  constructor(size: number, limit: number) {
+    super(`the pack holds a delta object of ${size} bytes, over the ${limit} bytes the scan resolves in memory`);
+  }
+}
+
+export class ObjectNotFound extends Error {
+  override readonly name = 'ObjectNotFound';
+  constructor(oid: string) {
+    super(`object ${oid} is not in the pack`);
+  }
+}
+
+/** How long the indexing runs between two turns of the event loop (the deadline's timer fires there). */
+const YIELD_MS = 50;
+
+/** zlib's own worst case for `size` bytes (compressBound), and some: a first guess of a stream's length. */
+function compressedGuess(size: number): number {
+  return size + (size >> 12) + (size >> 14) + 64;
+}
+
+function isTruncation(error: unknown): boolean {
+  return (error as { code?: string }).code === 'Z_BUF_ERROR';
+}
+
+/**
+ * A packfile on disk (as the server sent it, checksum verified), indexed by one sequential pass
+ * (`index()`): each object inflated with node:zlib, deltas (OFS and REF) resolved against a base
+ * cache bounded in bytes, each object hashed once for its id. What stays in memory is per object
+ * a few numbers and its id; contents are read back by offset (`read()`), a delta's base from the
+ * cache or, when it was evicted, re-read from the file.
+ */
+export class PackStore {
+  private readonly fd: number;
+  private readonly end: number;
+  private readonly cache: ByteLru<number>;
+  private count = 0;
+  /** Per object, in pack order: where its header starts, where its zlib stream starts. */
+  private offsets = new Float64Array(0);
+  private dataOffsets = new Float64Array(0);
+  /** The pack type (1–4, 6 OFS, 7 REF), the resolved type (1–4), the resolved size. */
+  private kinds = new Uint8Array(0);
+  private types = new Uint8Array(0);
+  private sizes = new Float64Array(0);
+  /** A delta's base, as an ordinal (-1 until a REF_DELTA's base is known). */
+  private bases = new Int32Array(0);
+  /** A delta's own inflated size (its header's), for re-reads. */
+  private deltaSizes = new Float64Array(0);
+  /** Objects over maxObjectBytes: known by id and size only. */
+  private readonly large = new Set<number>();
+  private readonly ordinals = new Map<string, number>();
+  private readonly pendingRefs = new Map<number, string>();
+
+  private constructor(
+    readonly path: string,
+    private readonly options: PackStoreOptions,
+  ) {
+    this.fd = openSync(path, 'r');
+    this.end = fstatSync(this.fd).size - 20;
+    this.cache = new ByteLru(options.cacheBytes);
+  }
+
+  /** Opens and indexes a verified pack file; the caller closes it. */
+  static async open(path: string, options: PackStoreOptions): Promise<PackStore> {
+    const store = new PackStore(path, options);
+    try {
+      await store.index();
+      return store;
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
+
+  get objects(): number {
+    return this.count;
+  }
+
+  close(): void {
+    this.cache.clear();
+    closeSync(this.fd);
+  }
+
+  has(oid: string): boolean {
+    return this.ordinals.has(oid);
+  }
+
+  /** Pack order of an object (reading in this order finds delta bases in the cache). */
+  ordinal(oid: string): number {
+    const ordinal = this.ordinals.get(oid);
+    if (ordinal === undefined) throw new ObjectNotFound(oid);
+    return ordinal;
+  }
+
+  typeOf(oid: string): ObjectType {
+    return TYPE_NAMES[this.types[this.ordinal(oid)]]!;
+  }
+
+  sizeOf(oid: string): number {
+    return this.sizes[this.ordinal(oid)];
+  }
+
+  /** The object's content, resolved; `expected` fails a type mismatch (a tree id that names a blob). */
+  read(oid: string, expected?: ObjectType): Buffer {
+    const ordinal = this.ordinal(oid);
+    const type = TYPE_NAMES[this.types[ordinal]];
+    if (expected !== undefined && type !== expected) throw new CorruptPack(`${oid} is a ${type}, not a ${expected}`);
+    if (this.large.has(ordinal)) throw new ObjectTooLarge(this.sizes[ordinal], this.options.maxObjectBytes);
+    const content = this.resolve(ordinal);
+    // A view, not a copy: callers only read (the cache shares it).
+    return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  }
+
+  private readAt(offset: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafeSlow(length);
+    let done = 0;
+    while (done < length) {
+      const read = readSync(this.fd, buffer, done, length - done, offset + done);
+      if (read === 0) throw new CorruptPack('the pack ends inside an object');
+      done += read;
+    }
+    return buffer;
+  }
+
+  /** The inflated stream of object `ordinal` (its whole compressed length is known after indexing). */
+  private inflateAt(ordinal: number, size: number): Buffer {
+    const start = this.dataOffsets[ordinal];
+    const stop = ordinal + 1 < this.count ? this.offsets[ordinal + 1] : this.end;
+    return this.inflate(this.readAt(start, stop - start), size);
+  }
+
+  private inflate(compressed: Buffer, size: number): Buffer {
+    const { buffer, engine } = inflateSync(compressed, { info: true, chunkSize: Math.max(64, Math.min(size, 1 << 24)) }) as unknown as {
+      buffer: Buffer;
+      engine: { bytesWritten: number };
+    };
+    if (buffer.length !== size) throw new CorruptPack(`an object inflates to ${buffer.length} bytes, not the ${size} its header says`);
+    this.consumed = engine.bytesWritten;
+    if (buffer.buffer.byteLength <= buffer.length * 2) return buffer;
+    // zlib's small outputs are views of node's shared pool: a cached one would pin a whole slab.
+    const own = Buffer.allocUnsafeSlow(buffer.length);
+    buffer.copy(own);
+    return own;
+  }
+
+  /** Compressed bytes the last inflate() used. */
+  private consumed = 0;
+
+  /** Resolves a chain of deltas from the nearest cached or whole object; every step is cached. */
+  private resolve(ordinal: number): Uint8Array {
+    const chain: number[] = [];
+    let at = ordinal;
+    let content = this.cache.get(at);
+    while (content === undefined && this.kinds[at] >= OFS_DELTA) {
+      chain.push(at);
+      at = this.bases[at];
+      if (at < 0) throw new CorruptPack('a delta whose base is not in the pack');
+      if (this.large.has(at)) throw new ObjectTooLarge(this.sizes[at], this.options.maxObjectBytes);
+      content = this.cache.get(at);
+    }
+    if (content === undefined) {
+      content = this.inflateAt(at, this.sizes[at]);
+      this.cache.set(at, content);
+    }
+    for (let step = chain.length - 1; step >= 0; step -= 1) {
+      const delta = chain[step];
+      content = applyDelta(content, this.inflateAt(delta, this.deltaSizes[delta]));
+      this.cache.set(delta, content);
+    }
+    return content;
+  }
+
+  private hash(ordinal: number, type: number, content: Uint8Array): void {
+    const oid = createHash('sha1').update(`${TYPE_NAMES[type]} ${content.length}\0`).update(content).digest('hex');
+    this.record(ordinal, type, content.length, oid);
+  }
+
+  private record(ordinal: number, type: number, size: number, oid: string): void {
+    this.types[ordinal] = type;
+    this.sizes[ordinal] = size;
+    if (!this.ordinals.has(oid)) this.ordinals.set(oid, ordinal);
+  }
+
+  /** The one sequential pass: headers, inflation, delta resolution, ids. */
+  private async index(): Promise<void> {
+    if (this.end < 12) throw new CorruptPack('too short to be a pack');
+    const header = this.readAt(0, 12);
+    if (header.toString('latin1', 0, 4) !== 'PACK') throw new CorruptPack('no PACK signature');
+    const version = header.readUInt32BE(4);
+    if (version !== 2 && version !== 3) throw new CorruptPack(`version ${version}`);
+    const count = header.readUInt32BE(8);
+    // Each object takes two bytes at least: a count the file cannot hold is a lie, not an allocation.
+    if (count > (this.end - 12) / 2) throw new CorruptPack(`${count} objects cannot fit in ${this.end} bytes`);
+    this.count = count;
+    this.offsets = new Float64Array(count);
+    this.dataOffsets = new Float64Array(count);
+    this.kinds = new Uint8Array(count);
+    this.types = new Uint8Array(count);
+    this.sizes = new Float64Array(count);
+    this.bases = new Int32Array(count).fill(-1);
+    this.deltaSizes = new Float64Array(count);
+
+    const window = new PackWindow(this.fd, this.end);
+    let position = 12;
+    let lastYield = performance.now();
+    for (let ordinal = 0; ordinal < count; ordinal += 1) {
+      if ((ordinal & 63) === 0 && performance.now() - lastYield > YIELD_MS) {
+        await nextTurn();
+        this.options.signal.throwIfAborted();
+        lastYield = performance.now();
+      }
+      if (position >= this.end) throw new CorruptPack(`the pack ends after ${ordinal} of ${count} objects`);
+      this.offsets[ordinal] = position;
+      let head = window.bytes(position, 32);
+      let at = 0;
+      let byte = head[at++];
+      const kind = (byte >> 4) & 7;
+      let size = byte & 15;
+      let shift = 16;
+      while (byte & 0x80) {
+        if (at >= head.length || shift > 2 ** 49) throw new CorruptPack('an object header is cut');
+        byte = head[at++];
+        size += (byte & 0x7f) * shift;
+        shift *= 128;
+      }
+      if (kind === 0 || kind === 5) throw new CorruptPack(`object ${ordinal} has the unknown type ${kind}`);
+      this.kinds[ordinal] = kind;
+      if (kind === OFS_DELTA) {
+        byte = head[at++];
+        let back = byte & 0x7f;
+        while (byte & 0x80) {
+          if (at >= head.length) throw new CorruptPack('a delta offset is cut');
+          byte = head[at++];
+          back = (back + 1) * 128 + (byte & 0x7f);
+        }
+        const base = this.ordinalAt(position - back, ordinal);
+        this.bases[ordinal] = base;
+      } else if (kind === REF_DELTA) {
+        head = window.bytes(position, at + 20);
+        if (head.length < at + 20) throw new CorruptPack('a delta base id is cut');
+        const baseOid = head.toString('hex', at, at + 20);
+        at += 20;
+        const base = this.ordinals.get(baseOid);
+        if (base === undefined) this.pendingRefs.set(ordinal, baseOid);
+        else this.bases[ordinal] = base;
+      }
+      const dataStart = position + at;
+      this.dataOffsets[ordinal] = dataStart;
+
+      if (kind < OFS_DELTA && size > this.options.maxObjectBytes) {
+        position = dataStart + (await this.hashLarge(ordinal, kind, size, dataStart));
+        continue;
+      }
+      if (size > this.options.maxObjectBytes) throw new ObjectTooLarge(size, this.options.maxObjectBytes);
+      const data = this.inflateFromWindow(window, dataStart, size);
+      position = dataStart + this.consumed;
+      if (kind < OFS_DELTA) {
+        this.cache.set(ordinal, data);
+        this.hash(ordinal, kind, data);
+      } else {
+        this.deltaSizes[ordinal] = size;
+        const target = deltaTargetSize(data);
+        if (target > this.options.maxObjectBytes) throw new ObjectTooLarge(target, this.options.maxObjectBytes);
+        if (this.bases[ordinal] >= 0) this.resolveDelta(ordinal, data);
+      }
+    }
+    if (position !== this.end) throw new CorruptPack(`${this.end - position} bytes after the last object`);
+    window.verify();
+    this.resolvePendingRefs();
+  }
+
+  /** A delta met in the pass: its base resolved (cached, or re-read), applied, hashed, cached. */
+  private resolveDelta(ordinal: number, delta: Buffer): void {
+    const base = this.bases[ordinal];
+    if (this.large.has(base)) throw new ObjectTooLarge(this.sizes[base], this.options.maxObjectBytes);
+    const content = applyDelta(this.resolve(base), delta);
+    this.cache.set(ordinal, content);
+    this.hash(ordinal, this.types[base], content);
+  }
+
+  /** REF_DELTAs whose base came later in the pack (or never): resolved now, or the pack is refused. */
+  private resolvePendingRefs(): void {
+    while (this.pendingRefs.size > 0) {
+      let progressed = false;
+      for (const [ordinal, baseOid] of this.pendingRefs) {
+        const base = this.ordinals.get(baseOid);
+        if (base === undefined) continue;
+        this.bases[ordinal] = base;
+        this.pendingRefs.delete(ordinal);
+        this.resolveDelta(ordinal, this.inflateAt(ordinal, this.deltaSizes[ordinal]));
+        progressed = true;
+      }
+      if (!progressed) throw new CorruptPack(`${this.pendingRefs.size} deltas on a base that is not in the pack (a thin pack)`);
+    }
+  }
+
+  /** The ordinal of the object whose header starts at `offset` (an OFS_DELTA's base). */
+  private ordinalAt(offset: number, before: number): number {
+    let low = 0;
+    let high = before - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const value = this.offsets[middle];
+      if (value === offset) return middle;
+      if (value < offset) low = middle + 1;
+      else high = middle - 1;
+    }
+    throw new CorruptPack('a delta points at no object before it');
+  }
+
+  /** Inflates the stream at `start` from the pass's window, reading further when the guess was short. */
+  private inflateFromWindow(window: PackWindow, start: number, size: number): Buffer {
+    let want = compressedGuess(size);
+    for (;;) {
+      const compressed = window.bytes(start, want);
+      try {
+        return this.inflate(compressed, size);
+      } catch (error) {
+        if (!isTruncation(error))
+          throw error instanceof CorruptPack ? error : new CorruptPack(`an object does not inflate (${String((error as Error).message)})`);
+        if (start + compressed.length >= this.end) throw new CorruptPack('the pack ends inside an object');
+        want *= 2;
+      }
+    }
+  }
+
+  /** A whole object over maxObjectBytes: inflated as a stream into the hash, never held. */
+  private async hashLarge(ordinal: number, kind: number, size: number, start: number): Promise<number> {
+    const hash = createHash('sha1').update(`${TYPE_NAMES[kind]} ${size}\0`);
+    const inflater = createInflate();
+    let inflated = 0;
+    // Its own descriptor: the stream closes it when destroyed.
+    const source = createReadStream(this.path, { start, end: this.end - 1, signal: this.options.signal });
+    await new Promise<void>((resolve, reject) => {
+      inflater.on('data', (chunk: Buffer) => {
+        inflated += chunk.length;
+        hash.update(chunk);
+      });
+      inflater.on('end', resolve);
+      inflater.on('error', (error) => reject(new CorruptPack(`an object does not inflate (${error.message})`)));
+      source.on('error', reject);
+      source.pipe(inflater);
+    });
+    source.unpipe(inflater);
+    source.destroy();
+    if (inflated !== size) throw new CorruptPack(`an object inflates to ${inflated} bytes, not the ${size} its header says`);
+    this.large.add(ordinal);
+    this.record(ordinal, kind, size, hash.digest('hex'));
+    return inflater.bytesWritten;
+  }
+}
+
+/**
+ * Sequential reads of the pack file through one buffer, hashing every byte once as the pass moves
+ * forward: `verify()` at the end compares that SHA-1 with the pack's trailer.
+ */
+class PackWindow {
+  private buffer = Buffer.alloc(0);
+  private start = 0;
+  private readonly hash = createHash('sha1');
+  private hashed = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly end: number,
+  ) {}
+
+  private hashTo(stop: number): void {
+    if (stop <= this.hashed) return;
+    this.hash.update(this.buffer.subarray(this.hashed - this.start, stop - this.start));
+    this.hashed = stop;
+  }
+
+  /** Hashes what the pass did not read (nothing, in a well-formed pack) and checks the trailer. */
+  verify(): void {
+    if (this.hashed < this.end) {
+      this.bytes(this.hashed, this.end - this.hashed);
+      this.hashTo(this.end);
+    }
+    const trailer = Buffer.alloc(20);
+    if (readSync(this.fd, trailer, 0, 20, this.end) !== 20 || !this.hash.digest().equals(trailer)) {
+      throw new CorruptPack('its SHA-1 trailer does not match its content');
+    }
+  }
+
+  /** Up to `length` bytes from `offset` (fewer at the end of the objects). */
+  bytes(offset: number, length: number): Buffer {
+    const stop = Math.min(offset + length, this.end);
+    if (offset < this.start || stop > this.start + this.buffer.length) {
+      // Loads start at or before the first byte not yet hashed, so every byte is hashed exactly once.
+      const from = Math.min(offset, this.hashed);
+      const buffer = Buffer.allocUnsafeSlow(Math.min(Math.max(stop - from, 4 << 20), this.end - from));
+      let done = 0;
+      while (done < buffer.length) {
+        const read = readSync(this.fd, buffer, done, buffer.length - done, from + done);
+        if (read === 0) break;
+        done += read;
+      }
+      this.buffer = buffer.subarray(0, done);
+      this.start = from;
+      this.hashTo(this.start + this.buffer.length);
+    }
+    return this.buffer.subarray(offset - this.start, stop - this.start);
+  }
+}

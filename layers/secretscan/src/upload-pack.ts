@@ -1,0 +1,223 @@
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { CorruptPack } from './delta.ts';
+import type { GitHttpClient, GitHttpResponse } from './git-http.ts';
+import { FLUSH, packetText, pktLine, readPackets, type Packet } from './pkt-line.ts';
+import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
+
+/**
+ * The fetch half of Git's smart HTTP protocol, version 0 (gitprotocol-http, gitprotocol-pack):
+ * the ref advertisement, then one stateless `git-upload-pack` request (want, deepen, done) whose
+ * response carries the pack on side-band 1. Every server speaks it (GitHub, GitLab, Bitbucket,
+ * Gitea, Azure DevOps, git http-backend). The pack goes to a file as it arrives, its SHA-1
+ * trailer checked; nothing of it is held in memory.
+ */
+
+/** The server answered with an HTTP error status. */
+export class GitHttpStatus extends Error {
+  override readonly name = 'GitHttpStatus';
+  constructor(readonly status: number) {
+    super(`HTTP ${status}`);
+  }
+}
+
+/** The URL answers, but not as a Git smart-HTTP server. */
+export class NotSmartHttp extends Error {
+  override readonly name = 'NotSmartHttp';
+  constructor() {
+    super('the URL does not speak Git smart HTTP');
+  }
+}
+
+/** The server stopped the fetch with an error of its own (ERR packet, side-band 3). */
+export class RemoteFailure extends Error {
+  override readonly name = 'RemoteFailure';
+  constructor() {
+    super('the server ended the fetch with an error');
+  }
+}
+
+export interface Advertisement {
+  /** Ref name → object id. */
+  refs: Map<string, string>;
+  /** The ref HEAD points at (the `symref=HEAD:…` capability), when the server says. */
+  head?: string;
+  capabilities: Set<string>;
+}
+
+const AGENT = `agent=${SCANNER_NAME}/${SCANNER_VERSION}`;
+
+function repositoryUrl(url: string, suffix: string): string {
+  return `${url.replace(/\/+$/, '')}/${suffix}`;
+}
+
+function contentType(response: GitHttpResponse): string {
+  return (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+async function discard(response: GitHttpResponse): Promise<void> {
+  for await (const _chunk of response.body) void _chunk;
+}
+
+async function expectOk(response: GitHttpResponse, type: string): Promise<void> {
+  if (response.statusCode !== 200) {
+    await discard(response).catch(() => undefined);
+    throw new GitHttpStatus(response.statusCode);
+  }
+  if (contentType(response) !== type) {
+    await discard(response).catch(() => undefined);
+    throw new NotSmartHttp();
+  }
+}
+
+/** GET info/refs: the branches and the capabilities of upload-pack. */
+export async function advertisedRefs(http: GitHttpClient, url: string): Promise<Advertisement> {
+  const response = await http.request({
+    url: repositoryUrl(url, 'info/refs?service=git-upload-pack'),
+    method: 'GET',
+    headers: { 'User-Agent': `git/2.0 (${AGENT})` },
+  });
+  await expectOk(response, 'application/x-git-upload-pack-advertisement');
+  const refs = new Map<string, string>();
+  let capabilities = new Set<string>();
+  let serviceLine = false;
+  let first = true;
+  for await (const packet of readPackets(response.body)) {
+    const text = packetText(packet);
+    if (text === null) continue;
+    if (!serviceLine) {
+      if (text !== '# service=git-upload-pack') throw new NotSmartHttp();
+      serviceLine = true;
+      continue;
+    }
+    let line = text;
+    if (first) {
+      const nul = line.indexOf('\0');
+      if (nul !== -1) {
+        capabilities = new Set(
+          line
+            .slice(nul + 1)
+            .split(' ')
+            .filter(Boolean),
+        );
+        line = line.slice(0, nul);
+      }
+      first = false;
+    }
+    const match = /^([0-9a-f]{40}) (\S+)$/.exec(line);
+    if (!match) throw new NotSmartHttp();
+    if (match[2] !== 'capabilities^{}') refs.set(match[2], match[1]);
+  }
+  if (!serviceLine) throw new NotSmartHttp();
+  const symref = [...capabilities].find((capability) => capability.startsWith('symref=HEAD:'));
+  return { refs, head: symref?.slice('symref=HEAD:'.length), capabilities };
+}
+
+/** Writes the pack to a file as it arrives, hashing all but the last 20 bytes (the trailer). */
+class PackFileWriter {
+  private readonly fd: number;
+  private readonly hash: Hash = createHash('sha1');
+  private tail = Buffer.alloc(0);
+  bytes = 0;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'w');
+  }
+
+  write(chunk: Buffer): void {
+    writeSync(this.fd, chunk);
+    this.bytes += chunk.length;
+    const joined = this.tail.length === 0 ? chunk : Buffer.concat([this.tail, chunk]);
+    const hashed = Math.max(0, joined.length - 20);
+    this.hash.update(joined.subarray(0, hashed));
+    this.tail = Buffer.from(joined.subarray(hashed));
+  }
+
+  /** Closes the file; throws when the pack is cut short or its checksum does not match. */
+  finish(): void {
+    closeSync(this.fd);
+    if (this.bytes < 32) throw new CorruptPack(`the server sent ${this.bytes} bytes of pack`);
+    if (!this.hash.digest().equals(this.tail)) throw new CorruptPack('its SHA-1 trailer does not match (cut short or damaged)');
+  }
+
+  abandon(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+  }
+}
+
+export interface FetchRequest {
+  want: string;
+  /** Commits of history to ask for (`deepen`); undefined for all of it. */
+  depth?: number;
+  capabilities: Set<string>;
+  /** Where the pack is written. */
+  packFile: string;
+}
+
+export interface FetchResult {
+  packBytes: number;
+  /** Commits whose parents were left out (the shallow boundary). */
+  shallow: string[];
+}
+
+function fetchBody(request: FetchRequest): Buffer {
+  const offered = request.capabilities;
+  const band = offered.has('side-band-64k') ? 'side-band-64k' : offered.has('side-band') ? 'side-band' : undefined;
+  if (band === undefined) throw new NotSmartHttp();
+  const wanted = [band, 'ofs-delta', 'shallow', 'no-progress'].filter((capability) => offered.has(capability));
+  const lines = [pktLine(`want ${request.want} ${[...wanted, AGENT].join(' ')}\n`)];
+  if (request.depth !== undefined && offered.has('shallow')) lines.push(pktLine(`deepen ${request.depth}\n`));
+  lines.push(FLUSH, pktLine('done\n'));
+  return Buffer.concat(lines);
+}
+
+/** POST git-upload-pack for one commit (and its history to `depth`), the pack written to `packFile`. */
+export async function fetchPack(http: GitHttpClient, url: string, request: FetchRequest): Promise<FetchResult> {
+  const response = await http.request({
+    url: repositoryUrl(url, 'git-upload-pack'),
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-git-upload-pack-request',
+      Accept: 'application/x-git-upload-pack-result',
+      'User-Agent': `git/2.0 (${AGENT})`,
+    },
+    body: fetchBody(request),
+  });
+  await expectOk(response, 'application/x-git-upload-pack-result');
+  const writer = new PackFileWriter(request.packFile);
+  const shallow: string[] = [];
+  let inPack = false;
+  try {
+    for await (const packet of readPackets(response.body)) {
+      if (packet.kind !== 'data') {
+        if (inPack) break;
+        continue;
+      }
+      if (inPack || isSideBand(packet)) {
+        inPack = true;
+        const band = packet.payload[0];
+        if (band === 1) writer.write(packet.payload.subarray(1));
+        else if (band === 3) throw new RemoteFailure();
+        continue;
+      }
+      const text = packetText(packet)!;
+      if (text.startsWith('shallow ')) shallow.push(text.slice(8));
+      else if (text.startsWith('ERR ')) throw new RemoteFailure();
+      else if (!(text === 'NAK' || text.startsWith('ACK ') || text.startsWith('unshallow '))) throw new NotSmartHttp();
+    }
+    writer.finish();
+  } catch (error) {
+    writer.abandon();
+    throw error;
+  }
+  return { packBytes: writer.bytes, shallow };
+}
+
+/** A side-band packet: its first byte is the band (1 pack, 2 progress, 3 error), never text. */
+function isSideBand(packet: Packet & { kind: 'data' }): boolean {
+  return packet.payload[0] >= 1 && packet.payload[0] <= 3;
+}
