@@ -23,23 +23,28 @@ export interface ReporterSummary {
   messages: number;
 }
 
-/** Counters per source IP, one column each (see `RuaRollup`). */
-const COLUMNS = ['messages', 'dmarc_fail', 'none', 'quarantine', 'reject', 'pass', 'dkimPass', 'dkimFail', 'spfPass', 'spfFail'] as const;
+/**
+ * Counters per source IP, one column each (see `RuaRollup`). The rest follow from these: DKIM and
+ * SPF fail are messages minus pass, disposition none is messages minus the other three.
+ */
+const COLUMNS = ['messages', 'dmarc_fail', 'quarantine', 'reject', 'pass', 'dkimPass', 'spfPass'] as const;
 type Column = (typeof COLUMNS)[number];
+const INITIAL_ROWS = 1024;
 
 /**
  * Accumulates reports into per-IP rows; reports arrive one at a time so only the rows stay in
  * memory, and those compactly: an IP's counters are one slot in a Float64Array per column, its
  * begin/end in two more, its header_from and reporter values interned strings with the first one
- * inline (a row rarely has a second). 200,000 distinct IPs cost ~30 MB instead of ~105 MB as one
- * object per IP; `RollupRow` objects are built only for the rows the report keeps.
+ * inline (a row rarely has a second). The columns grow once per report to the rows it needs (not
+ * by doubling past them). 200,000 distinct IPs cost ~25 MB instead of ~105 MB as one object per
+ * IP; `RollupRow` objects are built only for the rows the report keeps.
  */
 export class RuaRollup {
   private readonly index = new Map<string, number>();
   private readonly ipOf: string[] = [];
-  private columns = Object.fromEntries(COLUMNS.map((name) => [name, new Float64Array(1024)])) as Record<Column, Float64Array>;
-  private begins = new Float64Array(1024).fill(Number.NaN);
-  private ends = new Float64Array(1024).fill(Number.NaN);
+  private columns = Object.fromEntries(COLUMNS.map((name) => [name, new Float64Array(INITIAL_ROWS)])) as Record<Column, Float64Array>;
+  private begins = new Float64Array(INITIAL_ROWS).fill(Number.NaN);
+  private ends = new Float64Array(INITIAL_ROWS).fill(Number.NaN);
   private readonly lists = { header_from: new RowLists(), reporters: new RowLists() };
   private readonly reporterMap = new Map<string, ReporterSummary>();
   reports = 0;
@@ -61,18 +66,27 @@ export class RuaRollup {
     const reporter = this.reporterMap.get(reporterKey) ?? { org_name: report.orgName, email: report.email, reports: 0, messages: 0 };
     reporter.reports += 1;
     this.reporterMap.set(reporterKey, reporter);
+    // Rows first, so the columns grow once to what this report needs.
+    const rows = new Int32Array(report.records.length);
+    let at = 0;
     report.records.forEach((record) => {
-      this.records += 1;
-      this.messages += record.count;
-      reporter.messages += record.count;
-      const row = this.rowOf(record.sourceIp);
+      rows[at++] = this.rowOf(record.sourceIp);
+    });
+    this.reserve(this.ipOf.length);
+    const { messages, dmarc_fail: dmarcFail, dkimPass, spfPass } = this.columns;
+    at = 0;
+    report.records.forEach((record) => {
+      const row = rows[at++];
       const count = record.count;
-      this.columns.messages[row] += count;
-      this.columns[record.disposition][row] += count;
-      this.columns[record.dkim === 'pass' ? 'dkimPass' : 'dkimFail'][row] += count;
-      this.columns[record.spf === 'pass' ? 'spfPass' : 'spfFail'][row] += count;
+      this.records += 1;
+      this.messages += count;
+      reporter.messages += count;
+      messages[row] += count;
+      if (record.disposition !== 'none') this.columns[record.disposition][row] += count;
+      if (record.dkim === 'pass') dkimPass[row] += count;
+      if (record.spf === 'pass') spfPass[row] += count;
       if (record.dkim === 'fail' && record.spf === 'fail') {
-        this.columns.dmarc_fail[row] += count;
+        dmarcFail[row] += count;
         this.dmarcFail += count;
       }
       if (record.headerFrom !== null) this.lists.header_from.add(row, record.headerFrom, this.maxListValues);
@@ -84,16 +98,19 @@ export class RuaRollup {
 
   /**
    * The first `limit` rows, most DMARC-failing messages first, then most messages, then by IP for a
-   * stable order, and how many rows have failing messages in all.
+   * stable order, and how many rows have failing messages in all. Only the kept rows are sorted:
+   * the rest are passed over once (a bounded heap), not sorted with them.
    */
   result(limit: number): { rows: RollupRow[]; failing: number } {
     const { dmarc_fail: fail, messages } = this.columns;
-    const order = Array.from({ length: this.ipOf.length }, (_, row) => row).sort(
-      (a, b) => fail[b] - fail[a] || messages[b] - messages[a] || this.ipOf[a].localeCompare(this.ipOf[b]),
-    );
+    const before = (a: number, b: number) => fail[b] - fail[a] || messages[b] - messages[a] || this.ipOf[a].localeCompare(this.ipOf[b]);
+    const kept = new KeptRows(limit, before);
     let failing = 0;
-    for (let row = 0; row < this.ipOf.length; row += 1) if (fail[row] > 0) failing += 1;
-    return { rows: order.slice(0, limit).map((row) => this.rollupRow(row)), failing };
+    for (let row = 0; row < this.ipOf.length; row += 1) {
+      if (fail[row] > 0) failing += 1;
+      kept.offer(row);
+    }
+    return { rows: kept.sorted().map((row) => this.rollupRow(row)), failing };
   }
 
   get ips(): number {
@@ -106,15 +123,17 @@ export class RuaRollup {
       row = this.ipOf.length;
       this.ipOf.push(ip);
       this.index.set(ip, row);
-      if (row === this.begins.length) this.grow();
     }
     return row;
   }
 
-  private grow(): void {
-    const size = this.begins.length * 2;
+  /** Room for `rows` rows: exactly, or half again as many when that is more (many small reports). */
+  private reserve(rows: number): void {
+    if (rows <= this.begins.length) return;
+    const size = Math.max(rows, Math.floor(this.begins.length * 1.5));
     const widen = (column: Float64Array, fill = 0) => {
-      const wider = new Float64Array(size).fill(fill);
+      const wider = new Float64Array(size);
+      if (fill !== 0) wider.fill(fill, column.length);
       wider.set(column);
       return wider;
     };
@@ -126,13 +145,19 @@ export class RuaRollup {
   private rollupRow(row: number): RollupRow {
     const value = (column: Column) => this.columns[column][row];
     const epoch = (stored: number) => (Number.isNaN(stored) ? null : stored);
+    const messages = value('messages');
     return {
       source_ip: this.ipOf[row],
-      messages: value('messages'),
+      messages,
       dmarc_fail: value('dmarc_fail'),
-      disposition: { none: value('none'), quarantine: value('quarantine'), reject: value('reject'), pass: value('pass') },
-      dkim_aligned: { pass: value('dkimPass'), fail: value('dkimFail') },
-      spf_aligned: { pass: value('spfPass'), fail: value('spfFail') },
+      disposition: {
+        none: messages - value('quarantine') - value('reject') - value('pass'),
+        quarantine: value('quarantine'),
+        reject: value('reject'),
+        pass: value('pass'),
+      },
+      dkim_aligned: { pass: value('dkimPass'), fail: messages - value('dkimPass') },
+      spf_aligned: { pass: value('spfPass'), fail: messages - value('spfPass') },
       header_from: this.lists.header_from.of(row),
       reporters: this.lists.reporters.of(row),
       first_seen: isoOf(epoch(this.begins[row])),
@@ -178,6 +203,64 @@ class RowLists {
     if (known !== undefined) return known;
     this.interned.set(value, value);
     return value;
+  }
+}
+
+/**
+ * The `limit` rows that come first in `before`'s order: a binary heap whose root is the last of
+ * those kept, so a row that does not beat it costs one comparison.
+ */
+class KeptRows {
+  private readonly heap: number[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly before: (a: number, b: number) => number,
+  ) {}
+
+  offer(row: number): void {
+    const heap = this.heap;
+    if (heap.length < this.limit) {
+      heap.push(row);
+      this.up(heap.length - 1);
+    } else if (this.limit > 0 && this.before(row, heap[0]) < 0) {
+      heap[0] = row;
+      this.down(0);
+    }
+  }
+
+  sorted(): number[] {
+    return [...this.heap].sort(this.before);
+  }
+
+  /** The heap's order is reversed: a parent comes after its children. */
+  private after(a: number, b: number): boolean {
+    return this.before(this.heap[a], this.heap[b]) > 0;
+  }
+
+  private swap(a: number, b: number): void {
+    [this.heap[a], this.heap[b]] = [this.heap[b], this.heap[a]];
+  }
+
+  private up(at: number): void {
+    for (let child = at; child > 0;) {
+      const parent = (child - 1) >> 1;
+      if (!this.after(child, parent)) return;
+      this.swap(child, parent);
+      child = parent;
+    }
+  }
+
+  private down(at: number): void {
+    for (let parent = at; ;) {
+      const left = 2 * parent + 1;
+      let last = parent;
+      if (left < this.heap.length && this.after(left, last)) last = left;
+      if (left + 1 < this.heap.length && this.after(left + 1, last)) last = left + 1;
+      if (last === parent) return;
+      this.swap(parent, last);
+      parent = last;
+    }
   }
 }
 
