@@ -5,7 +5,7 @@ import {
   readHeaderFields,
   RUA_LIMITS,
   RuaInputError,
-  unpackReportFile,
+  readReportFile,
 } from '../../layers/mailscan/src/artifact-inputs.ts';
 import { MAX_ARTIFACT_BYTES, type ArtifactRecord } from '../domain/artifact.ts';
 
@@ -31,17 +31,16 @@ export async function checkArtifactBytes(record: ArtifactRecord, bytes: Buffer |
     return { status: 'rejected', sha256, reason: `${bytes.length} bytes arrived, ${record.size} were declared` };
   try {
     if (record.purpose === 'rua') {
-      const documents = await unpackReportFile(record.filename, bytes, RUA_LIMITS);
-      for (const document of documents) {
-        const head = Buffer.concat(document.chunks.slice(0, 4))
-          .subarray(0, 64 * 1024)
+      // Each document's head decides; readReportFile still decompresses the rest within the bounds.
+      await readReportFile(record.filename, bytes, RUA_LIMITS, async (document) => {
+        const head = (await headOf(document.chunks, HEAD_BYTES))
           .toString('utf8')
           .replace(/^\uFEFF/, '')
           .trimStart();
-        if (!head.startsWith('<')) return { status: 'rejected', sha256, reason: `${document.name}: not XML` };
+        if (!head.startsWith('<')) throw new RuaInputError(`${document.name}: not XML`);
         if (!/<([A-Za-z_][\w.-]*:)?feedback[\s>]/.test(head))
-          return { status: 'rejected', sha256, reason: `${document.name}: not a DMARC aggregate report (no <feedback> root)` };
-      }
+          throw new RuaInputError(`${document.name}: not a DMARC aggregate report (no <feedback> root)`);
+      });
     } else {
       readHeaderFields(bytes, HEADER_LIMITS);
     }
@@ -50,4 +49,18 @@ export async function checkArtifactBytes(record: ArtifactRecord, bytes: Buffer |
     throw error;
   }
   return { status: 'ready', sha256, reason: null };
+}
+
+const HEAD_BYTES = 64 * 1024;
+
+/** The first `size` bytes of a document (fewer when it is shorter). */
+async function headOf(chunks: AsyncIterable<Buffer>, size: number): Promise<Buffer> {
+  const head: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of chunks) {
+    head.push(chunk);
+    length += chunk.length;
+    if (length >= size) break;
+  }
+  return Buffer.concat(head).subarray(0, size);
 }

@@ -5,4 +5,4 @@
 export { HEADER_LIMITS, HeaderInputError } from './header/limits.ts';
 export { readHeaderFields } from './header/message-header.ts';
 export { RUA_LIMITS, RuaInputError } from './rua/limits.ts';
-export { unpackReportFile } from './rua/unpack.ts';
+export { readReportFile } from './rua/unpack.ts';

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RUA_LIMITS } from '../../../layers/mailscan/src/rua/limits.ts';
 import type { RollupRow } from '../../../layers/mailscan/src/rua/rollup.ts';
 import { runRua } from '../../../layers/mailscan/src/rua/run-rua.ts';
-import { zipOf } from '../helpers/archives.ts';
+import { readReportFile } from '../../../layers/mailscan/src/rua/unpack.ts';
+import { deflatedZeros, zipOf } from '../helpers/archives.ts';
 import { alignmentOf, generateReport, ipOf } from '../helpers/rua-reports.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/mailscan/rua/', import.meta.url));
@@ -211,5 +212,65 @@ describe('rua surface', () => {
 
     expect(result.data.totals.reports).toBe(1);
     expect(result.errors).toEqual([expect.objectContaining({ check: 'file', message: expect.stringMatching(/^absent\.xml: ENOENT/) })]);
+  });
+
+  it('adds nothing from a zip whose later entry crosses a bound, though its first entry parsed', async () => {
+    const good = gzipSync(generateReport({ domain: 'good.test', records: 10, ips: 10 }));
+
+    const file = write(
+      'late-bomb.zip',
+      zipOf([
+        { name: 'report.xml', data: Buffer.from(generateReport({ domain: 'good.test', records: 10, ips: 10 })) },
+        { name: 'bomb.xml', deflated: deflatedZeros(80) },
+      ]),
+    );
+
+    const result = await rua([file, write('fine.xml.gz', good)]);
+
+    expect(result.data.totals).toMatchObject({ reports: 1, records: 10 });
+    expect(result.data.files).toEqual([
+      { file: 'late-bomb.zip', reports: 0, records: 0, error: `decompresses to more than ${RUA_LIMITS.maxDecompressedBytes} bytes` },
+      { file: 'fine.xml.gz', reports: 1, records: 10 },
+    ]);
+    expect(result.errors).toEqual([
+      { surface: 'rua', check: 'file', message: `late-bomb.zip: decompresses to more than ${RUA_LIMITS.maxDecompressedBytes} bytes` },
+    ]);
+  });
+
+  it('stops reading a file at the scan deadline, between two chunks', async () => {
+    const bytes = gzipSync(generateReport({ domain: 'good.test', records: 20_000, ips: 100 }));
+    const deadline = new AbortController();
+    let chunksRead = 0;
+
+    const reading = readReportFile(
+      'big.xml.gz',
+      bytes,
+      RUA_LIMITS,
+      async (document) => {
+        for await (const chunk of document.chunks) {
+          expect(chunk.length).toBeGreaterThan(0);
+          chunksRead += 1;
+          if (chunksRead === 3) deadline.abort();
+        }
+      },
+      deadline.signal,
+    );
+
+    await expect(reading).rejects.toThrow('the scan deadline was reached before the file was read to its end');
+    expect(chunksRead).toBe(3);
+  });
+
+  it('reads no file once the scan deadline has passed, and says so for each', async () => {
+    const result = await runRua({
+      domain: 'good.test',
+      files: [fixture('google.xml'), fixture('yahoo.xml')],
+      deadline: AbortSignal.abort(),
+    });
+
+    expect(result.status).toBe('error');
+    expect(result.errors.map((error) => error.message)).toEqual([
+      'google.xml: not read: the scan deadline was reached first',
+      'yahoo.xml: not read: the scan deadline was reached first',
+    ]);
   });
 });

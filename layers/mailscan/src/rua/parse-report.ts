@@ -22,7 +22,6 @@ export interface AggregateReport {
 }
 
 const DMARCBIS_NAMESPACE = 'urn:ietf:params:xml:ns:dmarc-2.0';
-const SLICE = 1024 * 1024;
 
 /** Where each field sits, as local names below <feedback> (namespace prefixes dropped). */
 const METADATA_FIELDS: Record<string, 'orgName' | 'email' | 'reportId' | 'begin' | 'end' | 'domain' | 'policy'> = {
@@ -48,22 +47,18 @@ type RawRecord = Partial<Record<(typeof RECORD_FIELDS)[string], string>>;
 /**
  * Parses one XML document as a DMARC aggregate report, streaming (saxes: a maintained, strict,
  * non-validating parser). No DTD and no entities: a DOCTYPE is refused as soon as it is seen, and
- * saxes knows only the five predefined entities, so billion-laughs cannot expand. Only the fields
- * the rollup needs are kept, so memory follows the records, not the document tree.
+ * saxes knows only the five predefined entities, so billion-laughs cannot expand. The chunks are
+ * decoded and parsed as they arrive (straight from the decompressor), and only the fields the
+ * rollup needs are kept, so memory follows the records, not the document.
  */
-export function parseAggregateReport(chunks: Buffer[], limits: RuaLimits): AggregateReport {
-  // Decoded and parsed a slice at a time, and each chunk let go once read (`chunks` is emptied): a
-  // 64 MiB report held whole, or as one string, would cost 64 MB more.
+export async function parseAggregateReport(chunks: AsyncIterable<Buffer>, limits: RuaLimits): Promise<AggregateReport> {
   const decoder = new StringDecoder('utf8');
-  const slices = (function* () {
-    for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift())
-      for (let offset = 0; offset < chunk.length; offset += SLICE) yield chunk.subarray(offset, offset + SLICE);
-  })();
+  const iterator = chunks[Symbol.asyncIterator]();
   let first = '';
-  // Not a for-of: breaking out of one would close the generator for the loop below.
-  for (let next = slices.next(); !next.done; next = slices.next()) {
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
     first += decoder.write(next.value);
     if (/\S/.test(first)) break;
+    first = ''; // Leading whitespace (a BOM is \s too) is not worth holding.
   }
   first = first.replace(/^\uFEFF/, '');
   const start = first.search(/\S/);
@@ -128,7 +123,7 @@ export function parseAggregateReport(chunks: Buffer[], limits: RuaLimits): Aggre
     throw error instanceof RuaInputError ? error : new RuaInputError(`malformed XML: ${error.message.split('\n')[0]}`);
   });
   parser.write(first);
-  for (const slice of slices) parser.write(decoder.write(slice));
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) parser.write(decoder.write(next.value));
   parser.write(decoder.end()).close();
 
   const domain = metadata.domain?.toLowerCase().replace(/\.$/, '');

@@ -3,9 +3,9 @@ import { basename } from 'node:path';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import type { CheckError, SurfaceResult } from '../reputation/context.ts';
 import { RUA_LIMITS, RuaInputError, type RuaLimits } from './limits.ts';
-import { parseAggregateReport } from './parse-report.ts';
+import { parseAggregateReport, type AggregateReport } from './parse-report.ts';
 import { RuaRollup, type RollupRow } from './rollup.ts';
-import { unpackReportFile } from './unpack.ts';
+import { readReportFile } from './unpack.ts';
 
 /** Failing messages from one IP at or above this are high severity (issue 9). */
 export const HIGH_SEVERITY_FAILING_MESSAGES = 100;
@@ -24,6 +24,8 @@ export interface RuaRequest {
   files: readonly string[];
   limits?: RuaLimits;
   log?: (event: string, fields?: Record<string, unknown>) => void;
+  /** The scan's deadline: checked between chunks, so a file still being read then is an error entry. */
+  deadline?: AbortSignal;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function runRua({
   files,
   limits = RUA_LIMITS,
   log = () => {},
+  deadline,
 }: RuaRequest): Promise<SurfaceResult<Record<string, unknown>>> {
   const rollup = new RuaRollup(limits.maxListValues);
   const summaries: RuaFileSummary[] = [];
@@ -45,37 +48,51 @@ export async function runRua({
     const name = basename(path);
     const summary: RuaFileSummary = { file: name, reports: 0, records: 0 };
     summaries.push(summary);
+    // A file's reports and errors count once the whole file has been read within its bounds: a
+    // bomb in its last entry, or a deadline halfway, leaves one error entry and adds nothing.
+    const reports: AggregateReport[] = [];
+    const fileErrors: CheckError[] = [];
     try {
+      if (deadline?.aborted) throw new RuaInputError('not read: the scan deadline was reached first');
       const info = await stat(path);
       if (info.size > limits.maxFileBytes)
         throw new RuaInputError(`file is ${info.size} bytes, over the ${limits.maxFileBytes}-byte limit`);
-      const documents = await unpackReportFile(name, await readFile(path), limits);
-      // Taken off the list as they are parsed: a document's bytes are garbage once its records are.
-      for (let document = documents.shift(); document !== undefined; document = documents.shift()) {
-        try {
-          const report = parseAggregateReport(document.chunks, limits);
-          if (!sameDomainFamily(report.domain, domain)) {
-            errors.push({
-              surface: 'rua',
-              check: 'report',
-              message: `${document.name}: report is for ${report.domain}, not ${domain}; ignored`,
-            });
-            continue;
+      await readReportFile(
+        name,
+        await readFile(path),
+        limits,
+        async (document) => {
+          try {
+            const report = await parseAggregateReport(document.chunks, limits);
+            if (!sameDomainFamily(report.domain, domain)) {
+              fileErrors.push({
+                surface: 'rua',
+                check: 'report',
+                message: `${document.name}: report is for ${report.domain}, not ${domain}; ignored`,
+              });
+              return;
+            }
+            reports.push(report);
+            if (report.skippedRecords > 0)
+              fileErrors.push({
+                surface: 'rua',
+                check: 'record',
+                message: `${document.name}: ${report.skippedRecords} records without a valid source_ip or count were skipped`,
+              });
+          } catch (error) {
+            if (!(error instanceof RuaInputError)) throw error;
+            fileErrors.push({ surface: 'rua', check: 'report', message: `${document.name}: ${error.message}` });
           }
-          formats.add(report.format);
-          rollup.add(report);
-          summary.reports += 1;
-          summary.records += report.records.length;
-          if (report.skippedRecords > 0)
-            errors.push({
-              surface: 'rua',
-              check: 'record',
-              message: `${document.name}: ${report.skippedRecords} records without a valid source_ip or count were skipped`,
-            });
-        } catch (error) {
-          if (!(error instanceof RuaInputError)) throw error;
-          errors.push({ surface: 'rua', check: 'report', message: `${document.name}: ${error.message}` });
-        }
+        },
+        deadline,
+      );
+      errors.push(...fileErrors);
+      // Taken off the list as they are added: a report's records are garbage once rolled up.
+      for (let report = reports.shift(); report !== undefined; report = reports.shift()) {
+        formats.add(report.format);
+        rollup.add(report);
+        summary.reports += 1;
+        summary.records += report.records.length;
       }
     } catch (error) {
       if (!(error instanceof RuaInputError) && (error as NodeJS.ErrnoException).code === undefined) throw error;

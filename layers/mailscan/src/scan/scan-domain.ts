@@ -95,7 +95,13 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
     request.rua && request.rua.length > 0
       ? runFileSurface(
           'rua',
-          async () => (await import('../rua/run-rua.ts')).runRua({ domain: request.domain, files: request.rua ?? [], log: deps.log }),
+          async () =>
+            (await import('../rua/run-rua.ts')).runRua({
+              domain: request.domain,
+              files: request.rua ?? [],
+              log: deps.log,
+              deadline: deps.deadline,
+            }),
           deps,
         )
       : Promise.resolve(null);
