@@ -240,6 +240,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   });
   const notificationMessages = localNotificationQueue(notificationQueue);
   const notificationRules = makeDynamoDbNotificationRuleRepository(documentClient, LOCAL_TABLE_NAME);
+  const outboxDir = join(options.dataDir ?? tempDir!, 'outbox');
   const { delivery, notifications } = composeNotificationServices(
     { clock, ids, logger },
     {
@@ -248,7 +249,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       http: makeHttpPoster({ policy: targetPolicy, allowLoopback: targetPolicy.allowLoopback }),
       email: options.smtpUrl
         ? await makeSmtpEmailSender(options.smtpUrl, LOCAL_NOTIFICATION_SENDER)
-        : makeOutboxEmailSender(join(options.dataDir ?? tempDir!, 'outbox'), LOCAL_NOTIFICATION_SENDER),
+        : makeOutboxEmailSender(outboxDir, LOCAL_NOTIFICATION_SENDER),
       appUrl: url,
       targetPolicy,
       allowLoopback: targetPolicy.allowLoopback,
@@ -405,6 +406,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     notifier,
     notificationDeadLetters,
     notificationRules,
+    /** Where notification email goes without an SMTP server: one JSON line per message. */
+    outboxFile: join(outboxDir, 'outbox.jsonl'),
     drain,
     reconciler,
     artifacts,
