@@ -60,11 +60,11 @@ export const scanRoutes = declareRoutes<ScansHandlerDeps>('scans', (route) => [
     success: { status: 200, schema: ScanList, description: 'a page of scans' },
     errors: [400, 401, 403],
     handle: async ({ identity, query, cursorKeys }, { scans }) => {
-      const { scan_type, status, schedule_id, source_type, limit, cursor } = query;
-      const cursors = pageCursors(cursorKeys, { listing: 'scans', filters: { scan_type, status, schedule_id, source_type } });
+      const { scan_type, status, schedule_id, source_type, target, limit, cursor } = query;
+      const cursors = pageCursors(cursorKeys, { listing: 'scans', filters: { scan_type, status, schedule_id, source_type, target } });
       const page = await scans.listScans(
         identity.tenant,
-        { scanType: scan_type, status, scheduleId: schedule_id, sourceType: source_type },
+        { scanType: scan_type, status, scheduleId: schedule_id, sourceType: source_type, target },
         limit,
         cursors.open(cursor),
       );

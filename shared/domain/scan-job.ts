@@ -119,6 +119,12 @@ export const ScanListQuery = z.lazy(() =>
     scan_type: ScanType.optional().describe('only this scan type'),
     status: ScanStatus.optional().describe('only this status'),
     schedule_id: z.string().min(1).max(64).optional().describe('only scans of this schedule'),
+    target: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe('only scans of this target, compared as issues compare targets: any case, an IDN as typed or in punycode'),
     source_type: SourceType.optional().describe('only this source: manual, schedule, cloud or adversary'),
     ...pageQueryFields(),
   }),

@@ -7,6 +7,8 @@ export interface ScanFilter {
   status?: ScanStatus;
   scheduleId?: string;
   sourceType?: ScanJobRecord['source_type'];
+  /** As typed: compared through `targetKey` (any case, IDN or punycode), like the issues' target filter. */
+  target?: string;
 }
 
 /**

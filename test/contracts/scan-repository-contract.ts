@@ -133,6 +133,29 @@ export function describeScanRepositoryContract(name: string, makeSubject: () => 
       expect(await ids({ scanType: 'dast' })).toEqual([]);
     });
 
+    it('filters by target in any case and as an IDN, with the other filters, across pages, never another tenant', async () => {
+      await repo.create(scanJobRecord('acme', 1, { target: 'xn--bcher-kva.example' }));
+      await repo.create(scanJobRecord('acme', 2, { target: 'other.example' }));
+      await repo.create(scanJobRecord('acme', 3, { target: 'xn--bcher-kva.example', status: 'failed' }));
+      await repo.create(scanJobRecord('acme', 4, { target: 'xn--bcher-kva.example', scan_type: 'ssl' }));
+      await repo.create(
+        scanJobRecord('acme', 5, { target: 'xn--bcher-kva.example', schedule_id: 'sch_A', source_type: 'schedule', trigger: 'cron' }),
+      );
+      await repo.create(scanJobRecord('globex', 6, { target: 'xn--bcher-kva.example' }));
+
+      const ids = async (filter: ScanFilter) => (await allIds(repo, 'acme', filter, 1)).pages.flat();
+
+      expect(await ids({ target: 'xn--bcher-kva.example' })).toEqual([5, 4, 3, 1].map(scanId));
+      expect(await ids({ target: 'Bücher.Example' })).toEqual([5, 4, 3, 1].map(scanId));
+      expect(await ids({ target: 'XN--BCHER-KVA.EXAMPLE', scanType: 'email_security' })).toEqual([5, 3, 1].map(scanId));
+      expect(await ids({ target: 'bücher.example', status: 'failed' })).toEqual([3].map(scanId));
+      expect(await ids({ target: 'bücher.example', scheduleId: 'sch_A' })).toEqual([5].map(scanId));
+      expect(await ids({ target: 'nowhere.example' })).toEqual([]);
+      // A cursor of one target's listing is refused in another target's.
+      const byTarget = (await repo.list('acme', { target: 'bücher.example' }, 1)).nextCursor!;
+      await expect(repo.list('acme', { target: 'other.example' }, 1, byTarget)).rejects.toBeInstanceOf(ValidationError);
+    });
+
     it("refuses another tenant's cursor, a cursor of another listing and a made-up one with ValidationError", async () => {
       for (const n of [1, 2, 3])
         await repo.create(scanJobRecord('acme', n, { schedule_id: 'sch_A', source_type: 'schedule', trigger: 'cron' }));

@@ -2,7 +2,7 @@ import { decodeCursor, encodeCursor } from '../../shared/adapters/dynamodb/curso
 import type { Page } from '../../shared/ports/page.ts';
 
 /** Where the DynamoDB adapter reads a listing from (shared/adapters/dynamodb/query-page.ts): a cursor is bound to it. */
-export type Listing = { index: 'GSI1' | 'GSI2'; partition: string } | { index: ''; partition: string; skPrefix: string };
+export type Listing = { index: 'GSI1' | 'GSI2' | 'GSI3'; partition: string } | { index: ''; partition: string; skPrefix: string };
 
 /**
  * One page of a newest-first listing as the adapters' `queryPage` returns it, over rows already

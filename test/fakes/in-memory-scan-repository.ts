@@ -1,11 +1,14 @@
 import { keys, scanKeys } from '../../shared/adapters/dynamodb/keys.ts';
+import { targetDigest } from '../../shared/adapters/dynamodb/target-digest.ts';
+import { targetKey } from '../../shared/domain/issue.ts';
 import type { ScanJobRecord, ScanStatus } from '../../shared/domain/scan-job.ts';
 import type { ScanFilter, ScanRepository } from '../../shared/ports/scan-repository.ts';
 import type { Page } from '../../shared/ports/page.ts';
 import { pageOf, type Listing } from './in-memory-listing.ts';
 
-/** The listing the DynamoDB adapter reads for a filter: by schedule (GSI2), by type (GSI1), else the tenant's scans. */
+/** The listing the DynamoDB adapter reads for a filter: by target (GSI3), by schedule (GSI2), by type (GSI1), else the tenant's scans. */
 function listingOf(tenant: string, filter: ScanFilter): Listing {
+  if (filter.target !== undefined) return { index: 'GSI3', partition: scanKeys.scansByTarget(tenant, targetDigest(filter.target)) };
   if (filter.scheduleId !== undefined) return { index: 'GSI2', partition: scanKeys.scansBySchedule(tenant, filter.scheduleId) };
   if (filter.scanType !== undefined) return { index: 'GSI1', partition: scanKeys.scansByType(tenant, filter.scanType) };
   return { index: '', partition: keys.tenant(tenant), skPrefix: 'SCAN#' };
@@ -19,6 +22,8 @@ function keyOf(job: ScanJobRecord): Record<string, string> {
     GSI1PK: scanKeys.scansByType(job.tenant, job.scan_type),
     GSI1SK: job.id,
     ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
+    GSI3PK: scanKeys.scansByTarget(job.tenant, targetDigest(job.target)),
+    GSI3SK: job.id,
   };
 }
 
@@ -72,7 +77,8 @@ export class InMemoryScanRepository implements ScanRepository {
         (filter.scheduleId === undefined || job.schedule_id === filter.scheduleId) &&
         (filter.scanType === undefined || job.scan_type === filter.scanType) &&
         (filter.status === undefined || job.status === filter.status) &&
-        (filter.sourceType === undefined || job.source_type === filter.sourceType),
+        (filter.sourceType === undefined || job.source_type === filter.sourceType) &&
+        (filter.target === undefined || targetKey(job.target) === targetKey(filter.target)),
     );
     return pageOf(tenant, listing, rows, keyOf, limit, cursor);
   }

@@ -332,6 +332,29 @@ describe('scans end to end under a fake clock', () => {
     expect(high.every((f: { severity: string }) => f.severity === 'high')).toBe(true);
     expect(byTarget).toHaveLength(1);
   });
+
+  it('lists the scans of one target in any case and as an IDN, from the target index', async () => {
+    runner.behaviour = async () => ({ findings: [] });
+    const manual = (target: string) =>
+      service.call('/api/scans/', { method: 'POST', token, body: { scan_type: 'email_security', target } });
+    const ids = [
+      (await manual('Bücher.example')).body.id,
+      (await manual('other.example')).body.id,
+      (await manual('xn--bcher-kva.example')).body.id,
+    ];
+    await service.runtime.drain();
+
+    const listed = async (query: string) =>
+      (await service.call(`/api/scans/?${query}`, { token })).body.items.map((scan: { id: string }) => scan.id);
+
+    expect(await listed(`target=${encodeURIComponent('BÜCHER.EXAMPLE')}`)).toEqual([ids[2], ids[0]]);
+    expect(await listed('target=xn--bcher-kva.example&scan_type=email_security&status=succeeded')).toEqual([ids[2], ids[0]]);
+    expect(await listed('target=xn--bcher-kva.example&scan_type=ssl')).toEqual([]);
+    // A page's cursor stays within its target.
+    const first = (await service.call('/api/scans/?target=xn--bcher-kva.example&limit=1', { token })).body;
+    const next = await service.call(`/api/scans/?target=other.example&limit=1&cursor=${first.next_cursor}`, { token });
+    expect(next.status).toBe(400);
+  });
 });
 
 describe('dispatch reliability', () => {

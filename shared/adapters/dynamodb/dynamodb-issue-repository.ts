@@ -1,14 +1,14 @@
-import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../domain/errors.ts';
-import { ISSUE_STATUSES, issueSortKey, severityRank, targetKey, type IssueRecord } from '../../domain/issue.ts';
+import { ISSUE_STATUSES, issueSortKey, severityRank, type IssueRecord } from '../../domain/issue.ts';
 import { rulesMatching } from '../../domain/rule-ids.ts';
 import type { IssueFilter, IssueRepository } from '../../ports/issue-repository.ts';
 import { queryAll } from './all-items.ts';
 import { batchGet, batchWrite } from './batch-requests.ts';
 import { decodeIssueCursor, encodeIssueCursor } from './issue-cursor.ts';
 import { keys, issueKeys } from './keys.ts';
+import { targetDigest } from './target-digest.ts';
 
 const FIELDS = [
   'id',
@@ -42,8 +42,6 @@ const FIELDS = [
 function fromItem(item: Record<string, unknown>): IssueRecord {
   return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as IssueRecord;
 }
-
-const targetDigest = (target: string) => createHash('sha256').update(targetKey(target)).digest('hex').slice(0, 32);
 
 /** The item of an issue, with its place in the three index partitions it belongs to. */
 function itemOf(issue: IssueRecord): Record<string, unknown> {

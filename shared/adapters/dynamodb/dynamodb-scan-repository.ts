@@ -5,6 +5,7 @@ import { scanAll } from './all-items.ts';
 import { conditionalWrite } from './conditional-write.ts';
 import { keys, scanKeys } from './keys.ts';
 import { newestFirst, queryPage, type ListingQuery } from './query-page.ts';
+import { targetDigest } from './target-digest.ts';
 
 const FIELDS = [
   'id',
@@ -37,9 +38,22 @@ function fromItem(item: Record<string, unknown>): ScanJobRecord {
   return item.change_ids ? { ...record, change_ids: item.change_ids as ScanJobRecord['change_ids'] } : record;
 }
 
-/** ScanJobs in the single table; request paths use GetItem, Query and conditional writes only. */
+/**
+ * ScanJobs in the single table; request paths use GetItem, Query and conditional writes only.
+ * Listings: by target (GSI3), by schedule (GSI2), by scan type (GSI1), else the tenant's scans;
+ * the other filters narrow the chosen partition. Jobs written before the target index existed
+ * have no GSI3 key and are not in a by-target listing (docs/storage.md).
+ */
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
+    if (filter.target !== undefined) {
+      return newestFirst(
+        tableName,
+        tenant,
+        { index: 'GSI3', partition: scanKeys.scansByTarget(tenant, targetDigest(filter.target)) },
+        { scan_type: filter.scanType, status: filter.status, source_type: filter.sourceType, schedule_id: filter.scheduleId },
+      );
+    }
     if (filter.scheduleId !== undefined) {
       return newestFirst(
         tableName,
@@ -77,6 +91,8 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
                 GSI1PK: scanKeys.scansByType(job.tenant, job.scan_type),
                 GSI1SK: job.id,
                 ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
+                GSI3PK: scanKeys.scansByTarget(job.tenant, targetDigest(job.target)),
+                GSI3SK: job.id,
                 ...job,
               },
               ConditionExpression: 'attribute_not_exists(PK)',

@@ -16,6 +16,8 @@ export const scanKeys = {
   scan: (id: string) => `SCAN#${id}`,
   scansByType: (tenant: string, scanType: string) => `T#${tenant}#SCAN#TYPE#${scanType}`,
   scansBySchedule: (tenant: string, scheduleId: string) => `T#${tenant}#SCAN#SCH#${scheduleId}`,
+  /** GSI3: the scans of one target (a digest of targetKey, as issues by target: targets can be 2 KB URLs). */
+  scansByTarget: (tenant: string, targetDigest: string) => `T#${tenant}#SCAN#TGT#${targetDigest}`,
   finding: (id: string) => `FND#${id}`,
   findingsByScan: (tenant: string, scanId: string) => `T#${tenant}#FND#SCAN#${scanId}`,
   findingsByRule: (tenant: string, ruleId: string) => `T#${tenant}#FND#RULE#${ruleId}`,

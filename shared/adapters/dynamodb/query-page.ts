@@ -61,7 +61,7 @@ export function equalityFilters(
 }
 
 /** Where a listing reads: a GSI partition, or the tenant's table partition narrowed to a sort-key prefix. */
-export type ListingSource = { index: 'GSI1' | 'GSI2'; partition: string } | { index: ''; partition: string; skPrefix: string };
+export type ListingSource = { index: 'GSI1' | 'GSI2' | 'GSI3'; partition: string } | { index: ''; partition: string; skPrefix: string };
 
 /** A newest-first listing of one partition with optional equality filters (unset ones are ignored). */
 export function newestFirst(
