@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
+import type { LocalRuntimeOptions } from '../../local/runtime.ts';
 import { ensureUiBuilt } from '../../local/web-ui.ts';
 import type { RunnerRegistry } from '../../shared/ports/scan-runner.ts';
 import { startTestService, type TestService } from '../helpers/local-service.ts';
@@ -116,12 +117,15 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * The real local runtime with `runners` serving the built UI, and a fresh browser signed in through
- * its one-time link as an admin of tenant `local`.
+ * The real local runtime with `runners` (and any other `options`) serving the built UI, and a fresh
+ * browser signed in through its one-time link as an admin of tenant `local`.
  */
-export async function startSignedIn(runners: RunnerRegistry): Promise<{ service: TestService; browser: Browser; page: Page }> {
+export async function startSignedIn(
+  runners: RunnerRegistry,
+  options: Omit<LocalRuntimeOptions, 'uiDir' | 'runners'> = {},
+): Promise<{ service: TestService; browser: Browser; page: Page }> {
   const uiDir = await ensureUiBuilt();
-  const service = await startTestService({ uiDir, runners });
+  const service = await startTestService({ ...options, uiDir, runners });
   const browser = await launchBrowser();
   await browser.page.goto(await service.runtime.signInUrl());
   await browser.page.getByRole('navigation', { name: 'Main' }).waitFor();

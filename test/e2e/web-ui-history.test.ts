@@ -60,6 +60,16 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
       await run(id, { findings: [finding(1), finding(3)], summary: { score: 83, grade: 'B' } }),
       await run(id, { findings: [], summary: { score: 90, grade: 'A' } }),
     ];
+    // Manual scans: one of the same target (in its chart, not in the schedule's runs), one of another.
+    for (const [target, score] of [
+      ['History.Example', 66],
+      ['other.example', 10],
+    ] as const) {
+      runner.behaviour = async () => ({ findings: [], summary: { score, grade: 'C' } });
+      expect((await api('/api/scans/', { method: 'POST', body: { scan_type: 'email_security', target } })).status).toBe(202);
+      await service.runtime.drain();
+      service.clock.advance(6 * 3600_000);
+    }
     const scans = await Promise.all(scanIds.map(async (scanId) => (await api(`/api/scans/${scanId}/`)).body));
     expect(scans.map((scan) => scan.status)).toEqual(['succeeded', 'succeeded', 'failed', 'partial', 'succeeded', 'succeeded']);
 
@@ -95,19 +105,20 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
     const chart = page.getByRole('figure', { name: 'Mail posture score of history.example' });
     await chart.waitFor();
     expect(await chart.locator('.chart-desc').textContent()).toBe(
-      '6 finished scans. Latest score 90 (grade A), up from 58; lowest 58, highest 90. 2 scans have no score (the posture check did not complete).',
+      'Every email security scan of this target (the newest 100), by this schedule or started any other way. ' +
+        '7 finished scans. Latest score 66 (grade C), up from 58; lowest 58, highest 90. 2 scans have no score (the posture check did not complete).',
     );
     // Scores read back from the drawing: each dot's height against the 0 and 100 grid lines.
-    const grid = await chart.locator('.chart-grid').evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('y1'))));
+    const grid = await chart.locator('.chart-grid').evaluateAll((lines: any[]) => lines.map((line) => Number(line.getAttribute('y1'))));
     const [y0, y100] = [grid[0], grid[grid.length - 1]];
     const dots = await chart
       .locator('.chart-svg circle.chart-dot')
-      .evaluateAll((circles) => circles.map((c) => Number(c.getAttribute('cy'))));
-    expect(dots.map((cy) => Math.round(((y0 - cy) / (y0 - y100)) * 100))).toEqual([58, 71, 83, 90]);
+      .evaluateAll((circles: any[]) => circles.map((c) => Number(c.getAttribute('cy'))));
+    expect(dots.map((cy) => Math.round(((y0 - cy) / (y0 - y100)) * 100))).toEqual([58, 71, 83, 90, 66]);
     // Two lines, broken where the failed and the partial scan have no score; their places are marked gaps.
     expect(await chart.locator('polyline.chart-line').count()).toBe(2);
     expect(await chart.locator('line.chart-gap').count()).toBe(2);
-    const labels = await chart.locator('a.chart-point').evaluateAll((links) => links.map((a) => a.getAttribute('aria-label')));
+    const labels = await chart.locator('a.chart-point').evaluateAll((links: any[]) => links.map((a) => a.getAttribute('aria-label')));
     expect(labels.map((label) => /: (.*);/.exec(label)![1])).toEqual([
       'score 58, grade D',
       'score 71, grade C',
@@ -115,6 +126,7 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
       'no score',
       'score 83, grade B',
       'score 90, grade A',
+      'score 66, grade C',
     ]);
     expect(labels[2]).toMatch(/scan failed$/);
     expect(labels[3]).toMatch(/scan finished partially$/);
@@ -122,7 +134,7 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
     // The same numbers as a table, for anyone who does not read the drawing.
     await chart.getByText('Scores as a table').click();
     const table = chart.getByRole('table');
-    expect(await table.locator('tbody td:first-of-type').allTextContents()).toEqual(['58', '71', 'No score', 'No score', '83', '90']);
+    expect(await table.locator('tbody td:first-of-type').allTextContents()).toEqual(['58', '71', 'No score', 'No score', '83', '90', '66']);
 
     // Every point is reachable with Tab and opens its scan with Enter.
     await page.getByRole('heading', { name: /^Run history of/ }).click();

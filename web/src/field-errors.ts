@@ -12,6 +12,9 @@ export function plainMessage(message: string): string {
   if ((match = /^Too big: expected string to have <=(\d+) characters?$/.exec(message))) return `must be at most ${match[1]} characters`;
   if ((match = /^Too small: expected string to have >=(\d+) characters?$/.exec(message))) return `must be at least ${match[1]} characters`;
   if ((match = /^Too big: expected array to have <=(\d+) items?$/.exec(message))) return `may list at most ${match[1]}`;
+  if (/^Too small: expected array to have >=1 items?$/.test(message)) return 'needs at least one';
+  if (/^Invalid URL$/.test(message)) return 'must be a web address starting with https://, such as https://hooks.example.com/scan-service';
+  if (/^Invalid email address$/.test(message)) return 'must be an email address such as security@example.com';
   if (/^Invalid option: expected one of/.test(message)) return 'is not one of the choices';
   if ((match = /^Invalid input: expected (\w+)/.exec(message))) return `must be ${/^[aeiou]/.test(match[1]) ? 'an' : 'a'} ${match[1]}`;
   if (/^Unrecognized key/.test(message)) return 'is not a field this form can send';

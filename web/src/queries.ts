@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { FindingList } from '../../shared/domain/finding.ts';
+import { NotificationRuleList } from '../../shared/domain/notification.ts';
 import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
 import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
 import { Schedule, ScheduleList } from '../../shared/domain/schedule.ts';
@@ -57,6 +58,15 @@ export function useScans(filters: Record<string, string | undefined>) {
   });
 }
 
+/** The newest `limit` scans of one target and scan type (one call, the target index): a score over time. */
+export function useTargetScans(scanType: string, target: string, enabled: boolean, limit = 100) {
+  return useQuery({
+    queryKey: ['scans', { scan_type: scanType, target, limit }],
+    enabled,
+    queryFn: async () => (await api(`/api/scans/${queryString({ scan_type: scanType, target, limit: String(limit) })}`, ScanList)).items,
+  });
+}
+
 export function useScan(id: string) {
   return useQuery({
     queryKey: ['scan', id],
@@ -81,5 +91,13 @@ export function useScanFindings(scanId: string, enabled: boolean) {
     queryKey: ['findings', { scan_id: scanId, all: true }],
     enabled,
     queryFn: () => allPages('/api/findings/', { scan_id: scanId }, FindingList),
+  });
+}
+
+/** The tenant's notification rules (at most 50, one call; admin only, as the API). */
+export function useNotificationRules() {
+  return useQuery({
+    queryKey: ['notification-rules'],
+    queryFn: async () => (await api('/api/notifications/', NotificationRuleList)).items,
   });
 }

@@ -45,7 +45,7 @@ function tickIndices(length: number, count: number): number[] {
  * link to its page, reachable with Tab; a scan without a score is a dashed gap in the line, never a
  * zero. The figure says the series in words and carries the same numbers as a table.
  */
-export function ScoreChart({ title, points }: { title: string; points: readonly ScorePoint[] }) {
+export function ScoreChart({ title, subtitle, points }: { title: string; subtitle?: string; points: readonly ScorePoint[] }) {
   const id = useId();
   const { navigate } = useRouter();
   const [boxRef, width] = useWidth();
@@ -70,6 +70,7 @@ export function ScoreChart({ title, points }: { title: string; points: readonly 
           {title}
         </h2>
         <p id={`${id}-desc`} className="muted chart-desc">
+          {subtitle && `${subtitle} `}
           {describeSeries(points)}
         </p>
       </figcaption>

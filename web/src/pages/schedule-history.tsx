@@ -4,7 +4,7 @@ import { ApiError } from '../api.ts';
 import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
 import { EmptyState, ErrorState, Loading, StatusBadge } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
-import { useScans, useSchedule } from '../queries.ts';
+import { useScans, useSchedule, useTargetScans } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { ScoreChart } from '../score-chart.tsx';
 import { scorePoints } from '../score-series.ts';
@@ -20,11 +20,13 @@ const CHANGE_COLUMNS = [
 /**
  * One schedule's run history (DESIGN §15): its scans newest first (`GET /api/scans/?schedule_id=`,
  * an index query), each with its status and what it changed; an email_security schedule also
- * shows its target's mail posture score over those runs.
+ * shows its target's mail posture score over its last 100 scans (`?target=`, another index query).
  */
 export function ScheduleHistoryPage({ id }: { id: string }) {
   const schedule = useSchedule(id);
   const runs = useScans({ schedule_id: id });
+  const posture = schedule.data?.scan_type === 'email_security';
+  const history = useTargetScans('email_security', schedule.data?.target ?? '', posture);
   if (schedule.isPending) return <Loading label="Loading the schedule…" />;
   if (schedule.isError) {
     if (schedule.error instanceof ApiError && schedule.error.status === 404) return <ScheduleNotFound id={id} />;
@@ -32,8 +34,7 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
   }
   const row = schedule.data;
   const items = runs.data?.pages.flatMap((page) => page.items) ?? [];
-  const posture = row.scan_type === 'email_security';
-  const points = scorePoints(items);
+  const points = scorePoints(history.data ?? []);
   const target = displayTarget(row.target);
 
   return (
@@ -62,6 +63,13 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
           <dd>{row.enabled ? formatLocal(row.next_run_at) : 'Paused'}</dd>
         </div>
       </dl>
+      {posture && points.length > 0 && (
+        <ScoreChart
+          title={`Mail posture score of ${target}`}
+          subtitle="Every email security scan of this target (the newest 100), by this schedule or started any other way."
+          points={points}
+        />
+      )}
       {runs.isPending ? (
         <Loading label="Loading runs…" />
       ) : runs.isError ? (
@@ -72,7 +80,6 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
         </EmptyState>
       ) : (
         <>
-          {posture && points.length > 0 && <ScoreChart title={`Mail posture score of ${target}`} points={points} />}
           <RunTable runs={items} posture={posture} />
           {runs.hasNextPage && (
             <button
