@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE, type CommitInfo, type TreeEntry } from './git-objects.ts';
+import { ByteLru } from './byte-lru.ts';
+import { GITLINK_MODE, parseCommit, parseTree, parseTreeChanges, TREE_MODE, type CommitInfo, type TreeEntry } from './git-objects.ts';
 import type { PackStore } from './pack-store.ts';
 
 /** Where a blob was seen: the first (oldest walked) commit that holds it at this path. */
@@ -42,6 +43,8 @@ export class TooManyFiles extends Error {
 
 /** How long the walk runs between two turns of the event loop (the deadline's timer fires there). */
 const YIELD_MS = 50;
+/** The last tree visited at each path, to decode only what a new version changed (bounded). */
+const PREVIOUS_TREES_BYTES = 32 * 1024 * 1024;
 
 export function headKey(oid: string, path: string): string {
   return `${oid}\u0000${path}`;
@@ -96,12 +99,16 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   const seenPairs = new Set<string>();
   const seenTrees = new Set<string>();
   const submodules = new Set<string>();
+  // Every entry of the tree last visited at a path was seen there: its equal in the next version is skipped.
+  const previousTrees = new ByteLru<string>(PREVIOUS_TREES_BYTES);
 
   const visit = (treeOid: string, prefix: string, commit: string, authorDate: string): void => {
     const treeKey = `${treeOid}\u0000${prefix}`;
     if (seenTrees.has(treeKey)) return;
     seenTrees.add(treeKey);
-    for (const entry of treeOf(store, treeOid)) {
+    const content = store.read(treeOid, 'tree');
+    const changed = parseTreeChanges(treeOid, content, previousTrees.get(prefix) as Buffer | undefined);
+    for (const entry of changed) {
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (entry.mode === TREE_MODE) visit(entry.oid, path, commit, authorDate);
       else if (entry.mode === GITLINK_MODE) submodules.add(path);
@@ -117,6 +124,7 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
         sightings.push({ path, commit, authorDate });
       }
     }
+    previousTrees.set(prefix, content);
   };
 
   let lastYield = performance.now();
