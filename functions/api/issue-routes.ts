@@ -1,6 +1,15 @@
 import { PayloadTooLargeError } from '../../shared/domain/errors.ts';
 import { ScanId } from '../../shared/domain/ids.ts';
-import { Issue, IssueDetail, IssueId, IssueList, IssueListQuery, IssueStatusChange, ScanChangeList } from '../../shared/domain/issue.ts';
+import {
+  Issue,
+  IssueDetail,
+  IssueId,
+  IssueList,
+  IssueListQuery,
+  IssueRuleList,
+  IssueStatusChange,
+  ScanChangeList,
+} from '../../shared/domain/issue.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
 import type { QuerySchema, Route, RouteDeclaration } from '../../shared/http/routes.ts';
 import type { IssueService } from '../../shared/services/issue-service.ts';
@@ -60,6 +69,15 @@ export function issueRoutes<D extends { issues: IssueService }>(route: RouteFact
           headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="issues.csv"' },
         };
       },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/issues/rules/',
+      role: 'viewer',
+      summary: "The catalogue rules the tenant has issues of, whatever their status (a rule picker's choices)",
+      success: { status: 200, schema: IssueRuleList, description: 'the rules, by id' },
+      errors: [401, 403],
+      handle: async ({ identity }, { issues }) => ({ status: 200, body: { items: await issues.rules(identity.tenant) } }),
     }),
     route({
       method: 'GET',

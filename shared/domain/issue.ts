@@ -93,6 +93,10 @@ export type IssueListQuery = z.infer<typeof IssueListQuery>;
 
 export const IssueList = z.lazy(() => z.object({ items: z.array(Issue), next_cursor: z.string().nullable() }));
 
+/** GET /api/issues/rules/: the catalogue rules the tenant has issues of (the Issues page's rule picker). */
+export const IssueRuleList = z.lazy(() => z.object({ items: z.array(z.object({ rule_id: z.string(), title: z.string() })) }));
+export type IssueRuleList = z.infer<typeof IssueRuleList>;
+
 /** PATCH /api/issues/{id}/: a person's triage (DESIGN §15). */
 export const IssueStatusChange = z.lazy(() =>
   z

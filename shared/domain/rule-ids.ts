@@ -1,11 +1,29 @@
 import { catalogue as mailscanCatalogue } from '../../layers/mailscan/src/catalogue.ts';
+import { catalogue as netscanCatalogue } from '../../layers/netscan/src/catalogue.ts';
+import { CATALOGUE as secretscanCatalogue } from '../../layers/secretscan/src/catalogue.ts';
+import { catalogue as tlsscanCatalogue } from '../../layers/tlsscan/src/catalogue.ts';
+
+/** A catalogue rule as a listing names it. */
+export interface KnownRule {
+  rule_id: string;
+  title: string;
+}
 
 /**
- * Every rule id the deployment's engines can report, from their catalogues (data, DESIGN §11).
+ * Every rule the deployment's engines can report, from their catalogues (data, DESIGN §11), by id.
  * An engine that lands adds its catalogue here. The issue listing reads one index partition per
  * rule, so a rule-id prefix is answered by the catalogue rules it names (docs/issues.md).
  */
-export const KNOWN_RULE_IDS: readonly string[] = [...new Set(mailscanCatalogue.map((rule) => rule.rule_id))].sort();
+export const KNOWN_RULES: readonly KnownRule[] = [
+  ...new Map(
+    [...mailscanCatalogue, ...tlsscanCatalogue, ...netscanCatalogue, ...secretscanCatalogue].map((rule) => [
+      rule.rule_id,
+      { rule_id: rule.rule_id, title: rule.title },
+    ]),
+  ).values(),
+].sort((a, b) => (a.rule_id < b.rule_id ? -1 : 1));
+
+export const KNOWN_RULE_IDS: readonly string[] = KNOWN_RULES.map((rule) => rule.rule_id);
 
 /**
  * The rules a `rule_id` filter names: the catalogue rules that start with it, and the filter

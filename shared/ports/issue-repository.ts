@@ -40,4 +40,6 @@ export interface IssueRepository {
    */
   triage(tenant: string, id: string, expectedVersion: number, triage: IssueTriage): Promise<IssueRecord | null>;
   list(tenant: string, filter: IssueFilter, limit: number, cursor?: string): Promise<Page<IssueRecord>>;
+  /** Which of these rule ids the tenant has at least one issue of (any status), in the order given. */
+  rulesPresent(tenant: string, ruleIds: readonly string[]): Promise<string[]>;
 }

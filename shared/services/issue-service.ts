@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 import { issueOnWire, issueSortKey, type Issue, type IssueOccurrence, type IssueRecord, type IssueStatusChange } from '../domain/issue.ts';
 import { csvLine, ISSUE_CSV_COLUMNS } from '../domain/issue-csv.ts';
+import { KNOWN_RULE_IDS, KNOWN_RULES } from '../domain/rule-ids.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FindingRepository } from '../ports/finding-repository.ts';
 import type { IssueFilter, IssueRepository } from '../ports/issue-repository.ts';
@@ -74,6 +75,12 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
       if (!updated) throw new NotFoundError(`issue ${id} not found`);
       logger.info('issue triaged', { tenant, issue_id: id, status: change.status, by: actor });
       return issueOnWire(updated, at);
+    },
+
+    /** The catalogue rules the tenant has at least one issue of, by id (one probe per catalogue rule). */
+    async rules(tenant: string): Promise<{ rule_id: string; title: string }[]> {
+      const present = new Set(await issues.rulesPresent(tenant, KNOWN_RULE_IDS));
+      return KNOWN_RULES.filter((rule) => present.has(rule.rule_id)).map((rule) => ({ ...rule }));
     },
 
     /** The filtered list as CSV, every page, one line at a time (header first). */

@@ -172,6 +172,20 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       expect(await listed({ ruleId: 'mailscan.spf', severity: 'medium' })).toEqual(ids(2));
     });
 
+    it('says which rules a tenant has issues of, whatever their status, in the order asked', async () => {
+      await repo.save('acme', [
+        issue('acme', 1, { rule_id: 'mailscan.spf.missing' }),
+        issue('acme', 2, { rule_id: 'tls.cert.expired', status: 'false_positive' }),
+        issue('acme', 3, { rule_id: 'mailscan.spf.missing' }),
+      ]);
+      await repo.save('other', [issue('other', 4, { rule_id: 'net.port.open' })]);
+
+      const asked = ['tls.cert.expired', 'net.port.open', 'mailscan.spf.missing', 'mailscan.dmarc.missing'];
+      expect(await repo.rulesPresent('acme', asked)).toEqual(['tls.cert.expired', 'mailscan.spf.missing']);
+      expect(await repo.rulesPresent('other', asked)).toEqual(['net.port.open']);
+      expect(await repo.rulesPresent('nobody', asked)).toEqual([]);
+    });
+
     it('filters by severity, scan type and schedule, alone and together', async () => {
       await repo.save('acme', [
         issue('acme', 1, { severity: 'low', schedule_id: 'sch_A' }),

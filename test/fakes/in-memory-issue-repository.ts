@@ -67,4 +67,9 @@ export class InMemoryIssueRepository implements IssueRepository {
     const next = matching.length > limit ? encodeIssueCursor(tenant, page[page.length - 1].sortKey) : null;
     return { items: page.map(({ issue }) => ({ ...issue })), nextCursor: next };
   }
+
+  async rulesPresent(tenant: string, ruleIds: readonly string[]): Promise<string[]> {
+    const present = new Set([...this.rows.values()].filter((issue) => issue.tenant === tenant).map((issue) => issue.rule_id));
+    return ruleIds.filter((ruleId) => present.has(ruleId));
+  }
 }

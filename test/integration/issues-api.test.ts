@@ -53,6 +53,16 @@ describe('issues API (DESIGN §15)', () => {
     expect(detail.occurrences).toHaveLength(2);
     expect(detail.occurrences[0].scan_id).toBe(second);
     expect(changes).toEqual({ scan_id: second, changes: { new: 0, resolved: 0, reopened: 0, unchanged: 2 }, items: [], truncated: false });
+    // The rule picker's choices: the catalogue rules this tenant has issues of, by id, with their titles.
+    expect((await service.call('/api/issues/rules/', { token })).body).toEqual({
+      items: [
+        { rule_id: 'mailscan.dmarc.missing', title: expect.any(String) },
+        { rule_id: 'mailscan.spf.missing', title: 'No SPF record' },
+      ],
+    });
+    expect((await service.call('/api/issues/rules/', { token: await service.token(freshTenant('iss'), 'viewer') })).body).toEqual({
+      items: [],
+    });
   });
 
   it('resolves on a passing check, lists the change, and reopens when seen again', async () => {

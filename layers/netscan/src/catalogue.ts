@@ -3,7 +3,7 @@
  * it. Every rule gets one check in every report.
  */
 import type { Rule } from '../../engine-kit/src/report.ts';
-import { catalogue as tlsCatalogue } from '../../tlsscan/src/index.ts';
+import { catalogue as tlsCatalogue } from '../../tlsscan/src/catalogue.ts';
 
 export const NET_RULES = {
   portOpen: 'net.port.open',

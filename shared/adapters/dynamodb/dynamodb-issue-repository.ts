@@ -82,6 +82,9 @@ class Expression {
   }
 }
 
+/** Rule partitions probed at once by rulesPresent. */
+const RULE_PROBES = 8;
+
 /** Requests one source may make for one page: a sparse filter stops here with a cursor, it never reads the partition through. */
 const READS_PER_SOURCE = 4;
 
@@ -286,6 +289,30 @@ export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tabl
       if (ordered.length > limit) next = page[page.length - 1].sortKey;
       else if (bound !== null) next = bound;
       return { items: page.map(({ item }) => fromItem(item)), nextCursor: next === null ? null : encodeIssueCursor(tenant, next) };
+    },
+
+    async rulesPresent(tenant, ruleIds) {
+      // One key-only Query of Limit 1 per rule partition (GSI3), RULE_PROBES at a time: the cost is
+      // the number of rules asked about, never the number of issues.
+      const present = new Set<string>();
+      const queue = [...new Set(ruleIds)];
+      const probe = async () => {
+        for (let ruleId = queue.shift(); ruleId !== undefined; ruleId = queue.shift()) {
+          const output = await client.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: 'GSI3',
+              KeyConditionExpression: 'GSI3PK = :pk',
+              ExpressionAttributeValues: { ':pk': issueKeys.byRule(tenant, ruleId) },
+              ProjectionExpression: 'PK',
+              Limit: 1,
+            }),
+          );
+          if ((output.Items ?? []).length > 0) present.add(ruleId);
+        }
+      };
+      await Promise.all(Array.from({ length: RULE_PROBES }, probe));
+      return ruleIds.filter((ruleId) => present.has(ruleId));
     },
   };
 }
