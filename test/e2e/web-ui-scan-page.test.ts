@@ -47,7 +47,8 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     expect(await page.locator('main .empty').count()).toBe(0);
     // The outcome comes before the summary and the findings.
     const order = await page.locator('main h2').allTextContents();
-    expect(order).toEqual(['This scan failed', expect.stringMatching(/^Findings/), 'Log']);
+    expect(order).toEqual(['This scan failed', 'What changed', expect.stringMatching(/^Findings/), 'Checks', 'Log']);
+    await page.getByText('No checks: the scan failed before reporting any.').waitFor();
     // The log is its lines, read through the API, never a path on the server's disk.
     const log = page.getByRole('list', { name: 'Log lines' });
     await log.getByText('scan started').waitFor();
@@ -65,7 +66,14 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     expect(await page.getByRole('list', { name: 'Errors' }).textContent()).toContain(
       'partial.example: the reputation checks could not reach the DNSBLs',
     );
-    expect(await page.locator('main h2').allTextContents()).toEqual(['This scan finished partially', 'Findings (1)', 'Log']);
+    expect(await page.locator('main h2').allTextContents()).toEqual([
+      'This scan finished partially',
+      'What changed',
+      'Findings (1)',
+      'Checks',
+      'Log',
+    ]);
+    await page.getByText(/A check that did not complete resolves nothing/).waitFor();
     await browser.audit('scan-partial');
   });
 

@@ -182,15 +182,15 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
     await page.getByRole('link', { name: 'example.net' }).waitFor();
     await audit('scans');
 
-    await go('Findings');
+    await go('Issues');
     await page.getByLabel('Severity').selectOption('medium');
-    await page.getByLabel('Target').fill('example.net');
-    await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForURL(/target=example\.net/);
-    await page.getByRole('heading', { name: 'finding 1' }).waitFor();
-    expect(await page.locator('.finding').count()).toBe(1);
-    await page.getByText('Remediation').first().waitFor();
-    await audit('findings');
+    await page.getByLabel('Target').fill('Example.NET');
+    await page.waitForURL(/target=Example\.NET/);
+    const issues = page.getByRole('table', { name: /^Issues/ });
+    await expect.poll(() => issues.locator('tbody th a').allTextContents()).toEqual(['finding 1']);
+    await issues.getByRole('link', { name: 'finding 1' }).click();
+    await page.getByRole('heading', { name: 'Remediation' }).waitFor();
+    await audit('issue-from-scan');
   });
 
   it('turns the Ask to scan sentence into the shown request, and sends it only on Send', async () => {
@@ -298,7 +298,16 @@ describe.skipIf(!available)('web UI in Chromium (playwright-core, the real local
 
   it('ran axe on every page and saw no Content-Security-Policy violation', () => {
     expect(browser.audited).toEqual(
-      expect.arrayContaining(['sign-in', 'scheduled-scans', 'schedule-form', 'scan-launcher', 'ask-to-scan', 'scans', 'scan', 'findings']),
+      expect.arrayContaining([
+        'sign-in',
+        'scheduled-scans',
+        'schedule-form',
+        'scan-launcher',
+        'ask-to-scan',
+        'scans',
+        'scan',
+        'issue-from-scan',
+      ]),
     );
     expect(browser.cspViolations).toEqual([]);
   });

@@ -74,7 +74,16 @@ describe('web UI bundle and how npm start serves it', () => {
   });
 
   it('serves index.html for every UI route with the CSP, security headers and no-cache', async () => {
-    for (const path of ['/', '/settings/scheduled-scans', '/scans', '/scans/scan_01ABC', '/findings', '/sign-in']) {
+    for (const path of [
+      '/',
+      '/settings/scheduled-scans',
+      '/scans',
+      '/scans/scan_01ABC',
+      '/findings',
+      '/issues',
+      `/issues/iss_${'0'.repeat(32)}`,
+      '/sign-in',
+    ]) {
       const response = await fetch(`${service.runtime.url}${path}`);
       expect(response.status, path).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');

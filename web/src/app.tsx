@@ -1,8 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { ErrorState, Loading } from './components.tsx';
-import { FindingsPage } from './pages/findings.tsx';
 import { HomePage } from './pages/home.tsx';
+import { IssuePage } from './pages/issue.tsx';
+import { IssuesPage } from './pages/issues.tsx';
 import { ScanPage } from './pages/scan.tsx';
 import { ScansPage } from './pages/scans.tsx';
 import { ScheduleHistoryPage } from './pages/schedule-history.tsx';
@@ -46,7 +47,7 @@ export function App() {
 const NAV = [
   { to: '/', label: 'Scan', match: (path: string) => path === '/' },
   { to: '/scans', label: 'Scans', match: (path: string) => path.startsWith('/scans') },
-  { to: '/findings', label: 'Findings', match: (path: string) => path === '/findings' },
+  { to: '/issues', label: 'Issues', match: (path: string) => path.startsWith('/issues') },
   { to: '/settings/scheduled-scans', label: 'Settings', match: (path: string) => path.startsWith('/settings') },
 ];
 
@@ -58,6 +59,8 @@ function Shell() {
 
   useEffect(() => {
     if (path === '/sign-in') navigate('/', { replace: true });
+    // Findings became Issues (DESIGN §15): an old link lands on the issues.
+    if (path === '/findings') navigate('/issues', { replace: true });
   }, [path, navigate]);
 
   async function onSignOut() {
@@ -71,10 +74,12 @@ function Shell() {
   let page;
   const scan = /^\/scans\/([A-Za-z0-9_-]+)$/.exec(path);
   const history = /^\/settings\/scheduled-scans\/([A-Za-z0-9_-]+)$/.exec(path);
+  const issue = /^\/issues\/(iss_[0-9a-f]{32})$/.exec(path);
   if (path === '/') page = <HomePage />;
   else if (path === '/scans') page = <ScansPage />;
   else if (scan) page = <ScanPage id={scan[1]} />;
-  else if (path === '/findings') page = <FindingsPage />;
+  else if (path === '/issues') page = <IssuesPage />;
+  else if (issue) page = <IssuePage id={issue[1]} />;
   else if (history) page = <ScheduleHistoryPage id={history[1]} />;
   else if (path.startsWith('/settings')) page = <SettingsPage />;
   else if (!isUiRoute(path)) page = <NotFound />;
@@ -130,6 +135,9 @@ function NotFound() {
         </li>
         <li>
           <Link to="/scans">Scans</Link>
+        </li>
+        <li>
+          <Link to="/issues">Issues</Link>
         </li>
         <li>
           <Link to="/settings/scheduled-scans">Scheduled Scans</Link>

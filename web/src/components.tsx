@@ -1,6 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { LastRunStatus } from '../../shared/domain/schedule.ts';
-import type { ScanStatus, Severity } from '../../shared/domain/scan-job.ts';
+import type { IssueStatus } from '../../shared/domain/issue.ts';
+import type { CheckStatus, ScanStatus, Severity } from '../../shared/domain/scan-job.ts';
 import { ApiError } from './api.ts';
 
 type Tone = 'neutral' | 'info' | 'success' | 'warning' | 'danger' | 'progress';
@@ -43,6 +44,25 @@ export function SeverityBadge({ severity }: { severity: Severity }) {
   return (
     <span className={`badge badge-${severityTone[severity]} severity-${severity}`}>{severity[0].toUpperCase() + severity.slice(1)}</span>
   );
+}
+
+const issueTone: Record<IssueStatus, Tone> = { open: 'danger', resolved: 'success', accepted_risk: 'neutral', false_positive: 'neutral' };
+export const ISSUE_STATUS_TEXT: Record<IssueStatus, string> = {
+  open: 'Open',
+  resolved: 'Resolved',
+  accepted_risk: 'Accepted risk',
+  false_positive: 'False positive',
+};
+
+export function IssueStatusBadge({ status }: { status: IssueStatus }) {
+  return <Badge tone={issueTone[status]}>{ISSUE_STATUS_TEXT[status]}</Badge>;
+}
+
+const checkTone: Record<CheckStatus, Tone> = { pass: 'success', fail: 'danger', error: 'warning', skipped: 'neutral' };
+export const CHECK_STATUS_TEXT: Record<CheckStatus, string> = { pass: 'Pass', fail: 'Fail', error: 'Error', skipped: 'Skipped' };
+
+export function CheckStatusBadge({ status }: { status: CheckStatus }) {
+  return <Badge tone={checkTone[status]}>{CHECK_STATUS_TEXT[status]}</Badge>;
 }
 
 export function Loading({ label }: { label: string }) {

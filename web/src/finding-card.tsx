@@ -55,7 +55,7 @@ function EvidenceFields({ evidence, depth }: { evidence: Record<string, unknown>
 }
 
 /** The evidence as labelled fields, with the raw JSON one click away. */
-export function Evidence({ finding }: { finding: Finding }) {
+export function Evidence({ finding }: { finding: Pick<Finding, 'id' | 'title' | 'evidence'> }) {
   const titleId = `evidence-${finding.id}`;
   return (
     <div className="evidence" role="group" aria-labelledby={titleId}>

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { FindingList } from '../../shared/domain/finding.ts';
+import { IssueDetail, IssueList, IssueRuleList, ScanChangeList } from '../../shared/domain/issue.ts';
 import { NotificationRuleList } from '../../shared/domain/notification.ts';
 import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
 import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
@@ -76,21 +77,40 @@ export function useScan(id: string) {
   });
 }
 
-export function useFindings(filters: Record<string, string | undefined>) {
-  return useInfiniteQuery({
-    queryKey: ['findings', filters],
-    queryFn: ({ pageParam }) => api(`/api/findings/${queryString({ ...filters, limit: '50', cursor: pageParam })}`, FindingList),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
-}
-
 /** Every finding of one scan (all pages): a scan page sorts them by severity, so it needs them all. */
 export function useScanFindings(scanId: string, enabled: boolean) {
   return useQuery({
     queryKey: ['findings', { scan_id: scanId, all: true }],
     enabled,
     queryFn: () => allPages('/api/findings/', { scan_id: scanId }, FindingList),
+  });
+}
+
+/** Issues filtered as the address bar says, 50 a page, severity first (the API's one order). */
+export function useIssues(filters: Record<string, string | undefined>) {
+  return useInfiniteQuery({
+    queryKey: ['issues', filters],
+    queryFn: ({ pageParam }) => api(`/api/issues/${queryString({ ...filters, limit: '50', cursor: pageParam })}`, IssueList),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+}
+
+export function useIssue(id: string) {
+  return useQuery({ queryKey: ['issue', id], queryFn: () => api(`/api/issues/${encodeURIComponent(id)}/`, IssueDetail) });
+}
+
+/** The catalogue rules the tenant has issues of: the Issues page's rule picker. */
+export function useIssueRules() {
+  return useQuery({ queryKey: ['issue-rules'], queryFn: () => api('/api/issues/rules/', IssueRuleList) });
+}
+
+/** The issues a finished scan opened, reopened and resolved. */
+export function useScanChanges(scanId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['scan-changes', scanId],
+    enabled,
+    queryFn: () => api(`/api/scans/${encodeURIComponent(scanId)}/changes/`, ScanChangeList),
   });
 }
 

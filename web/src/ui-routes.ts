@@ -10,6 +10,8 @@ export const UI_ROUTE_PATTERNS: readonly RegExp[] = [
   /^\/scans$/,
   /^\/scans\/[A-Za-z0-9_-]{1,64}$/,
   /^\/findings$/,
+  /^\/issues$/,
+  /^\/issues\/iss_[0-9a-f]{32}$/,
 ];
 
 export function isUiRoute(path: string): boolean {

@@ -6,9 +6,10 @@ import { ErrorState, Loading, SeverityBadge, StatusBadge } from '../components.t
 import { useScan } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { ScanLog } from './scan-log.tsx';
+import { ScanChecks, WhatChanged } from './scan-changes.tsx';
 import { ScanFindings } from './scan-findings.tsx';
 
-/** One scan: status and errors first (refreshing while queued or running), summary, findings by severity, log. */
+/** One scan: status and errors first (refreshing while queued or running), summary, what changed, findings by severity, checks, log. */
 export function ScanPage({ id }: { id: string }) {
   const scan = useScan(id);
   if (scan.isPending) return <Loading label="Loading the scan…" />;
@@ -56,7 +57,9 @@ export function ScanPage({ id }: { id: string }) {
         </div>
       </dl>
       <Summary job={job} />
+      <WhatChanged job={job} />
       <ScanFindings job={job} />
+      <ScanChecks job={job} />
       <ScanLog job={job} />
     </section>
   );

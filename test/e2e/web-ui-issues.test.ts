@@ -1,0 +1,227 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { RunnerCheck, RunnerFinding } from '../../shared/ports/scan-runner.ts';
+import { ScriptedRunner } from '../helpers/test-runners.ts';
+import type { TestService } from '../helpers/local-service.ts';
+import { available, startSignedIn, type Browser } from './browser.ts';
+
+// The Issues page and a scan's What changed and Checks (issue 24, item 4), on the real local
+// runtime: scans run through the API and the dispatch path with a scripted runner, issues are the
+// tracker's, and every action goes through the API.
+
+const SPF = 'mailscan.spf.missing';
+const DMARC = 'mailscan.dmarc.missing';
+const PERMISSIVE = 'mailscan.spf.permissive_all';
+const DKIM = 'mailscan.dkim.not_found';
+
+function mailFinding(rule_id: string, severity: RunnerFinding['severity'], title: string): RunnerFinding {
+  return { rule_id, severity, title, description: `${title}.`, evidence: { rule: rule_id }, remediation: `Fix: ${title}.` };
+}
+const check = (id: string, status: RunnerCheck['status'], detail = ''): RunnerCheck => ({ id, title: `Check ${id}`, status, detail });
+
+describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
+  let service: TestService;
+  let browser: Browser;
+  let page: Page;
+  const runner = new ScriptedRunner();
+
+  beforeAll(async () => {
+    ({ service, browser, page } = await startSignedIn(new Map([['email_security', runner]])));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  const url = (path: string) => `${service.runtime.url}${path}`;
+  const go = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).click();
+  const table = () => page.getByRole('table', { name: /^Issues/ });
+  const rowTitles = async () => (await table().locator('tbody th a').allTextContents()).sort();
+  const issuesOf = async () => (await service.call('/api/issues/', { token: await service.token('local') })).body.items as any[];
+
+  /** One scan of `target` through the API and the queue, an hour after the previous one. */
+  async function scan(target: string, findings: RunnerFinding[], checks: RunnerCheck[]): Promise<string> {
+    runner.behaviour = async () => ({ findings, checks });
+    service.clock.advance(3_600_000);
+    const created = await service.call('/api/scans/', {
+      method: 'POST',
+      token: await service.token('local'),
+      body: { scan_type: 'email_security', target },
+    });
+    expect(created.status).toBe(202);
+    await service.runtime.drain();
+    return created.body.id as string;
+  }
+
+  it('starts empty, and says so', async () => {
+    await go('Issues');
+    await page.getByRole('heading', { name: 'Issues', level: 1 }).waitFor();
+    await page.getByText('No issues yet').waitFor();
+    await browser.audit('issues-empty');
+  });
+
+  it('lists issues, filters by a typed target in any case and by a picked rule, accepts a risk, and exports', async () => {
+    await scan(
+      'mail.example.com',
+      [mailFinding(SPF, 'high', 'No SPF record'), mailFinding(DMARC, 'medium', 'No DMARC record')],
+      [check(SPF, 'fail'), check(DMARC, 'fail'), check(DKIM, 'pass')],
+    );
+    await scan('other.example', [mailFinding(DKIM, 'medium', 'No DKIM key found')], [check(DKIM, 'fail')]);
+
+    await page.goto(url('/findings'));
+    await page.waitForURL(/\/issues$/);
+    await table().waitFor();
+    expect(await rowTitles()).toEqual(['No DKIM key found', 'No DMARC record', 'No SPF record']);
+    // Severity first: the high one leads.
+    expect(await table().locator('tbody th a').first().textContent()).toBe('No SPF record');
+    const firstRow = table().locator('tbody tr').first();
+    expect(await firstRow.getByText('Open').count()).toBe(1);
+    expect(await firstRow.textContent()).toContain('1 time');
+
+    // The rule picker offers the rules this tenant has, and only those.
+    const picker = page.getByLabel('Rule', { exact: true });
+    await expect
+      .poll(() => picker.locator('option').allTextContents())
+      .toEqual([
+        'Any rule',
+        expect.stringContaining(`(${DKIM})`),
+        expect.stringContaining(`(${DMARC})`),
+        expect.stringContaining(`(${SPF})`),
+      ]);
+
+    // The target filter applies as it is typed, in any case.
+    await page.getByLabel('Target').pressSequentially('MAIL.Example.COM');
+    await page.waitForURL(/target=MAIL\.Example\.COM/);
+    await expect.poll(rowTitles).toEqual(['No DMARC record', 'No SPF record']);
+
+    await picker.selectOption(DMARC);
+    await page.waitForURL(new RegExp(`rule_id=${DMARC.replaceAll('.', '\\.')}`));
+    await expect.poll(rowTitles).toEqual(['No DMARC record']);
+    await browser.audit('issues-filtered');
+
+    // Export is the CSV of exactly these filters.
+    const exportLink = page.getByRole('link', { name: 'Export CSV' });
+    expect(await exportLink.getAttribute('href')).toBe(`/api/issues/export.csv?rule_id=${DMARC}&target=MAIL.Example.COM`);
+    const [download] = await Promise.all([page.waitForEvent('download'), exportLink.click()]);
+    const csv = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n');
+    expect(csv).toHaveLength(2);
+    expect(csv[1]).toContain('No DMARC record');
+    expect(csv[1]).toContain('mail.example.com');
+
+    // Accept the risk: the reason is required, then the row says so.
+    const row = table().locator('tbody tr').filter({ hasText: 'No DMARC record' });
+    await row.getByRole('button', { name: 'Accept risk' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Accept the risk' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Accept risk' }).click();
+    await dialog.getByText('Reason is required.').waitFor();
+    await browser.audit('issues-accept-risk');
+    await dialog.getByLabel('Reason').fill('Mail for this domain goes through a gateway that enforces policy.');
+    const nextYear = new Date().getFullYear() + 1;
+    await dialog.getByLabel('Until (optional)').fill(`${nextYear}-06-30`);
+    await dialog.getByRole('button', { name: 'Accept risk' }).click();
+    await page.getByText('“No DMARC record” on mail.example.com accepted as a risk.').waitFor();
+    await row.getByText('Accepted risk').waitFor();
+    expect(await row.getByRole('button', { name: 'Accept risk' }).count()).toBe(0);
+    const accepted = (await issuesOf()).find((issue) => issue.rule_id === DMARC);
+    expect(accepted).toMatchObject({
+      status: 'accepted_risk',
+      status_reason: 'Mail for this domain goes through a gateway that enforces policy.',
+      status_changed_by: 'admin@local',
+    });
+    expect(accepted.status_until.slice(0, 4)).toBe(String(nextYear));
+
+    // Clearing the filters shows every issue again; the status filter narrows to the accepted one.
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(rowTitles).toEqual(['No DKIM key found', 'No DMARC record', 'No SPF record']);
+    await page.getByLabel('Status').selectOption('accepted_risk');
+    await expect.poll(rowTitles).toEqual(['No DMARC record']);
+    await browser.audit('issues');
+  });
+
+  it('shows an issue with its occurrences, each linked to its scan, and reopens it', async () => {
+    await page.goto(url('/issues?status=accepted_risk'));
+    await table().getByRole('link', { name: 'No DMARC record' }).click();
+    await page.getByRole('heading', { name: 'No DMARC record', level: 1 }).waitFor();
+    expect(await page.getByRole('status', { name: 'Issue status' }).textContent()).toBe('Accepted risk');
+    await page.getByText('Mail for this domain goes through a gateway that enforces policy.').waitFor();
+    const occurrences = page.getByRole('list', { name: 'Occurrences, newest first' });
+    expect(await occurrences.getByRole('listitem').count()).toBe(1);
+    const scanLink = occurrences.getByRole('link', { name: /^scan scan_/ });
+    expect(await scanLink.getAttribute('href')).toMatch(/^\/scans\/scan_/);
+    await browser.audit('issue');
+
+    await page.getByRole('group', { name: 'Actions' }).getByRole('button', { name: 'Reopen' }).click();
+    await page.getByText('“No DMARC record” on mail.example.com reopened.').waitFor();
+    expect(await page.getByRole('status', { name: 'Issue status' }).textContent()).toBe('Open');
+    expect((await issuesOf()).find((issue) => issue.rule_id === DMARC).status).toBe('open');
+  });
+
+  it('shows what a second scan changed (one resolved, one new) and every check, an errored one as Error', async () => {
+    const second = await scan(
+      'mail.example.com',
+      [mailFinding(DMARC, 'medium', 'No DMARC record'), mailFinding(PERMISSIVE, 'medium', 'SPF ends in a permissive all')],
+      [check(SPF, 'pass'), check(DMARC, 'fail'), check(PERMISSIVE, 'fail'), check(DKIM, 'error', 'the DNS query timed out')],
+    );
+    await page.goto(url(`/scans/${second}`));
+    await page.getByRole('heading', { name: 'What changed' }).waitFor();
+    const counts = page.getByRole('list', { name: 'Changes by kind' });
+    expect((await counts.getByRole('listitem').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim())).toEqual([
+      '1 New',
+      '1 Resolved',
+      '0 Reopened',
+      '1 Unchanged',
+    ]);
+    const newIssues = page.getByRole('list', { name: 'New (1)' });
+    await newIssues.getByRole('link', { name: 'SPF ends in a permissive all' }).waitFor();
+    const resolved = page.getByRole('list', { name: 'Resolved (1)' });
+    await resolved.getByRole('link', { name: 'No SPF record' }).waitFor();
+    expect(await page.getByText(/Not every changed issue is listed/).count()).toBe(0);
+
+    const checks = page.getByRole('table', { name: 'Checks, errors and failures first' });
+    const results = await checks
+      .locator('tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => [row.querySelector('th .cell-sub')?.textContent, row.querySelector('td[data-label="Result"]')?.textContent]),
+      );
+    expect(results).toEqual([
+      [DKIM, 'Error'],
+      [DMARC, 'Fail'],
+      [PERMISSIVE, 'Fail'],
+      [SPF, 'Pass'],
+    ]);
+    await checks.getByText('the DNS query timed out').waitFor();
+    expect(await page.locator('main h2').allTextContents()).toEqual(['What changed', 'Findings (2)', 'Checks (4)', 'Log']);
+    await browser.audit('scan-what-changed');
+
+    // The resolved issue reads as resolved on the Issues page, with the scan that resolved it.
+    await resolved.getByRole('link', { name: 'No SPF record' }).click();
+    expect(await page.getByRole('status', { name: 'Issue status' }).textContent()).toBe('Resolved');
+    expect(browser.cspViolations).toEqual([]);
+  });
+
+  it('finds nothing for part of a target, and says why', async () => {
+    await page.goto(url('/issues'));
+    await table().waitFor();
+    await page.getByLabel('Target').fill('mail.example');
+    await page.getByText('No issues match these filters').waitFor();
+    await page.getByText(/matches a whole target in any case/).waitFor();
+  });
+
+  it('keeps a viewer to reading: no triage buttons', async () => {
+    await browser.context.clearCookies();
+    await page.goto(url('/issues'));
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Session token').fill(await service.token('local', 'viewer'));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('local · viewer').waitFor();
+    await table().waitFor();
+    expect(
+      await table()
+        .getByRole('button', { name: /Accept risk|Mark false positive|Reopen/ })
+        .count(),
+    ).toBe(0);
+    expect(await table().locator('thead th').allTextContents()).not.toContain('Actions');
+  });
+});

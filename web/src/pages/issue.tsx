@@ -1,0 +1,156 @@
+import { scanTypes } from '../../../shared/domain/scan-types.ts';
+import { ApiError } from '../api.ts';
+import { formatLocal } from '../cadence.ts';
+import { ErrorState, IssueStatusBadge, Loading, SeverityBadge } from '../components.tsx';
+import { Evidence } from '../finding-card.tsx';
+import { displayTarget } from '../idn.ts';
+import { useTriageControls } from '../issue-triage.tsx';
+import { useIssue } from '../queries.ts';
+import { Link } from '../router.tsx';
+import { useCan } from '../session.ts';
+
+/** One issue: what it is, its status and who set it, the actions, and its newest sightings with links to their scans. */
+export function IssuePage({ id }: { id: string }) {
+  const issue = useIssue(id);
+  const canTriage = useCan('operator');
+  const triage = useTriageControls();
+  if (issue.isPending) return <Loading label="Loading the issue…" />;
+  if (issue.isError) {
+    if (issue.error instanceof ApiError && issue.error.status === 404)
+      return (
+        <section className="page">
+          <p className="breadcrumb">
+            <Link to="/issues">Issues</Link> / {id}
+          </p>
+          <h1>Issue not found</h1>
+          <p>
+            There is no issue <code>{id}</code> in this tenant.
+          </p>
+        </section>
+      );
+    return <ErrorState error={issue.error} retry={() => void issue.refetch()} />;
+  }
+  const data = issue.data;
+  const latest = data.occurrences[0];
+  return (
+    <section className="page">
+      <p className="breadcrumb">
+        <Link to="/issues">Issues</Link> / {data.id}
+      </p>
+      <div className="page-head">
+        <h1>{data.title}</h1>
+        <div role="status" aria-live="polite" aria-label="Issue status">
+          <IssueStatusBadge status={data.status} />
+        </div>
+      </div>
+      <p className="finding-meta">
+        <SeverityBadge severity={data.severity} /> <code>{data.rule_id}</code> · {scanTypes[data.scan_type].label} ·{' '}
+        <span className="mono" title={data.target}>
+          {displayTarget(data.target)}
+        </span>
+      </p>
+      {triage.view}
+      {canTriage && (
+        <div className="toolbar" role="group" aria-label="Actions">
+          {triage.actions(data)}
+        </div>
+      )}
+      <dl className="facts">
+        <div>
+          <dt>First seen</dt>
+          <dd>{formatLocal(data.first_seen_at)}</dd>
+        </div>
+        <div>
+          <dt>Last seen</dt>
+          <dd>
+            {formatLocal(data.last_seen_at)} (<Link to={`/scans/${data.last_scan_id}`}>scan</Link>)
+          </dd>
+        </div>
+        <div>
+          <dt>Seen</dt>
+          <dd>
+            {data.occurrence_count} {data.occurrence_count === 1 ? 'time' : 'times'}
+            {data.reopened_count > 0 ? `, reopened ${data.reopened_count}×` : ''}
+          </dd>
+        </div>
+        {data.status === 'resolved' && (
+          <div>
+            <dt>Resolved</dt>
+            <dd>
+              {formatLocal(data.resolved_at)}
+              {data.resolved_scan_id && (
+                <>
+                  {' '}
+                  (<Link to={`/scans/${data.resolved_scan_id}`}>scan</Link>)
+                </>
+              )}
+            </dd>
+          </div>
+        )}
+        {data.status_changed_at && (
+          <div>
+            <dt>Status set</dt>
+            <dd>
+              {formatLocal(data.status_changed_at)}
+              {data.status_changed_by && <> by {data.status_changed_by}</>}
+            </dd>
+          </div>
+        )}
+        {data.status === 'accepted_risk' && (
+          <div>
+            <dt>Accepted until</dt>
+            <dd>{data.status_until ? formatLocal(data.status_until) : 'someone reopens it'}</dd>
+          </div>
+        )}
+      </dl>
+      {data.status_reason && (data.status === 'accepted_risk' || data.status === 'false_positive') && (
+        <section className="card" aria-labelledby="reason-title">
+          <h2 id="reason-title" className="section-title">
+            Reason
+          </h2>
+          <p className="pre-line">{data.status_reason}</p>
+        </section>
+      )}
+      {latest && (
+        <section aria-labelledby="about-title">
+          <h2 id="about-title" className="section-title">
+            About
+          </h2>
+          {latest.description && <p>{latest.description}</p>}
+          <h3>Remediation</h3>
+          <p>{latest.remediation}</p>
+        </section>
+      )}
+      <section aria-labelledby="occurrences-title">
+        <h2 id="occurrences-title" className="section-title">
+          Occurrences
+        </h2>
+        {data.occurrences.length === 0 ? (
+          <p className="muted">No sighting is stored for this issue.</p>
+        ) : (
+          <>
+            <p className="muted">
+              {data.occurrences.length < data.occurrence_count
+                ? `The newest ${data.occurrences.length} of ${data.occurrence_count} sightings, newest first.`
+                : 'Every sighting, newest first.'}
+            </p>
+            <ol className="occurrences" aria-label="Occurrences, newest first">
+              {data.occurrences.map((occurrence) => (
+                <li key={occurrence.finding_id} className="occurrence">
+                  <p className="occurrence-head">
+                    <SeverityBadge severity={occurrence.severity} /> Seen {formatLocal(occurrence.seen_at)} in{' '}
+                    <Link to={`/scans/${occurrence.scan_id}`}>scan {occurrence.scan_id}</Link>
+                  </p>
+                  <details>
+                    <summary>Show evidence</summary>
+                    <Evidence finding={{ id: occurrence.finding_id, title: occurrence.title, evidence: occurrence.evidence }} />
+                  </details>
+                </li>
+              ))}
+            </ol>
+          </>
+        )}
+      </section>
+    </section>
+  );
+}
