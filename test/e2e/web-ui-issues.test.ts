@@ -154,7 +154,7 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
 
     await page.getByRole('group', { name: 'Actions' }).getByRole('button', { name: 'Reopen' }).click();
     await page.getByText('“No DMARC record” on mail.example.com reopened.').waitFor();
-    expect(await page.getByRole('status', { name: 'Issue status' }).textContent()).toBe('Open');
+    await expect.poll(() => page.getByRole('status', { name: 'Issue status' }).textContent()).toBe('Open');
     expect((await issuesOf()).find((issue) => issue.rule_id === DMARC).status).toBe('open');
   });
 
@@ -197,6 +197,7 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
 
     // The resolved issue reads as resolved on the Issues page, with the scan that resolved it.
     await resolved.getByRole('link', { name: 'No SPF record' }).click();
+    await page.getByRole('heading', { name: 'No SPF record', level: 1 }).waitFor();
     expect(await page.getByRole('status', { name: 'Issue status' }).textContent()).toBe('Resolved');
     expect(browser.cspViolations).toEqual([]);
   });

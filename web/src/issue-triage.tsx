@@ -41,6 +41,8 @@ export function useTriage(onDone: (issue: Issue, status: TriageStatus) => void) 
     mutationFn: ({ id, ...body }: { id: string; status: TriageStatus; reason?: string; until?: string }) =>
       api(`/api/issues/${encodeURIComponent(id)}/`, Issue, { method: 'PATCH', body }),
     onSuccess: (issue, variables) => {
+      // The issue's page shows the answer at once (with the notice), then everything reads again.
+      queryClient.setQueryData(['issue', issue.id], (shown: object | undefined) => (shown ? { ...shown, ...issue } : shown));
       void queryClient.invalidateQueries({ queryKey: ['issues'] });
       void queryClient.invalidateQueries({ queryKey: ['issue', issue.id] });
       void queryClient.invalidateQueries({ queryKey: ['scan-changes'] });
