@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { RunnerCheck, RunnerFinding } from '../../shared/ports/scan-runner.ts';
+import type { RunnerFinding } from '../../shared/domain/finding.ts';
+import type { RunnerCheck } from '../../shared/ports/scan-runner.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
 import type { TestService } from '../helpers/local-service.ts';
 import { available, startSignedIn, type Browser } from './browser.ts';
@@ -104,7 +105,7 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     const exportLink = page.getByRole('link', { name: 'Export CSV' });
     expect(await exportLink.getAttribute('href')).toBe(`/api/issues/export.csv?rule_id=${DMARC}&target=MAIL.Example.COM`);
     const [download] = await Promise.all([page.waitForEvent('download'), exportLink.click()]);
-    const csv = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n');
+    const csv = (await readFile(await download.path(), 'utf8')).trimEnd().split('\r\n');
     expect(csv).toHaveLength(2);
     expect(csv[1]).toContain('No DMARC record');
     expect(csv[1]).toContain('mail.example.com');
@@ -180,12 +181,9 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     expect(await page.getByText(/Not every changed issue is listed/).count()).toBe(0);
 
     const checks = page.getByRole('table', { name: 'Checks, errors and failures first' });
-    const results = await checks
-      .locator('tbody tr')
-      .evaluateAll((rows) =>
-        rows.map((row) => [row.querySelector('th .cell-sub')?.textContent, row.querySelector('td[data-label="Result"]')?.textContent]),
-      );
-    expect(results).toEqual([
+    const ids = await checks.locator('tbody th .cell-sub').allTextContents();
+    const results = await checks.locator('tbody td[data-label="Result"]').allTextContents();
+    expect(ids.map((id, i) => [id, results[i]])).toEqual([
       [DKIM, 'Error'],
       [DMARC, 'Fail'],
       [PERMISSIVE, 'Fail'],
