@@ -1,12 +1,15 @@
+import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { makeDynamoDbNotificationRuleRepository } from '../shared/adapters/dynamodb/dynamodb-notification-rule-repository.ts';
+import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makeHttpPoster } from '../shared/adapters/notifications/http-poster.ts';
 import { lazySesClient, makeSesEmailSender } from '../shared/adapters/notifications/ses-email-sender.ts';
 import { lazySqsClient, makeSqsNotificationQueue } from '../shared/adapters/sqs/sqs-notification-queue.ts';
 import type { NotifierConfig } from '../shared/config/function-config.ts';
 import { DEFAULT_TARGET_POLICY } from '../shared/domain/network-policy.ts';
 import type { Logger } from '../shared/ports/logger.ts';
-import { makeNotificationDelivery, type NotificationDeliveryDeps } from '../shared/services/notification-delivery.ts';
+import { composeNotificationServices } from '../shared/services/compose/notification-service.ts';
+import type { NotificationDeliveryDeps } from '../shared/services/notification-delivery.ts';
 import { makeNotifierHandler } from './notifier-handler.ts';
 
 /** What the notifier sends through: the rules, the queue deliveries go back on, HTTP and email. */
@@ -31,13 +34,19 @@ export function awsNotifierAdapters(
   };
 }
 
-/** The notification queue's consumer over `adapters` (DESIGN §15, docs/notifications.md). */
+/**
+ * The notification queue's consumer over `adapters` (DESIGN §15, docs/notifications.md), wired by
+ * the composer the schedules function's test delivery also uses, so both send the same thing.
+ */
 export function composeNotifier(
   config: NotifierConfig,
   adapters: NotifierAdapters,
   logger: Logger,
   retryOptions?: NotificationDeliveryDeps['retryOptions'],
 ) {
-  const delivery = makeNotificationDelivery({ ...adapters, logger, appUrl: config.APP_URL, retryOptions });
+  const { delivery } = composeNotificationServices(
+    { clock: systemClock, ids: makeUlidGenerator(), logger },
+    { ...adapters, appUrl: config.APP_URL, targetPolicy: DEFAULT_TARGET_POLICY, retryOptions },
+  );
   return { delivery, handler: makeNotifierHandler(delivery, logger) };
 }

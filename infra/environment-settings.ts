@@ -8,6 +8,15 @@ export type EnvironmentName = (typeof environmentNames)[number];
 /** The dead-letter function's event-source cap (infra/constructs/dispatch.ts DEAD_LETTER_MAX_CONCURRENCY). */
 export const DEAD_LETTER_CONCURRENCY = 5;
 
+/** Whether SES identity `identity` (an address or a domain) lets `sender` send: the address itself, or an address in that domain or below it. */
+export function senderIdentityCovers(identity: string, sender: string): boolean {
+  const wanted = identity.toLowerCase();
+  const address = sender.toLowerCase();
+  if (wanted.includes('@')) return wanted === address;
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  return domain === wanted || domain.endsWith(`.${wanted}`);
+}
+
 const retentionDays = new Set<number>(Object.values(RetentionDays).filter((value) => typeof value === 'number'));
 
 /**
@@ -101,6 +110,21 @@ export const EnvironmentSettings = z
     operatorKeysSecretName: z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/),
     /** Days between automatic rotations of the session key (Secrets Manager allows 1-1000). */
     sessionKeyRotationDays: z.number().int().min(1).max(1000),
+    /**
+     * Notifications (DESIGN §15, docs/notifications.md): emails come from `sender`, which SES must
+     * accept from the verified identity `senderIdentity` (that address, or a domain it is in); the
+     * notifier may send as that identity only.
+     */
+    notifications: z
+      .object({
+        sender: z.email(),
+        senderIdentity: z.string().regex(/^[^\s@]+@[^\s@]+$|^[a-z0-9-]+(\.[a-z0-9-]+)+$/i),
+      })
+      .strict()
+      .refine(({ sender, senderIdentity }) => senderIdentityCovers(senderIdentity, sender), {
+        message: 'senderIdentity must be the sender address, its domain or a parent domain of it',
+        path: ['senderIdentity'],
+      }),
     /** EventBridge rule schedule of the nightly reconcile run. */
     reconcileCron: z.string().regex(/^cron\(.+\)$/),
   })

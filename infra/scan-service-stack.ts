@@ -11,6 +11,7 @@ import { Api } from './constructs/api.ts';
 import { Backfill } from './constructs/backfill.ts';
 import { ServiceDashboard } from './constructs/dashboard.ts';
 import { DEAD_LETTER_VISIBILITY_TIMEOUT, DEPLOYED_RUNNERS, Dispatch } from './constructs/dispatch.ts';
+import { Notifications } from './constructs/notifications.ts';
 import { OperatorKeys } from './constructs/operator-keys.ts';
 import { Scheduling } from './constructs/scheduling.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './constructs/service-function.ts';
@@ -60,6 +61,8 @@ const TABLE_ACTIONS = {
   // claim: a conditional PutItem), transitions and run fields (UpdateItem), the issues of each
   // scanned target (Query on GSI2), finding and issue writes (BatchWriteItem). No Delete.
   dispatch: ['GetItem', 'Query@GSI2', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
+  // The notifier: a tenant's rules for a fan-out (Query) and one rule for a delivery (GetItem).
+  notifier: ['GetItem', 'Query'],
   // The artifact check: the row read and the conditional pending → ready/rejected update.
   artifactCheck: ['GetItem', 'UpdateItem'],
   // handleDeadLetter: the same reads, claim and writes, but it never touches findings.
@@ -91,8 +94,9 @@ export class ScanServiceStack extends Stack {
   readonly backfill?: Backfill;
   readonly artifacts: Artifacts;
   readonly dashboard: ServiceDashboard;
+  readonly notifications: Notifications;
   readonly functions: Record<
-    'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter' | 'artifactCheck',
+    'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter' | 'artifactCheck' | 'notifier',
     ServiceFunction
   >;
 
@@ -263,8 +267,6 @@ export class ScanServiceStack extends Stack {
       targets: [new LambdaFunction(reconcile.handler, { retryAttempts: 2 })],
     });
 
-    this.functions = { schedules, scans, meta, authorizer, reconcile, dispatch, dispatchDeadLetter, artifactCheck };
-
     // The one-off backfill of legacy schedules: writes through the schedule service like the
     // schedules function (same table items plus its markers, same trigger permissions), no listing.
     if (settings.backfill) {
@@ -291,6 +293,28 @@ export class ScanServiceStack extends Stack {
 
     // The UI and the API on one origin, so the session cookie is first-party (DESIGN §8).
     this.ui = new Ui(this, 'Ui', { httpApi: this.api.httpApi, uploadOrigins: [this.artifacts.uploadOrigin], removalPolicy });
+
+    // Events and notifications (DESIGN §15): dispatch publishes each scan's events on the bus, its
+    // rule puts them on the notification queue, and the notifier delivers them to tenants' rules.
+    this.notifications = new Notifications(this, 'Notifications', {
+      defaults,
+      busName: `scan-service-${environmentName}`,
+      removalPolicy,
+      deadLetterRetentionPeriod: Duration.days(settings.deadLetterRetentionDays),
+      sender: { address: settings.notifications.sender, identity: settings.notifications.senderIdentity },
+      appUrl: this.ui.url,
+    });
+    this.notifications.bindPublisher(dispatch);
+    // The schedules function serves the notification rules; its test endpoint sends one delivery.
+    this.notifications.bindSender(schedules);
+    const notifier = identify(this.notifications.notifierFunction);
+    this.storage.bindTableActions(notifier, TABLE_ACTIONS.notifier);
+    this.functions = { schedules, scans, meta, authorizer, reconcile, dispatch, dispatchDeadLetter, artifactCheck, notifier };
+    this.alarms.whenMessagesWait(
+      'NotificationDeadLettersWaiting',
+      this.notifications.deadLetterQueue,
+      'A notification failed its last receive (a tenant\'s endpoint kept failing, SES refused the email) or EventBridge could not put an event on the notification queue. Runbook: docs/operations.md, "NotificationDeadLettersWaiting".',
+    );
 
     new CfnOutput(this, 'UiUrl', { value: this.ui.url, description: 'The web UI; add it to allowedOrigins in cdk.json (docs/deploy.md)' });
     new CfnOutput(this, 'UiBucketName', { value: this.ui.bucket.bucketName, description: 'Upload web/dist here (docs/deploy.md)' });
@@ -354,6 +378,10 @@ export class ScanServiceStack extends Stack {
     new CfnOutput(this, 'DispatchFunctionName', { value: dispatch.handler.functionName });
     new CfnOutput(this, 'DispatchLogGroupName', { value: dispatch.logGroup.logGroupName });
     new CfnOutput(this, 'DispatchDeadLetterFunctionName', { value: dispatchDeadLetter.handler.functionName });
+    new CfnOutput(this, 'EventBusName', { value: this.notifications.bus.eventBusName });
+    new CfnOutput(this, 'NotificationQueueUrl', { value: this.notifications.queue.queueUrl });
+    new CfnOutput(this, 'NotificationDeadLetterQueueUrl', { value: this.notifications.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'NotifierFunctionName', { value: notifier.handler.functionName });
     new CfnOutput(this, 'DashboardName', { value: `scan-service-${environmentName}` });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe to receive the DLQ alarms' });
   }

@@ -24,6 +24,7 @@ const BUDGET_KIB: Record<string, number> = {
   DispatchDeadLetterFunction: 240, // 222 KiB: the same dispatch service
   ArtifactsCheckFunction: 176, // 164 KiB
   AuthorizerFunction: 128, // 115 KiB
+  NotificationsNotifierFunction: 168, // 152 KiB: the rules, delivery and HTTP through the connect guard; SQS and SES load at first use
   SessionKeyRotationFunction: 32, // 26 KiB
 };
 const DEFAULT_BUDGET_KIB = 384;

@@ -120,15 +120,16 @@ describe.each(environments)('ScanService-%s', (env) => {
       });
     });
 
-    it('has exactly these six alarms, all notifying the alarm topic, each pointing at its runbook line', () => {
+    it('has exactly these seven alarms, all notifying the alarm topic, each pointing at its runbook line', () => {
       const runbook = readFileSync(join(repositoryRoot, 'docs/operations.md'), 'utf8');
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
       template.resourceCountIs('AWS::SNS::Topic', 1);
       const ids = stack.alarms.all.map((alarm) => alarm.node.id);
 
       expect(ids.sort()).toEqual([
         'Api5xx',
         'DispatchErrors',
+        'NotificationDeadLettersWaiting',
         'ScanDeadLettersReceived',
         'ScanDeadLettersWaiting',
         'ScanFailureRatio',

@@ -117,8 +117,8 @@ describe.each(environments)('ScanService-%s', (env) => {
       return mappings[0].Properties;
     }
 
-    it('has exactly two event source mappings: the scan queue and the scan DLQ', () => {
-      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    it('has exactly three event source mappings: the scan queue, the scan DLQ and the notification queue', () => {
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     });
 
     it(`feeds dispatch one scan at a time, reports item failures, and caps concurrency at ${settings.dispatch.maxConcurrency}`, () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnvironmentSelectionError, resolveEnvironment } from '../../infra/environment-settings.ts';
+import { EnvironmentSelectionError, resolveEnvironment, senderIdentityCovers } from '../../infra/environment-settings.ts';
 import { cdkContext } from './synthesized-stack.ts';
 
 describe('environment selection', () => {
@@ -25,5 +25,25 @@ describe('environment selection', () => {
     const prod = cdkContext.environments.prod;
     const broken = { ...cdkContext.environments, prod: { ...prod, dispatch: { maxConcurrency: 900, accountConcurrency: 1000 } } };
     expect(() => resolveEnvironment('prod', broken)).toThrow(/need 1305 concurrent executions, more than dispatch.accountConcurrency 1000/);
+  });
+
+  it('rejects a notification sender its SES identity does not authorise', () => {
+    const withSender = (sender: string, senderIdentity: string) => ({
+      ...cdkContext.environments,
+      dev: { ...cdkContext.environments.dev, notifications: { sender, senderIdentity } },
+    });
+    expect(() => resolveEnvironment('dev', withSender('alerts@example.com', 'example.org'))).toThrow(/notifications\.senderIdentity/);
+    expect(() => resolveEnvironment('dev', withSender('alerts@example.com', 'other@example.com'))).toThrow(/notifications\.senderIdentity/);
+    expect(resolveEnvironment('dev', withSender('alerts@mail.example.com', 'example.com')).settings.notifications.sender).toBe(
+      'alerts@mail.example.com',
+    );
+  });
+
+  it('lets an SES identity authorise its own address, its domain and the domains below it, nothing else', () => {
+    expect(senderIdentityCovers('alerts@example.com', 'Alerts@Example.com')).toBe(true);
+    expect(senderIdentityCovers('example.com', 'alerts@example.com')).toBe(true);
+    expect(senderIdentityCovers('example.com', 'alerts@eu.mail.example.com')).toBe(true);
+    expect(senderIdentityCovers('example.com', 'alerts@badexample.com')).toBe(false);
+    expect(senderIdentityCovers('mail.example.com', 'alerts@example.com')).toBe(false);
   });
 });

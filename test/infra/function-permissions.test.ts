@@ -74,12 +74,13 @@ describe.each(environments)('ScanService-%s', (env) => {
   const { stack, template } = synthesizedStack(env);
 
   describe('function permissions', () => {
-    it('gives the schedules function table items, the group schedules and PassRole to the scheduler only', () => {
+    it('gives the schedules function table items, the group schedules, PassRole to the scheduler only, and email as the sender', () => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.schedules.role))).toEqual([
         logStatement(stack, 'schedules'),
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
         indexQueryStatement(stack),
         ...triggerStatements(stack, group),
+        { Effect: 'Allow', Action: ['ses:SendEmail'], Resource: [stack.resolve(stack.notifications.senderIdentityArn)] },
       ]);
     });
 
@@ -110,7 +111,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       ]);
     });
 
-    it('lets the dispatch function consume the scan queue, read and write items and read the operator keys, nothing else', () => {
+    it('lets the dispatch function consume the scan queue, read and write items, read the operator keys and put events, nothing else', () => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.dispatch.role))).toEqual([
         logStatement(stack, 'dispatch'),
         consumeStatement(stack, stack.scheduling.scanQueue),
@@ -118,6 +119,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         indexQueryStatement(stack, ['GSI2']),
         { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.operatorKeys.secret)] },
         artifactObjectStatement(stack, ['s3:GetObject']),
+        { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, stack.notifications.bus)] },
       ]);
     });
 
@@ -155,8 +157,14 @@ describe.each(environments)('ScanService-%s', (env) => {
     });
 
     it('lets only the scheduler execution role, the scans function and the named adversary engine role send to the scan queue', () => {
+      const scanQueue = JSON.stringify(arnOf(stack, stack.scheduling.scanQueue));
       const senders = allStatements(template)
-        .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes('sqs:SendMessage'))
+        .filter(
+          ({ statement }) =>
+            statement.Effect === 'Allow' &&
+            statement.Action.includes('sqs:SendMessage') &&
+            statement.Resource.some((resource) => JSON.stringify(resource) === scanQueue),
+        )
         .map(({ owner }) => owner);
       const adversaryEngine: string | null = cdkContext.environments[env].adversaryEngineRoleName;
       expect(senders.sort()).toEqual(
@@ -168,13 +176,14 @@ describe.each(environments)('ScanService-%s', (env) => {
       );
     });
 
-    it('lets only the two consumers receive from a queue, each from its own', () => {
+    it('lets only the three consumers receive from a queue, each from its own', () => {
       const receivers = allStatements(template)
         .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes('sqs:ReceiveMessage'))
         .map(({ owner, statement }) => ({ owner, queues: statement.Resource }));
       expect(receivers).toEqual([
         { owner: logicalId(stack, stack.functions.dispatch.role), queues: [arnOf(stack, stack.scheduling.scanQueue)] },
         { owner: logicalId(stack, stack.functions.dispatchDeadLetter.role), queues: [arnOf(stack, stack.scheduling.scanDeadLetterQueue)] },
+        { owner: logicalId(stack, stack.functions.notifier.role), queues: [arnOf(stack, stack.notifications.queue)] },
       ]);
     });
 

@@ -72,13 +72,14 @@ describe.each(environments)('ScanService-%s', (env) => {
 
     it('encrypts every queue with SQS-managed keys and denies plain HTTP', () => {
       const queues = template.findResources('AWS::SQS::Queue');
-      expect(Object.keys(queues)).toHaveLength(3);
+      // The scan queue, its DLQ, the scheduler DLQ; the notification queue and its DLQ.
+      expect(Object.keys(queues)).toHaveLength(5);
       for (const [id, queue] of Object.entries<Json>(queues)) {
         expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id }],
           PolicyDocument: {
-            Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })],
+            Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
           },
         });
       }

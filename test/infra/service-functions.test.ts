@@ -29,8 +29,8 @@ describe.each(environments)('ScanService-%s', (env) => {
   describe('functions', () => {
     it('runs every function on nodejs24.x and arm64', () => {
       const functions = Object.values<Json>(template.findResources('AWS::Lambda::Function'));
-      // Seven service functions, the artifact check, and the session key's rotation function.
-      expect(functions).toHaveLength(9);
+      // Seven service functions, the artifact check, the notifier, and the session key's rotation function.
+      expect(functions).toHaveLength(10);
       for (const fn of functions) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -53,7 +53,15 @@ describe.each(environments)('ScanService-%s', (env) => {
       const powertools = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', ENV.environment, ENV.serviceVersion];
       const triggers = [ENV.tableName, ENV.scheduleGroupName, ENV.scanQueueArn, ENV.schedulerRoleArn, ENV.schedulerDlqArn];
       const expected = {
-        schedules: [...powertools, ...triggers, ENV.allowedOrigins, ENV.scheduleQuota, ENV.allowPrivateTargets],
+        schedules: [
+          ...powertools,
+          ...triggers,
+          ENV.allowedOrigins,
+          ENV.scheduleQuota,
+          ENV.allowPrivateTargets,
+          ENV.notificationSender,
+          ENV.appUrl,
+        ],
         scans: [
           ...powertools,
           ENV.tableName,
@@ -67,9 +75,18 @@ describe.each(environments)('ScanService-%s', (env) => {
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
         authorizer: [...powertools, ENV.sessionKeySecretArn, ENV.bearerOnlyRoutes],
-        dispatch: [...powertools, ENV.tableName, ENV.enginesDir, ENV.allowPrivateTargets, ENV.artifactBucket, ENV.operatorKeysSecretArn],
+        dispatch: [
+          ...powertools,
+          ENV.tableName,
+          ENV.enginesDir,
+          ENV.allowPrivateTargets,
+          ENV.artifactBucket,
+          ENV.operatorKeysSecretArn,
+          ENV.eventBusName,
+        ],
         artifactCheck: [...powertools, ENV.tableName, ENV.artifactBucket],
         dispatchDeadLetter: [...powertools, ENV.tableName],
+        notifier: [...powertools, ENV.tableName, ENV.notificationQueueUrl, ENV.notificationSender, ENV.appUrl],
       };
       expect(Object.keys(expected).sort()).toEqual(Object.keys(stack.functions).sort());
       for (const [fn, names] of Object.entries(expected)) {

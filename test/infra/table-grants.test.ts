@@ -38,7 +38,7 @@ import {
 /** What the runtime was serving when a DynamoDB command went out. */
 type Source =
   | { kind: 'route'; routeKey: string }
-  | { kind: 'queue'; queue: 'scanQueue' | 'scanDeadLetterQueue' }
+  | { kind: 'queue'; queue: 'scanQueue' | 'scanDeadLetterQueue' | 'notificationQueue' }
   | { kind: 'artifact object created' }
   | { kind: 'nightly reconcile' }
   | { kind: 'backfill invocation' }
@@ -131,7 +131,8 @@ function servingFunction(synth: SynthesizedStack, source: Source): FunctionKey |
       return functionOfLogicalId(synth, referencedId(resources[integrationId].Properties.IntegrationUri));
     }
     case 'queue': {
-      const queueArn = JSON.stringify(arnOf(stack, stack.scheduling[source.queue]));
+      const queue = source.queue === 'notificationQueue' ? stack.notifications.queue : stack.scheduling[source.queue];
+      const queueArn = JSON.stringify(arnOf(stack, queue));
       const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
         ([, m]) => JSON.stringify(m.Properties.EventSourceArn) === queueArn,
       );
@@ -359,6 +360,10 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     clock.advance(FIVE_MINUTES);
     await serving({ kind: 'EventBridge Scheduler' }, 'the next fire is due', () => runtime.scheduler.runDue());
     await serving({ kind: 'queue', queue: 'scanQueue' }, 'a fire of known findings', () => runtime.consumer.drain());
+
+    // -- the notifier (the notification queue's consumer): the scans' events fanned out to the
+    // email rule (a Query of the tenant's rules), and each delivery (its rule's GetItem) to the outbox
+    await serving({ kind: 'queue', queue: 'notificationQueue' }, 'events and their deliveries', () => runtime.notifier.drain());
 
     // -- the scans function again: reads with every filter and a cursor
     const scans = await expectStatus(api('GET', '/api/scans/?limit=1'), 200);

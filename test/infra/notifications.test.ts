@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { NOTIFICATION_MAX_RECEIVES, NOTIFIER_MAX_CONCURRENCY, NOTIFIER_TIMEOUT } from '../../infra/constructs/notifications.ts';
+import { EVENT_SOURCE, EVENT_TYPES } from '../../shared/domain/notification.ts';
+import {
+  allStatements,
+  arnOf,
+  cdkContext,
+  environments,
+  functionResource,
+  logicalId,
+  ref,
+  statementsOfRole,
+  synthesizedStack,
+  type Json,
+} from './synthesized-stack.ts';
+
+describe.each(environments)('ScanService-%s notifications', (env) => {
+  const settings = cdkContext.environments[env];
+  const { stack, template } = synthesizedStack(env);
+  const { notifications } = stack;
+  const resources: Record<string, Json> = template.toJSON().Resources;
+  const resourceOf = (construct: Parameters<typeof logicalId>[1]) => resources[logicalId(stack, construct)];
+  const identityArn = {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':ses:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        `:identity/${settings.notifications.senderIdentity}`,
+      ],
+    ],
+  };
+
+  it('has a custom bus of its own', () => {
+    expect(resourceOf(notifications.bus).Properties).toMatchObject({ Name: `scan-service-${env}` });
+  });
+
+  it("routes the service's events on that bus, and nothing else, to the notification queue as {kind: event, event: detail}", () => {
+    const rule = resourceOf(notifications.rule).Properties;
+    expect(rule.EventBusName).toEqual(ref(stack, notifications.bus));
+    expect(rule.EventPattern).toEqual({ source: [EVENT_SOURCE], 'detail-type': [...EVENT_TYPES] });
+    expect(rule.Targets).toEqual([
+      {
+        Id: expect.any(String),
+        Arn: arnOf(stack, notifications.queue),
+        InputTransformer: { InputPathsMap: { detail: '$.detail' }, InputTemplate: '{"kind":"event","event":<detail>}' },
+        DeadLetterConfig: { Arn: arnOf(stack, notifications.deadLetterQueue) },
+      },
+    ]);
+  });
+
+  it(`moves a message to the notification DLQ after ${NOTIFICATION_MAX_RECEIVES} receives, with a visibility timeout 6x the notifier's`, () => {
+    expect(resourceOf(notifications.queue).Properties).toMatchObject({
+      VisibilityTimeout: 6 * NOTIFIER_TIMEOUT.toSeconds(),
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: arnOf(stack, notifications.deadLetterQueue), maxReceiveCount: 5 },
+    });
+    expect(resourceOf(notifications.deadLetterQueue).Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: settings.deadLetterRetentionDays * 86_400,
+    });
+  });
+
+  it('lets only this rule send to the notification queue and its DLQ, over TLS', () => {
+    const queueArns = [arnOf(stack, notifications.queue), arnOf(stack, notifications.deadLetterQueue)].map((arn) => JSON.stringify(arn));
+    const grants = allStatements(template).filter(
+      ({ statement }) =>
+        statement.Effect === 'Allow' &&
+        statement.Principal !== undefined &&
+        statement.Resource.some((resource) => queueArns.includes(JSON.stringify(resource))),
+    );
+    const byQueue = (statement: Json) => JSON.stringify(statement.Resource);
+    const fromRule = { ArnEquals: { 'aws:SourceArn': arnOf(stack, notifications.rule) } };
+    const principal = { Service: 'events.amazonaws.com' };
+    // The rule's target grant on the queue (Queue.grantSendMessages), and its dead-letter grant on the DLQ.
+    expect(grants.map(({ statement }) => statement).sort((a, b) => byQueue(a).localeCompare(byQueue(b)))).toEqual([
+      {
+        Sid: expect.any(String),
+        Effect: 'Allow',
+        Principal: principal,
+        Action: ['sqs:SendMessage'],
+        Resource: [arnOf(stack, notifications.deadLetterQueue)],
+        Condition: fromRule,
+      },
+      {
+        Effect: 'Allow',
+        Principal: principal,
+        Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+        Resource: [arnOf(stack, notifications.queue)],
+        Condition: fromRule,
+      },
+    ]);
+    for (const queue of [notifications.queue, notifications.deadLetterQueue]) {
+      const denials = allStatements(template).filter(
+        ({ statement }) => statement.Effect === 'Deny' && JSON.stringify(statement.Resource).includes(logicalId(stack, queue)),
+      );
+      expect(denials.map(({ statement }) => statement.Condition)).toEqual([{ Bool: { 'aws:SecureTransport': 'false' } }]);
+    }
+  });
+
+  it('has the notifier consume the queue one record at a time, reporting failed records alone, with a concurrency cap', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+      (mapping: Json) => JSON.stringify(mapping.Properties.EventSourceArn) === JSON.stringify(arnOf(stack, notifications.queue)),
+    );
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0].Properties).toMatchObject({
+      FunctionName: ref(stack, notifications.notifierFunction.handler),
+      EventSourceArn: arnOf(stack, notifications.queue),
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: NOTIFIER_MAX_CONCURRENCY },
+    });
+  });
+
+  it('configures the notifier with the table, the queue, the sender and the UI origin', () => {
+    const { Environment, Timeout } = functionResource(env, 'notifier').Properties;
+    expect(Timeout).toBe(NOTIFIER_TIMEOUT.toSeconds());
+    expect(Environment.Variables).toMatchObject({
+      TABLE_NAME: ref(stack, stack.storage.table),
+      NOTIFICATION_QUEUE_URL: ref(stack, notifications.queue),
+      NOTIFICATION_SENDER: settings.notifications.sender,
+      APP_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(stack, stack.ui.distribution), 'DomainName'] }]] },
+    });
+  });
+
+  it('lets the notifier read rules, consume and send to its queue and send email as the configured identity, nothing else', () => {
+    expect(statementsOfRole(template, logicalId(stack, stack.functions.notifier.role))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: [arnOf(stack, stack.functions.notifier.logGroup)],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+        Resource: [arnOf(stack, notifications.queue)],
+      },
+      { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, notifications.queue)] },
+      { Effect: 'Allow', Action: ['ses:SendEmail'], Resource: [identityArn] },
+      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query'], Resource: [arnOf(stack, stack.storage.table)] },
+    ]);
+  });
+
+  it('gives dispatch the bus name, and lets only dispatch put events, on this bus only', () => {
+    expect(functionResource(env, 'dispatch').Properties.Environment.Variables.EVENT_BUS_NAME).toEqual(ref(stack, notifications.bus));
+    expect(functionResource(env, 'dispatchDeadLetter').Properties.Environment.Variables.EVENT_BUS_NAME).toBeUndefined();
+    const putters = allStatements(template).filter(({ statement }) => statement.Action.some((action) => action.startsWith('events:')));
+    expect(putters).toEqual([
+      {
+        owner: logicalId(stack, stack.functions.dispatch.role),
+        statement: { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, notifications.bus)] },
+      },
+    ]);
+  });
+
+  it("lets only the notifier and the schedules function (a rule's test delivery) send email, as the sender only", () => {
+    const senders = allStatements(template).filter(({ statement }) => statement.Action.some((action) => action.startsWith('ses:')));
+    expect(senders.map(({ owner }) => owner).sort()).toEqual(
+      [logicalId(stack, stack.functions.notifier.role), logicalId(stack, stack.functions.schedules.role)].sort(),
+    );
+    for (const { statement } of senders) expect(statement).toEqual({ Effect: 'Allow', Action: ['ses:SendEmail'], Resource: [identityArn] });
+    expect(functionResource(env, 'schedules').Properties.Environment.Variables).toMatchObject({
+      NOTIFICATION_SENDER: settings.notifications.sender,
+      APP_URL: functionResource(env, 'notifier').Properties.Environment.Variables.APP_URL,
+    });
+  });
+
+  it('alarms when a message waits in the notification DLQ', () => {
+    expect(resourceOf(stack.alarms.node.findChild('NotificationDeadLettersWaiting')).Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Statistic: 'Maximum',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, notifications.deadLetterQueue), 'QueueName'] } }],
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [ref(stack, stack.alarms.topic)],
+    });
+  });
+});
