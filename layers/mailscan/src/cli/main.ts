@@ -24,11 +24,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return EXIT.ok;
     }
     case 'scan': {
-      // A scan parses each schema once (its config, its report): zod's JIT would compile a parser
-      // per object schema with new Function for that one parse. zod reads the setting when a schema
-      // is built, so it is set before the scan's modules load; only this process (the CLI) is set
-      // so, the service's long-lived processes keep the JIT.
-      (await import('zod')).config({ jitless: true });
+      await import('./zod-jitless.ts');
       // Loaded on demand: the scan's dependencies (zod, the public suffix list) cost time to
       // initialise, which --version and rules should not pay.
       const { runScanCommand } = await import('./scan-command.ts');
