@@ -10,10 +10,12 @@ import { EXIT, makeStderrLog, type CliIo } from './io.ts';
 import { resolveSettings } from './scan-settings.ts';
 import { renderText } from './text-report.ts';
 
-/** The reputation surface (X.509 and its dependencies) is initialised only when it runs. */
-async function loadRunReputation(): Promise<RunReputation> {
-  return (await import('../reputation/index.ts')).runReputation;
-}
+/**
+ * The reputation surface is loaded when the scan calls it, after posture has sent its first
+ * queries: its module graph then loads while the scan waits on DNS, not before the scan starts.
+ */
+const runReputationWhenCalled: RunReputation = async (input, context) =>
+  (await import('../reputation/index.ts')).runReputation(input, context);
 
 /** The composition root of `mailscan scan`: real resolver, real fetch, real reputation surface. */
 export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number> {
@@ -66,7 +68,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
         reputation:
           settings.reputation === null
             ? null
-            : { run: await loadRunReputation(), context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
+            : { run: runReputationWhenCalled, context: { resolver, fetch, config: settings.reputation, now: io.now, log: log.info } },
         optIn,
       },
       {
