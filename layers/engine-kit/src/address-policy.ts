@@ -63,10 +63,25 @@ function compile(ranges: [string, string][]): Range[] {
   return ranges.map(([cidr, label]) => ({ network: ipaddr.parseCIDR(cidr), label }));
 }
 
-const always = compile(alwaysBlocked);
-const loopbacks = compile(loopbackRanges);
-const privates = compile(privateRanges);
-const carriers = ipv4Carriers.map(([cidr, offset]) => ({ network: ipaddr.IPv6.parseCIDR(cidr), offset }));
+/**
+ * The tables parsed at the first check, not at import: a process that never connects to an
+ * address from DNS data (most mail scans) does not pay for parsing them at start-up.
+ */
+let compiled: {
+  always: Range[];
+  loopbacks: Range[];
+  privates: Range[];
+  carriers: { network: [ipaddr.IPv6, number]; offset: number }[];
+} | null = null;
+function tables(): NonNullable<typeof compiled> {
+  compiled ??= {
+    always: compile(alwaysBlocked),
+    loopbacks: compile(loopbackRanges),
+    privates: compile(privateRanges),
+    carriers: ipv4Carriers.map(([cidr, offset]) => ({ network: ipaddr.IPv6.parseCIDR(cidr), offset })),
+  };
+  return compiled;
+}
 
 function rangeOf(ranges: Range[], address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
   return ranges.find(({ network }) => network[0].kind() === address.kind() && address.match(network))?.label ?? null;
@@ -74,7 +89,7 @@ function rangeOf(ranges: Range[], address: ipaddr.IPv4 | ipaddr.IPv6): string | 
 
 function embeddedIpv4(address: ipaddr.IPv6): string | null {
   const bytes = address.toByteArray();
-  const carrier = carriers.find(({ network }) => address.match(network));
+  const carrier = tables().carriers.find(({ network }) => address.match(network));
   if (!carrier) return null;
   const v4 = bytes.slice(carrier.offset, carrier.offset + 4);
   // `::` and `::1` are the unspecified and loopback addresses, not v4-compatible ones.
@@ -107,6 +122,7 @@ export function addressProblem(ip: string, policy: AddressPolicy): string | null
       if (reason) return `${reason} (embedded ${v4})`;
     }
   }
+  const { always, loopbacks, privates } = tables();
   return (
     rangeOf(always, address) ??
     (policy.allowLoopback ? null : rangeOf(loopbacks, address)) ??
