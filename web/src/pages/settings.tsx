@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
 import { LAST_RUN_STATUSES, type LastRunStatus, type Schedule } from '../../../shared/domain/schedule.ts';
 import { api } from '../api.ts';
@@ -10,28 +10,57 @@ import { displayTarget } from '../idn.ts';
 import { Link, useRouter } from '../router.tsx';
 import { applyView, searchOf, viewFrom, type SortKey, type TableView } from '../schedule-table.ts';
 import { useCan } from '../session.ts';
+import { NotificationRules } from './notification-rules.tsx';
 import { ScheduleForm } from './schedule-form.tsx';
 
-/** Settings, with its one tab: Scheduled Scans (DESIGN §8). */
+const TABS = [
+  { id: 'scheduled-scans', label: 'Scheduled Scans', path: '/settings/scheduled-scans' },
+  { id: 'notifications', label: 'Notifications', path: '/settings/notifications' },
+] as const;
+
+/**
+ * Settings and its tabs, Scheduled Scans and Notifications (DESIGN §8, §15). Each tab has its own
+ * address, so a tab can be linked and Back returns to the previous one; the arrow keys move
+ * between tabs as in any tab list.
+ */
 export function SettingsPage() {
+  const { path, navigate } = useRouter();
+  const selected = TABS.find((tab) => tab.path === path) ?? TABS[0];
+  const tabRefs = useRef<Array<HTMLButtonElement | null>>([]);
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    const index =
+      event.key === 'Home' ? 0 : event.key === 'End' ? TABS.length - 1 : (TABS.indexOf(selected) + step + TABS.length) % TABS.length;
+    if (step === 0 && event.key !== 'Home' && event.key !== 'End') return;
+    event.preventDefault();
+    navigate(TABS[index].path);
+    tabRefs.current[index]?.focus();
+  }
   return (
     <section className="page">
       <h1>Settings</h1>
-      <div role="tablist" aria-label="Settings" className="tabs">
-        <button
-          type="button"
-          role="tab"
-          id="tab-scheduled-scans"
-          aria-selected="true"
-          aria-controls="panel-scheduled-scans"
-          className="tab"
-          tabIndex={0}
-        >
-          Scheduled Scans
-        </button>
+      <div role="tablist" aria-label="Settings" className="tabs" onKeyDown={onKeyDown}>
+        {TABS.map((tab, index) => (
+          <button
+            key={tab.id}
+            ref={(element) => {
+              tabRefs.current[index] = element;
+            }}
+            type="button"
+            role="tab"
+            id={`tab-${tab.id}`}
+            aria-selected={tab === selected}
+            aria-controls={`panel-${tab.id}`}
+            className="tab"
+            tabIndex={tab === selected ? 0 : -1}
+            onClick={() => tab !== selected && navigate(tab.path)}
+          >
+            {tab.label}
+          </button>
+        ))}
       </div>
-      <div role="tabpanel" id="panel-scheduled-scans" aria-labelledby="tab-scheduled-scans" className="tabpanel">
-        <ScheduledScans />
+      <div role="tabpanel" id={`panel-${selected.id}`} aria-labelledby={`tab-${selected.id}`} className="tabpanel">
+        {selected.id === 'notifications' ? <NotificationRules /> : <ScheduledScans />}
       </div>
     </section>
   );
