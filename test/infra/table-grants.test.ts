@@ -384,6 +384,7 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('GET', '/api/issues/?status=open&severity=high'), 200);
     await expectStatus(api('GET', '/api/issues/?target=Example.com&scan_type=email_security'), 200);
     await expectStatus(api('GET', '/api/issues/?rule_id=test.rule'), 200);
+    await expectStatus(api('GET', '/api/issues/rules/'), 200);
     await expectStatus(api('GET', `/api/issues/${issues.items[0].id}/`), 200);
     await expectStatus(
       api('PATCH', `/api/issues/${issues.items[0].id}/`, { body: { status: 'false_positive', reason: 'grant test' } }),
