@@ -58,11 +58,23 @@ export interface SynthesizedStack {
  */
 const synthesized = new Map<EnvironmentName, SynthesizedStack>();
 
+/**
+ * Every synth of this worker writes its cloud assembly to this one folder: CDK's asset cache keys a
+ * bundle by its source, its bundling options and the output folder, so dev, prod and the backfill
+ * variant then bundle each function once instead of once per synth (the bundles are the same
+ * bytes: same sources, same options; each synth still has its own template and asset hashes).
+ */
+const assemblyDir = mkdtempSync(join(tmpdir(), 'infra-synth-'));
+
+function newApp(context: Record<string, unknown>): App {
+  return new App({ context, outdir: assemblyDir });
+}
+
 export function synthesizedStack(env: EnvironmentName): SynthesizedStack {
   let found = synthesized.get(env);
   if (!found) {
     const started = performance.now();
-    const stack = addScanServiceStack(new App({ context: { ...cdkContext, env } }), { enginesLayerPath: fixtureLayer });
+    const stack = addScanServiceStack(newApp({ ...cdkContext, env }), { enginesLayerPath: fixtureLayer });
     found = { stack, template: Template.fromStack(stack) };
     synthesized.set(env, found);
     console.info(`synth ${env}: ${Math.round(performance.now() - started)} ms`);
@@ -83,7 +95,7 @@ let withBackfill: SynthesizedStack | undefined;
 export function synthesizedStackWithBackfill(): SynthesizedStack {
   if (!withBackfill) {
     const environments = { ...cdkContext.environments, dev: { ...cdkContext.environments.dev, backfill: backfillSettings } };
-    const stack = addScanServiceStack(new App({ context: { ...cdkContext, environments, env: 'dev' } }), {
+    const stack = addScanServiceStack(newApp({ ...cdkContext, environments, env: 'dev' }), {
       enginesLayerPath: fixtureLayer,
     });
     withBackfill = { stack, template: Template.fromStack(stack) };
