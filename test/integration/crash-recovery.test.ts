@@ -3,14 +3,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
 import { SESSION_KEY, scheduleBody } from '../helpers/local-service.ts';
+import { bundleForNode, type NodeBundle } from '../helpers/node-bundle.ts';
 
 const HOUR = 3_600_000;
 const QUOTA = 3;
 const FINDINGS_PER_SCAN = 30;
 const CHILD = new URL('../helpers/crash-child.ts', import.meta.url).pathname;
+/** crash-child.ts bundled once for the file: each test starts it again after every kill, dozens of times. */
+let childBundle: NodeBundle;
 
 interface State {
   now: string;
@@ -28,7 +31,7 @@ class Child {
   url = '';
 
   constructor(dataDir: string, now: string) {
-    this.#process = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, now, String(QUOTA)], { stdio: 'pipe' });
+    this.#process = spawn(process.execPath, [childBundle.file, dataDir, now, String(QUOTA)], { stdio: 'pipe' });
     this.#process.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
     // Writing to a child that just died: its death is what the test reads from `exited`.
     this.#process.stdin.on('error', () => undefined);
@@ -98,6 +101,14 @@ type Operation = 'create' | 'run now' | 'fire';
 describe('a process killed after each DynamoDB call of an operation, then restarted on its data', () => {
   let dataDir = '';
   let child: Child | null = null;
+
+  beforeAll(async () => {
+    childBundle = await bundleForNode(CHILD);
+  });
+
+  afterAll(async () => {
+    await childBundle?.remove();
+  });
 
   afterEach(async () => {
     await child?.stop();
