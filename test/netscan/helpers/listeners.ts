@@ -312,11 +312,19 @@ export function startPostgres(): Promise<Listener> {
   });
 }
 
-/** An RDP server's X.224 Connection Confirm with an RDP Negotiation Response selecting CredSSP. */
+/**
+ * An RDP server's X.224 Connection Confirm with an RDP Negotiation Response selecting CredSSP.
+ * Bytes that cannot start a TPKT (version 3) end the connection, as xrdp's listener does: a fake
+ * that kept it open in silence made nmap -sV wait out each of its ten earlier probes (~5 s each).
+ */
 export function startRdp(): Promise<Listener> {
   return tcpListener('rdp', (socket) => {
     framed(socket, (buffer) => {
-      if (buffer.length < 4 || buffer[0] !== 3) return buffer.length > 0 && buffer[0] !== 3 ? buffer.length : 0;
+      if (buffer.length > 0 && buffer[0] !== 3) {
+        socket.destroy();
+        return 0;
+      }
+      if (buffer.length < 4) return 0;
       const length = buffer.readUInt16BE(2);
       if (buffer.length < length) return 0;
       socket.write(Buffer.from([0x03, 0, 0, 0x13, 0x0e, 0xd0, 0, 0, 0x12, 0x34, 0, 0x02, 0x1f, 0x08, 0, 0x02, 0, 0, 0]));
