@@ -59,4 +59,17 @@ describe('mailscan scan: start-up', () => {
     // zod's 48 locales came with `(await import('zod')).config(...)`, which kept its whole namespace: the German one is a marker.
     expect(bundle.filter((path) => readFileSync(path, 'utf8').includes('Ungültige'))).toEqual([]);
   });
+
+  it('runs --version without the catalogue or node:crypto', async () => {
+    const file = join(work, 'version.json');
+
+    const run = await runCli(['--version'], { STARTUP_FILE: file }, ['--require', hook]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const { loaded, internal } = JSON.parse(readFileSync(file, 'utf8')) as { loaded: string[]; internal: string[] };
+    const bundle = loaded.filter((url) => url.startsWith('file:') && url.endsWith('.js')).map((url) => fileURLToPath(url));
+    // The argument parser's technique names once came with the catalogue and the fingerprints' node:crypto.
+    expect(bundle.filter((path) => readFileSync(path, 'utf8').includes('mailscan.spf.missing'))).toEqual([]);
+    expect(internal).not.toContain('NativeModule crypto');
+  });
 });

@@ -1,19 +1,12 @@
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { reportFingerprint } from '../finding-fingerprint.ts';
+import type { Technique } from './technique-names.ts';
 
 /**
  * The adversary executor's side in the scanner (DESIGN §5, SPEC §2.6): each technique turns on the
  * surfaces it needs and reads the adversary.email.* findings off the base findings that support them.
  */
-export const TECHNIQUES = ['T1589.002', 'T1598'] as const;
-export type Technique = (typeof TECHNIQUES)[number];
-
-export const TECHNIQUE_SURFACES: Record<Technique, { discover: boolean; leak: boolean }> = {
-  // Gather victim email addresses: which addresses exist, and whether the MX gives them all away.
-  'T1589.002': { discover: true, leak: false },
-  // Phishing for information: lookalike infrastructure and the sender reputation to phish with.
-  T1598: { discover: false, leak: true },
-};
+export { TECHNIQUE_SURFACES, TECHNIQUES, type Technique } from './technique-names.ts';
 
 interface Derivation {
   base: string;

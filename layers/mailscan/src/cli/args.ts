@@ -1,5 +1,5 @@
 import { parseArgs as parseNodeArgs } from 'node:util';
-import { TECHNIQUE_SURFACES, TECHNIQUES, type Technique } from '../adversary/techniques.ts';
+import { TECHNIQUE_SURFACES, TECHNIQUES, type Technique } from '../adversary/technique-names.ts';
 import { normaliseDomain } from '../domain-name.ts';
 
 export const USAGE = [
