@@ -7,6 +7,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDelta, CorruptPack } from '../../layers/secretscan/src/delta.ts';
 import { ObjectTooLarge, PackStore, type PackStoreOptions } from '../../layers/secretscan/src/pack-store.ts';
+import { PackFileWriter } from '../../layers/secretscan/src/upload-pack.ts';
 import { gitAvailable, TestRepository } from '../helpers/git-http-server.ts';
 
 /**
@@ -217,6 +218,39 @@ describe.skipIf(!gitAvailable())('PackStore on packs made by git pack-objects', 
       await writeFile(file, pack.subarray(0, length));
       await expect(PackStore.open(file, options()), `${length} of ${pack.length} bytes`).rejects.toThrow(CorruptPack);
     }
+  });
+
+  /** Writes `pack` into a growing file in chunks, one per turn of the event loop, while it is indexed. */
+  async function indexWhileArriving(pack: Buffer, name: string, chunk: number, cut?: Error): Promise<PackStore> {
+    const file = join(work, name);
+    const writer = new PackFileWriter(file);
+    const opened = PackStore.open(file, options(), writer);
+    const stop = cut ? Math.floor(pack.length / 2) : pack.length;
+    for (let at = 0; at < stop; at += chunk) {
+      writer.write(pack.subarray(at, Math.min(at + chunk, stop)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (cut) writer.fail(cut);
+    else writer.finish();
+    return opened;
+  }
+
+  it('indexes a pack while it arrives, in small and odd-sized chunks', async () => {
+    const path = packObjects('arriving', '--delta-base-offset');
+    const pack = await readFile(path);
+    const { objects } = verifyPack(repo, path);
+    for (const chunk of [1000, 4093, 65_536]) {
+      const store = await indexWhileArriving(pack, `arriving-${chunk}.pack`, chunk);
+      expect(store.objects).toBe(objects.size);
+      for (const [oid, type] of objects) expect(sha1Object(type, store.read(oid))).toBe(oid);
+      store.close();
+    }
+  });
+
+  it("fails the indexing with the transfer's error when the transfer fails midway", async () => {
+    const pack = await readFile(packObjects('failing', '--delta-base-offset'));
+    const failure = new Error('the connection dropped');
+    await expect(indexWhileArriving(pack, 'failing.pack', 4096, failure)).rejects.toThrow('the connection dropped');
   });
 
   it('hashes a whole object over the in-memory bound as a stream and refuses to read it', async () => {

@@ -5,7 +5,15 @@ import { CorruptPack } from './delta.ts';
 import type { GitHttpClient } from './git-http.ts';
 import { ObjectTooLarge, PackStore } from './pack-store.ts';
 import { PktLineError } from './pkt-line.ts';
-import { advertisedRefs, fetchPack, GitHttpStatus, NotSmartHttp, RemoteFailure, type Advertisement } from './upload-pack.ts';
+import {
+  advertisedRefs,
+  fetchPack,
+  GitHttpStatus,
+  NotSmartHttp,
+  PackFileWriter,
+  RemoteFailure,
+  type Advertisement,
+} from './upload-pack.ts';
 
 export interface CloneOptions {
   url: string;
@@ -96,21 +104,25 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
     const advertised = await advertisedRefs(options.http, options.url);
     const { ref, oid } = chooseRef(advertised, options.branch);
     const packFile = join(dir, 'fetched.pack');
-    const fetched = await fetchPack(options.http, options.url, {
-      want: oid,
-      depth: options.depth,
-      capabilities: advertised.capabilities,
+    const pack = new PackFileWriter(packFile);
+    // The pass indexes behind the transfer; a pass that fails stops the transfer; both settle
+    // before anything is thrown (the folder is removed after).
+    const indexing = PackStore.open(
       packFile,
-    });
+      { cacheBytes: options.cacheBytes, maxObjectBytes: options.maxObjectBytes, signal: options.signal },
+      pack,
+    );
+    indexing.catch(() => pack.stop());
+    const [fetched, opened] = await Promise.allSettled([
+      fetchPack(options.http, options.url, { want: oid, depth: options.depth, capabilities: advertised.capabilities, pack }),
+      indexing,
+    ]);
+    if (opened.status === 'fulfilled') store = opened.value;
+    if (opened.status === 'rejected') throw opened.reason;
+    if (fetched.status === 'rejected') throw fetched.reason;
     options.signal.throwIfAborted();
-    store = await PackStore.open(packFile, {
-      cacheBytes: options.cacheBytes,
-      maxObjectBytes: options.maxObjectBytes,
-      signal: options.signal,
-    });
-    if (!store.has(oid)) throw new CorruptPack(`the pack does not hold the branch's tip ${oid}`);
-    const opened = store;
-    return { store: opened, branch: ref.replace(/^refs\/heads\//, ''), tip: oid, packBytes: fetched.packBytes, dispose };
+    if (!opened.value.has(oid)) throw new CorruptPack(`the pack does not hold the branch's tip ${oid}`);
+    return { store: opened.value, branch: ref.replace(/^refs\/heads\//, ''), tip: oid, packBytes: fetched.value.packBytes, dispose };
   } catch (error) {
     await dispose();
     throw describe(error, options, options.authorized);

@@ -22,6 +22,22 @@ export interface PackStoreOptions {
   signal: AbortSignal;
 }
 
+/**
+ * The pack file as it is written: the fetch appends to it while the pass reads behind it, so the
+ * transfer (and the server's work) overlaps the indexing. `waitFor` settles once `received`
+ * reaches the offset or the file is complete, and rejects when the transfer failed.
+ */
+export interface PackSource {
+  readonly received: number;
+  readonly done: boolean;
+  waitFor(bytes: number): Promise<void>;
+}
+
+/** A pack file already complete on disk. */
+function completeFile(size: number): PackSource {
+  return { received: size, done: true, waitFor: () => Promise.resolve() };
+}
+
 /** An object the scan cannot resolve in bounded memory. */
 export class ObjectTooLarge extends Error {
   override readonly name = 'ObjectTooLarge';
@@ -58,7 +74,7 @@ function isTruncation(error: unknown): boolean {
  */
 export class PackStore {
   private readonly fd: number;
-  private readonly end: number;
+  private readonly source: PackSource;
   private readonly cache: ByteLru<number>;
   private count = 0;
   /** Per object, in pack order: where its header starts, where its zlib stream starts. */
@@ -80,15 +96,24 @@ export class PackStore {
   private constructor(
     readonly path: string,
     private readonly options: PackStoreOptions,
+    source: PackSource | undefined,
   ) {
     this.fd = openSync(path, 'r');
-    this.end = fstatSync(this.fd).size - 20;
+    this.source = source ?? completeFile(fstatSync(this.fd).size);
     this.cache = new ByteLru(options.cacheBytes);
   }
 
-  /** Opens and indexes a verified pack file; the caller closes it. */
-  static async open(path: string, options: PackStoreOptions): Promise<PackStore> {
-    const store = new PackStore(path, options);
+  /** Where the objects end (the 20-byte trailer follows); unknown (infinite) while the file grows. */
+  private get end(): number {
+    return this.source.done ? this.source.received - 20 : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Opens and indexes a pack file (its SHA-1 trailer checked); the caller closes it. With a
+   * `source`, the file may still be growing: the pass waits for the bytes it needs.
+   */
+  static async open(path: string, options: PackStoreOptions, source?: PackSource): Promise<PackStore> {
+    const store = new PackStore(path, options, source);
     try {
       await store.index();
       return store;
@@ -207,26 +232,43 @@ export class PackStore {
     if (!this.ordinals.has(oid)) this.ordinals.set(oid, ordinal);
   }
 
+  /** Room for `ordinal` in the per-object arrays (grown as the pass goes: the count is the server's word). */
+  private reserve(ordinal: number): void {
+    if (ordinal < this.offsets.length) return;
+    const size = Math.min(this.count, Math.max(1024, this.offsets.length * 2));
+    const grow = <T extends Float64Array | Uint8Array | Int32Array>(old: T, make: (n: number) => T): T => {
+      const next = make(size);
+      next.set(old);
+      return next;
+    };
+    this.offsets = grow(this.offsets, (n) => new Float64Array(n));
+    this.dataOffsets = grow(this.dataOffsets, (n) => new Float64Array(n));
+    this.kinds = grow(this.kinds, (n) => new Uint8Array(n));
+    this.types = grow(this.types, (n) => new Uint8Array(n));
+    this.sizes = grow(this.sizes, (n) => new Float64Array(n));
+    this.deltaSizes = grow(this.deltaSizes, (n) => new Float64Array(n));
+    const bases = new Int32Array(size).fill(-1);
+    bases.set(this.bases);
+    this.bases = bases;
+  }
+
+  /** Waits until the file holds `bytes` (or is complete). */
+  private async need(bytes: number): Promise<void> {
+    if (this.source.received < bytes && !this.source.done) await this.source.waitFor(bytes);
+  }
+
   /** The one sequential pass: headers, inflation, delta resolution, ids. */
   private async index(): Promise<void> {
-    if (this.end < 12) throw new CorruptPack('too short to be a pack');
+    await this.need(32);
+    if (this.source.received < 32) throw new CorruptPack('too short to be a pack');
     const header = this.readAt(0, 12);
     if (header.toString('latin1', 0, 4) !== 'PACK') throw new CorruptPack('no PACK signature');
     const version = header.readUInt32BE(4);
     if (version !== 2 && version !== 3) throw new CorruptPack(`version ${version}`);
     const count = header.readUInt32BE(8);
-    // Each object takes two bytes at least: a count the file cannot hold is a lie, not an allocation.
-    if (count > (this.end - 12) / 2) throw new CorruptPack(`${count} objects cannot fit in ${this.end} bytes`);
     this.count = count;
-    this.offsets = new Float64Array(count);
-    this.dataOffsets = new Float64Array(count);
-    this.kinds = new Uint8Array(count);
-    this.types = new Uint8Array(count);
-    this.sizes = new Float64Array(count);
-    this.bases = new Int32Array(count).fill(-1);
-    this.deltaSizes = new Float64Array(count);
 
-    const window = new PackWindow(this.fd, this.end);
+    const window = new PackWindow(this.fd, this.source);
     let position = 12;
     let lastYield = performance.now();
     for (let ordinal = 0; ordinal < count; ordinal += 1) {
@@ -235,7 +277,9 @@ export class PackStore {
         this.options.signal.throwIfAborted();
         lastYield = performance.now();
       }
+      await this.need(position + 64);
       if (position >= this.end) throw new CorruptPack(`the pack ends after ${ordinal} of ${count} objects`);
+      this.reserve(ordinal);
       this.offsets[ordinal] = position;
       let head = window.bytes(position, 32);
       let at = 0;
@@ -252,6 +296,7 @@ export class PackStore {
       if (kind === 0 || kind === 5) throw new CorruptPack(`object ${ordinal} has the unknown type ${kind}`);
       this.kinds[ordinal] = kind;
       if (kind === OFS_DELTA) {
+        if (at >= head.length) throw new CorruptPack('a delta offset is cut');
         byte = head[at++];
         let back = byte & 0x7f;
         while (byte & 0x80) {
@@ -259,8 +304,7 @@ export class PackStore {
           byte = head[at++];
           back = (back + 1) * 128 + (byte & 0x7f);
         }
-        const base = this.ordinalAt(position - back, ordinal);
-        this.bases[ordinal] = base;
+        this.bases[ordinal] = this.ordinalAt(position - back, ordinal);
       } else if (kind === REF_DELTA) {
         head = window.bytes(position, at + 20);
         if (head.length < at + 20) throw new CorruptPack('a delta base id is cut');
@@ -274,11 +318,13 @@ export class PackStore {
       this.dataOffsets[ordinal] = dataStart;
 
       if (kind < OFS_DELTA && size > this.options.maxObjectBytes) {
+        // Rare: read as a stream from the file once it is complete.
+        await this.need(Number.POSITIVE_INFINITY);
         position = dataStart + (await this.hashLarge(ordinal, kind, size, dataStart));
         continue;
       }
       if (size > this.options.maxObjectBytes) throw new ObjectTooLarge(size, this.options.maxObjectBytes);
-      const data = this.inflateFromWindow(window, dataStart, size);
+      const data = await this.inflateFromWindow(window, dataStart, size);
       position = dataStart + this.consumed;
       if (kind < OFS_DELTA) {
         this.cache.set(ordinal, data);
@@ -290,6 +336,7 @@ export class PackStore {
         if (this.bases[ordinal] >= 0) this.resolveDelta(ordinal, data);
       }
     }
+    await this.need(Number.POSITIVE_INFINITY);
     if (position !== this.end) throw new CorruptPack(`${this.end - position} bytes after the last object`);
     window.verify();
     this.resolvePendingRefs();
@@ -334,17 +381,19 @@ export class PackStore {
     throw new CorruptPack('a delta points at no object before it');
   }
 
-  /** Inflates the stream at `start` from the pass's window, reading further when the guess was short. */
-  private inflateFromWindow(window: PackWindow, start: number, size: number): Buffer {
+  /** Inflates the stream at `start` from the pass's window, reading (or waiting) further when the guess was short. */
+  private async inflateFromWindow(window: PackWindow, start: number, size: number): Promise<Buffer> {
     let want = compressedGuess(size);
     for (;;) {
+      await this.need(start + want);
       const compressed = window.bytes(start, want);
       try {
         return this.inflate(compressed, size);
       } catch (error) {
-        if (!isTruncation(error))
+        if (!isTruncation(error)) {
           throw error instanceof CorruptPack ? error : new CorruptPack(`an object does not inflate (${String((error as Error).message)})`);
-        if (start + compressed.length >= this.end) throw new CorruptPack('the pack ends inside an object');
+        }
+        if (this.source.done && start + compressed.length >= this.end) throw new CorruptPack('the pack ends inside an object');
         want *= 2;
       }
     }
@@ -378,7 +427,8 @@ export class PackStore {
 
 /**
  * Sequential reads of the pack file through one buffer, hashing every byte once as the pass moves
- * forward: `verify()` at the end compares that SHA-1 with the pack's trailer.
+ * forward: `verify()` at the end compares that SHA-1 with the pack's trailer. While the file grows,
+ * its last 20 bytes may be the trailer, so hashing stays 20 bytes behind what was received.
  */
 class PackWindow {
   private buffer = Buffer.alloc(0);
@@ -388,34 +438,38 @@ class PackWindow {
 
   constructor(
     private readonly fd: number,
-    private readonly end: number,
+    private readonly source: PackSource,
   ) {}
 
   private hashTo(stop: number): void {
-    if (stop <= this.hashed) return;
-    this.hash.update(this.buffer.subarray(this.hashed - this.start, stop - this.start));
-    this.hashed = stop;
+    const limit = Math.min(stop, this.start + this.buffer.length, this.source.received - 20);
+    if (limit <= this.hashed) return;
+    this.hash.update(this.buffer.subarray(this.hashed - this.start, limit - this.start));
+    this.hashed = limit;
   }
 
   /** Hashes what the pass did not read (nothing, in a well-formed pack) and checks the trailer. */
   verify(): void {
-    if (this.hashed < this.end) {
-      this.bytes(this.hashed, this.end - this.hashed);
-      this.hashTo(this.end);
+    const end = this.source.received - 20;
+    while (this.hashed < end) {
+      const before = this.hashed;
+      this.bytes(this.hashed, end - this.hashed);
+      if (this.hashed === before) throw new CorruptPack('the pack ends early');
     }
     const trailer = Buffer.alloc(20);
-    if (readSync(this.fd, trailer, 0, 20, this.end) !== 20 || !this.hash.digest().equals(trailer)) {
+    if (readSync(this.fd, trailer, 0, 20, end) !== 20 || !this.hash.digest().equals(trailer)) {
       throw new CorruptPack('its SHA-1 trailer does not match its content');
     }
   }
 
-  /** Up to `length` bytes from `offset` (fewer at the end of the objects). */
+  /** Up to `length` bytes from `offset` (fewer where the file ends). */
   bytes(offset: number, length: number): Buffer {
-    const stop = Math.min(offset + length, this.end);
+    const available = this.source.done ? this.source.received - 20 : this.source.received;
+    const stop = Math.min(offset + length, available);
     if (offset < this.start || stop > this.start + this.buffer.length) {
       // Loads start at or before the first byte not yet hashed, so every byte is hashed exactly once.
       const from = Math.min(offset, this.hashed);
-      const buffer = Buffer.allocUnsafeSlow(Math.min(Math.max(stop - from, 4 << 20), this.end - from));
+      const buffer = Buffer.allocUnsafeSlow(Math.max(0, Math.min(Math.max(stop - from, 4 << 20), available - from)));
       let done = 0;
       while (done < buffer.length) {
         const read = readSync(this.fd, buffer, done, buffer.length - done, from + done);
@@ -424,8 +478,8 @@ class PackWindow {
       }
       this.buffer = buffer.subarray(0, done);
       this.start = from;
-      this.hashTo(this.start + this.buffer.length);
     }
-    return this.buffer.subarray(offset - this.start, stop - this.start);
+    this.hashTo(this.start + this.buffer.length);
+    return this.buffer.subarray(offset - this.start, Math.max(offset - this.start, stop - this.start));
   }
 }

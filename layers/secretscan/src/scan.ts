@@ -51,7 +51,7 @@ export interface ScanContext {
 }
 
 /** The pack reader's delta-base cache (pack-store.ts). */
-const DELTA_CACHE_BYTES = 64 * 1024 * 1024;
+const DELTA_CACHE_BYTES = 32 * 1024 * 1024;
 /** The largest object resolved in memory; a larger whole blob is hashed as a stream and skipped as over the blob bound. */
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 

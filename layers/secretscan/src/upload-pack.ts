@@ -1,7 +1,6 @@
-import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { CorruptPack } from './delta.ts';
 import type { GitHttpClient, GitHttpResponse } from './git-http.ts';
+import type { PackSource } from './pack-store.ts';
 import { FLUSH, packetText, pktLine, readPackets, type Packet } from './pkt-line.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
 
@@ -9,8 +8,8 @@ import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
  * The fetch half of Git's smart HTTP protocol, version 0 (gitprotocol-http, gitprotocol-pack):
  * the ref advertisement, then one stateless `git-upload-pack` request (want, deepen, done) whose
  * response carries the pack on side-band 1. Every server speaks it (GitHub, GitLab, Bitbucket,
- * Gitea, Azure DevOps, git http-backend). The pack goes to a file as it arrives, its SHA-1
- * trailer checked; nothing of it is held in memory.
+ * Gitea, Azure DevOps, git http-backend). The pack goes to a file as it arrives, which the pack
+ * reader indexes at the same time; nothing of it is held in memory.
  */
 
 /** The server answered with an HTTP error status. */
@@ -35,6 +34,11 @@ export class RemoteFailure extends Error {
   constructor() {
     super('the server ended the fetch with an error');
   }
+}
+
+/** The pack reader stopped reading: the rest of the transfer is not wanted. */
+export class PackNotWanted extends Error {
+  override readonly name = 'PackNotWanted';
 }
 
 export interface Advertisement {
@@ -113,34 +117,66 @@ export async function advertisedRefs(http: GitHttpClient, url: string): Promise<
   return { refs, head: symref?.slice('symref=HEAD:'.length), capabilities };
 }
 
-/** Writes the pack to a file as it arrives, hashing all but the last 20 bytes (the trailer). */
-class PackFileWriter {
+/**
+ * The pack file as it arrives (pack-store.ts reads behind it): each side-band chunk appended,
+ * waiters woken when the bytes they need are there, when the transfer ends, or when it fails.
+ */
+export class PackFileWriter implements PackSource {
   private readonly fd: number;
-  private readonly hash: Hash = createHash('sha1');
-  private tail = Buffer.alloc(0);
-  bytes = 0;
+  private waiters: { bytes: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+  private failure: Error | undefined;
+  received = 0;
+  done = false;
+  private stopped = false;
 
   constructor(path: string) {
     this.fd = openSync(path, 'w');
   }
 
   write(chunk: Buffer): void {
+    if (this.stopped) throw new PackNotWanted();
     writeSync(this.fd, chunk);
-    this.bytes += chunk.length;
-    const joined = this.tail.length === 0 ? chunk : Buffer.concat([this.tail, chunk]);
-    const hashed = Math.max(0, joined.length - 20);
-    this.hash.update(joined.subarray(0, hashed));
-    this.tail = Buffer.from(joined.subarray(hashed));
+    this.received += chunk.length;
+    this.wake();
   }
 
-  /** Closes the file; throws when the pack is cut short or its checksum does not match. */
+  waitFor(bytes: number): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.done || this.received >= bytes) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ bytes, resolve, reject }));
+  }
+
+  /** The transfer ended: the file is complete (PackStore checks it is a whole pack). */
   finish(): void {
-    closeSync(this.fd);
-    if (this.bytes < 32) throw new CorruptPack(`the server sent ${this.bytes} bytes of pack`);
-    if (!this.hash.digest().equals(this.tail)) throw new CorruptPack('its SHA-1 trailer does not match (cut short or damaged)');
+    this.close();
+    this.done = true;
+    this.wake();
   }
 
-  abandon(): void {
+  /** The reader gave up (a damaged pack): the transfer ends at its next chunk. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** The transfer failed: readers waiting for more get the error. */
+  fail(error: unknown): void {
+    this.close();
+    this.failure = error instanceof Error ? error : new Error(String(error));
+    for (const waiter of this.waiters) waiter.reject(this.failure);
+    this.waiters = [];
+  }
+
+  private wake(): void {
+    if (this.waiters.length === 0) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      if (this.done || this.received >= waiter.bytes) waiter.resolve();
+      else this.waiters.push(waiter);
+    }
+  }
+
+  private close(): void {
     try {
       closeSync(this.fd);
     } catch {
@@ -154,8 +190,8 @@ export interface FetchRequest {
   /** Commits of history to ask for (`deepen`); undefined for all of it. */
   depth?: number;
   capabilities: Set<string>;
-  /** Where the pack is written. */
-  packFile: string;
+  /** Where the pack is written, as it arrives. */
+  pack: PackFileWriter;
 }
 
 export interface FetchResult {
@@ -175,7 +211,10 @@ function fetchBody(request: FetchRequest): Buffer {
   return Buffer.concat(lines);
 }
 
-/** POST git-upload-pack for one commit (and its history to `depth`), the pack written to `packFile`. */
+/**
+ * POST git-upload-pack for one commit (and its history to `depth`), the pack appended to
+ * `request.pack` as it arrives; the writer is finished, or failed with the error, at the end.
+ */
 export async function fetchPack(http: GitHttpClient, url: string, request: FetchRequest): Promise<FetchResult> {
   const response = await http.request({
     url: repositoryUrl(url, 'git-upload-pack'),
@@ -187,11 +226,11 @@ export async function fetchPack(http: GitHttpClient, url: string, request: Fetch
     },
     body: fetchBody(request),
   });
-  await expectOk(response, 'application/x-git-upload-pack-result');
-  const writer = new PackFileWriter(request.packFile);
+  const writer = request.pack;
   const shallow: string[] = [];
   let inPack = false;
   try {
+    await expectOk(response, 'application/x-git-upload-pack-result');
     for await (const packet of readPackets(response.body)) {
       if (packet.kind !== 'data') {
         if (inPack) break;
@@ -211,10 +250,10 @@ export async function fetchPack(http: GitHttpClient, url: string, request: Fetch
     }
     writer.finish();
   } catch (error) {
-    writer.abandon();
+    writer.fail(error);
     throw error;
   }
-  return { packBytes: writer.bytes, shallow };
+  return { packBytes: writer.received, shallow };
 }
 
 /** A side-band packet: its first byte is the band (1 pack, 2 progress, 3 error), never text. */
