@@ -1,4 +1,13 @@
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { composeNotifier } from '../../functions/notifier-composition.ts';
+import { makeEventBridgePublisher } from '../../shared/adapters/eventbridge/eventbridge-event-publisher.ts';
+import { NotifierConfig, readConfig } from '../../shared/config/function-config.ts';
+import type { NotificationMessage } from '../../shared/ports/notification-channels.ts';
+import { InMemoryNotificationRuleRepository } from '../fakes/in-memory-notification-rule-repository.ts';
+import { silentLogger } from '../fakes/silent-logger.ts';
+import { emailRule, scanFinishedEvent } from '../helpers/service-events.ts';
 import { NOTIFICATION_MAX_RECEIVES, NOTIFIER_MAX_CONCURRENCY, NOTIFIER_TIMEOUT } from '../../infra/constructs/notifications.ts';
 import { EVENT_SOURCE, EVENT_TYPES } from '../../shared/domain/notification.ts';
 import {
@@ -181,5 +190,55 @@ describe.each(environments)('ScanService-%s notifications', (env) => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [ref(stack, stack.alarms.topic)],
     });
+  });
+
+  it('hands the notifier, through the rule as synthesized, exactly the event the publisher put on the bus', async () => {
+    // What dispatch's publisher sends for one event.
+    const entries: PutEventsRequestEntry[] = [];
+    const publisher = makeEventBridgePublisher({
+      busName: `scan-service-${env}`,
+      logger: silentLogger,
+      client: async () => ({
+        send: async (command: { input: { Entries?: PutEventsRequestEntry[] } }) => {
+          entries.push(...(command.input.Entries ?? []));
+          return { FailedEntryCount: 0, Entries: (command.input.Entries ?? []).map(() => ({ EventId: 'e' })) };
+        },
+      }),
+    });
+    const event = scanFinishedEvent(7);
+    await publisher.publish([event]);
+    // What the rule matches and what its input transformer makes of the entry's detail.
+    const rule = resourceOf(notifications.rule).Properties;
+    const [entry] = entries;
+    expect(rule.EventPattern.source).toContain(entry.Source);
+    expect(rule.EventPattern['detail-type']).toContain(entry.DetailType);
+    const { InputPathsMap, InputTemplate } = rule.Targets[0].InputTransformer;
+    expect(InputPathsMap).toEqual({ detail: '$.detail' });
+    const body = (InputTemplate as string).replace('<detail>', entry.Detail!);
+    // What the notifier does with that queue message: one delivery for the matching rule.
+    const rules = new InMemoryNotificationRuleRepository();
+    await rules.create(emailRule('ntf_mail'));
+    const queued: NotificationMessage[] = [];
+    const unused = async () => {
+      throw new Error('a fan-out sends nothing itself');
+    };
+    const config = readConfig(NotifierConfig, {
+      TABLE_NAME: 't',
+      NOTIFICATION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q',
+      NOTIFICATION_SENDER: settings.notifications.sender,
+      APP_URL: 'https://scan.example.com',
+    });
+    const { handler } = composeNotifier(
+      config,
+      { rules, queue: { send: async (message) => void queued.push(message) }, http: { post: unused }, email: { send: unused } },
+      silentLogger,
+    );
+
+    const answer = await handler({
+      Records: [{ messageId: 'm', body, attributes: { ApproximateReceiveCount: '1' } }],
+    } as unknown as SQSEvent);
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(queued).toEqual([{ kind: 'delivery', event, rule_id: 'ntf_mail' }]);
   });
 });

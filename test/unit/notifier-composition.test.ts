@@ -6,7 +6,7 @@ import type { NotificationRuleRecord } from '../../shared/domain/notification.ts
 import type { NotificationMessage } from '../../shared/ports/notification-channels.ts';
 import { InMemoryNotificationRuleRepository } from '../fakes/in-memory-notification-rule-repository.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
-import { scanFinishedEvent } from '../helpers/service-events.ts';
+import { emailRule, notificationRule, scanFinishedEvent } from '../helpers/service-events.ts';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/notifications';
 const config = readConfig(NotifierConfig, {
@@ -16,26 +16,7 @@ const config = readConfig(NotifierConfig, {
   APP_URL: 'https://scan.example.com',
 });
 
-function rule(id: string, overrides: Partial<NotificationRuleRecord>): NotificationRuleRecord {
-  return {
-    id,
-    tenant: 'acme',
-    name: id,
-    kind: 'webhook',
-    url: 'https://hooks.example.com/scan',
-    address: null,
-    events: ['scan.finished'],
-    min_severity: 'info',
-    scan_types: null,
-    schedule_ids: null,
-    enabled: true,
-    created_at: '2026-03-01T00:00:00.000Z',
-    updated_at: '2026-03-01T00:00:00.000Z',
-    version: 1,
-    secret: 'c2VjcmV0',
-    ...overrides,
-  };
-}
+const rule = notificationRule;
 
 const records = (...messages: Array<NotificationMessage | string>): SQSEvent =>
   ({
@@ -72,7 +53,7 @@ describe('the notifier composition (AWS adapters over recording clients)', () =>
   it('fans an event out to the notification queue, one delivery per matching rule', async () => {
     const { handler, sent } = await notifier(
       rule('ntf_hook', {}),
-      rule('ntf_mail', { kind: 'email', url: null, address: 'secops@example.com', secret: null }),
+      emailRule('ntf_mail'),
       rule('ntf_off', { enabled: false }),
       rule('ntf_issues', { events: ['issue.opened'] }),
     );
@@ -90,7 +71,7 @@ describe('the notifier composition (AWS adapters over recording clients)', () =>
   });
 
   it('sends an email delivery through SES from the configured sender, linking into the UI', async () => {
-    const { handler, sent } = await notifier(rule('ntf_mail', { kind: 'email', url: null, address: 'secops@example.com', secret: null }));
+    const { handler, sent } = await notifier(emailRule('ntf_mail'));
 
     const answer = await handler(records({ kind: 'delivery', event: scanFinishedEvent(1), rule_id: 'ntf_mail' }));
 
