@@ -131,3 +131,28 @@ export async function startSignedIn(
   await browser.page.getByRole('navigation', { name: 'Main' }).waitFor();
   return { service, browser, page: browser.page };
 }
+
+/** The focused element's id, else its text, else its tag name. */
+export function focusedName(page: Page): Promise<string> {
+  return page.evaluate(
+    () =>
+      (globalThis as any).document.activeElement?.id ||
+      (globalThis as any).document.activeElement?.textContent?.trim() ||
+      (globalThis as any).document.activeElement?.tagName,
+  );
+}
+
+/** Tab (or Shift+Tab) until the focused element has this accessible name: the keyboard, nothing else. */
+export async function tabToControl(page: Page, name: string | RegExp, { back = false, max = 80 } = {}): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    const label: string = await page.evaluate(() => {
+      const el = (globalThis as any).document.activeElement;
+      if (!el) return '';
+      const labelled = el.id ? (globalThis as any).document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
+      return (el.getAttribute('aria-label') ?? labelled ?? el.textContent ?? '').trim();
+    });
+    if (typeof name === 'string' ? label === name : name.test(label)) return;
+  }
+  throw new Error(`no control named ${String(name)} within ${max} tabs`);
+}

@@ -5,7 +5,7 @@ import type { RunnerFinding } from '../../shared/domain/finding.ts';
 import type { RunnerCheck } from '../../shared/ports/scan-runner.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
 import type { TestService } from '../helpers/local-service.ts';
-import { available, startSignedIn, type Browser } from './browser.ts';
+import { available, focusedName, startSignedIn, tabToControl, type Browser } from './browser.ts';
 
 // The Issues page and a scan's What changed and Checks (issue 24, item 4), on the real local
 // runtime: scans run through the API and the dispatch path with a scripted runner, issues are the
@@ -207,6 +207,61 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     await page.getByText('No issues match these filters').waitFor();
     await page.getByText(/matches a whole target in any case/).waitFor();
   });
+
+  it('triages with the keyboard only: Tab to the action, Enter, type the reason, submit; Escape cancels', async () => {
+    await page.goto(url(`/issues?rule_id=${DKIM}`));
+    await table().getByRole('link', { name: 'No DKIM key found' }).waitFor();
+    await tabToControl(page, 'Mark false positive');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Mark as a false positive' });
+    await dialog.waitFor();
+    expect(await focusedName(page)).toBe('triage-reason');
+    await page.keyboard.type('other.example sends no mail at all.');
+    await tabToControl(page, 'Mark false positive');
+    await page.keyboard.press('Enter');
+    const notice = page.getByText('“No DKIM key found” on other.example marked as a false positive.');
+    await notice.waitFor();
+    // The pressed button is gone (the issue is a false positive now): focus is on the notice.
+    expect(await focusedName(page)).toBe('“No DKIM key found” on other.example marked as a false positive.');
+    await table().getByText('False positive').waitFor();
+
+    // Escape closes the form, changes nothing and gives focus back to the button that opened it.
+    await tabToControl(page, 'Accept risk');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Accept the risk' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    expect(await focusedName(page)).toBe('Accept risk');
+    expect((await issuesOf()).find((issue) => issue.rule_id === DKIM).status).toBe('false_positive');
+  });
+
+  it('says honestly when a scan changed more issues than it lists', async () => {
+    const many = Array.from({ length: 3001 }, (_, n) => ({
+      ...mailFinding(DMARC, 'medium', 'No DMARC record'),
+      evidence: { record: `v=DMARC1; n=${n}` },
+    }));
+    const id = await scan('big.example', many, [check(DMARC, 'fail')]);
+    await page.goto(url(`/scans/${id}`));
+    const started = performance.now();
+    await page.getByRole('heading', { name: 'New (3000 of 3001 listed)' }).waitFor({ timeout: 30_000 });
+    console.log(`figure: the page of a scan that opened 3,001 issues listed its changes in ${Math.round(performance.now() - started)} ms`);
+    await page.getByText(/Not every changed issue is listed: a scan keeps the ids of the first 3,000/).waitFor();
+    const listed = page.getByRole('list', { name: 'New (3000 of 3001 listed)' });
+    expect(await listed.getByRole('listitem').count()).toBe(20);
+    await page.getByRole('button', { name: 'Show all 3000 new' }).click();
+    expect(await listed.getByRole('listitem').count()).toBe(3000);
+    // The scan's own findings are drawn 50 at a time (3,001 cards took the page tens of seconds).
+    const findings = page.getByRole('list', { name: 'Findings, most severe first' });
+    expect(await findings.getByRole('listitem').count()).toBe(50);
+    await page.getByText('50 of 3001 shown.').waitFor();
+    await page.getByRole('button', { name: 'Show 50 more findings' }).click();
+    expect(await findings.getByRole('listitem').count()).toBe(100);
+    expect(
+      (await page.getByRole('list', { name: 'Changes by kind' }).getByRole('listitem').allTextContents()).map((text) =>
+        text.replace(/\s+/g, ' ').trim(),
+      ),
+    ).toEqual(['3001 New', '0 Resolved', '0 Reopened', '0 Unchanged']);
+  }, 120_000);
 
   it('keeps a viewer to reading: no triage buttons', async () => {
     await browser.context.clearCookies();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
 import { scheduleBody, type TestService } from '../helpers/local-service.ts';
-import { available, startSignedIn, VIEWPORTS, type Browser } from './browser.ts';
+import { available, startSignedIn, VIEWPORTS, type Browser, focusedName, tabToControl } from './browser.ts';
 
 // The schedule form, the chat prompt and the Scheduled Scans table with real data (issue 25,
 // items 3, 4, 6 and 7), and the main flows with the keyboard only. This deployment has runners for
@@ -27,27 +27,8 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
   const url = (path: string) => `${service.runtime.url}${path}`;
   const api = async (path: string, options: Parameters<TestService['call']>[1] = {}) =>
     service.call(path, { token: await service.token('local'), ...options });
-  const focused = () =>
-    page.evaluate(
-      () =>
-        (globalThis as any).document.activeElement?.id ||
-        (globalThis as any).document.activeElement?.textContent?.trim() ||
-        (globalThis as any).document.activeElement?.tagName,
-    );
-  /** Tab (or Shift+Tab) until the focused element has this accessible name: the keyboard, nothing else. */
-  async function tabTo(name: string | RegExp, { back = false, max = 80 } = {}): Promise<void> {
-    for (let i = 0; i < max; i++) {
-      await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
-      const label: string = await page.evaluate(() => {
-        const el = (globalThis as any).document.activeElement;
-        if (!el) return '';
-        const labelled = el.id ? (globalThis as any).document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
-        return (el.getAttribute('aria-label') ?? labelled ?? el.textContent ?? '').trim();
-      });
-      if (typeof name === 'string' ? label === name : name.test(label)) return;
-    }
-    throw new Error(`no control named ${String(name)} within ${max} tabs`);
-  }
+  const focused = () => focusedName(page);
+  const tabTo = (name: string | RegExp, options: { back?: boolean; max?: number } = {}) => tabToControl(page, name, options);
 
   it('offers only the scan types with a runner, in the form and in the chat prompt', async () => {
     await page.goto(url('/settings/scheduled-scans'));

@@ -197,8 +197,20 @@ export function useTriageControls() {
   const [editing, setEditing] = useState<{ issue: Issue; status: 'accepted_risk' | 'false_positive' } | null>(null);
   const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
   const returnFocus = useRef<HTMLElement | null>(null);
-  const done = (issue: Issue, status: TriageStatus) =>
+  const noticeRef = useRef<HTMLParagraphElement>(null);
+  const [focusNotice, setFocusNotice] = useState(false);
+  // The button that was pressed may be gone (an accepted risk has no Accept risk): focus goes to
+  // the notice saying what happened, where a keyboard user can read it and Tab on.
+  useEffect(() => {
+    if (focusNotice && notice) {
+      noticeRef.current?.focus();
+      setFocusNotice(false);
+    }
+  }, [focusNotice, notice]);
+  const done = (issue: Issue, status: TriageStatus) => {
     setNotice({ tone: 'ok', text: `“${issue.title}” on ${issue.target} ${DONE_TEXT[status]}.` });
+    setFocusNotice(true);
+  };
   const reopen = useTriage(done);
 
   const start = (issue: Issue, status: TriageStatus) => {
@@ -207,12 +219,20 @@ export function useTriageControls() {
     if (status !== 'open') return setEditing({ issue, status });
     reopen.mutate(
       { id: issue.id, status: 'open' },
-      { onError: (error) => setNotice({ tone: 'error', text: `Could not reopen “${issue.title}”: ${error.message}` }) },
+      {
+        onError: (error) => {
+          setNotice({ tone: 'error', text: `Could not reopen “${issue.title}”: ${error.message}` });
+          setFocusNotice(true);
+        },
+      },
     );
   };
   const close = () => {
+    // The dialog's own close event comes after a change has closed it already: nothing to do then.
+    if (editing === null) return;
     setEditing(null);
-    returnFocus.current?.focus();
+    // Cancelled: back to the button that opened the form (after a change the notice takes focus).
+    if (returnFocus.current?.isConnected) returnFocus.current.focus();
   };
 
   const actions = (issue: Issue) =>
@@ -231,7 +251,11 @@ export function useTriageControls() {
   const view = (
     <>
       <div aria-live="polite" className="notice-slot">
-        {notice && <p className={`notice notice-${notice.tone}`}>{notice.text}</p>}
+        {notice && (
+          <p ref={noticeRef} tabIndex={-1} className={`notice notice-${notice.tone}`}>
+            {notice.text}
+          </p>
+        )}
       </div>
       <TriageDialog issue={editing?.issue ?? null} status={editing?.status ?? 'accepted_risk'} onClose={close} onDone={done} />
     </>

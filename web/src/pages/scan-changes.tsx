@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import type { Issue } from '../../../shared/domain/issue.ts';
 import { CHECK_STATUSES, type CheckStatus, type ScanCheck, type ScanJob } from '../../../shared/domain/scan-job.ts';
 import { CHECK_STATUS_TEXT, CheckStatusBadge, ErrorState, IssueStatusBadge, Loading, SeverityBadge } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
@@ -47,33 +49,14 @@ export function WhatChanged({ job }: { job: ScanJob }) {
             <ErrorState error={changes.error} retry={() => void changes.refetch()} />
           ) : (
             <>
-              {LISTED.map((kind) => {
-                const items = changes.data.items.filter((item) => item.change === kind);
-                if (items.length === 0) return null;
-                const count = job.changes![kind];
-                return (
-                  <div key={kind} className="change-group">
-                    <h3 id={`changes-${kind}`}>
-                      {CHANGE_TEXT[kind]} ({items.length < count ? `${items.length} of ${count} listed` : count})
-                    </h3>
-                    <ul className="change-list" aria-labelledby={`changes-${kind}`}>
-                      {items.map(({ issue }) => (
-                        <li key={issue.id}>
-                          <SeverityBadge severity={issue.severity} /> <Link to={`/issues/${issue.id}`}>{issue.title}</Link>{' '}
-                          <span className="muted">
-                            <code>{issue.rule_id}</code> · <span className="mono">{displayTarget(issue.target)}</span>
-                          </span>{' '}
-                          {issue.status !== (kind === 'resolved' ? 'resolved' : 'open') && (
-                            <>
-                              · now <IssueStatusBadge status={issue.status} />
-                            </>
-                          )}
-                        </li>
-                      ))}
-                    </ul>
-                  </div>
-                );
-              })}
+              {LISTED.map((kind) => (
+                <ChangeGroup
+                  key={kind}
+                  kind={kind}
+                  count={job.changes![kind]}
+                  items={changes.data.items.filter((item) => item.change === kind).map((item) => item.issue)}
+                />
+              ))}
               {changes.data.truncated && (
                 <p className="notice notice-warning">
                   Not every changed issue is listed: a scan keeps the ids of the first 3,000. The counts above are exact; see{' '}
@@ -85,6 +68,42 @@ export function WhatChanged({ job }: { job: ScanJob }) {
         </>
       )}
     </section>
+  );
+}
+
+/** Issues a group shows before "Show all": a first scan of a big target opens hundreds. */
+const SHOWN = 20;
+
+function ChangeGroup({ kind, count, items }: { kind: (typeof LISTED)[number]; count: number; items: Issue[] }) {
+  const [all, setAll] = useState(false);
+  if (items.length === 0) return null;
+  const shown = all ? items : items.slice(0, SHOWN);
+  return (
+    <div className="change-group">
+      <h3 id={`changes-${kind}`}>
+        {CHANGE_TEXT[kind]} ({items.length < count ? `${items.length} of ${count} listed` : count})
+      </h3>
+      <ul className="change-list" aria-labelledby={`changes-${kind}`}>
+        {shown.map((issue) => (
+          <li key={issue.id}>
+            <SeverityBadge severity={issue.severity} /> <Link to={`/issues/${issue.id}`}>{issue.title}</Link>{' '}
+            <span className="muted">
+              <code>{issue.rule_id}</code> · <span className="mono">{displayTarget(issue.target)}</span>
+            </span>{' '}
+            {issue.status !== (kind === 'resolved' ? 'resolved' : 'open') && (
+              <>
+                · now <IssueStatusBadge status={issue.status} />
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+      {shown.length < items.length && (
+        <button type="button" className="button button-secondary button-small show-more-changes" onClick={() => setAll(true)}>
+          Show all {items.length} {CHANGE_TEXT[kind].toLowerCase()}
+        </button>
+      )}
+    </div>
   );
 }
 

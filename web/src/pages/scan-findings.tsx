@@ -1,3 +1,5 @@
+import { useMemo, useState } from 'react';
+import type { Finding } from '../../../shared/domain/finding.ts';
 import type { ScanJob } from '../../../shared/domain/scan-job.ts';
 import { EmptyState, ErrorState, Loading } from '../components.tsx';
 import { bySeverity, FindingCard } from '../finding-card.tsx';
@@ -32,14 +34,39 @@ export function ScanFindings({ job }: { job: ScanJob }) {
           </p>
         )
       ) : (
-        <ul className="findings" aria-label="Findings, most severe first">
-          {[...findings.data].sort(bySeverity).map((finding) => (
-            <li key={finding.id}>
-              <FindingCard finding={finding} showScanLink={false} />
-            </li>
-          ))}
-        </ul>
+        <SortedFindings findings={findings.data} />
       )}
     </section>
+  );
+}
+
+/** Cards drawn at first and per "Show more": a scan of a network can report thousands, and each card is heavy. */
+const CARDS = 50;
+
+/** Every finding, most severe first, drawn CARDS at a time. */
+function SortedFindings({ findings }: { findings: Finding[] }) {
+  const sorted = useMemo(() => [...findings].sort(bySeverity), [findings]);
+  const [shown, setShown] = useState(CARDS);
+  const more = Math.min(CARDS, sorted.length - shown);
+  return (
+    <>
+      <ul className="findings" aria-label="Findings, most severe first">
+        {sorted.slice(0, shown).map((finding) => (
+          <li key={finding.id}>
+            <FindingCard finding={finding} showScanLink={false} />
+          </li>
+        ))}
+      </ul>
+      {more > 0 && (
+        <p className="show-more-findings">
+          <span className="muted">
+            {shown} of {sorted.length} shown.
+          </span>{' '}
+          <button type="button" className="button button-secondary" onClick={() => setShown(shown + CARDS)}>
+            Show {more} more findings
+          </button>
+        </p>
+      )}
+    </>
   );
 }
