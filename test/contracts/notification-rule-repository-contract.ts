@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../shared/domain/errors.ts';
 import type { NotificationRuleRecord } from '../../shared/domain/notification.ts';
 import type { NotificationRuleRepository } from '../../shared/ports/notification-rule-repository.ts';
+import { notificationRule } from '../helpers/service-events.ts';
 
 export interface NotificationRuleRepositorySubject {
   repo: NotificationRuleRepository;
@@ -9,24 +10,14 @@ export interface NotificationRuleRepositorySubject {
 }
 
 function rule(tenant: string, n: number, overrides: Partial<NotificationRuleRecord> = {}): NotificationRuleRecord {
-  return {
-    id: `ntf_01HZ${String(n).padStart(22, '0')}`,
+  return notificationRule(`ntf_01HZ${String(n).padStart(22, '0')}`, {
     tenant,
     name: `rule ${n}`,
-    kind: 'webhook',
-    url: 'https://hooks.example.com/scan',
-    address: null,
     events: ['issue.opened', 'issue.resolved'],
     min_severity: 'high',
     scan_types: ['email_security'],
-    schedule_ids: null,
-    enabled: true,
-    created_at: '2026-03-01T00:00:00.000Z',
-    updated_at: '2026-03-01T00:00:00.000Z',
-    version: 1,
-    secret: 'c2VjcmV0',
     ...overrides,
-  };
+  });
 }
 
 /** Behaviour every NotificationRuleRepository must have: the DynamoDB adapter and the fake. */
