@@ -15,6 +15,7 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
   let page: Page;
   const runner = new ScriptedRunner();
   const shots = process.env.UI_SHOTS_DIR;
+  const manualScans: Record<string, string> = {};
 
   beforeAll(async () => {
     ({ service, browser, page } = await startSignedIn(new Map([['email_security', runner]])));
@@ -66,7 +67,9 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
       ['other.example', 10],
     ] as const) {
       runner.behaviour = async () => ({ findings: [], summary: { score, grade: 'C' } });
-      expect((await api('/api/scans/', { method: 'POST', body: { scan_type: 'email_security', target } })).status).toBe(202);
+      const reply = await api('/api/scans/', { method: 'POST', body: { scan_type: 'email_security', target } });
+      expect(reply.status).toBe(202);
+      manualScans[target] = reply.body.id as string;
       await service.runtime.drain();
       service.clock.advance(6 * 3600_000);
     }
@@ -153,6 +156,21 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
     );
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'This scan failed' }).waitFor();
+  });
+
+  it("shows an email_security scan's page its target's score over time, itself ringed, and no chart for a first scan", async () => {
+    await page.goto(url(`/scans/${manualScans['History.Example']}`));
+    const chart = page.getByRole('figure', { name: 'Mail posture score of history.example over time' });
+    await chart.waitFor();
+    const current = chart.locator('a.chart-point[aria-current="page"]');
+    expect(await current.getAttribute('aria-label')).toMatch(/score 66, grade C; scan succeeded \(this scan\)$/);
+    expect(await chart.locator('a.chart-point').count()).toBe(7);
+    await browser.audit('scan-posture-chart');
+    await shot('scan-posture-chart');
+
+    await page.goto(url(`/scans/${manualScans['other.example']}`));
+    await page.getByLabel('Mail posture grade C').waitFor();
+    expect(await page.getByRole('figure').count()).toBe(0);
   });
 
   it('says a schedule that is not in this tenant does not exist', async () => {

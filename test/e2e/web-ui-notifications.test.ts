@@ -207,6 +207,20 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
     expect((await storedRules()).map((rule) => rule.name)).toEqual(['Security inbox']);
   });
 
+  it('tells a viewer that only an admin manages the rules, and asks the API nothing', async () => {
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/notifications')) asked.push(request.url());
+    });
+    await page.goto(await service.runtime.signInUrl('local', 'viewer'));
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.goto(url('/settings/notifications'));
+    await page.getByText('Only an admin of this tenant can see and change its notification rules.').waitFor();
+    expect(await page.getByRole('button', { name: 'New rule' }).count()).toBe(0);
+    expect(asked).toEqual([]);
+    await browser.audit('notifications-viewer');
+  });
+
   it('saw no Content-Security-Policy violation', () => {
     expect(browser.cspViolations).toEqual([]);
   });

@@ -45,7 +45,18 @@ function tickIndices(length: number, count: number): number[] {
  * link to its page, reachable with Tab; a scan without a score is a dashed gap in the line, never a
  * zero. The figure says the series in words and carries the same numbers as a table.
  */
-export function ScoreChart({ title, subtitle, points }: { title: string; subtitle?: string; points: readonly ScorePoint[] }) {
+export function ScoreChart({
+  title,
+  subtitle,
+  points,
+  current,
+}: {
+  title: string;
+  subtitle?: string;
+  points: readonly ScorePoint[];
+  /** The scan whose page this is: ringed, and named so in its label. */
+  current?: string;
+}) {
   const id = useId();
   const { navigate } = useRouter();
   const [boxRef, width] = useWidth();
@@ -129,7 +140,8 @@ export function ScoreChart({ title, subtitle, points }: { title: string; subtitl
               <a
                 key={point.scanId}
                 href={`/scans/${point.scanId}`}
-                aria-label={pointLabel(point)}
+                aria-label={`${pointLabel(point)}${point.scanId === current ? ' (this scan)' : ''}`}
+                aria-current={point.scanId === current ? 'page' : undefined}
                 className={point.score === null ? 'chart-point chart-point-gap' : 'chart-point'}
                 onClick={(event) => open(event, point)}
                 onFocus={() => setActive(index)}
@@ -139,7 +151,7 @@ export function ScoreChart({ title, subtitle, points }: { title: string; subtitl
               >
                 {/* A wide transparent target: a 5 px dot is hard to hit. */}
                 <rect x={cx - 10} y={MARGIN.top - 22} width={20} height={plotHeight + 22} className="chart-hit" />
-                <circle cx={cx} cy={cy} r={10} className="chart-ring" />
+                <circle cx={cx} cy={cy} r={10} className={point.scanId === current ? 'chart-ring chart-ring-current' : 'chart-ring'} />
                 {point.score === null ? (
                   <path d={`M${cx - 5},${cy - 5}L${cx + 5},${cy + 5}M${cx - 5},${cy + 5}L${cx + 5},${cy - 5}`} className="chart-gap-mark" />
                 ) : (

@@ -55,7 +55,8 @@ export function describeSeries(points: readonly ScorePoint[]): string {
   const scored = points.filter((point) => point.score !== null) as Array<ScorePoint & { score: number }>;
   const gaps = points.length - scored.length;
   const gapText = gaps === 0 ? '' : ` ${gaps} ${gaps === 1 ? 'scan has' : 'scans have'} no score (the posture check did not complete).`;
-  if (scored.length === 0) return `None of the ${points.length} finished scans has a score.${gapText}`;
+  if (scored.length === 0)
+    return `${points.length === 1 ? 'The one finished scan has no score' : `None of the ${points.length} finished scans has a score`} (the posture check did not complete).`;
   const latest = scored[scored.length - 1];
   const scores = scored.map((point) => point.score);
   const first = scored[0].score;

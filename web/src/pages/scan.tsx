@@ -8,6 +8,7 @@ import { Link } from '../router.tsx';
 import { ScanLog } from './scan-log.tsx';
 import { ScanChecks, WhatChanged } from './scan-changes.tsx';
 import { ScanFindings } from './scan-findings.tsx';
+import { TargetPosture } from './target-posture.tsx';
 
 /** One scan: status and errors first (refreshing while queued or running), summary, what changed, findings by severity, checks, log. */
 export function ScanPage({ id }: { id: string }) {
@@ -57,6 +58,7 @@ export function ScanPage({ id }: { id: string }) {
         </div>
       </dl>
       <Summary job={job} />
+      <TargetPosture job={job} />
       <WhatChanged job={job} />
       <ScanFindings job={job} />
       <ScanChecks job={job} />
