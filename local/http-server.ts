@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
 import { authorize } from '../shared/auth/authorize.ts';
 import { errorResponse } from '../shared/http/error-body.ts';
-import type { ApiEvent, ApiResult } from '../shared/http/api-types.ts';
+import type { ApiEvent, ApiResult, StreamedApiResult } from '../shared/http/api-types.ts';
 import { MAX_BODY_BYTES } from '../shared/http/middlewares.ts';
 import { NotFoundError } from '../shared/domain/errors.ts';
 import type { HandlerName, RouteDefinition } from '../shared/http/routes.ts';
 
-export type LambdaLikeHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+export type LambdaLikeHandler = (event: ApiEvent, context: Context) => Promise<StreamedApiResult>;
 
 /**
  * Extra local-only endpoints (e.g. reconcile, backfill), outside /api: POST only, raw body bytes.
@@ -121,11 +122,35 @@ function lambdaContext(requestId: string): Context {
 }
 
 function send(response: ServerResponse, result: ApiResult): void {
+  response.writeHead(result.statusCode ?? 200, headersOf(result));
+  response.end(result.body ?? '');
+}
+
+function headersOf(result: ApiResult): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string> | undefined) };
   // API Gateway turns payload 2.0 `cookies` into one Set-Cookie header each.
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-  response.writeHead(result.statusCode ?? 200, headers);
-  response.end(result.body ?? '');
+  return headers;
+}
+
+/**
+ * Sends a body as it is made, at the reader's pace: the next chunk is asked for only once the
+ * socket took the last one, so a slow reader holds a chunk or two in memory, never the body. A
+ * reader that goes away stops the source. A failure after the status went out cannot change it:
+ * the connection is dropped, so the reader sees a broken transfer rather than a short file.
+ */
+async function sendStream(response: ServerResponse, result: ApiResult, chunks: AsyncIterable<string>): Promise<void> {
+  response.writeHead(result.statusCode ?? 200, headersOf(result));
+  try {
+    for await (const chunk of chunks) {
+      if (response.destroyed) break;
+      if (!response.write(chunk)) await Promise.race([once(response, 'drain'), once(response, 'close')]);
+    }
+    response.end();
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'ERROR', message: 'streamed answer failed', error: String(error) }));
+    response.destroy();
+  }
 }
 
 /**
@@ -213,7 +238,9 @@ export function makeLocalRequestListener({
       body,
       isBase64Encoded,
     } as unknown as ApiEvent;
-    send(response, await handlers[route.handler](event, lambdaContext(requestId)));
+    const { stream, ...result } = await handlers[route.handler](event, lambdaContext(requestId));
+    if (stream) await sendStream(response, result, stream);
+    else send(response, result);
   }
 
   return (request, response) => {

@@ -129,6 +129,11 @@ export interface LocalRuntimeOptions {
   beforeDynamoCall?: (commandName: string, input: unknown) => void;
   /** `SMTP_URL`: notification email goes to this SMTP server; without it, to DATA_DIR/outbox/outbox.jsonl. */
   smtpUrl?: string;
+  /**
+   * Answer whole, as API Gateway and Lambda do (tests of the AWS path): the CSV export is then one
+   * body of at most 5.5 MB. By default the local server streams it.
+   */
+  bufferResponses?: boolean;
   /** The backoff between a delivery's attempts (tests record the delays instead of waiting them). */
   notificationRetry?: Partial<RetryOptions>;
 }
@@ -344,7 +349,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       sessionKey,
       handlers: {
         schedules: inScope(makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins })),
-        scans: inScope(makeScansHandler({ scans: scanService, artifacts, issues: issueService, logger, allowedOrigins })),
+        scans: inScope(
+          makeScansHandler(
+            { scans: scanService, artifacts, issues: issueService, logger, allowedOrigins },
+            { streaming: !options.bufferResponses },
+          ),
+        ),
         meta: inScope(
           makeMetaHandler({
             version,

@@ -141,6 +141,7 @@ export const scanRoutes = declareRoutes<ScansHandlerDeps>('scans', (route) => [
   ...issueRoutes(route),
 ]);
 
-export function makeScansHandler(deps: ScansHandlerDeps) {
-  return makeApiHandler({ routes: scanRoutes, deps, logger: deps.logger, allowedOrigins: deps.allowedOrigins });
+/** `streaming`: the server sends the CSV export as it is made (npm start); Lambda's buffered answer holds at most 5.5 MB. */
+export function makeScansHandler(deps: ScansHandlerDeps, { streaming = false }: { streaming?: boolean } = {}) {
+  return makeApiHandler({ routes: scanRoutes, deps, logger: deps.logger, allowedOrigins: deps.allowedOrigins, streaming });
 }

@@ -5,6 +5,9 @@ import type { Identity } from '../domain/identity.ts';
 export type ApiEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext | Record<string, never>>;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
 
+/** What a streaming server gets (the local one): an answer whose body may still be coming. */
+export type StreamedApiResult = ApiResult & { stream?: AsyncIterable<string> };
+
 /** What an operation receives once the middlewares have done their part. */
 export interface ApiRequest {
   identity: Identity;
@@ -31,8 +34,13 @@ export interface PublicRequest {
 export interface ApiResponse {
   status: number;
   body?: unknown;
-  /** A body that is not JSON (the CSV export), sent as is with the content type in `headers`. */
+  /** A body that is not JSON, sent as is with the content type in `headers`. */
   raw?: string;
+  /**
+   * A body made as it is sent (the CSV export): streamed where the server streams (npm start), else
+   * buffered into one Lambda answer, and refused with 413 `tooLarge` past MAX_BUFFERED_BODY_BYTES.
+   */
+  stream?: { chunks: AsyncIterable<string>; tooLarge: string };
   headers?: Record<string, string>;
   /** Set-Cookie values (API Gateway payload 2.0 `cookies`). */
   cookies?: string[];

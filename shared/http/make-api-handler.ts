@@ -3,9 +3,10 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { Logger } from '../ports/logger.ts';
-import type { ApiEvent, ApiResponse, ApiResult } from './api-types.ts';
+import type { ApiEvent, ApiResponse, ApiResult, StreamedApiResult } from './api-types.ts';
 import { checkRequest } from './check-request.ts';
 import { errorHandler, jsonBody, originCheck, requestIdOf, requireRole, resolveRoute, stateOf } from './middlewares.ts';
+import { bufferBody, primed } from './response-stream.ts';
 import type { Route } from './routes.ts';
 
 export interface ApiHandlerOptions<D> {
@@ -15,6 +16,11 @@ export interface ApiHandlerOptions<D> {
   deps: D;
   logger: Logger;
   allowedOrigins: string[];
+  /**
+   * The server sends a body as it is made (the local server): a `stream` answer is passed on as
+   * one. Otherwise (API Gateway and Lambda, buffered) it is collected into one body first.
+   */
+  streaming?: boolean;
 }
 
 function toResult({ status, body, raw, headers, cookies }: ApiResponse): ApiResult {
@@ -28,7 +34,7 @@ function toResult({ status, body, raw, headers, cookies }: ApiResponse): ApiResu
  * The middy chain every API function shares: error mapping, route, authentication and role,
  * CSRF origin check, JSON body, the declared `{id}`, query and body; then exactly one handler.
  */
-export function makeApiHandler<D>({ routes, deps, logger, allowedOrigins }: ApiHandlerOptions<D>) {
+export function makeApiHandler<D>({ routes, deps, logger, allowedOrigins, streaming = false }: ApiHandlerOptions<D>) {
   const chain = middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: 0 });
   // Powertools keys each invocation's lines (Lambda context, then request_id and tenant below) and
   // clears them when it ends; where invocations overlap in one process (the local server runs
@@ -41,7 +47,7 @@ export function makeApiHandler<D>({ routes, deps, logger, allowedOrigins }: ApiH
     .use(originCheck(allowedOrigins))
     .use(jsonBody())
     .use(checkRequest())
-    .handler(async function runOperation(event) {
+    .handler(async function runOperation(event): Promise<StreamedApiResult> {
       const { route, checked } = stateOf(event);
       if (!checked) throw new Error('checkRequest did not run');
       const context = event.requestContext.authorizer?.lambda;
@@ -61,6 +67,9 @@ export function makeApiHandler<D>({ routes, deps, logger, allowedOrigins }: ApiH
         },
         deps,
       );
-      return toResult(response);
+      const { stream, ...answer } = response;
+      if (stream === undefined) return toResult(answer);
+      if (streaming) return { ...toResult(answer), stream: await primed(stream.chunks) };
+      return toResult({ ...answer, raw: await bufferBody(stream.chunks, stream.tooLarge) });
     });
 }

@@ -83,17 +83,19 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
       return KNOWN_RULES.filter((rule) => present.has(rule.rule_id)).map((rule) => ({ ...rule }));
     },
 
-    /** The filtered list as CSV, every page, one line at a time (header first). */
+    /** The filtered list as CSV, every page in listing order: one chunk per page read (the header with the first), so only a page is ever held. */
     async *exportCsv(tenant: string, filter: Omit<IssueFilter, 'now'>): AsyncIterable<string> {
       const at = now();
-      yield csvLine(ISSUE_CSV_COLUMNS);
+      let chunk = csvLine(ISSUE_CSV_COLUMNS);
       let cursor: string | undefined;
       do {
         const page = await issues.list(tenant, { ...filter, now: at }, EXPORT_PAGE, cursor);
         for (const record of page.items) {
           const issue = issueOnWire(record, at);
-          yield csvLine(ISSUE_CSV_COLUMNS.map((column) => issue[column]));
+          chunk += csvLine(ISSUE_CSV_COLUMNS.map((column) => issue[column]));
         }
+        if (chunk !== '') yield chunk;
+        chunk = '';
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
     },
