@@ -1,4 +1,5 @@
 import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { mapBounded } from '../../../layers/engine-kit/src/concurrency.ts';
 import { retry, type RetryOptions } from '../../../layers/engine-kit/src/retry.ts';
 import { EVENT_SOURCE, type ServiceEvent } from '../../domain/notification.ts';
 import type { EventPublisher } from '../../ports/event-publisher.ts';
@@ -13,6 +14,12 @@ export const MAX_BYTES_PER_CALL = 256 * 1024;
  * InvalidArgument, AccessDeniedException, ...) fail the same way every time.
  */
 const RETRYABLE_CODES = new Set(['InternalFailure', 'ThrottlingException']);
+/**
+ * PutEvents calls in flight for one publish: a first scan of a large target publishes an event per
+ * issue (1,000 issues: 101 calls), and the scan waits for them before it closes. Four keep that to
+ * about a second without one scan taking much of the account's PutEvents quota.
+ */
+export const PUBLISH_CONCURRENCY = 4;
 /** Attempts for the entries EventBridge refused with a retryable code; the SDK already retries a failed call. */
 const ENTRY_RETRY: Pick<RetryOptions, 'attempts' | 'baseMs' | 'maxMs'> = { attempts: 3, baseMs: 200, maxMs: 2_000 };
 
@@ -80,7 +87,8 @@ export interface EventBridgePublisherOptions {
 /**
  * The service's events on its EventBridge custom bus (DESIGN §15): one entry per event, `source`
  * EVENT_SOURCE, `detail-type` the event's type, `detail` the event itself (the rule hands `detail`
- * to the notification queue). PutEvents in calls of at most 10 entries and 256 KiB; entries it
+ * to the notification queue). PutEvents in calls of at most 10 entries and 256 KiB, up to
+ * PUBLISH_CONCURRENCY at once; entries it
  * refuses with a retryable code are sent again alone, with backoff. Every batch is tried before
  * the failures are thrown together, so one bad entry does not hold back the others.
  */
@@ -143,7 +151,7 @@ export function makeEventBridgePublisher({ busName, client, logger, retryOptions
         if (entrySize(entry) > MAX_BYTES_PER_CALL) failed.push({ event_id: event.id, code: 'EntryTooLarge' });
         else sendable.push({ event, entry });
       }
-      for (const batch of batches(sendable)) await publishBatch(batch, failed);
+      await mapBounded(batches(sendable), PUBLISH_CONCURRENCY, (batch) => publishBatch(batch, failed));
       if (failed.length > 0) throw new EventsNotPublishedError(failed, serviceEvents.length);
     },
   };
