@@ -42,7 +42,13 @@ export const EmailSecurityScope = z.lazy(() =>
     rua: z.array(ArtifactId).min(1).max(20).optional(),
     header: ArtifactId.optional(),
     dkim_selectors: z
-      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be a DKIM selector (letters, digits, ._-)'))
+      .array(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+          // Names the value: "DKIM selectors include "bad!", which is not a selector (…)" in the form.
+          error: (issue) =>
+            `include ${JSON.stringify(String(issue.input).slice(0, 64))}, which is not a selector (letters, digits and ._- only)`,
+        }),
+      )
       .max(50)
       .optional(),
     /** Set only by the dispatcher for an adversary step; the API refuses it. */

@@ -78,7 +78,7 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
     await dialog.getByRole('button', { name: 'Create schedule' }).click();
     const dkim = dialog.locator('#f-dkim-error');
     await dkim.waitFor();
-    expect(await dkim.textContent()).toBe('DKIM selectors must be a DKIM selector (letters, digits, ._-).');
+    expect(await dkim.textContent()).toBe('DKIM selectors include "bad!", which is not a selector (letters, digits and ._- only).');
     expect(await focused()).toBe('f-dkim');
     await audit('schedule-form-errors');
     await page.keyboard.press('Backspace');
