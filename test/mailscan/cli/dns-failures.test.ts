@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildCli, runCli, scan } from '../helpers/cli.ts';
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
-import { zoneDir } from '../helpers/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { runCli, scan } from '../helpers/cli.ts';
+import { serveFixtureZones } from '../helpers/zone-server.ts';
 
 const FAST_DNS = ['--config', 'test/fixtures/mailscan/config/fast-dns.json'];
 
 describe('mailscan scan: DNS that does not answer', () => {
-  let dns: TestDnsServer;
-
-  beforeAll(async () => {
-    [dns] = await Promise.all([startDnsServer({ zoneDir }), buildCli()]);
-  });
-  afterAll(async () => {
-    await dns.close();
-  });
-  beforeEach(() => {
-    dns.reset();
-  });
+  const dns = serveFixtureZones();
 
   it('reports a DMARC lookup that times out as unknown, not as a missing record', async () => {
-    dns.behave('_dmarc.slow.test', { drop: true });
+    dns().behave('_dmarc.slow.test', { drop: true });
 
-    const { report } = await scan('slow.test', dns.address, ['--no-reputation', ...FAST_DNS]);
+    const { report } = await scan('slow.test', dns().address, ['--no-reputation', ...FAST_DNS]);
 
     expect(report.surfaces.posture.dmarc.status).toBe('temperror');
     expect(report.findings.map((item) => item.rule_id)).not.toContain('mailscan.dmarc.missing');
@@ -31,9 +20,9 @@ describe('mailscan scan: DNS that does not answer', () => {
   });
 
   it('does not report DKIM as missing when a selector probe fails', async () => {
-    dns.behave('selector1._domainkey.slow.test', { rcode: 'SERVFAIL' });
+    dns().behave('selector1._domainkey.slow.test', { rcode: 'SERVFAIL' });
 
-    const { report } = await scan('slow.test', dns.address, ['--no-reputation', ...FAST_DNS]);
+    const { report } = await scan('slow.test', dns().address, ['--no-reputation', ...FAST_DNS]);
 
     expect(report.surfaces.posture.dkim).toMatchObject({ status: 'temperror', unknown_selectors: ['selector1'] });
     expect(report.findings.map((item) => item.rule_id)).not.toContain('mailscan.dkim.not_found');
@@ -46,9 +35,9 @@ describe('mailscan scan: DNS that does not answer', () => {
       ['dead.test', 'MX'],
       ['_dmarc.dead.test', 'TXT'],
     ] as const)
-      dns.behave(name, { drop: true }, type);
+      dns().behave(name, { drop: true }, type);
 
-    const run = await runCli(['scan', 'dead.test', '--nameserver', dns.address, '--no-reputation', ...FAST_DNS]);
+    const run = await runCli(['scan', 'dead.test', '--nameserver', dns().address, '--no-reputation', ...FAST_DNS]);
 
     expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
@@ -56,10 +45,10 @@ describe('mailscan scan: DNS that does not answer', () => {
   });
 
   it('prints the report at the deadline with the checks still waiting listed as errors', async () => {
-    dns.behave('default._domainkey.slow.test', { delayMs: 15_000 });
+    dns().behave('default._domainkey.slow.test', { delayMs: 15_000 });
 
     const started = performance.now();
-    const { report } = await scan('slow.test', dns.address, [
+    const { report } = await scan('slow.test', dns().address, [
       '--no-reputation',
       '--timeout',
       '1',
@@ -75,7 +64,7 @@ describe('mailscan scan: DNS that does not answer', () => {
 
   it('takes its nameservers and config from MAILSCAN_NAMESERVERS and MAILSCAN_CONFIG', async () => {
     const run = await runCli(['scan', 'dkimcustom.test', '--no-reputation'], {
-      MAILSCAN_NAMESERVERS: dns.address,
+      MAILSCAN_NAMESERVERS: dns().address,
       MAILSCAN_CONFIG: 'test/fixtures/mailscan/config/custom-selectors.json',
     });
 

@@ -1,9 +1,8 @@
 import * as packet from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildCli, scan } from '../helpers/cli.ts';
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
-import { zoneDir } from '../helpers/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { scan } from '../helpers/cli.ts';
+import { serveFixtureZones } from '../helpers/zone-server.ts';
 
 const FAST_DNS = ['--no-reputation', '--config', 'test/fixtures/mailscan/config/fast-dns.json'];
 /** good.test publishes `v=spf1 include:_spf.good.test mx -all` and `_dmarc` with p=reject. */
@@ -24,23 +23,13 @@ const ruleIds = (findings: { rule_id: string }[]) => findings.map((item) => item
  * `errors` entry), never as a missing record; answers that are not for our query must be ignored.
  */
 describe('mailscan scan: hostile DNS answers', () => {
-  let dns: TestDnsServer;
-
-  beforeAll(async () => {
-    [dns] = await Promise.all([startDnsServer({ zoneDir }), buildCli()]);
-  });
-  afterAll(async () => {
-    await dns.close();
-  });
-  beforeEach(() => {
-    dns.reset();
-  });
+  const dns = serveFixtureZones();
 
   describe('errors are not absence', () => {
     it('reads an EDNS extended RCODE (BADVERS) as an error, not as NOERROR without records', async () => {
-      dns.behave(DOMAIN, { craft: badvers }, 'TXT');
+      dns().behave(DOMAIN, { craft: badvers }, 'TXT');
 
-      const { report } = await scan(DOMAIN, dns.address, FAST_DNS);
+      const { report } = await scan(DOMAIN, dns().address, FAST_DNS);
 
       expect(report.surfaces.posture.spf.status).toBe('temperror');
       expect(ruleIds(report.findings)).not.toContain('mailscan.spf.missing');
@@ -48,7 +37,7 @@ describe('mailscan scan: hostile DNS answers', () => {
     });
 
     it('does not accept a TCP answer that is itself truncated', async () => {
-      dns.behave(
+      dns().behave(
         `_dmarc.${DOMAIN}`,
         {
           truncate: true,
@@ -58,7 +47,7 @@ describe('mailscan scan: hostile DNS answers', () => {
         'TXT',
       );
 
-      const { report } = await scan(DOMAIN, dns.address, FAST_DNS);
+      const { report } = await scan(DOMAIN, dns().address, FAST_DNS);
 
       expect(report.surfaces.posture.dmarc.status).toBe('temperror');
       expect(ruleIds(report.findings)).not.toContain('mailscan.dmarc.missing');
@@ -66,7 +55,7 @@ describe('mailscan scan: hostile DNS answers', () => {
     });
 
     it('reads a referral (no answer, NS in authority, not authoritative) as an error, not as NODATA', async () => {
-      dns.behave(
+      dns().behave(
         `_dmarc.${DOMAIN}`,
         {
           craft: (reply) => ({
@@ -79,7 +68,7 @@ describe('mailscan scan: hostile DNS answers', () => {
         'TXT',
       );
 
-      const { report } = await scan(DOMAIN, dns.address, FAST_DNS);
+      const { report } = await scan(DOMAIN, dns().address, FAST_DNS);
 
       expect(report.surfaces.posture.dmarc.status).toBe('temperror');
       expect(ruleIds(report.findings)).not.toContain('mailscan.dmarc.missing');
@@ -95,15 +84,15 @@ describe('mailscan scan: hostile DNS answers', () => {
     };
 
     it.each(['other-port', 'other-address'] as const)('ignores a forged +all sent from the %s before the genuine answer', async (from) => {
-      dns.behave(DOMAIN, { forge: { from, craft: forgedPlusAll } }, 'TXT');
+      dns().behave(DOMAIN, { forge: { from, craft: forgedPlusAll } }, 'TXT');
 
-      const { report } = await scan(DOMAIN, dns.address, FAST_DNS);
+      const { report } = await scan(DOMAIN, dns().address, FAST_DNS);
 
       expectGenuineSpf(report);
     });
 
     it('ignores an answer in class CH, in the question or in the records', async () => {
-      dns.behave(
+      dns().behave(
         DOMAIN,
         {
           forge: {
@@ -116,7 +105,7 @@ describe('mailscan scan: hostile DNS answers', () => {
         },
         'TXT',
       );
-      dns.behave(
+      dns().behave(
         `_spf.${DOMAIN}`,
         {
           forge: {
@@ -131,7 +120,7 @@ describe('mailscan scan: hostile DNS answers', () => {
         'TXT',
       );
 
-      const { report } = await scan(DOMAIN, dns.address, FAST_DNS);
+      const { report } = await scan(DOMAIN, dns().address, FAST_DNS);
 
       expectGenuineSpf(report);
       expect(report.surfaces.posture.spf.tree).toMatchObject({
@@ -141,13 +130,13 @@ describe('mailscan scan: hostile DNS answers', () => {
 
     it('ignores a message with opcode NOTIFY that carries the question', async () => {
       const NOTIFY = 4 << 11;
-      dns.behave(
+      dns().behave(
         DOMAIN,
         { forge: { from: 'server', craft: (reply) => ({ ...forgedPlusAll(reply), flags: (reply.flags ?? 0) | NOTIFY }) } },
         'TXT',
       );
 
-      const { report } = await scan(DOMAIN, dns.address, FAST_DNS);
+      const { report } = await scan(DOMAIN, dns().address, FAST_DNS);
 
       expectGenuineSpf(report);
     });

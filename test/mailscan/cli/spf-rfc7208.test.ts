@@ -1,12 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../../layers/mailscan/src/report.ts';
 import { MAX_SPF_QUERIES } from '../../../layers/mailscan/src/posture/spf/spf-expand.ts';
 import { buildCli, runCliWithUsage, scan } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
-import { zoneDir } from '../helpers/fixtures.ts';
+import { serveFixtureZones } from '../helpers/zone-server.ts';
 import { amplificationZone } from '../helpers/hostile-inputs.ts';
 
 const FAST_DNS = ['--no-reputation', '--config', 'test/fixtures/mailscan/config/fast-dns.json'];
@@ -25,26 +25,16 @@ const spfOf = (report: Report) => report.surfaces.posture.spf as Spf;
 const ruleIds = (report: Report) => report.findings.map((item) => item.rule_id);
 
 describe('mailscan scan: RFC 7208 edge cases', () => {
-  let dns: TestDnsServer;
-
-  beforeAll(async () => {
-    [dns] = await Promise.all([startDnsServer({ zoneDir }), buildCli()]);
-  });
-  afterAll(async () => {
-    await dns.close();
-  });
-  beforeEach(() => {
-    dns.reset();
-  });
+  const dns = serveFixtureZones();
 
   describe('a redirect= that cannot be evaluated says nothing about the all term', () => {
     it.each([
       ['SERVFAIL', { rcode: 'SERVFAIL' as const }],
       ['a timeout', { drop: true }],
     ])('reports a redirect target answering %s as a temperror, not "no all term"', async (_, behaviour) => {
-      dns.behave('_spf.redirfail.test', behaviour, 'TXT');
+      dns().behave('_spf.redirfail.test', behaviour, 'TXT');
 
-      const { report } = await scan('redirfail.test', dns.address, FAST_DNS);
+      const { report } = await scan('redirfail.test', dns().address, FAST_DNS);
 
       expect(spfOf(report)).toMatchObject({ status: 'temperror', all: null, all_known: false });
       expect(ruleIds(report)).not.toContain('mailscan.spf.permissive_all');
@@ -55,7 +45,7 @@ describe('mailscan scan: RFC 7208 edge cases', () => {
     });
 
     it('reports a redirect through a macro that needs the message as unknown, not "no all term"', async () => {
-      const { report } = await scan('redirmacro.test', dns.address, FAST_DNS);
+      const { report } = await scan('redirmacro.test', dns().address, FAST_DNS);
 
       expect(spfOf(report)).toMatchObject({ all: null, all_known: false });
       expect(ruleIds(report)).not.toContain('mailscan.spf.permissive_all');
@@ -63,7 +53,7 @@ describe('mailscan scan: RFC 7208 edge cases', () => {
     });
 
     it('still reports a redirect chain that ends without an all term', async () => {
-      const { report } = await scan('noall.test', dns.address, FAST_DNS);
+      const { report } = await scan('noall.test', dns().address, FAST_DNS);
 
       expect(spfOf(report)).toMatchObject({ all: null, all_known: true });
       expect(ruleIds(report)).toContain('mailscan.spf.permissive_all');
@@ -72,28 +62,28 @@ describe('mailscan scan: RFC 7208 edge cases', () => {
 
   describe('lookup and void-lookup counting', () => {
     it('does not evaluate, query or count the terms after all (§5.1)', async () => {
-      const { report } = await scan('afterall.test', dns.address, FAST_DNS);
+      const { report } = await scan('afterall.test', dns().address, FAST_DNS);
 
       expect(spfOf(report)).toMatchObject({ status: 'ok', lookups: 0, void_lookups: 0, all: '-all' });
-      expect(dns.log.filter((entry) => /^h\d+\.afterall\.test$/.test(entry.name))).toEqual([]);
+      expect(dns().log.filter((entry) => /^h\d+\.afterall\.test$/.test(entry.name))).toEqual([]);
     });
 
     it('expands %{d} in include: to the checked domain and counts the lookups behind it (§7.3)', async () => {
-      const { report } = await scan('dmacro.test', dns.address, FAST_DNS);
+      const { report } = await scan('dmacro.test', dns().address, FAST_DNS);
 
       expect(spfOf(report)).toMatchObject({ status: 'permerror', lookups: 12 });
       expect(spfOf(report).tree).toMatchObject({ terms: [{ term: 'include:_spf.%{d}', expanded: '_spf.dmacro.test', lookups: 12 }, {}] });
     });
 
     it('expands %{d} in redirect= and takes the all term from its target', async () => {
-      const { report } = await scan('dredirect.test', dns.address, FAST_DNS);
+      const { report } = await scan('dredirect.test', dns().address, FAST_DNS);
 
       expect(spfOf(report)).toMatchObject({ status: 'ok', lookups: 1, all: '?all', all_known: true });
       expect(report.findings).toContainEqual(expect.objectContaining({ rule_id: 'mailscan.spf.permissive_all', severity: 'medium' }));
     });
 
     it('counts void lookups per sender family and reports the worse one', async () => {
-      const { report } = await scan('v6only.test', dns.address, FAST_DNS);
+      const { report } = await scan('v6only.test', dns().address, FAST_DNS);
 
       expect(spfOf(report)).toMatchObject({ status: 'permerror', void_lookups: 3, void_lookups_by_family: { ipv4: 3, ipv6: 0 } });
       expect(report.findings).toContainEqual(
@@ -143,8 +133,8 @@ describe('mailscan scan: RFC 7208 edge cases', () => {
       async () => {
         const compare = async (domain: string) => {
           const [{ report }, reference] = await Promise.all([
-            scan(domain, dns.address, ['--no-reputation']),
-            run('/usr/bin/python3', [pyspfHelper, String(dns.port), domain, SENDERS.ipv4, SENDERS.ipv6]),
+            scan(domain, dns().address, ['--no-reputation']),
+            run('/usr/bin/python3', [pyspfHelper, String(dns().port), domain, SENDERS.ipv4, SENDERS.ipv6]),
           ]);
           const pyspf = JSON.parse(reference.stdout) as Record<string, { result: string; explanation: string }>;
           return (['ipv4', 'ipv6'] as const).flatMap((family) => {
