@@ -357,6 +357,9 @@ export class ScanServiceStack extends Stack {
       scanDeadLetterQueue: this.scheduling.scanDeadLetterQueue,
       schedulerDeadLetterQueue: this.scheduling.schedulerDeadLetterQueue,
       dispatchFunction: dispatch.handler,
+      notificationQueue: this.notifications.queue,
+      notificationDeadLetterQueue: this.notifications.deadLetterQueue,
+      notifierFunction: notifier.handler,
       httpApi: this.api.httpApi,
       alarms: this.alarms.all,
     });

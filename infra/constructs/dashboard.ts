@@ -12,6 +12,10 @@ export interface ServiceDashboardProps {
   scanDeadLetterQueue: IQueue;
   schedulerDeadLetterQueue: IQueue;
   dispatchFunction: IFunction;
+  /** The notification queue, its DLQ and their consumer (infra/constructs/notifications.ts). */
+  notificationQueue: IQueue;
+  notificationDeadLetterQueue: IQueue;
+  notifierFunction: IFunction;
   httpApi: HttpApi;
   alarms: IAlarm[];
 }
@@ -22,7 +26,7 @@ const FINISHED = ['succeeded', 'partial', 'failed'] as const;
 
 /**
  * One CloudWatch dashboard per environment (`scan-service-<env>`): alarms first, then scans,
- * findings, the queues and dispatch, the API. Its metrics are the ones docs/operations.md
+ * findings, the queues and dispatch, notifications, the API. Its metrics are the ones docs/operations.md
  * describes; each alarm there has a runbook line.
  */
 export class ServiceDashboard extends Construct {
@@ -116,6 +120,28 @@ export class ServiceDashboard extends Construct {
           props.dispatchFunction.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'invocation errors' }),
           props.dispatchFunction.metricThrottles({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'throttles' }),
           metrics.metric('FiresDropped', {}, { label: 'fires dropped' }),
+        ],
+        width: 8,
+      }),
+    );
+    const fiveMinuteMaximum = (label: string) => ({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label });
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Notification queue: waiting and oldest age',
+        left: [props.notificationQueue.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum('waiting'))],
+        right: [props.notificationQueue.metricApproximateAgeOfOldestMessage(fiveMinuteMaximum('oldest (s)'))],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Notification DLQ (depth)',
+        left: [props.notificationDeadLetterQueue.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum('notification DLQ'))],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Notifier: errors and throttles',
+        left: [
+          props.notifierFunction.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'notifier invocation errors' }),
+          props.notifierFunction.metricThrottles({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'notifier throttles' }),
         ],
         width: 8,
       }),

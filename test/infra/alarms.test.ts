@@ -156,6 +156,8 @@ describe.each(environments)('ScanService-%s', (env) => {
         'FiresDropped',
         'DispatchFailures',
         'ApproximateNumberOfMessagesVisible',
+        'notification DLQ',
+        'notifier invocation errors',
         '5xx',
       ]) {
         expect(body, name).toContain(name);
