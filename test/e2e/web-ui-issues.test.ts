@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import type { RunnerFinding } from '../../shared/domain/finding.ts';
 import type { RunnerCheck } from '../../shared/ports/scan-runner.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
-import type { TestService } from '../helpers/local-service.ts';
+import { scheduleBody, type TestService } from '../helpers/local-service.ts';
 import { available, focusedName, startSignedIn, tabToControl, type Browser } from './browser.ts';
 
 // The Issues page and a scan's What changed and Checks (issue 24, item 4), on the real local
@@ -262,6 +262,26 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
       ),
     ).toEqual(['3001 New', '0 Resolved', '0 Reopened', '0 Unchanged']);
   }, 120_000);
+
+  it('filters by the schedule that last reported an issue, named in the address bar', async () => {
+    const token = await service.token('local');
+    runner.behaviour = async () => ({ findings: [mailFinding(SPF, 'high', 'No SPF record')], checks: [check(SPF, 'fail')] });
+    const schedule = await service.call('/api/scans/schedules/', {
+      method: 'POST',
+      token,
+      body: scheduleBody({ name: 'Nightly sched.example', target: 'sched.example' }),
+    });
+    expect(schedule.status).toBe(201);
+    expect((await service.call(`/api/scans/schedules/${schedule.body.id}/run/`, { method: 'POST', token })).status).toBe(202);
+    await service.runtime.drain();
+
+    await page.goto(url(`/issues?schedule_id=${schedule.body.id}`));
+    await page.getByText(`Last reported by schedule ${schedule.body.id}`).waitFor();
+    await expect.poll(() => table().locator('tbody td[data-label="Target"]').allTextContents()).toEqual(['sched.example']);
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await expect.poll(async () => (await table().locator('tbody tr').count()) > 1).toBe(true);
+    expect(page.url()).not.toContain('schedule_id');
+  });
 
   it('keeps a viewer to reading: no triage buttons', async () => {
     await browser.context.clearCookies();

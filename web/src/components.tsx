@@ -65,6 +65,27 @@ export function CheckStatusBadge({ status }: { status: CheckStatus }) {
   return <Badge tone={checkTone[status]}>{CHECK_STATUS_TEXT[status]}</Badge>;
 }
 
+/** The next page of a listing that pages by cursor (nothing once the last page is in). */
+export function LoadMore({
+  query,
+  noun,
+}: {
+  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> };
+  noun: string;
+}) {
+  if (!query.hasNextPage) return null;
+  return (
+    <button
+      type="button"
+      className="button button-secondary show-more"
+      onClick={() => void query.fetchNextPage()}
+      disabled={query.isFetchingNextPage}
+    >
+      {query.isFetchingNextPage ? 'Loading…' : `Load more ${noun}`}
+    </button>
+  );
+}
+
 export function Loading({ label }: { label: string }) {
   return (
     <div className="state" role="status" aria-live="polite">

@@ -4,14 +4,14 @@ import { SEVERITIES } from '../../../shared/domain/scan-job.ts';
 import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
 import { queryString } from '../api.ts';
 import { formatLocal, formatShort } from '../cadence.ts';
-import { EmptyState, ErrorState, ISSUE_STATUS_TEXT, IssueStatusBadge, Loading, SeverityBadge } from '../components.tsx';
+import { EmptyState, ErrorState, ISSUE_STATUS_TEXT, IssueStatusBadge, Loading, LoadMore, SeverityBadge } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useTriageControls } from '../issue-triage.tsx';
 import { useIssueRules, useIssues } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
 import { useCan } from '../session.ts';
 
-const FILTERS = ['status', 'severity', 'scan_type', 'rule_id', 'target'] as const;
+const FILTERS = ['status', 'severity', 'scan_type', 'rule_id', 'target', 'schedule_id'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 /** Pages a sparse filter may follow on its own before asking for Load more (each page is bounded). */
@@ -114,6 +114,14 @@ export function IssuesPage() {
           </select>
         </div>
         <RulePicker value={filters.rule_id} onChange={(rule_id) => setFilters({ rule_id })} />
+        {filters.schedule_id && (
+          <p className="filter-chip">
+            Last reported by schedule <span className="mono">{filters.schedule_id}</span>{' '}
+            <button type="button" className="link-button" onClick={() => setFilters({ schedule_id: undefined })}>
+              Clear
+            </button>
+          </p>
+        )}
         {filtered && (
           <button
             type="button"
@@ -270,16 +278,7 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
               </tbody>
             </table>
           )}
-          {issues.hasNextPage && (
-            <button
-              type="button"
-              className="button button-secondary show-more"
-              onClick={() => void issues.fetchNextPage()}
-              disabled={issues.isFetchingNextPage}
-            >
-              {issues.isFetchingNextPage ? 'Loading…' : 'Load more issues'}
-            </button>
-          )}
+          <LoadMore query={issues} noun="issues" />
         </div>
       )}
     </>

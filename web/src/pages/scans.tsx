@@ -1,7 +1,7 @@
 import { SCAN_STATUSES } from '../../../shared/domain/scan-job.ts';
 import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
 import { formatLocal } from '../cadence.ts';
-import { EmptyState, ErrorState, Loading, StatusBadge } from '../components.tsx';
+import { EmptyState, ErrorState, Loading, LoadMore, StatusBadge } from '../components.tsx';
 import { useScans } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
 
@@ -101,16 +101,7 @@ export function ScansPage() {
               ))}
             </tbody>
           </table>
-          {scans.hasNextPage && (
-            <button
-              type="button"
-              className="button button-secondary"
-              onClick={() => void scans.fetchNextPage()}
-              disabled={scans.isFetchingNextPage}
-            >
-              {scans.isFetchingNextPage ? 'Loading…' : 'Load more scans'}
-            </button>
-          )}
+          <LoadMore query={scans} noun="scans" />
         </div>
       )}
     </section>
