@@ -25,6 +25,8 @@ describe('notifications through the local runtime', () => {
   /** The backoff delays the notifier asked for: recorded, never waited. */
   const backoff: number[] = [];
   const receivers: Receiver[] = [];
+  /** Runs before each DynamoDB call; throwing kills the worker there (the call is never made). */
+  let beforeCall: (() => void) | undefined;
 
   beforeAll(async () => {
     inbox = await startSmtpInbox();
@@ -34,6 +36,7 @@ describe('notifications through the local runtime', () => {
       runners: new Map([['email_security', runner]]),
       smtpUrl: inbox.url,
       notificationRetry: { sleep: async (ms) => void backoff.push(ms) },
+      beforeDynamoCall: () => beforeCall?.(),
     });
   });
   afterAll(async () => {
@@ -77,7 +80,7 @@ describe('notifications through the local runtime', () => {
 
   const typesOf = (receiver: Receiver) => [...receiver.accepted.values()].map((delivery) => delivery.eventType).sort();
 
-  it('delivers scan.finished and issue.opened once each, signed, then issue.resolved when the check passes', async () => {
+  it('delivers scan.finished and issue.opened once each, signed, then issue.resolved when the check passes, and issue.reopened', async () => {
     const receiver = await webhookRule();
     runner.behaviour = async () => ({ findings: [finding(1, { rule_id: RULE, severity: 'high' })], checks: check('fail') });
 
@@ -89,23 +92,67 @@ describe('notifications through the local runtime', () => {
     await service.runtime.notifier.drain();
     runner.behaviour = async () => ({ findings: [], checks: check('pass') });
     const second = await scan();
+    const afterSecond = typesOf(receiver);
+    runner.behaviour = async () => ({ findings: [finding(1, { rule_id: RULE, severity: 'high' })], checks: check('fail') });
+    const third = await scan();
 
     expect(afterFirst).toEqual(['issue.opened', 'scan.finished']);
-    expect(typesOf(receiver)).toEqual(['issue.opened', 'issue.resolved', 'scan.finished', 'scan.finished']);
+    expect(afterSecond).toEqual(['issue.opened', 'issue.resolved', 'scan.finished', 'scan.finished']);
+    expect(typesOf(receiver)).toEqual([
+      'issue.opened',
+      'issue.reopened',
+      'issue.resolved',
+      'scan.finished',
+      'scan.finished',
+      'scan.finished',
+    ]);
     expect(receiver.badSignatures).toEqual([]);
-    expect([...receiver.attempts.values()]).toEqual([1, 1, 1, 1]);
+    expect([...receiver.attempts.values()]).toEqual([1, 1, 1, 1, 1, 1]);
     const bodies = [...receiver.accepted.values()].map((delivery) => JSON.parse(delivery.body));
     expect(bodies.every((event) => event.tenant === tenant && receiver.accepted.get(event.id) !== undefined)).toBe(true);
     const opened = bodies.find((event) => event.type === 'issue.opened');
     const resolved = bodies.find((event) => event.type === 'issue.resolved');
     expect(opened.data).toMatchObject({ scan_id: first, issue: { rule_id: RULE, target: 'example.com', status: 'open' } });
     expect(resolved.data).toMatchObject({ scan_id: second, issue: { id: opened.data.issue.id, status: 'resolved' } });
+    expect(bodies.find((event) => event.type === 'issue.reopened').data).toMatchObject({
+      scan_id: third,
+      issue: { id: opened.data.issue.id, status: 'open', reopened_count: 1 },
+    });
     const finished = bodies.filter((event) => event.type === 'scan.finished').map((event) => event.data);
     expect(finished.map((data) => [data.scan_id, data.status, data.changes])).toEqual([
       [first, 'succeeded', { new: 1, resolved: 0, reopened: 0, unchanged: 0 }],
       [second, 'succeeded', { new: 0, resolved: 1, reopened: 0, unchanged: 0 }],
+      [third, 'succeeded', { new: 0, resolved: 0, reopened: 1, unchanged: 0 }],
     ]);
     expect(service.runtime.notificationQueue.stats()).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('publishes the same event ids again when the worker dies after publishing, and the receiver keeps one of each', async () => {
+    const receiver = await webhookRule();
+    runner.behaviour = async () => ({ findings: [finding(1, { rule_id: RULE })], checks: check('fail') });
+    // The worker dies at its first DynamoDB call once the events are on the queue: the job's close.
+    beforeCall = () => {
+      if (service.runtime.notificationQueue.stats().visible === 0) return;
+      beforeCall = undefined;
+      throw new Error('worker killed');
+    };
+    const queued = await service.call('/api/scans/', {
+      method: 'POST',
+      token: admin,
+      body: { scan_type: 'email_security', target: 'example.com' },
+    });
+    await service.runtime.drain();
+    const afterKill = (await service.call(`/api/scans/${queued.body.id}/`, { token: admin })).body.status;
+
+    // SQS hands the scan message out again after its visibility timeout (30 minutes).
+    service.clock.advance(31 * 60 * 1000);
+    await service.runtime.drain();
+    await service.runtime.notifier.drain();
+
+    expect(afterKill).toBe('running');
+    expect((await service.call(`/api/scans/${queued.body.id}/`, { token: admin })).body.status).toBe('succeeded');
+    expect(typesOf(receiver)).toEqual(['issue.opened', 'scan.finished']);
+    expect([...receiver.attempts.values()]).toEqual([2, 2]);
   });
 
   it('gives a receiver that fails twice exactly one accepted delivery per event id, after backoff', async () => {
