@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RunnerFinding } from '../../shared/domain/finding.ts';
 import type { RunnerCheck } from '../../shared/ports/scan-runner.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
 import { scheduleBody, type TestService } from '../helpers/local-service.ts';
-import { available, focusedName, startSignedIn, tabToControl, type Browser } from './browser.ts';
+import { available, focusedName, SHOTS, startSignedIn, tabToControl, type Browser } from './browser.ts';
 
 // The Issues page and a scan's What changed and Checks (issue 24, item 4), on the real local
 // runtime: scans run through the API and the dispatch path with a scripted runner, issues are the
@@ -248,6 +249,9 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     await page.getByText(/Not every changed issue is listed: a scan keeps the ids of the first 3,000/).waitFor();
     const listed = page.getByRole('list', { name: 'New (3000 of 3001 listed)' });
     expect(await listed.getByRole('listitem').count()).toBe(20);
+    await browser.audit('scan-truncated-changes');
+    // The full page is too tall for an image viewer: the section on its own.
+    await page.locator('section[aria-labelledby="changes-title"]').screenshot({ path: join(SHOTS, 'scan-truncated-what-changed.png') });
     await page.getByRole('button', { name: 'Show all 3000 new' }).click();
     expect(await listed.getByRole('listitem').count()).toBe(3000);
     // The scan's own findings are drawn 50 at a time (3,001 cards took the page tens of seconds).

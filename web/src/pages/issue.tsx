@@ -43,7 +43,7 @@ export function IssuePage({ id }: { id: string }) {
           <IssueStatusBadge status={data.status} />
         </div>
       </div>
-      <p className="finding-meta">
+      <p className="finding-meta issue-meta">
         <SeverityBadge severity={data.severity} /> <code>{data.rule_id}</code> · {scanTypes[data.scan_type].label} ·{' '}
         <span className="mono" title={data.target}>
           {displayTarget(data.target)}
@@ -51,7 +51,7 @@ export function IssuePage({ id }: { id: string }) {
       </p>
       {triage.view}
       {canTriage && (
-        <div className="toolbar" role="group" aria-label="Actions">
+        <div className="triage-actions" role="group" aria-label="Actions">
           {triage.actions(data)}
         </div>
       )}
