@@ -45,6 +45,31 @@ const RECORD_FIELDS: Record<string, 'sourceIp' | 'count' | 'disposition' | 'dkim
 type RawRecord = Partial<Record<(typeof RECORD_FIELDS)[string], string>>;
 
 /**
+ * The paths above as a tree below <feedback>: an element is looked up in its parent's node once,
+ * when it opens, instead of joining the element stack into a key at every close (2.6 million
+ * strings for the largest report). Elements outside the tree are null, and so is all below them.
+ */
+interface PathNode {
+  children: Map<string, PathNode>;
+  metadata?: (typeof METADATA_FIELDS)[string];
+  record?: (typeof RECORD_FIELDS)[string];
+}
+const ROOT: PathNode = { children: new Map() };
+function nodeAt(path: string): PathNode {
+  let node = ROOT;
+  for (const name of path.split('/')) {
+    let child = node.children.get(name);
+    if (child === undefined) node.children.set(name, (child = { children: new Map() }));
+    node = child;
+  }
+  return node;
+}
+for (const [path, field] of Object.entries(METADATA_FIELDS)) nodeAt(path).metadata = field;
+for (const [path, field] of Object.entries(RECORD_FIELDS)) nodeAt(path).record = field;
+const RECORD = nodeAt('record');
+const isField = (node: PathNode | null): boolean => node !== null && (node.metadata !== undefined || node.record !== undefined);
+
+/**
  * Parses one XML document as a DMARC aggregate report, streaming (saxes: a maintained, strict,
  * non-validating parser). No DTD and no entities: a DOCTYPE is refused as soon as it is seen, and
  * saxes knows only the five predefined entities, so billion-laughs cannot expand. The chunks are
@@ -70,8 +95,11 @@ export async function parseAggregateReport(chunks: AsyncIterable<Buffer>, limits
   let rawRecordCount = 0;
   let format: AggregateReport['format'] = 'rfc7489';
   let current: RawRecord | null = null;
-  const path: string[] = [];
+  /** The open elements' nodes, <feedback> first. */
+  const open: (PathNode | null)[] = [];
   let textBuffer = '';
+  /** Whether the innermost open element is a field: only then is its text kept. */
+  let keepText = false;
 
   const parser = new SaxesParser({ xmlns: false, position: false });
   parser.on('doctype', () => {
@@ -79,45 +107,46 @@ export async function parseAggregateReport(chunks: AsyncIterable<Buffer>, limits
   });
   parser.on('opentag', (tag) => {
     const name = localName(tag.name);
-    if (path.length === 0) {
+    let node: PathNode | null;
+    if (open.length === 0) {
       if (name !== 'feedback') throw new RuaInputError('not a DMARC aggregate report (no <feedback> root)');
       if (Object.values(tag.attributes).some((value) => value === DMARCBIS_NAMESPACE)) format = 'dmarcbis';
-    }
-    path.push(name);
-    if (path.length > limits.maxXmlDepth) throw new RuaInputError(`XML nests deeper than ${limits.maxXmlDepth} elements`);
-    if (path.length === 2 && name === 'record') {
+      node = ROOT;
+    } else node = open[open.length - 1]?.children.get(name) ?? null;
+    open.push(node);
+    if (open.length > limits.maxXmlDepth) throw new RuaInputError(`XML nests deeper than ${limits.maxXmlDepth} elements`);
+    if (node === RECORD) {
       rawRecordCount += 1;
       if (rawRecordCount > limits.maxRecordsPerReport)
         throw new RuaInputError(`report has more than ${limits.maxRecordsPerReport} records`);
       current = {};
     }
     textBuffer = '';
+    keepText = isField(node);
   });
   parser.on('text', (chunk) => {
-    if (textBuffer.length < 1024) textBuffer += chunk;
+    if (keepText && textBuffer.length < 1024) textBuffer += chunk;
   });
   parser.on('cdata', (chunk) => {
-    if (textBuffer.length < 1024) textBuffer += chunk;
+    if (keepText && textBuffer.length < 1024) textBuffer += chunk;
   });
   parser.on('closetag', () => {
-    const key = path.slice(1).join('/');
+    const node = open.pop() ?? null;
     const value = textBuffer.trim();
     textBuffer = '';
+    // Text after a child element is the parent's again (as when every element's text was kept).
+    keepText = isField(open[open.length - 1] ?? null);
+    if (node === null) return;
     if (current !== null) {
-      const field = RECORD_FIELDS[key];
       // The first value wins: DMARCbis allows one policy_evaluated, RFC 7489 reporters sometimes repeat.
-      if (field !== undefined && value !== '' && current[field] === undefined) current[field] = value;
-      if (key === 'record') {
+      if (node.record !== undefined && value !== '' && current[node.record] === undefined) current[node.record] = value;
+      if (node === RECORD) {
         const record = recordOf(current);
         if (record === null) skippedRecords += 1;
         else records.push(record);
         current = null;
       }
-    } else {
-      const field = METADATA_FIELDS[key];
-      if (field !== undefined && value !== '' && metadata[field] === undefined) metadata[field] = value;
-    }
-    path.pop();
+    } else if (node.metadata !== undefined && value !== '' && metadata[node.metadata] === undefined) metadata[node.metadata] = value;
   });
   parser.on('error', (error) => {
     throw error instanceof RuaInputError ? error : new RuaInputError(`malformed XML: ${error.message.split('\n')[0]}`);
