@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ValidationError } from '../../shared/domain/errors.ts';
-import type { IssueRecord } from '../../shared/domain/issue.ts';
 import type { IssueFilter, IssueRepository } from '../../shared/ports/issue-repository.ts';
+import { issueRecord as issue } from '../helpers/issue-records.ts';
 import { walkPages } from './page-walk.ts';
 
 export interface IssueRepositorySubject {
@@ -10,42 +10,6 @@ export interface IssueRepositorySubject {
 }
 
 const NOW = '2026-03-10T00:00:00.000Z';
-const hex = (n: number) => n.toString(16).padStart(64, '0');
-
-/** Issue n: its id and fingerprint follow n; last seen n minutes after 2026-03-01. */
-export function issue(tenant: string, n: number, overrides: Partial<IssueRecord> = {}): IssueRecord {
-  const seen = new Date(Date.parse('2026-03-01T00:00:00.000Z') + n * 60_000).toISOString();
-  return {
-    id: `iss_${hex(n).slice(0, 32 - String(n).length)}${n}`.slice(0, 36),
-    tenant,
-    fingerprint: hex(n),
-    status: 'open',
-    scan_type: 'email_security',
-    target: 'example.com',
-    rule_id: 'mailscan.spf.missing',
-    severity: 'high',
-    title: `issue ${n}`,
-    first_seen_at: seen,
-    last_seen_at: seen,
-    occurrence_count: 1,
-    reopened_count: 0,
-    last_scan_id: 'scan_01HZ0000000000000000000000',
-    schedule_id: null,
-    resolved_at: null,
-    resolved_scan_id: null,
-    status_reason: null,
-    status_until: null,
-    status_changed_at: null,
-    status_changed_by: null,
-    updated_at: seen,
-    version: 1,
-    evaluated_scan_id: 'scan_01HZ0000000000000000000000',
-    evaluated_change: 'new',
-    counted_scan_ids: ['scan_01HZ0000000000000000000000'],
-    ...overrides,
-  };
-}
-
 const idOf = (n: number) => issue('x', n).id;
 const ids = (...ns: number[]) => ns.map(idOf);
 
