@@ -39,9 +39,11 @@ export default defineConfig({
       name === 'infra'
         ? {
             // The CDK files share one synth per environment (test/infra/synthesized-stack.ts): bundling
-            // seven functions takes seconds, so they run in one worker that keeps its modules between files.
+            // the functions takes seconds, so they run in one worker that keeps its modules between
+            // files. Vitest runs projects of different maxWorkers only in different groups, one group
+            // after the other: infra's single worker runs once the other projects are done.
             extends: true,
-            test: { name, include: [...include], isolate: false, maxWorkers: 1 },
+            test: { name, include: [...include], isolate: false, maxWorkers: 1, sequence: { groupOrder: 1 } },
           }
         : { extends: true, test: { name, include: [...include] } },
     ),
