@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -27,11 +28,20 @@ export const TEST_PROJECTS = {
   engines: ['test/engine-kit/**/*.test.ts', 'test/tlsscan/**/*.test.ts', 'test/secretscan/**/*.test.ts', 'test/netscan/**/*.test.ts'],
 } as const;
 
+/**
+ * Test files at once. Vitest's default is one less than the cores: on the 2-core machines this
+ * suite runs on, one file at a time. Most of the long files wait far more than they compute (nmap's
+ * probe timeouts, testssl, Chromium, child runtimes restarting), so two files at once on 2 cores
+ * overlap one file's waits with another's work (docs/testing.md has the measurements).
+ */
+const MAX_WORKERS = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    maxWorkers: MAX_WORKERS,
     // CI also keeps a JSON summary so .ci/run can end on a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: '.test-results/vitest.json' } : undefined,
