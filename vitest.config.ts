@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/slow-first-sequencer.ts';
 
 /**
  * One project per kind of test, so a run can pick one: `npx vitest run --project unit` takes
@@ -42,6 +43,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: MAX_WORKERS,
+    sequence: { sequencer: SlowFirstSequencer },
     // CI also keeps a JSON summary so .ci/run can end on a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: '.test-results/vitest.json' } : undefined,
