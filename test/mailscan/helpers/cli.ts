@@ -1,21 +1,22 @@
 /**
- * Runs the real, bundled mailscan executable. The bundle is built once per test process (memoised)
- * into a temporary folder, so tests exercise exactly what the layer ships, and parallel test files
- * never race on dist/.
+ * Runs the real, bundled mailscan executable. The bundle is built once per state of the sources
+ * (test/helpers/engine-build-cache.ts) into node_modules/.cache, so tests exercise exactly what the
+ * layer ships, parallel test files never race on dist/, and twenty files do not build it twenty times.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildMailscan } from '../../../layers/mailscan/build.ts';
+import { cachedEngineBuild } from '../../helpers/engine-build-cache.ts';
 import { reportSchema, type Report } from '../../../layers/mailscan/src/report.ts';
 import { writePeakRssHook } from './peak-rss.ts';
 
 let built: Promise<string> | undefined;
 
-/** Builds the CLI (once per process) and returns the executable's path. */
+/** Builds the CLI (unless this state of the sources was built already) and returns the executable's path. */
 export function buildCli(): Promise<string> {
-  built ??= buildMailscan(join(mkdtempSync(join(tmpdir(), 'mailscan-cli-')), 'bin', 'mailscan'));
+  built ??= cachedEngineBuild('mailscan', buildMailscan);
   return built;
 }
 
