@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { gitAvailable, startGitServer } from '../test/helpers/git-http-server.ts
 import { pairedRatios, spread } from './paired.ts';
 import { benchRepository } from './secretscan-repo.ts';
 
-// npm run bench:secrets [-- --commits 10000 --mb 200 --runs 3]
+// npm run bench:secrets [-- --commits 10000 --mb 200 --runs 3 --deadline 20]
 //
 // secretscan (the built executable: clone over smart HTTP from git http-backend on loopback, walk,
 // read each distinct blob once, run the rules) against the floor `git log -p | <the same rules>`
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     commits: { type: 'string', default: '10000' },
     mb: { type: 'string', default: '200' },
     runs: { type: 'string', default: '3' },
+    // After the pairs, one scan of ours with this --timeout (seconds): what a scan past its time does.
+    deadline: { type: 'string' },
   },
 });
 const COMMITS = Number(values.commits);
@@ -122,6 +124,31 @@ async function floor(): Promise<Measured> {
   return { ms: run.ms, bytes: result.bytes, commits: result.commits, peakRssMb: peakRssMb(run.stderr), extra: { matches: result.matches } };
 }
 
+/** One scan with a deadline shorter than it needs: its report, its time, and what it left in /tmp. */
+async function pastTheDeadline(seconds: number): Promise<void> {
+  const env = { ...process.env, SECRETSCAN_ALLOW_LOOPBACK: '1', SECRETSCAN_MAX_PACK_MB: '4096', SECRETSCAN_TMPDIR: work };
+  const started = performance.now();
+  const run = await runTimed(
+    process.execPath,
+    [binary, 'scan', `${server.origin}/bench.git`, '--scope-json', scopeFile, '--timeout', String(seconds)],
+    env,
+  );
+  const report = JSON.parse(run.stdout) as {
+    status: string;
+    findings: unknown[];
+    checks: { status: string; detail?: string }[];
+    errors: { message: string }[];
+  };
+  const left = (await readdir(work)).filter((name) => name.startsWith('secretscan-'));
+  process.stdout.write(
+    [
+      `past the deadline (--timeout ${seconds}): exit after ${((performance.now() - started) / 1000).toFixed(1)} s, status ${report.status}, ${report.findings.length} findings kept, ${report.checks.filter((check) => check.status === 'error').length} of ${report.checks.length} checks error, ${report.checks.filter((check) => check.status === 'pass').length} pass`,
+      `  error: ${report.errors[0]?.message ?? '(none)'}`,
+      `  clone folders left in the temporary folder: ${left.length}; peak RSS ${peakRssMb(run.stderr).toFixed(0)} MB`,
+    ].join('\n') + '\n',
+  );
+}
+
 const stat = (list: number[], digits = 2): string => {
   const { min, median, max } = spread(list);
   return `min ${min.toFixed(digits)} / median ${median.toFixed(digits)} / max ${max.toFixed(digits)}`;
@@ -180,6 +207,7 @@ try {
     )}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (values.deadline !== undefined) await pastTheDeadline(Number(values.deadline));
 } finally {
   await server.close();
   await rm(work, { recursive: true, force: true });
