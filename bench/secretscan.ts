@@ -41,6 +41,8 @@ if (!gitAvailable()) {
 
 interface Measured {
   ms: number;
+  /** CPU seconds (user + system) of the measured process tree: ours without the Git server's. */
+  cpuS: number;
   bytes: number;
   commits: number;
   peakRssMb: number;
@@ -50,7 +52,7 @@ interface Measured {
 function runTimed(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(TIME, ['-f', 'peak_rss_kb=%M', command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TIME, ['-f', 'peak_rss_kb=%M cpu_s=%U+%S', command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -62,6 +64,12 @@ function runTimed(command: string, args: string[], env: NodeJS.ProcessEnv): Prom
       else resolve({ stdout, stderr, ms });
     });
   });
+}
+
+/** User + system CPU seconds of the process and its children (GNU time). */
+function cpuSeconds(stderr: string): number {
+  const match = /cpu_s=([\d.]+)\+([\d.]+)/.exec(stderr);
+  return match ? Number(match[1]) + Number(match[2]) : Number.NaN;
 }
 
 function peakRssMb(stderr: string): number {
@@ -103,6 +111,7 @@ async function ours(): Promise<Measured> {
   const events = progressEvents(run.stderr);
   return {
     ms: run.ms,
+    cpuS: cpuSeconds(run.stderr),
     bytes: Number(events['files scanned'].bytes),
     commits: Number(events['history walked'].commits),
     peakRssMb: peakRssMb(run.stderr),
@@ -121,7 +130,14 @@ async function floor(): Promise<Measured> {
   const pipeline = `git -C '${gitdir}' log -p --no-color --format='commit %H' main | '${tsx}' '${floorScript}'`;
   const run = await runTimed('sh', ['-c', pipeline], process.env);
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { commits: number; bytes: number; matches: number };
-  return { ms: run.ms, bytes: result.bytes, commits: result.commits, peakRssMb: peakRssMb(run.stderr), extra: { matches: result.matches } };
+  return {
+    ms: run.ms,
+    cpuS: cpuSeconds(run.stderr),
+    bytes: result.bytes,
+    commits: result.commits,
+    peakRssMb: peakRssMb(run.stderr),
+    extra: { matches: result.matches },
+  };
 }
 
 /** One scan with a deadline shorter than it needs: its report, its time, and what it left in /tmp. */
@@ -197,6 +213,18 @@ try {
     `ours  commits/s:     ${stat(ours_.map(cps), 0)}`,
     `floor commits/s:     ${stat(floor_.map(cps), 0)}`,
     `ratio ours/floor, paired, commits/s: ${stat(pairedRatios(ours_.map(cps), floor_.map(cps)))}  (goal >= 0.8)`,
+    `CPU s (user+sys): ours ${stat(
+      ours_.map((m) => m.cpuS),
+      1,
+    )} (the Git server's not counted); floor ${stat(
+      floor_.map((m) => m.cpuS),
+      1,
+    )}; ratio floor/ours, paired: ${stat(
+      pairedRatios(
+        floor_.map((m) => m.cpuS),
+        ours_.map((m) => m.cpuS),
+      ),
+    )}`,
     `ratio ours/floor, paired, MB/s:      ${stat(pairedRatios(ours_.map(mbps), floor_.map(mbps)))}  (ours ${(first.ours.bytes / 1e6).toFixed(0)} MB of blobs, the floor ${(first.floor.bytes / 1e6).toFixed(0)} MB of patches)`,
     `peak RSS MB: ours ${stat(
       ours_.map((m) => m.peakRssMb),
