@@ -180,6 +180,9 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     const resolved = page.getByRole('list', { name: 'Resolved (1)' });
     await resolved.getByRole('link', { name: 'No SPF record' }).waitFor();
     expect(await page.getByText(/Not every changed issue is listed/).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Every issue of mail.example.com' }).getAttribute('href')).toBe(
+      '/issues?target=mail.example.com',
+    );
 
     const checks = page.getByRole('table', { name: 'Checks, errors and failures first' });
     const ids = await checks.locator('tbody th .cell-sub').allTextContents();
@@ -282,6 +285,12 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     await page.goto(url(`/issues?schedule_id=${schedule.body.id}`));
     await page.getByText(`Last reported by schedule ${schedule.body.id}`).waitFor();
     await expect.poll(() => table().locator('tbody td[data-label="Target"]').allTextContents()).toEqual(['sched.example']);
+    // The issue names the schedule's run history.
+    await table().getByRole('link', { name: 'No SPF record' }).click();
+    expect(await page.getByRole('link', { name: "its schedule's runs" }).getAttribute('href')).toBe(
+      `/settings/scheduled-scans/${schedule.body.id}`,
+    );
+    await page.goBack();
     await page.getByRole('button', { name: 'Clear', exact: true }).click();
     await expect.poll(async () => (await table().locator('tbody tr').count()) > 1).toBe(true);
     expect(page.url()).not.toContain('schedule_id');

@@ -66,6 +66,14 @@ export function IssuePage({ id }: { id: string }) {
             {formatLocal(data.last_seen_at)} (<Link to={`/scans/${data.last_scan_id}`}>scan</Link>)
           </dd>
         </div>
+        {data.schedule_id && (
+          <div>
+            <dt>Reported by</dt>
+            <dd>
+              <Link to={`/settings/scheduled-scans/${data.schedule_id}`}>its schedule's runs</Link>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Seen</dt>
           <dd>

@@ -57,6 +57,11 @@ export function WhatChanged({ job }: { job: ScanJob }) {
                   items={changes.data.items.filter((item) => item.change === kind).map((item) => item.issue)}
                 />
               ))}
+              {changes.data.items.length > 0 && !changes.data.truncated && (
+                <p>
+                  <Link to={`/issues?target=${encodeURIComponent(job.target)}`}>Every issue of {job.target}</Link>
+                </p>
+              )}
               {changes.data.truncated && (
                 <p className="notice notice-warning">
                   Not every changed issue is listed: a scan keeps the ids of the first 3,000. The counts above are exact; see{' '}
