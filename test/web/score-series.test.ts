@@ -1,29 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { emptySummary, type ScanJob } from '../../shared/domain/scan-job.ts';
+import { emptySummary, scanToWire, type ScanJob } from '../../shared/domain/scan-job.ts';
 import { describeSeries, positionOf, scorePoints, segments } from '../../web/src/score-series.ts';
+import { scanJobRecord } from '../contracts/scan-repository-contract.ts';
 
+/** Scan `n` of one target, created on day `n`, with `status` and, when given, a posture score. */
 function scan(n: number, status: ScanJob['status'], score?: number): ScanJob {
-  return {
-    id: `scan_${n}`,
-    scan_type: 'email_security',
-    target: 'example.com',
-    targets: [],
-    scope: {},
-    source_type: 'manual',
-    schedule_id: null,
-    trigger: 'manual',
-    scheduled_time: null,
-    status,
-    created_at: `2026-03-0${n}T10:00:00.000Z`,
-    started_at: null,
-    finished_at: null,
-    finding_count: 0,
-    summary: { ...emptySummary(), ...(score === undefined ? {} : { score, grade: 'C' }) },
-    errors: [],
-    checks: [],
-    log: { file: '/tmp/x' },
-    changes: null,
-  };
+  return scanToWire(
+    scanJobRecord('acme', n, {
+      status,
+      created_at: `2026-03-0${n}T10:00:00.000Z`,
+      summary: { ...emptySummary(), ...(score === undefined ? {} : { score, grade: 'C' }) },
+    }),
+  );
 }
 
 describe('the posture score series', () => {
@@ -35,11 +23,11 @@ describe('the posture score series', () => {
       scan(1, 'succeeded', 0),
       scan(3, 'partial'),
     ]);
-    expect(points.map((point) => [point.scanId, point.score])).toEqual([
-      ['scan_1', 0],
-      ['scan_2', null],
-      ['scan_3', null],
-      ['scan_4', 80],
+    expect(points.map((point) => [Number(point.scanId.slice(-2)), point.score])).toEqual([
+      [1, 0],
+      [2, null],
+      [3, null],
+      [4, 80],
     ]);
   });
 

@@ -1,4 +1,4 @@
-import type { FieldIssue } from './api.ts';
+import { ApiError, type FieldIssue } from './api.ts';
 
 /**
  * A server message for a field in plain words. The API's own rules speak already ("fires more
@@ -40,4 +40,32 @@ export interface PinnedIssue extends FieldIssue {
 
 export function stillCurrent(issues: PinnedIssue[], values: Record<string, unknown>): PinnedIssue[] {
   return issues.filter((issue) => JSON.stringify(values[issue.formField]) === JSON.stringify(issue.value));
+}
+
+/**
+ * A refused save in a form's terms: the server's field issues the form places (`placed`), each
+ * pinned to the value its field had when sent, and one sentence for the rest (or the error's own
+ * message when the server named no field).
+ */
+export function refusalOf(
+  error: Error,
+  sent: Record<string, unknown>,
+  formFieldOf: (field: string) => string,
+  placed: (formField: string) => boolean,
+): { issues: PinnedIssue[]; formError: string | null } {
+  if (!(error instanceof ApiError)) return { issues: [], formError: error.message };
+  const pinned = error.details.map((issue) => {
+    const formField = formFieldOf(issue.field);
+    return { ...issue, formField, value: sent[formField] };
+  });
+  const unplaced = pinned.filter((issue) => !placed(issue.formField));
+  return {
+    issues: pinned.filter((issue) => placed(issue.formField)),
+    formError:
+      unplaced.length > 0
+        ? unplaced.map((issue) => `${issue.field} ${plainMessage(issue.message)}`).join('; ')
+        : pinned.length === 0
+          ? error.message
+          : null,
+  };
 }

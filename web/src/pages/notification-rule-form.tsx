@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import {
   CreatedNotificationRule,
   CreateNotificationRule,
@@ -12,9 +12,10 @@ import {
 } from '../../../shared/domain/notification.ts';
 import { SEVERITIES, type Severity } from '../../../shared/domain/scan-job.ts';
 import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { FieldError } from '../components.tsx';
-import { fieldSentence, plainMessage, stillCurrent, type PinnedIssue } from '../field-errors.ts';
+import { fieldSentence } from '../field-errors.ts';
+import { useFormErrors } from '../form-errors.ts';
 import { displayTarget } from '../idn.ts';
 import { useScanTypes, useSchedules } from '../queries.ts';
 
@@ -73,11 +74,6 @@ export function NotificationRuleForm({
   const [chosenSchedules, setChosenSchedules] = useState<string[] | null>(rule?.schedule_ids ?? null);
   const [enabled, setEnabled] = useState(rule?.enabled ?? true);
   const [attempted, setAttempted] = useState(false);
-  const [serverIssues, setServerIssues] = useState<PinnedIssue[]>([]);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [focusFirstError, setFocusFirstError] = useState(0);
-  const formRef = useRef<HTMLFormElement>(null);
-  const sent = useRef<Record<string, unknown>>({});
   const wantsUrl = kind !== 'email';
 
   const values: Record<string, unknown> = {
@@ -124,23 +120,12 @@ export function NotificationRuleForm({
     if (chosenSchedules !== null && chosenSchedules.length === 0)
       (clientIssues.schedule_ids ??= []).push('needs at least one, or All schedules');
   }
-  const current = stillCurrent(serverIssues, values);
-  const errorOf = (field: string): string | undefined => {
-    const messages = [
-      ...(clientIssues[field] ?? []),
-      ...current.filter((issue) => issue.formField === field).map((issue) => issue.message),
-    ];
-    return messages.length > 0 ? fieldSentence(LABELS.get(field) ?? field, messages) : undefined;
-  };
-
-  useEffect(() => {
-    if (focusFirstError === 0) return;
-    const first = FIELDS.find(([field]) => errorOf(field) !== undefined);
-    const control = first && formRef.current?.querySelector<HTMLElement>(`[id="${first[2]}"]`);
-    if (control) control.focus();
-    else formRef.current?.querySelector<HTMLElement>('.form-error')?.focus();
-    // Runs when an attempt asks for it (the counter), not on every keystroke.
-  }, [focusFirstError]);
+  const { formRef, errorOf, formError, described, begin, stop, sending, refuse } = useFormErrors({
+    fields: FIELDS,
+    values,
+    clientError: (field) => (clientIssues[field] ? fieldSentence(LABELS.get(field) ?? field, clientIssues[field]) : undefined),
+    formFieldOf: (field) => field.split('.')[0],
+  });
 
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>): Promise<Created> => {
@@ -149,44 +134,23 @@ export function NotificationRuleForm({
       return { rule: created, secret: secret ?? null };
     },
     onSuccess: (result) => (rule ? onSaved(result.rule) : onCreated(result)),
-    onError: (error) => {
-      const sentValues = sent.current;
-      if (error instanceof ApiError) {
-        const pinned = error.details.map((issue) => {
-          const formField = issue.field.split('.')[0];
-          return { ...issue, formField, value: sentValues[formField] };
-        });
-        setServerIssues(pinned.filter((issue) => LABELS.has(issue.formField)));
-        const unplaced = pinned.filter((issue) => !LABELS.has(issue.formField));
-        setFormError(
-          unplaced.length > 0
-            ? unplaced.map((issue) => `${issue.field} ${plainMessage(issue.message)}`).join('; ')
-            : pinned.length === 0
-              ? error.message
-              : null,
-        );
-      } else setFormError(error.message);
-      setFocusFirstError((n) => n + 1);
-    },
+    onError: refuse,
   });
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     setAttempted(true);
-    setServerIssues([]);
-    setFormError(null);
+    begin();
     const body = bodyOf();
     const checked = rule ? UpdateNotificationRule.safeParse(body) : CreateNotificationRule.safeParse(body);
     if (!checked.success || chosenTypes?.length === 0 || chosenSchedules?.length === 0) {
-      setFocusFirstError((n) => n + 1);
+      stop();
       return;
     }
-    sent.current = values;
+    sending(values);
     save.mutate(body);
   }
 
-  const described = (field: string, ...others: string[]) =>
-    [errorOf(field) ? `${field}-error` : '', ...others].filter(Boolean).join(' ') || undefined;
   const offeredTypes = (scanTypeList.data?.items ?? [])
     .filter((type) => type.runner_available || chosenTypes?.includes(type.value))
     .map((type) => type.value);

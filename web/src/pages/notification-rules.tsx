@@ -4,6 +4,7 @@ import { NotificationTestResult, type NotificationRule } from '../../../shared/d
 import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
 import { Dialog, EmptyState, ErrorState, Loading } from '../components.tsx';
+import { InlineConfirm, useConfirmFocus } from '../inline-confirm.tsx';
 import { useNotificationRules, useSchedules } from '../queries.ts';
 import { useCan } from '../session.ts';
 import { EVENT_LABELS, KIND_LABELS, NotificationRuleForm, type Created } from './notification-rule-form.tsx';
@@ -225,14 +226,7 @@ function RuleCard({
 }) {
   const schedules = useSchedules();
   const nameId = `rule-${rule.id}`;
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  const deleteRef = useRef<HTMLButtonElement>(null);
-  const wasConfirming = useRef(false);
-  useEffect(() => {
-    if (confirming) cancelRef.current?.focus();
-    else if (wasConfirming.current) deleteRef.current?.focus();
-    wasConfirming.current = confirming;
-  }, [confirming]);
+  const { cancelRef, openerRef: deleteRef } = useConfirmFocus(confirming);
   const scheduleNames = rule.schedule_ids?.map((id) => schedules.data?.find((schedule) => schedule.id === id)?.name ?? id);
   return (
     <li className="card rule" aria-labelledby={nameId}>
@@ -306,27 +300,16 @@ function RuleCard({
         {tested && <TestResult outcome={tested} kind={rule.kind} />}
       </div>
       {confirming && (
-        <div
+        <InlineConfirm
           id={`confirm-${rule.id}`}
-          className="confirm"
-          role="group"
-          aria-label={`Delete ${rule.name}?`}
-          onKeyDown={(event) => {
-            if (event.key === 'Escape') onCancelDelete();
-          }}
+          question={`Delete ${rule.name}?`}
+          confirmLabel="Delete rule"
+          cancelRef={cancelRef}
+          onCancel={onCancelDelete}
+          onConfirm={onConfirmDelete}
         >
-          <p>
-            Delete <strong>{rule.name}</strong>? Nothing more is sent to it; deliveries still queued for it are dropped.
-          </p>
-          <div className="confirm-actions">
-            <button ref={cancelRef} type="button" className="button button-secondary button-small" onClick={onCancelDelete}>
-              Cancel
-            </button>
-            <button type="button" className="button button-danger button-small" onClick={onConfirmDelete}>
-              Delete rule
-            </button>
-          </div>
-        </div>
+          Delete <strong>{rule.name}</strong>? Nothing more is sent to it; deliveries still queued for it are dropped.
+        </InlineConfirm>
       )}
     </li>
   );

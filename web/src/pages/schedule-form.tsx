@@ -1,13 +1,13 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { CADENCES, Schedule, type Cadence } from '../../../shared/domain/schedule.ts';
 import { apexDomain } from '../../../shared/domain/apex-domain.ts';
 import { targetRulesWith } from '../../../shared/domain/scan-targets.ts';
 import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
 import { FieldError } from '../components.tsx';
-import { fieldSentence, plainMessage, stillCurrent, type PinnedIssue } from '../field-errors.ts';
+import { useFormErrors } from '../form-errors.ts';
 import { useScanTypes } from '../queries.ts';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 
@@ -80,11 +80,6 @@ export function ScheduleForm({
     dkimSelectors: Array.isArray(schedule?.scope.dkim_selectors) ? (schedule.scope.dkim_selectors as string[]).join(', ') : '',
   }));
   const [attempted, setAttempted] = useState(false);
-  const [serverIssues, setServerIssues] = useState<PinnedIssue[]>([]);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [focusFirstError, setFocusFirstError] = useState(0);
-  const formRef = useRef<HTMLFormElement>(null);
-  const sent = useRef<Record<string, unknown>>({});
   const zones = useMemo(timeZones, []);
   const preview = useMemo(() => previewCadence(cadence, cron, timezone, new Date()), [cadence, cron, timezone]);
 
@@ -114,28 +109,12 @@ export function ScheduleForm({
   if (cadence === 'custom' && !preview.ok && (attempted || (preview.field === 'cron_expression' ? cron : timezone).trim() !== '')) {
     clientErrors[preview.field] = `${LABELS.get(preview.field)} ${preview.message}.`;
   }
-  const current = stillCurrent(serverIssues, values);
-
-  const errorOf = (field: string): string | undefined => {
-    if (clientErrors[field]) return clientErrors[field];
-    const found = current.filter((issue) => issue.formField === field);
-    return found.length
-      ? fieldSentence(
-          LABELS.get(field) ?? field,
-          found.map((issue) => issue.message),
-        )
-      : undefined;
-  };
-
-  // After an attempt that found errors (here or at the server), the first invalid field gets focus.
-  useEffect(() => {
-    if (focusFirstError === 0) return;
-    const first = FIELDS.find(([field]) => errorOf(field) !== undefined);
-    const control = first && formRef.current?.querySelector<HTMLElement>(`#${first[2]}`);
-    if (control) control.focus();
-    else formRef.current?.querySelector<HTMLElement>('.form-error')?.focus();
-    // Runs when an attempt asks for it (the counter), not on every keystroke.
-  }, [focusFirstError]);
+  const { formRef, errorOf, formError, described, begin, stop, sending, refuse } = useFormErrors({
+    fields: FIELDS,
+    values,
+    clientError: (field) => clientErrors[field],
+    formFieldOf,
+  });
 
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
@@ -143,34 +122,13 @@ export function ScheduleForm({
         ? api(`/api/scans/schedules/${schedule.id}/`, Schedule, { method: 'PATCH', body })
         : api('/api/scans/schedules/', Schedule, { method: 'POST', body }),
     onSuccess: onDone,
-    onError: (error) => {
-      const sentValues = sent.current;
-      if (error instanceof ApiError) {
-        const pinned = error.details.map((issue) => {
-          const formField = formFieldOf(issue.field);
-          return { ...issue, formField, value: sentValues[formField] };
-        });
-        setServerIssues(pinned.filter((issue) => LABELS.has(issue.formField)));
-        const unplaced = pinned.filter((issue) => !LABELS.has(issue.formField));
-        setFormError(
-          unplaced.length > 0
-            ? unplaced.map((issue) => `${issue.field} ${plainMessage(issue.message)}`).join('; ')
-            : pinned.length === 0
-              ? error.message
-              : null,
-        );
-      } else {
-        setFormError(error.message);
-      }
-      setFocusFirstError((n) => n + 1);
-    },
+    onError: refuse,
   });
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     setAttempted(true);
-    setServerIssues([]);
-    setFormError(null);
+    begin();
     // The same checks as the render above, on this attempt's values (state is not updated yet).
     const blocked =
       name.trim() === '' ||
@@ -179,7 +137,7 @@ export function ScheduleForm({
       !targetRules[scanType](target.trim()).ok ||
       (cadence === 'custom' && !preview.ok);
     if (blocked || scanType === null) {
-      setFocusFirstError((n) => n + 1);
+      stop();
       return;
     }
     const custom = cadence === 'custom';
@@ -197,12 +155,9 @@ export function ScheduleForm({
     );
     if (scanType === 'email_security') body.scope = { ...otherScope, ...emailScopeFrom(email) };
     else if (schedule && schedule.scan_type !== scanType) body.scope = {};
-    sent.current = values;
+    sending(values);
     save.mutate(body);
   }
-
-  const described = (field: string, ...others: string[]) =>
-    [errorOf(field) ? `${field}-error` : '', ...others].filter(Boolean).join(' ') || undefined;
 
   return (
     <form className="form" onSubmit={onSubmit} noValidate ref={formRef}>

@@ -10,6 +10,7 @@ import { displayTarget } from '../idn.ts';
 import { Link, useRouter } from '../router.tsx';
 import { applyView, searchOf, viewFrom, type SortKey, type TableView } from '../schedule-table.ts';
 import { useCan } from '../session.ts';
+import { InlineConfirm, useConfirmFocus } from '../inline-confirm.tsx';
 import { NotificationRules } from './notification-rules.tsx';
 import { ScheduleForm } from './schedule-form.tsx';
 
@@ -360,15 +361,7 @@ function ScheduleRow({
   onConfirmDelete: () => void;
 }) {
   const nameId = `name-${schedule.id}`;
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  const deleteRef = useRef<HTMLButtonElement>(null);
-  const wasConfirming = useRef(false);
-  useEffect(() => {
-    // The confirmation takes focus on the safe choice; cancelling gives it back to Delete.
-    if (confirming) cancelRef.current?.focus();
-    else if (wasConfirming.current) deleteRef.current?.focus();
-    wasConfirming.current = confirming;
-  }, [confirming]);
+  const { cancelRef, openerRef: deleteRef } = useConfirmFocus(confirming);
   const target = displayTarget(schedule.target);
   const fullName = schedule.description ? `${schedule.name}: ${schedule.description}` : schedule.name;
   const cadence = cadenceInWords(schedule);
@@ -464,26 +457,15 @@ function ScheduleRow({
       {confirming && (
         <tr className="confirm-row" id={`confirm-${schedule.id}`}>
           <td colSpan={canOperate ? 8 : 7}>
-            <div
-              className="confirm"
-              role="group"
-              aria-label={`Delete ${schedule.name}?`}
-              onKeyDown={(event) => {
-                if (event.key === 'Escape') onCancelDelete();
-              }}
+            <InlineConfirm
+              question={`Delete ${schedule.name}?`}
+              confirmLabel="Delete schedule"
+              cancelRef={cancelRef}
+              onCancel={onCancelDelete}
+              onConfirm={onConfirmDelete}
             >
-              <p>
-                Delete <strong>{schedule.name}</strong>? Its trigger is removed; scans already running finish and findings stay.
-              </p>
-              <div className="confirm-actions">
-                <button ref={cancelRef} type="button" className="button button-secondary button-small" onClick={onCancelDelete}>
-                  Cancel
-                </button>
-                <button type="button" className="button button-danger button-small" onClick={onConfirmDelete}>
-                  Delete schedule
-                </button>
-              </div>
-            </div>
+              Delete <strong>{schedule.name}</strong>? Its trigger is removed; scans already running finish and findings stay.
+            </InlineConfirm>
           </td>
         </tr>
       )}
