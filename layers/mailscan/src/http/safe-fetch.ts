@@ -134,7 +134,9 @@ interface RequestOptions {
  * BIMI logo is fetched from), or fetch while they wait on DNS anyway.
  */
 async function clientFor(target: URL): Promise<{ request: typeof import('node:https').request }> {
-  return target.protocol === 'https:' ? import('node:https') : import('node:http');
+  // `.default`, the module itself: the bundle's import() of a built-in yields only that (the
+  // CommonJS module), where Node's own ES facade also has named exports.
+  return target.protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
 }
 
 function request(
