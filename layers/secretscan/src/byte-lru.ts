@@ -1,9 +1,20 @@
+interface Entry<K> {
+  key: K;
+  value: Uint8Array;
+  newer: Entry<K> | undefined;
+  older: Entry<K> | undefined;
+}
+
 /**
  * A least-recently-used cache bounded by bytes: the pack reader's delta bases. An entry larger
- * than a quarter of the budget is not kept (it would evict everything for one read).
+ * than a quarter of the budget is not kept (it would evict everything for one read). A map to
+ * the entries of a doubly linked list, so a hit and an eviction cost O(1) (a Map's own order
+ * would need an iterator from the oldest entry, which walks over every deleted slot before it).
  */
 export class ByteLru<K> {
-  private readonly entries = new Map<K, Uint8Array>();
+  private readonly entries = new Map<K, Entry<K>>();
+  private newest: Entry<K> | undefined;
+  private oldest: Entry<K> | undefined;
   private held = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -13,32 +24,54 @@ export class ByteLru<K> {
   }
 
   get(key: K): Uint8Array | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.unlink(entry);
+    this.pushNewest(entry);
+    return entry.value;
   }
 
   set(key: K, value: Uint8Array): void {
     if (value.length > this.maxBytes / 4) return;
     const known = this.entries.get(key);
     if (known !== undefined) {
-      this.held -= known.length;
+      this.unlink(known);
       this.entries.delete(key);
+      this.held -= known.value.length;
     }
-    this.entries.set(key, value);
+    const entry: Entry<K> = { key, value, newer: undefined, older: undefined };
+    this.entries.set(key, entry);
+    this.pushNewest(entry);
     this.held += value.length;
-    for (const [oldest, entry] of this.entries) {
-      if (this.held <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.held -= entry.length;
+    while (this.held > this.maxBytes && this.oldest !== undefined) {
+      const evicted = this.oldest;
+      this.unlink(evicted);
+      this.entries.delete(evicted.key);
+      this.held -= evicted.value.length;
     }
   }
 
   clear(): void {
     this.entries.clear();
+    this.newest = undefined;
+    this.oldest = undefined;
     this.held = 0;
+  }
+
+  private pushNewest(entry: Entry<K>): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest !== undefined) this.newest.newer = entry;
+    this.newest = entry;
+    this.oldest ??= entry;
+  }
+
+  private unlink(entry: Entry<K>): void {
+    if (entry.newer !== undefined) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    if (entry.older !== undefined) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    entry.newer = undefined;
+    entry.older = undefined;
   }
 }

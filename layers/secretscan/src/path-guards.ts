@@ -64,7 +64,5 @@ export function looksMinified(text: string): boolean {
 
 /** Git's own test (buffer_is_binary): a NUL byte in the first 8000 bytes. */
 export function isBinary(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, 8000);
-  for (let index = 0; index < end; index += 1) if (bytes[index] === 0) return true;
-  return false;
+  return bytes.subarray(0, 8000).indexOf(0) !== -1;
 }
