@@ -41,7 +41,7 @@ describe('mailscan scan: start-up', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('loads no HTTP client internals, no TLS, no X.509 stack, no zod locale and compiles no zod parser for a scan that fetches nothing', async () => {
+  it('loads no HTTP client internals, no TLS, no X.509 stack, no zod locale, no config schema and compiles no zod parser for a scan that fetches nothing and has no config file', async () => {
     const file = join(work, 'startup.json');
 
     const run = await runCli(['scan', 'good.test', '--nameserver', dns.address], { STARTUP_FILE: file }, ['--require', hook]);
@@ -58,6 +58,8 @@ describe('mailscan scan: start-up', () => {
     expect(internal.filter((name) => /^NativeModule (https|tls|_tls_wrap)$/.test(name))).toEqual([]);
     // zod's 48 locales came with `(await import('zod')).config(...)`, which kept its whole namespace: the German one is a marker.
     expect(bundle.filter((path) => readFileSync(path, 'utf8').includes('Ungültige'))).toEqual([]);
+    // The config file's schema (some forty zod objects) is built only for a scan given --config.
+    expect(bundle.filter((path) => readFileSync(path, 'utf8').includes('must be a DNS zone name'))).toEqual([]);
   });
 
   it('runs --version without the catalogue or node:crypto', async () => {

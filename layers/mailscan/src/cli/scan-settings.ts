@@ -1,4 +1,4 @@
-import { loadConfigFile, type ConfigFile } from '../config/config-file.ts';
+import type { ConfigFile } from '../config/config-file.ts';
 import { parseNameservers, systemNameservers, type Nameserver } from '../dns/nameservers.ts';
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import type { ReputationContext } from '../reputation/context.ts';
@@ -31,6 +31,9 @@ export async function resolveSettings(args: ScanArgs, env: Readonly<Record<strin
   let config: ConfigFile = {};
   const configPath = args.configPath ?? nonEmpty(env.MAILSCAN_CONFIG);
   if (configPath !== undefined) {
+    // Imported only with a config file: its schema (some forty zod objects) is built at import,
+    // which a scan without one (the service's) need not pay for.
+    const { loadConfigFile } = await import('../config/config-file.ts');
     const loaded = await loadConfigFile(configPath);
     if (!loaded.ok) return { ok: false, exit: 'usage', message: loaded.message };
     config = loaded.config;

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import * as z from 'zod';
-import { vendorFileSchema } from '../vendors/vendor-config.ts';
+import type { VendorFileConfig } from '../vendors/vendor-config.ts';
 
 /**
  * The `--config FILE` / MAILSCAN_CONFIG JSON file. `dnsbl`, `trustlist` and `dkim` are fixed by
@@ -12,6 +12,11 @@ import { vendorFileSchema } from '../vendors/vendor-config.ts';
 const zoneName = z.string().regex(/^(?=.{1,253}$)([a-z0-9_-]{1,63}\.)+[a-z0-9-]{1,63}\.?$/i, 'must be a DNS zone name');
 const selector = z.string().regex(/^[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*$/i, 'must be a DKIM selector');
 const milliseconds = z.number().int().min(50).max(120_000);
+/** A vendor's section; a strict object, so an operator key written here is refused. */
+const vendorFileSchema = z.strictObject({
+  endpoint: z.url({ protocol: /^https?$/ }).optional(),
+  timeout_ms: milliseconds.optional(),
+}) satisfies z.ZodType<VendorFileConfig>;
 
 export const configFileSchema = z.strictObject({
   dnsbl: z.strictObject({ ip_zones: z.array(zoneName).max(50).optional(), domain_zones: z.array(zoneName).max(50).optional() }).optional(),

@@ -1,18 +1,15 @@
-import * as z from 'zod';
 import { vendorVariable } from './vendor-client.ts';
 import type { VendorConfig, VendorDefinition } from './vendor.ts';
 
 /**
- * A vendor's section of the `--config` file: `{"<name>": {"endpoint": URL, "timeout_ms": ms}}`.
- * Keys are refused here on purpose (strict object): they come only from the environment, so they
- * stay out of files and process lists.
+ * A vendor's section of the `--config` file: `{"<name>": {"endpoint": URL, "timeout_ms": ms}}`,
+ * validated by the file's schema (config/config-file.ts). Keys are refused there on purpose: they
+ * come only from the environment, so they stay out of files and process lists.
  */
-export const vendorFileSchema = z.strictObject({
-  endpoint: z.url({ protocol: /^https?$/ }).optional(),
-  timeout_ms: z.number().int().min(50).max(120_000).optional(),
-});
-
-export type VendorFileConfig = z.infer<typeof vendorFileSchema>;
+export interface VendorFileConfig {
+  endpoint?: string;
+  timeout_ms?: number;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
