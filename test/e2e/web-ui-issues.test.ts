@@ -137,6 +137,8 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     // Clearing the filters shows every issue again; the status filter narrows to the accepted one.
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(rowTitles).toEqual(['No DKIM key found', 'No DMARC record', 'No SPF record']);
+    expect(await page.getByLabel('Target').inputValue()).toBe('');
+    expect(page.url()).toBe(url('/issues'));
     await page.getByLabel('Status').selectOption('accepted_risk');
     await expect.poll(rowTitles).toEqual(['No DMARC record']);
     await browser.audit('issues');

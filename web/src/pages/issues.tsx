@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ISSUE_STATUSES } from '../../../shared/domain/issue.ts';
 import { SEVERITIES } from '../../../shared/domain/scan-job.ts';
 import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
@@ -35,12 +35,22 @@ export function IssuesPage() {
 
   // The target box applies what is typed after a short pause; the address bar stays the truth.
   const [target, setTarget] = useState(filters.target ?? '');
+  const applied = useRef(filters.target);
   useEffect(() => {
     const typed = target.trim() || undefined;
     if (typed === filters.target) return;
-    const timer = setTimeout(() => setFilters({ target: typed }), TYPING_MS);
+    const timer = setTimeout(() => {
+      applied.current = typed;
+      setFilters({ target: typed });
+    }, TYPING_MS);
     return () => clearTimeout(timer);
   }, [target]);
+  // The address bar changed under the box (Back, a link, Clear filters): the box shows what applies.
+  useEffect(() => {
+    if (filters.target === applied.current) return;
+    applied.current = filters.target;
+    setTarget(filters.target ?? '');
+  }, [filters.target]);
 
   const filtered = FILTERS.some((name) => filters[name] !== undefined);
   return (
@@ -123,14 +133,7 @@ export function IssuesPage() {
           </p>
         )}
         {filtered && (
-          <button
-            type="button"
-            className="button button-ghost"
-            onClick={() => {
-              setTarget('');
-              navigate('/issues', { replace: true, keepScroll: true });
-            }}
-          >
+          <button type="button" className="button button-ghost" onClick={() => navigate('/issues', { replace: true, keepScroll: true })}>
             Clear filters
           </button>
         )}
