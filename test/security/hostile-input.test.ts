@@ -6,7 +6,7 @@ import { routes } from '../../functions/api/routes.ts';
 import { desiredTrigger } from '../../shared/domain/trigger.ts';
 import { SESSION_KEY, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 import { UPLOAD_STATUS_BY_CODE, errorBodyProblem, leaks } from './error-body.ts';
-import { UPLOAD_PATH, hostileRequests, resolveToken, type Fixture, type HostileRequest } from './hostile-requests.ts';
+import { UPLOAD_PATH, everyRoute, hostileRequests, resolveToken, type Fixture, type HostileRequest } from './hostile-requests.ts';
 import { rawRequest, type RawReply } from './raw-client.ts';
 import { storeState, tableClient } from './store-state.ts';
 
@@ -184,7 +184,7 @@ describe('hostile input against every endpoint', () => {
   it(`answers ${REQUESTS} generated requests with their documented status and error body, never a 5xx or a leak, and changes nothing`, async () => {
     expect(fixture.cursors.schedules).toBeTruthy();
     expect(fixture.cursors.scans).toBeTruthy();
-    const requests = fc.sample(hostileRequests(fixture), { numRuns: REQUESTS, seed: SEED });
+    const requests = [...fc.sample(hostileRequests(fixture), { numRuns: REQUESTS, seed: SEED }), ...everyRoute(fixture)];
     const documented = documentedStatuses();
     const totals: Totals = { requests: 0, byStatus: {}, byFamily: {}, serverErrors: 0, leaks: 0, storedOn4xx: 0, problems: [] };
 

@@ -1272,6 +1272,25 @@ export function publicRoutes(fixture: Fixture) {
     .map(([[method, path, status], query, headers]) => request('public routes', method, `${path}${query}`, headers, undefined, { status }));
 }
 
+/**
+ * One request per authenticated route, whatever the seed: a forged token on each, refused 401. The
+ * generated families pick routes at random, and with 40-odd routes a seed could leave one out
+ * (`GET /api/me` was missed in one run); this sweep makes "every route was attacked" hold always.
+ */
+export function everyRoute(fixture: Fixture): HostileRequest[] {
+  return AUTHENTICATED.map((route) => {
+    const body = bodyFor(route);
+    return request(
+      'every route, forged token',
+      route.method,
+      fill(route.path, fixture),
+      { authorization: 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', origin: fixture.url, ...(body ? JSON_TYPE : {}) },
+      body,
+      { status: 401, code: 'unauthenticated' },
+    );
+  });
+}
+
 /** Every family, weighted so that each gets a fair share of a run. */
 export function hostileRequests(fixture: Fixture): fc.Arbitrary<HostileRequest> {
   return fc.oneof(
