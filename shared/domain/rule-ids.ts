@@ -26,9 +26,12 @@ export const KNOWN_RULES: readonly KnownRule[] = [
 export const KNOWN_RULE_IDS: readonly string[] = KNOWN_RULES.map((rule) => rule.rule_id);
 
 /**
- * The rules a `rule_id` filter names: the catalogue rules that start with it, and the filter
- * itself as an exact id (so a rule outside every catalogue is still found by its full id).
+ * The rules a `rule_id` filter names: the filter itself as an exact id (so a rule outside every
+ * catalogue is still found by its full id) and the catalogue rules below it, whole dot-separated
+ * segments only: `mailscan.spf` (or `mailscan.spf.`) names `mailscan.spf.missing`, while
+ * `secret.aws_access_key` does not name `secret.aws_access_key_id`, a different rule.
  */
 export function rulesMatching(prefix: string): string[] {
-  return [...new Set([prefix, ...KNOWN_RULE_IDS.filter((ruleId) => ruleId.startsWith(prefix))])];
+  const below = prefix.endsWith('.') ? prefix : `${prefix}.`;
+  return [...new Set([prefix, ...KNOWN_RULE_IDS.filter((ruleId) => ruleId.startsWith(below))])];
 }

@@ -121,15 +121,22 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       expect(await listed({ target: 'example' })).toEqual([]);
     });
 
-    it('filters by a rule id or the beginning of catalogue rule ids', async () => {
+    it('filters by a rule id or the leading segments of catalogue rule ids', async () => {
       await repo.save('acme', [
         issue('acme', 1, { rule_id: 'mailscan.spf.missing' }),
         issue('acme', 2, { rule_id: 'mailscan.spf.permissive_all', severity: 'medium' }),
         issue('acme', 3, { rule_id: 'mailscan.dmarc.missing' }),
         issue('acme', 4, { rule_id: 'custom.rule' }),
+        issue('acme', 5, { rule_id: 'secret.aws_access_key' }),
+        issue('acme', 6, { rule_id: 'secret.aws_access_key_id' }),
       ]);
 
       expect(await listed({ ruleId: 'mailscan.spf' })).toEqual(ids(1, 2));
+      // Whole segments: a rule id is not the beginning of another rule whose id merely starts with it.
+      expect(await listed({ ruleId: 'secret.aws_access_key' })).toEqual(ids(5));
+      expect(await listed({ ruleId: 'secret.aws_access_key_id' })).toEqual(ids(6));
+      expect(await listed({ ruleId: 'secret.' }, 1)).toEqual(ids(6, 5));
+      expect(await listed({ ruleId: 'mailscan.sp' })).toEqual([]);
       expect(await listed({ ruleId: 'mailscan.' }, 1)).toEqual(ids(3, 1, 2));
       expect(await listed({ ruleId: 'custom.rule' })).toEqual(ids(4));
       expect(await listed({ ruleId: 'mailscan.spf', target: 'EXAMPLE.com' })).toEqual(ids(1, 2));
