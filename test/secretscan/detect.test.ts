@@ -58,6 +58,19 @@ describe('detectSecrets', () => {
     expect(matches.filter((match) => match.ruleId === 'secret.generic_high_entropy')).toEqual([]);
   });
 
+  it('finds a GCP service-account key in a .json file as one gcp_service_account finding', async () => {
+    const json = JSON.stringify(
+      { type: 'service_account', project_id: 'acme', private_key_id: randomSecret(40).toLowerCase(), private_key: planted.privateKey },
+      null,
+      2,
+    );
+    const matches = await detectSecrets('deploy/service-account.json', json, { entropy: false });
+    expect(matches.map((match) => match.ruleId)).toEqual(['secret.gcp_service_account']);
+    expect(matches[0]).toMatchObject({ value: planted.privateKey, line: 5 });
+    // The same text under another name is still a private key.
+    expect((await detectSecrets('deploy/key.txt', json, { entropy: false })).map((match) => match.ruleId)).toEqual(['secret.private_key']);
+  });
+
   it('reports documentation keys and placeholders as nothing', async () => {
     const text = [
       'aws_access_key_id = AKIAIOSFODNN7EXAMPLE',

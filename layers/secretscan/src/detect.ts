@@ -1,3 +1,4 @@
+import { extname } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
@@ -90,13 +91,24 @@ function disabledInline(text: string, starts: readonly number[], line: number): 
 }
 
 /**
+ * The extension secretlint's rules see. The GCP rule looks for a service-account JSON only when it
+ * is told `.json` (without it, such a key was reported as a bare private_key). `.p12` is withheld:
+ * for it the rule reads the file at `filePath` from the local disk (the scan's own file system, not
+ * the repository), and a text blob is never a PKCS#12 file anyway (binary blobs are skipped).
+ */
+function ruleExtension(path: string): string {
+  const extension = extname(path).toLowerCase();
+  return extension === '.p12' ? '' : extension;
+}
+
+/**
  * Finds the secrets in one text: secretlint's rules always, the entropy rule when `entropy` (the
  * path guards decide). A secretlint rule this catalogue does not map throws: a preset upgrade
  * that adds a rule must add its id, not lose its findings.
  */
 export async function detectSecrets(path: string, text: string, { entropy }: { entropy: boolean }): Promise<SecretMatch[]> {
   const result = await lintSource({
-    source: { filePath: `/${path}`, content: text, contentType: 'text' },
+    source: { filePath: `/${path}`, ext: ruleExtension(path), content: text, contentType: 'text' },
     options: { config: CONFIG },
   });
   const starts = lineStarts(text);
