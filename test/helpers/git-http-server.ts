@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
  * A real Git server for tests: Debian's `git http-backend` (the CGI program behind most
  * self-hosted smart-HTTP servers) behind a loopback node HTTP server on an ephemeral port.
  * Repositories are made with the `git` binary under a temporary root; a repository can demand
- * basic auth with a token; `/site/...` answers an HTML page, as a URL that is not a Git remote does.
+ * basic auth with a token; `/site/...` answers an HTML page, as a URL that is not a Git remote does;
+ * `/hang.git/...` never answers.
  */
 export const GIT_HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
 
@@ -145,6 +146,8 @@ export async function startGitServer(options: { root?: string } = {}): Promise<G
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Not a repository</title><p>Hello</p>');
       return;
     }
+    // A server that never answers (`/hang.git/...`): a scan of it can only end at its deadline.
+    if (name === 'hang') return;
     if (!authorized) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end('authentication required');
       return;
