@@ -11,6 +11,7 @@ import {
 } from '../../shared/domain/issue.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
 import type { QuerySchema, Route, RouteDeclaration } from '../../shared/http/routes.ts';
+import type { ExportStore } from '../../shared/ports/export-store.ts';
 import type { IssueService } from '../../shared/services/issue-service.ts';
 import type * as z from 'zod';
 
@@ -27,8 +28,14 @@ const filtersOf = (query: IssueListQuery) => ({
   scheduleId: query.schedule_id,
 });
 
-/** The issue routes of DESIGN §15, served by the scans function. */
-export function issueRoutes<D extends { issues: IssueService }>(route: RouteFactory<D>): Route<D>[] {
+const CSV_NAME = 'issues.csv';
+const CSV_TYPE = 'text/csv; charset=utf-8';
+
+/**
+ * The issue routes of DESIGN §15, served by the scans function. `exports` (AWS) stores a CSV
+ * export too large for one buffered answer; without it such an export answers 413.
+ */
+export function issueRoutes<D extends { issues: IssueService; exports?: ExportStore }>(route: RouteFactory<D>): Route<D>[] {
   return [
     route({
       method: 'GET',
@@ -51,17 +58,27 @@ export function issueRoutes<D extends { issues: IssueService }>(route: RouteFact
       role: 'viewer',
       summary:
         'The filtered issues as CSV, every page in listing order (cells a spreadsheet would run as formulas are neutralised); ' +
-        'streamed by npm start, at most 5.5 MB in AWS (413 beyond: narrow the filters)',
+        'streamed by npm start; in AWS the body itself up to 5.5 MB, beyond that 303 to the file in S3',
       query: IssueListQuery,
       success: { status: 200, description: 'text/csv' },
+      redirect: {
+        status: 303,
+        description: 'In AWS, an export over 5.5 MB: Location is a presigned URL, valid 5 minutes, to GET the same CSV (stored one day)',
+      },
       errors: [400, 401, 403, 413],
-      handle: async ({ identity, query }, { issues }) => ({
+      handle: async ({ identity, query }, { issues, exports }) => ({
         status: 200,
         stream: {
           chunks: issues.exportCsv(identity.tenant, filtersOf(query)),
           tooLarge: 'the export is over 5.5 MB: narrow it with filters',
+          overflow:
+            exports &&
+            (async (chunks) => ({
+              status: 303,
+              headers: { location: await exports.save(identity.tenant, chunks, { name: CSV_NAME, contentType: CSV_TYPE }) },
+            })),
         },
-        headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="issues.csv"' },
+        headers: { 'content-type': CSV_TYPE, 'content-disposition': `attachment; filename="${CSV_NAME}"` },
       }),
     }),
     route({

@@ -8,6 +8,7 @@ import { Schedule } from '../../shared/domain/schedule.ts';
 import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
 import { declareRoutes } from '../../shared/http/routes.ts';
+import type { ExportStore } from '../../shared/ports/export-store.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import type { ArtifactService } from '../../shared/services/artifact-service.ts';
 import type { IssueService } from '../../shared/services/issue-service.ts';
@@ -18,6 +19,8 @@ export interface ScansHandlerDeps {
   scans: ScanService;
   artifacts: ArtifactService;
   issues: IssueService;
+  /** Where an export too large for one buffered answer goes (AWS); the local server streams instead. */
+  exports?: ExportStore;
   logger: Logger;
   allowedOrigins: string[];
 }

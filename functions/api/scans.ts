@@ -14,6 +14,7 @@ import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactService } from '../../shared/services/artifact-service.ts';
 import { composeScanService } from '../../shared/services/compose/scan-service.ts';
 import { makeIssueService } from '../../shared/services/issue-service.ts';
+import type { ExportStore } from '../../shared/ports/export-store.ts';
 import { makeScansHandler } from './scans-handler.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 
@@ -22,9 +23,10 @@ const config = readConfig(ScansConfig);
 const logger = makeLogger('scans');
 const documents = makeDocumentClient();
 const ids = makeUlidGenerator();
+const s3 = makeS3Client();
 const artifacts = makeArtifactService({
   repo: makeDynamoDbArtifactRepository(documents, config.TABLE_NAME),
-  store: makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET),
+  store: makeS3ArtifactStore(s3, config.ARTIFACT_BUCKET),
   ids,
   clock: systemClock,
   logger,
@@ -51,4 +53,16 @@ const scans = composeScanService(
 
 const issues = makeIssueService({ issues: store.issues, findings: store.findings, scans: store.scans, clock: systemClock, logger });
 
-export const handler = makeScansHandler({ scans, artifacts, issues, logger, allowedOrigins: config.ALLOWED_ORIGINS });
+// An export past one buffered answer goes to S3 (docs/issues.md, "Export"): its multipart code is
+// loaded at the first such export, never at a cold start.
+let exportStore: Promise<ExportStore> | undefined;
+const exports: ExportStore = {
+  save: async (...args) =>
+    (
+      await (exportStore ??= import('../../shared/adapters/s3/s3-export-store.ts').then(({ makeS3ExportStore }) =>
+        makeS3ExportStore(s3, config.ARTIFACT_BUCKET, ids, logger),
+      ))
+    ).save(...args),
+};
+
+export const handler = makeScansHandler({ scans, artifacts, issues, exports, logger, allowedOrigins: config.ALLOWED_ORIGINS });

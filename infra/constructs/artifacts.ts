@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ARTIFACT_TTL_DAYS } from '../../shared/domain/artifact.ts';
+import { EXPORT_PREFIX, EXPORT_TTL_DAYS } from '../../shared/domain/export-file.ts';
 import { ENV } from '../../shared/config/environment.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
 
@@ -30,6 +31,8 @@ export class Artifacts extends Construct {
    */
   readonly bucketName: string;
   readonly objectsArn: string;
+  /** The exports' objects, `exports/*` (docs/issues.md, "Export"). */
+  readonly exportsArn: string;
   /**
    * Where browsers PUT uploads: the bucket's regional virtual-hosted endpoint, the host the SDK's
    * presigned URLs name (`https://<bucket>.s3.<region>.amazonaws.com`). The UI's CSP allows it.
@@ -42,6 +45,7 @@ export class Artifacts extends Construct {
     const bucketName = `scan-service-${props.environmentName}-artifacts-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
     this.bucketName = bucketName;
     this.objectsArn = `arn:${Aws.PARTITION}:s3:::${bucketName}/*`;
+    this.exportsArn = `arn:${Aws.PARTITION}:s3:::${bucketName}/${EXPORT_PREFIX}*`;
     this.uploadOrigin = `https://${bucketName}.s3.${Aws.REGION}.${Aws.URL_SUFFIX}`;
     this.bucket = new Bucket(this, 'Bucket', {
       bucketName,
@@ -52,6 +56,8 @@ export class Artifacts extends Construct {
       versioned: false,
       lifecycleRules: [
         { id: 'expire-artifacts', expiration: Duration.days(ARTIFACT_TTL_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Where rules overlap S3 honours the shorter expiration: an export lives a day.
+        { id: 'expire-exports', prefix: EXPORT_PREFIX, expiration: Duration.days(EXPORT_TTL_DAYS) },
       ],
       cors: [
         {
@@ -104,7 +110,7 @@ export class Artifacts extends Construct {
   /** Objects are created at run time under `<tenant>/<id>`: the bucket's objects are the narrowest resource to grant on. */
   #acknowledgeObjectWildcard(fn: ServiceFunction): void {
     Validations.of(fn.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.bucketName.replace(Aws.ACCOUNT_ID, '<AWS::AccountId>').replace(Aws.REGION, '<AWS::Region>')}/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.#templateName()}/*]`,
       reason:
         'Artifact objects are created at run time under keys <tenant>/<artifact id>, so no fixed object ARN ' +
         'exists at deploy time; the grant is one action on the objects of this one bucket, and the key is ' +
@@ -117,6 +123,28 @@ export class Artifacts extends Construct {
     fn.setEnvironment(ENV.artifactBucket, this.bucketName);
     fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [this.objectsArn] }));
     this.#acknowledgeObjectWildcard(fn);
+  }
+
+  /**
+   * The CSV export past one buffered answer: a multipart upload (PutObject covers create, part and
+   * complete), its abort, and GetObject for the presigned URL it answers, on `exports/*` only.
+   */
+  bindExporter(fn: ServiceFunction): void {
+    fn.setEnvironment(ENV.artifactBucket, this.bucketName);
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject'], resources: [this.exportsArn] }),
+    );
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.#templateName()}/${EXPORT_PREFIX}*]`,
+      reason:
+        'Exports are created at run time under exports/<tenant>/<export id>.csv, so no fixed object ARN exists ' +
+        "at deploy time; the grant is on this one prefix of this one bucket, and the key is always built from the caller's own tenant in code.",
+    });
+  }
+
+  /** The bucket name as cdk-nag prints it in a finding. */
+  #templateName(): string {
+    return this.bucketName.replace(Aws.ACCOUNT_ID, '<AWS::AccountId>').replace(Aws.REGION, '<AWS::Region>');
   }
 
   /** Dispatch: the bucket name, and GetObject on the artifacts only. */

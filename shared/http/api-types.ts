@@ -38,9 +38,11 @@ export interface ApiResponse {
   raw?: string;
   /**
    * A body made as it is sent (the CSV export): streamed where the server streams (npm start), else
-   * buffered into one Lambda answer, and refused with 413 `tooLarge` past MAX_BUFFERED_BODY_BYTES.
+   * buffered into one Lambda answer while it stays within MAX_BUFFERED_BODY_BYTES. Past that, the
+   * answer is `overflow`'s, given every chunk (the CSV export stores them in S3 and answers 303 to
+   * a presigned URL), or without one 413 `tooLarge`.
    */
-  stream?: { chunks: AsyncIterable<string>; tooLarge: string };
+  stream?: { chunks: AsyncIterable<string>; tooLarge: string; overflow?: (chunks: AsyncIterable<string>) => Promise<ApiResponse> };
   headers?: Record<string, string>;
   /** Set-Cookie values (API Gateway payload 2.0 `cookies`). */
   cookies?: string[];

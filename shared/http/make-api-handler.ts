@@ -6,7 +6,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { ApiEvent, ApiResponse, ApiResult, StreamedApiResult } from './api-types.ts';
 import { checkRequest } from './check-request.ts';
 import { errorHandler, jsonBody, originCheck, requestIdOf, requireRole, resolveRoute, stateOf } from './middlewares.ts';
-import { bufferBody, primed } from './response-stream.ts';
+import { bufferBody, bufferUpTo, primed } from './response-stream.ts';
 import type { Route } from './routes.ts';
 
 export interface ApiHandlerOptions<D> {
@@ -18,7 +18,8 @@ export interface ApiHandlerOptions<D> {
   allowedOrigins: string[];
   /**
    * The server sends a body as it is made (the local server): a `stream` answer is passed on as
-   * one. Otherwise (API Gateway and Lambda, buffered) it is collected into one body first.
+   * one. Otherwise (API Gateway and Lambda, buffered) it is collected into one body first, up to
+   * MAX_BUFFERED_BODY_BYTES; past that the route's `overflow` answers, or 413.
    */
   streaming?: boolean;
 }
@@ -70,6 +71,8 @@ export function makeApiHandler<D>({ routes, deps, logger, allowedOrigins, stream
       const { stream, ...answer } = response;
       if (stream === undefined) return toResult(answer);
       if (streaming) return { ...toResult(answer), stream: await primed(stream.chunks) };
-      return toResult({ ...answer, raw: await bufferBody(stream.chunks, stream.tooLarge) });
+      if (stream.overflow === undefined) return toResult({ ...answer, raw: await bufferBody(stream.chunks, stream.tooLarge) });
+      const buffered = await bufferUpTo(stream.chunks);
+      return 'body' in buffered ? toResult({ ...answer, raw: buffered.body }) : toResult(await stream.overflow(buffered.overflow));
     });
 }

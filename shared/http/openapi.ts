@@ -30,6 +30,11 @@ function operationObject(route: RouteDefinition) {
       ...(success.schema ? { content: { 'application/json': { schema: jsonSchema(success.schema, 'output') } } } : {}),
     },
   };
+  if (route.redirect)
+    responses[route.redirect.status] = {
+      description: route.redirect.description,
+      headers: { Location: { required: true, schema: { type: 'string', format: 'uri' } } },
+    };
   for (const status of errors) responses[status] = { $ref: '#/components/responses/Error' };
   return {
     summary: route.summary,

@@ -39,6 +39,8 @@ export interface RouteDefinition {
   body?: z.ZodType;
   readOnly?: readonly string[];
   success: { status: number; schema?: z.ZodType; description: string };
+  /** A redirect the route may answer instead, its Location a URL to GET (the CSV export's 303). */
+  redirect?: { status: 303; description: string };
   /** The error statuses the route can answer (DESIGN §3), as the OpenAPI document lists them. */
   errors: ErrorStatus[];
 }

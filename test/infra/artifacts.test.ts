@@ -13,6 +13,16 @@ describe.each(environments)('ScanService-%s', (env) => {
   });
 
   describe('artifacts bucket', () => {
+    it('expires exports after a day, and aborts any multipart upload left incomplete after a day', () => {
+      expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual(
+        expect.arrayContaining([
+          { Id: 'expire-exports', Status: 'Enabled', Prefix: 'exports/', ExpirationInDays: 1 },
+          expect.objectContaining({ Id: 'expire-artifacts', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
+        ]),
+      );
+      expect(bucket.Properties.LifecycleConfiguration.Rules.find((rule: Json) => rule.Id === 'expire-artifacts').Prefix).toBeUndefined();
+    });
+
     it('is private, encrypted, unversioned, and expires objects after 30 days', () => {
       expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
         BlockPublicAcls: true,
@@ -26,6 +36,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(bucket.Properties.VersioningConfiguration).toBeUndefined();
       expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([
         expect.objectContaining({ Status: 'Enabled', ExpirationInDays: 30 }),
+        expect.objectContaining({ ExpirationInDays: 1 }),
       ]);
     });
 

@@ -107,6 +107,11 @@ describe.each(environments)('ScanService-%s', (env) => {
         indexQueryStatement(stack, ['GSI1', 'GSI2', 'GSI3']),
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
         artifactObjectStatement(stack, ['s3:PutObject']),
+        {
+          Effect: 'Allow',
+          Action: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject'],
+          Resource: [stack.resolve(stack.artifacts.exportsArn)],
+        },
         { Effect: 'Allow', Action: ['logs:FilterLogEvents'], Resource: [arnOf(stack, stack.dispatch.dispatchFunction.logGroup)] },
       ]);
     });
@@ -132,20 +137,33 @@ describe.each(environments)('ScanService-%s', (env) => {
     });
 
     it('lets only the scans function write artifact objects and only dispatch and the check read them', () => {
-      const byAction = (action: string) =>
+      const byAction = (action: string, resource: string) =>
         allStatements(template)
           .filter(
             ({ statement }) =>
-              statement.Effect === 'Allow' &&
-              statement.Action.includes(action) &&
-              JSON.stringify(statement.Resource).includes('-artifacts-'),
+              statement.Effect === 'Allow' && statement.Action.includes(action) && JSON.stringify(statement.Resource) === resource,
           )
           .map(({ owner }) => owner)
           .sort();
-      expect(byAction('s3:PutObject')).toEqual([logicalId(stack, stack.functions.scans.role)]);
-      expect(byAction('s3:GetObject')).toEqual(
+      const artifacts = JSON.stringify([stack.resolve(stack.artifacts.objectsArn)]);
+      expect(byAction('s3:PutObject', artifacts)).toEqual([logicalId(stack, stack.functions.scans.role)]);
+      expect(byAction('s3:GetObject', artifacts)).toEqual(
         [logicalId(stack, stack.functions.dispatch.role), logicalId(stack, stack.functions.artifactCheck.role)].sort(),
       );
+      // Every grant on the bucket names its objects or the exports under them, never the bucket or a wider pattern.
+      const onBucket = allStatements(template).filter(({ statement }) => JSON.stringify(statement.Resource).includes('-artifacts-'));
+      const exportsArn = JSON.stringify([stack.resolve(stack.artifacts.exportsArn)]);
+      expect(
+        onBucket.map(({ statement }) => JSON.stringify(statement.Resource)).filter((r) => r !== artifacts && r !== exportsArn),
+      ).toEqual([]);
+    });
+
+    it('lets only the scans function write, abort and read exports, under exports/ only', () => {
+      const onExports = allStatements(template).filter(({ statement }) => JSON.stringify(statement.Resource).includes('/exports/'));
+      expect(onExports.map(({ owner, statement }) => [owner, statement.Action])).toEqual([
+        [logicalId(stack, stack.functions.scans.role), ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject']],
+      ]);
+      expect(JSON.stringify(stack.resolve(stack.artifacts.exportsArn))).toMatch(/-artifacts-.*\/exports\/\*"/);
     });
 
     it('lets the dead-letter function consume the scan DLQ and read and write items, nothing else', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PayloadTooLargeError } from '../../shared/domain/errors.ts';
-import { bufferBody, primed } from '../../shared/http/response-stream.ts';
+import { bufferBody, bufferUpTo, primed } from '../../shared/http/response-stream.ts';
 
 async function* chunks(...values: string[]): AsyncGenerator<string> {
   for (const value of values) yield value;
@@ -16,6 +16,34 @@ describe('bufferBody (a buffered Lambda answer)', () => {
     const escaped = '""\r\n""\r\n""';
     await expect(bufferBody(chunks(escaped), 'narrow it', 19)).rejects.toThrow(new PayloadTooLargeError('narrow it'));
     expect(await bufferBody(chunks(escaped), 'narrow it', 20)).toBe(escaped);
+  });
+});
+
+describe('bufferUpTo (a buffered answer that may overflow)', () => {
+  it('answers the body while it stays within the limit', async () => {
+    expect(await bufferUpTo(chunks('a,b\r\n', '1,2\r\n'), 100)).toEqual({ body: 'a,b\r\n1,2\r\n' });
+  });
+
+  it('past the limit gives every chunk back in order, those read and the rest, and stops the source when the reader stops', async () => {
+    let closed = false;
+    async function* pages(): AsyncGenerator<string> {
+      try {
+        for (const page of ['h\n', 'aaaa\n', 'bbbb\n', 'cccc\n', 'dddd\n']) yield page;
+      } finally {
+        closed = true;
+      }
+    }
+    const full = await bufferUpTo(pages(), 8);
+    if (!('overflow' in full)) throw new Error('expected an overflow');
+    const seen: string[] = [];
+    for await (const chunk of full.overflow) seen.push(chunk);
+    expect(seen).toEqual(['h\n', 'aaaa\n', 'bbbb\n', 'cccc\n', 'dddd\n']);
+
+    closed = false;
+    const cut = await bufferUpTo(pages(), 8);
+    if (!('overflow' in cut)) throw new Error('expected an overflow');
+    for await (const chunk of cut.overflow) if (chunk === 'bbbb\n') break;
+    expect(closed).toBe(true);
   });
 });
 
