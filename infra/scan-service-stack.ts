@@ -218,7 +218,7 @@ export class ScanServiceStack extends Stack {
     this.storage.bindTableActions(scans, TABLE_ACTIONS.scans);
     this.scheduling.bindScanQueueSender(scans);
     this.artifacts.bindPresigner(scans);
-    // The CSV export past one buffered answer: written under exports/ and offered by a presigned GET.
+    // The CSV export past one buffered answer: written under _exports/ and offered by a presigned GET.
     this.artifacts.bindExporter(scans);
     scans
       .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))

@@ -31,7 +31,7 @@ export class Artifacts extends Construct {
    */
   readonly bucketName: string;
   readonly objectsArn: string;
-  /** The exports' objects, `exports/*` (docs/issues.md, "Export"). */
+  /** The exports' objects, `_exports/*` (docs/issues.md, "Export"). */
   readonly exportsArn: string;
   /**
    * Where browsers PUT uploads: the bucket's regional virtual-hosted endpoint, the host the SDK's
@@ -127,7 +127,7 @@ export class Artifacts extends Construct {
 
   /**
    * The CSV export past one buffered answer: a multipart upload (PutObject covers create, part and
-   * complete), its abort, and GetObject for the presigned URL it answers, on `exports/*` only.
+   * complete), its abort, and GetObject for the presigned URL it answers, on `_exports/*` only.
    */
   bindExporter(fn: ServiceFunction): void {
     fn.setEnvironment(ENV.artifactBucket, this.bucketName);
@@ -137,7 +137,7 @@ export class Artifacts extends Construct {
     Validations.of(fn.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.#templateName()}/${EXPORT_PREFIX}*]`,
       reason:
-        'Exports are created at run time under exports/<tenant>/<export id>.csv, so no fixed object ARN exists ' +
+        'Exports are created at run time under _exports/<tenant>/<export id>.csv, so no fixed object ARN exists ' +
         "at deploy time; the grant is on this one prefix of this one bucket, and the key is always built from the caller's own tenant in code.",
     });
   }

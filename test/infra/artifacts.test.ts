@@ -16,7 +16,7 @@ describe.each(environments)('ScanService-%s', (env) => {
     it('expires exports after a day, and aborts any multipart upload left incomplete after a day', () => {
       expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual(
         expect.arrayContaining([
-          { Id: 'expire-exports', Status: 'Enabled', Prefix: 'exports/', ExpirationInDays: 1 },
+          { Id: 'expire-exports', Status: 'Enabled', Prefix: '_exports/', ExpirationInDays: 1 },
           expect.objectContaining({ Id: 'expire-artifacts', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
         ]),
       );

@@ -75,7 +75,7 @@ describe.each(environments)('cdk-nag AwsSolutions on ScanService-%s', (env) => {
         `Artifacts/CheckFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/*]`,
         `Dispatch/DispatchFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/*]`,
         `ScansFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/*]`,
-        `ScansFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/exports/*]`,
+        `ScansFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/_exports/*]`,
         'Api/HttpApi/GET--api--health AwsSolutions-APIG4',
         'Api/HttpApi/GET--api--openapi.json AwsSolutions-APIG4',
         'Api/NotFoundRoute AwsSolutions-APIG4',

@@ -158,12 +158,12 @@ describe.each(environments)('ScanService-%s', (env) => {
       ).toEqual([]);
     });
 
-    it('lets only the scans function write, abort and read exports, under exports/ only', () => {
-      const onExports = allStatements(template).filter(({ statement }) => JSON.stringify(statement.Resource).includes('/exports/'));
+    it('lets only the scans function write, abort and read exports, under _exports/ only', () => {
+      const onExports = allStatements(template).filter(({ statement }) => JSON.stringify(statement.Resource).includes('/_exports/'));
       expect(onExports.map(({ owner, statement }) => [owner, statement.Action])).toEqual([
         [logicalId(stack, stack.functions.scans.role), ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject']],
       ]);
-      expect(JSON.stringify(stack.resolve(stack.artifacts.exportsArn))).toMatch(/-artifacts-.*\/exports\/\*"/);
+      expect(JSON.stringify(stack.resolve(stack.artifacts.exportsArn))).toMatch(/-artifacts-.*\/_exports\/\*"/);
     });
 
     it('lets the dead-letter function consume the scan DLQ and read and write items, nothing else', () => {

@@ -157,7 +157,7 @@ describe('the issue export in AWS (buffered answers, S3 past the limit)', () => 
     expect(s3.names()).toEqual(['CreateMultipartUpload', 'UploadPart', 'UploadPart', 'UploadPart', 'CompleteMultipartUpload']);
     const [create, ...rest] = s3.calls;
     const key = create.input.Key as string;
-    expect(key).toMatch(/^exports\/acme\/exp_[0-9A-HJKMNP-TV-Z]{26}\.csv$/);
+    expect(key).toMatch(/^_exports\/acme\/exp_[0-9A-HJKMNP-TV-Z]{26}\.csv$/);
     expect(create.input).toEqual({
       Bucket: BUCKET,
       Key: key,

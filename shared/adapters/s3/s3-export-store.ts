@@ -40,7 +40,7 @@ export async function* partsOf(chunks: AsyncIterable<string>, minBytes = MIN_PAR
 }
 
 /**
- * Exports in the artifacts bucket under `exports/<tenant>/<id>.csv`, written as a multipart upload
+ * Exports in the artifacts bucket under `_exports/<tenant>/<id>.csv`, written as a multipart upload
  * while the chunks are made (never the whole file in memory) and offered by a presigned GET URL.
  * Any failure aborts the upload, so no part of it is ever an object; an upload the function could
  * not abort (it timed out, or the abort failed) is removed by the bucket's lifecycle after a day.
