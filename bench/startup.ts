@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildMailscan } from '../layers/mailscan/build.ts';
+import { snapshotBlobFor } from '../layers/mailscan/src/snapshot-blob.ts';
 import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
 import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
@@ -19,6 +20,8 @@ import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 // cache is warmed by the untimed first round, as every scan after a Lambda environment's first
 // finds it warm. Beside wall time, each process's CPU time (user + system, from a --require hook):
 // on a shared, loaded machine wall time measures the other tenants, CPU time much less so.
+// Each command also runs from the build's start-up snapshot (`node --snapshot-blob`, as the
+// runner starts it when its node accepts the blob), with the paired ratio snapshot ÷ mailscan.
 // --baseline PATH adds the same commands for another built CLI (say, one built from
 // an older commit) in the same rounds, and the paired ratio mailscan ÷ baseline.
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' }, baseline: { type: 'string' } } });
@@ -71,12 +74,14 @@ function timeOnce(args: string[], cache: string): Promise<Sample> {
   });
 }
 
-const cliCommands = (label: string, path: string): Record<string, () => Promise<Sample>> => {
+/** `node` options before the executable: the snapshot's `--snapshot-blob`, or none. */
+const cliCommands = (label: string, path: string, nodeOptions: string[] = []): Record<string, () => Promise<Sample>> => {
   const cache = join(work, `cache-${label}`);
+  const cli = [...nodeOptions, path];
   return {
-    [`${label} --version`]: () => timeOnce([path, '--version'], cache),
-    [`${label} rules`]: () => timeOnce([path, 'rules'], cache),
-    [`${label} scan`]: () => timeOnce([path, 'scan', 'bench.test', '--nameserver', dns.address, '--config', config], cache),
+    [`${label} --version`]: () => timeOnce([...cli, '--version'], cache),
+    [`${label} rules`]: () => timeOnce([...cli, 'rules'], cache),
+    [`${label} scan`]: () => timeOnce([...cli, 'scan', 'bench.test', '--nameserver', dns.address, '--config', config], cache),
   };
 };
 const reference = 'node -e 0';
@@ -84,6 +89,8 @@ const samples = await interleaved(
   {
     [reference]: () => timeOnce(['-e', '0'], join(work, 'unused')),
     ...cliCommands('mailscan', bin),
+    // The same build started from its start-up snapshot, as the runner starts it when node accepts the blob.
+    ...cliCommands('snapshot', bin, ['--snapshot-blob', snapshotBlobFor(bin)]),
     ...(values.baseline ? cliCommands('baseline', values.baseline) : {}),
   },
   runs,
@@ -107,17 +114,19 @@ for (const [name, list] of Object.entries(samples)) {
     `| ${name} | ${formatSpread(wall, ' ms')} | ${ratioTo(wall, node)} | ${isScan ? formatSpread(overhead, ' ms') : ''} | ${isScan ? formatSpread(pairedRatios(overhead, node), '', 2) : ''} | ${formatSpread(cpu, ' ms')} | ${ratioTo(cpu, nodeCpu)} |`,
   );
 }
-if (values.baseline) {
-  out.push('', '| mailscan ÷ baseline, paired | wall | scan overhead | CPU |', '|---|---:|---:|---:|');
+const compare = (label: string, other: string): void => {
+  out.push('', `| ${label} ÷ ${other}, paired | wall | scan overhead | CPU |`, '|---|---:|---:|---:|');
   for (const command of ['--version', 'rules', 'scan']) {
-    const a = samples[`mailscan ${command}`];
-    const b = samples[`baseline ${command}`];
+    const a = samples[`${label} ${command}`];
+    const b = samples[`${other} ${command}`];
     const ratio = (pick: (sample: Sample) => number) => formatSpread(pairedRatios(a.map(pick), b.map(pick)), '', 2);
     out.push(
       `| ${command} | ${ratio((sample) => sample.wall)} | ${command === 'scan' ? ratio((sample) => sample.wall - sample.scan) : ''} | ${ratio((sample) => sample.cpu)} |`,
     );
   }
-}
+};
+compare('snapshot', 'mailscan');
+if (values.baseline) compare('mailscan', 'baseline');
 process.stdout.write(`${out.join('\n')}\n`);
 await dns.close();
 await rm(work, { recursive: true, force: true });

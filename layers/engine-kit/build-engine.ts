@@ -16,7 +16,7 @@ import { build, type Plugin } from 'esbuild';
  * Through `require` (the banner's createRequire), esbuild's interop reads an export only when the
  * code uses it.
  */
-const builtinsViaRequire: Plugin = {
+export const builtinsViaRequire: Plugin = {
   name: 'builtins-via-require',
   setup(builder) {
     builder.onResolve({ filter: /^node:/ }, (args) =>

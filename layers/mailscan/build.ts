@@ -7,19 +7,31 @@
  * Every engine is built the same way (layers/engine-kit/build-engine.ts); why the launcher and the
  * compile cache: docs/mailscan-startup.md.
  */
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildEngine } from '../engine-kit/build-engine.ts';
+import { buildMailscanSnapshot } from './build-snapshot.ts';
+import { snapshotBlobFor } from './src/snapshot-blob.ts';
 import { installVmcRoots } from './vmc-roots.ts';
 
 export const ENTRY = fileURLToPath(new URL('./src/bin/mailscan.ts', import.meta.url));
 export const DEFAULT_OUTFILE = fileURLToPath(new URL('../dist/bin/mailscan', import.meta.url));
 const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 
-export async function buildMailscan(outfile: string = DEFAULT_OUTFILE): Promise<string> {
+export interface BuildMailscanOptions {
+  /** Also write the start-up snapshot (dist/snapshots/mailscan.blob); on by default. Off removes an older one, which would run older code. */
+  snapshot?: boolean;
+}
+
+export async function buildMailscan(outfile: string = DEFAULT_OUTFILE, options: BuildMailscanOptions = {}): Promise<string> {
   await buildEngine({ name: 'mailscan', entry: ENTRY, outfile, assets: ASSETS });
   // Data files (the bundled VMC roots) sit beside bin/ and lib/, as the layer mounts them: /opt/assets.
   await installVmcRoots(join(dirname(outfile), '..', 'assets', 'vmc-roots'));
+  // The start-up snapshot beside them (dist/snapshots/), made with this node; the runner uses it
+  // only when its node accepts it (docs/mailscan-startup.md).
+  if (options.snapshot === false) await rm(snapshotBlobFor(outfile), { force: true });
+  else await buildMailscanSnapshot(outfile);
   return outfile;
 }
 

@@ -43,17 +43,19 @@ export function runEngineProcess(options: {
   engine: string;
   node: string;
   bin: string;
+  /** Options for `node` itself, before the executable (mailscan's `--snapshot-blob`). */
+  nodeOptions?: readonly string[];
   args: string[];
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   timeoutMs: number;
   target: string;
 }): Promise<string> {
-  const { engine, node, bin, args, env, signal, timeoutMs, target } = options;
+  const { engine, node, bin, nodeOptions = [], args, env, signal, timeoutMs, target } = options;
   return new Promise((resolve, reject) => {
     execFile(
       node,
-      [bin, ...args],
+      [...nodeOptions, bin, ...args],
       { env, signal, timeout: timeoutMs, maxBuffer: MAX_REPORT_BYTES, encoding: 'utf8' },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);

@@ -3,6 +3,7 @@ import type { RunnerFinding } from '../../domain/finding.ts';
 import { EmailSecurityScope, withoutLegacyKeys } from '../../domain/scope.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
 import { engineEnv, engineTimeoutSeconds, runEngineProcess } from './engine-process.ts';
+import { snapshotNodeOptions } from './mailscan-snapshot.ts';
 
 export interface MailscanRunnerOptions {
   /** The built CLI: /opt/bin/mailscan in the layer, layers/mailscan/dist/bin/mailscan locally. */
@@ -92,7 +93,9 @@ export function makeMailscanRunner({ bin, env = process.env, node = process.exec
       const args = mailscanArgs(target, scope, timeoutMs, artifactPaths);
       logger.info('mailscan started', { args });
       const childEnv = { ...mailscanEnv(env), ...(operatorKeys ? await operatorKeys() : {}) };
-      const stdout = await runEngineProcess({ engine: 'mailscan', node, bin, args, env: childEnv, signal, timeoutMs, target });
+      // From the start-up snapshot when this node accepts it, else the plain bundle (same report).
+      const nodeOptions = await snapshotNodeOptions(node, bin);
+      const stdout = await runEngineProcess({ engine: 'mailscan', node, bin, nodeOptions, args, env: childEnv, signal, timeoutMs, target });
       let report: Report;
       try {
         report = reportSchema.parse(JSON.parse(stdout));

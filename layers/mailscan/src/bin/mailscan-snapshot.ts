@@ -1,0 +1,34 @@
+/**
+ * The entry of the mailscan start-up snapshot (docs/mailscan-startup.md): built into a single
+ * CommonJS file and run once by `node --build-snapshot`, which initialises every module of a scan
+ * (zod's schemas, the public suffix table, the catalogue) and saves the heap. A scan started with
+ * `node --snapshot-blob mailscan.blob /opt/bin/mailscan scan ...` then begins from that heap and
+ * runs only the main function below. Module top levels must therefore only build data: nothing
+ * that holds a handle or reads the environment, the arguments or the clock at import.
+ */
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startupSnapshot } from 'node:v8';
+// zod reads its jitless setting when a schema is built: first, as in main.ts's scan command.
+import '../cli/zod-jitless.ts';
+// What every scan loads: the scan command, the reputation surface, the settings' parsers. Not
+// the opt-in surfaces (discover, leak, rua, header) nor the X.509 stack: a larger heap costs every
+// scan its deserialisation, and those load on demand from the snapshot as from the bundle.
+import '../cli/scan-command.ts';
+import '../reputation/index.ts';
+import '../config/config-file.ts';
+import '../reputation/config-from-env.ts';
+import '../external/opt-in-config.ts';
+import { runCli } from '../cli/run-cli.ts';
+
+declare global {
+  /** The bundle's own URL, which `import.meta.url` stands for in this CommonJS build. */
+  var __mailscanModuleUrl: string | undefined;
+}
+
+startupSnapshot.setDeserializeMainFunction(() => {
+  // argv[1] is the executable the runner names (bin/mailscan); the snapshot stands for the bundle
+  // beside it (lib/mailscan/mailscan.js), so files found relative to it (the VMC roots) are found.
+  globalThis.__mailscanModuleUrl = pathToFileURL(resolve(dirname(process.argv[1] ?? '.'), '../lib/mailscan/mailscan.js')).href;
+  void runCli(process.argv.slice(2));
+});
