@@ -35,6 +35,18 @@ export const ENGINES_DIR = '/opt/bin';
 export const DEPLOYED_RUNNERS: readonly string[] = runnerScanTypes();
 
 /** The stack cannot be built as configured (settings or a missing build): an operator error. */
+/**
+ * The engines layer's content: `layers/dist` without `snapshots/`. mailscan's start-up snapshot
+ * (docs/mailscan-startup.md) runs only on the exact node binary that built it, and the function
+ * runs the managed arm64 runtime's node, never the one `npm run build` used: in the layer the blob
+ * would be 10.7 MB that every execution environment probes (~50 ms) and rejects.
+ */
+export const ENGINES_LAYER_EXCLUDE = ['snapshots'];
+
+export function enginesLayerCode(path: string): Code {
+  return Code.fromAsset(path, { exclude: ENGINES_LAYER_EXCLUDE });
+}
+
 export class DispatchSetupError extends Error {
   override readonly name = 'DispatchSetupError';
 }
@@ -106,7 +118,7 @@ export class Dispatch extends Construct {
     // The directory's contents land in /opt: bin/<engine> at /opt/bin/<engine>. Each CLI is a small
     // launcher with a `#!/usr/bin/env node` shebang (the runtime's node is on PATH) and its bundle.
     this.enginesLayer = new LayerVersion(this, 'EnginesLayer', {
-      code: Code.fromAsset(props.enginesLayerPath),
+      code: enginesLayerCode(props.enginesLayerPath),
       compatibleRuntimes: [Runtime.NODEJS_24_X],
       compatibleArchitectures: [Architecture.ARM_64],
       description: `Scan engines (${ENGINES.map((engine) => `/opt/bin/${engine.name}`).join(', ')}) and their data files (/opt/assets)`,

@@ -1,5 +1,6 @@
-import { App, Duration } from 'aws-cdk-lib';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { LayerVersion } from 'aws-cdk-lib/aws-lambda';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import {
   ENGINES_DIR,
   checkEnginesLayer,
   checkVisibilityTimeout,
+  enginesLayerCode,
 } from '../../infra/constructs/dispatch.ts';
 import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
@@ -71,6 +73,21 @@ describe('dispatch setup checks', () => {
       }
       expect(() => checkEnginesLayer(layer)).toThrow(new RegExp(`bin/${engine.name}\\. Run`));
     }
+  });
+
+  it('leaves the start-up snapshots out of the layer: they run only on the node that built them', () => {
+    const layer = join(scratch, 'with-snapshot');
+    cpSync(fixtureLayer, layer, { recursive: true });
+    mkdirSync(join(layer, 'snapshots'));
+    writeFileSync(join(layer, 'snapshots', 'mailscan.blob'), 'blob');
+    const outdir = join(scratch, 'cdk.out-snapshot');
+    const app = new App({ outdir });
+    new LayerVersion(new Stack(app, 'Layer'), 'Engines', { code: enginesLayerCode(layer) });
+    app.synth();
+    const staged = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+    expect(staged).toHaveLength(1);
+    expect(existsSync(join(outdir, staged[0], 'bin'))).toBe(true);
+    expect(existsSync(join(outdir, staged[0], 'snapshots'))).toBe(false);
   });
 
   it('accepts the test fixture layer', () => {
