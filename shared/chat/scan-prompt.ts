@@ -237,7 +237,7 @@ type TargetFound = { ok: true; raw: string } | { ok: false; message: string };
 const TARGET_PATTERNS = [
   /\bhttps?:\/\/[^\s"'<>]+/gi,
   /\b[a-z0-9_.-]+@[a-z0-9.-]+:[\w.~/-]+/gi,
-  /\b\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?\b/g,
+  /\b\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2}|:\d{1,5})?\b/g,
   /\b[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:\/\d{1,3})?/gi,
   /\b(?:[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?\.)+[a-z\u00a1-\uffff][a-z0-9\u00a1-\uffff-]*[a-z0-9\u00a1-\uffff](?::\d{1,5})?\b/gi,
 ];

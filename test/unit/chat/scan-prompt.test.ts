@@ -36,6 +36,8 @@ const understood: Array<[string, PromptRequest]> = [
   ],
   ['check e-mail of bücher.de', scan({ scan_type: 'email_security', target: 'xn--bcher-kva.de' })],
   ['scan ssl of www.example.com:443', scan({ scan_type: 'ssl', target: 'www.example.com:443' })],
+  // An IP with a port keeps its port (it was dropped: the request named port 443 instead).
+  ['scan ssl of 203.0.113.5:8443', scan({ scan_type: 'ssl', target: '203.0.113.5:8443' })],
   ['check the TLS certificate of mail.example.com', scan({ scan_type: 'ssl', target: 'mail.example.com' })],
   ['run a DAST scan against https://app.example.com/login', scan({ scan_type: 'dast', target: 'https://app.example.com/login' })],
   ['scan the web app https://shop.example.com', scan({ scan_type: 'dast', target: 'https://shop.example.com/' })],
