@@ -236,7 +236,9 @@ export class ScanServiceStack extends Stack {
         description: 'Scan types, health and OpenAPI routes of the HTTP API',
         buildFiles: { 'openapi.json': 'infra/bundling/write-openapi.ts' },
       }),
-    ).setEnvironment(ENV.scanRunners, DEPLOYED_RUNNERS.join(','));
+    )
+      .setEnvironment(ENV.scanRunners, DEPLOYED_RUNNERS.join(','))
+      .setEnvironment(ENV.allowPrivateTargets, String(settings.allowPrivateTargets));
 
     // Verifies the session JWT; the only reader of the session key.
     const authorizer = identify(

@@ -359,6 +359,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
           makeMetaHandler({
             version,
             runners: new Set((options.runners ?? new Map()).keys()),
+            targetPolicy,
             logger,
             allowedOrigins,
             secureCookie: false,

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { listScanTypes, ScanTypeList } from '../../shared/domain/scan-type-list.ts';
 import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { declareRoutes, type Route } from '../../shared/http/routes.ts';
+import type { TargetPolicy } from '../../shared/domain/network-policy.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import { sessionRoutes, type SessionOperationsOptions } from './session-operations.ts';
 
@@ -9,6 +10,8 @@ export interface MetaHandlerDeps extends SessionOperationsOptions {
   version: string;
   /** Scan types this deployment has a runner for. */
   runners: ReadonlySet<string>;
+  /** The addresses targets may reach here (private networks, loopback), as the create routes check them. */
+  targetPolicy: TargetPolicy;
   logger: Logger;
   allowedOrigins: string[];
   /**
@@ -28,10 +31,10 @@ export const metaRoutes: Route<MetaHandlerDeps>[] = declareRoutes<MetaHandlerDep
     method: 'GET',
     path: '/api/scan-types/',
     role: 'viewer',
-    summary: 'Scan types, target hints and runner availability',
+    summary: 'Scan types, target hints, runner availability and the target policy',
     success: { status: 200, schema: ScanTypeList, description: 'the scan types' },
     errors: [401],
-    handle: async (_request, { runners }) => ({ status: 200, body: listScanTypes(runners) }),
+    handle: async (_request, { runners, targetPolicy }) => ({ status: 200, body: listScanTypes(runners, targetPolicy) }),
   }),
   ...sessionRoutes,
   route({

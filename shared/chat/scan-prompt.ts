@@ -1,6 +1,7 @@
 import { formatRuns } from '../domain/cron/cron-fields.ts';
 import { convertCrontab, isValidTimeZone } from '../domain/cron/crontab.ts';
 import { apexDomain } from '../domain/apex-domain.ts';
+import type { TargetPolicy } from '../domain/network-policy.ts';
 import { targetRulesWith } from '../domain/scan-targets.ts';
 import { SCAN_TYPES, scanTypes, type ScanType } from '../domain/scan-types.ts';
 
@@ -30,6 +31,12 @@ export interface PromptContext {
    * refuse, and the examples offer only these. Absent: every type.
    */
   runnable?: ReadonlySet<ScanType>;
+  /**
+   * The addresses this deployment's targets may reach (`target_policy` of GET /api/scan-types/),
+   * so a target the API accepts is not refused here. Absent: the default (no private networks, no
+   * loopback).
+   */
+  policy?: TargetPolicy;
 }
 
 /** Each example with the scan type it asks for (null: a verb on an existing schedule). */
@@ -54,7 +61,17 @@ export function promptExamples(runnable?: ReadonlySet<ScanType>): string[] {
 }
 
 /** The prompt checks as it is typed, so it holds every rule, the m365 one included, ready. */
-const targetRules = targetRulesWith(apexDomain);
+const defaultTargetRules = targetRulesWith(apexDomain);
+const rulesByPolicy = new Map<string, ReturnType<typeof targetRulesWith>>();
+
+/** The target checks under `policy`, built once per policy. */
+function targetRulesFor(policy: TargetPolicy | undefined): ReturnType<typeof targetRulesWith> {
+  if (!policy) return defaultTargetRules;
+  const key = `${policy.allowPrivateNetworks}:${policy.allowLoopback ?? false}`;
+  let rules = rulesByPolicy.get(key);
+  if (!rules) rulesByPolicy.set(key, (rules = targetRulesWith(apexDomain, policy)));
+  return rules;
+}
 
 const SCAN_TYPE_WORDS: Array<[RegExp, ScanType]> = [
   [/\b(?:e-?mail|mail|dmarc|spf|dkim)(?:\s+security)?\b/, 'email_security'],
@@ -150,7 +167,7 @@ function parseSentence(input: string, context: PromptContext): PromptResult {
       `${scanTypes[scanType].label} scans have no runner in this deployment. ${offered.length ? `It can run: ${offered.join(', ')}.` : 'It can run no scan type.'}`,
     );
   }
-  const checkedTarget = targetRules[scanType](target.raw);
+  const checkedTarget = targetRulesFor(context.policy)[scanType](target.raw);
   if (!checkedTarget.ok)
     return notUnderstood(`${target.raw} is not a target for ${scanTypes[scanType].label}: it ${checkedTarget.message}.`);
   const targetValue = checkedTarget.value;

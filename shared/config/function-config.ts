@@ -79,6 +79,7 @@ export const MetaConfig = () =>
     [ENV.serviceVersion]: api.SERVICE_VERSION(),
     /** The scan types the dispatch function has runners for (email_security with the mailscan layer). */
     [ENV.scanRunners]: list(),
+    [ENV.allowPrivateTargets]: api.ALLOW_PRIVATE_TARGETS(),
   });
 
 export const AuthorizerConfig = () =>

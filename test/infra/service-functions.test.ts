@@ -73,7 +73,7 @@ describe.each(environments)('ScanService-%s', (env) => {
           ENV.artifactBucket,
         ],
         reconcile: [...powertools, ...triggers],
-        meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners],
+        meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners, ENV.allowPrivateTargets],
         authorizer: [...powertools, ENV.sessionKeySecretArn, ENV.bearerOnlyRoutes],
         dispatch: [
           ...powertools,

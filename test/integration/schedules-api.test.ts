@@ -188,6 +188,8 @@ describe('schedule API', () => {
     const available = reply.body.items.filter((item: { runner_available: boolean }) => item.runner_available);
     expect(available.map((item: { value: string }) => item.value).sort()).toEqual(runnerScanTypes().sort());
     expect(reply.body.items.map((item: { value: string }) => item.value)).toContain('ai_red_team');
+    // What the create routes accept, so the UI checks a target as the API will (default: neither).
+    expect(reply.body.target_policy).toEqual({ allow_private_networks: false, allow_loopback: false });
   });
 
   it('serves an OpenAPI 3.1 document generated from the schemas', async () => {

@@ -30,6 +30,7 @@ describe('function configuration read at cold start', () => {
       ALLOWED_ORIGINS: [],
       SERVICE_VERSION: '0.1.0',
       SCAN_RUNNERS: ['email_security'],
+      ALLOW_PRIVATE_TARGETS: false,
     });
   });
 

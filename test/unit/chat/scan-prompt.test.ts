@@ -180,3 +180,25 @@ describe('Ask to scan: sentence → request', () => {
     expect(parseScanPrompt(sentence)).toEqual(parseScanPrompt(sentence));
   });
 });
+
+describe('the deployment target policy', () => {
+  const sentence = 'check vulnerabilities of 127.0.0.1 now';
+
+  it('refuses a loopback or private target by default, as the API does', () => {
+    expect(parseScanPrompt(sentence)).toMatchObject({ kind: 'not_understood' });
+    expect(parseScanPrompt('check vulnerabilities of 10.0.0.0/28 now')).toMatchObject({ kind: 'not_understood' });
+  });
+
+  it('accepts what the deployment admits (ALLOW_LOOPBACK_TARGETS, ALLOW_PRIVATE_TARGETS)', () => {
+    expect(parseScanPrompt(sentence, { policy: { allowPrivateNetworks: false, allowLoopback: true } })).toMatchObject({
+      kind: 'request',
+      request: scan({ scan_type: 'vm', target: '127.0.0.1' }),
+    });
+    expect(parseScanPrompt('check vulnerabilities of 10.0.0.0/28 now', { policy: { allowPrivateNetworks: true } })).toMatchObject({
+      kind: 'request',
+      request: scan({ scan_type: 'vm', target: '10.0.0.0/28' }),
+    });
+    // Loopback stays refused where only private networks are allowed.
+    expect(parseScanPrompt(sentence, { policy: { allowPrivateNetworks: true } })).toMatchObject({ kind: 'not_understood' });
+  });
+});

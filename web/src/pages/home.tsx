@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { findDuplicateSchedule, type ScheduleShape } from '../../../shared/chat/duplicate-schedule.ts';
 import { parseScanPrompt, promptExamples, type PromptResult } from '../../../shared/chat/scan-prompt.ts';
+import { targetPolicyOf } from '../../../shared/domain/scan-type-list.ts';
 import type { Schedule } from '../../../shared/domain/schedule.ts';
 import { ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ScanTypeItem } from '../../../shared/domain/scan-type-list.ts';
@@ -46,6 +47,7 @@ function AskToScan() {
     [scanTypeList.data],
   );
   const examples = promptExamples(runnable);
+  const targetPolicy = scanTypeList.data ? targetPolicyOf(scanTypeList.data.target_policy) : undefined;
   const [text, setText] = useState('');
   const [result, setResult] = useState<PromptResult | null>(null);
   const [sent, setSent] = useState<string | null>(null);
@@ -84,7 +86,7 @@ function AskToScan() {
     event.preventDefault();
     setSent(null);
     setErrorText(null);
-    setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable }));
+    setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable, policy: targetPolicy }));
   }
 
   return (

@@ -3,6 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { CADENCES, Schedule, type Cadence } from '../../../shared/domain/schedule.ts';
 import { apexDomain } from '../../../shared/domain/apex-domain.ts';
 import { targetRulesWith } from '../../../shared/domain/scan-targets.ts';
+import { targetPolicyOf } from '../../../shared/domain/scan-type-list.ts';
 import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
 import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
@@ -41,8 +42,11 @@ const FIELDS: ReadonlyArray<[field: string, label: string, id: string]> = [
 ];
 const LABELS = new Map(FIELDS.map(([field, label]) => [field, label]));
 
-/** The prompt's and the API's target rules, the m365 one included (the PSL is in the bundle already). */
-const targetRules = targetRulesWith(apexDomain);
+/**
+ * The prompt's and the API's target rules, the m365 one included (the PSL is in the bundle
+ * already), under the deployment's target policy once GET /api/scan-types/ has said it.
+ */
+const defaultTargetRules = targetRulesWith(apexDomain);
 
 /**
  * Create or edit a schedule: one POST or one PATCH. What the browser can check (a name, the
@@ -64,6 +68,10 @@ export function ScheduleForm({
     () =>
       (scanTypeList.data?.items ?? []).filter((type) => type.runner_available || type.value === schedule?.scan_type).map((type) => type),
     [scanTypeList.data, schedule?.scan_type],
+  );
+  const targetRules = useMemo(
+    () => (scanTypeList.data ? targetRulesWith(apexDomain, targetPolicyOf(scanTypeList.data.target_policy)) : defaultTargetRules),
+    [scanTypeList.data],
   );
   const [name, setName] = useState(schedule?.name ?? '');
   const [description, setDescription] = useState(schedule?.description ?? '');
