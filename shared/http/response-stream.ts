@@ -62,12 +62,5 @@ export async function bufferBody(chunks: AsyncIterable<string>, tooLarge: string
 export async function primed(chunks: AsyncIterable<string>): Promise<AsyncIterable<string>> {
   const source = chunks[Symbol.asyncIterator]();
   const first = await source.next();
-  async function* rest(): AsyncGenerator<string> {
-    try {
-      for (let next = first; !next.done; next = await source.next()) yield next.value;
-    } finally {
-      await source.return?.();
-    }
-  }
-  return rest();
+  return resumed(first.done ? [] : [first.value], source);
 }
