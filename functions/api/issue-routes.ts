@@ -10,14 +10,9 @@ import {
   ScanChangeList,
 } from '../../shared/domain/issue.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
-import type { QuerySchema, Route, RouteDeclaration } from '../../shared/http/routes.ts';
+import type { Route, RouteFactory } from '../../shared/http/routes.ts';
 import type { ExportStore } from '../../shared/ports/export-store.ts';
 import type { IssueService } from '../../shared/services/issue-service.ts';
-import type * as z from 'zod';
-
-type RouteFactory<D> = <Q extends QuerySchema | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  declaration: RouteDeclaration<D, Q, B>,
-) => Route<D>;
 
 const filtersOf = (query: IssueListQuery) => ({
   status: query.status,

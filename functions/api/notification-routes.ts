@@ -8,13 +8,8 @@ import {
   READ_ONLY_NOTIFICATION_FIELDS,
   UpdateNotificationRule,
 } from '../../shared/domain/notification.ts';
-import type { QuerySchema, Route, RouteDeclaration } from '../../shared/http/routes.ts';
+import type { Route, RouteFactory } from '../../shared/http/routes.ts';
 import type { NotificationService } from '../../shared/services/notification-service.ts';
-import type * as z from 'zod';
-
-type RouteFactory<D> = <Q extends QuerySchema | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  declaration: RouteDeclaration<D, Q, B>,
-) => Route<D>;
 
 const base = '/api/notifications';
 const ruleId = { schema: NotificationRuleId, noun: 'notification rule' };

@@ -72,18 +72,16 @@ export type RouteDeclaration<D, Q extends QuerySchema | undefined, B extends z.Z
   handle: (request: RouteRequest<Inferred<Q>, Inferred<B>>, deps: D) => Promise<ApiResponse>;
 };
 
+/** The `route` that {@link declareRoutes} hands its callback, for route lists declared in their own module. */
+export type RouteFactory<D> = <Q extends QuerySchema | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  declaration: RouteDeclaration<D, Q, B>,
+) => Route<D>;
+
 /**
  * The routes one function serves, each declared once. `route` types each handler's request by the
  * declaration's own query and body schemas.
  */
-export function declareRoutes<D>(
-  handler: HandlerName,
-  declare: (
-    route: <Q extends QuerySchema | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-      declaration: RouteDeclaration<D, Q, B>,
-    ) => Route<D>,
-  ) => Route<D>[],
-): Route<D>[] {
+export function declareRoutes<D>(handler: HandlerName, declare: (route: RouteFactory<D>) => Route<D>[]): Route<D>[] {
   return declare((declaration) => ({ ...declaration, authenticated: declaration.authenticated ?? true, handler }));
 }
 
