@@ -78,9 +78,21 @@ describe.skipIf(!available)('scan page in Chromium', () => {
   });
 
   it('shows a clean result only for a scan that succeeded', async () => {
-    await scanPage('clean.example', async () => ({ findings: [], summary: { score: 96, grade: 'A' } }));
+    const passed = { id: 'mailscan.spf.missing', title: 'SPF record present', status: 'pass' as const, detail: '' };
+    await scanPage('clean.example', async () => ({ findings: [], checks: [passed], summary: { score: 96, grade: 'A' } }));
     await page.getByText('Every check of this scan ran and found nothing to report.').waitFor();
     expect(await page.getByRole('heading', { name: /This scan (failed|finished partially)/ }).count()).toBe(0);
+  });
+
+  it('claims no more than the checks say when a succeeded scan found nothing', async () => {
+    await scanPage('unlisted.example', async () => ({ findings: [] }));
+    await page.getByText('The scanner reported nothing. It does not list the checks it ran').waitFor();
+    expect(await page.getByText('Every check of this scan ran').count()).toBe(0);
+
+    const errored = { id: 'mailscan.dkim.not_found', title: 'DKIM key found', status: 'error' as const, detail: 'the DNS query timed out' };
+    await scanPage('errored.example', async () => ({ findings: [], checks: [errored] }));
+    await page.getByText('Nothing found by the checks that completed; some checks ended in an error').waitFor();
+    expect(await page.getByText('Every check of this scan ran').count()).toBe(0);
   });
 
   it('lists findings most severe first, colours the grade by band, shows evidence as fields and the record to publish', async () => {

@@ -6,8 +6,20 @@ import { bySeverity, FindingCard } from '../finding-card.tsx';
 import { useScanFindings } from '../queries.ts';
 
 /**
+ * What an empty list of a succeeded scan says: "every check ran" only when the scanner listed its
+ * checks and none of them errored; otherwise no more than what is known.
+ */
+function emptyResult(checks: ScanJob['checks']): string {
+  if (checks.length === 0)
+    return 'The scanner reported nothing. It does not list the checks it ran, so this is not a list of checks passed.';
+  if (checks.some((check) => check.status === 'error'))
+    return 'Nothing found by the checks that completed; some checks ended in an error (see Checks).';
+  return 'Every check of this scan ran and found nothing to report.';
+}
+
+/**
  * A scan's findings, most severe first. What an empty list means depends on how the scan ended:
- * only a scan that succeeded may show the clean-result message.
+ * only a scan that succeeded may show the clean-result message, and only as far as its checks say.
  */
 export function ScanFindings({ job }: { job: ScanJob }) {
   const finished = job.status !== 'queued' && job.status !== 'running';
@@ -26,7 +38,7 @@ export function ScanFindings({ job }: { job: ScanJob }) {
       ) : findings.data.length === 0 ? (
         job.status === 'succeeded' ? (
           <EmptyState title="No findings">
-            <p className="muted">Every check of this scan ran and found nothing to report.</p>
+            <p className="muted">{emptyResult(job.checks)}</p>
           </EmptyState>
         ) : (
           <p className="muted">
