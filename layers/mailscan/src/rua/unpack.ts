@@ -57,12 +57,12 @@ export async function readReportFile(
  */
 async function deliver(
   name: string,
-  source: AsyncGenerator<Buffer, void>,
+  source: AsyncGenerator<Buffer, unknown>,
   read: DocumentReader,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   let sourceError: { error: unknown } | null = null;
-  const next = async (): Promise<IteratorResult<Buffer, void>> => {
+  const next = async (): Promise<IteratorResult<Buffer, unknown>> => {
     if (sourceError !== null) throw sourceError.error;
     try {
       if (signal?.aborted) throw new RuaInputError('the scan deadline was reached before the file was read to its end');
@@ -85,7 +85,7 @@ async function deliver(
   } catch (error) {
     if (sourceError === null) throw error;
   } finally {
-    await source.return();
+    await source.return(undefined);
   }
   if (sourceError !== null) throw (sourceError as { error: unknown }).error;
   if (readerError !== null) throw readerError.error;
@@ -113,44 +113,45 @@ function isArchive(chunk: Buffer): boolean {
   return chunk.subarray(0, 2).equals(GZIP_MAGIC) || chunk.subarray(0, 4).equals(ZIP_MAGIC);
 }
 
-/**
- * Inflates `input` through `inflater` chunk by chunk as the consumer asks for them (zlib's own
- * backpressure), calling `check` with each chunk and the running total before handing it out, so
- * a bomb stops at the first chunk past a bound and costs at most that much.
- */
-async function* inflate(
-  inflater: Gunzip | InflateRaw,
-  input: Buffer,
-  check: (chunk: Buffer, total: number) => void,
-  corrupt: (message: string) => string,
-): AsyncGenerator<Buffer, void> {
+/** Inflates `input` through `inflater` chunk by chunk as the consumer asks for them (zlib's own backpressure). */
+async function* inflate(inflater: Gunzip | InflateRaw, input: Buffer, corrupt: (message: string) => string): AsyncGenerator<Buffer, void> {
   inflater.end(input);
-  let total = 0;
   try {
-    for await (const chunk of inflater as AsyncIterable<Buffer>) {
-      total += chunk.length;
-      check(chunk, total);
-      yield chunk;
-    }
+    yield* inflater as AsyncIterable<Buffer>;
   } catch (error) {
-    if (error instanceof RuaInputError) throw error;
     throw new RuaInputError(corrupt((error as Error).message));
   } finally {
     inflater.destroy();
   }
 }
 
+/**
+ * Hands out `source`'s chunks, calling `check` with each chunk and the running total before
+ * handing it out, so a bomb stops at the first chunk past a bound and costs at most that much.
+ * Returns the total.
+ */
+async function* bounded(
+  source: AsyncGenerator<Buffer, void>,
+  check: (chunk: Buffer, total: number) => void,
+): AsyncGenerator<Buffer, number> {
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.length;
+    check(chunk, total);
+    yield chunk;
+  }
+  return total;
+}
+
 /** Gzip (every member) streamed within the decompressed-size and ratio bounds. */
-function gunzipBounded(bytes: Buffer, limits: RuaLimits): AsyncGenerator<Buffer, void> {
-  return inflate(
-    createGunzip(),
-    bytes,
+function gunzipBounded(bytes: Buffer, limits: RuaLimits): AsyncGenerator<Buffer, number> {
+  return bounded(
+    inflate(createGunzip(), bytes, (message) => `not a valid gzip file: ${message}`),
     (chunk, total) => {
       if (total > limits.maxDecompressedBytes) throw tooLarge(limits);
       checkRatio(bytes.length, total, limits);
       if (total === chunk.length && isArchive(chunk)) throw new RuaInputError('nested archives are refused');
     },
-    (message) => `not a valid gzip file: ${message}`,
   );
 }
 
@@ -208,16 +209,11 @@ async function* entryChunks(entry: yauzl.Entry, raw: Buffer, remaining: number, 
         : tooLarge(limits);
     if (total === chunk.length && isArchive(chunk)) throw new RuaInputError(`entry ${entry.fileName}: nested archives are refused`);
   };
-  let total = 0;
   const chunks =
     entry.compressionMethod === 0
       ? slices(raw)
-      : inflate(createInflateRaw(), raw, check, (message) => `entry ${entry.fileName} does not inflate: ${message}`);
-  for await (const chunk of chunks) {
-    total += chunk.length;
-    if (entry.compressionMethod === 0) check(chunk, total);
-    yield chunk;
-  }
+      : inflate(createInflateRaw(), raw, (message) => `entry ${entry.fileName} does not inflate: ${message}`);
+  const total = yield* bounded(chunks, check);
   if (total !== declared) throw new RuaInputError(`entry ${entry.fileName} inflates to ${total} bytes, not the declared ${declared}`);
 }
 
