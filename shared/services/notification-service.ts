@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
 import { urlHostProblem, type TargetPolicy } from '../domain/network-policy.ts';
 import {
@@ -54,7 +53,7 @@ export function makeNotificationService({
     if (loopback && allowLoopback) return null;
     if (parsed.protocol !== 'https:') return 'must be an https URL';
     if (parsed.username !== '' || parsed.password !== '') return 'must not carry credentials';
-    return isIP(host) !== 0 || loopback ? urlHostProblem(url, targetPolicy) : urlHostProblem(url, targetPolicy);
+    return urlHostProblem(url, targetPolicy);
   }
 
   function checkUrl(url: string | undefined): void {
