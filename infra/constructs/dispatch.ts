@@ -34,7 +34,6 @@ export const ENGINES_DIR = '/opt/bin';
  */
 export const DEPLOYED_RUNNERS: readonly string[] = runnerScanTypes();
 
-/** The stack cannot be built as configured (settings or a missing build): an operator error. */
 /**
  * The engines layer's content: `layers/dist` without `snapshots/`. mailscan's start-up snapshot
  * (docs/mailscan-startup.md) runs only on the exact node binary that built it, and the function
@@ -47,6 +46,7 @@ export function enginesLayerCode(path: string): Code {
   return Code.fromAsset(path, { exclude: ENGINES_LAYER_EXCLUDE });
 }
 
+/** The stack cannot be built as configured (settings or a missing build): an operator error. */
 export class DispatchSetupError extends Error {
   override readonly name = 'DispatchSetupError';
 }
