@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { AlarmStatusWidget, Dashboard, GraphWidget, Stats, TextWidget, type IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { AlarmStatusWidget, Dashboard, GraphWidget, Stats, TextWidget, type IAlarm, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -23,6 +23,20 @@ export interface ServiceDashboardProps {
 const FIVE_MINUTES = Duration.minutes(5);
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 const FINISHED = ['succeeded', 'partial', 'failed'] as const;
+
+/** A labelled metric over five minutes: the period of every queue, function and API graph here. */
+const fiveMinuteMaximum = (label: string): MetricOptions => ({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label });
+const fiveMinuteSum = (label: string): MetricOptions => ({ period: FIVE_MINUTES, statistic: Stats.SUM, label });
+
+/** A queue's backlog: the messages waiting (left) and the oldest one's age (right). */
+function queueBacklogWidget(title: string, queue: IQueue): GraphWidget {
+  return new GraphWidget({
+    title,
+    left: [queue.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum('waiting'))],
+    right: [queue.metricApproximateAgeOfOldestMessage(fiveMinuteMaximum('oldest (s)'))],
+    width: 8,
+  });
+}
 
 /**
  * One CloudWatch dashboard per environment (`scan-service-<env>`): alarms first, then scans,
@@ -82,34 +96,13 @@ export class ServiceDashboard extends Construct {
       }),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Scan queue: waiting and oldest age',
-        left: [
-          props.scanQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'waiting' }),
-        ],
-        right: [
-          props.scanQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label: 'oldest (s)' }),
-        ],
-        width: 8,
-      }),
+      queueBacklogWidget('Scan queue: waiting and oldest age', props.scanQueue),
       new GraphWidget({
         title: 'Dead-letter queues (depth)',
         left: [
-          props.scanDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-            period: FIVE_MINUTES,
-            statistic: Stats.MAXIMUM,
-            label: 'scan DLQ',
-          }),
-          props.schedulerDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-            period: FIVE_MINUTES,
-            statistic: Stats.MAXIMUM,
-            label: 'scheduler DLQ',
-          }),
-          props.scanDeadLetterQueue.metricNumberOfMessagesReceived({
-            period: FIVE_MINUTES,
-            statistic: Stats.SUM,
-            label: 'scan DLQ received',
-          }),
+          props.scanDeadLetterQueue.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum('scan DLQ')),
+          props.schedulerDeadLetterQueue.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum('scheduler DLQ')),
+          props.scanDeadLetterQueue.metricNumberOfMessagesReceived(fiveMinuteSum('scan DLQ received')),
         ],
         width: 8,
       }),
@@ -117,21 +110,15 @@ export class ServiceDashboard extends Construct {
         title: 'Dispatch: failures, errors, fires dropped',
         left: [
           metrics.metric('DispatchFailures', {}, { label: 'records failed' }),
-          props.dispatchFunction.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'invocation errors' }),
-          props.dispatchFunction.metricThrottles({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'throttles' }),
+          props.dispatchFunction.metricErrors(fiveMinuteSum('invocation errors')),
+          props.dispatchFunction.metricThrottles(fiveMinuteSum('throttles')),
           metrics.metric('FiresDropped', {}, { label: 'fires dropped' }),
         ],
         width: 8,
       }),
     );
-    const fiveMinuteMaximum = (label: string) => ({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM, label });
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Notification queue: waiting and oldest age',
-        left: [props.notificationQueue.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum('waiting'))],
-        right: [props.notificationQueue.metricApproximateAgeOfOldestMessage(fiveMinuteMaximum('oldest (s)'))],
-        width: 8,
-      }),
+      queueBacklogWidget('Notification queue: waiting and oldest age', props.notificationQueue),
       new GraphWidget({
         title: 'Notification DLQ (depth)',
         left: [props.notificationDeadLetterQueue.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum('notification DLQ'))],
@@ -140,8 +127,8 @@ export class ServiceDashboard extends Construct {
       new GraphWidget({
         title: 'Notifier: errors and throttles',
         left: [
-          props.notifierFunction.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'notifier invocation errors' }),
-          props.notifierFunction.metricThrottles({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'notifier throttles' }),
+          props.notifierFunction.metricErrors(fiveMinuteSum('notifier invocation errors')),
+          props.notifierFunction.metricThrottles(fiveMinuteSum('notifier throttles')),
         ],
         width: 8,
       }),
@@ -150,9 +137,9 @@ export class ServiceDashboard extends Construct {
       new GraphWidget({
         title: 'API requests and errors',
         left: [
-          httpApi.metricCount({ period: FIVE_MINUTES, statistic: Stats.SUM, label: 'requests' }),
-          httpApi.metricClientError({ period: FIVE_MINUTES, statistic: Stats.SUM, label: '4xx' }),
-          httpApi.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM, label: '5xx' }),
+          httpApi.metricCount(fiveMinuteSum('requests')),
+          httpApi.metricClientError(fiveMinuteSum('4xx')),
+          httpApi.metricServerError(fiveMinuteSum('5xx')),
         ],
         width: 12,
       }),
