@@ -1,5 +1,4 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
@@ -222,10 +221,8 @@ export class ScanServiceStack extends Stack {
     this.artifacts.bindExporter(scans);
     scans
       .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
-      .setEnvironment(ENV.allowPrivateTargets, String(settings.allowPrivateTargets))
-      .setEnvironment(ENV.dispatchLogGroup, dispatch.logGroup.logGroupName);
-    // GET /api/scans/{id}/log/ reads a scan's lines back from the dispatch log group, and no other.
-    scans.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['logs:FilterLogEvents'], resources: [dispatch.logGroup.logGroupArn] }));
+      .setEnvironment(ENV.allowPrivateTargets, String(settings.allowPrivateTargets));
+    this.dispatch.bindLogReader(scans);
 
     // scan-types, health, openapi: static answers, so no permission beyond its own logs.
     // SCAN_RUNNERS: the scan types dispatch can run, shown as runner_available by scan-types.

@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -157,5 +158,15 @@ export class Dispatch extends Construct {
         maxConcurrency: DEAD_LETTER_MAX_CONCURRENCY,
       }),
     );
+  }
+
+  /**
+   * Let `fn` read a scan's log lines back (GET /api/scans/{id}/log/): the dispatch log group's
+   * name, and logs:FilterLogEvents on that log group and no other.
+   */
+  bindLogReader(fn: ServiceFunction): void {
+    const { logGroup } = this.dispatchFunction;
+    fn.setEnvironment(ENV.dispatchLogGroup, logGroup.logGroupName);
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['logs:FilterLogEvents'], resources: [logGroup.logGroupArn] }));
   }
 }
