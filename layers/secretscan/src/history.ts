@@ -1,5 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ByteLru } from './byte-lru.ts';
+import { eventLoopTurns } from './event-loop-turns.ts';
 import { GITLINK_MODE, parseCommit, parseTree, parseTreeChanges, TREE_MODE, type CommitInfo, type TreeEntry } from './git-objects.ts';
 import type { PackStore } from './pack-store.ts';
 
@@ -41,8 +41,6 @@ export class TooManyFiles extends Error {
   }
 }
 
-/** How long the walk runs between two turns of the event loop (the deadline's timer fires there). */
-const YIELD_MS = 50;
 /** The last tree visited at each path, to decode only what a new version changed (bounded). */
 const PREVIOUS_TREES_BYTES = 32 * 1024 * 1024;
 
@@ -127,12 +125,9 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
     previousTrees.set(prefix, content);
   };
 
-  let lastYield = performance.now();
+  const turn = eventLoopTurns();
   for (const { oid, info } of [...commits].reverse()) {
-    if (performance.now() - lastYield > YIELD_MS) {
-      await nextTurn();
-      lastYield = performance.now();
-    }
+    await turn();
     signal.throwIfAborted();
     visit(info.tree, '', oid, new Date(info.authorTime * 1000).toISOString());
   }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createInflate, inflateSync } from 'node:zlib';
 import { ByteLru } from './byte-lru.ts';
 import { applyDelta, CorruptPack, deltaTargetSize } from './delta.ts';
+import { eventLoopTurns } from './event-loop-turns.ts';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 const TYPE_NAMES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
@@ -52,9 +52,6 @@ export class ObjectNotFound extends Error {
     super(`object ${oid} is not in the pack`);
   }
 }
-
-/** How long the indexing runs between two turns of the event loop (the deadline's timer fires there). */
-const YIELD_MS = 50;
 
 /** zlib's own worst case for `size` bytes (compressBound), and some: a first guess of a stream's length. */
 function compressedGuess(size: number): number {
@@ -270,13 +267,9 @@ export class PackStore {
 
     const window = new PackWindow(this.fd, this.source);
     let position = 12;
-    let lastYield = performance.now();
+    const turn = eventLoopTurns();
     for (let ordinal = 0; ordinal < count; ordinal += 1) {
-      if ((ordinal & 63) === 0 && performance.now() - lastYield > YIELD_MS) {
-        await nextTurn();
-        this.options.signal.throwIfAborted();
-        lastYield = performance.now();
-      }
+      if ((ordinal & 63) === 0 && (await turn())) this.options.signal.throwIfAborted();
       await this.need(position + 64);
       if (position >= this.end) throw new CorruptPack(`the pack ends after ${ordinal} of ${count} objects`);
       this.reserve(ordinal);

@@ -1,7 +1,7 @@
 import { matchesGlob } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ClonedRepository } from './clone.ts';
 import { detectSecrets } from './detect.ts';
+import { eventLoopTurns } from './event-loop-turns.ts';
 import { headKey, type BlobSighting, type HistoryWalk } from './history.ts';
 import { entropyGuardForPath, isBinary, looksMinified, type EntropyGuard } from './path-guards.ts';
 import { digestSecret, type SecretDigest } from './secret-evidence.ts';
@@ -47,9 +47,6 @@ export interface BlobScanResult {
   unfinished?: { scanned: number; total: number };
 }
 
-/** How long the scan runs between two turns of the event loop (the deadline's timer fires there). */
-const YIELD_MS = 50;
-
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /**
@@ -72,12 +69,9 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
   const { store } = repo;
   const order = [...walk.blobs.keys()].sort((a, b) => store.ordinal(a) - store.ordinal(b));
   let index = 0;
-  let lastYield = performance.now();
+  const turn = eventLoopTurns();
   for (const oid of order) {
-    if (performance.now() - lastYield > YIELD_MS) {
-      await nextTurn();
-      lastYield = performance.now();
-    }
+    await turn();
     if (options.signal.aborted) return { secrets: [...found.values()], stats, unfinished: { scanned: index, total } };
     index += 1;
     const allSightings = walk.blobs.get(oid)!;
