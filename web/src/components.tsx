@@ -68,10 +68,10 @@ export function CheckStatusBadge({ status }: { status: CheckStatus }) {
 /** The next page of a listing that pages by cursor (nothing once the last page is in). */
 export function LoadMore({
   query,
-  noun,
+  label,
 }: {
   query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> };
-  noun: string;
+  label: string;
 }) {
   if (!query.hasNextPage) return null;
   return (
@@ -81,7 +81,7 @@ export function LoadMore({
       onClick={() => void query.fetchNextPage()}
       disabled={query.isFetchingNextPage}
     >
-      {query.isFetchingNextPage ? 'Loading…' : `Load more ${noun}`}
+      {query.isFetchingNextPage ? 'Loading…' : label}
     </button>
   );
 }

@@ -281,7 +281,7 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
               </tbody>
             </table>
           )}
-          <LoadMore query={issues} noun="issues" />
+          <LoadMore query={issues} label="Load more issues" />
         </div>
       )}
     </>

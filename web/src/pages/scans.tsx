@@ -101,7 +101,7 @@ export function ScansPage() {
               ))}
             </tbody>
           </table>
-          <LoadMore query={scans} noun="scans" />
+          <LoadMore query={scans} label="Load more scans" />
         </div>
       )}
     </section>

@@ -2,7 +2,7 @@ import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import type { ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
 import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
-import { EmptyState, ErrorState, Loading, StatusBadge } from '../components.tsx';
+import { EmptyState, ErrorState, Loading, LoadMore, StatusBadge } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useScans, useSchedule, useTargetScans } from '../queries.ts';
 import { Link } from '../router.tsx';
@@ -81,16 +81,7 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
       ) : (
         <>
           <RunTable runs={items} posture={posture} />
-          {runs.hasNextPage && (
-            <button
-              type="button"
-              className="button button-secondary"
-              onClick={() => void runs.fetchNextPage()}
-              disabled={runs.isFetchingNextPage}
-            >
-              {runs.isFetchingNextPage ? 'Loading…' : 'Load older runs'}
-            </button>
-          )}
+          <LoadMore query={runs} label="Load older runs" />
         </>
       )}
     </section>
