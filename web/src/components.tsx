@@ -2,6 +2,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import type { LastRunStatus } from '../../shared/domain/schedule.ts';
 import type { IssueStatus } from '../../shared/domain/issue.ts';
 import type { CheckStatus, ScanStatus, Severity } from '../../shared/domain/scan-job.ts';
+import { SCAN_TYPES, scanTypes } from '../../shared/domain/scan-types.ts';
 import { ApiError } from './api.ts';
 
 type Tone = 'neutral' | 'info' | 'success' | 'warning' | 'danger' | 'progress';
@@ -63,6 +64,23 @@ export const CHECK_STATUS_TEXT: Record<CheckStatus, string> = { pass: 'Pass', fa
 
 export function CheckStatusBadge({ status }: { status: CheckStatus }) {
   return <Badge tone={checkTone[status]}>{CHECK_STATUS_TEXT[status]}</Badge>;
+}
+
+/** A listing's Scan type filter: any, or one of the scan types ('' is any). */
+export function ScanTypeFilter({ id, value, onChange }: { id: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Scan type</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Any scan type</option>
+        {SCAN_TYPES.map((type) => (
+          <option key={type} value={type}>
+            {scanTypes[type].label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
 }
 
 /** The next page of a listing that pages by cursor (nothing once the last page is in). */

@@ -1,10 +1,18 @@
 import { useEffect, useRef, useState } from 'react';
 import { ISSUE_STATUSES } from '../../../shared/domain/issue.ts';
 import { SEVERITIES } from '../../../shared/domain/scan-job.ts';
-import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
 import { queryString } from '../api.ts';
 import { formatLocal, formatShort } from '../cadence.ts';
-import { EmptyState, ErrorState, ISSUE_STATUS_TEXT, IssueStatusBadge, Loading, LoadMore, SeverityBadge } from '../components.tsx';
+import {
+  EmptyState,
+  ErrorState,
+  ISSUE_STATUS_TEXT,
+  IssueStatusBadge,
+  Loading,
+  LoadMore,
+  ScanTypeFilter,
+  SeverityBadge,
+} from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useTriageControls } from '../issue-triage.tsx';
 import { useIssueRules, useIssues } from '../queries.ts';
@@ -108,21 +116,11 @@ export function IssuesPage() {
             ))}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="issue-scan-type">Scan type</label>
-          <select
-            id="issue-scan-type"
-            value={filters.scan_type ?? ''}
-            onChange={(e) => setFilters({ scan_type: e.target.value || undefined })}
-          >
-            <option value="">Any scan type</option>
-            {SCAN_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {scanTypes[type].label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ScanTypeFilter
+          id="issue-scan-type"
+          value={filters.scan_type ?? ''}
+          onChange={(scan_type) => setFilters({ scan_type: scan_type || undefined })}
+        />
         <RulePicker value={filters.rule_id} onChange={(rule_id) => setFilters({ rule_id })} />
         {filters.schedule_id && (
           <p className="filter-chip">

@@ -1,7 +1,7 @@
 import { SCAN_STATUSES } from '../../../shared/domain/scan-job.ts';
-import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
+import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import { formatLocal } from '../cadence.ts';
-import { EmptyState, ErrorState, Loading, LoadMore, StatusBadge } from '../components.tsx';
+import { EmptyState, ErrorState, Loading, LoadMore, ScanTypeFilter, StatusBadge } from '../components.tsx';
 import { useScans } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
 
@@ -40,17 +40,7 @@ export function ScansPage() {
             ))}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="scan-type">Scan type</label>
-          <select id="scan-type" value={filters.scan_type ?? ''} onChange={(e) => setFilter('scan_type', e.target.value)}>
-            <option value="">Any scan type</option>
-            {SCAN_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {scanTypes[type].label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ScanTypeFilter id="scan-type" value={filters.scan_type ?? ''} onChange={(scan_type) => setFilter('scan_type', scan_type)} />
         {filters.schedule_id && (
           <p className="filter-chip">
             Schedule {filters.schedule_id}{' '}
