@@ -4,6 +4,7 @@ import type { IssueStatus } from '../../shared/domain/issue.ts';
 import type { CheckStatus, ScanStatus, Severity } from '../../shared/domain/scan-job.ts';
 import { SCAN_TYPES, scanTypes } from '../../shared/domain/scan-types.ts';
 import { ApiError } from './api.ts';
+import { Link } from './router.tsx';
 
 type Tone = 'neutral' | 'info' | 'success' | 'warning' | 'danger' | 'progress';
 
@@ -64,6 +65,29 @@ export const CHECK_STATUS_TEXT: Record<CheckStatus, string> = { pass: 'Pass', fa
 
 export function CheckStatusBadge({ status }: { status: CheckStatus }) {
   return <Badge tone={checkTone[status]}>{CHECK_STATUS_TEXT[status]}</Badge>;
+}
+
+/** A detail page for an id this tenant does not have (the API said 404): the way back to its listing, then why. */
+export function NotFoundPage({
+  id,
+  parent,
+  title,
+  children,
+}: {
+  id: string;
+  parent: { to: string; label: string };
+  title: string;
+  children: ReactNode;
+}) {
+  return (
+    <section className="page">
+      <p className="breadcrumb">
+        <Link to={parent.to}>{parent.label}</Link> / {id}
+      </p>
+      <h1>{title}</h1>
+      {children}
+    </section>
+  );
 }
 
 /** A listing's Scan type filter: any, or one of the scan types ('' is any). */

@@ -1,7 +1,7 @@
 import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import { ApiError } from '../api.ts';
 import { formatLocal } from '../cadence.ts';
-import { ErrorState, IssueStatusBadge, Loading, SeverityBadge } from '../components.tsx';
+import { ErrorState, IssueStatusBadge, Loading, NotFoundPage, SeverityBadge } from '../components.tsx';
 import { Evidence } from '../finding-card.tsx';
 import { displayTarget } from '../idn.ts';
 import { useTriageControls } from '../issue-triage.tsx';
@@ -18,15 +18,11 @@ export function IssuePage({ id }: { id: string }) {
   if (issue.isError) {
     if (issue.error instanceof ApiError && issue.error.status === 404)
       return (
-        <section className="page">
-          <p className="breadcrumb">
-            <Link to="/issues">Issues</Link> / {id}
-          </p>
-          <h1>Issue not found</h1>
+        <NotFoundPage id={id} parent={{ to: '/issues', label: 'Issues' }} title="Issue not found">
           <p>
             There is no issue <code>{id}</code> in this tenant.
           </p>
-        </section>
+        </NotFoundPage>
       );
     return <ErrorState error={issue.error} retry={() => void issue.refetch()} />;
   }

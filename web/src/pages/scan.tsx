@@ -2,7 +2,7 @@ import { SCAN_TYPES, scanTypes, type ScanType } from '../../../shared/domain/sca
 import { SEVERITIES, type ScanError, type ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
 import { formatLocal } from '../cadence.ts';
-import { ErrorState, Loading, SeverityBadge, StatusBadge } from '../components.tsx';
+import { ErrorState, Loading, NotFoundPage, SeverityBadge, StatusBadge } from '../components.tsx';
 import { useScan } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { ScanLog } from './scan-log.tsx';
@@ -69,18 +69,14 @@ export function ScanPage({ id }: { id: string }) {
 
 function ScanNotFound({ id }: { id: string }) {
   return (
-    <section className="page">
-      <p className="breadcrumb">
-        <Link to="/scans">Scans</Link> / {id}
-      </p>
-      <h1>Scan not found</h1>
+    <NotFoundPage id={id} parent={{ to: '/scans', label: 'Scans' }} title="Scan not found">
       <p>
         There is no scan <code>{id}</code> in this tenant. It may have been mistyped, or it belongs to another tenant.
       </p>
       <p>
         <Link to="/scans">See this tenant's scans</Link>
       </p>
-    </section>
+    </NotFoundPage>
   );
 }
 

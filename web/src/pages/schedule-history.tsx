@@ -2,7 +2,7 @@ import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import type { ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
 import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
-import { EmptyState, ErrorState, Loading, LoadMore, StatusBadge } from '../components.tsx';
+import { EmptyState, ErrorState, Loading, LoadMore, NotFoundPage, StatusBadge } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useScans, useSchedule, useTargetScans } from '../queries.ts';
 import { Link } from '../router.tsx';
@@ -146,15 +146,11 @@ function RunTable({ runs, posture }: { runs: ScanJob[]; posture: boolean }) {
 
 function ScheduleNotFound({ id }: { id: string }) {
   return (
-    <section className="page">
-      <p className="breadcrumb">
-        <Link to="/settings/scheduled-scans">Scheduled Scans</Link> / {id}
-      </p>
-      <h1>Schedule not found</h1>
+    <NotFoundPage id={id} parent={{ to: '/settings/scheduled-scans', label: 'Scheduled Scans' }} title="Schedule not found">
       <p>
         There is no schedule <code>{id}</code> in this tenant. It may have been deleted, or it belongs to another tenant. Its scans stay on
         the <Link to={`/scans?schedule_id=${encodeURIComponent(id)}`}>Scans</Link> page.
       </p>
-    </section>
+    </NotFoundPage>
   );
 }
