@@ -67,6 +67,21 @@ export function CheckStatusBadge({ status }: { status: CheckStatus }) {
   return <Badge tone={checkTone[status]}>{CHECK_STATUS_TEXT[status]}</Badge>;
 }
 
+/** What the last action on a page came to, in one sentence. */
+export interface Notice {
+  tone: 'ok' | 'error';
+  text: string;
+}
+
+/** The polite live region a page's notice appears in (it stays, empty, so a screen reader hears each new notice). */
+export function NoticeSlot({ notice }: { notice: Notice | null }) {
+  return (
+    <div aria-live="polite" className="notice-slot">
+      {notice && <p className={`notice notice-${notice.tone}`}>{notice.text}</p>}
+    </div>
+  );
+}
+
 /** A detail page for an id this tenant does not have (the API said 404): the way back to its listing, then why. */
 export function NotFoundPage({
   id,

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { NotificationTestResult, type NotificationRule } from '../../../shared/domain/notification.ts';
 import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
-import { Dialog, EmptyState, ErrorState, Loading } from '../components.tsx';
+import { Dialog, EmptyState, ErrorState, Loading, type Notice, NoticeSlot } from '../components.tsx';
 import { InlineConfirm, useConfirmFocus } from '../inline-confirm.tsx';
 import { useNotificationRules, useSchedules } from '../queries.ts';
 import { useCan } from '../session.ts';
@@ -30,7 +30,7 @@ function RulesForAdmin() {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Editing>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
   const [tested, setTested] = useState<TestOutcome | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['notification-rules'] });
 
@@ -75,9 +75,7 @@ function RulesForAdmin() {
           New rule
         </button>
       </div>
-      <div aria-live="polite" className="notice-slot">
-        {notice && <p className={`notice notice-${notice.tone}`}>{notice.text}</p>}
-      </div>
+      <NoticeSlot notice={notice} />
       {rules.isPending ? (
         <Loading label="Loading notification rules…" />
       ) : rules.isError ? (

@@ -4,7 +4,7 @@ import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
 import { LAST_RUN_STATUSES, type LastRunStatus, type Schedule } from '../../../shared/domain/schedule.ts';
 import { api } from '../api.ts';
 import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
-import { Dialog, EmptyState, ErrorState, Loading, StatusBadge } from '../components.tsx';
+import { Dialog, EmptyState, ErrorState, Loading, type Notice, NoticeSlot, StatusBadge } from '../components.tsx';
 import { useSchedules } from '../queries.ts';
 import { displayTarget } from '../idn.ts';
 import { Link, useRouter } from '../router.tsx';
@@ -105,7 +105,7 @@ function ScheduledScans() {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [pageSize] = useState(pageRows);
   const [shown, setShown] = useState(pageSize);
-  const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
   const [focusAfterDelete, setFocusAfterDelete] = useState<string | null>(null);
   const tableRef = useRef<HTMLDivElement>(null);
 
@@ -170,9 +170,7 @@ function ScheduledScans() {
           </button>
         )}
       </div>
-      <div aria-live="polite" className="notice-slot">
-        {notice && <p className={`notice notice-${notice.tone}`}>{notice.text}</p>}
-      </div>
+      <NoticeSlot notice={notice} />
       {schedules.isPending ? (
         <Loading label="Loading schedules…" />
       ) : schedules.isError ? (
