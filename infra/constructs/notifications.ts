@@ -90,15 +90,12 @@ export class Notifications extends Construct {
       entry: 'functions/notifier.ts',
       description: "Notification queue consumer: fans events out to the tenant's rules and delivers them",
       timeout: NOTIFIER_TIMEOUT,
-    }).setEnvironment(ENV.notificationQueueUrl, this.queue.queueUrl);
+    });
     this.notifierFunction.handler.addEventSource(
       new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: NOTIFIER_MAX_CONCURRENCY }),
     );
-    // Fan-out puts deliveries back on the queue: SendMessage only, not grantSendMessages (which adds
-    // GetQueueAttributes and GetQueueUrl the adapter never calls). SQS-managed keys: no KMS grant.
-    this.notifierFunction.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
-    );
+    // Fan-out puts deliveries back on the queue.
+    this.notifierFunction.sendsTo(this.queue, ENV.notificationQueueUrl);
     this.bindSender(this.notifierFunction);
   }
 

@@ -150,13 +150,8 @@ export class Scheduling extends Construct {
     return role;
   }
 
-  /**
-   * Let `fn` put scan messages on the scan queue (run now, manual scans): its URL and
-   * sqs:SendMessage on that queue only. Not `grantSendMessages`, which adds GetQueueAttributes
-   * and GetQueueUrl that the adapter never calls. Queues use SQS-managed keys: no KMS grant.
-   */
+  /** Let `fn` put scan messages on the scan queue (run now, manual scans): ServiceFunction.sendsTo. */
   bindScanQueueSender(fn: ServiceFunction): void {
-    fn.setEnvironment(ENV.scanQueueUrl, this.scanQueue.queueUrl);
-    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scanQueue.queueArn] }));
+    fn.sendsTo(this.scanQueue, ENV.scanQueueUrl);
   }
 }

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import type { ENV } from '../../shared/config/environment.ts';
@@ -114,6 +115,17 @@ export class ServiceFunction extends Construct {
   /** Set one of the service's environment variables (names from shared/config/environment.ts). */
   setEnvironment(name: ServiceEnvName, value: string): this {
     this.handler.addEnvironment(name, value);
+    return this;
+  }
+
+  /**
+   * Let this function put messages on `queue`: its URL in `urlName` and sqs:SendMessage on that
+   * queue only. Not `grantSendMessages`, which adds GetQueueAttributes and GetQueueUrl that the
+   * adapters never call. The queues use SQS-managed keys: no KMS grant.
+   */
+  sendsTo(queue: IQueue, urlName: ServiceEnvName): this {
+    this.setEnvironment(urlName, queue.queueUrl);
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
     return this;
   }
 }
