@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDelta, CorruptPack } from '../../layers/secretscan/src/delta.ts';
+import { walkHistory } from '../../layers/secretscan/src/history.ts';
 import { ObjectTooLarge, PackStore, type PackStoreOptions } from '../../layers/secretscan/src/pack-store.ts';
 import { PackFileWriter } from '../../layers/secretscan/src/upload-pack.ts';
 import { gitAvailable, TestRepository } from '../helpers/git-http-server.ts';
@@ -125,6 +126,30 @@ describe.skipIf(!gitAvailable())('PackStore on packs made by git pack-objects', 
     }
     return chains;
   }
+
+  it('walks to a missing parent only below a commit the server declared shallow; elsewhere the history is incomplete, an error', async () => {
+    // The last five commits without their parent: what a shallow fetch of depth 5 sends.
+    const base = join(work, 'cut');
+    const id = execFileSync('git', ['pack-objects', '--revs', base], { cwd: repo.dir, input: 'main\n^main~5\n', encoding: 'utf8' }).trim();
+    const store = await PackStore.open(`${base}-${id}.pack`, options());
+    try {
+      const walk = (shallow: string[]) =>
+        walkHistory({
+          store,
+          tip: repo.git('rev-parse', 'main'),
+          shallow: new Set(shallow),
+          maxCommits: 100,
+          maxBlobs: 1000,
+          signal: new AbortController().signal,
+        });
+      const boundary = repo.git('rev-parse', 'main~4');
+      expect((await walk([boundary])).commits).toBe(5);
+      await expect(walk([])).rejects.toThrow(CorruptPack);
+      await expect(walk([])).rejects.toThrow(/parent .* is missing, and the server did not declare it shallow/);
+    } finally {
+      store.close();
+    }
+  });
 
   it('resolves OFS deltas and their chains', async () => {
     const pack = packObjects('ofs', '--delta-base-offset');

@@ -37,6 +37,8 @@ export interface ClonedRepository {
   branch: string;
   tip: string;
   packBytes: number;
+  /** Commits the server declared shallow: their parents were left out of the pack on purpose. */
+  shallow: ReadonlySet<string>;
   /** Removes the pack from disk. */
   dispose(): Promise<void>;
 }
@@ -122,7 +124,14 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
     if (fetched.status === 'rejected') throw fetched.reason;
     options.signal.throwIfAborted();
     if (!opened.value.has(oid)) throw new CorruptPack(`the pack does not hold the branch's tip ${oid}`);
-    return { store: opened.value, branch: ref.replace(/^refs\/heads\//, ''), tip: oid, packBytes: fetched.value.packBytes, dispose };
+    return {
+      store: opened.value,
+      branch: ref.replace(/^refs\/heads\//, ''),
+      tip: oid,
+      packBytes: fetched.value.packBytes,
+      shallow: new Set(fetched.value.shallow),
+      dispose,
+    };
   } catch (error) {
     await dispose();
     throw describe(error, options, options.authorized);

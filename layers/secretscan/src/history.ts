@@ -1,4 +1,5 @@
 import { ByteLru } from './byte-lru.ts';
+import { CorruptPack } from './delta.ts';
 import { eventLoopTurns } from './event-loop-turns.ts';
 import { GITLINK_MODE, parseCommit, parseTree, parseTreeChanges, TREE_MODE, type CommitInfo, type TreeEntry } from './git-objects.ts';
 import type { PackStore } from './pack-store.ts';
@@ -27,6 +28,8 @@ export interface HistoryWalk {
 export interface WalkOptions {
   store: PackStore;
   tip: string;
+  /** Commits the server declared shallow (upload-pack's `shallow` lines): only their parents may be missing. */
+  shallow: ReadonlySet<string>;
   maxCommits: number;
   /** Stops the walk with an error when the number of distinct blobs passes it (the files bound). */
   maxBlobs: number;
@@ -55,9 +58,11 @@ interface LoggedCommit {
 
 /**
  * Up to `limit` commits reachable from `tip`, newest first by committer date (git log's order),
- * every parent followed; a parent the pack does not hold is the shallow boundary.
+ * every parent followed. A parent the pack does not hold is the boundary only below a commit the
+ * server declared shallow; anywhere else the history is incomplete, and walking on would report a
+ * cut history as whole (an error read as clean), so it is an error.
  */
-function log(store: PackStore, tip: string, limit: number): LoggedCommit[] {
+function log(store: PackStore, tip: string, limit: number, shallow: ReadonlySet<string>): LoggedCommit[] {
   const seen = new Set<string>([tip]);
   const queue: LoggedCommit[] = [{ oid: tip, info: parseCommit(tip, store.read(tip, 'commit')) }];
   const out: LoggedCommit[] = [];
@@ -65,7 +70,11 @@ function log(store: PackStore, tip: string, limit: number): LoggedCommit[] {
     const next = queue.shift()!;
     out.push(next);
     for (const parent of next.info.parents) {
-      if (seen.has(parent) || !store.has(parent)) continue;
+      if (seen.has(parent)) continue;
+      if (!store.has(parent)) {
+        if (shallow.has(next.oid)) continue;
+        throw new CorruptPack(`commit ${next.oid}'s parent ${parent} is missing, and the server did not declare it shallow`);
+      }
       seen.add(parent);
       const entry = { oid: parent, info: parseCommit(parent, store.read(parent, 'commit')) };
       // Newest first: insert before the first older commit (the queue is a merge's width, not the history).
@@ -90,7 +99,7 @@ function treeOf(store: PackStore, oid: string): TreeEntry[] {
 export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   const { store, signal } = options;
   // One more than asked tells a history that ends from one that was cut.
-  const logged = log(store, options.tip, options.maxCommits + 1);
+  const logged = log(store, options.tip, options.maxCommits + 1, options.shallow);
   const truncated = logged.length > options.maxCommits;
   const commits = logged.slice(0, options.maxCommits);
   const blobs = new Map<string, BlobSighting[]>();

@@ -162,6 +162,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       const walk = await walkHistory({
         store: repo.store,
         tip: repo.tip,
+        shallow: repo.shallow,
         maxCommits: scope.history ? scope.maxCommits : 1,
         maxBlobs: context.bounds.maxFiles,
         signal: context.signal,
