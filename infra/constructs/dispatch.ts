@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Size } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -11,6 +11,8 @@ import { DEAD_LETTER_CONCURRENCY } from '../environment-settings.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
 import { ENGINES } from '../../layers/engines.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
+import { DEFAULT_TARGET_CONCURRENCY } from '../../shared/services/scan-engine.ts';
+import { DEFAULT_BOUNDS as SECRETSCAN_BOUNDS } from '../../layers/secretscan/src/bounds.ts';
 
 /**
  * The dispatch function's timeout: one scan job per invocation, its targets run up to four at a
@@ -19,6 +21,15 @@ import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 export const DISPATCH_TIMEOUT = Duration.minutes(5);
 /** CPU, not memory: Lambda gives CPU in proportion to memory, and the CLI does TLS and X.509 work. */
 export const DISPATCH_MEMORY_MB = 1024;
+/** Room in /tmp beside the packs: the engines' compile caches and anything else a scan writes. */
+export const DISPATCH_TMP_HEADROOM_MIB = 512;
+/**
+ * The dispatch function's /tmp. A job scans up to DEFAULT_TARGET_CONCURRENCY targets at once, and a
+ * secret scan writes its repository's pack to /tmp (up to the pack bound, 384 MiB): with Lambda's
+ * default 512 MiB, two large repositories of one job would fail each other with a full disk.
+ */
+export const DISPATCH_EPHEMERAL_STORAGE_MIB =
+  DEFAULT_TARGET_CONCURRENCY * Math.ceil(SECRETSCAN_BOUNDS.maxPackBytes / (1024 * 1024)) + DISPATCH_TMP_HEADROOM_MIB;
 /** The SQS event source guidance: a queue's visibility timeout is at least 6x its consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** A batch of ten dead letters is a few dozen item reads and conditional writes. */
@@ -131,6 +142,7 @@ export class Dispatch extends Construct {
       description: 'Scan queue consumer: turns fires and scan messages into scan jobs and runs them',
       timeout: DISPATCH_TIMEOUT,
       memorySize: DISPATCH_MEMORY_MB,
+      ephemeralStorage: Size.mebibytes(DISPATCH_EPHEMERAL_STORAGE_MIB),
     })
       .setEnvironment(ENV.enginesDir, ENGINES_DIR)
       .setEnvironment(ENV.allowPrivateTargets, String(props.allowPrivateTargets));

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, type Size } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -32,6 +32,8 @@ export interface ServiceFunctionProps {
   timeout?: Duration;
   /** Defaults to 512 MB (ARM: more memory also means more CPU for cold start). */
   memorySize?: number;
+  /** The function's /tmp; Lambda's default (512 MiB) when unset. */
+  ephemeralStorage?: Size;
   /**
    * Files written beside the bundle at build time: name → a script (repository-relative) that the
    * Node running the synth calls with the file's path, e.g. MetaFunction's `openapi.json`.
@@ -82,6 +84,7 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.ephemeralStorage ? { ephemeralStorageSize: props.ephemeralStorage } : {}),
       role: this.role,
       logGroup: this.logGroup,
       environment: {

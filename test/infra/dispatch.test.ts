@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   DEAD_LETTER_TIMEOUT,
+  DISPATCH_EPHEMERAL_STORAGE_MIB,
   DISPATCH_TIMEOUT,
   DispatchSetupError,
   ENGINES_DIR,
@@ -17,6 +18,8 @@ import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
 import { ENGINES } from '../../layers/engines.ts';
 import { ENV } from '../../shared/config/environment.ts';
+import { DEFAULT_TARGET_CONCURRENCY } from '../../shared/services/scan-engine.ts';
+import { DEFAULT_BOUNDS as SECRETSCAN_BOUNDS } from '../../layers/secretscan/src/bounds.ts';
 import { DISPATCH_TIMEOUT_MS } from '../../local/runtime.ts';
 import {
   arnOf,
@@ -106,6 +109,15 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(dispatch.Timeout).toBe(DISPATCH_TIMEOUT.toSeconds());
       expect(dispatch.Timeout).toBe(300);
       expect(functionResource(env, 'dispatchDeadLetter').Properties.Timeout).toBe(DEAD_LETTER_TIMEOUT.toSeconds());
+    });
+
+    it('gives /tmp room for a full pack of every target a job scans at once, and more', () => {
+      const tmp = functionResource(env, 'dispatch').Properties.EphemeralStorage as { Size: number };
+      expect(tmp.Size).toBe(DISPATCH_EPHEMERAL_STORAGE_MIB);
+      expect(tmp.Size).toBe(2048);
+      expect(tmp.Size * 1024 * 1024).toBeGreaterThan(DEFAULT_TARGET_CONCURRENCY * SECRETSCAN_BOUNDS.maxPackBytes);
+      // The other functions write nothing to /tmp: Lambda's default.
+      expect(functionResource(env, 'dispatchDeadLetter').Properties.EphemeralStorage).toBeUndefined();
     });
 
     it('attaches the engines layer to the dispatch function only, with ENGINES_DIR at its mount point', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanRepository, DEFAULT_BOUNDS, type ReportSink, type ScanContext } from '../../layers/secretscan/src/scan.ts';
+import { DEFAULT_BOUNDS } from '../../layers/secretscan/src/bounds.ts';
+import { scanRepository, type ReportSink, type ScanContext } from '../../layers/secretscan/src/scan.ts';
 import { resolveScope, type SecretScanScope } from '../../layers/secretscan/src/scope.ts';
 import { sha256Hex } from '../../layers/secretscan/src/secret-evidence.ts';
 import { gitAvailable, startGitServer, type GitServer } from '../helpers/git-http-server.ts';

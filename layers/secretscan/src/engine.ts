@@ -2,7 +2,8 @@ import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts'
 import { CouldNotStart } from '../../engine-kit/src/cli.ts';
 import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
 import { CATALOGUE } from './catalogue.ts';
-import { DEFAULT_BOUNDS, scanRepository, type ScanBounds } from './scan.ts';
+import { DEFAULT_BOUNDS, type ScanBounds } from './bounds.ts';
+import { scanRepository } from './scan.ts';
 import { resolveScope, SecretScanScope } from './scope.ts';
 import { parseRepositoryTarget } from './target.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';

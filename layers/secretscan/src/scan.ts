@@ -7,31 +7,7 @@ import { walkHistory } from './history.ts';
 import { IGNORE_FILE, parseIgnoreFile, type IgnoreList } from './ignore-file.ts';
 import { scanBlobs, type BlobScanResult, type FoundSecret } from './scan-blobs.ts';
 import type { ResolvedScope } from './scope.ts';
-
-/** The bounds of one scan (docs/secretscan.md); SECRETSCAN_* settings may lower or raise them. */
-export interface ScanBounds {
-  /** Bytes the server may send in all (the pack). */
-  maxPackBytes: number;
-  /** Larger blobs are skipped and counted. */
-  maxBlobBytes: number;
-  /** Distinct files (blobs) across the walked history. */
-  maxFiles: number;
-  idleTimeoutMs: number;
-}
-
-/**
- * The pack goes to disk and memory stays bounded whatever its size (the delta-base cache below,
- * and a few dozen bytes per object), so the pack bound is set by disk and time: the dispatch
- * function's /tmp is Lambda's default 512 MB, and a pack of 384 MiB is about what the bench's
- * rate scans in its 5 minutes (docs/secretscan.md). Past the time, the deadline ends the scan with
- * an error; past the disk, the bound does.
- */
-export const DEFAULT_BOUNDS: ScanBounds = {
-  maxPackBytes: 384 * 1024 * 1024,
-  maxBlobBytes: 1024 * 1024,
-  maxFiles: 200_000,
-  idleTimeoutMs: 30_000,
-};
+import type { ScanBounds } from './bounds.ts';
 
 /** Where the scan's results go: the kit's ReportBuilder. */
 export interface ReportSink {
