@@ -1,9 +1,10 @@
 import { extname } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { creator as recommended, rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import { ruleIdFor } from './catalogue.ts';
 import { findHighEntropyAssignments } from './entropy-rule.ts';
+import { rulesThatCanMatch } from './rule-keywords.ts';
 
 // secretlint's profiler is on by default: it puts a mark in node's performance timeline for every
 // rule of every file and keeps each entry in arrays nobody reads, so memory grew with every file
@@ -38,6 +39,35 @@ const CONFIG: SecretLintCoreConfig = {
     },
   ],
 };
+
+type PresetRule = (typeof presetRules)[number];
+const PRESET_RULE_IDS: readonly string[] = presetRules.map((rule: PresetRule) => rule.meta.id);
+const AWS_RULE_ID = '@secretlint/secretlint-rule-aws';
+
+/**
+ * The configs of the rule subsets the prefilter picks, by their ids joined. The preset registers
+ * all its rules whatever its options say (@secretlint/core 13.1.0 ignores `disabled` on a
+ * preset's rules), so a subset lists the preset's rules themselves, in the preset's order, with
+ * the same options: the same rules over the same text give the same messages in the same order.
+ */
+const subsetConfigs = new Map<string, SecretLintCoreConfig>();
+
+function subsetConfig(ruleIds: readonly string[]): SecretLintCoreConfig {
+  const key = ruleIds.join('\n');
+  let config = subsetConfigs.get(key);
+  if (!config) {
+    const chosen = presetRules.filter((rule: PresetRule) => ruleIds.includes(rule.meta.id));
+    config = {
+      rules: chosen.map((rule: PresetRule) => ({
+        id: rule.meta.id,
+        rule,
+        ...(rule.meta.id === AWS_RULE_ID ? { options: { enableIDScanRule: true } } : {}),
+      })),
+    };
+    subsetConfigs.set(key, config);
+  }
+  return config;
+}
 
 /** The data field that holds the secret in each secretlint message (the rest name a file). */
 const VALUE_FIELDS = ['KEY', 'TOKEN', 'ID', 'URI', 'URL', 'CREDENTIAL'] as const;
@@ -101,20 +131,44 @@ function ruleExtension(path: string): string {
   return extension === '.p12' ? '' : extension;
 }
 
+export interface DetectOptions {
+  /** Run the entropy rule (the path guards decide). */
+  entropy: boolean;
+  /**
+   * Leave out the secretlint rules whose keywords are absent from the text (rule-keywords.ts), and
+   * lint nothing when no rule can match. On by default; off runs the whole preset as configured
+   * above (the differential test and the bench compare the two).
+   */
+  prefilter?: boolean;
+}
+
+async function secretlintMessages(path: string, text: string, prefilter: boolean): Promise<SecretLintCoreResultMessage[]> {
+  let config = CONFIG;
+  if (prefilter) {
+    const ruleIds = rulesThatCanMatch(PRESET_RULE_IDS, text);
+    if (ruleIds.length === 0) return [];
+    config = subsetConfig(ruleIds);
+  }
+  const result = await lintSource({
+    source: { filePath: `/${path}`, ext: ruleExtension(path), content: text, contentType: 'text' },
+    options: { config },
+  });
+  return result.messages;
+}
+
 /**
  * Finds the secrets in one text: secretlint's rules always, the entropy rule when `entropy` (the
  * path guards decide). A secretlint rule this catalogue does not map throws: a preset upgrade
  * that adds a rule must add its id, not lose its findings.
  */
-export async function detectSecrets(path: string, text: string, { entropy }: { entropy: boolean }): Promise<SecretMatch[]> {
-  const result = await lintSource({
-    source: { filePath: `/${path}`, ext: ruleExtension(path), content: text, contentType: 'text' },
-    options: { config: CONFIG },
-  });
+export async function detectSecrets(path: string, text: string, { entropy, prefilter = true }: DetectOptions): Promise<SecretMatch[]> {
+  const messages = await secretlintMessages(path, text, prefilter);
+  const entropyMatches = entropy ? findHighEntropyAssignments(text) : [];
+  if (messages.length === 0 && entropyMatches.length === 0) return [];
   const starts = lineStarts(text);
   const matches: SecretMatch[] = [];
   const claimed = new Set<string>();
-  for (const message of result.messages) {
+  for (const message of messages) {
     const ruleId = ruleIdFor(message.ruleId, message.messageId);
     if (ruleId === null) continue;
     if (ruleId === undefined) throw new UnmappedSecretlintRule(`secretlint rule ${message.ruleId} has no secret.* rule id`);
@@ -126,13 +180,11 @@ export async function detectSecrets(path: string, text: string, { entropy }: { e
   // The key inside a service-account file is that account's: one finding, not two.
   const serviceAccount = matches.some((match) => match.ruleId === 'secret.gcp_service_account');
   const kept = serviceAccount ? matches.filter((match) => match.ruleId !== 'secret.private_key') : matches;
-  if (entropy) {
-    for (const { value, index } of findHighEntropyAssignments(text)) {
-      if ([...claimed].some((known) => known.includes(value) || value.includes(known))) continue;
-      const line = lineAt(starts, index);
-      if (disabledInline(text, starts, line)) continue;
-      kept.push({ ruleId: 'secret.generic_high_entropy', kind: 'high_entropy_assignment', value, line });
-    }
+  for (const { value, index } of entropyMatches) {
+    if ([...claimed].some((known) => known.includes(value) || value.includes(known))) continue;
+    const line = lineAt(starts, index);
+    if (disabledInline(text, starts, line)) continue;
+    kept.push({ ruleId: 'secret.generic_high_entropy', kind: 'high_entropy_assignment', value, line });
   }
   return kept;
 }
