@@ -14,8 +14,10 @@ import { benchRepository } from './secretscan-repo.ts';
 // secretscan (the built executable: clone over smart HTTP from git http-backend on loopback, walk,
 // read each distinct blob once, run the rules) against the floor `git log -p | <the same rules>`
 // (bench/secretscan-floor.ts: detectSecrets over the patch stream of a local bare repository),
-// over the same generated history. Pairs run interleaved (ours first on even runs, the floor first
-// on odd ones); each side's peak RSS comes from GNU time. The repository is cached under the OS
+// over the same generated history, in two forms: with detectSecrets' keyword prefilter, as ours
+// runs it (the same implementation on both sides: the ratio that compares equal work), and without
+// it (`--no-prefilter`: the library as shipped, secretlint's whole preset on every text), for
+// reference. Runs are interleaved (the order rotates each run); each side's peak RSS comes from GNU time. The repository is cached under the OS
 // temporary folder. Two paired ratios: commits per second (both sides cover every commit of the
 // branch: the same work as the user sees it) and MB/s of text run through the rules (ours reads
 // every distinct blob whole, the floor only the patches: the rate at which each pipeline feeds the
@@ -126,8 +128,8 @@ async function ours(): Promise<Measured> {
   };
 }
 
-async function floor(): Promise<Measured> {
-  const pipeline = `git -C '${gitdir}' log -p --no-color --format='commit %H' main | '${tsx}' '${floorScript}'`;
+async function floor(prefilter: boolean): Promise<Measured> {
+  const pipeline = `git -C '${gitdir}' log -p --no-color --format='commit %H' main | '${tsx}' '${floorScript}'${prefilter ? '' : ' --no-prefilter'}`;
   const run = await runTimed('sh', ['-c', pipeline], process.env);
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { commits: number; bytes: number; matches: number };
   return {
@@ -176,63 +178,71 @@ const load = (): string =>
 
 try {
   const loadAtStart = load();
-  const pairs: { ours: Measured; floor: Measured }[] = [];
+  const runs: { ours: Measured; floor: Measured; shipped: Measured }[] = [];
   for (let run = 0; run < RUNS; run += 1) {
-    let a: Measured;
-    let b: Measured;
-    if (run % 2 === 0) {
-      a = await ours();
-      b = await floor();
-    } else {
-      b = await floor();
-      a = await ours();
+    const sides: [keyof (typeof runs)[number], () => Promise<Measured>][] = [
+      ['ours', ours],
+      ['floor', () => floor(true)],
+      ['shipped', () => floor(false)],
+    ];
+    const measured: Partial<(typeof runs)[number]> = {};
+    for (let turn = 0; turn < sides.length; turn += 1) {
+      const [name, measure] = sides[(run + turn) % sides.length];
+      measured[name] = await measure();
     }
-    pairs.push({ ours: a, floor: b });
-    process.stderr.write(`run ${run + 1}/${RUNS}: ours ${(a.ms / 1000).toFixed(1)} s, floor ${(b.ms / 1000).toFixed(1)} s\n`);
+    const { ours: a, floor: b, shipped: c } = measured as (typeof runs)[number];
+    runs.push({ ours: a, floor: b, shipped: c });
+    process.stderr.write(
+      `run ${run + 1}/${RUNS}: ours ${(a.ms / 1000).toFixed(1)} s, floor ${(b.ms / 1000).toFixed(1)} s, floor without the prefilter ${(c.ms / 1000).toFixed(1)} s\n`,
+    );
   }
   const mbps = (m: Measured): number => m.bytes / 1e6 / (m.ms / 1000);
   const cps = (m: Measured): number => m.commits / (m.ms / 1000);
-  const ours_ = pairs.map((p) => p.ours);
-  const floor_ = pairs.map((p) => p.floor);
+  const ours_ = runs.map((r) => r.ours);
+  const floor_ = runs.map((r) => r.floor);
+  const shipped_ = runs.map((r) => r.shipped);
   const seconds = (list: Measured[], pick: (m: Measured) => number): string =>
     stat(
       list.map((m) => pick(m) / 1000),
       1,
     );
-  const first = pairs[0];
+  const cpu = (list: Measured[]): string =>
+    stat(
+      list.map((m) => m.cpuS),
+      1,
+    );
+  const rss = (list: Measured[]): string =>
+    stat(
+      list.map((m) => m.peakRssMb),
+      0,
+    );
+  const first = runs[0];
   const lines = [
-    `secretscan bench: ${COMMITS} commits, ~${MEGABYTES} MB of distinct blobs (repository ${generatedMs > 1000 ? `generated in ${(generatedMs / 1000).toFixed(0)} s` : 'from the cache'}: ${gitdir}), ${RUNS} interleaved pairs`,
+    `secretscan bench: ${COMMITS} commits, ~${MEGABYTES} MB of distinct blobs (repository ${generatedMs > 1000 ? `generated in ${(generatedMs / 1000).toFixed(0)} s` : 'from the cache'}: ${gitdir}), ${RUNS} interleaved runs`,
     `load average (1, 5, 15 min): ${loadAtStart} at the start, ${load()} at the end (2 cores)`,
+    'equal work: ours against "floor" (both run detectSecrets with its keyword prefilter, as shipped now);',
+    '"floor, no prefilter" is the floor with secretlint\'s whole preset on every text (the library before the prefilter), for reference',
     `ours  (fetch over loopback smart HTTP + index + walk + rules on each distinct blob): ${first.ours.commits} commits, ${(first.ours.bytes / 1e6).toFixed(1)} MB of blobs, pack ${first.ours.extra.pack_mb.toFixed(1)} MB, ${first.ours.extra.files} files, ${first.ours.extra.findings} findings`,
-    `floor (git log -p | the same rules, per commit):                                   ${first.floor.commits} commits, ${(first.floor.bytes / 1e6).toFixed(1)} MB of patches, ${first.floor.extra.matches} matches`,
+    `floor (git log -p | the same rules, per commit):                                   ${first.floor.commits} commits, ${(first.floor.bytes / 1e6).toFixed(1)} MB of patches, ${first.floor.extra.matches} matches (no prefilter: ${first.shipped.extra.matches})`,
     `ours  wall s:        ${seconds(ours_, (m) => m.ms)}`,
     `        fetch+index: ${seconds(ours_, (m) => m.extra.clone_ms)}; walk: ${seconds(ours_, (m) => m.extra.walk_ms)}; rules: ${seconds(ours_, (m) => m.extra.scan_ms)}`,
     `floor wall s:        ${seconds(floor_, (m) => m.ms)}`,
+    `floor, no prefilter: ${seconds(shipped_, (m) => m.ms)}`,
     `ours  MB/s of blobs: ${stat(ours_.map(mbps))}`,
-    `floor MB/s of patch: ${stat(floor_.map(mbps))}`,
+    `floor MB/s of patch: ${stat(floor_.map(mbps))} (no prefilter: ${stat(shipped_.map(mbps))})`,
     `ours  commits/s:     ${stat(ours_.map(cps), 0)}`,
-    `floor commits/s:     ${stat(floor_.map(cps), 0)}`,
-    `ratio ours/floor, paired, commits/s: ${stat(pairedRatios(ours_.map(cps), floor_.map(cps)))}  (goal >= 0.8)`,
-    `CPU s (user+sys): ours ${stat(
-      ours_.map((m) => m.cpuS),
-      1,
-    )} (the Git server's not counted); floor ${stat(
-      floor_.map((m) => m.cpuS),
-      1,
-    )}; ratio floor/ours, paired: ${stat(
+    `floor commits/s:     ${stat(floor_.map(cps), 0)} (no prefilter: ${stat(shipped_.map(cps), 0)})`,
+    `ratio ours/floor, paired, commits/s:               ${stat(pairedRatios(ours_.map(cps), floor_.map(cps)))}  (equal work; goal >= 0.8)`,
+    `ratio ours/floor without the prefilter, commits/s: ${stat(pairedRatios(ours_.map(cps), shipped_.map(cps)))}  (reference: unequal rules)`,
+    `ratio ours/floor, paired, MB/s:                    ${stat(pairedRatios(ours_.map(mbps), floor_.map(mbps)))}  (ours ${(first.ours.bytes / 1e6).toFixed(0)} MB of blobs, the floor ${(first.floor.bytes / 1e6).toFixed(0)} MB of patches)`,
+    `CPU s (user+sys): ours ${cpu(ours_)} (the Git server's not counted); floor ${cpu(floor_)}; floor, no prefilter ${cpu(shipped_)}`,
+    `ratio floor/ours CPU s, paired: ${stat(
       pairedRatios(
         floor_.map((m) => m.cpuS),
         ours_.map((m) => m.cpuS),
       ),
     )}`,
-    `ratio ours/floor, paired, MB/s:      ${stat(pairedRatios(ours_.map(mbps), floor_.map(mbps)))}  (ours ${(first.ours.bytes / 1e6).toFixed(0)} MB of blobs, the floor ${(first.floor.bytes / 1e6).toFixed(0)} MB of patches)`,
-    `peak RSS MB: ours ${stat(
-      ours_.map((m) => m.peakRssMb),
-      0,
-    )}  (goal < 512); floor (largest process of the pipeline) ${stat(
-      floor_.map((m) => m.peakRssMb),
-      0,
-    )}`,
+    `peak RSS MB: ours ${rss(ours_)}  (goal < 512); floor (largest process of the pipeline) ${rss(floor_)}; no prefilter ${rss(shipped_)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (values.deadline !== undefined) await pastTheDeadline(Number(values.deadline));
