@@ -1,25 +1,31 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildMailscan } from '../layers/mailscan/build.ts';
+import { reputationDefaults } from '../layers/mailscan/src/reputation/defaults.ts';
 import { snapshotBlobFor } from '../layers/mailscan/src/snapshot-blob.ts';
+import { mailscanArgs, mailscanEnv } from '../shared/adapters/runners/mailscan-runner.ts';
 import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
 import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 
-// npm run bench:startup [-- --runs N --baseline PATH]: the mailscan CLI as whole processes, as the
-// dispatch function starts it: `--version`, `rules`, and a real scan (reputation on) of bench.test
-// behind the loopback DNS server (no added delay). Every command runs in turn with a bare
-// `node -e 0` (A B A B ...), and each is divided by the `node -e 0` of its own round: a paired
-// ratio, printed as median (min–max). For the scan, the process's overhead is its wall time minus
-// the scan's own reported time (finished_at − started_at): module loading, configuration, resolver
-// set-up, and writing the report out; the issue 19 goal is overhead ≤ 2 × node -e 0. The compile
-// cache is warmed by the untimed first round, as every scan after a Lambda environment's first
-// finds it warm. Beside wall time, each process's CPU time (user + system, from a --require hook):
-// on a shared, loaded machine wall time measures the other tenants, CPU time much less so.
+// npm run bench:startup [-- --runs N --baseline PATH]: the mailscan CLI as whole processes: `--version`,
+// `rules`, and a real scan (reputation on) of bench.test behind the loopback DNS server (no added
+// delay), started as the dispatch function's runner starts it: the runner's own argv
+// (`mailscanArgs`: `scan --format=json --timeout=N -- bench.test`, no `--config`) and environment
+// (`mailscanEnv`: MAILSCAN_* only, the resolver in MAILSCAN_NAMESERVERS), so the built-in DKIM
+// selectors and block lists; the DNS server serves those lists' zones as well as bench.test.
+// Every command runs in turn with a bare `node -e 0` (A B A B ...), and each is divided by the
+// `node -e 0` of its own round: a paired ratio, printed as median (min–max). For the scan, the
+// process's overhead is its wall time minus the scan's own reported time (finished_at −
+// started_at): module loading, configuration, resolver set-up, and writing the report out; the
+// issue 19 goal is overhead ≤ 2 × node -e 0. The compile cache is warmed by the untimed first
+// round, as every scan after a Lambda environment's first finds it warm. Beside wall time, each
+// process's CPU time (user + system, from a --require hook): on a shared, loaded machine wall time
+// measures the other tenants, CPU time much less so.
 // Each command also runs from the build's start-up snapshot (`node --snapshot-blob`, as the
 // runner starts it when its node accepts the blob), with the paired ratio snapshot ÷ mailscan.
 // --baseline PATH adds the same commands for another built CLI (say, one built from
@@ -28,19 +34,26 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' 
 const runs = Number(values.runs);
 const work = await mkdtemp(join(tmpdir(), 'bench-startup-'));
 const bin = await buildMailscan(join(work, 'bin', 'mailscan'));
-const config = join(work, 'config.json');
-await writeFile(
-  config,
-  JSON.stringify({
-    dkim: { selectors: ['sel00', 'sel04'] },
-    dnsbl: {
-      ip_zones: ['ip1.lists.test', 'ip2.lists.test', 'ip3.lists.test'],
-      domain_zones: ['dom1.lists.test', 'dom2.lists.test', 'dom3.lists.test'],
-    },
-    trustlist: { zones: ['trust.lists.test'] },
-  }),
-);
-const dns = await startDnsServerProcess({ zoneDir: fileURLToPath(new URL('../test/fixtures/mailscan/bench/', import.meta.url)) });
+// The built-in block lists and trust list as zones of the loopback server: a name that is not
+// listed gets NXDOMAIN, as from a real list; bench.test's second MX address is listed, its first
+// trusted (the addresses lists.test lists for bench:scan).
+const listZone = (zone: string, listed: string[]) => ({
+  origin: zone,
+  text: [`$ORIGIN ${zone}.`, `@ 300 IN SOA ns.${zone}. hostmaster.${zone}. ( 1 3600 600 86400 300 )`, ...listed].join('\n'),
+});
+const { dnsbl, trustlist } = reputationDefaults;
+const dns = await startDnsServerProcess({
+  zoneDir: fileURLToPath(new URL('../test/fixtures/mailscan/bench/', import.meta.url)),
+  zones: [
+    ...dnsbl.ipZones.map((zone, i) =>
+      listZone(zone, i === 0 ? ['26.100.51.198 IN A 127.0.0.2', '26.100.51.198 IN TXT "listed for the benchmark"'] : []),
+    ),
+    ...dnsbl.domainZones.map((zone) => listZone(zone, [])),
+    ...trustlist.zones.map((zone, i) => listZone(zone, i === 0 ? ['25.2.0.192 IN A 127.0.10.0'] : [])),
+  ],
+});
+/** The runner's scan of bench.test with a 60-second budget (`--timeout=55`). */
+const scanArgs = mailscanArgs('bench.test', {}, 60_000);
 
 interface Sample {
   wall: number;
@@ -54,23 +67,23 @@ const hook = writePeakRssHook(work);
 const usageFile = join(work, 'usage.json');
 
 function timeOnce(args: string[], cache: string): Promise<Sample> {
+  // The runner's environment for the CLI (MAILSCAN_* and what a process needs), and the CPU hook's file.
+  const env = {
+    ...mailscanEnv({ PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_COMPILE_CACHE: cache }),
+    PEAK_RSS_FILE: usageFile,
+  };
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--require', hook, ...args],
-      { env: { PATH: process.env.PATH ?? '', MAILSCAN_COMPILE_CACHE: cache, PEAK_RSS_FILE: usageFile }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout) => {
-        const wall = performance.now() - started;
-        if (error) return reject(new Error(`${args.join(' ')} failed: ${error.message}`));
-        void readFile(usageFile, 'utf8').then((text) => {
-          const { cpuMs: cpu } = JSON.parse(text) as { cpuMs: number };
-          if (!args.includes('scan')) return resolve({ wall, scan: 0, cpu });
-          const report = JSON.parse(stdout) as { started_at: string; finished_at: string };
-          resolve({ wall, scan: Date.parse(report.finished_at) - Date.parse(report.started_at), cpu });
-        }, reject);
-      },
-    );
+    execFile(process.execPath, ['--require', hook, ...args], { env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      const wall = performance.now() - started;
+      if (error) return reject(new Error(`${args.join(' ')} failed: ${error.message}`));
+      void readFile(usageFile, 'utf8').then((text) => {
+        const { cpuMs: cpu } = JSON.parse(text) as { cpuMs: number };
+        if (!args.includes('scan')) return resolve({ wall, scan: 0, cpu });
+        const report = JSON.parse(stdout) as { started_at: string; finished_at: string };
+        resolve({ wall, scan: Date.parse(report.finished_at) - Date.parse(report.started_at), cpu });
+      }, reject);
+    });
   });
 }
 
@@ -81,7 +94,7 @@ const cliCommands = (label: string, path: string, nodeOptions: string[] = []): R
   return {
     [`${label} --version`]: () => timeOnce([...cli, '--version'], cache),
     [`${label} rules`]: () => timeOnce([...cli, 'rules'], cache),
-    [`${label} scan`]: () => timeOnce([...cli, 'scan', 'bench.test', '--nameserver', dns.address, '--config', config], cache),
+    [`${label} scan`]: () => timeOnce([...cli, ...scanArgs], cache),
   };
 };
 const reference = 'node -e 0';
