@@ -59,15 +59,17 @@ export interface BuildEngineOptions {
   outfile: string;
   /** A folder copied to dist/assets/. */
   assets?: string;
+  /** More entry points, by output name (lib/<engine>/<name>.js): modules loaded by path, not only through the main entry. */
+  extraEntries?: Readonly<Record<string, string>>;
 }
 
-export async function buildEngine({ name, entry, outfile, assets }: BuildEngineOptions): Promise<string> {
+export async function buildEngine({ name, entry, outfile, assets, extraEntries = {} }: BuildEngineOptions): Promise<string> {
   const root = join(dirname(outfile), '..');
   const lib = join(root, 'lib', name);
   await rm(lib, { recursive: true, force: true });
   const requireName = `__${name}CreateRequire`;
   await build({
-    entryPoints: { [name]: entry },
+    entryPoints: { ...extraEntries, [name]: entry },
     outdir: lib,
     outExtension: { '.js': '.js' },
     bundle: true,

@@ -8,14 +8,31 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { builtinsViaRequire } from '../engine-kit/build-engine.ts';
 import { snapshotBlobFor } from './src/snapshot-blob.ts';
 
 const ENTRY = fileURLToPath(new URL('./src/bin/mailscan-snapshot.ts', import.meta.url));
+const ON_DEMAND = fileURLToPath(new URL('./src/on-demand.ts', import.meta.url));
+const SNAPSHOT_ON_DEMAND = fileURLToPath(new URL('./src/bin/snapshot-on-demand.ts', import.meta.url));
+
+/**
+ * The opt-in surfaces and the X.509 stack stay out of the snapshot's script: `on-demand.ts` becomes
+ * `snapshot-on-demand.ts`, which loads them from the bundle when a scan asks for one. In the
+ * script they would be ~1.7 MB of the blob (their source text is kept in the heap) that every
+ * scan reads and deserialises at start-up.
+ */
+const onDemandFromBundle: Plugin = {
+  name: 'on-demand-from-bundle',
+  setup(builder) {
+    builder.onResolve({ filter: /\/on-demand\.ts$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === ON_DEMAND ? { path: SNAPSHOT_ON_DEMAND } : undefined,
+    );
+  },
+};
 
 /** Writes the snapshot of the CLI whose executable is `bin`; returns the blob's path. */
 export async function buildMailscanSnapshot(bin: string, node: string = process.execPath): Promise<string> {
@@ -37,7 +54,7 @@ export async function buildMailscanSnapshot(bin: string, node: string = process.
       logLevel: 'warning',
       // A snapshot has no dynamic import(): the built-ins a scan loads late (node:https) are
       // required, as in the engine bundles.
-      plugins: [builtinsViaRequire],
+      plugins: [builtinsViaRequire, onDemandFromBundle],
     });
     await mkdir(dirname(blob), { recursive: true });
     // --no-warnings: node warns that dgram, dns/promises and async_hooks are "not yet fully

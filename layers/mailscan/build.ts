@@ -16,6 +16,8 @@ import { snapshotBlobFor } from './src/snapshot-blob.ts';
 import { installVmcRoots } from './vmc-roots.ts';
 
 export const ENTRY = fileURLToPath(new URL('./src/bin/mailscan.ts', import.meta.url));
+/** The opt-in surfaces' loaders, an entry of their own (lib/mailscan/on-demand.js): a scan from the start-up snapshot loads them from there. */
+export const ON_DEMAND_ENTRY = fileURLToPath(new URL('./src/on-demand.ts', import.meta.url));
 export const DEFAULT_OUTFILE = fileURLToPath(new URL('../dist/bin/mailscan', import.meta.url));
 const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 
@@ -25,7 +27,7 @@ export interface BuildMailscanOptions {
 }
 
 export async function buildMailscan(outfile: string = DEFAULT_OUTFILE, options: BuildMailscanOptions = {}): Promise<string> {
-  await buildEngine({ name: 'mailscan', entry: ENTRY, outfile, assets: ASSETS });
+  await buildEngine({ name: 'mailscan', entry: ENTRY, outfile, assets: ASSETS, extraEntries: { 'on-demand': ON_DEMAND_ENTRY } });
   // Data files (the bundled VMC roots) sit beside bin/ and lib/, as the layer mounts them: /opt/assets.
   await installVmcRoots(join(dirname(outfile), '..', 'assets', 'vmc-roots'));
   // The start-up snapshot beside them (dist/snapshots/), made with this node; the runner uses it

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,8 @@ import { buildCli, runCli, type CliRun } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
 import { startVendorFakes, VENDOR_KEYS, type VendorFakes } from '../helpers/vendor-fakes.ts';
+import { BASE_MESSAGE } from '../helpers/signed-messages.ts';
+import type * as OnDemand from '../../../layers/mailscan/src/on-demand.ts';
 
 /** A report without its two timestamps, the only fields two runs of one scan may differ in. */
 function untimed(run: CliRun): unknown {
@@ -89,6 +92,45 @@ describe('mailscan started from its start-up snapshot (docs/mailscan-startup.md)
     } finally {
       await Promise.all([leakDns.close(), vendors?.close()]);
     }
+  });
+
+  it('runs the rua and header surfaces, which are not in its script, from the bundle beside it, with the same report', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'mailscan-snapshot-opt-in-'));
+    try {
+      const eml = join(work, 'message.eml');
+      writeFileSync(eml, BASE_MESSAGE);
+      const rua = fileURLToPath(new URL('../../fixtures/mailscan/rua/google.xml.gz', import.meta.url));
+      const args = ['scan', 'good.test', '--nameserver', dns.address, '--no-reputation', '--rua', rua, '--eml', eml];
+
+      const [plain, fromSnapshot] = await Promise.all([runCli(args), runCli(args, {}, snapshot)]);
+
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(fromSnapshot.code, fromSnapshot.stderr).toBe(0);
+      const report = untimed(fromSnapshot) as { surfaces: Record<string, { status: string }> };
+      expect(report.surfaces.rua.status).toBe('ok');
+      expect(report.surfaces.header.status).toBe('ok');
+      expect(report).toEqual(untimed(plain));
+      expect(events(fromSnapshot)).toEqual(events(plain));
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it("has the bundle's on-demand.js, whose loaders give every module the snapshot leaves out", async () => {
+    // What snapshot-on-demand.ts requires from a scan started from the snapshot (an ES module, through require).
+    const onDemand = createRequire(join(dirname(dirname(bin)), 'lib', 'mailscan', 'mailscan.js'))('./on-demand.js') as typeof OnDemand;
+
+    const [leak, discover, rua, header, vmc] = await Promise.all([
+      onDemand.loadLeak(),
+      onDemand.loadDiscover(),
+      onDemand.loadRua(),
+      onDemand.loadHeader(),
+      onDemand.loadVmc(),
+    ]);
+
+    expect([leak.runLeak, discover.runDiscover, rua.runRua, header.runHeader, vmc.validateVmc].map((fn) => typeof fn)).toEqual(
+      Array(5).fill('function'),
+    );
   });
 
   it('reads the bundled VMC roots beside the executable it is started for, as the bundle does', async () => {

@@ -12,8 +12,9 @@ import { startupSnapshot } from 'node:v8';
 // zod reads its jitless setting when a schema is built: first, as in main.ts's scan command.
 import '../cli/zod-jitless.ts';
 // What every scan loads: the scan command, the reputation surface, the settings' parsers. Not
-// the opt-in surfaces (discover, leak, rua, header) nor the X.509 stack: a larger heap costs every
-// scan its deserialisation, and those load on demand from the snapshot as from the bundle.
+// the opt-in surfaces (discover, leak, rua, header) nor the X.509 stack: they are not even in this
+// script (on-demand.ts becomes snapshot-on-demand.ts, which loads them from the bundle), since a
+// larger script and heap cost every scan from the snapshot their reading and deserialisation.
 import '../cli/scan-command.ts';
 import '../reputation/index.ts';
 import '../config/config-file.ts';

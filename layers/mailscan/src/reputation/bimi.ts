@@ -6,6 +6,7 @@ import { checkError, errorMessage, type CheckResult } from './check-result.ts';
 import { findBimiRecord, parseBimiTags } from './bimi-record.ts';
 import { reputationDefaults } from './defaults.ts';
 import type { VmcReason, VmcValidation } from './vmc.ts';
+import { loadVmc } from '../on-demand.ts';
 
 export interface BimiData {
   /** found / absent / invalid (unusable record) / declined (empty l= and a=) / unknown (DNS). */
@@ -101,7 +102,7 @@ export async function checkBimi(input: ReputationInput, ctx: ReputationContext):
   } else if (pemFetch?.ok) {
     // Loaded only for a VMC to validate: the X.509 stack costs ~150 ms of start-up that most scans
     // (no BIMI authority evidence) would pay for nothing.
-    const { validateVmc } = await import('./vmc.ts');
+    const { validateVmc } = await loadVmc();
     const validation = await validateVmc({
       pem: new TextDecoder().decode(pemFetch.body),
       svg: svgFetch?.ok ? svgFetch.body : null,

@@ -7,6 +7,7 @@ import { reportSchema, type Report } from '../report.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
 import { adversaryFindings, type Technique } from '../adversary/techniques.ts';
 import { probeResolver, unansweredPosture } from './resolver-health.ts';
+import { loadDiscover, loadHeader, loadLeak, loadRua } from '../on-demand.ts';
 import type { ReportFinding } from '../catalogue.ts';
 import type { OptInContext } from '../external/services.ts';
 
@@ -70,14 +71,12 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const started = startPosture(request.domain, deps.resolver, request.dkimSelectors);
   const optIn = request.optIn ?? null;
   // Leak needs nothing from posture: its lookalike enumeration, the longest work, starts at once.
-  const leakRun = optIn?.leak
-    ? runSurfaceSafely('leak', async () => (await import('../leak/run-leak.ts')).runLeak(optIn.context), deps)
-    : null;
+  const leakRun = optIn?.leak ? runSurfaceSafely('leak', async () => (await loadLeak()).runLeak(optIn.context), deps) : null;
   const discoverRun = optIn?.discover
     ? runSurfaceSafely(
         'discover',
         async () => {
-          const [{ runDiscover }, posture] = await Promise.all([import('../discover/run-discover.ts'), started.result]);
+          const [{ runDiscover }, posture] = await Promise.all([loadDiscover(), started.result]);
           const dmarcAddresses = posture.surface.dmarc.report_destinations
             .map((destination) => destination.address)
             .filter((address): address is string => address !== null);
@@ -96,7 +95,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       ? runFileSurface(
           'rua',
           async () =>
-            (await import('../rua/run-rua.ts')).runRua({
+            (await loadRua()).runRua({
               domain: request.domain,
               files: request.rua ?? [],
               log: deps.log,
@@ -109,7 +108,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
     ? runFileSurface(
         'header',
         async () =>
-          (await import('../header/run-header.ts')).runHeader({
+          (await loadHeader()).runHeader({
             file: request.eml ?? '',
             resolver: deps.resolver,
             now: deps.now,
