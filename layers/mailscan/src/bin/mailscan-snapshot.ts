@@ -21,11 +21,15 @@ import '../config/config-file.ts';
 import '../reputation/config-from-env.ts';
 import '../external/opt-in-config.ts';
 import { runCli } from '../cli/run-cli.ts';
+import { warmUp } from '../cli/snapshot-warm-up.ts';
 
 declare global {
   /** The bundle's own URL, which `import.meta.url` stands for in this CommonJS build. */
   var __mailscanModuleUrl: string | undefined;
 }
+
+// Compiles what every scan runs before its first query and after its last, into the heap saved.
+warmUp();
 
 startupSnapshot.setDeserializeMainFunction(() => {
   // argv[1] is the executable the runner names (bin/mailscan); the snapshot stands for the bundle
