@@ -7,14 +7,14 @@
  * import()), whose loaders import the same chunks a scan from the bundle imports. That module
  * turns zod's JIT off before their schemas are built, as the bundle's scan command does.
  */
-import { createRequire } from 'node:module';
 import type * as OnDemand from '../on-demand.ts';
 
 let bundle: typeof OnDemand | undefined;
 
 function fromBundle(): typeof OnDemand {
   // import.meta.url stands for the bundle's entry (set by the snapshot's main function).
-  bundle ??= createRequire(import.meta.url)('./on-demand.js') as typeof OnDemand;
+  // node:module only now, not at import: loaded while the snapshot is built, it would sit in its heap.
+  bundle ??= process.getBuiltinModule('node:module').createRequire(import.meta.url)('./on-demand.js') as typeof OnDemand;
   return bundle;
 }
 
