@@ -1,4 +1,3 @@
-import { parseArgs as parseNodeArgs } from 'node:util';
 import { TECHNIQUE_SURFACES, TECHNIQUES, type Technique } from '../adversary/technique-names.ts';
 import { normaliseDomain } from '../domain-name.ts';
 
@@ -37,6 +36,11 @@ export type ParsedArgs = { ok: true; command: Command } | { ok: false; message: 
 const MAX_TIMEOUT_SECONDS = 3600;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
+  // parseArgs alone, not node:util's namespace: an import of node:util becomes esbuild's
+  // namespace copy, which reads every export's descriptor, and node 24 then loads what its lazy
+  // exports stand for (util.diff, setTraceSigInt: worker_threads, locks, ~13 of node's modules)
+  // in every process, and into the start-up snapshot's heap.
+  const parseNodeArgs = process.getBuiltinModule('node:util').parseArgs;
   let parsed;
   try {
     parsed = parseNodeArgs({
