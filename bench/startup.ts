@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,8 @@ import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 // Each command also runs from the build's start-up snapshot (`node --snapshot-blob`, as the
 // runner starts it when its node accepts the blob), with the paired ratio snapshot ÷ mailscan.
 // --baseline PATH adds the same commands for another built CLI (say, one built from
-// an older commit) in the same rounds, and the paired ratio mailscan ÷ baseline.
+// an older commit) in the same rounds, and the paired ratio mailscan ÷ baseline; from its own
+// snapshot too when it has one (snapshot ÷ baseline-snapshot).
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' }, baseline: { type: 'string' } } });
 const runs = Number(values.runs);
 const work = await mkdtemp(join(tmpdir(), 'bench-startup-'));
@@ -98,6 +100,7 @@ const cliCommands = (label: string, path: string, nodeOptions: string[] = []): R
   };
 };
 const reference = 'node -e 0';
+const baselineSnapshot = values.baseline && existsSync(snapshotBlobFor(values.baseline)) ? snapshotBlobFor(values.baseline) : null;
 const samples = await interleaved(
   {
     [reference]: () => timeOnce(['-e', '0'], join(work, 'unused')),
@@ -105,6 +108,7 @@ const samples = await interleaved(
     // The same build started from its start-up snapshot, as the runner starts it when node accepts the blob.
     ...cliCommands('snapshot', bin, ['--snapshot-blob', snapshotBlobFor(bin)]),
     ...(values.baseline ? cliCommands('baseline', values.baseline) : {}),
+    ...(baselineSnapshot ? cliCommands('baseline-snapshot', values.baseline!, ['--snapshot-blob', baselineSnapshot]) : {}),
   },
   runs,
 );
@@ -140,6 +144,7 @@ const compare = (label: string, other: string): void => {
 };
 compare('snapshot', 'mailscan');
 if (values.baseline) compare('mailscan', 'baseline');
+if (baselineSnapshot) compare('snapshot', 'baseline-snapshot');
 process.stdout.write(`${out.join('\n')}\n`);
 await dns.close();
 await rm(work, { recursive: true, force: true });
