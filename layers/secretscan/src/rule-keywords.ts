@@ -199,14 +199,25 @@ const ALL_FOLDED = Object.values(RULE_KEYWORDS).flatMap((entry) =>
 );
 const LITERALS = new LiteralSet(ALL_EXACT, ALL_FOLDED);
 
+const entries = new Map<string, RuleKeywords | undefined>();
+
+/** The table's entry for a full secretlint rule id (looked up once per id). */
+function entryOf(ruleId: string): RuleKeywords | undefined {
+  if (!entries.has(ruleId)) {
+    entries.set(ruleId, ruleId.startsWith(SECRETLINT_RULE_PREFIX) ? RULE_KEYWORDS[ruleId.slice(SECRETLINT_RULE_PREFIX.length)] : undefined);
+  }
+  return entries.get(ruleId);
+}
+
 /**
  * Whether the rule `ruleId` (a full secretlint id) can report a match in a text holding the
  * literals `present`. A rule the table does not know always can.
  */
 function canMatch(ruleId: string, present: ReadonlySet<string>): boolean {
-  const entry = ruleId.startsWith(SECRETLINT_RULE_PREFIX) ? RULE_KEYWORDS[ruleId.slice(SECRETLINT_RULE_PREFIX.length)] : undefined;
+  const entry = entryOf(ruleId);
   if (!entry) return true;
   if ('withAnyRule' in entry) return false;
+  if (present.size === 0) return false;
   return entry.groups.every(
     (group) =>
       (group.literals ?? []).some((literal) => present.has(literal)) || (group.ignoringCase ?? []).some((literal) => present.has(literal)),
@@ -215,7 +226,7 @@ function canMatch(ruleId: string, present: ReadonlySet<string>): boolean {
 
 /** Whether the rule runs only alongside others (the comment filter). */
 export function runsWithAnyRule(ruleId: string): boolean {
-  const entry = ruleId.startsWith(SECRETLINT_RULE_PREFIX) ? RULE_KEYWORDS[ruleId.slice(SECRETLINT_RULE_PREFIX.length)] : undefined;
+  const entry = entryOf(ruleId);
   return entry !== undefined && 'withAnyRule' in entry;
 }
 
@@ -225,7 +236,7 @@ export function runsWithAnyRule(ruleId: string): boolean {
  */
 export function rulesThatCanMatch(ruleIds: readonly string[], text: string): string[] {
   const present = LITERALS.found(text);
-  const scanners = ruleIds.filter((ruleId) => !runsWithAnyRule(ruleId) && canMatch(ruleId, present));
+  const scanners = ruleIds.filter((ruleId) => canMatch(ruleId, present));
   if (scanners.length === 0) return [];
   return ruleIds.filter((ruleId) => runsWithAnyRule(ruleId) || scanners.includes(ruleId));
 }
