@@ -168,6 +168,30 @@ describe.skipIf(!gitAvailable())('PackStore on packs made by git pack-objects', 
     expect(kinds(await readFile(pack))).not.toContain(6);
   });
 
+  it('hands every blob, whole or delta, to onBlob once as the pass resolves it', async () => {
+    const pack = packObjects('on-blob', '--delta-base-offset');
+    const { objects } = verifyPack(repo, pack);
+    const seen = new Map<number, string>();
+    const store = await PackStore.open(
+      pack,
+      options({
+        cacheBytes: 1024,
+        onBlob: (ordinal, content) => {
+          expect(seen.has(ordinal)).toBe(false);
+          seen.set(ordinal, sha1Object('blob', Buffer.from(content)));
+        },
+      }),
+    );
+    try {
+      const blobs = [...objects].filter(([, type]) => type === 'blob').map(([oid]) => oid);
+      expect(blobs.length).toBeGreaterThan(40);
+      expect(new Set(seen.values())).toEqual(new Set(blobs));
+      for (const oid of blobs) expect(seen.get(store.ordinal(oid))).toBe(oid);
+    } finally {
+      store.close();
+    }
+  });
+
   it('reads every object back with a cache too small to hold a base (chains re-read from the file)', async () => {
     const pack = packObjects('tiny-cache', '--delta-base-offset');
     await expectEveryObject(pack, options({ cacheBytes: 1024 }));

@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BlobTriage } from '../../layers/secretscan/src/blob-triage.ts';
+import { cloneRepository } from '../../layers/secretscan/src/clone.ts';
+import { GitHttpClient } from '../../layers/secretscan/src/git-http.ts';
+import { walkHistory } from '../../layers/secretscan/src/history.ts';
+import { scanBlobs } from '../../layers/secretscan/src/scan-blobs.ts';
 import { DEFAULT_BOUNDS } from '../../layers/secretscan/src/bounds.ts';
 import { scanRepository, type ReportSink, type ScanContext } from '../../layers/secretscan/src/scan.ts';
 import { resolveScope, type SecretScanScope } from '../../layers/secretscan/src/scope.ts';
@@ -82,6 +87,43 @@ describe.skipIf(!gitAvailable())('scanRepository against git http-backend', () =
     expect(byHash(result, fixtures.ignoredToken)).toBeUndefined();
     expect(result.passed.get('secret.slack_token')).toMatch(/1 secret allowed by \.secretscanignore/);
     expect(result.passed.get('secret.slack_token')).toMatch(/1 binary skipped/);
+  });
+
+  it('reads again only the blobs the indexing pass found something to look for in, with the same results', async () => {
+    const signal = AbortSignal.timeout(60_000);
+    const { maxBlobBytes } = DEFAULT_BOUNDS;
+    const http = new GitHttpClient({
+      resolve: loopback,
+      origin: server.origin,
+      maxResponseBytes: DEFAULT_BOUNDS.maxPackBytes,
+      idleTimeoutMs: DEFAULT_BOUNDS.idleTimeoutMs,
+      allowHttp: true,
+      signal,
+    });
+    const triage = new BlobTriage(maxBlobBytes);
+    const repo = await cloneRepository({
+      url: `${server.origin}/leaky.git`,
+      depth: 101,
+      http,
+      signal,
+      authorized: false,
+      cacheBytes: 8 << 20,
+      maxObjectBytes: 64 << 20,
+      onBlob: triage.inspect,
+    });
+    try {
+      const walk = await walkHistory({ store: repo.store, tip: repo.tip, shallow: repo.shallow, maxCommits: 100, maxBlobs: 1000, signal });
+      const verdicts = [...walk.blobs.keys()].map((oid) => triage.verdict(repo.store.ordinal(oid)));
+      expect(verdicts.every((verdict) => verdict !== undefined)).toBe(true);
+      expect(verdicts.filter((verdict) => verdict!.binary)).toHaveLength(1);
+      expect(verdicts.filter((verdict) => !verdict!.binary && !verdict!.mayHoldSecrets).length).toBeGreaterThan(0);
+      const triaged = await scanBlobs(repo, walk, { maxBlobBytes, pathsIgnore: [], signal, triage });
+      const readAgain = await scanBlobs(repo, walk, { maxBlobBytes, pathsIgnore: [], signal });
+      expect(triaged).toEqual(readAgain);
+      expect(triaged.secrets.length).toBeGreaterThan(10);
+    } finally {
+      await repo.dispose();
+    }
   });
 
   it('reports a secret held by 50 files once, with its 50 locations', async () => {

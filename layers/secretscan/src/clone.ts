@@ -28,6 +28,8 @@ export interface CloneOptions {
   /** The pack reader's delta-base cache and its largest in-memory object (pack-store.ts). */
   cacheBytes: number;
   maxObjectBytes: number;
+  /** Each blob as the indexing pass resolves it (pack-store.ts). */
+  onBlob?: (ordinal: number, content: Uint8Array) => void;
 }
 
 export interface ClonedRepository {
@@ -111,7 +113,7 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
     // before anything is thrown (the folder is removed after).
     const indexing = PackStore.open(
       packFile,
-      { cacheBytes: options.cacheBytes, maxObjectBytes: options.maxObjectBytes, signal: options.signal },
+      { cacheBytes: options.cacheBytes, maxObjectBytes: options.maxObjectBytes, signal: options.signal, onBlob: options.onBlob },
       pack,
     );
     indexing.catch(() => pack.stop());

@@ -157,6 +157,16 @@ async function secretlintMessages(path: string, text: string, prefilter: boolean
 }
 
 /**
+ * False when `detectSecrets(path, text, { entropy, prefilter: true })` finds nothing whatever the
+ * path and `entropy`: no secretlint rule's keywords are in the text (so no lint call) and the
+ * entropy rule has no candidate in it. The scan asks it of each blob while indexing the pack
+ * (blob-triage.ts), and reads again only the blobs it is true of.
+ */
+export function mayHoldSecrets(text: string): boolean {
+  return rulesThatCanMatch(PRESET_RULE_IDS, text).length > 0 || findHighEntropyAssignments(text).length > 0;
+}
+
+/**
  * Finds the secrets in one text: secretlint's rules always, the entropy rule when `entropy` (the
  * path guards decide). A secretlint rule this catalogue does not map throws: a preset upgrade
  * that adds a rule must add its id, not lose its findings.

@@ -7,6 +7,7 @@ import { eventLoopTurns } from './event-loop-turns.ts';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 const TYPE_NAMES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
+const BLOB = 3;
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 
@@ -20,6 +21,12 @@ export interface PackStoreOptions {
    */
   maxObjectBytes: number;
   signal: AbortSignal;
+  /**
+   * Called with each blob the indexing pass resolves (to hash it), before it is read again by id:
+   * a look at every blob without inflating it twice (blob-triage.ts). Not called for an object over
+   * maxObjectBytes (never held).
+   */
+  onBlob?: (ordinal: number, content: Uint8Array) => void;
 }
 
 /**
@@ -221,6 +228,7 @@ export class PackStore {
   private hash(ordinal: number, type: number, content: Uint8Array): void {
     const oid = createHash('sha1').update(`${TYPE_NAMES[type]} ${content.length}\0`).update(content).digest('hex');
     this.record(ordinal, type, content.length, oid);
+    if (type === BLOB) this.options.onBlob?.(ordinal, content);
   }
 
   private record(ordinal: number, type: number, size: number, oid: string): void {

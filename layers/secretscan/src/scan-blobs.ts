@@ -1,5 +1,6 @@
 import { matchesGlob } from 'node:path';
 import type { ClonedRepository } from './clone.ts';
+import { decodeBlob, type BlobTriage } from './blob-triage.ts';
 import { detectSecrets } from './detect.ts';
 import { eventLoopTurns } from './event-loop-turns.ts';
 import { headKey, type BlobSighting, type HistoryWalk } from './history.ts';
@@ -38,6 +39,8 @@ export interface BlobScanOptions {
   signal: AbortSignal;
   /** Called after each blob, for progress lines. */
   onBlob?: (stats: BlobScanStats) => void;
+  /** What the indexing pass learnt of each blob: the blobs that cannot hold a secret are not read again. */
+  triage?: BlobTriage;
 }
 
 export interface BlobScanResult {
@@ -47,11 +50,10 @@ export interface BlobScanResult {
   unfinished?: { scanned: number; total: number };
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
-
 /**
- * Reads every distinct blob of the walk once, in pack order (a delta's base was read just before
- * it, so it is still in the pack reader's cache), and runs the rules over it; a secret found in a
+ * Runs the rules over every distinct blob of the walk once, in pack order (a delta's base was read
+ * just before it, so it is still in the pack reader's cache). A blob the indexing pass already
+ * found nothing to look for in (`triage`) is not read again; a secret found in a
  * blob is placed at every path that blob had. The entropy rule runs when at least one of those paths is
  * unguarded, and its findings keep only the unguarded paths.
  */
@@ -80,23 +82,30 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
       stats.skippedIgnoredPath += 1;
       continue;
     }
-    if (store.sizeOf(oid) > options.maxBlobBytes) {
+    const size = store.sizeOf(oid);
+    if (size > options.maxBlobBytes) {
       stats.skippedTooLarge += 1;
       continue;
     }
-    const blob = store.read(oid, 'blob');
-    if (isBinary(blob)) {
+    // The indexing pass's look at the blob, when it had one; else the blob is read here.
+    const verdict = options.triage?.verdict(store.ordinal(oid));
+    const blob = verdict ? undefined : store.read(oid, 'blob');
+    if (verdict ? verdict.binary : isBinary(blob!)) {
       stats.skippedBinary += 1;
       continue;
     }
-    const text = decoder.decode(blob);
-    const minified = looksMinified(text);
+    const text = blob && decodeBlob(blob);
+    const minified = verdict ? verdict.minified : looksMinified(text!);
     const guards = sightings.map(({ path }) => (minified ? 'minified' : entropyGuardForPath(path)));
     const unguarded = sightings.filter((_, at) => guards[at] === null);
     if (unguarded.length === 0) stats.entropyGuarded[guards[0]!] += 1;
-    const matches = await detectSecrets(sightings[0].path, text, { entropy: unguarded.length > 0 });
+    // A blob the pass found nothing to look for in gives nothing whatever its paths (mayHoldSecrets).
+    const matches =
+      verdict && !verdict.mayHoldSecrets
+        ? []
+        : await detectSecrets(sightings[0].path, text ?? decodeBlob(store.read(oid, 'blob')), { entropy: unguarded.length > 0 });
     stats.blobsScanned += 1;
-    stats.bytesScanned += blob.length;
+    stats.bytesScanned += size;
     for (const match of matches) {
       const places: BlobSighting[] = match.ruleId === 'secret.generic_high_entropy' ? unguarded : sightings;
       const digest = digestSecret(match.value);

@@ -1,3 +1,4 @@
+import { BlobTriage } from './blob-triage.ts';
 import { CATALOGUE, RULE_IDS } from './catalogue.ts';
 import { cloneRepository } from './clone.ts';
 import { readCredential, redact, type RepositoryCredential } from './credential.ts';
@@ -115,6 +116,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       signal: context.signal,
     });
     const depth = scope.history ? scope.maxCommits + 1 : 1;
+    const triage = new BlobTriage(context.bounds.maxBlobBytes);
     const started = Date.now();
     const repo = await cloneRepository({
       url: target.toString(),
@@ -126,6 +128,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       authorized: credential !== undefined,
       cacheBytes: DELTA_CACHE_BYTES,
       maxObjectBytes: Math.max(MAX_OBJECT_BYTES, context.bounds.maxBlobBytes),
+      onBlob: triage.inspect,
     });
     try {
       context.progress('clone finished', {
@@ -150,6 +153,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
         maxBlobBytes: context.bounds.maxBlobBytes,
         pathsIgnore: scope.pathsIgnore,
         signal: context.signal,
+        triage,
       });
       const kept = result.secrets.filter((secret) => !ignore?.fingerprints.has(secret.digest.sha256));
       for (const secret of kept) {
