@@ -42,6 +42,9 @@ for (const name of engines.keys()) {
   const variable = `${name.toUpperCase()}_COMPILE_CACHE`;
   engineEnv[variable] ??= join(dataDir, 'cache', name);
 }
+// Where the mailscan runner keeps a start-up snapshot it makes with this node when the build's
+// blob is not one this node accepts (docs/mailscan-startup.md); the build's usually is, here.
+engineEnv.MAILSCAN_SNAPSHOT_CACHE ??= join(dataDir, 'cache', 'mailscan-snapshot');
 const runners = makeEngineRunners({
   binDir: join(LAYER_DIST, 'bin'),
   env: engineEnv,

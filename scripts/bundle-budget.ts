@@ -41,6 +41,14 @@ const ENGINE_BUDGET_KIB: Record<string, number> = {
   tlsscan: 200, // 164 KiB
 };
 const DEFAULT_ENGINE_BUDGET_KIB = 4096;
+/**
+ * The start-up snapshots' scripts the layer ships beside the bundles (layers/dist/snapshots/*.cjs,
+ * docs/mailscan-startup.md): the runner makes a blob from one with the runtime's node. Their blobs
+ * stay out of the layer (infra/constructs/dispatch.ts) and are not counted.
+ */
+const SNAPSHOT_SCRIPT_BUDGET_KIB: Record<string, number> = {
+  'mailscan-snapshot.cjs': 448, // 372 KiB: the scan's modules without the opt-in surfaces and X.509 (the bundle's on-demand.js)
+};
 const INIT_RATIO_LIMIT = 1.5;
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
@@ -93,7 +101,16 @@ for (const engine of ENGINES) {
     `| ${engine.name} | ${(size / 1024).toFixed(0)} KiB | ${(budget / 1024).toFixed(0)} KiB${size > budget ? ' OVER' : ''} |`,
   );
 }
-console.log(`| engine (layers/dist/lib) | bundle | budget |\n|---|---:|---:|\n${engineRows.join('\n')}`);
+const snapshots = resolve('layers/dist/snapshots');
+for (const script of existsSync(snapshots) ? readdirSync(snapshots).filter((file) => file.endsWith('.cjs')) : []) {
+  const size = statSync(join(snapshots, script)).size;
+  const budget = (SNAPSHOT_SCRIPT_BUDGET_KIB[script] ?? DEFAULT_ENGINE_BUDGET_KIB) * 1024;
+  if (size > budget) over += 1;
+  engineRows.push(
+    `| snapshots/${script} | ${(size / 1024).toFixed(0)} KiB | ${(budget / 1024).toFixed(0)} KiB${size > budget ? ' OVER' : ''} |`,
+  );
+}
+console.log(`| engine (layers/dist/lib, snapshots) | bundle | budget |\n|---|---:|---:|\n${engineRows.join('\n')}`);
 console.log(
   `| function | bundle | budget | init (median of ${runs}) | floor | added | floor is | ratio | CPU ratio |\n|---|---:|---:|---:|---:|---:|---|---:|---:|\n${rows.join('\n')}`,
 );

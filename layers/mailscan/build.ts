@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildEngine } from '../engine-kit/build-engine.ts';
 import { buildMailscanSnapshot } from './build-snapshot.ts';
-import { snapshotBlobFor } from './src/snapshot-blob.ts';
+import { snapshotBlobFor, snapshotScriptFor } from './src/snapshot-blob.ts';
 import { installVmcRoots } from './vmc-roots.ts';
 
 export const ENTRY = fileURLToPath(new URL('./src/bin/mailscan.ts', import.meta.url));
@@ -22,7 +22,7 @@ export const DEFAULT_OUTFILE = fileURLToPath(new URL('../dist/bin/mailscan', imp
 const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 
 export interface BuildMailscanOptions {
-  /** Also write the start-up snapshot (dist/snapshots/mailscan.blob); on by default. Off removes an older one, which would run older code. */
+  /** Also write the start-up snapshot (dist/snapshots/mailscan.blob and its script); on by default. Off removes older ones, which would run older code. */
   snapshot?: boolean;
 }
 
@@ -32,7 +32,8 @@ export async function buildMailscan(outfile: string = DEFAULT_OUTFILE, options: 
   await installVmcRoots(join(dirname(outfile), '..', 'assets', 'vmc-roots'));
   // The start-up snapshot beside them (dist/snapshots/), made with this node; the runner uses it
   // only when its node accepts it (docs/mailscan-startup.md).
-  if (options.snapshot === false) await rm(snapshotBlobFor(outfile), { force: true });
+  if (options.snapshot === false)
+    await Promise.all([snapshotBlobFor(outfile), snapshotScriptFor(outfile)].map((path) => rm(path, { force: true })));
   else await buildMailscanSnapshot(outfile);
   return outfile;
 }

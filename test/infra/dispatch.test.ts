@@ -78,11 +78,12 @@ describe('dispatch setup checks', () => {
     }
   });
 
-  it('leaves the start-up snapshots out of the layer: they run only on the node that built them', () => {
+  it("leaves the start-up snapshots' blobs out of the layer and ships their script: a blob runs only on the node that built it", () => {
     const layer = join(scratch, 'with-snapshot');
     cpSync(fixtureLayer, layer, { recursive: true });
     mkdirSync(join(layer, 'snapshots'));
     writeFileSync(join(layer, 'snapshots', 'mailscan.blob'), 'blob');
+    writeFileSync(join(layer, 'snapshots', 'mailscan-snapshot.cjs'), 'script');
     const outdir = join(scratch, 'cdk.out-snapshot');
     const app = new App({ outdir });
     new LayerVersion(new Stack(app, 'Layer'), 'Engines', { code: enginesLayerCode(layer) });
@@ -90,7 +91,7 @@ describe('dispatch setup checks', () => {
     const staged = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
     expect(staged).toHaveLength(1);
     expect(existsSync(join(outdir, staged[0], 'bin'))).toBe(true);
-    expect(existsSync(join(outdir, staged[0], 'snapshots'))).toBe(false);
+    expect(readdirSync(join(outdir, staged[0], 'snapshots'))).toEqual(['mailscan-snapshot.cjs']);
   });
 
   it('accepts the test fixture layer', () => {

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { reportFingerprint, reportSchema, type Report } from '../../../layers/mailscan/src/index.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
 import { EmailSecurityScope, withoutLegacyKeys } from '../../domain/scope.ts';
@@ -18,6 +20,12 @@ export interface MailscanRunnerOptions {
    * command line or a log line.
    */
   operatorKeys?: () => Promise<Readonly<Record<string, string>>>;
+  /**
+   * Where a start-up snapshot made with `node` from the layer's script is kept, when the layer has
+   * no blob `node` accepts (mailscan-snapshot.ts): MAILSCAN_SNAPSHOT_CACHE, else the OS temporary
+   * folder (/tmp in Lambda); `npm start` puts it under DATA_DIR.
+   */
+  snapshotCache?: string;
 }
 
 /**
@@ -86,7 +94,13 @@ export function resultOfReport(report: Report): RunnerResult {
  * Exit 0 with check errors → findings plus errors (the job is partial); exit 2 or 3, or a report
  * that does not parse → the runner fails.
  */
-export function makeMailscanRunner({ bin, env = process.env, node = process.execPath, operatorKeys }: MailscanRunnerOptions): ScanRunner {
+export function makeMailscanRunner({
+  bin,
+  env = process.env,
+  node = process.execPath,
+  operatorKeys,
+  snapshotCache = env.MAILSCAN_SNAPSHOT_CACHE || join(tmpdir(), 'mailscan-snapshot'),
+}: MailscanRunnerOptions): ScanRunner {
   return {
     name: 'mailscan',
     async run({ target, scope, signal, timeoutMs, logger, artifactPaths }: RunnerInput): Promise<RunnerResult> {
@@ -94,7 +108,7 @@ export function makeMailscanRunner({ bin, env = process.env, node = process.exec
       logger.info('mailscan started', { args });
       const childEnv = { ...mailscanEnv(env), ...(operatorKeys ? await operatorKeys() : {}) };
       // From the start-up snapshot when this node accepts it, else the plain bundle (same report).
-      const nodeOptions = await snapshotNodeOptions(node, bin);
+      const nodeOptions = await snapshotNodeOptions(node, bin, { cacheDir: snapshotCache, logger });
       const stdout = await runEngineProcess({ engine: 'mailscan', node, bin, nodeOptions, args, env: childEnv, signal, timeoutMs, target });
       let report: Report;
       try {
