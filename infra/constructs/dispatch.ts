@@ -21,7 +21,7 @@ import { DEFAULT_BOUNDS as SECRETSCAN_BOUNDS } from '../../layers/secretscan/src
 export const DISPATCH_TIMEOUT = Duration.minutes(5);
 /** CPU, not memory: Lambda gives CPU in proportion to memory, and the CLI does TLS and X.509 work. */
 export const DISPATCH_MEMORY_MB = 1024;
-/** Room in /tmp beside the packs: the engines' compile caches and anything else a scan writes. */
+/** Room in /tmp beside the packs: the engines' compile caches, mailscan's start-up snapshot (~9 MB, made once per environment) and anything else a scan writes. */
 export const DISPATCH_TMP_HEADROOM_MIB = 512;
 /**
  * The dispatch function's /tmp. A job scans up to DEFAULT_TARGET_CONCURRENCY targets at once, and a

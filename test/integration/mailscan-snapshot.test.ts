@@ -247,6 +247,24 @@ describe('mailscan runner: the start-up snapshot', () => {
     expect(cacheFiles(copy)).toEqual([]);
   });
 
+  it('neither builds nor uses a blob in a cache folder that others may write to', async () => {
+    const copy = layer(withoutBlob);
+    // A blob this node accepts is there, but anyone could have put it there.
+    mkdirSync(copy.cache);
+    const earlier = layer(withoutBlob);
+    await snapshotNodeOptions(earlier.node, earlier.bin, { cacheDir: copy.cache });
+    await snapshotBuildSettled(earlier.node, earlier.bin, { cacheDir: copy.cache });
+    expect(cacheFiles(copy)).toHaveLength(1);
+    chmodSync(copy.cache, 0o777);
+    const logger = recordingLogger();
+
+    expect(await snapshotNodeOptions(earlier.node, copy.bin, { cacheDir: copy.cache, logger })).toEqual([]);
+    await snapshotBuildSettled(earlier.node, copy.bin, { cacheDir: copy.cache });
+
+    expect(builds(earlier)).toHaveLength(1);
+    expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('not private') }));
+  });
+
   it('removes what a killed build left in the cache folder once it is older than a build may take', async () => {
     const copy = layer(withoutBlob);
     mkdirSync(copy.cache);

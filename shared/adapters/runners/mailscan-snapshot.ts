@@ -79,6 +79,14 @@ async function firstState(node: string, bin: string, settings: SnapshotSettings)
     // No script in the layer (a build without the snapshot) or no such node: the plain bundle.
     return { blob: null, build: null };
   }
+  // A blob is code every scan runs, with the operator keys in its environment: only from a folder
+  // no one else can write to (the OS temporary folder is shared outside Lambda).
+  if (!(await privateFolder(settings.cacheDir))) {
+    settings.logger?.warn('mailscan snapshot cache folder is not private to this user: scans run the plain bundle', {
+      folder: settings.cacheDir,
+    });
+    return { blob: null, build: null };
+  }
   if (await probeSnapshot(node, bin, cached)) return { blob: cached, build: null };
   const state: SnapshotState = { blob: null, build: null };
   const started = performance.now();
@@ -100,6 +108,17 @@ async function firstState(node: string, bin: string, settings: SnapshotSettings)
   return state;
 }
 
+/** Creates `folder` (this user's alone) if it is missing; whether it is a folder of this user's that no one else may write to. */
+async function privateFolder(folder: string): Promise<boolean> {
+  try {
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    const info = await stat(folder);
+    return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** The cached blob's name: one per script and node binary (its path, size, modification time and inode). */
 async function cachedBlobName(node: string, script: string): Promise<string> {
   const [text, binary] = await Promise.all([readFile(script), stat(node)]);
@@ -116,7 +135,6 @@ async function buildSnapshot(node: string, script: string, blob: string, timeout
   const folder = dirname(blob);
   const temporary = join(folder, `${basename(blob)}.${process.pid}-${randomUUID()}.tmp`);
   try {
-    await mkdir(folder, { recursive: true });
     await removeStaleTemporaries(folder, timeoutMs);
     await new Promise<void>((resolve, reject) => {
       const child = execFile(
