@@ -65,6 +65,9 @@ function compressedGuess(size: number): number {
   return size + (size >> 12) + (size >> 14) + 64;
 }
 
+/** The largest compressed stream readAt reads into its reused buffer. */
+const SCRATCH_BYTES = 1 << 20;
+
 function isTruncation(error: unknown): boolean {
   return (error as { code?: string }).code === 'Z_BUF_ERROR';
 }
@@ -133,6 +136,7 @@ export class PackStore {
 
   close(): void {
     this.cache.clear();
+    this.scratch = Buffer.alloc(0);
     closeSync(this.fd);
   }
 
@@ -166,8 +170,17 @@ export class PackStore {
     return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   }
 
+  /** The buffer readAt reads into, grown as needed. */
+  private scratch = Buffer.alloc(0);
+
+  /**
+   * `length` bytes from `offset`, for a caller that uses them at once (inflate, a header): a view of
+   * one buffer that the next call overwrites, so reading an object back allocates nothing (a rare
+   * stream over SCRATCH_BYTES gets a buffer of its own, not kept).
+   */
   private readAt(offset: number, length: number): Buffer {
-    const buffer = Buffer.allocUnsafeSlow(length);
+    if (this.scratch.length < length && length <= SCRATCH_BYTES) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, 64 * 1024));
+    const buffer = length <= SCRATCH_BYTES ? this.scratch.subarray(0, length) : Buffer.allocUnsafeSlow(length);
     let done = 0;
     while (done < length) {
       const read = readSync(this.fd, buffer, done, length - done, offset + done);
