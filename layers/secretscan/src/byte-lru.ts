@@ -1,8 +1,8 @@
-interface Entry<K> {
+interface Entry<K, V> {
   key: K;
-  value: Uint8Array;
-  newer: Entry<K> | undefined;
-  older: Entry<K> | undefined;
+  value: V;
+  newer: Entry<K, V> | undefined;
+  older: Entry<K, V> | undefined;
 }
 
 /**
@@ -11,10 +11,10 @@ interface Entry<K> {
  * the entries of a doubly linked list, so a hit and an eviction cost O(1) (a Map's own order
  * would need an iterator from the oldest entry, which walks over every deleted slot before it).
  */
-export class ByteLru<K> {
-  private readonly entries = new Map<K, Entry<K>>();
-  private newest: Entry<K> | undefined;
-  private oldest: Entry<K> | undefined;
+export class ByteLru<K, V extends { readonly byteLength: number } = Uint8Array> {
+  private readonly entries = new Map<K, Entry<K, V>>();
+  private newest: Entry<K, V> | undefined;
+  private oldest: Entry<K, V> | undefined;
   private held = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -23,7 +23,7 @@ export class ByteLru<K> {
     return this.held;
   }
 
-  get(key: K): Uint8Array | undefined {
+  get(key: K): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     this.unlink(entry);
@@ -31,23 +31,23 @@ export class ByteLru<K> {
     return entry.value;
   }
 
-  set(key: K, value: Uint8Array): void {
-    if (value.length > this.maxBytes / 4) return;
+  set(key: K, value: V): void {
+    if (value.byteLength > this.maxBytes / 4) return;
     const known = this.entries.get(key);
     if (known !== undefined) {
       this.unlink(known);
       this.entries.delete(key);
-      this.held -= known.value.length;
+      this.held -= known.value.byteLength;
     }
-    const entry: Entry<K> = { key, value, newer: undefined, older: undefined };
+    const entry: Entry<K, V> = { key, value, newer: undefined, older: undefined };
     this.entries.set(key, entry);
     this.pushNewest(entry);
-    this.held += value.length;
+    this.held += value.byteLength;
     while (this.held > this.maxBytes && this.oldest !== undefined) {
       const evicted = this.oldest;
       this.unlink(evicted);
       this.entries.delete(evicted.key);
-      this.held -= evicted.value.length;
+      this.held -= evicted.value.byteLength;
     }
   }
 
@@ -58,7 +58,7 @@ export class ByteLru<K> {
     this.held = 0;
   }
 
-  private pushNewest(entry: Entry<K>): void {
+  private pushNewest(entry: Entry<K, V>): void {
     entry.older = this.newest;
     entry.newer = undefined;
     if (this.newest !== undefined) this.newest.newer = entry;
@@ -66,7 +66,7 @@ export class ByteLru<K> {
     this.oldest ??= entry;
   }
 
-  private unlink(entry: Entry<K>): void {
+  private unlink(entry: Entry<K, V>): void {
     if (entry.newer !== undefined) entry.newer.older = entry.older;
     else this.newest = entry.older;
     if (entry.older !== undefined) entry.older.newer = entry.newer;

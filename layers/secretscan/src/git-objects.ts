@@ -57,43 +57,126 @@ function entryAt(content: Buffer, at: number, nul: number): TreeEntry {
 
 /** A tree's entries: `<mode> <name>\0<20-byte id>` each. */
 export function parseTree(oid: string, content: Buffer): TreeEntry[] {
-  return parseTreeChanges(oid, content, undefined);
+  return parseTreeChanges(oid, content, undefined).changed;
+}
+
+/** A tree's content with where each of its entries starts (and, last, its length): what the next version is compared with. */
+export class TreeVersion {
+  constructor(
+    readonly content: Buffer,
+    readonly starts: Uint32Array,
+  ) {}
+
+  /** What it holds in memory (ByteLru's measure). */
+  get byteLength(): number {
+    return this.content.length + this.starts.byteLength;
+  }
+}
+
+/** The length of the longest common prefix of `a` and `b` (a binary search of native comparisons). */
+function commonPrefix(a: Buffer, b: Buffer): number {
+  let low = 0;
+  let high = Math.min(a.length, b.length);
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (a.compare(b, 0, middle, 0, middle) === 0) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/** The length of the longest common suffix of `a` and `b`. */
+function commonSuffix(a: Buffer, b: Buffer): number {
+  let low = 0;
+  let high = Math.min(a.length, b.length);
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (a.compare(b, b.length - middle, b.length, a.length - middle, a.length) === 0) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/** Whether `content[at, end)` is, byte for byte, `old[from, from + end - at)`. */
+function sameBytes(content: Buffer, at: number, end: number, old: Buffer, from: number): boolean {
+  return from + (end - at) <= old.length && content.compare(old, from, from + end - at, at, end) === 0;
+}
+
+/** The index of `value` in the sorted `starts` at or after `from`, or -1. */
+function indexOfStart(starts: Uint32Array, value: number, from: number): number {
+  let low = from;
+  let high = starts.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (starts[middle] === value) return middle;
+    if (starts[middle] < value) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 /**
- * The entries of a tree that are not, byte for byte, entries of `previous` (an earlier tree at the
- * same path): a new version of a directory usually differs from the last in one or two entries,
- * and the others need not be decoded at all. Entries are matched in order, resynchronising over
- * one inserted, changed or removed entry; an entry that is not matched is returned, so the only
- * cost of losing step is decoding entries that were already seen.
+ * The entries of a tree that are not, byte for byte, entries of `previous` (an earlier version of
+ * the tree at the same path), and this version to compare the next one with. A new version of a
+ * directory usually differs from the last in one or two entries, and the others need not be
+ * decoded, nor even visited: the bytes the two versions share at their start and at their end
+ * (found by bisection, a dozen native comparisons) hold whole entries of `previous`, located by its
+ * `starts`. Between them, entries are matched in order, resynchronising over one inserted, changed
+ * or removed entry; an entry that is not matched is returned, so the only cost of losing step is
+ * decoding entries that were already seen.
  */
-export function parseTreeChanges(oid: string, content: Buffer, previous: Buffer | undefined): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  const matches = (from: number, at: number, end: number): boolean =>
-    previous !== undefined && from + (end - at) <= previous.length && content.compare(previous, from, from + end - at, at, end) === 0;
-  let at = 0;
-  let cursor = 0;
+export function parseTreeChanges(
+  oid: string,
+  content: Buffer,
+  previous: TreeVersion | undefined,
+): { changed: TreeEntry[]; version: TreeVersion } {
+  const changed: TreeEntry[] = [];
+  const starts: number[] = [];
+  const old = previous?.content;
+  const oldStarts = previous?.starts;
+  // Whole entries of `previous` inside the common prefix: the same entries, at the same offsets.
+  let kept = 0;
+  if (old !== undefined && oldStarts !== undefined) {
+    const prefix = commonPrefix(content, old);
+    while (kept + 1 < oldStarts.length && oldStarts[kept + 1] <= prefix) kept += 1;
+    for (let index = 0; index < kept; index += 1) starts.push(oldStarts[index]);
+  }
+  const suffix = old === undefined ? 0 : commonSuffix(content, old);
+  const shift = old === undefined ? 0 : content.length - old.length;
+  let at = oldStarts === undefined ? 0 : oldStarts[kept];
+  let cursor = at;
   while (at < content.length) {
+    if (oldStarts !== undefined && at >= content.length - suffix) {
+      // From here on the bytes are those of `previous` from one of its entries on: the same entries.
+      const same = indexOfStart(oldStarts, at - shift, kept);
+      if (same !== -1) {
+        for (let index = same; index < oldStarts.length - 1; index += 1) starts.push(oldStarts[index] + shift);
+        at = content.length;
+        break;
+      }
+    }
+    starts.push(at);
     const { nul, end } = entryBounds(oid, content, at);
-    if (previous !== undefined && cursor < previous.length) {
-      if (matches(cursor, at, end)) {
+    if (old !== undefined && cursor < old.length) {
+      if (sameBytes(content, at, end, old, cursor)) {
         cursor += end - at;
         at = end;
         continue;
       }
-      const next = entryBounds(oid, previous, cursor).end;
-      if (matches(next, at, end)) {
+      const next = entryBounds(oid, old, cursor).end;
+      if (sameBytes(content, at, end, old, next)) {
         cursor = next + end - at;
         at = end;
         continue;
       }
       // The same mode and name with another id: a changed entry; step over the old one.
-      if (matches(cursor, at, nul + 1)) cursor = next;
+      if (sameBytes(content, at, nul + 1, old, cursor)) cursor = next;
     }
-    entries.push(entryAt(content, at, nul));
+    changed.push(entryAt(content, at, nul));
     at = end;
   }
-  return entries;
+  starts.push(content.length);
+  return { changed, version: new TreeVersion(content, Uint32Array.from(starts)) };
 }
 
 export const TREE_MODE = '40000';

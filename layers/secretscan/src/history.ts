@@ -1,7 +1,16 @@
 import { ByteLru } from './byte-lru.ts';
 import { CorruptPack } from './delta.ts';
 import { eventLoopTurns } from './event-loop-turns.ts';
-import { GITLINK_MODE, parseCommit, parseTree, parseTreeChanges, TREE_MODE, type CommitInfo, type TreeEntry } from './git-objects.ts';
+import {
+  GITLINK_MODE,
+  parseCommit,
+  parseTree,
+  parseTreeChanges,
+  TREE_MODE,
+  type CommitInfo,
+  type TreeEntry,
+  type TreeVersion,
+} from './git-objects.ts';
 import type { PackStore } from './pack-store.ts';
 
 /** Where a blob was seen: the first (oldest walked) commit that holds it at this path. */
@@ -107,14 +116,14 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   const seenTrees = new Set<string>();
   const submodules = new Set<string>();
   // Every entry of the tree last visited at a path was seen there: its equal in the next version is skipped.
-  const previousTrees = new ByteLru<string>(PREVIOUS_TREES_BYTES);
+  const previousTrees = new ByteLru<string, TreeVersion>(PREVIOUS_TREES_BYTES);
 
   const visit = (treeOid: string, prefix: string, commit: string, authorDate: string): void => {
     const treeKey = `${treeOid}\u0000${prefix}`;
     if (seenTrees.has(treeKey)) return;
     seenTrees.add(treeKey);
     const content = store.read(treeOid, 'tree');
-    const changed = parseTreeChanges(treeOid, content, previousTrees.get(prefix) as Buffer | undefined);
+    const { changed, version } = parseTreeChanges(treeOid, content, previousTrees.get(prefix));
     for (const entry of changed) {
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (entry.mode === TREE_MODE) visit(entry.oid, path, commit, authorDate);
@@ -131,7 +140,7 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
         sightings.push({ path, commit, authorDate });
       }
     }
-    previousTrees.set(prefix, content);
+    previousTrees.set(prefix, version);
   };
 
   const turn = eventLoopTurns();
