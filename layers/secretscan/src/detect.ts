@@ -51,6 +51,8 @@ const AWS_RULE_ID = '@secretlint/secretlint-rule-aws';
  * the same options: the same rules over the same text give the same messages in the same order.
  */
 const subsetConfigs = new Map<string, SecretLintCoreConfig>();
+/** Texts made to hold many mixes of keywords could make thousands of subsets: the cache starts over past this. */
+const MAX_SUBSET_CONFIGS = 256;
 
 function subsetConfig(ruleIds: readonly string[]): SecretLintCoreConfig {
   const key = ruleIds.join('\n');
@@ -64,6 +66,7 @@ function subsetConfig(ruleIds: readonly string[]): SecretLintCoreConfig {
         ...(rule.meta.id === AWS_RULE_ID ? { options: { enableIDScanRule: true } } : {}),
       })),
     };
+    if (subsetConfigs.size >= MAX_SUBSET_CONFIGS) subsetConfigs.clear();
     subsetConfigs.set(key, config);
   }
   return config;
