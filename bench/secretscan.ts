@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildSecretscan } from '../layers/secretscan/build.ts';
@@ -17,8 +17,9 @@ import { benchRepository } from './secretscan-repo.ts';
 // over the same generated history, in two forms: with detectSecrets' keyword prefilter, as ours
 // runs it (the same implementation on both sides: the ratio that compares equal work), and without
 // it (`--no-prefilter`: the library as shipped, secretlint's whole preset on every text), for
-// reference. Runs are interleaved (the order rotates each run); each side's peak RSS comes from GNU time. The repository is cached under the OS
-// temporary folder. Two paired ratios: commits per second (both sides cover every commit of the
+// reference. Runs are interleaved (the order rotates each run); each side's peak RSS comes from
+// GNU time. The repository is cached under the OS temporary folder; `--repository DIR` scans a
+// bare repository of your own instead (its branch main), e.g. a clone of this one. Two paired ratios: commits per second (both sides cover every commit of the
 // branch: the same work as the user sees it) and MB/s of text run through the rules (ours reads
 // every distinct blob whole, the floor only the patches: the rate at which each pipeline feeds the
 // same rules). The machine's load average is printed at the start and the end.
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     // After the pairs, one scan of ours with this --timeout (seconds): what a scan past its time does.
     deadline: { type: 'string' },
+    // A bare repository (DIR ending in .git, branch main) to scan instead of the generated one.
+    repository: { type: 'string' },
   },
 });
 const COMMITS = Number(values.commits);
@@ -91,7 +94,9 @@ function progressEvents(stderr: string): Record<string, Record<string, unknown>>
 
 const work = await mkdtemp(join(tmpdir(), 'secretscan-bench-'));
 const generating = performance.now();
-const repository = await benchRepository(tmpdir(), COMMITS, MEGABYTES);
+const own = values.repository === undefined ? undefined : resolve(values.repository);
+const repository = own === undefined ? await benchRepository(tmpdir(), COMMITS, MEGABYTES) : { root: dirname(own), commits: COMMITS };
+const repositoryName = own === undefined ? 'bench.git' : basename(own);
 const generatedMs = performance.now() - generating;
 const server = await startGitServer({ root: repository.root });
 const binary = await buildSecretscan(join(work, 'dist', 'bin', 'secretscan'));
@@ -99,13 +104,13 @@ const scopeFile = join(work, 'scope.json');
 await writeFile(scopeFile, JSON.stringify({ max_commits: COMMITS }));
 const floorScript = fileURLToPath(new URL('./secretscan-floor.ts', import.meta.url));
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-const gitdir = join(repository.root, 'bench.git');
+const gitdir = join(repository.root, repositoryName);
 
 async function ours(): Promise<Measured> {
   const env = { ...process.env, SECRETSCAN_ALLOW_LOOPBACK: '1', SECRETSCAN_MAX_PACK_MB: '4096', SECRETSCAN_TMPDIR: work };
   const run = await runTimed(
     process.execPath,
-    [binary, 'scan', `${server.origin}/bench.git`, '--scope-json', scopeFile, '--timeout', '3600'],
+    [binary, 'scan', `${server.origin}/${repositoryName}`, '--scope-json', scopeFile, '--timeout', '3600'],
     env,
   );
   const report = JSON.parse(run.stdout) as { status: string; findings: unknown[] };
@@ -148,7 +153,7 @@ async function pastTheDeadline(seconds: number): Promise<void> {
   const started = performance.now();
   const run = await runTimed(
     process.execPath,
-    [binary, 'scan', `${server.origin}/bench.git`, '--scope-json', scopeFile, '--timeout', String(seconds)],
+    [binary, 'scan', `${server.origin}/${repositoryName}`, '--scope-json', scopeFile, '--timeout', String(seconds)],
     env,
   );
   const report = JSON.parse(run.stdout) as {
@@ -218,7 +223,9 @@ try {
     );
   const first = runs[0];
   const lines = [
-    `secretscan bench: ${COMMITS} commits, ~${MEGABYTES} MB of distinct blobs (repository ${generatedMs > 1000 ? `generated in ${(generatedMs / 1000).toFixed(0)} s` : 'from the cache'}: ${gitdir}), ${RUNS} interleaved runs`,
+    own === undefined
+      ? `secretscan bench: ${COMMITS} commits, ~${MEGABYTES} MB of distinct blobs (repository ${generatedMs > 1000 ? `generated in ${(generatedMs / 1000).toFixed(0)} s` : 'from the cache'}: ${gitdir}), ${RUNS} interleaved runs`
+      : `secretscan bench: the repository ${gitdir} (branch main), ${RUNS} interleaved runs`,
     `load average (1, 5, 15 min): ${loadAtStart} at the start, ${load()} at the end (2 cores)`,
     'equal work: ours against "floor" (both run detectSecrets with its keyword prefilter, as shipped now);',
     '"floor, no prefilter" is the floor with secretlint\'s whole preset on every text (the library before the prefilter), for reference',
