@@ -33,7 +33,10 @@ export const builtinsViaRequire: Plugin = {
  * The executable turns on Node's module compile cache before loading the bundle, so every process
  * after the first in a Lambda environment (or on a machine) skips compiling it again.
  * <ENGINE>_COMPILE_CACHE names the folder; the default is under the OS temporary folder (/tmp in
- * Lambda). A folder it cannot use only turns the cache off.
+ * Lambda), one per user. A cache entry is code every later process runs, so the cache is used only
+ * in a folder of this user's that no one else may write to (outside Lambda the temporary folder is
+ * shared). A folder it cannot use only turns the cache off. node:fs through getBuiltinModule: an
+ * ES import of a built-in reads every export, and fs.promises is a lazy one.
  */
 function launcher(name: string): string {
   const variable = `${name.toUpperCase()}_COMPILE_CACHE`;
@@ -42,7 +45,12 @@ import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 try {
-  module.enableCompileCache?.(process.env.${variable} || join(tmpdir(), '${name}-compile-cache'));
+  const { mkdirSync, statSync } = process.getBuiltinModule('node:fs');
+  const uid = process.getuid?.();
+  const folder = process.env.${variable} || join(tmpdir(), \`${name}-compile-cache-\${uid ?? 'user'}\`);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const info = statSync(folder);
+  if (info.isDirectory() && (uid === undefined || info.uid === uid) && (info.mode & 0o022) === 0) module.enableCompileCache?.(folder);
 } catch {
   // No cache: slower start, same result.
 }

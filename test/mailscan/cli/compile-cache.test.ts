@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,24 @@ describe('the compile cache', () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^mailscan \d+\.\d+\.\d+/);
+  });
+
+  it('leaves a folder others may write to unused: a cache entry is code every later process runs', async () => {
+    const shared = join(scratch, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+
+    const run = await runCli(['rules'], { MAILSCAN_COMPILE_CACHE: shared });
+    const leftInShared = filesUnder(shared);
+    chmodSync(shared, 0o700);
+    const own = await runCli(['rules'], { MAILSCAN_COMPILE_CACHE: shared });
+
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toHaveProperty('rules');
+    expect(leftInShared).toEqual([]);
+    // The same folder once it is this user's alone: used.
+    expect(own.stdout).toBe(run.stdout);
+    expect(filesUnder(shared).length).toBeGreaterThan(0);
   });
 
   it('still runs when every cached entry is garbage', async () => {
