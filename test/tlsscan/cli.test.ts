@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../layers/engine-kit/src/cli.ts';
 import { engineReportSchema } from '../../layers/engine-kit/src/report.ts';
@@ -106,5 +107,17 @@ describe('the tlsscan CLI', () => {
     // Without extra_roots the test root is not trusted: the built engine checks the chain too.
     expect(report.findings.map((finding) => finding.rule_id)).toContain('tls.cert.untrusted');
     expect(report.checks).toHaveLength(TLS_RULE_IDS.length);
+
+    // The engine kit's CLI takes parseArgs alone: an import of node:util made node 24 load what its
+    // lazy exports stand for (worker_threads, locks, the diff) in every engine process.
+    const hook = join(work, 'modules.cjs');
+    await writeFile(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(work, 'modules.json'))}, JSON.stringify(process.moduleLoadList)));`,
+    );
+    await promisify(execFile)(process.execPath, ['--require', hook, bin, '--version'], { env: { PATH: process.env.PATH ?? '' } });
+    const modules = JSON.parse(await readFile(join(work, 'modules.json'), 'utf8')) as string[];
+    expect(modules).toContain('NativeModule internal/util/parse_args/parse_args');
+    expect(modules.filter((name) => /^NativeModule (worker_threads|internal\/util\/diff|internal\/locks)$/.test(name))).toEqual([]);
   }, 60_000);
 });

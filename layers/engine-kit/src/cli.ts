@@ -1,5 +1,4 @@
 import { readFile, stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import type * as z from 'zod';
 import { Deadline, DeadlineExceeded } from './deadline.ts';
 import { EXIT, makeProgress, processIo, type CliIo, type Progress } from './progress.ts';
@@ -98,6 +97,10 @@ interface ScanCommand {
 type Command = { kind: 'version' } | { kind: 'help' } | { kind: 'rules' } | ({ kind: 'scan' } & ScanCommand);
 
 function parse(argv: readonly string[], definition: EngineDefinition<unknown>): Command {
+  // parseArgs alone, not node:util's namespace (as mailscan's args.ts): an import of node:util
+  // becomes esbuild's namespace copy, and node 24 then loads what its lazy exports stand for
+  // (worker_threads, locks, ~13 of node's modules) in every engine process.
+  const { parseArgs } = process.getBuiltinModule('node:util');
   let parsed;
   try {
     parsed = parseArgs({
