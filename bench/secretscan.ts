@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,16 @@ import { benchRepository } from './secretscan-repo.ts';
 // branch: the same work as the user sees it) and MB/s of text run through the rules (ours reads
 // every distinct blob whole, the floor only the patches: the rate at which each pipeline feeds the
 // same rules). The machine's load average is printed at the start and the end.
+//
+// Each run measures every side twice (the order of the two and of the sides rotating):
+// - at equal concurrency, the headline: each side's own work on one and the same core (`taskset -c
+//   0`: our scan process; the floor's whole pipeline, git log and node together), as a 1024 MB
+//   Lambda gives either about 0.58 of one vCPU. The loopback Git server (this bench process and the
+//   git http-backend it spawns: the floor has no counterpart of it, and it is not our work) is
+//   pinned to core 1 meanwhile, so it does not take core 0 from ours;
+// - unpinned, as before: the floor's two processes then run side by side on the machine's two cores
+//   where our scan is one thread, and the Git server shares the cores with ours.
+// Without taskset (or with fewer than 2 cores) only the unpinned figures are printed, and said so.
 const { values } = parseArgs({
   options: {
     commits: { type: 'string', default: '10000' },
@@ -54,10 +64,41 @@ interface Measured {
   extra: Record<string, number>;
 }
 
-function runTimed(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string; ms: number }> {
+/** The core each side's own work runs on at equal concurrency; the Git server gets the other. */
+const WORK_CORE = '0';
+const SERVER_CORE = '1';
+
+/** Why the equal-concurrency runs cannot be made here, or undefined when they can. */
+function pinningUnavailable(): string | undefined {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+  } catch {
+    return 'taskset is missing (Debian util-linux)';
+  }
+  if (availableParallelism() < 2) return `this process may use ${availableParallelism()} core(s), not 2`;
+  return undefined;
+}
+
+/** The CPUs this process (every thread of it, and so what it spawns next) may run on: `0,1`, `1`. */
+function affinity(): string {
+  return /:\s*(\S+)\s*$/.exec(execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' }))![1];
+}
+
+function setAffinity(cpus: string): void {
+  execFileSync('taskset', ['-a', '-c', '-p', cpus, String(process.pid)], { stdio: 'ignore' });
+}
+
+/** `command` under GNU time (peak RSS, CPU); with `pin`, on WORK_CORE only (taskset execs it: time measures it). */
+function runTimed(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  pin = false,
+): Promise<{ stdout: string; stderr: string; ms: number }> {
+  const argv = pin ? ['taskset', '-c', WORK_CORE, command, ...args] : [command, ...args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(TIME, ['-f', 'peak_rss_kb=%M cpu_s=%U+%S', command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TIME, ['-f', 'peak_rss_kb=%M cpu_s=%U+%S', ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -106,12 +147,13 @@ const floorScript = fileURLToPath(new URL('./secretscan-floor.ts', import.meta.u
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const gitdir = join(repository.root, repositoryName);
 
-async function ours(): Promise<Measured> {
+async function ours(pin: boolean): Promise<Measured> {
   const env = { ...process.env, SECRETSCAN_ALLOW_LOOPBACK: '1', SECRETSCAN_MAX_PACK_MB: '4096', SECRETSCAN_TMPDIR: work };
   const run = await runTimed(
     process.execPath,
     [binary, 'scan', `${server.origin}/${repositoryName}`, '--scope-json', scopeFile, '--timeout', '3600'],
     env,
+    pin,
   );
   const report = JSON.parse(run.stdout) as { status: string; findings: unknown[] };
   if (report.status !== 'ok') throw new Error(`secretscan: ${run.stdout.slice(0, 2000)}`);
@@ -133,9 +175,10 @@ async function ours(): Promise<Measured> {
   };
 }
 
-async function floor(prefilter: boolean): Promise<Measured> {
+async function floor(prefilter: boolean, pin: boolean): Promise<Measured> {
   const pipeline = `git -C '${gitdir}' log -p --no-color --format='commit %H' main | '${tsx}' '${floorScript}'${prefilter ? '' : ' --no-prefilter'}`;
-  const run = await runTimed('sh', ['-c', pipeline], process.env);
+  // Pinned, the shell and so both processes of the pipeline (and tsx's node child) share WORK_CORE.
+  const run = await runTimed('sh', ['-c', pipeline], process.env, pin);
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { commits: number; bytes: number; matches: number };
   return {
     ms: run.ms,
@@ -181,26 +224,28 @@ const load = (): string =>
     .map((value) => value.toFixed(2))
     .join(', ');
 
-try {
-  const loadAtStart = load();
-  const runs: { ours: Measured; floor: Measured; shipped: Measured }[] = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const sides: [keyof (typeof runs)[number], () => Promise<Measured>][] = [
-      ['ours', ours],
-      ['floor', () => floor(true)],
-      ['shipped', () => floor(false)],
-    ];
-    const measured: Partial<(typeof runs)[number]> = {};
-    for (let turn = 0; turn < sides.length; turn += 1) {
-      const [name, measure] = sides[(run + turn) % sides.length];
-      measured[name] = await measure();
-    }
-    const { ours: a, floor: b, shipped: c } = measured as (typeof runs)[number];
-    runs.push({ ours: a, floor: b, shipped: c });
-    process.stderr.write(
-      `run ${run + 1}/${RUNS}: ours ${(a.ms / 1000).toFixed(1)} s, floor ${(b.ms / 1000).toFixed(1)} s, floor without the prefilter ${(c.ms / 1000).toFixed(1)} s\n`,
-    );
+type Side = 'ours' | 'floor' | 'shipped';
+type Run = Record<Side, Measured>;
+type Mode = 'one core' | 'unpinned';
+
+/** Each side once in the given mode, the order rotating with `run`. */
+async function measureRun(run: number, mode: Mode): Promise<Run> {
+  const pin = mode === 'one core';
+  const sides: [Side, () => Promise<Measured>][] = [
+    ['ours', () => ours(pin)],
+    ['floor', () => floor(true, pin)],
+    ['shipped', () => floor(false, pin)],
+  ];
+  const measured: Partial<Run> = {};
+  for (let turn = 0; turn < sides.length; turn += 1) {
+    const [name, measure] = sides[(run + turn) % sides.length];
+    measured[name] = await measure();
   }
+  return measured as Run;
+}
+
+/** The figures of one mode's runs (paired within each run). */
+function report(runs: Run[]): string[] {
   const mbps = (m: Measured): number => m.bytes / 1e6 / (m.ms / 1000);
   const cps = (m: Measured): number => m.commits / (m.ms / 1000);
   const ours_ = runs.map((r) => r.ours);
@@ -221,7 +266,53 @@ try {
       list.map((m) => m.peakRssMb),
       0,
     );
-  const first = runs[0];
+  return [
+    `  ours  wall s:        ${seconds(ours_, (m) => m.ms)}`,
+    `          fetch+index: ${seconds(ours_, (m) => m.extra.clone_ms)}; walk: ${seconds(ours_, (m) => m.extra.walk_ms)}; rules: ${seconds(ours_, (m) => m.extra.scan_ms)}`,
+    `  floor wall s:        ${seconds(floor_, (m) => m.ms)}`,
+    `  floor, no prefilter: ${seconds(shipped_, (m) => m.ms)}`,
+    `  ours  MB/s of blobs: ${stat(ours_.map(mbps))}`,
+    `  floor MB/s of patch: ${stat(floor_.map(mbps))} (no prefilter: ${stat(shipped_.map(mbps))})`,
+    `  ours  commits/s:     ${stat(ours_.map(cps), 0)}`,
+    `  floor commits/s:     ${stat(floor_.map(cps), 0)} (no prefilter: ${stat(shipped_.map(cps), 0)})`,
+    `  ratio ours/floor, paired, commits/s:               ${stat(pairedRatios(ours_.map(cps), floor_.map(cps)))}  (equal work; goal >= 0.8)`,
+    `  ratio ours/floor without the prefilter, commits/s: ${stat(pairedRatios(ours_.map(cps), shipped_.map(cps)))}  (reference: unequal rules)`,
+    `  ratio ours/floor, paired, MB/s:                    ${stat(pairedRatios(ours_.map(mbps), floor_.map(mbps)))}  (ours ${(ours_[0].bytes / 1e6).toFixed(0)} MB of blobs, the floor ${(floor_[0].bytes / 1e6).toFixed(0)} MB of patches)`,
+    `  CPU s (user+sys): ours ${cpu(ours_)} (the Git server's not counted); floor ${cpu(floor_)}; floor, no prefilter ${cpu(shipped_)}`,
+    `  ratio floor/ours CPU s, paired: ${stat(
+      pairedRatios(
+        floor_.map((m) => m.cpuS),
+        ours_.map((m) => m.cpuS),
+      ),
+    )}`,
+    `  peak RSS MB: ours ${rss(ours_)}  (goal < 512); floor (largest process of the pipeline) ${rss(floor_)}; no prefilter ${rss(shipped_)}`,
+  ];
+}
+
+const unpinnable = pinningUnavailable();
+const modes: Mode[] = unpinnable === undefined ? ['one core', 'unpinned'] : ['unpinned'];
+const ownAffinity = unpinnable === undefined ? affinity() : undefined;
+
+try {
+  const loadAtStart = load();
+  const runs: Record<Mode, Run[]> = { 'one core': [], unpinned: [] };
+  for (let run = 0; run < RUNS; run += 1) {
+    for (let turn = 0; turn < modes.length; turn += 1) {
+      const mode = modes[(run + turn) % modes.length];
+      // Pinned: this process (the Git server) and the http-backend it spawns on SERVER_CORE.
+      if (mode === 'one core') setAffinity(SERVER_CORE);
+      try {
+        runs[mode].push(await measureRun(run, mode));
+      } finally {
+        if (mode === 'one core') setAffinity(ownAffinity!);
+      }
+      const { ours: a, floor: b, shipped: c } = runs[mode].at(-1)!;
+      process.stderr.write(
+        `run ${run + 1}/${RUNS}, ${mode}: ours ${(a.ms / 1000).toFixed(1)} s, floor ${(b.ms / 1000).toFixed(1)} s, floor without the prefilter ${(c.ms / 1000).toFixed(1)} s\n`,
+      );
+    }
+  }
+  const first = runs.unpinned[0];
   const lines = [
     own === undefined
       ? `secretscan bench: ${COMMITS} commits, ~${MEGABYTES} MB of distinct blobs (repository ${generatedMs > 1000 ? `generated in ${(generatedMs / 1000).toFixed(0)} s` : 'from the cache'}: ${gitdir}), ${RUNS} interleaved runs`
@@ -231,26 +322,21 @@ try {
     '"floor, no prefilter" is the floor with secretlint\'s whole preset on every text (the library before the prefilter), for reference',
     `ours  (fetch over loopback smart HTTP + index + walk + rules on each distinct blob): ${first.ours.commits} commits, ${(first.ours.bytes / 1e6).toFixed(1)} MB of blobs, pack ${first.ours.extra.pack_mb.toFixed(1)} MB, ${first.ours.extra.files} files, ${first.ours.extra.findings} findings`,
     `floor (git log -p | the same rules, per commit):                                   ${first.floor.commits} commits, ${(first.floor.bytes / 1e6).toFixed(1)} MB of patches, ${first.floor.extra.matches} matches (no prefilter: ${first.shipped.extra.matches})`,
-    `ours  wall s:        ${seconds(ours_, (m) => m.ms)}`,
-    `        fetch+index: ${seconds(ours_, (m) => m.extra.clone_ms)}; walk: ${seconds(ours_, (m) => m.extra.walk_ms)}; rules: ${seconds(ours_, (m) => m.extra.scan_ms)}`,
-    `floor wall s:        ${seconds(floor_, (m) => m.ms)}`,
-    `floor, no prefilter: ${seconds(shipped_, (m) => m.ms)}`,
-    `ours  MB/s of blobs: ${stat(ours_.map(mbps))}`,
-    `floor MB/s of patch: ${stat(floor_.map(mbps))} (no prefilter: ${stat(shipped_.map(mbps))})`,
-    `ours  commits/s:     ${stat(ours_.map(cps), 0)}`,
-    `floor commits/s:     ${stat(floor_.map(cps), 0)} (no prefilter: ${stat(shipped_.map(cps), 0)})`,
-    `ratio ours/floor, paired, commits/s:               ${stat(pairedRatios(ours_.map(cps), floor_.map(cps)))}  (equal work; goal >= 0.8)`,
-    `ratio ours/floor without the prefilter, commits/s: ${stat(pairedRatios(ours_.map(cps), shipped_.map(cps)))}  (reference: unequal rules)`,
-    `ratio ours/floor, paired, MB/s:                    ${stat(pairedRatios(ours_.map(mbps), floor_.map(mbps)))}  (ours ${(first.ours.bytes / 1e6).toFixed(0)} MB of blobs, the floor ${(first.floor.bytes / 1e6).toFixed(0)} MB of patches)`,
-    `CPU s (user+sys): ours ${cpu(ours_)} (the Git server's not counted); floor ${cpu(floor_)}; floor, no prefilter ${cpu(shipped_)}`,
-    `ratio floor/ours CPU s, paired: ${stat(
-      pairedRatios(
-        floor_.map((m) => m.cpuS),
-        ours_.map((m) => m.cpuS),
-      ),
-    )}`,
-    `peak RSS MB: ours ${rss(ours_)}  (goal < 512); floor (largest process of the pipeline) ${rss(floor_)}; no prefilter ${rss(shipped_)}`,
   ];
+  if (unpinnable === undefined) {
+    lines.push(
+      `EQUAL CONCURRENCY (the headline): each side's own work on core ${WORK_CORE} only (taskset -c ${WORK_CORE}: our scan process; the floor's`,
+      `  whole pipeline, git log and node together), as a 1024 MB Lambda gives either ~0.58 of one vCPU; the loopback Git server,`,
+      `  which the floor has no counterpart of, on core ${SERVER_CORE}`,
+      ...report(runs['one core']),
+    );
+  } else {
+    lines.push(`EQUAL CONCURRENCY: not measured: ${unpinnable}; only the unpinned figures follow`);
+  }
+  lines.push(
+    "UNPINNED (not equal concurrency): the floor's git log and node run side by side on the two cores, ours is one thread sharing them with the Git server",
+    ...report(runs.unpinned),
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   if (values.deadline !== undefined) await pastTheDeadline(Number(values.deadline));
 } finally {
