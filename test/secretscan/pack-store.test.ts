@@ -197,6 +197,29 @@ describe.skipIf(!gitAvailable())('PackStore on packs made by git pack-objects', 
     await expectEveryObject(pack, options({ cacheBytes: 1024 }));
   });
 
+  it('keeps commits and trees inflated from the pass while its budget lasts, and reads them back the same', async () => {
+    const pack = packObjects('kept', '--delta-base-offset');
+    const { objects } = verifyPack(repo, pack);
+    const metadata = [...objects.values()].filter((type) => type === 'commit' || type === 'tree').length;
+    // Everything kept: reads of commits and trees (deltas among them) come from the kept bytes.
+    const all = await PackStore.open(pack, options({ cacheBytes: 1024, keptBytes: 1 << 20 }));
+    try {
+      expect(all.keptObjects).toBe(metadata);
+    } finally {
+      all.close();
+    }
+    await expectEveryObject(pack, options({ cacheBytes: 1024, keptBytes: 1 << 20 }));
+    // A budget spent partway: the rest is read from the file, with the same result.
+    const some = await PackStore.open(pack, options({ cacheBytes: 1024, keptBytes: 4096 }));
+    try {
+      expect(some.keptObjects).toBeGreaterThan(0);
+      expect(some.keptObjects).toBeLessThan(metadata);
+    } finally {
+      some.close();
+    }
+    await expectEveryObject(pack, options({ cacheBytes: 1024, keptBytes: 4096 }));
+  });
+
   it('resolves a REF delta whose base comes after it in the pack', async () => {
     const base = Buffer.from('the base object, long enough to copy from\n');
     const target = Buffer.from('the base object, long enough to copy from\nand one more line\n');

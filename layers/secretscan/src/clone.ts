@@ -25,9 +25,10 @@ export interface CloneOptions {
   signal: AbortSignal;
   /** Where the temporary pack goes (the OS temporary folder by default: /tmp in Lambda). */
   tmpRoot?: string;
-  /** The pack reader's delta-base cache and its largest in-memory object (pack-store.ts). */
+  /** The pack reader's delta-base cache, its largest in-memory object, the commits and trees it keeps inflated (pack-store.ts). */
   cacheBytes: number;
   maxObjectBytes: number;
+  keptBytes?: number;
   /** Each blob as the indexing pass resolves it (pack-store.ts). */
   onBlob?: (ordinal: number, content: Uint8Array) => void;
 }
@@ -113,7 +114,13 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
     // before anything is thrown (the folder is removed after).
     const indexing = PackStore.open(
       packFile,
-      { cacheBytes: options.cacheBytes, maxObjectBytes: options.maxObjectBytes, signal: options.signal, onBlob: options.onBlob },
+      {
+        cacheBytes: options.cacheBytes,
+        maxObjectBytes: options.maxObjectBytes,
+        keptBytes: options.keptBytes,
+        signal: options.signal,
+        onBlob: options.onBlob,
+      },
       pack,
     );
     indexing.catch(() => pack.stop());

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createInflate, inflateSync } from 'node:zlib';
+import { ByteArena } from './byte-arena.ts';
 import { ByteLru } from './byte-lru.ts';
 import { applyDelta, CorruptPack, deltaTargetSize } from './delta.ts';
 import { eventLoopTurns } from './event-loop-turns.ts';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 const TYPE_NAMES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
+const COMMIT = 1;
+const TREE = 2;
 const BLOB = 3;
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
@@ -14,6 +17,12 @@ const REF_DELTA = 7;
 export interface PackStoreOptions {
   /** Bytes of resolved objects kept as delta bases (least recently used first out). */
   cacheBytes: number;
+  /**
+   * Bytes of commits' and trees' inflated pack data (a whole object's content, or a delta's
+   * instructions) kept from the indexing pass, in pack order until spent: the history walk reads
+   * every commit and tree again, and those reads then need neither the file nor zlib.
+   */
+  keptBytes?: number;
   /**
    * Objects up to this size are resolved in memory. A larger whole object is hashed as a stream
    * and never held (only its id and size are known: the scan skips it as over the blob bound);
@@ -83,6 +92,7 @@ export class PackStore {
   private readonly fd: number;
   private readonly source: PackSource;
   private readonly cache: ByteLru<number>;
+  private readonly arena: ByteArena;
   private count = 0;
   /** Per object, in pack order: where its header starts, where its zlib stream starts. */
   private offsets = new Float64Array(0);
@@ -95,6 +105,8 @@ export class PackStore {
   private bases = new Int32Array(0);
   /** A delta's own inflated size (its header's), for re-reads. */
   private deltaSizes = new Float64Array(0);
+  /** Where the arena holds the object's inflated pack data, plus one (0: not kept). */
+  private kept = new Float64Array(0);
   /** Objects over maxObjectBytes: known by id and size only. */
   private readonly large = new Set<number>();
   private readonly ordinals = new Map<string, number>();
@@ -108,6 +120,7 @@ export class PackStore {
     this.fd = openSync(path, 'r');
     this.source = source ?? completeFile(fstatSync(this.fd).size);
     this.cache = new ByteLru(options.cacheBytes);
+    this.arena = new ByteArena(options.keptBytes ?? 0);
   }
 
   /** Where the objects end (the 20-byte trailer follows); unknown (infinite) while the file grows. */
@@ -134,8 +147,12 @@ export class PackStore {
     return this.count;
   }
 
+  /** Commits and trees whose inflated pack data the pass kept (`keptBytes`). */
+  keptObjects = 0;
+
   close(): void {
     this.cache.clear();
+    this.arena.clear();
     this.scratch = Buffer.alloc(0);
     closeSync(this.fd);
   }
@@ -192,6 +209,8 @@ export class PackStore {
 
   /** The inflated stream of object `ordinal` (its whole compressed length is known after indexing). */
   private inflateAt(ordinal: number, size: number): Buffer {
+    const kept = this.kept[ordinal];
+    if (kept > 0) return this.arena.view(kept - 1, size);
     const start = this.dataOffsets[ordinal];
     const stop = ordinal + 1 < this.count ? this.offsets[ordinal + 1] : this.end;
     return this.inflate(this.readAt(start, stop - start), size);
@@ -265,6 +284,7 @@ export class PackStore {
     this.types = grow(this.types, (n) => new Uint8Array(n));
     this.sizes = grow(this.sizes, (n) => new Float64Array(n));
     this.deltaSizes = grow(this.deltaSizes, (n) => new Float64Array(n));
+    this.kept = grow(this.kept, (n) => new Float64Array(n));
     const bases = new Int32Array(size).fill(-1);
     bases.set(this.bases);
     this.bases = bases;
@@ -343,17 +363,31 @@ export class PackStore {
       if (kind < OFS_DELTA) {
         this.cache.set(ordinal, data);
         this.hash(ordinal, kind, data);
+        this.keep(ordinal, data);
       } else {
         this.deltaSizes[ordinal] = size;
         const target = deltaTargetSize(data);
         if (target > this.options.maxObjectBytes) throw new ObjectTooLarge(target, this.options.maxObjectBytes);
-        if (this.bases[ordinal] >= 0) this.resolveDelta(ordinal, data);
+        if (this.bases[ordinal] >= 0) {
+          this.resolveDelta(ordinal, data);
+          this.keep(ordinal, data);
+        }
       }
     }
     await this.need(Number.POSITIVE_INFINITY);
     if (position !== this.end) throw new CorruptPack(`${this.end - position} bytes after the last object`);
     window.verify();
     this.resolvePendingRefs();
+  }
+
+  /** Keeps a commit's or a tree's inflated pack data (`data`: its content, or its delta) while the budget lasts. */
+  private keep(ordinal: number, data: Uint8Array): void {
+    const type = this.types[ordinal];
+    if (type !== COMMIT && type !== TREE) return;
+    const at = this.arena.add(data);
+    if (at < 0) return;
+    this.kept[ordinal] = at + 1;
+    this.keptObjects += 1;
   }
 
   /** A delta met in the pass: its base resolved (cached, or re-read), applied, hashed, cached. */
