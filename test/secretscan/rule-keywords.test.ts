@@ -1,9 +1,16 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import { describe, expect, it } from 'vitest';
 import { ruleIdFor } from '../../layers/secretscan/src/catalogue.ts';
 import { detectSecrets, mayHoldSecrets } from '../../layers/secretscan/src/detect.ts';
-import { LiteralSet, RULE_KEYWORDS, SECRETLINT_RULE_PREFIX, rulesThatCanMatch } from '../../layers/secretscan/src/rule-keywords.ts';
+import { ASSIGNMENT, ASSIGNMENT_NAME_STARTS, findHighEntropyAssignments } from '../../layers/secretscan/src/entropy-rule.ts';
+import {
+  keywordsIn,
+  LiteralSet,
+  RULE_KEYWORDS,
+  SECRETLINT_RULE_PREFIX,
+  rulesThatCanMatch,
+} from '../../layers/secretscan/src/rule-keywords.ts';
 import { decoyLines, fillerLines, ruleSamples, type RuleSample } from './rule-samples.ts';
 
 const PRESET_IDS = (presetRules as { meta: { id: string } }[]).map((rule) => rule.meta.id);
@@ -56,6 +63,104 @@ describe('LiteralSet', () => {
   it('refuses a literal it could not compare soundly', () => {
     expect(() => new LiteralSet(['ſecret'], [])).toThrow('not printable ASCII');
     expect(() => new LiteralSet([], ['Secret'])).toThrow('must be lower case');
+    expect(() => new LiteralSet([], [], ['Token'])).toThrow('must be lower case');
+    expect(() => new LiteralSet([], [], ['pw'])).toThrow('under three characters');
+  });
+
+  it('gives every start of a located literal in any case, ascending, each once, apart from the literals present', () => {
+    const set = new LiteralSet(['AKIA'], [], ['token', 'tok', 'api']);
+    // tok and token start at the same offsets: each offset once; ſ, Á and the like are not ASCII letters.
+    expect(set.scan('TokenTOKEN api_key ToK xapi ſecret ápi AKIA')).toEqual({ present: new Set(['AKIA']), starts: [0, 5, 11, 19, 24] });
+    expect(set.scan('tokapitok')).toEqual({ present: new Set(), starts: [0, 3, 6] });
+    expect(set.scan('to ken')).toEqual({ present: new Set(), starts: [] });
+  });
+});
+
+describe("the entropy rule's starts", () => {
+  it('name the leading letters of every alternative of its expression', () => {
+    // The name alternation: the first group of ASSIGNMENT, split at its top-level bars.
+    const source = ASSIGNMENT.source;
+    expect(source.startsWith('(?:')).toBe(true);
+    let depth = 0;
+    let end = 0;
+    for (let at = 0; at < source.length; at += 1) {
+      if (source[at] === '\\') at += 1;
+      else if (source[at] === '(') depth += 1;
+      else if (source[at] === ')' && --depth === 0) {
+        end = at;
+        break;
+      }
+    }
+    const alternatives: string[] = [];
+    let current = '';
+    depth = 0;
+    for (const char of source.slice(3, end)) {
+      if (char === '|' && depth === 0) {
+        alternatives.push(current);
+        current = '';
+        continue;
+      }
+      if (char === '(' || char === '[') depth += 1;
+      if (char === ')' || char === ']') depth -= 1;
+      current += char;
+    }
+    alternatives.push(current);
+    expect(alternatives.length).toBeGreaterThanOrEqual(11);
+    for (const alternative of alternatives) {
+      // Its leading letters, up to a group, a class, or a letter made optional by a quantifier.
+      const leading = /^[a-z]*/i.exec(alternative)![0];
+      const fixed = /^[?*{]/.test(alternative.slice(leading.length)) ? leading.slice(0, -1) : leading;
+      expect(
+        ASSIGNMENT_NAME_STARTS.some((start) => fixed.toLowerCase().startsWith(start)),
+        `${alternative}: no start among ${ASSIGNMENT_NAME_STARTS.join(', ')}`,
+      ).toBe(true);
+    }
+  });
+
+  it('give exactly the matches of the scan of the whole text, on random assignments', () => {
+    const names = [
+      'secret',
+      'password',
+      'passwd',
+      'pwd',
+      'token',
+      'api_key',
+      'api-key',
+      'apikey',
+      'access_key',
+      'auth-key',
+      'private_key',
+      'client_secret',
+      'credential',
+      'credentials',
+      'tok',
+      'api',
+      'secre',
+      'ſecret',
+      'cliént_secret',
+      'monkey',
+    ];
+    const operators = ['=', ': ', ' := ', ' => ', '', '"="', ' = '];
+    const values = () =>
+      pick([
+        randomBytes(20 + randomInt(30)).toString('base64url'),
+        `"${randomBytes(24).toString('hex')}"`,
+        'your-api-key-goes-here-please',
+        'process.env.TOKEN_VALUE_FOR_THE_APP',
+        randomBytes(8).toString('hex'),
+      ]);
+    let found = 0;
+    for (let round = 0; round < 2000; round += 1) {
+      const parts = Array.from({ length: 1 + randomInt(6) }, () => {
+        const name = randomInt(3) === 0 ? swapCase(pick(names)) : pick(names);
+        return `${pick(['', 'my_', 'x', 'const ', '"', 'TOKEN'])}${name}${pick(['', '_ID', 'Secret', 'token'])}${pick(operators)}${values()}`;
+      });
+      const text = parts.join(pick(['\n', ' ', '', '; ', ', ']));
+      const whole = findHighEntropyAssignments(text);
+      expect(findHighEntropyAssignments(text, keywordsIn(PRESET_IDS, text).entropyStarts), text).toEqual(whole);
+      found += whole.length;
+    }
+    expect(found).toBeGreaterThan(1000);
   });
 });
 

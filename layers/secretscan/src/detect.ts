@@ -4,7 +4,7 @@ import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommended, rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import { ruleIdFor } from './catalogue.ts';
 import { findHighEntropyAssignments } from './entropy-rule.ts';
-import { rulesThatCanMatch } from './rule-keywords.ts';
+import { keywordsIn } from './rule-keywords.ts';
 
 // secretlint's profiler is on by default: it puts a mark in node's performance timeline for every
 // rule of every file and keeps each entry in arrays nobody reads, so memory grew with every file
@@ -145,10 +145,14 @@ export interface DetectOptions {
   prefilter?: boolean;
 }
 
-async function secretlintMessages(path: string, text: string, prefilter: boolean): Promise<SecretLintCoreResultMessage[]> {
+/** secretlint's messages from the rules `ruleIds` (the prefilter's choice), or from the whole preset. */
+async function secretlintMessages(
+  path: string,
+  text: string,
+  ruleIds: readonly string[] | undefined,
+): Promise<SecretLintCoreResultMessage[]> {
   let config = CONFIG;
-  if (prefilter) {
-    const ruleIds = rulesThatCanMatch(PRESET_RULE_IDS, text);
+  if (ruleIds !== undefined) {
     if (ruleIds.length === 0) return [];
     config = subsetConfig(ruleIds);
   }
@@ -166,7 +170,8 @@ async function secretlintMessages(path: string, text: string, prefilter: boolean
  * (blob-triage.ts), and reads again only the blobs it is true of.
  */
 export function mayHoldSecrets(text: string): boolean {
-  return rulesThatCanMatch(PRESET_RULE_IDS, text).length > 0 || findHighEntropyAssignments(text).length > 0;
+  const { ruleIds, entropyStarts } = keywordsIn(PRESET_RULE_IDS, text);
+  return ruleIds.length > 0 || findHighEntropyAssignments(text, entropyStarts).length > 0;
 }
 
 /**
@@ -175,8 +180,11 @@ export function mayHoldSecrets(text: string): boolean {
  * that adds a rule must add its id, not lose its findings.
  */
 export async function detectSecrets(path: string, text: string, { entropy, prefilter = true }: DetectOptions): Promise<SecretMatch[]> {
-  const messages = await secretlintMessages(path, text, prefilter);
-  const entropyMatches = entropy ? findHighEntropyAssignments(text) : [];
+  // One pass finds the rules that can match and where the entropy rule's names start; without the
+  // prefilter, the whole preset and the entropy rule's scan of the whole text, as before it.
+  const keywords = prefilter ? keywordsIn(PRESET_RULE_IDS, text) : undefined;
+  const messages = await secretlintMessages(path, text, keywords?.ruleIds);
+  const entropyMatches = entropy ? findHighEntropyAssignments(text, keywords?.entropyStarts) : [];
   if (messages.length === 0 && entropyMatches.length === 0) return [];
   const starts = lineStarts(text);
   const matches: SecretMatch[] = [];

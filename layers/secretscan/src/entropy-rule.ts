@@ -4,8 +4,30 @@
  * Shannon entropy must all agree, and placeholders, references to the environment and dotted
  * identifiers are refused, which is what keeps gitleaks' generic rule usable.
  */
-const ASSIGNMENT =
+export const ASSIGNMENT =
   /(?:secret|passw(?:or)?d|pwd|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?)[A-Za-z0-9_.-]{0,40}["']?[ \t]{0,5}(?::=|=>|:|=)[ \t]{0,5}(["'`]?)([^\s"'`,;()<>[\]{}]{20,256})\1/gi;
+
+/**
+ * Every match of ASSIGNMENT starts with one of these, in any mix of case: the leading letters of
+ * each alternative of its name (`passw(?:or)?d`: passw; `api[_-]?key`: api). The `i` flag without
+ * `u` folds only ASCII letters onto ASCII, so an ASCII comparison ignoring case finds every start.
+ * rule-keywords.ts finds them in its pass over the text; rule-keywords.test.ts checks this list
+ * against the expression's alternatives.
+ */
+export const ASSIGNMENT_NAME_STARTS: readonly string[] = [
+  'secret',
+  'passw',
+  'pwd',
+  'token',
+  'api',
+  'access',
+  'auth',
+  'private',
+  'client',
+  'credential',
+];
+/** ASSIGNMENT anchored where lastIndex says. */
+const ASSIGNMENT_AT = new RegExp(ASSIGNMENT.source, 'iy');
 
 const PLACEHOLDER =
   /example|sample|dummy|placeholder|changeme|change_me|replace|your[_-]|xxxx|\*\*\*|redacted|fake|insert|todo|\$\{|\{\{|%\(|process\.env|os\.environ|getenv|environ\[/i;
@@ -40,12 +62,30 @@ export interface EntropyMatch {
   index: number;
 }
 
-export function findHighEntropyAssignments(text: string): EntropyMatch[] {
+/**
+ * The high-entropy assignments in `text`. With `starts` (every offset where a match can start,
+ * ascending: where an ASSIGNMENT_NAME_STARTS literal does, from rule-keywords.ts' pass), the
+ * expression is tried only there, skipping offsets inside the last match, which gives exactly the
+ * matches of a scan of the whole text (a match can start nowhere else) without its cost.
+ */
+export function findHighEntropyAssignments(text: string, starts?: readonly number[]): EntropyMatch[] {
   const matches: EntropyMatch[] = [];
-  for (const match of text.matchAll(ASSIGNMENT)) {
+  const add = (match: RegExpMatchArray, index: number): void => {
     const value = match[2];
-    if (!isHighEntropySecret(value)) continue;
-    matches.push({ value, index: match.index + match[0].lastIndexOf(value) });
+    if (isHighEntropySecret(value)) matches.push({ value, index: index + match[0].lastIndexOf(value) });
+  };
+  if (starts === undefined) {
+    for (const match of text.matchAll(ASSIGNMENT)) add(match, match.index);
+    return matches;
+  }
+  let next = 0;
+  for (const start of starts) {
+    if (start < next) continue;
+    ASSIGNMENT_AT.lastIndex = start;
+    const match = ASSIGNMENT_AT.exec(text);
+    if (match === null) continue;
+    next = start + match[0].length;
+    add(match, start);
   }
   return matches;
 }

@@ -12,6 +12,8 @@
  * found case-insensitively is sound. Every literal here is ASCII.
  */
 
+import { ASSIGNMENT_NAME_STARTS } from './entropy-rule.ts';
+
 /** The preset's rule ids are this prefix and a short name; the table uses the short name. */
 export const SECRETLINT_RULE_PREFIX = '@secretlint/secretlint-rule-';
 
@@ -110,6 +112,8 @@ export const RULE_KEYWORDS: Readonly<Record<string, RuleKeywords>> = {
 interface Candidate {
   literal: string;
   ignoringCase: boolean;
+  /** Where it occurs is wanted, not whether (`LiteralSet.scan`'s `starts`). */
+  located: boolean;
 }
 
 const TRIGRAMS = 1 << 21;
@@ -124,7 +128,7 @@ function cases(char: string, ignoringCase: boolean): number[] {
 }
 
 /**
- * Finds which of a fixed set of ASCII literals occur in a text, in one pass over its characters
+ * Finds which of a fixed set of ASCII literals occur in a text, and where others start, in one pass over its characters
  * (a regular expression alternating ~70 literals ran at a third of the speed: it tries the
  * alternation at nearly every position). Each position's last three characters (7 bits each)
  * index a table of the trigrams literals start with; only there are the candidates compared.
@@ -136,14 +140,22 @@ export class LiteralSet {
   readonly #candidates = new Map<number, Candidate[]>();
   readonly #short: Candidate[] = [];
 
-  constructor(exact: readonly string[], ignoringCase: readonly string[]) {
-    for (const literal of [...exact, ...ignoringCase]) {
+  /**
+   * `exact` and `ignoringCase`: literals whose presence `scan` reports; `located`: literals (lower
+   * case, compared ignoring case, three characters or more) whose every start it reports.
+   */
+  constructor(exact: readonly string[], ignoringCase: readonly string[], located: readonly string[] = []) {
+    for (const literal of [...exact, ...ignoringCase, ...located]) {
       if (literal === '' || !/^[\x20-\x7e]+$/.test(literal)) throw new Error(`keyword ${JSON.stringify(literal)} is not printable ASCII`);
     }
-    for (const literal of ignoringCase) if (literal !== literal.toLowerCase()) throw new Error(`keyword ${literal} must be lower case`);
+    for (const literal of [...ignoringCase, ...located]) {
+      if (literal !== literal.toLowerCase()) throw new Error(`keyword ${literal} must be lower case`);
+    }
+    for (const literal of located) if (literal.length < 3) throw new Error(`located keyword ${literal} is under three characters`);
     const all = [
-      ...[...new Set(exact)].map((literal) => ({ literal, ignoringCase: false })),
-      ...[...new Set(ignoringCase)].map((literal) => ({ literal, ignoringCase: true })),
+      ...[...new Set(exact)].map((literal) => ({ literal, ignoringCase: false, located: false })),
+      ...[...new Set(ignoringCase)].map((literal) => ({ literal, ignoringCase: true, located: false })),
+      ...[...new Set(located)].map((literal) => ({ literal, ignoringCase: true, located: true })),
     ];
     for (const candidate of all) {
       const { literal } = candidate;
@@ -163,20 +175,31 @@ export class LiteralSet {
 
   /** The literals present in `text` (those compared ignoring case as given: lower case). */
   found(text: string): Set<string> {
+    return this.scan(text).present;
+  }
+
+  /**
+   * The literals present in `text` (those compared ignoring case as given: lower case), and every
+   * offset where a `located` literal starts, ascending, each once.
+   */
+  scan(text: string): { present: Set<string>; starts: number[] } {
     const present = new Set<string>();
+    const located: number[] = [];
     const starts = this.#starts;
     let key = 0;
     for (let end = 0; end < text.length; end += 1) {
       key = ((key << 7) | (text.charCodeAt(end) & 127)) & (TRIGRAMS - 1);
       if (starts[key] === 0 || end < 2) continue;
       for (const candidate of this.#candidates.get(key)!) {
-        if (!present.has(candidate.literal) && occursAt(text, end - 2, candidate)) present.add(candidate.literal);
+        if (candidate.located) {
+          if (located.at(-1) !== end - 2 && occursAt(text, end - 2, candidate)) located.push(end - 2);
+        } else if (!present.has(candidate.literal) && occursAt(text, end - 2, candidate)) present.add(candidate.literal);
       }
     }
     for (const { literal, ignoringCase } of this.#short) {
       if ((ignoringCase ? text.toLowerCase() : text).includes(literal)) present.add(literal);
     }
-    return present;
+    return { present, starts: located };
   }
 }
 
@@ -197,7 +220,8 @@ const ALL_EXACT = Object.values(RULE_KEYWORDS).flatMap((entry) =>
 const ALL_FOLDED = Object.values(RULE_KEYWORDS).flatMap((entry) =>
   'groups' in entry ? entry.groups.flatMap((group) => group.ignoringCase ?? []) : [],
 );
-const LITERALS = new LiteralSet(ALL_EXACT, ALL_FOLDED);
+// The entropy rule's names are found in the same pass: its expression then runs only where one starts.
+const LITERALS = new LiteralSet(ALL_EXACT, ALL_FOLDED, ASSIGNMENT_NAME_STARTS);
 
 const entries = new Map<string, RuleKeywords | undefined>();
 
@@ -230,13 +254,27 @@ export function runsWithAnyRule(ruleId: string): boolean {
   return entry !== undefined && 'withAnyRule' in entry;
 }
 
+/** What one pass over a text tells the rules. */
+export interface TextKeywords {
+  /** Of the rule ids asked about (in their order), the ones that can report a match, with the comment filter when any can; empty when none can. */
+  ruleIds: string[];
+  /** Every offset where a match of the entropy rule can start (findHighEntropyAssignments' `starts`). */
+  entropyStarts: number[];
+}
+
+export function keywordsIn(ruleIds: readonly string[], text: string): TextKeywords {
+  const { present, starts } = LITERALS.scan(text);
+  const scanners = ruleIds.filter((ruleId) => canMatch(ruleId, present));
+  return {
+    ruleIds: scanners.length === 0 ? [] : ruleIds.filter((ruleId) => runsWithAnyRule(ruleId) || scanners.includes(ruleId)),
+    entropyStarts: starts,
+  };
+}
+
 /**
  * Of `ruleIds` (in their order), the ones that can report a match in `text`, with the comment
  * filter added when any can; empty when none can.
  */
 export function rulesThatCanMatch(ruleIds: readonly string[], text: string): string[] {
-  const present = LITERALS.found(text);
-  const scanners = ruleIds.filter((ruleId) => canMatch(ruleId, present));
-  if (scanners.length === 0) return [];
-  return ruleIds.filter((ruleId) => runsWithAnyRule(ruleId) || scanners.includes(ruleId));
+  return keywordsIn(ruleIds, text).ruleIds;
 }
