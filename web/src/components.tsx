@@ -204,3 +204,27 @@ export function FieldError({ id, message }: { id: string; message: string | unde
     </p>
   );
 }
+
+/** A labelled form field: its label, its control (and any hint) as children, then its error when it has one. */
+export function Field({
+  label,
+  htmlFor,
+  errorId,
+  error,
+  children,
+}: {
+  label: string;
+  /** The control's id. */
+  htmlFor: string;
+  errorId: string;
+  error: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={htmlFor}>{label}</label>
+      {children}
+      <FieldError id={errorId} message={error} />
+    </div>
+  );
+}

@@ -24,6 +24,7 @@ export function useFormErrors({
   formFieldOf: (serverField: string) => string;
 }) {
   const labels = new Map(fields.map(([field, label]) => [field, label]));
+  const ids = new Map(fields.map(([field, , id]) => [field, id]));
   const [serverIssues, setServerIssues] = useState<PinnedIssue[]>([]);
   const [formError, setFormError] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
@@ -52,13 +53,28 @@ export function useFormErrors({
     // Runs when an attempt asks for it (the counter), not on every keystroke.
   }, [attempt]);
 
+  /** The ids that describe a field's control: its error when it has one, then `others`. */
+  const described = (field: string, ...others: string[]) =>
+    [errorOf(field) ? `${field}-error` : '', ...others].filter(Boolean).join(' ') || undefined;
+
   return {
     formRef,
     errorOf,
     formError,
-    /** The ids that describe a field's control: its error when it has one, then `others`. */
-    described: (field: string, ...others: string[]) =>
-      [errorOf(field) ? `${field}-error` : '', ...others].filter(Boolean).join(' ') || undefined,
+    described,
+    /** A field's control props: its id from `fields`, invalid while it has an error, described by it then `others`. */
+    control: (field: string, ...others: string[]) => ({
+      id: ids.get(field),
+      'aria-invalid': !!errorOf(field),
+      'aria-describedby': described(field, ...others),
+    }),
+    /** A `Field`'s props (components.tsx): the label and control id from `fields`, the error and its id. */
+    field: (field: string) => ({
+      label: labels.get(field) ?? field,
+      htmlFor: ids.get(field) ?? field,
+      errorId: `${field}-error`,
+      error: errorOf(field),
+    }),
     /** A new attempt: what the server refused before is forgotten. */
     begin: () => {
       setServerIssues([]);

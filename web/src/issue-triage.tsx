@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Issue, type IssueStatus } from '../../shared/domain/issue.ts';
 import { api, ApiError } from './api.ts';
-import { Dialog, FieldError } from './components.tsx';
+import { Dialog, Field } from './components.tsx';
 
 /** What a person can set an issue to (PATCH /api/issues/{id}/, DESIGN §15). */
 export type TriageStatus = 'accepted_risk' | 'false_positive' | 'open';
@@ -130,8 +130,7 @@ export function TriageDialog({
               ? 'The issue stays listed as an accepted risk; scans keep counting its sightings. Leave Until empty to accept it until someone reopens it.'
               : 'The issue is kept as a false positive; scans keep counting its sightings but it no longer counts as open.'}
           </p>
-          <div className="field">
-            <label htmlFor="triage-reason">Reason</label>
+          <Field label="Reason" htmlFor="triage-reason" errorId="triage-reason-error" error={errors.reason}>
             <textarea
               id="triage-reason"
               ref={reasonRef}
@@ -143,11 +142,9 @@ export function TriageDialog({
               aria-describedby={errors.reason ? 'triage-reason-error' : undefined}
               onChange={(event) => setReason(event.target.value)}
             />
-            <FieldError id="triage-reason-error" message={errors.reason} />
-          </div>
+          </Field>
           {status === 'accepted_risk' && (
-            <div className="field">
-              <label htmlFor="triage-until">Until (optional)</label>
+            <Field label="Until (optional)" htmlFor="triage-until" errorId="triage-until-error" error={errors.until}>
               <input
                 id="triage-until"
                 type="date"
@@ -160,8 +157,7 @@ export function TriageDialog({
               <p id="triage-until-hint" className="hint">
                 The issue counts as open again after this day.
               </p>
-              <FieldError id="triage-until-error" message={errors.until} />
-            </div>
+            </Field>
           )}
           {errors.form && (
             <p className="form-error" role="alert">

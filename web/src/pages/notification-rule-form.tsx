@@ -13,7 +13,7 @@ import {
 import { SEVERITIES, type Severity } from '../../../shared/domain/scan-job.ts';
 import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
-import { FieldError } from '../components.tsx';
+import { Field, FieldError } from '../components.tsx';
 import { fieldSentence } from '../field-errors.ts';
 import { useFormErrors } from '../form-errors.ts';
 import { displayTarget } from '../idn.ts';
@@ -120,7 +120,7 @@ export function NotificationRuleForm({
     if (chosenSchedules !== null && chosenSchedules.length === 0)
       (clientIssues.schedule_ids ??= []).push('needs at least one, or All schedules');
   }
-  const { formRef, errorOf, formError, described, begin, stop, sending, refuse } = useFormErrors({
+  const { formRef, errorOf, formError, described, control, field, begin, stop, sending, refuse } = useFormErrors({
     fields: FIELDS,
     values,
     clientError: (field) => (clientIssues[field] ? fieldSentence(LABELS.get(field) ?? field, clientIssues[field]) : undefined),
@@ -158,18 +158,9 @@ export function NotificationRuleForm({
 
   return (
     <form className="form" onSubmit={onSubmit} noValidate ref={formRef}>
-      <div className="field">
-        <label htmlFor="n-name">Name</label>
-        <input
-          id="n-name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          maxLength={200}
-          aria-invalid={!!errorOf('name')}
-          aria-describedby={described('name')}
-        />
-        <FieldError id="name-error" message={errorOf('name')} />
-      </div>
+      <Field {...field('name')}>
+        <input {...control('name')} value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+      </Field>
       <fieldset className="fieldset" aria-describedby={described('kind')}>
         <legend>Kind</legend>
         <div className="choices">
@@ -192,10 +183,9 @@ export function NotificationRuleForm({
         <FieldError id="kind-error" message={errorOf('kind')} />
       </fieldset>
       {wantsUrl ? (
-        <div className="field">
-          <label htmlFor="n-url">URL</label>
+        <Field {...field('url')}>
           <input
-            id="n-url"
+            {...control('url', 'n-url-hint')}
             type="url"
             value={url}
             onChange={(e) => setUrl(e.target.value)}
@@ -203,32 +193,25 @@ export function NotificationRuleForm({
             spellCheck={false}
             autoComplete="off"
             className="mono"
-            aria-invalid={!!errorOf('url')}
-            aria-describedby={described('url', 'n-url-hint')}
           />
           <p id="n-url-hint" className="hint">
             {kind === 'slack'
               ? "The channel's incoming-webhook URL."
               : 'An https address that accepts a POST of JSON. Each delivery is signed: X-Signature-256 is sha256= and the HMAC-SHA256 of the body with the secret shown once after you create the rule.'}
           </p>
-          <FieldError id="url-error" message={errorOf('url')} />
-        </div>
+        </Field>
       ) : (
-        <div className="field">
-          <label htmlFor="n-address">Email address</label>
+        <Field {...field('address')}>
           <input
-            id="n-address"
+            {...control('address')}
             type="email"
             value={address}
             onChange={(e) => setAddress(e.target.value)}
             placeholder="security@example.com"
             spellCheck={false}
             autoComplete="off"
-            aria-invalid={!!errorOf('address')}
-            aria-describedby={described('address')}
           />
-          <FieldError id="address-error" message={errorOf('address')} />
-        </div>
+        </Field>
       )}
       <fieldset className="fieldset" aria-describedby={described('events')}>
         <legend>Events</legend>
@@ -247,8 +230,7 @@ export function NotificationRuleForm({
         </div>
         <FieldError id="events-error" message={errorOf('events')} />
       </fieldset>
-      <div className="field">
-        <label htmlFor="n-severity">Minimum severity</label>
+      <Field {...field('min_severity')}>
         <select
           id="n-severity"
           value={minSeverity}
@@ -265,8 +247,7 @@ export function NotificationRuleForm({
         <p id="n-severity-hint" className="hint">
           Issue events below it are not sent. Scan finished has no severity and is always sent.
         </p>
-        <FieldError id="min_severity-error" message={errorOf('min_severity')} />
-      </div>
+      </Field>
       <fieldset className="fieldset" aria-describedby={described('scan_types')}>
         <legend>Scan types</legend>
         <div className="choices">

@@ -7,7 +7,7 @@ import { targetPolicyOf } from '../../../shared/domain/scan-type-list.ts';
 import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
 import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
-import { FieldError } from '../components.tsx';
+import { Field } from '../components.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import { useScanTypes } from '../queries.ts';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
@@ -117,7 +117,7 @@ export function ScheduleForm({
   if (cadence === 'custom' && !preview.ok && (attempted || (preview.field === 'cron_expression' ? cron : timezone).trim() !== '')) {
     clientErrors[preview.field] = `${LABELS.get(preview.field)} ${preview.message}.`;
   }
-  const { formRef, errorOf, formError, described, begin, stop, sending, refuse } = useFormErrors({
+  const { formRef, errorOf, formError, control, field, begin, stop, sending, refuse } = useFormErrors({
     fields: FIELDS,
     values,
     clientError: (field) => clientErrors[field],
@@ -169,41 +169,24 @@ export function ScheduleForm({
 
   return (
     <form className="form" onSubmit={onSubmit} noValidate ref={formRef}>
-      <div className="field">
-        <label htmlFor="f-name">Name</label>
-        <input
-          id="f-name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          maxLength={200}
-          required
-          aria-invalid={!!errorOf('name')}
-          aria-describedby={described('name')}
-        />
-        <FieldError id="name-error" message={errorOf('name')} />
-      </div>
-      <div className="field">
-        <label htmlFor="f-description">Description</label>
+      <Field {...field('name')}>
+        <input {...control('name')} value={name} onChange={(e) => setName(e.target.value)} maxLength={200} required />
+      </Field>
+      <Field {...field('description')}>
         <textarea
-          id="f-description"
+          {...control('description')}
           rows={2}
           value={description}
           onChange={(e) => setDescription(e.target.value)}
           maxLength={2000}
-          aria-invalid={!!errorOf('description')}
-          aria-describedby={described('description')}
         />
-        <FieldError id="description-error" message={errorOf('description')} />
-      </div>
+      </Field>
       <div className="field-row">
-        <div className="field">
-          <label htmlFor="f-scan-type">Scan type</label>
+        <Field {...field('scan_type')}>
           <select
-            id="f-scan-type"
+            {...control('scan_type', 'scan-type-hint')}
             value={scanType ?? ''}
             onChange={(e) => setScanType(e.target.value as ScanType)}
-            aria-invalid={!!errorOf('scan_type')}
-            aria-describedby={described('scan_type', 'scan-type-hint')}
           >
             {offered.map((type) => (
               <option key={type.value} value={type.value}>
@@ -219,80 +202,59 @@ export function ScheduleForm({
                 ? `Could not load the scan types: ${scanTypeList.error.message}`
                 : 'Only the scan types this deployment can run.'}
           </p>
-          <FieldError id="scan_type-error" message={errorOf('scan_type')} />
-        </div>
-        <div className="field">
-          <label htmlFor="f-target">Target</label>
+        </Field>
+        <Field {...field('target')}>
           <input
-            id="f-target"
+            {...control('target')}
             value={target}
             onChange={(e) => setTarget(e.target.value)}
             placeholder={scanType ? scanTypes[scanType].targetHint : undefined}
             required
             spellCheck={false}
             autoComplete="off"
-            aria-invalid={!!errorOf('target')}
-            aria-describedby={described('target')}
           />
-          <FieldError id="target-error" message={errorOf('target')} />
-        </div>
+        </Field>
       </div>
-      <div className="field">
-        <label htmlFor="f-cadence">Cadence</label>
-        <select
-          id="f-cadence"
-          value={cadence}
-          onChange={(e) => setCadence(e.target.value as Cadence)}
-          aria-invalid={!!errorOf('cadence')}
-          aria-describedby={described('cadence', 'cadence-preview')}
-        >
+      <Field {...field('cadence')}>
+        <select {...control('cadence', 'cadence-preview')} value={cadence} onChange={(e) => setCadence(e.target.value as Cadence)}>
           {CADENCES.map((value) => (
             <option key={value} value={value}>
               {CADENCE_LABELS[value]}
             </option>
           ))}
         </select>
-        <FieldError id="cadence-error" message={errorOf('cadence')} />
-      </div>
+      </Field>
       {cadence === 'custom' && (
         <div className="field-row">
-          <div className="field">
-            <label htmlFor="f-cron">Cron expression</label>
+          <Field {...field('cron_expression')}>
             <input
-              id="f-cron"
+              {...control('cron_expression', 'cron-help')}
               value={cron}
               onChange={(e) => setCron(e.target.value)}
               placeholder="30 9 * * 1-5"
               spellCheck={false}
               autoComplete="off"
               className="mono"
-              aria-invalid={!!errorOf('cron_expression')}
-              aria-describedby={described('cron_expression', 'cron-help')}
             />
             <p id="cron-help" className="hint">
               Five fields: minute hour day-of-month month day-of-week, or a macro such as @daily.
             </p>
-            <FieldError id="cron_expression-error" message={errorOf('cron_expression')} />
-          </div>
-          <div className="field">
-            <label htmlFor="f-timezone">Timezone</label>
+          </Field>
+          <Field {...field('timezone')}>
             <input
-              id="f-timezone"
+              {...control('timezone')}
               list="zones"
               value={timezone}
               onChange={(e) => setTimezone(e.target.value)}
               spellCheck={false}
               autoComplete="off"
-              aria-invalid={!!errorOf('timezone')}
-              aria-describedby={described('timezone')}
             />
             <datalist id="zones">
               {zones.map((zone) => (
                 <option key={zone} value={zone} />
               ))}
             </datalist>
-            <FieldError id="timezone-error" message={errorOf('timezone')} />
-          </div>
+          </Field>
         </div>
       )}
       <div id="cadence-preview" className="preview" aria-live="polite">
