@@ -170,14 +170,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   );
   const repo: ScheduleRepository = makeDynamoDbScheduleRepository(documentClient, LOCAL_TABLE_NAME);
 
-  const deadLetterQueue = new LocalQueue({ name: 'scan-dlq', clock, visibilityTimeoutMs: QUEUE_VISIBILITY_MS });
-  const scanQueue = new LocalQueue({
-    name: 'scan',
-    clock,
-    visibilityTimeoutMs: QUEUE_VISIBILITY_MS,
-    maxReceiveCount: QUEUE_MAX_RECEIVES,
-    deadLetterQueue,
-  });
+  /** A queue whose messages go to its dead-letter queue after QUEUE_MAX_RECEIVES receives, as the stack's SQS queues do. */
+  const queueWithDeadLetters = (name: string, deadLetterName: string, visibilityTimeoutMs: number) => {
+    const deadLetters = new LocalQueue({ name: deadLetterName, clock, visibilityTimeoutMs });
+    const queue = new LocalQueue({ name, clock, visibilityTimeoutMs, maxReceiveCount: QUEUE_MAX_RECEIVES, deadLetterQueue: deadLetters });
+    return { queue, deadLetters };
+  };
+  const { queue: scanQueue, deadLetters: deadLetterQueue } = queueWithDeadLetters('scan', 'scan-dlq', QUEUE_VISIBILITY_MS);
   const scheduler = new LocalTriggerScheduler({
     clock,
     queue: scanQueue,
@@ -235,14 +234,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   baseUrl = url;
   // Notifications (DESIGN §15): events go to the in-process notification queue, as the bus rule
   // puts them on the SQS queue in AWS; the notifier consumes it here with the same handler.
-  const notificationDeadLetters = new LocalQueue({ name: 'notification-dlq', clock, visibilityTimeoutMs: NOTIFICATION_VISIBILITY_MS });
-  const notificationQueue = new LocalQueue({
-    name: 'notifications',
-    clock,
-    visibilityTimeoutMs: NOTIFICATION_VISIBILITY_MS,
-    maxReceiveCount: QUEUE_MAX_RECEIVES,
-    deadLetterQueue: notificationDeadLetters,
-  });
+  const { queue: notificationQueue, deadLetters: notificationDeadLetters } = queueWithDeadLetters(
+    'notifications',
+    'notification-dlq',
+    NOTIFICATION_VISIBILITY_MS,
+  );
   const notificationMessages = localNotificationQueue(notificationQueue);
   const notificationRules = makeDynamoDbNotificationRuleRepository(documentClient, LOCAL_TABLE_NAME);
   const outboxDir = join(options.dataDir ?? tempDir!, 'outbox');
