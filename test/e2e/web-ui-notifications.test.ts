@@ -1,22 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { closedTcpPort } from '../helpers/closed-port.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
 import { scheduleBody, type TestService } from '../helpers/local-service.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { available, startSignedIn, type Browser } from './browser.ts';
-
-/** A loopback port nothing listens on: bound once to learn it, then closed. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/hook`;
-}
 
 // Settings → Notifications (issue 24, item 4): rules created, tested, edited, switched off and
 // deleted through the page, against the real local runtime and a loopback receiver that verifies
@@ -147,7 +137,7 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
     await card.getByRole('button', { name: 'Edit' }).click();
     const form = page.getByRole('dialog', { name: 'Edit Ops webhook' });
     expect(await form.getByLabel('Slack').isDisabled()).toBe(true);
-    await form.getByLabel('URL').fill(await closedPortUrl());
+    await form.getByLabel('URL').fill(`http://127.0.0.1:${await closedTcpPort()}/hook`);
     await form.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Ops webhook was saved.').waitFor();
     await card.getByRole('button', { name: 'Send test' }).click();

@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -10,19 +8,12 @@ import { catalogue as netCatalogue } from '../../layers/netscan/src/index.ts';
 import { buildNetscan } from '../../layers/netscan/build.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { startLegacyPostgres, tenantSchemaSql, type LegacyPostgres } from '../helpers/legacy-postgres.ts';
+import { closedTcpPort } from '../helpers/closed-port.ts';
 import { SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
 import { REDIS_SERVER, startFtp, startRedis, type Listener } from '../netscan/helpers/listeners.ts';
 
 const MINUTE = 60_000;
 const TENANT = 'netlab';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * DESIGN §9 and §14 end to end: a legacy Continuous Network schedule (target and `ports` text) is
@@ -38,7 +29,7 @@ describe.skipIf(!existsSync(REDIS_SERVER))('a migrated Continuous Network schedu
   let closed: number;
 
   beforeAll(async () => {
-    [redis, ftp, closed] = await Promise.all([startRedis(), startFtp(), closedPort()]);
+    [redis, ftp, closed] = await Promise.all([startRedis(), startFtp(), closedTcpPort()]);
     legacy = await startLegacyPostgres({
       load: async (db: PGlite) => {
         await db.exec(`CREATE TABLE public.tenants_tenant (id serial PRIMARY KEY, schema_name varchar(63) NOT NULL UNIQUE, name varchar(100) NOT NULL);

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineReport } from '../../layers/engine-kit/src/report.ts';
 import { buildNetscan } from '../../layers/netscan/build.ts';
+import { closedTcpPort } from '../helpers/closed-port.ts';
 import { startAllListeners, type LabelledListener } from './helpers/all-listeners.ts';
 import { writeFile } from 'node:fs/promises';
 
@@ -58,14 +59,6 @@ function nmapPorts(xml: string): Map<number, { state: string; service?: string }
   return ports;
 }
 
-async function closedPort(): Promise<number> {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('netscan against loopback listeners', () => {
   let listeners: LabelledListener[] = [];
   let binary: string;
@@ -100,7 +93,7 @@ describe('netscan against loopback listeners', () => {
     listeners = started.listeners;
     if (started.missing.length > 0) console.warn(`netscan listeners skipped, binaries missing: ${started.missing.join(', ')}`);
     binary = await buildNetscan(join(work, 'dist', 'bin', 'netscan'));
-    closed = await closedPort();
+    closed = await closedTcpPort();
     vapt = await scan('127.0.0.1', { ports: [...listeners.map((l) => l.port), closed], mode: 'vapt' });
   }, 180_000);
 
