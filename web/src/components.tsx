@@ -228,3 +228,26 @@ export function Field({
     </div>
   );
 }
+
+/** A group of choices (radios or checkboxes) under a legend, described by its error, which follows it. */
+export function FieldGroup({
+  label,
+  describedBy,
+  errorId,
+  error,
+  children,
+}: {
+  label: string;
+  describedBy: string | undefined;
+  errorId: string;
+  error: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <fieldset className="fieldset" aria-describedby={describedBy}>
+      <legend>{label}</legend>
+      {children}
+      <FieldError id={errorId} message={error} />
+    </fieldset>
+  );
+}

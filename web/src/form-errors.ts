@@ -75,6 +75,13 @@ export function useFormErrors({
       errorId: `${field}-error`,
       error: errorOf(field),
     }),
+    /** A `FieldGroup`'s props (components.tsx): the legend from `fields`, described by the error it shows. */
+    group: (field: string) => ({
+      label: labels.get(field) ?? field,
+      describedBy: described(field),
+      errorId: `${field}-error`,
+      error: errorOf(field),
+    }),
     /** A new attempt: what the server refused before is forgotten. */
     begin: () => {
       setServerIssues([]);

@@ -13,7 +13,7 @@ import {
 import { SEVERITIES, type Severity } from '../../../shared/domain/scan-job.ts';
 import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
-import { Field, FieldError } from '../components.tsx';
+import { Field, FieldGroup } from '../components.tsx';
 import { fieldSentence } from '../field-errors.ts';
 import { useFormErrors } from '../form-errors.ts';
 import { displayTarget } from '../idn.ts';
@@ -120,7 +120,7 @@ export function NotificationRuleForm({
     if (chosenSchedules !== null && chosenSchedules.length === 0)
       (clientIssues.schedule_ids ??= []).push('needs at least one, or All schedules');
   }
-  const { formRef, errorOf, formError, described, control, field, begin, stop, sending, refuse } = useFormErrors({
+  const { formRef, formError, described, control, field, group, begin, stop, sending, refuse } = useFormErrors({
     fields: FIELDS,
     values,
     clientError: (field) => (clientIssues[field] ? fieldSentence(LABELS.get(field) ?? field, clientIssues[field]) : undefined),
@@ -161,8 +161,7 @@ export function NotificationRuleForm({
       <Field {...field('name')}>
         <input {...control('name')} value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
       </Field>
-      <fieldset className="fieldset" aria-describedby={described('kind')}>
-        <legend>Kind</legend>
+      <FieldGroup {...group('kind')}>
         <div className="choices">
           {NOTIFICATION_KINDS.map((value) => (
             <label key={value} className="check">
@@ -180,8 +179,7 @@ export function NotificationRuleForm({
           ))}
         </div>
         {rule && <p className="hint">The kind of a rule is fixed; create another rule for another kind.</p>}
-        <FieldError id="kind-error" message={errorOf('kind')} />
-      </fieldset>
+      </FieldGroup>
       {wantsUrl ? (
         <Field {...field('url')}>
           <input
@@ -213,8 +211,7 @@ export function NotificationRuleForm({
           />
         </Field>
       )}
-      <fieldset className="fieldset" aria-describedby={described('events')}>
-        <legend>Events</legend>
+      <FieldGroup {...group('events')}>
         <div className="choices">
           {EVENT_TYPES.map((value) => (
             <label key={value} className="check">
@@ -228,8 +225,7 @@ export function NotificationRuleForm({
             </label>
           ))}
         </div>
-        <FieldError id="events-error" message={errorOf('events')} />
-      </fieldset>
+      </FieldGroup>
       <Field {...field('min_severity')}>
         <select
           id="n-severity"
@@ -248,8 +244,7 @@ export function NotificationRuleForm({
           Issue events below it are not sent. Scan finished has no severity and is always sent.
         </p>
       </Field>
-      <fieldset className="fieldset" aria-describedby={described('scan_types')}>
-        <legend>Scan types</legend>
+      <FieldGroup {...group('scan_types')}>
         <div className="choices">
           <label className="check">
             <input
@@ -272,10 +267,8 @@ export function NotificationRuleForm({
               </label>
             ))}
         </div>
-        <FieldError id="scan_types-error" message={errorOf('scan_types')} />
-      </fieldset>
-      <fieldset className="fieldset" aria-describedby={described('schedule_ids')}>
-        <legend>Schedules</legend>
+      </FieldGroup>
+      <FieldGroup {...group('schedule_ids')}>
         <div className="choices">
           <label className="check">
             <input
@@ -311,8 +304,7 @@ export function NotificationRuleForm({
             )}
           </div>
         )}
-        <FieldError id="schedule_ids-error" message={errorOf('schedule_ids')} />
-      </fieldset>
+      </FieldGroup>
       <label className="check">
         <input type="checkbox" id="n-enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
         Enabled
