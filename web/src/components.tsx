@@ -82,23 +82,23 @@ export function NoticeSlot({ notice }: { notice: Notice | null }) {
   );
 }
 
+/** A detail page's listing, the way back from it. */
+export type Parent = { to: string; label: string };
+
+/** The way back from a detail page: its listing, then the page itself (its id or name). */
+export function Breadcrumb({ parent, children }: { parent: Parent; children: ReactNode }) {
+  return (
+    <p className="breadcrumb">
+      <Link to={parent.to}>{parent.label}</Link> / {children}
+    </p>
+  );
+}
+
 /** A detail page for an id this tenant does not have (the API said 404): the way back to its listing, then why. */
-export function NotFoundPage({
-  id,
-  parent,
-  title,
-  children,
-}: {
-  id: string;
-  parent: { to: string; label: string };
-  title: string;
-  children: ReactNode;
-}) {
+export function NotFoundPage({ id, parent, title, children }: { id: string; parent: Parent; title: string; children: ReactNode }) {
   return (
     <section className="page">
-      <p className="breadcrumb">
-        <Link to={parent.to}>{parent.label}</Link> / {id}
-      </p>
+      <Breadcrumb parent={parent}>{id}</Breadcrumb>
       <h1>{title}</h1>
       {children}
     </section>

@@ -1,13 +1,15 @@
 import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import { ApiError } from '../api.ts';
 import { formatLocal } from '../cadence.ts';
-import { ErrorState, IssueStatusBadge, Loading, NotFoundPage, SeverityBadge } from '../components.tsx';
+import { Breadcrumb, ErrorState, IssueStatusBadge, Loading, NotFoundPage, SeverityBadge, type Parent } from '../components.tsx';
 import { Evidence } from '../finding-card.tsx';
 import { displayTarget } from '../idn.ts';
 import { useTriageControls } from '../issue-triage.tsx';
 import { useIssue } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { useCan } from '../session.ts';
+
+const ISSUES: Parent = { to: '/issues', label: 'Issues' };
 
 /** One issue: what it is, its status and who set it, the actions, and its newest sightings with links to their scans. */
 export function IssuePage({ id }: { id: string }) {
@@ -18,7 +20,7 @@ export function IssuePage({ id }: { id: string }) {
   if (issue.isError) {
     if (issue.error instanceof ApiError && issue.error.status === 404)
       return (
-        <NotFoundPage id={id} parent={{ to: '/issues', label: 'Issues' }} title="Issue not found">
+        <NotFoundPage id={id} parent={ISSUES} title="Issue not found">
           <p>
             There is no issue <code>{id}</code> in this tenant.
           </p>
@@ -30,9 +32,7 @@ export function IssuePage({ id }: { id: string }) {
   const latest = data.occurrences[0];
   return (
     <section className="page">
-      <p className="breadcrumb">
-        <Link to="/issues">Issues</Link> / {data.id}
-      </p>
+      <Breadcrumb parent={ISSUES}>{data.id}</Breadcrumb>
       <div className="page-head">
         <h1>{data.title}</h1>
         <div role="status" aria-live="polite" aria-label="Issue status">

@@ -2,13 +2,15 @@ import { SCAN_TYPES, scanTypes, type ScanType } from '../../../shared/domain/sca
 import { SEVERITIES, type ScanError, type ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
 import { formatLocal } from '../cadence.ts';
-import { ErrorState, Loading, NotFoundPage, SeverityBadge, StatusBadge } from '../components.tsx';
+import { Breadcrumb, ErrorState, Loading, NotFoundPage, SeverityBadge, StatusBadge, type Parent } from '../components.tsx';
 import { useScan } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { ScanLog } from './scan-log.tsx';
 import { ScanChecks, WhatChanged } from './scan-changes.tsx';
 import { ScanFindings } from './scan-findings.tsx';
 import { TargetPosture } from './target-posture.tsx';
+
+const SCANS: Parent = { to: '/scans', label: 'Scans' };
 
 /** One scan: status and errors first (refreshing while queued or running), summary, what changed, findings by severity, checks, log. */
 export function ScanPage({ id }: { id: string }) {
@@ -21,9 +23,7 @@ export function ScanPage({ id }: { id: string }) {
   const job = scan.data;
   return (
     <section className="page">
-      <p className="breadcrumb">
-        <Link to="/scans">Scans</Link> / {job.id}
-      </p>
+      <Breadcrumb parent={SCANS}>{job.id}</Breadcrumb>
       <div className="page-head">
         <h1>
           {scanTypes[job.scan_type].label} scan of <span className="mono">{job.target}</span>
@@ -69,7 +69,7 @@ export function ScanPage({ id }: { id: string }) {
 
 function ScanNotFound({ id }: { id: string }) {
   return (
-    <NotFoundPage id={id} parent={{ to: '/scans', label: 'Scans' }} title="Scan not found">
+    <NotFoundPage id={id} parent={SCANS} title="Scan not found">
       <p>
         There is no scan <code>{id}</code> in this tenant. It may have been mistyped, or it belongs to another tenant.
       </p>

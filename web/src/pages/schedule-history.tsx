@@ -2,13 +2,14 @@ import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import type { ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
 import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
-import { EmptyState, ErrorState, Loading, LoadMore, NotFoundPage, StatusBadge } from '../components.tsx';
+import { Breadcrumb, EmptyState, ErrorState, Loading, LoadMore, NotFoundPage, StatusBadge, type Parent } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useScans, useSchedule, useTargetScans } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { ScoreChart } from '../score-chart.tsx';
 import { scorePoints } from '../score-series.ts';
 
+const SCHEDULES: Parent = { to: '/settings/scheduled-scans', label: 'Scheduled Scans' };
 const STARTED_BY = { manual: 'Manual', cron: 'Schedule', run_now: 'Run now', adversary: 'Adversary step' } as const;
 const CHANGE_COLUMNS = [
   ['new', 'New'],
@@ -39,9 +40,7 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
 
   return (
     <section className="page">
-      <p className="breadcrumb">
-        <Link to="/settings/scheduled-scans">Scheduled Scans</Link> / {row.name}
-      </p>
+      <Breadcrumb parent={SCHEDULES}>{row.name}</Breadcrumb>
       <h1>Run history of {row.name}</h1>
       <dl className="facts">
         <div>
@@ -146,7 +145,7 @@ function RunTable({ runs, posture }: { runs: ScanJob[]; posture: boolean }) {
 
 function ScheduleNotFound({ id }: { id: string }) {
   return (
-    <NotFoundPage id={id} parent={{ to: '/settings/scheduled-scans', label: 'Scheduled Scans' }} title="Schedule not found">
+    <NotFoundPage id={id} parent={SCHEDULES} title="Schedule not found">
       <p>
         There is no schedule <code>{id}</code> in this tenant. It may have been deleted, or it belongs to another tenant. Its scans stay on
         the <Link to={`/scans?schedule_id=${encodeURIComponent(id)}`}>Scans</Link> page.
