@@ -43,6 +43,8 @@ export interface Browser {
   audited: string[];
   /** axe-core on the page as it is, in light and dark (0 serious or critical), then four screenshots of it. */
   audit(name: string): Promise<void>;
+  /** One screenshot of the page as it is, desktop width, into test-results/ui/: a state audit() does not visit. */
+  shot(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,8 @@ export async function launchBrowser(): Promise<Browser> {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
   });
   mkdirSync(SHOTS, { recursive: true });
+  // A modal dialog is fixed to the viewport: a full-page shot would show it floating over the page.
+  const fullPageNow = async () => (await page.locator('dialog[open]').count()) === 0;
 
   async function audit(name: string): Promise<void> {
     await page.evaluate(axeSource);
@@ -84,8 +88,7 @@ export async function launchBrowser(): Promise<Browser> {
       const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
       expect(serious, `${name} (${colorScheme}): ${JSON.stringify(serious, null, 1)}`).toEqual([]);
     }
-    // A modal dialog is fixed to the viewport: a full-page shot would show it floating over the page.
-    const fullPage = (await page.locator('dialog[open]').count()) === 0;
+    const fullPage = await fullPageNow();
     // From the top: scrolled, a full-page shot draws the sticky top bar where the viewport was.
     if (fullPage) await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
     for (const [viewport, size] of Object.entries(VIEWPORTS)) {
@@ -103,12 +106,17 @@ export async function launchBrowser(): Promise<Browser> {
     audited.push(name);
   }
 
+  async function shot(name: string): Promise<void> {
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: await fullPageNow() });
+  }
+
   return {
     context,
     page,
     cspViolations,
     audited,
     audit,
+    shot,
     async close() {
       await context.close();
       await rm(profile, { recursive: true, force: true });

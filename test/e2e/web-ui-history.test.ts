@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RunnerResult } from '../../shared/ports/scan-runner.ts';
@@ -14,12 +12,10 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
   let browser: Browser;
   let page: Page;
   const runner = new ScriptedRunner();
-  const shots = process.env.UI_SHOTS_DIR;
   const manualScans: Record<string, string> = {};
 
   beforeAll(async () => {
     ({ service, browser, page } = await startSignedIn(new Map([['email_security', runner]])));
-    if (shots) mkdirSync(shots, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -29,9 +25,6 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
   const url = (path: string) => `${service.runtime.url}${path}`;
   const api = async (path: string, options: Parameters<TestService['call']>[1] = {}) =>
     service.call(path, { token: await service.token('local'), ...options });
-  const shot = async (name: string) => {
-    if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  };
 
   /** Runs the schedule now with `result` (or a thrown error) and waits for it to finish; 6 h pass between runs. */
   async function run(scheduleId: string, result: RunnerResult | Error): Promise<string> {
@@ -101,7 +94,6 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
     // The first run found both findings new.
     expect(scans[0].changes).toMatchObject({ new: 2 });
     await browser.audit('schedule-history');
-    await shot('schedule-history');
   });
 
   it('draws the posture score over time: the seeded values, a gap for each scan without a score, never a zero', async () => {
@@ -148,7 +140,7 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
     }
     expect(focusedLabel).toContain('score 58, grade D');
     await chart.locator('.chart-tip').waitFor();
-    await shot('posture-chart-focused');
+    await browser.shot('posture-chart-focused');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label'))).toMatch(
@@ -166,7 +158,6 @@ describe.skipIf(!available)('run history and the posture chart in Chromium', () 
     expect(await current.getAttribute('aria-label')).toMatch(/score 66, grade C; scan succeeded \(this scan\)$/);
     expect(await chart.locator('a.chart-point').count()).toBe(7);
     await browser.audit('scan-posture-chart');
-    await shot('scan-posture-chart');
 
     await page.goto(url(`/scans/${manualScans['other.example']}`));
     await page.getByLabel('Mail posture grade C').waitFor();

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { closedTcpPort } from '../helpers/closed-port.ts';
@@ -16,13 +14,11 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
   let browser: Browser;
   let page: Page;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-  const shots = process.env.UI_SHOTS_DIR;
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     ({ service, browser, page } = await startSignedIn(new Map([['email_security', new ScriptedRunner()]]), { allowLoopbackTargets: true }));
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.runtime.url });
-    if (shots) mkdirSync(shots, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -33,9 +29,6 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
   const url = (path: string) => `${service.runtime.url}${path}`;
   const api = async (path: string, options: Parameters<TestService['call']>[1] = {}) =>
     service.call(path, { token: await service.token('local'), ...options });
-  const shot = async (name: string) => {
-    if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: (await page.locator('dialog[open]').count()) === 0 });
-  };
   const storedRules = async () => (await api('/api/notifications/')).body.items as Array<Record<string, unknown>>;
   let secret = '';
   let ruleId = '';
@@ -67,7 +60,6 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('n-url');
     expect(await dialog.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
     await browser.audit('notification-form-error');
-    await shot('notification-form-error');
 
     // Well formed, but the endpoint policy says no: the server's reason lands under URL.
     await dialog.getByLabel('URL').fill('http://hooks.example.com/scan-service');
@@ -97,7 +89,6 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
     await reveal.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(secret);
     await browser.audit('notification-secret');
-    await shot('notification-secret');
     await reveal.getByRole('button', { name: 'I have copied it' }).click();
 
     const [stored] = await storedRules();
@@ -129,7 +120,6 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
     expect(receiver.badSignatures).toEqual([]);
     expect([...receiver.accepted.values()].map((delivery) => delivery.eventType)).toEqual(['notification.test']);
     await browser.audit('notification-test-delivered');
-    await shot('notification-test-delivered');
   });
 
   it('edits the URL to an endpoint that does not answer, and the test says it was not delivered and why', async () => {
@@ -146,7 +136,7 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
     const [delivered, status, error] = await result.locator('dd').allTextContents();
     expect([delivered, status]).toEqual(['No', 'None: no HTTP answer']);
     expect(error).not.toBe('None');
-    await shot('notification-test-failed');
+    await browser.shot('notification-test-failed');
   });
 
   it('creates an email rule limited to a scan type and a schedule, with no secret to show', async () => {
@@ -165,7 +155,6 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
       .getByLabel(/Nightly mail posture/)
       .check();
     await browser.audit('notification-form-email');
-    await shot('notification-form-email');
     await form.getByRole('button', { name: 'Create rule' }).click();
     await page.getByRole('listitem', { name: 'Security inbox' }).waitFor();
     expect(await page.getByRole('dialog', { name: 'Webhook secret' }).count()).toBe(0);
@@ -177,7 +166,7 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
       scan_types: ['email_security'],
       schedule_ids: [schedule.body.id],
     });
-    await shot('notifications-list');
+    await browser.shot('notifications-list');
   });
 
   it('switches a rule off and deletes it after a confirmation', async () => {
@@ -191,7 +180,6 @@ describe.skipIf(!available)('notification rules in Chromium', () => {
     const confirm = card.getByRole('group', { name: 'Delete Ops webhook?' });
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Cancel');
     await browser.audit('notification-delete-confirm');
-    await shot('notification-delete-confirm');
     await confirm.getByRole('button', { name: 'Delete rule' }).click();
     await page.getByText('Ops webhook was deleted.').waitFor();
     expect((await storedRules()).map((rule) => rule.name)).toEqual(['Security inbox']);
