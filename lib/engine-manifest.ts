@@ -1,0 +1,81 @@
+/**
+ * The shape of an engine's manifest (DESIGN §11): `layers/<engine>/manifest.ts` exports one
+ * `EngineManifest` as its default export, and `layers/manifests.ts` lists them. Every consumer (the
+ * build, the runners, scope validation, the rule-id registry, the generated docs, the bundle
+ * budgets, CI's package list, the README's engine table, the stack's dispatch functions and the
+ * UI's scope form) iterates that list, so adding an engine is its folder and one line.
+ *
+ * A manifest is data: it may import its engine's scope schema and catalogue (leaf modules), never
+ * the engine's scanning code, because the API functions bundle every manifest.
+ */
+import type * as z from 'zod';
+import type { Rule } from '../layers/engine-kit/src/report.ts';
+
+/** What a scan type's target is (DESIGN §4); the service validates and normalises it by kind. */
+export type TargetKind =
+  | 'domain' // email_security, m365
+  | 'host_port' // ssl: a host name or IP with an optional port
+  | 'network' // vm, vapt: an IP, CIDR or host name
+  | 'repository' // secret_scan, sbom: a repository URL
+  | 'http_url' // dast, ai_red_team: an http(s) URL
+  | 'host_port_or_url' // vdi (host[:port]); medical (also an http(s) URL for FHIR / DICOMweb)
+  | 'credential_alias'; // nhi: an alias of the tenant's vault (§16)
+
+/** DESIGN §11 resource classes: standard 1 GB / 5 min / 512 MB tmp; long 3 GB / 14 min / 4 GB tmp. */
+export type ResourceClass = 'standard' | 'long';
+
+/** DESIGN §16 credential kinds. */
+export type CredentialKind =
+  | 'git_token'
+  | 'http_header'
+  | 'aws_access_key'
+  | 'github_token'
+  | 'gitlab_token'
+  | 'slack_token'
+  | 'llm_api_key';
+
+/** What the engine's tests need on the machine; CI installs these and fails when one is missing. */
+export interface TestNeeds {
+  /** Debian packages (reference tools and real servers), installed by `.ci/run` as root. */
+  debian: readonly string[];
+  /** Executables (names on PATH or absolute paths) that must exist once the packages are in. */
+  binaries: readonly string[];
+  /** Python modules the tests import through the machine's python3 (e.g. `spf`, `moto`). */
+  python?: readonly string[];
+}
+
+export interface EngineManifest {
+  /** The executable's name: /opt/bin/<name> in the layer; also the folder under layers/. */
+  name: string;
+  /** The scan types (DESIGN §4 wire values) it runs; no two manifests claim one. */
+  scanTypes: readonly string[];
+  /** The prefix of its settings (`WEBSCAN_`): the runner passes `<PREFIX>*` variables on. */
+  settingsPrefix: string;
+  /** `beta` until its reference comparisons hold, then `ga`; shown by the API and the UI. */
+  status: 'beta' | 'ga';
+  targetKind: TargetKind;
+  /** The scope's schema, the one the API and the CLI's --scope-json both parse (strict). */
+  scope: () => z.ZodType;
+  /** The finding catalogue (`<engine> rules`), rule ids `<family>.<check>`. */
+  catalogue: () => readonly Rule[];
+  /** Rule ids this engine once had; kept listed, never reused. */
+  deprecatedRuleIds?: readonly string[];
+  resourceClass: ResourceClass;
+  /** Memory one target's scan may use, in MB: the dispatch admits a job's targets by it. */
+  memoryMbPerTarget: number;
+  /** The credential kinds `scope.credential` may name for this engine (§16); none when absent. */
+  credentialKinds?: readonly CredentialKind[];
+  /** Scope fields that name artifacts, with the purpose each must have (mailscan: rua, header). */
+  artifactFields?: Readonly<Record<string, { purpose: string; many: boolean }>>;
+  /** Report fields copied into the ScanJob's summary (mailscan: score, grade). */
+  summaryMetrics?: readonly string[];
+  /** The CLI's entry, relative to the engine folder (`src/bin/<name>.ts`). */
+  entry: string;
+  /** The built executable's size limit in KiB (scripts/bundle-budget.ts). */
+  bundleBudgetKiB: number;
+  testNeeds: TestNeeds;
+  /** Its page under docs/ (`docs/<name>.md`). */
+  doc: string;
+  /** One line for the README's engine table. */
+  summary: string;
+}
