@@ -18,7 +18,7 @@ export default tseslint.config(
   {
     // Lambda and scanner code: the named `z` export keeps all of zod and its locales in a bundle (~350 KiB);
     // the namespace import lets esbuild drop what the function does not use (docs/cold-start.md).
-    files: ['functions/**/*.ts', 'shared/**/*.ts', 'layers/mailscan/src/**/*.ts'],
+    files: ['lib/**/*.ts', 'functions/**/*.ts', 'shared/**/*.ts', 'layers/mailscan/src/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { engineReportSchema } from '../layers/engine-kit/src/report.ts';
+import { engineReportSchema } from '../lib/report.ts';
 import { buildTlsscan } from '../layers/tlsscan/build.ts';
 import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
 import { makeTestPki, writeServerFiles } from '../test/tlsscan/helpers/pki.ts';

@@ -9,7 +9,7 @@
  * the engine's scanning code, because the API functions bundle every manifest.
  */
 import type * as z from 'zod';
-import type { Rule } from '../layers/engine-kit/src/report.ts';
+import type { Rule } from './report.ts';
 
 /** What a scan type's target is (DESIGN §4); the service validates and normalises it by kind. */
 export type TargetKind =

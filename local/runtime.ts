@@ -58,7 +58,7 @@ import { makeDynamoDbNotificationRuleRepository } from '../shared/adapters/dynam
 import { localNotificationQueue, queueEventPublisher } from '../shared/adapters/local/local-notifications.ts';
 import { makeOutboxEmailSender, makeSmtpEmailSender } from '../shared/adapters/notifications/email-senders.ts';
 import { makeHttpPoster } from '../shared/adapters/notifications/http-poster.ts';
-import type { RetryOptions } from '../layers/engine-kit/src/retry.ts';
+import type { RetryOptions } from '../lib/retry.ts';
 import { composeNotificationServices } from '../shared/services/compose/notification-service.ts';
 import { makeNotifierHandler } from '../functions/notifier-handler.ts';
 

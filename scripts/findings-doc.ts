@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Rule } from '../layers/engine-kit/src/report.ts';
+import type { Rule } from '../lib/report.ts';
 import { BUILT_SURFACES, catalogue } from '../layers/mailscan/src/index.ts';
 import { catalogue as netscanCatalogue } from '../layers/netscan/src/index.ts';
 import { SECRETSCAN_CATALOGUE } from '../layers/secretscan/src/index.ts';

@@ -4,6 +4,7 @@ import { AlarmStatusWidget, Dashboard, GraphWidget, Stats, TextWidget, type IAla
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SEVERITIES } from '../../lib/severity.ts';
 import { ServiceMetrics } from './service-metrics.ts';
 
 export interface ServiceDashboardProps {
@@ -21,7 +22,6 @@ export interface ServiceDashboardProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 const FINISHED = ['succeeded', 'partial', 'failed'] as const;
 
 /** A labelled metric over five minutes: the period of every queue, function and API graph here. */

@@ -1,5 +1,5 @@
 import { parse as parseDomain } from 'tldts';
-import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
+import { normaliseDomain } from '../../lib/domain-name.ts';
 import type { TargetResult } from './targets.ts';
 
 // The m365 rule alone needs the public suffix list (tldts, about 120 KiB bundled, and its trie is

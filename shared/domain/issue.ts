@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
+import { normaliseDomain } from '../../lib/domain-name.ts';
+import { severityRank } from '../../lib/severity.ts';
 import { pageQueryFields } from './page-query.ts';
-import { ScanChanges, Severity, SEVERITIES } from './scan-job.ts';
+import { ScanChanges, Severity } from './scan-job.ts';
 import { ScanType } from './scan-types.ts';
 
 // Object schemas are z.lazy, built at their first parse (docs/cold-start.md).
@@ -152,12 +153,6 @@ export function targetKey(target: string): string {
     if (domain !== null) return `${domain}${hostPort[2] ?? ''}`;
   }
   return trimmed.toLowerCase();
-}
-
-const SEVERITY_RANK = Object.fromEntries(SEVERITIES.map((severity, rank) => [severity, rank])) as Record<Severity, number>;
-
-export function severityRank(severity: Severity): number {
-  return SEVERITY_RANK[severity];
 }
 
 /** Milliseconds after the epoch fit 13 digits until the year 2286. */

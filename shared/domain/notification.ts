@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { Issue } from './issue.ts';
+import { severityRank } from '../../lib/severity.ts';
 import { Severity, type ScanChanges, type ScanJob } from './scan-job.ts';
 import { ScanType } from './scan-types.ts';
 import { nameText } from './text.ts';
@@ -140,8 +141,6 @@ export const NotificationTestResult = z.lazy(() =>
 );
 export type NotificationTestResult = z.infer<typeof NotificationTestResult>;
 
-const RANK: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
-
 /** Whether `rule` wants `event`: enabled, the event's type, scan type, schedule and (issue events) severity. */
 export function ruleMatches(rule: NotificationRule, event: ServiceEvent): boolean {
   if (!rule.enabled || !rule.events.includes(event.type)) return false;
@@ -151,7 +150,7 @@ export function ruleMatches(rule: NotificationRule, event: ServiceEvent): boolea
       : { scan_type: event.data.issue.scan_type, schedule_id: event.data.issue.schedule_id };
   if (rule.scan_types !== null && !rule.scan_types.includes(about.scan_type)) return false;
   if (rule.schedule_ids !== null && (about.schedule_id === null || !rule.schedule_ids.includes(about.schedule_id))) return false;
-  if (event.type !== 'scan.finished' && RANK[event.data.issue.severity] > RANK[rule.min_severity]) return false;
+  if (event.type !== 'scan.finished' && severityRank(event.data.issue.severity) > severityRank(rule.min_severity)) return false;
   return true;
 }
 

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { CHECK_STATUSES } from '../../lib/check-status.ts';
+import { SEVERITIES } from '../../lib/severity.ts';
 import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import type { ScheduleRecord } from './schedule.ts';
@@ -12,7 +14,6 @@ export const FINISHED_STATUSES: readonly ScanStatus[] = ['succeeded', 'partial',
 export const SourceType = z.enum(['manual', 'schedule', 'cloud', 'adversary']);
 export const ScanTrigger = z.enum(['manual', 'cron', 'run_now', 'adversary']);
 
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export const Severity = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof Severity>;
 
@@ -36,7 +37,6 @@ export type ScanSummary = z.infer<typeof ScanSummary>;
 export const ScanError = z.lazy(() => z.object({ runner: z.string(), message: z.string() }));
 export type ScanError = z.infer<typeof ScanError>;
 
-export const CHECK_STATUSES = ['pass', 'fail', 'error', 'skipped'] as const;
 export const CheckStatus = z.enum(CHECK_STATUSES);
 export type CheckStatus = z.infer<typeof CheckStatus>;
 

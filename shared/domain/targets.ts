@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 // Every hostname in a target goes through the scanner's normaliser (IDN → punycode, lowercase, no
 // trailing dot, at least two labels, no IP address), so the API stores exactly the name mailscan
 // scans: one rule for `target`, each `targets` entry and the CLI's argument.
-import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
+import { normaliseDomain } from '../../lib/domain-name.ts';
 
 /** A target check: the normalised target, or a user-facing reason it is not acceptable. */
 export type TargetResult = { ok: true; value: string } | { ok: false; message: string };

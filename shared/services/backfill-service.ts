@@ -1,5 +1,5 @@
 import { DomainError, NotFoundError, ValidationError, zodIssues } from '../domain/errors.ts';
-import { mapBounded } from '../../layers/engine-kit/src/concurrency.ts';
+import { mapBounded } from '../../lib/concurrency.ts';
 import { mapLegacySchedule } from '../domain/legacy/legacy-mapping.ts';
 import type { LegacyModel, LegacySchedule } from '../domain/legacy/legacy-schedule.ts';
 import { ScheduleCreateRequest, type Schedule } from '../domain/schedule.ts';

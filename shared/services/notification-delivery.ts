@@ -1,4 +1,4 @@
-import { retry, type RetryOptions } from '../../layers/engine-kit/src/retry.ts';
+import { retry, type RetryOptions } from '../../lib/retry.ts';
 import { ruleMatches, type NotificationRuleRecord } from '../domain/notification.ts';
 import { emailOf, slackPayload, summarise, webhookSignature, type DeliverableEvent } from '../domain/notification-message.ts';
 import type { Logger } from '../ports/logger.ts';

@@ -26,7 +26,7 @@ import type { RunnerRegistry, RunnerResult, ScanRunner } from '../ports/scan-run
 import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
-import { mapBounded } from '../../layers/engine-kit/src/concurrency.ts';
+import { mapBounded } from '../../lib/concurrency.ts';
 
 export interface ScanEngineDeps {
   scans: ScanRepository;

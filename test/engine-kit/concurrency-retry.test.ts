@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mapBounded, settledOnly } from '../../layers/engine-kit/src/concurrency.ts';
-import { backoffDelay, retry } from '../../layers/engine-kit/src/retry.ts';
+import { mapBounded, settledOnly } from '../../lib/concurrency.ts';
+import { backoffDelay, retry } from '../../lib/retry.ts';
 
 describe('mapBounded', () => {
   it('keeps the input order and never has more than `limit` calls in flight', async () => {

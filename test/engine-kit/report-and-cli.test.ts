@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { runEngineCli, CouldNotStart, type EngineDefinition } from '../../layers/engine-kit/src/cli.ts';
 import type { CliIo } from '../../layers/engine-kit/src/progress.ts';
-import { engineReportSchema, ReportBuilder, type EngineReport, type Rule } from '../../layers/engine-kit/src/report.ts';
+import { engineReportSchema, ReportBuilder, type EngineReport, type Rule } from '../../lib/report.ts';
 import { resolveTarget } from '../../layers/engine-kit/src/target-policy.ts';
 
 const catalogue: Rule[] = [

@@ -1,5 +1,5 @@
 import type { IssueRecord } from '../../shared/domain/issue.ts';
-import { SEVERITIES } from '../../shared/domain/scan-job.ts';
+import { SEVERITIES } from '../../lib/severity.ts';
 
 const RULES = [
   'mailscan.spf.missing',

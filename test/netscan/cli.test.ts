@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../layers/engine-kit/src/cli.ts';
-import type { EngineReport } from '../../layers/engine-kit/src/report.ts';
+import type { EngineReport } from '../../lib/report.ts';
 import { netscanDefinition } from '../../layers/netscan/src/engine.ts';
 import type { NetscanDependencies } from '../../layers/netscan/src/run-scan.ts';
 

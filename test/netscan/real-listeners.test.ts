@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineReport } from '../../layers/engine-kit/src/report.ts';
+import type { EngineReport } from '../../lib/report.ts';
 import { buildNetscan } from '../../layers/netscan/build.ts';
 import { closedTcpPort } from '../helpers/closed-port.ts';
 import { startAllListeners, type LabelledListener } from './helpers/all-listeners.ts';

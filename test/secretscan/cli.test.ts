@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../layers/engine-kit/src/cli.ts';
-import { engineReportSchema, type EngineReport } from '../../layers/engine-kit/src/report.ts';
+import { engineReportSchema, type EngineReport } from '../../lib/report.ts';
 import { buildSecretscan } from '../../layers/secretscan/build.ts';
 import { secretscan } from '../../layers/secretscan/src/engine.ts';
 import { RULE_IDS } from '../../layers/secretscan/src/catalogue.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../layers/engine-kit/src/cli.ts';
-import { engineReportSchema } from '../../layers/engine-kit/src/report.ts';
+import { engineReportSchema } from '../../lib/report.ts';
 import { buildTlsscan } from '../../layers/tlsscan/build.ts';
 import { tlsscan } from '../../layers/tlsscan/src/engine.ts';
 import { TLS_RULE_IDS, catalogue } from '../../layers/tlsscan/src/index.ts';

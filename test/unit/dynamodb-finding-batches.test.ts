@@ -30,7 +30,7 @@ function finding(n: number): FindingRecord {
 }
 
 /**
- * What DynamoDB leaves unprocessed is sent again with backoff (the engine kit's retry loop), at
+ * What DynamoDB leaves unprocessed is sent again with backoff (lib/retry.ts), at
  * most 8 calls per batch; the backoff runs on fake timers, so nothing here waits.
  */
 describe('DynamoDB batches (findings, issues)', () => {

@@ -4,7 +4,7 @@ import { ValidationError } from '../../shared/domain/errors.ts';
 import { apexDomain } from '../../shared/domain/apex-domain.ts';
 import { targetRulesWith, validateTarget } from '../../shared/domain/scan-targets.ts';
 import { scanTypes } from '../../shared/domain/scan-types.ts';
-import { normaliseDomain } from '../../layers/mailscan/src/domain-name.ts';
+import { normaliseDomain } from '../../lib/domain-name.ts';
 
 /** The rules as the UI's prompt holds them (synchronous, the m365 rule passed in). */
 const uiRules = targetRulesWith(apexDomain);

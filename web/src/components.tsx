@@ -1,7 +1,9 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { LastRunStatus } from '../../shared/domain/schedule.ts';
 import type { IssueStatus } from '../../shared/domain/issue.ts';
-import type { CheckStatus, ScanStatus, Severity } from '../../shared/domain/scan-job.ts';
+import type { CheckStatus } from '../../lib/check-status.ts';
+import type { Severity } from '../../lib/severity.ts';
+import type { ScanStatus } from '../../shared/domain/scan-job.ts';
 import { SCAN_TYPES, scanTypes } from '../../shared/domain/scan-types.ts';
 import { ApiError } from './api.ts';
 import { Link } from './router.tsx';

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { Finding } from '../../shared/domain/finding.ts';
-import { SEVERITIES } from '../../shared/domain/scan-job.ts';
+import { SEVERITIES } from '../../lib/severity.ts';
 import { formatLocal } from './cadence.ts';
 import { SeverityBadge } from './components.tsx';
 import { recordToPublish } from './record-to-publish.ts';

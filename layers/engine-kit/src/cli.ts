@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type * as z from 'zod';
 import { Deadline, DeadlineExceeded } from './deadline.ts';
 import { EXIT, makeProgress, processIo, type CliIo, type Progress } from './progress.ts';
-import { ReportBuilder, type EngineReport, type Rule } from './report.ts';
+import { ReportBuilder, type EngineReport, type Rule } from '../../../lib/report.ts';
 import { policyFromEnv, TargetRefused, type TargetPolicy } from './target-policy.ts';
 import { renderText } from './text-report.ts';
 

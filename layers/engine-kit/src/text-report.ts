@@ -1,6 +1,5 @@
-import type { EngineReport, Severity } from './report.ts';
-
-const ORDER: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+import type { EngineReport } from '../../../lib/report.ts';
+import { severityRank } from '../../../lib/severity.ts';
 
 /** `--format text`: what a person reads in a terminal. The JSON report is the contract. */
 export function renderText(report: EngineReport): string {
@@ -10,7 +9,7 @@ export function renderText(report: EngineReport): string {
     `checks: ${count('pass')} passed, ${count('fail')} failed, ${count('error')} errored, ${count('skipped')} skipped`,
     '',
   ];
-  const findings = [...report.findings].sort((a, b) => ORDER.indexOf(a.severity) - ORDER.indexOf(b.severity));
+  const findings = [...report.findings].sort((a, b) => severityRank(a.severity) - severityRank(b.severity));
   if (findings.length === 0) lines.push(count('error') === 0 ? 'No findings.' : 'No findings, but some checks could not complete (below).');
   for (const finding of findings) {
     lines.push(`[${finding.severity.toUpperCase()}] ${finding.rule_id}: ${finding.title}`, `    ${finding.detail}`);

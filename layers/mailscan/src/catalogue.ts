@@ -1,9 +1,10 @@
+import type { Severity } from '../../../lib/severity.ts';
+
 /**
  * The finding catalogue: every rule mailscan can emit, as data in one place. `mailscan rules`
  * prints it and docs/findings.md documents it. Rules from SPEC §2.4 keep their ids and severities;
  * `addition: true` marks rules this project added (see docs/findings.md).
  */
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 export type Surface = 'posture' | 'reputation' | 'discover' | 'leak' | 'rua' | 'header' | 'adversary';
 
 export interface Rule {

@@ -1,7 +1,7 @@
 import { BUILT_SURFACES, catalogue, type Rule } from './catalogue.ts';
 import type { Report } from './report.ts';
+import type { CheckStatus } from '../../../lib/check-status.ts';
 
-export type CheckStatus = 'pass' | 'fail' | 'error' | 'skipped';
 export interface ReportCheck {
   id: string;
   title: string;

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { CHECK_STATUSES } from '../../../lib/check-status.ts';
+import { SEVERITIES } from '../../../lib/severity.ts';
 
 /**
  * The report `mailscan scan` prints (DESIGN §6): the one contract between the CLI and the service's
@@ -7,7 +9,7 @@ import * as z from 'zod';
  * runner relies on are typed.
  */
 export const surfaceStatusSchema = z.enum(['ok', 'error', 'skipped']);
-export const severitySchema = z.enum(['critical', 'high', 'medium', 'low', 'info']);
+export const severitySchema = z.enum(SEVERITIES);
 export const gradeSchema = z.enum(['A', 'B', 'C', 'D', 'F']);
 
 export const reportFindingSchema = z.object({
@@ -31,7 +33,7 @@ export const checkErrorSchema = z.object({
 export const checkSchema = z.object({
   id: z.string(),
   title: z.string(),
-  status: z.enum(['pass', 'fail', 'error', 'skipped']),
+  status: z.enum(CHECK_STATUSES),
   detail: z.string(),
 });
 

@@ -2,7 +2,7 @@
  * netscan's finding catalogue (DESIGN §14): `netscan rules` prints it, docs/netscan.md documents
  * it. Every rule gets one check in every report.
  */
-import type { Rule } from '../../engine-kit/src/report.ts';
+import type { Rule } from '../../../lib/report.ts';
 import { catalogue as tlsCatalogue } from '../../tlsscan/src/catalogue.ts';
 
 export const NET_RULES = {

@@ -3,7 +3,7 @@
  * identify the service on every open port, then the mode's extra step (vapt: unauthenticated
  * access; vm: known-vulnerable versions), recording every rule's check as it goes.
  */
-import { mapBounded } from '../../engine-kit/src/concurrency.ts';
+import { mapBounded } from '../../../lib/concurrency.ts';
 import { ConnectFailed, connectTcp } from '../../engine-kit/src/connect.ts';
 import type { ScanContext } from '../../engine-kit/src/cli.ts';
 import { resolveTarget, vetAddress, type Lookup, type VettedAddress } from '../../engine-kit/src/target-policy.ts';

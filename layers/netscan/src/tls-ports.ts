@@ -3,10 +3,10 @@
  * and SMTP/IMAP/POP3 ports that offer STARTTLS. tlsscan's library entry does the scan; its rules
  * land in netscan's report prefixed `net.`.
  */
-import { mapBounded } from '../../engine-kit/src/concurrency.ts';
+import { mapBounded } from '../../../lib/concurrency.ts';
 import type { Deadline } from '../../engine-kit/src/deadline.ts';
 import type { Progress } from '../../engine-kit/src/progress.ts';
-import type { ReportBuilder } from '../../engine-kit/src/report.ts';
+import type { ReportBuilder } from '../../../lib/report.ts';
 import type { VettedAddress } from '../../engine-kit/src/target-policy.ts';
 import { scanTlsEndpoint, type RuleResult, type StartTls } from '../../tlsscan/src/index.ts';
 import type { ServiceIdentity } from './probe/service.ts';

@@ -3,7 +3,8 @@
  * after the secretlint rule that finds it, plus the entropy rule for generic assignments.
  * `secretscan rules` prints it; docs/secretscan.md explains it.
  */
-import type { Rule, Severity } from '../../engine-kit/src/report.ts';
+import type { Rule } from '../../../lib/report.ts';
+import type { Severity } from '../../../lib/severity.ts';
 
 const ROTATE =
   'Revoke or rotate the credential at its issuer now (removing it from the repository does not: it stays in clones and history), then remove it from the code and load it from a secret store.';

@@ -2,7 +2,7 @@
  * tlsscan's finding catalogue (DESIGN §12): ids and severities are fixed there; `tlsscan rules`
  * prints this and docs/findings.md is generated from it.
  */
-import type { Rule } from '../../engine-kit/src/report.ts';
+import type { Rule } from '../../../lib/report.ts';
 
 export const TLS_RULE_IDS = [
   'tls.protocol.sslv3',

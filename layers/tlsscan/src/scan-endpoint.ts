@@ -5,7 +5,7 @@
  * probes (certificate chain, compression, Heartbleed, HSTS) side by side. Each part records its
  * rules; a part that fails records `error` for its rules and never a finding.
  */
-import { mapBounded } from '../../engine-kit/src/concurrency.ts';
+import { mapBounded } from '../../../lib/concurrency.ts';
 import type { Deadline } from '../../engine-kit/src/deadline.ts';
 import type { Progress } from '../../engine-kit/src/progress.ts';
 import type { VettedAddress } from '../../engine-kit/src/target-policy.ts';

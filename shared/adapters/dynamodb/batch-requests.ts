@@ -1,5 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { retry } from '../../../layers/engine-kit/src/retry.ts';
+import { retry } from '../../../lib/retry.ts';
 
 /** BatchWriteItem's limit per request. */
 export const BATCH_WRITE = 25;

@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../domain/errors.ts';
-import { ISSUE_STATUSES, issueSortKey, severityRank, type IssueRecord } from '../../domain/issue.ts';
+import { severityRank } from '../../../lib/severity.ts';
+import { ISSUE_STATUSES, issueSortKey, type IssueRecord } from '../../domain/issue.ts';
 import { rulesMatching } from '../../domain/rule-ids.ts';
 import type { IssueFilter, IssueRepository } from '../../ports/issue-repository.ts';
 import { queryAll } from './all-items.ts';

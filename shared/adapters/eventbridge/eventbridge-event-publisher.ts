@@ -1,6 +1,6 @@
 import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { mapBounded } from '../../../layers/engine-kit/src/concurrency.ts';
-import { retry, type RetryOptions } from '../../../layers/engine-kit/src/retry.ts';
+import { mapBounded } from '../../../lib/concurrency.ts';
+import { retry, type RetryOptions } from '../../../lib/retry.ts';
 import { EVENT_SOURCE, type ServiceEvent } from '../../domain/notification.ts';
 import type { EventPublisher } from '../../ports/event-publisher.ts';
 import type { Logger } from '../../ports/logger.ts';

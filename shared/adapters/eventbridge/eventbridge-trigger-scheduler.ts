@@ -8,8 +8,8 @@ import {
   type GetScheduleOutput,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
-import { mapBounded } from '../../../layers/engine-kit/src/concurrency.ts';
-import { retry, type RetryOptions } from '../../../layers/engine-kit/src/retry.ts';
+import { mapBounded } from '../../../lib/concurrency.ts';
+import { retry, type RetryOptions } from '../../../lib/retry.ts';
 import { TriggerUnavailableError } from '../../domain/errors.ts';
 import { triggerNames } from '../../domain/trigger-names.ts';
 import type { Trigger } from '../../domain/trigger.ts';

@@ -1,6 +1,6 @@
 /**
  * Which EventBridge Scheduler failures are worth another attempt. The adapter retries them with
- * the engine kit's retry loop (layers/engine-kit/src/retry.ts: full-jitter backoff, injected sleep
+ * the repository's retry loop (lib/retry.ts: full-jitter backoff, injected sleep
  * and random).
  */
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engineReportSchema, type EngineReport } from '../../../layers/engine-kit/src/report.ts';
+import { engineReportSchema, type EngineReport } from '../../../lib/report.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
 import { engineEnv, engineTimeoutSeconds, runEngineProcess } from './engine-process.ts';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ISSUE_STATUSES } from '../../../shared/domain/issue.ts';
-import { SEVERITIES } from '../../../shared/domain/scan-job.ts';
+import { SEVERITIES } from '../../../lib/severity.ts';
 import { queryString } from '../api.ts';
 import { formatLocal, formatShort } from '../cadence.ts';
 import {

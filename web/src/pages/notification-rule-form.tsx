@@ -10,7 +10,7 @@ import {
   type EventType,
   type NotificationKind,
 } from '../../../shared/domain/notification.ts';
-import { SEVERITIES, type Severity } from '../../../shared/domain/scan-job.ts';
+import { SEVERITIES, type Severity } from '../../../lib/severity.ts';
 import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
 import { Field, FieldGroup } from '../components.tsx';

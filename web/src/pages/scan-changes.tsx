@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Issue } from '../../../shared/domain/issue.ts';
-import { CHECK_STATUSES, type CheckStatus, type ScanCheck, type ScanJob } from '../../../shared/domain/scan-job.ts';
+import { CHECK_STATUSES, type CheckStatus } from '../../../lib/check-status.ts';
+import type { ScanCheck, ScanJob } from '../../../shared/domain/scan-job.ts';
 import { CHECK_STATUS_TEXT, CheckStatusBadge, ErrorState, IssueStatusBadge, Loading, SeverityBadge } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useScanChanges } from '../queries.ts';

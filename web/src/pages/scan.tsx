@@ -1,5 +1,6 @@
 import { SCAN_TYPES, scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
-import { SEVERITIES, type ScanError, type ScanJob } from '../../../shared/domain/scan-job.ts';
+import { SEVERITIES } from '../../../lib/severity.ts';
+import type { ScanError, ScanJob } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
 import { formatLocal } from '../cadence.ts';
 import { Breadcrumb, ErrorState, Loading, NotFoundPage, SeverityBadge, StatusBadge, type Parent } from '../components.tsx';

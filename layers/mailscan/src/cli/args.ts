@@ -1,5 +1,5 @@
 import { TECHNIQUE_SURFACES, TECHNIQUES, type Technique } from '../adversary/technique-names.ts';
-import { normaliseDomain } from '../domain-name.ts';
+import { normaliseDomain } from '../../../../lib/domain-name.ts';
 
 export const USAGE = [
   'mailscan scan <domain> [--no-reputation] [--rua FILE ...] [--eml FILE]',

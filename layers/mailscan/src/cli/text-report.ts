@@ -1,7 +1,6 @@
+import { severityRank } from '../../../../lib/severity.ts';
 import type { Report } from '../report.ts';
 import { optInLines } from './text-opt-in.ts';
-
-const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
 
 /** `--format text`: a summary for a terminal; the JSON report stays the contract. */
 export function renderText(report: Report): string {
@@ -22,7 +21,7 @@ export function renderText(report: Report): string {
     '',
     `findings (${report.findings.length}):`,
     ...[...report.findings]
-      .sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity))
+      .sort((a, b) => severityRank(a.severity) - severityRank(b.severity))
       .map((item) => `  [${item.severity}] ${item.rule_id}: ${item.detail}`),
   ];
   if (report.errors.length > 0) {

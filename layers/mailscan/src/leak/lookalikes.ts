@@ -3,7 +3,7 @@ import { certificatesFor } from '../external/ct-entries.ts';
 import { searchCt } from '../external/ct-search.ts';
 import type { OptInContext } from '../external/services.ts';
 import type { CheckError } from '../reputation/context.ts';
-import { mapBounded, settledOnly } from '../../../engine-kit/src/concurrency.ts';
+import { mapBounded, settledOnly } from '../../../../lib/concurrency.ts';
 import { permute, type Permutation } from './permutations.ts';
 
 export type Registration = 'registered' | 'unregistered' | 'unknown';

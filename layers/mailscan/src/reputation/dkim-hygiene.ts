@@ -1,4 +1,5 @@
-import { finding, type ReportFinding, type Severity } from '../catalogue.ts';
+import type { Severity } from '../../../../lib/severity.ts';
+import { finding, type ReportFinding } from '../catalogue.ts';
 import type { ReputationInput } from './context.ts';
 import type { CheckResult } from './check-result.ts';
 

@@ -1,4 +1,4 @@
-import { sleep } from '../../../engine-kit/src/retry.ts';
+import { sleep } from '../../../../lib/retry.ts';
 
 /** Time as the pacer sees it; tests pass a manual clock. */
 export interface PacerClock {

@@ -5,7 +5,7 @@
  * open (the handshake completed) from closed (RST: refused) from filtered (no answer before the
  * connect timeout, or an ICMP unreachable), as `nmap -sT` does.
  */
-import { mapBounded } from '../../../engine-kit/src/concurrency.ts';
+import { mapBounded } from '../../../../lib/concurrency.ts';
 import { makePacer, systemClock, type PacerClock } from './pacer.ts';
 
 export type PortState = 'open' | 'closed' | 'filtered';

@@ -3,7 +3,7 @@
  * service. Each package version is queried once however many ports run it. A version that has no
  * OSV package is listed as not looked up; a lookup that fails is an error; neither is "clean".
  */
-import type { FindingInput, ReportBuilder } from '../../../engine-kit/src/report.ts';
+import type { FindingInput, ReportBuilder } from '../../../../lib/report.ts';
 import { NET_RULES } from '../catalogue.ts';
 import type { ServiceIdentity } from '../probe/service.ts';
 import { queryOsv, type KnownVulnerability } from './osv-client.ts';

@@ -1,14 +1,12 @@
 import * as z from 'zod';
+import { CHECK_STATUSES, type CheckStatus } from './check-status.ts';
+import { SEVERITIES, type Severity } from './severity.ts';
 
 /**
  * The common report of every engine (DESIGN §11, docs/engine-contract.md): one check per
  * catalogue rule, so a clean result reads "these N checks passed" and an issue resolves only when
  * a later scan's check for its rule passed.
  */
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-export const CHECK_STATUSES = ['pass', 'fail', 'error', 'skipped'] as const;
-export type CheckStatus = (typeof CHECK_STATUSES)[number];
 export type ReportStatus = 'ok' | 'partial' | 'error';
 
 export interface Check {

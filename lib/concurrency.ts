@@ -1,8 +1,7 @@
 /**
  * The repository's one bounded pool: scan targets in the engine, lookalike resolution in mailscan,
- * port probes in netscan, TLS probes in tlsscan. Engines cannot import shared/, so it lives in the
- * engine kit and shared/ imports it from here (docs/architecture.md: shared → layers is the settled
- * direction).
+ * port probes in netscan, TLS probes in tlsscan, and the service's batches. It lives in lib/, which
+ * the service and the engines both import (DESIGN §11).
  */
 export interface MapBoundedOptions {
   /** Once aborted, no further item starts; items already running finish. */
