@@ -32,7 +32,7 @@ export function eventPublisherOf(
 
 /**
  * The dispatch service as both queue consumers (scan queue, scan DLQ) build it in AWS. Every engine
- * of layers/engines.ts has a runner where the engines' layer is mounted (ENGINES_DIR); without it
+ * of layers/manifests.ts has a runner where the engines' layer is mounted (ENGINES_DIR); without it
  * every scan type ends `failed` with "no runner for scan_type X" (DESIGN §4).
  */
 export function composeDispatch(serviceName: string) {

@@ -231,7 +231,7 @@ export class ScanServiceStack extends Stack {
         defaults,
         entry: 'functions/api/meta.ts',
         description: 'Scan types, health and OpenAPI routes of the HTTP API',
-        buildFiles: { 'openapi.json': 'infra/bundling/write-openapi.ts' },
+        buildFiles: { 'openapi.json': 'infra/bundling/write-openapi.ts', 'engine-views.json': 'infra/bundling/write-engine-views.ts' },
       }),
     )
       .setEnvironment(ENV.scanRunners, DEPLOYED_RUNNERS.join(','))

@@ -26,13 +26,7 @@ export type ResourceClass = 'standard' | 'long';
 
 /** DESIGN §16 credential kinds. */
 export type CredentialKind =
-  | 'git_token'
-  | 'http_header'
-  | 'aws_access_key'
-  | 'github_token'
-  | 'gitlab_token'
-  | 'slack_token'
-  | 'llm_api_key';
+  'git_token' | 'http_header' | 'aws_access_key' | 'github_token' | 'gitlab_token' | 'slack_token' | 'llm_api_key';
 
 /** What the engine's tests need on the machine; CI installs these and fails when one is missing. */
 export interface TestNeeds {
@@ -71,6 +65,24 @@ export interface EngineManifest {
   summaryMetrics?: readonly string[];
   /** The CLI's entry, relative to the engine folder (`src/bin/<name>.ts`). */
   entry: string;
+  /**
+   * A build of its own, relative to the engine folder: a module whose `build(outfile)` builds the
+   * engine instead of the kit's `buildEngine` (mailscan: its VMC roots and start-up snapshot). A
+   * path, not a function, so the API functions that bundle the manifests never bundle esbuild.
+   */
+  build?: string;
+  /**
+   * The scope key the runner sets to the job's scan type, for an engine that runs more than one
+   * (netscan: `mode`, `vm` or `vapt`).
+   */
+  scanTypeScopeKey?: string;
+  /**
+   * Which operator keys (from the operator secret) reach the engine, by name prefix; every
+   * `<settingsPrefix>*` key when absent (secretscan: `SECRETSCAN_TOKEN_`).
+   */
+  operatorKeyPrefixes?: readonly string[];
+  /** What one target's scan may write to /tmp, in MiB: the dispatch function's /tmp is sized from it. */
+  tmpMbPerTarget?: number;
   /** The built executable's size limit in KiB (scripts/bundle-budget.ts). */
   bundleBudgetKiB: number;
   testNeeds: TestNeeds;

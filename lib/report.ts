@@ -53,6 +53,10 @@ export interface Rule {
   remediation: string;
   /** The severity is computed per finding (e.g. from CVSS); `severity` is then the catalogue's default. */
   computed_severity?: boolean;
+  /** Every severity a computed rule can carry, most severe first, where the engine knows them (mailscan). */
+  severities?: readonly Severity[];
+  /** What the rule is about (`surface:posture`, `origin:spec`), for filters and docs/findings.md. */
+  tags?: readonly string[];
 }
 
 const Bounded = (max: number) => z.string().max(max);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { buildEngines, LAYER_DIST } from '../layers/build.ts';
+import { MANIFESTS } from '../layers/manifests.ts';
 import { makeEngineRunners } from '../shared/adapters/runners/engine-registry.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { commandFor, dataDirFromEnv, parseCommandLine, portFromEnv } from './command-line.ts';
@@ -16,7 +17,7 @@ const USAGE =
   '    ALLOW_LOOPBACK_TARGETS=true (scan servers on this machine: 127.0.0.0/8, ::1, localhost),\n' +
   '    SMTP_URL (notification email, e.g. smtp://127.0.0.1:2525; else DATA_DIR/outbox/outbox.jsonl),\n' +
   '    ALLOWED_ORIGINS (comma-separated), LOG_LEVEL (INFO), LOG_FORMAT (json | pretty; pretty on a terminal),\n' +
-  "    MAILSCAN_*, TLSSCAN_*, SECRETSCAN_*, NETSCAN_* (the engines' settings and keys). On a terminal, Enter prints a new sign-in link.";
+  `    ${MANIFESTS.map((manifest) => `${manifest.settingsPrefix}*`).join(', ')} (the engines' settings and keys). On a terminal, Enter prints a new sign-in link.`;
 parseCommandLine(USAGE, {});
 const port = portFromEnv();
 const dataDir = dataDirFromEnv();

@@ -24,6 +24,7 @@ import { desiredTrigger } from '../shared/domain/trigger.ts';
 import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 import { makeIssueService } from '../shared/services/issue-service.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
+import { engineViews } from '../shared/domain/engine-views.ts';
 import { buildOpenApiDocument } from '../shared/http/openapi.ts';
 import { makeSchedulesHandler } from '../functions/api/schedules-handler.ts';
 import { makeScansHandler } from '../functions/api/scans-handler.ts';
@@ -361,6 +362,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
             secureCookie: false,
             acceptSignIn,
             openApiDocument: async () => buildOpenApiDocument(version, routes),
+            engineViews: async () => engineViews(),
           }),
         ),
       },

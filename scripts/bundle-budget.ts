@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ENGINES } from '../layers/engines.ts';
+import { MANIFESTS } from '../layers/manifests.ts';
 import { buildHouseFloor, floorOf, initMs, lambdaBundles, medians, type InitSample } from './lambda-init.ts';
 
 // Bundle budget and cold start (docs/cold-start.md): every Lambda bundle in the synthesized dev
@@ -30,16 +30,10 @@ const BUDGET_KIB: Record<string, number> = {
 const DEFAULT_BUDGET_KIB = 384;
 
 /**
- * The engines' bundles in the dispatch layer (layers/dist/lib/<engine>/, DESIGN §11), each its size
- * when it was last measured plus headroom: an engine that pulls in a large dependency by accident
- * fails CI. A new engine gets DEFAULT_ENGINE_BUDGET_KIB until it is listed.
+ * The engines' bundles in the dispatch layer (layers/dist/lib/<engine>/, DESIGN §11): each
+ * manifest's `bundleBudgetKiB`, its size when it was last measured plus headroom, so an engine that
+ * pulls in a large dependency by accident fails CI.
  */
-const ENGINE_BUDGET_KIB: Record<string, number> = {
-  netscan: 240, // 212 KiB
-  secretscan: 264, // 240 KiB: secretlint's preset (439 KiB with isomorphic-git, which our own pack reader replaced)
-  mailscan: 2200, // 2,002 KiB (2,356 before zod's locales left with its namespace import): X.509, the public suffix list, yauzl, saxes, dns-packet
-  tlsscan: 200, // 164 KiB
-};
 const DEFAULT_ENGINE_BUDGET_KIB = 4096;
 /**
  * The start-up snapshots' scripts the layer ships beside the bundles (layers/dist/snapshots/*.cjs,
@@ -85,7 +79,7 @@ rmSync(scratch, { recursive: true, force: true });
 // The engines: run after `npm run build` (layers/dist), as CI does before `cdk synth`.
 const layerLib = resolve('layers/dist/lib');
 const engineRows: string[] = [];
-for (const engine of ENGINES) {
+for (const engine of MANIFESTS) {
   const dir = join(layerLib, engine.name);
   if (!existsSync(dir)) {
     over += 1;
@@ -95,7 +89,7 @@ for (const engine of ENGINES) {
   const size = readdirSync(dir)
     .filter((file) => file.endsWith('.js'))
     .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
-  const budget = (ENGINE_BUDGET_KIB[engine.name] ?? DEFAULT_ENGINE_BUDGET_KIB) * 1024;
+  const budget = engine.bundleBudgetKiB * 1024;
   if (size > budget) over += 1;
   engineRows.push(
     `| ${engine.name} | ${(size / 1024).toFixed(0)} KiB | ${(budget / 1024).toFixed(0)} KiB${size > budget ? ' OVER' : ''} |`,

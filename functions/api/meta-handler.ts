@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { listScanTypes, ScanTypeList } from '../../shared/domain/scan-type-list.ts';
+import { listScanTypes, ScanTypeList, type EngineViews } from '../../shared/domain/scan-type-list.ts';
 import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { declareRoutes, type Route } from '../../shared/http/routes.ts';
 import type { TargetPolicy } from '../../shared/domain/network-policy.ts';
@@ -21,6 +21,12 @@ export interface MetaHandlerDeps extends SessionOperationsOptions {
    * locally it is built.
    */
   openApiDocument: () => Promise<Record<string, unknown>>;
+  /**
+   * Each scan type's engine with its scope as JSON Schema (shared/domain/engine-views.ts), asked
+   * for at the first `GET /api/scan-types/` and kept: in AWS a file written beside the bundle at
+   * build time (infra/bundling/write-engine-views.ts), locally built from the manifests.
+   */
+  engineViews: () => Promise<EngineViews>;
 }
 
 const Health = z.lazy(() => z.object({ status: z.literal('ok'), version: z.string() }));
@@ -31,10 +37,13 @@ export const metaRoutes: Route<MetaHandlerDeps>[] = declareRoutes<MetaHandlerDep
     method: 'GET',
     path: '/api/scan-types/',
     role: 'viewer',
-    summary: 'Scan types, target hints, runner availability and the target policy',
+    summary: 'Scan types, target hints, runner availability, engines (status, scope as JSON Schema) and the target policy',
     success: { status: 200, schema: ScanTypeList, description: 'the scan types' },
     errors: [401],
-    handle: async (_request, { runners, targetPolicy }) => ({ status: 200, body: listScanTypes(runners, targetPolicy) }),
+    handle: async (_request, { runners, targetPolicy, engineViews }) => ({
+      status: 200,
+      body: listScanTypes(runners, targetPolicy, await engineViews()),
+    }),
   }),
   ...sessionRoutes,
   route({
@@ -66,9 +75,15 @@ export function makeMetaHandler(deps: MetaHandlerDeps) {
       openApi = undefined; // the next request tries again
       throw error;
     }));
+  let views: Promise<EngineViews> | undefined;
+  const engineViews = () =>
+    (views ??= deps.engineViews().catch((error: unknown) => {
+      views = undefined; // the next request tries again
+      throw error;
+    }));
   return makeApiHandler({
     routes: metaRoutes,
-    deps: { ...deps, openApiDocument },
+    deps: { ...deps, openApiDocument, engineViews },
     logger: deps.logger,
     allowedOrigins: deps.allowedOrigins,
   });

@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { ENV } from '../../shared/config/environment.ts';
 import { DEAD_LETTER_CONCURRENCY } from '../environment-settings.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
-import { ENGINES } from '../../layers/engines.ts';
+import { MANIFESTS } from '../../layers/manifests.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 import { DEFAULT_TARGET_CONCURRENCY } from '../../shared/services/scan-engine.ts';
-import { DEFAULT_BOUNDS as SECRETSCAN_BOUNDS } from '../../layers/secretscan/src/bounds.ts';
 
 /**
  * The dispatch function's timeout: one scan job per invocation, its targets run up to four at a
@@ -24,12 +23,13 @@ export const DISPATCH_MEMORY_MB = 1024;
 /** Room in /tmp beside the packs: the engines' compile caches, mailscan's start-up snapshot (~9 MB, made once per environment) and anything else a scan writes. */
 export const DISPATCH_TMP_HEADROOM_MIB = 512;
 /**
- * The dispatch function's /tmp. A job scans up to DEFAULT_TARGET_CONCURRENCY targets at once, and a
- * secret scan writes its repository's pack to /tmp (up to the pack bound, 384 MiB): with Lambda's
- * default 512 MiB, two large repositories of one job would fail each other with a full disk.
+ * The dispatch function's /tmp. A job scans up to DEFAULT_TARGET_CONCURRENCY targets at once, and an
+ * engine's scan may write up to its manifest's `tmpMbPerTarget` to /tmp (secretscan: its
+ * repository's pack, up to the pack bound, 384 MiB): with Lambda's default 512 MiB, two large
+ * repositories of one job would fail each other with a full disk.
  */
 export const DISPATCH_EPHEMERAL_STORAGE_MIB =
-  DEFAULT_TARGET_CONCURRENCY * Math.ceil(SECRETSCAN_BOUNDS.maxPackBytes / (1024 * 1024)) + DISPATCH_TMP_HEADROOM_MIB;
+  DEFAULT_TARGET_CONCURRENCY * Math.max(0, ...MANIFESTS.map((manifest) => manifest.tmpMbPerTarget ?? 0)) + DISPATCH_TMP_HEADROOM_MIB;
 /** The SQS event source guidance: a queue's visibility timeout is at least 6x its consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** A batch of ten dead letters is a few dozen item reads and conditional writes. */
@@ -38,11 +38,11 @@ export const DEAD_LETTER_TIMEOUT = Duration.seconds(30);
 export const DEAD_LETTER_VISIBILITY_TIMEOUT = Duration.seconds(VISIBILITY_TIMEOUT_FACTOR * DEAD_LETTER_TIMEOUT.toSeconds());
 /** Dead letters are rare and cheap; a cap keeps a flood of them from taking the account's concurrency. */
 export const DEAD_LETTER_MAX_CONCURRENCY = DEAD_LETTER_CONCURRENCY;
-/** Where the layer mounts the engines' executables: /opt/bin/<engine> (layers/engines.ts). */
+/** Where the layer mounts the engines' executables: /opt/bin/<engine> (layers/manifests.ts). */
 export const ENGINES_DIR = '/opt/bin';
 /**
  * Scan types the deployed dispatch function has a runner for: functions/dispatch-composition.ts
- * registers every engine of layers/engines.ts when ENGINES_DIR is set, which it is here.
+ * registers every engine of layers/manifests.ts when ENGINES_DIR is set, which it is here.
  */
 export const DEPLOYED_RUNNERS: readonly string[] = runnerScanTypes();
 
@@ -82,8 +82,8 @@ export function checkVisibilityTimeout(queue: string, visibilityTimeout: Duratio
 
 /** Throws unless `layerDirectory` holds an executable `bin/<engine>` for every engine, which `npm run build` writes. */
 export function checkEnginesLayer(layerDirectory: string): void {
-  for (const engine of ENGINES) {
-    const executable = join(layerDirectory, 'bin', engine.name);
+  for (const manifest of MANIFESTS) {
+    const executable = join(layerDirectory, 'bin', manifest.name);
     let usable = false;
     try {
       accessSync(executable, constants.X_OK);
@@ -135,7 +135,7 @@ export class Dispatch extends Construct {
       code: enginesLayerCode(props.enginesLayerPath),
       compatibleRuntimes: [Runtime.NODEJS_24_X],
       compatibleArchitectures: [Architecture.ARM_64],
-      description: `Scan engines (${ENGINES.map((engine) => `/opt/bin/${engine.name}`).join(', ')}) and their data files (/opt/assets)`,
+      description: `Scan engines (${MANIFESTS.map((manifest) => `/opt/bin/${manifest.name}`).join(', ')}) and their data files (/opt/assets)`,
     });
 
     this.dispatchFunction = new ServiceFunction(this, 'DispatchFunction', {

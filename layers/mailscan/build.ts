@@ -38,6 +38,11 @@ export async function buildMailscan(outfile: string = DEFAULT_OUTFILE, options: 
   return outfile;
 }
 
+/** The manifest's build hook (layers/build.ts): mailscan's own build, snapshot included. */
+export function build(outfile: string): Promise<string> {
+  return buildMailscan(outfile);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outfile = await buildMailscan();
   process.stdout.write(`built ${outfile}\n`);

@@ -4,13 +4,12 @@
  * at run time: the top ports are compiled in (src/ports/top-tcp-ports.ts).
  */
 import { fileURLToPath } from 'node:url';
-import { buildEngine } from '../engine-kit/build-engine.ts';
+import { buildEngineOf } from '../build.ts';
 
-export const ENTRY = fileURLToPath(new URL('./src/bin/netscan.ts', import.meta.url));
 export const DEFAULT_OUTFILE = fileURLToPath(new URL('./dist/bin/netscan', import.meta.url));
 
 export function buildNetscan(outfile: string = DEFAULT_OUTFILE): Promise<string> {
-  return buildEngine({ name: 'netscan', entry: ENTRY, outfile });
+  return buildEngineOf('netscan', outfile);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

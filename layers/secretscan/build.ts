@@ -3,13 +3,12 @@
  * /opt/bin/secretscan) and dist/lib/ (the split ES-module bundle), through the kit's buildEngine.
  */
 import { fileURLToPath } from 'node:url';
-import { buildEngine } from '../engine-kit/build-engine.ts';
+import { buildEngineOf } from '../build.ts';
 
-export const ENTRY = fileURLToPath(new URL('./src/bin/secretscan.ts', import.meta.url));
 export const DEFAULT_OUTFILE = fileURLToPath(new URL('./dist/bin/secretscan', import.meta.url));
 
 export function buildSecretscan(outfile: string = DEFAULT_OUTFILE): Promise<string> {
-  return buildEngine({ name: 'secretscan', entry: ENTRY, outfile });
+  return buildEngineOf('secretscan', outfile);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

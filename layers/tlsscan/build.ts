@@ -3,13 +3,12 @@
  * launcher the layer mounts as /opt/bin/tlsscan) and dist/lib/. Tests pass their own outfile.
  */
 import { fileURLToPath } from 'node:url';
-import { buildEngine } from '../engine-kit/build-engine.ts';
+import { buildEngineOf } from '../build.ts';
 
-export const ENTRY = fileURLToPath(new URL('./src/bin/tlsscan.ts', import.meta.url));
 export const DEFAULT_OUTFILE = fileURLToPath(new URL('./dist/bin/tlsscan', import.meta.url));
 
 export function buildTlsscan(outfile: string = DEFAULT_OUTFILE): Promise<string> {
-  return buildEngine({ name: 'tlsscan', entry: ENTRY, outfile });
+  return buildEngineOf('tlsscan', outfile);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

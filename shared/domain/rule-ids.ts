@@ -1,7 +1,4 @@
-import { catalogue as mailscanCatalogue } from '../../layers/mailscan/src/catalogue.ts';
-import { catalogue as netscanCatalogue } from '../../layers/netscan/src/catalogue.ts';
-import { CATALOGUE as secretscanCatalogue } from '../../layers/secretscan/src/catalogue.ts';
-import { catalogue as tlsscanCatalogue } from '../../layers/tlsscan/src/catalogue.ts';
+import { MANIFESTS } from '../../layers/manifests.ts';
 
 /** A catalogue rule as a listing names it. */
 export interface KnownRule {
@@ -10,16 +7,13 @@ export interface KnownRule {
 }
 
 /**
- * Every rule the deployment's engines can report, from their catalogues (data, DESIGN §11), by id.
- * An engine that lands adds its catalogue here. The issue listing reads one index partition per
+ * Every rule the deployment's engines can report, from their manifests' catalogues (data, DESIGN
+ * §11, layers/manifests.ts), by id. The issue listing reads one index partition per
  * rule, so a rule-id prefix is answered by the catalogue rules it names (docs/issues.md).
  */
 export const KNOWN_RULES: readonly KnownRule[] = [
   ...new Map(
-    [...mailscanCatalogue, ...tlsscanCatalogue, ...netscanCatalogue, ...secretscanCatalogue].map((rule) => [
-      rule.rule_id,
-      { rule_id: rule.rule_id, title: rule.title },
-    ]),
+    MANIFESTS.flatMap((manifest) => manifest.catalogue()).map((rule) => [rule.rule_id, { rule_id: rule.rule_id, title: rule.title }]),
   ).values(),
 ].sort((a, b) => (a.rule_id < b.rule_id ? -1 : 1));
 

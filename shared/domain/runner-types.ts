@@ -1,4 +1,4 @@
-import { ENGINES } from '../../layers/engines.ts';
+import { MANIFESTS } from '../../layers/manifests.ts';
 import { SCAN_TYPES, type ScanType } from './scan-types.ts';
 
 export function isScanType(value: string): value is ScanType {
@@ -6,10 +6,10 @@ export function isScanType(value: string): value is ScanType {
 }
 
 /**
- * The scan types this build has an engine for (layers/engines.ts): what the dispatch layer
+ * The scan types this build has an engine for (layers/manifests.ts): what the dispatch layer
  * carries, what GET /api/scan-types/ marks `runner_available`, and what the API accepts on create
- * (DESIGN §4). Pure data, so the API functions bundle it without any engine.
+ * (DESIGN §4). Data only, so the API functions bundle it without any engine's scanning code.
  */
 export function runnerScanTypes(): ScanType[] {
-  return ENGINES.flatMap((engine) => engine.scanTypes.filter(isScanType));
+  return MANIFESTS.flatMap((manifest) => manifest.scanTypes.filter(isScanType));
 }

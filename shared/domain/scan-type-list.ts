@@ -2,6 +2,26 @@ import * as z from 'zod';
 import type { TargetPolicy } from './network-policy.ts';
 import { SCAN_TYPES, ScanType, scanTypes } from './scan-types.ts';
 
+/**
+ * What GET /api/scan-types/ says of a scan type's engine (DESIGN §11): its name, `beta` or `ga`,
+ * what its target is, its resource class and doc page, and its scope as JSON Schema, from which
+ * the UI renders the type's options. Built from the manifests by shared/domain/engine-views.ts.
+ */
+export const EngineView = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    status: z.enum(['beta', 'ga']),
+    target_kind: z.string(),
+    resource_class: z.enum(['standard', 'long']),
+    doc: z.string(),
+    summary: z.string(),
+    scope_schema: z.record(z.string(), z.unknown()),
+  }),
+);
+export type EngineView = z.infer<typeof EngineView>;
+/** Engine views by scan type (DESIGN §4 wire values). */
+export type EngineViews = Readonly<Record<string, EngineView>>;
+
 // Responses only: built at first use (the OpenAPI document, the UI), not at every cold start.
 export const ScanTypeItem = z.lazy(() =>
   z.object({
@@ -9,6 +29,8 @@ export const ScanTypeItem = z.lazy(() =>
     label: z.string(),
     target_hint: z.string(),
     runner_available: z.boolean(),
+    /** The engine that runs the type (its status, target kind and scope as JSON Schema); null for a type without one. */
+    engine: EngineView.nullable(),
   }),
 );
 /** Which addresses this deployment's targets may reach, so the UI checks a target as the API will. */
@@ -20,8 +42,11 @@ export function targetPolicyOf(view: z.infer<typeof TargetPolicyView>): TargetPo
   return { allowPrivateNetworks: view.allow_private_networks, allowLoopback: view.allow_loopback };
 }
 
-/** GET /api/scan-types/: every type, whether this deployment has a runner for it, and its target policy. */
-export function listScanTypes(runners: ReadonlySet<string>, policy: TargetPolicy): z.infer<typeof ScanTypeList> {
+/**
+ * GET /api/scan-types/: every type, whether this deployment has a runner for it, its engine (from
+ * the manifests, shared/domain/engine-views.ts), and the target policy.
+ */
+export function listScanTypes(runners: ReadonlySet<string>, policy: TargetPolicy, engines: EngineViews = {}): z.infer<typeof ScanTypeList> {
   return {
     target_policy: { allow_private_networks: policy.allowPrivateNetworks, allow_loopback: policy.allowLoopback ?? false },
     items: SCAN_TYPES.map((value) => ({
@@ -29,6 +54,7 @@ export function listScanTypes(runners: ReadonlySet<string>, policy: TargetPolicy
       label: scanTypes[value].label,
       target_hint: scanTypes[value].targetHint,
       runner_available: runners.has(value),
+      engine: engines[value] ?? null,
     })),
   };
 }

@@ -1,10 +1,7 @@
 import * as z from 'zod';
-import { NetscanRequestScope } from '../../layers/netscan/src/scope.ts';
-import { SecretScanScope } from '../../layers/secretscan/src/scope.ts';
-import { TlsScope } from '../../layers/tlsscan/src/scope.ts';
+import { MANIFESTS } from '../../layers/manifests.ts';
 import type { ScanType } from './scan-types.ts';
 import { zodIssues, type FieldIssue } from './errors.ts';
-import { ArtifactId } from './ids.ts';
 import { storableIssues } from './storable.ts';
 
 export const MAX_SCOPE_BYTES = 16 * 1024;
@@ -22,56 +19,29 @@ export function withoutLegacyKeys(scope: Scope): Scope {
   return Object.fromEntries(Object.entries(scope).filter(([key]) => !isLegacyScopeKey(key)));
 }
 
-/** Adversary techniques the email_security scan executes (DESIGN §5, SPEC §2.6). */
-export const ADVERSARY_TECHNIQUES = ['T1589.002', 'T1598'] as const;
-export type AdversaryTechnique = (typeof ADVERSARY_TECHNIQUES)[number];
+// email_security's scope is mailscan's (its manifest); re-exported for the mailscan runner and
+// the dispatcher's adversary steps.
+export { ADVERSARY_TECHNIQUES, EmailSecurityScope, type AdversaryTechnique } from '../../layers/mailscan/manifest.ts';
 
 /** How deep a scope may nest (DynamoDB stores 32 levels in all; a scope needs far fewer). */
 export const MAX_SCOPE_DEPTH = 16;
-
-/**
- * email_security scope (DESIGN §4). `rua` lists artifact ids of purpose rua (DMARC aggregate
- * reports) and `header` one artifact id of purpose eml; the scan and schedule services also check
- * that each is a ready artifact of the tenant (docs/artifacts.md).
- */
-export const EmailSecurityScope = z.lazy(() =>
-  z.strictObject({
-    reputation: z.boolean().optional(),
-    discover: z.boolean().optional(),
-    leak: z.boolean().optional(),
-    rua: z.array(ArtifactId).min(1).max(20).optional(),
-    header: ArtifactId.optional(),
-    dkim_selectors: z
-      .array(
-        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
-          // Names the value: "DKIM selectors include "bad!", which is not a selector (…)" in the form.
-          error: (issue) =>
-            `include ${JSON.stringify(String(issue.input).slice(0, 64))}, which is not a selector (letters, digits and ._- only)`,
-        }),
-      )
-      .max(50)
-      .optional(),
-    /** Set only by the dispatcher for an adversary step; the API refuses it. */
-    techniques: z.array(z.enum(ADVERSARY_TECHNIQUES)).min(1).max(ADVERSARY_TECHNIQUES.length).optional(),
-  }),
-);
-export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;
 
 export const Scope = z.record(z.string(), z.unknown());
 export type Scope = z.infer<typeof Scope>;
 
 /**
- * The scope schema of each scan type with an engine: strict, so a misspelt option is refused
- * rather than silently ignored. Each engine owns its schema (its `scope.ts`, a leaf module of
- * zod only, so the API and the UI bundle it without the engine).
+ * The scope schema of each scan type with an engine, from the engines' manifests
+ * (layers/manifests.ts): strict, so a misspelt option is refused rather than silently ignored. A
+ * manifest must name its scope schema, so a scan type with a runner always has one.
  */
-const SCOPE_SCHEMAS: Partial<Record<ScanType, z.ZodType>> = {
-  email_security: EmailSecurityScope,
-  ssl: TlsScope,
-  vm: NetscanRequestScope,
-  vapt: NetscanRequestScope,
-  secret_scan: SecretScanScope,
-};
+const SCOPE_SCHEMAS: ReadonlyMap<string, () => z.ZodType> = new Map(
+  MANIFESTS.flatMap((manifest) => manifest.scanTypes.map((scanType) => [scanType, manifest.scope] as const)),
+);
+
+/** The scope schema of `scanType`'s engine; undefined for a type no engine of this build runs. */
+export function scopeSchemaOf(scanType: string): z.ZodType | undefined {
+  return SCOPE_SCHEMAS.get(scanType)?.();
+}
 
 /** Checks a scope for a scan type; returns issues with fields under `scope.`. */
 export function checkScope(scanType: ScanType, scope: Scope, options: { allowLegacyKeys: boolean }): FieldIssue[] {
@@ -88,7 +58,7 @@ export function checkScope(scanType: ScanType, scope: Scope, options: { allowLeg
     }
   }
   if ('techniques' in scope) issues.push({ field: 'scope.techniques', message: 'is set only by adversary runs' });
-  const schema = SCOPE_SCHEMAS[scanType];
+  const schema = scopeSchemaOf(scanType);
   if (schema) {
     const parsed = schema.safeParse(withoutLegacyKeys(scope));
     if (!parsed.success) issues.push(...zodIssues(parsed.error, 'scope'));

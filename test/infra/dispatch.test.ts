@@ -16,7 +16,7 @@ import {
 } from '../../infra/constructs/dispatch.ts';
 import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
-import { ENGINES } from '../../layers/engines.ts';
+import { MANIFESTS as ENGINES } from '../../layers/manifests.ts';
 import { ENV } from '../../shared/config/environment.ts';
 import { DEFAULT_TARGET_CONCURRENCY } from '../../shared/services/scan-engine.ts';
 import { DEFAULT_BOUNDS as SECRETSCAN_BOUNDS } from '../../layers/secretscan/src/bounds.ts';

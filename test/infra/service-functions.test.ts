@@ -173,7 +173,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       }
     });
 
-    it('tells the meta function which scan types have a runner: every engine of layers/engines.ts the layer serves', () => {
+    it('tells the meta function which scan types have a runner: every engine of layers/manifests.ts the layer serves', () => {
       expect(functionResource(env, 'meta').Properties.Environment.Variables[ENV.scanRunners]).toBe(runnerScanTypes().join(','));
       expect(runnerScanTypes().sort()).toEqual(['email_security', 'secret_scan', 'ssl', 'vapt', 'vm']);
     });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { EnvironmentName } from '../../infra/environment-settings.ts';
-import { ENGINES } from '../../layers/engines.ts';
+import { MANIFESTS as ENGINES } from '../../layers/manifests.ts';
 import { repositoryRoot } from '../../infra/paths.ts';
 import { addScanServiceStack } from '../../infra/scan-service-app.ts';
 import type { ScanServiceStack } from '../../infra/scan-service-stack.ts';
@@ -28,7 +28,7 @@ export const cdkContext = JSON.parse(readFileSync(join(repositoryRoot, 'cdk.json
 export const environments: EnvironmentName[] = ['dev', 'prod'];
 /**
  * Stands in for the `npm run build` output: a placeholder bin/<engine> per engine of
- * layers/engines.ts (a shell script that only names itself), so no build is needed.
+ * layers/manifests.ts (a shell script that only names itself), so no build is needed.
  */
 export const fixtureLayer = makeFixtureLayer();
 

@@ -174,7 +174,7 @@ describe('schedule API', () => {
     expect(reply.body).toEqual({ status: 'ok', version: '0.1.0' });
   });
 
-  it('lists the scan types with labels, hints and runner availability', async () => {
+  it('lists the scan types with labels, hints, runner availability and each engine with its scope as JSON Schema', async () => {
     const reply = await service.call('/api/scan-types/', { token });
 
     expect(reply.status).toBe(200);
@@ -184,7 +184,15 @@ describe('schedule API', () => {
       label: 'Email Security',
       target_hint: expect.any(String),
       runner_available: true,
+      engine: expect.objectContaining({ name: 'mailscan', status: 'ga', target_kind: 'domain', doc: 'docs/mailscan.md' }),
     });
+    // The scope as the API parses it (strict), for the UI's scope form.
+    const vapt = reply.body.items.find((item: { value: string }) => item.value === 'vapt');
+    expect(vapt.engine.name).toBe('netscan');
+    expect(vapt.engine.scope_schema).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(Object.keys(vapt.engine.scope_schema.properties)).toContain('ports');
+    // A type no engine of this build runs has none.
+    expect(reply.body.items.find((item: { value: string }) => item.value === 'ai_red_team').engine).toBeNull();
     const available = reply.body.items.filter((item: { runner_available: boolean }) => item.runner_available);
     expect(available.map((item: { value: string }) => item.value).sort()).toEqual(runnerScanTypes().sort());
     expect(reply.body.items.map((item: { value: string }) => item.value)).toContain('ai_red_team');

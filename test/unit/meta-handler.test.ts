@@ -4,6 +4,7 @@ import { makeMetaHandler } from '../../functions/api/meta-handler.ts';
 import type { ApiEvent } from '../../shared/http/api-types.ts';
 import { routes } from '../../functions/api/routes.ts';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
+import { engineViews } from '../../shared/domain/engine-views.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 
 let builds = 0;
@@ -18,6 +19,7 @@ const handler = makeMetaHandler({
     builds += 1;
     return buildOpenApiDocument('9.9.9', routes);
   },
+  engineViews: async () => engineViews(),
 });
 const context = {} as Context;
 

@@ -1,4 +1,4 @@
-import { SecretScanScope } from '../../../layers/secretscan/src/scope.ts';
+import secretscan from '../../../layers/secretscan/manifest.ts';
 
 /**
  * A legacy Secret Scan's `scan_options` as a secret_scan scope (DESIGN §13). secretscan's scope is
@@ -29,7 +29,7 @@ export function secretScanScopeOfLegacyOptions(options: unknown): { scope: Recor
     else if (key !== 'branches') notes.push(`legacy scan option ${JSON.stringify(key)} has no secret_scan counterpart and was dropped`);
   }
   // A translated value secretscan would refuse (a branch name git refuses, a depth of 0) is dropped too.
-  const parsed = SecretScanScope.safeParse(scope);
+  const parsed = secretscan.scope().safeParse(scope);
   if (!parsed.success) {
     for (const field of new Set(parsed.error.issues.map((issue) => String(issue.path[0])))) {
       notes.push(`legacy value for ${field} (${JSON.stringify(scope[field])}) is not valid for secret_scan and was dropped`);

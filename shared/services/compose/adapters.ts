@@ -20,7 +20,7 @@ export interface ScanServiceAdapters {
   /** Which targets the deployment refuses (default: private networks refused too). */
   targetPolicy?: TargetPolicy;
   /**
-   * The scan types this deployment has a runner for: in AWS the engines of layers/engines.ts
+   * The scan types this deployment has a runner for: in AWS the engines of layers/manifests.ts
    * (runnerScanTypes), locally the runners `npm start` registered. Others are refused on create.
    */
   runnerTypes: ReadonlySet<ScanType>;

@@ -1,0 +1,38 @@
+/**
+ * The email_security scan's scope (DESIGN §4), the one schema the API parses (through mailscan's
+ * manifest). A leaf module of zod only: the API functions bundle it without the engine. `rua` lists
+ * artifact ids of purpose rua (DMARC aggregate reports) and `header` one artifact id of purpose
+ * eml; the scan and schedule services also check that each is a ready artifact of the tenant
+ * (docs/artifacts.md), and the runner hands the CLI their local copies.
+ */
+import * as z from 'zod';
+
+/** Adversary techniques the email_security scan executes (DESIGN §5, SPEC §2.6). */
+export const ADVERSARY_TECHNIQUES = ['T1589.002', 'T1598'] as const;
+export type AdversaryTechnique = (typeof ADVERSARY_TECHNIQUES)[number];
+
+/** An artifact id as the service writes it (shared/domain/ids.ts): `art_` and a ULID. */
+const ArtifactId = z.string().regex(/^art_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id of the form art_<ULID>');
+
+export const EmailSecurityScope = z.lazy(() =>
+  z.strictObject({
+    reputation: z.boolean().optional(),
+    discover: z.boolean().optional(),
+    leak: z.boolean().optional(),
+    rua: z.array(ArtifactId).min(1).max(20).optional(),
+    header: ArtifactId.optional(),
+    dkim_selectors: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+          // Names the value: "DKIM selectors include "bad!", which is not a selector (…)" in the form.
+          error: (issue) =>
+            `include ${JSON.stringify(String(issue.input).slice(0, 64))}, which is not a selector (letters, digits and ._- only)`,
+        }),
+      )
+      .max(50)
+      .optional(),
+    /** Set only by the dispatcher for an adversary step; the API refuses it. */
+    techniques: z.array(z.enum(ADVERSARY_TECHNIQUES)).min(1).max(ADVERSARY_TECHNIQUES.length).optional(),
+  }),
+);
+export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;

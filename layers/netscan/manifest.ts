@@ -1,0 +1,29 @@
+/** netscan's manifest (DESIGN §11, §14; docs/manifests.md): a leaf module of data. */
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
+import { catalogue } from './src/catalogue.ts';
+import { NetscanRequestScope } from './src/scope.ts';
+
+const manifest = {
+  name: 'netscan',
+  // One engine for two scan types: the job's type becomes the scope's `mode` (vm: OSV lookups of
+  // detected versions; vapt: unauthenticated-access probes).
+  scanTypes: ['vm', 'vapt'],
+  scanTypeScopeKey: 'mode',
+  settingsPrefix: 'NETSCAN_',
+  status: 'ga',
+  targetKind: 'network',
+  scope: () => NetscanRequestScope,
+  catalogue: () => catalogue,
+  resourceClass: 'standard',
+  memoryMbPerTarget: 256,
+  entry: 'src/bin/netscan.ts',
+  bundleBudgetKiB: 240, // 212 KiB
+  testNeeds: {
+    debian: ['nmap', 'openssl', 'redis-server', 'openssh-server'],
+    binaries: ['nmap', 'openssl', 'redis-server', '/usr/sbin/sshd', 'python3'],
+  },
+  doc: 'docs/netscan.md',
+  summary: 'Open ports, exposed services and cleartext protocols (vapt), and known-vulnerable versions from OSV (vm)',
+} as const satisfies EngineManifest;
+
+export default manifest;

@@ -1,0 +1,31 @@
+/** secretscan's manifest (DESIGN §11, §13; docs/manifests.md): a leaf module of data. */
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
+import { DEFAULT_BOUNDS } from './src/bounds.ts';
+import { CATALOGUE } from './src/catalogue.ts';
+import { SecretScanScope } from './src/scope.ts';
+
+const manifest = {
+  name: 'secretscan',
+  scanTypes: ['secret_scan'],
+  settingsPrefix: 'SECRETSCAN_',
+  // The operator's repository tokens, SECRETSCAN_TOKEN_<NAME>, for scope.credential (docs/secretscan.md).
+  operatorKeyPrefixes: ['SECRETSCAN_TOKEN_'],
+  status: 'ga',
+  targetKind: 'repository',
+  scope: () => SecretScanScope,
+  catalogue: () => CATALOGUE,
+  resourceClass: 'standard',
+  memoryMbPerTarget: 256,
+  // The pack goes to /tmp, up to the pack bound (src/bounds.ts).
+  tmpMbPerTarget: Math.ceil(DEFAULT_BOUNDS.maxPackBytes / (1024 * 1024)),
+  entry: 'src/bin/secretscan.ts',
+  bundleBudgetKiB: 264, // 240 KiB: secretlint's preset (439 KiB with isomorphic-git, which our own pack reader replaced)
+  testNeeds: {
+    debian: ['git'],
+    binaries: ['git'],
+  },
+  doc: 'docs/secretscan.md',
+  summary: "Secrets in a Git repository's files and history, fetched over smart HTTP",
+} as const satisfies EngineManifest;
+
+export default manifest;

@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
+import { MANIFESTS } from '../../layers/manifests.ts';
+import type { EngineView, EngineViews } from './scan-type-list.ts';
+
+/**
+ * Builds what GET /api/scan-types/ says of each scan type's engine (EngineView, DESIGN §11) from
+ * the manifests with zod's JSON Schema converter:
+ * in AWS at build time (infra/bundling/write-engine-views.ts, a file beside MetaFunction's bundle,
+ * which then bundles neither the manifests nor the converter), locally at the first request.
+ */
+export type { EngineView, EngineViews } from './scan-type-list.ts';
+
+/** A manifest's view: its scope schema as the JSON Schema of what a client sends (strict objects say `additionalProperties: false`). */
+export function engineViewOf(manifest: EngineManifest): EngineView {
+  return {
+    name: manifest.name,
+    status: manifest.status,
+    target_kind: manifest.targetKind,
+    resource_class: manifest.resourceClass,
+    doc: manifest.doc,
+    summary: manifest.summary,
+    scope_schema: z.toJSONSchema(manifest.scope(), { io: 'input', unrepresentable: 'any' }),
+  };
+}
+
+/** Every scan type's engine view, from layers/manifests.ts. */
+export function engineViews(manifests: readonly EngineManifest[] = MANIFESTS): EngineViews {
+  return Object.fromEntries(
+    manifests.flatMap((manifest) => {
+      const view = engineViewOf(manifest);
+      return manifest.scanTypes.map((scanType) => [scanType, view] as const);
+    }),
+  );
+}
