@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockedAddressReason } from '../../../layers/engine-kit/src/address-policy.ts';
+import { blockedAddressReason } from '../../../lib/address-policy.ts';
 import { FetchError, makeSafeFetch, type HostLookup } from '../../../layers/mailscan/src/http/safe-fetch.ts';
 import { routes, sendBody, startLoopbackServer, type LoopbackServer } from './loopback-server.ts';
 import { makeRoot, makeTlsServerCert } from './x509-fixtures.ts';
@@ -47,7 +47,8 @@ describe('blockedAddressReason', () => {
     ['100.64.0.1', 'carrier-grade NAT'],
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.251', 'multicast'],
-    ['255.255.255.255', 'reserved or broadcast'],
+    ['255.255.255.255', 'broadcast'],
+    ['240.0.0.1', 'reserved'],
     ['::1', 'loopback'],
     ['::', 'unspecified'],
     ['fc00::1', 'unique local'],

@@ -2,7 +2,7 @@ import { lookup as systemDnsLookup } from 'node:dns/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Fetch, FetchOptions, FetchResponse } from './fetch.ts';
-import { blockedAddressReason } from '../../../engine-kit/src/address-policy.ts';
+import { blockedAddressReason } from '../../../../lib/address-policy.ts';
 
 /**
  * The one HTTP client of the reputation checks. URLs come from DNS data that the scanned domain
