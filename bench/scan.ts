@@ -12,7 +12,7 @@ import { makeCountingResolver } from '../layers/mailscan/src/dns/counting-resolv
 import { trackDepth } from '../layers/mailscan/src/dns/dependency-depth.ts';
 import { makeRawResolver } from '../layers/mailscan/src/dns/raw-resolver.ts';
 import { lookupViaResolver } from '../layers/mailscan/src/http/resolver-lookup.ts';
-import { makeSafeFetch } from '../layers/mailscan/src/http/safe-fetch.ts';
+import { makeSafeFetch } from '../lib/http/safe-fetch.ts';
 import type { RecordType, Resolver } from '../layers/mailscan/src/dns/resolver.ts';
 import { scanDomain } from '../layers/mailscan/src/scan/scan-domain.ts';
 import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';

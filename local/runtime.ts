@@ -222,7 +222,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       ([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const,
     ),
   );
-  const targetPolicy = { allowPrivateNetworks: options.allowPrivateTargets ?? false, allowLoopback: options.allowLoopbackTargets ?? false };
+  const targetPolicy = { allowPrivate: options.allowPrivateTargets ?? false, allowLoopback: options.allowLoopbackTargets ?? false };
   // A scan type is accepted on create only where a runner runs it (DESIGN §4).
   const runnerTypes = new Set(runners.keys());
   const services = composeScanServices({ schedules: repo, scans, findings, issues, clock, ids, logger, targetPolicy, runnerTypes });

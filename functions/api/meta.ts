@@ -9,7 +9,7 @@ const config = readConfig(MetaConfig);
 export const handler = makeMetaHandler({
   version: config.SERVICE_VERSION,
   runners: new Set(config.SCAN_RUNNERS),
-  targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+  targetPolicy: { allowPrivate: config.ALLOW_PRIVATE_TARGETS },
   logger: makeLogger('meta'),
   allowedOrigins: config.ALLOWED_ORIGINS,
   // Served over HTTPS only (CloudFront, API Gateway): the session cookie is always Secure.

@@ -40,7 +40,7 @@ const scans = composeScanService(
     clock: systemClock,
     ids,
     logger,
-    targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+    targetPolicy: { allowPrivate: config.ALLOW_PRIVATE_TARGETS },
     runnerTypes: new Set(runnerScanTypes()),
   },
   {

@@ -28,7 +28,7 @@ const schedules = composeScheduleService(
     clock: systemClock,
     ids,
     logger,
-    targetPolicy: { allowPrivateNetworks: config.ALLOW_PRIVATE_TARGETS },
+    targetPolicy: { allowPrivate: config.ALLOW_PRIVATE_TARGETS },
     runnerTypes: new Set(runnerScanTypes()),
   },
   {

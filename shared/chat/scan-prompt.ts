@@ -47,7 +47,7 @@ const EXAMPLES: ReadonlyArray<readonly [string, ScanType | null]> = [
   ['scan email of example.com every 6 hours', 'email_security'],
   ['check mail of example.com on the 1st at 04:00 UTC', 'email_security'],
   ['scan secrets of https://github.com/example/app weekly', 'secret_scan'],
-  ['check vulnerabilities of 203.0.113.0/28 every Monday at 6:00', 'vm'],
+  ['check vulnerabilities of db.example.com every Monday at 6:00', 'vm'],
   ['schedule a DAST scan of https://app.example.com with cron 30 2 * * 1', 'dast'],
   ['run Mail posture now', null],
   ['pause Mail posture', null],
@@ -67,7 +67,7 @@ const rulesByPolicy = new Map<string, ReturnType<typeof targetRulesWith>>();
 /** The target checks under `policy`, built once per policy. */
 function targetRulesFor(policy: TargetPolicy | undefined): ReturnType<typeof targetRulesWith> {
   if (!policy) return defaultTargetRules;
-  const key = `${policy.allowPrivateNetworks}:${policy.allowLoopback ?? false}`;
+  const key = `${policy.allowPrivate}:${policy.allowLoopback ?? false}`;
   let rules = rulesByPolicy.get(key);
   if (!rules) rulesByPolicy.set(key, (rules = targetRulesWith(apexDomain, policy)));
   return rules;

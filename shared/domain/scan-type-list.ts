@@ -39,7 +39,7 @@ export const ScanTypeList = z.lazy(() => z.object({ items: z.array(ScanTypeItem)
 
 /** The policy as the API reports it, back in the form the target checks take. */
 export function targetPolicyOf(view: z.infer<typeof TargetPolicyView>): TargetPolicy {
-  return { allowPrivateNetworks: view.allow_private_networks, allowLoopback: view.allow_loopback };
+  return { allowPrivate: view.allow_private_networks, allowLoopback: view.allow_loopback };
 }
 
 /**
@@ -48,7 +48,7 @@ export function targetPolicyOf(view: z.infer<typeof TargetPolicyView>): TargetPo
  */
 export function listScanTypes(runners: ReadonlySet<string>, policy: TargetPolicy, engines: EngineViews = {}): z.infer<typeof ScanTypeList> {
   return {
-    target_policy: { allow_private_networks: policy.allowPrivateNetworks, allow_loopback: policy.allowLoopback ?? false },
+    target_policy: { allow_private_networks: policy.allowPrivate, allow_loopback: policy.allowLoopback ?? false },
     items: SCAN_TYPES.map((value) => ({
       value,
       label: scanTypes[value].label,

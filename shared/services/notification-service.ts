@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
-import { urlHostProblem, type TargetPolicy } from '../domain/network-policy.ts';
+import { isLoopbackHost, urlHostProblem, type TargetPolicy } from '../domain/network-policy.ts';
 import {
   eventIdOf,
   ruleOnWire,
@@ -49,8 +49,7 @@ export function makeNotificationService({
   function urlProblem(url: string): string | null {
     const parsed = new URL(url);
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    const loopback = host === 'localhost' || /^127\./.test(host) || host === '::1';
-    if (loopback && allowLoopback) return null;
+    if (allowLoopback && isLoopbackHost(host)) return null;
     if (parsed.protocol !== 'https:') return 'must be an https URL';
     if (parsed.username !== '' || parsed.password !== '') return 'must not carry credentials';
     return urlHostProblem(url, targetPolicy);

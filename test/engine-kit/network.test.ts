@@ -1,10 +1,10 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressProblem } from '../../layers/engine-kit/src/address-policy.ts';
-import { ConnectFailed, connectTcp } from '../../layers/engine-kit/src/connect.ts';
+import { addressProblem } from '../../lib/address-policy.ts';
+import { ConnectFailed, connectTcp } from '../../lib/connect.ts';
 import { Deadline, DeadlineExceeded } from '../../layers/engine-kit/src/deadline.ts';
 import { ConnectionClosed, ReadLimit, ReadTimeout, SocketReader } from '../../layers/engine-kit/src/socket-reader.ts';
-import { policyFromEnv, resolveTarget, TargetRefused, vetAddress } from '../../layers/engine-kit/src/target-policy.ts';
+import { policyFromEnv, resolveTarget, TargetRefused, vetAddress } from '../../lib/target-policy.ts';
 
 const LOOPBACK = { allowPrivate: false, allowLoopback: true };
 const STRICT = { allowPrivate: false, allowLoopback: false };
@@ -53,6 +53,10 @@ describe('target policy', () => {
       'metadata',
     );
     expect(() => vetAddress('169.254.169.254', { allowPrivate: true, allowLoopback: true })).toThrow('link-local');
+    // A name resolving to this host reaches the machine's own loopback: refused under every setting.
+    const thisHost = async () => [{ address: '0.0.0.0', family: 4 }];
+    await expect(resolveTarget('innocent.test', { allowPrivate: true, allowLoopback: true }, thisHost)).rejects.toThrow('unspecified');
+    expect(() => vetAddress('::', { allowPrivate: true, allowLoopback: true })).toThrow('unspecified');
   });
 });
 

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { runEngineCli, CouldNotStart, type EngineDefinition } from '../../layers/engine-kit/src/cli.ts';
 import type { CliIo } from '../../layers/engine-kit/src/progress.ts';
 import { engineReportSchema, ReportBuilder, type EngineReport, type Rule } from '../../lib/report.ts';
-import { resolveTarget } from '../../layers/engine-kit/src/target-policy.ts';
+import { resolveTarget } from '../../lib/target-policy.ts';
 
 const catalogue: Rule[] = [
   { rule_id: 'toy.a', severity: 'high', title: 'A', description: 'a fires', remediation: 'fix a' },

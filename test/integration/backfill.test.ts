@@ -26,7 +26,7 @@ const EXPECTED: Record<string, [outcome: RowReport['outcome'], what: string][]> 
     ['skipped', 'interval every 7 hours does not divide the day evenly'],
     ['migrated', 'secret_scan https://github.com/acme/payments monthly UTC enabled'],
     ['skipped', 'has no periodic task'],
-    ['migrated', 'vm 203.0.113.0/24 custom:*/30 * * * * UTC enabled'],
+    ['migrated', 'vm 93.184.215.0/24 custom:*/30 * * * * UTC enabled'],
     ['migrated', 'vm office.acme.example custom:*/15 8-18 * * 1-5 America/New_York enabled'],
     ['skipped', 'target'],
     ['skipped', 'target'],
@@ -37,7 +37,7 @@ const EXPECTED: Record<string, [outcome: RowReport['outcome'], what: string][]> 
     ['migrated', 'secret_scan https://github.com/globex/jp custom:0 */6 * * * Asia/Tokyo enabled'],
     ['migrated', 'secret_scan https://github.com/globex/old custom:0 */12 * * * UTC disabled'],
     ['skipped', 'is one-off'],
-    ['migrated', 'vm 198.51.100.7 daily UTC enabled'],
+    ['migrated', 'vm 93.184.215.7 daily UTC enabled'],
     ['migrated', 'vm globex.example custom:0 */12 * * * UTC enabled'],
   ],
   initech: [

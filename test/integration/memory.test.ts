@@ -114,10 +114,10 @@ describe('memory held across requests', () => {
         { clock, ids: makeUlidGenerator(() => clock.now().getTime()), logger },
         {
           rules: new InMemoryNotificationRuleRepository(),
-          http: makeHttpPoster({ policy: { allowPrivateNetworks: false } }),
+          http: makeHttpPoster({ policy: { allowPrivate: false } }),
           email: makeOutboxEmailSender(join(tmpdir(), 'unused-outbox'), 'scans@service.example'),
           appUrl: 'https://scans.example',
-          targetPolicy: { allowPrivateNetworks: false },
+          targetPolicy: { allowPrivate: false },
         },
       );
       handler = makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins: [] });

@@ -73,7 +73,7 @@ async function harness(smtpUrl: string) {
   const delivery = makeNotificationDelivery({
     rules,
     queue,
-    http: makeHttpPoster({ policy: { allowPrivateNetworks: false }, allowLoopback: true }),
+    http: makeHttpPoster({ policy: { allowPrivate: false }, allowLoopback: true }),
     email: await makeSmtpEmailSender(smtpUrl, 'scans@service.example'),
     logger: silentLogger,
     appUrl: 'https://scans.example',
@@ -86,7 +86,7 @@ async function harness(smtpUrl: string) {
     ids: makeUlidGenerator(() => clock.now().getTime()),
     clock,
     logger: silentLogger,
-    targetPolicy: { allowPrivateNetworks: false },
+    targetPolicy: { allowPrivate: false },
     allowLoopback: true,
   });
   const consumer = new LocalQueueConsumer(raw, makeNotifierHandler(delivery, silentLogger), { functionTimeoutMs: 60_000 });
@@ -237,7 +237,7 @@ describe('notification delivery with a real webhook receiver and SMTP server', (
 
   it('refuses endpoints inside the deployment when the rule is saved, and again when the socket would open', async () => {
     const { service } = await harness(inbox.url);
-    const strict = makeHttpPoster({ policy: { allowPrivateNetworks: false } });
+    const strict = makeHttpPoster({ policy: { allowPrivate: false } });
 
     for (const url of [
       'https://169.254.169.254/latest',

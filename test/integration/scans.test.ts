@@ -246,7 +246,7 @@ describe('scans end to end under a fake clock', () => {
     const schedule = await service.call('/api/scans/schedules/', {
       method: 'POST',
       token,
-      body: scheduleBody({ scan_type: 'vm', target: '192.0.2.1' }),
+      body: scheduleBody({ scan_type: 'vm', target: '93.184.215.14' }),
     });
     const created = await service.call('/api/scans/schedules/', { method: 'POST', token, body: scheduleBody() });
     const retyped = await service.call(`/api/scans/schedules/${created.body.id}/`, {

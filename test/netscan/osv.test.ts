@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cvss3BaseScore, severityOfScore } from '../../layers/netscan/src/vm/cvss.ts';
-import { summarise } from '../../layers/netscan/src/vm/osv-client.ts';
+import { cvss3BaseScore, severityOfScore } from '../../lib/osv/cvss.ts';
+import { summarise } from '../../lib/osv/osv-client.ts';
 import { osvPackageOf } from '../../layers/netscan/src/vm/osv-package.ts';
 
 describe('cvss3BaseScore', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteArena } from '../../layers/secretscan/src/byte-arena.ts';
+import { ByteArena } from '../../lib/git/byte-arena.ts';
 
 describe('ByteArena', () => {
   it('gives back what was added, across slabs, until its budget is spent', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteLru } from '../../layers/secretscan/src/byte-lru.ts';
+import { ByteLru } from '../../lib/git/byte-lru.ts';
 
 const bytes = (n: number): Uint8Array => new Uint8Array(n);
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseCommit, parseTree, parseTreeChanges, type TreeEntry } from '../../layers/secretscan/src/git-objects.ts';
+import { parseCommit, parseTree, parseTreeChanges, type TreeEntry } from '../../lib/git/git-objects.ts';
 
 const oidOf = (text: string): string => createHash('sha1').update(text).digest('hex');
 

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyDelta, CorruptPack } from '../../layers/secretscan/src/delta.ts';
+import { applyDelta, CorruptPack } from '../../lib/git/delta.ts';
 import { walkHistory } from '../../layers/secretscan/src/history.ts';
-import { ObjectTooLarge, PackStore, type PackStoreOptions } from '../../layers/secretscan/src/pack-store.ts';
-import { PackFileWriter } from '../../layers/secretscan/src/upload-pack.ts';
+import { ObjectTooLarge, PackStore, type PackStoreOptions } from '../../lib/git/pack-store.ts';
+import { PackFileWriter } from '../../lib/git/upload-pack.ts';
 import { gitAvailable, TestRepository } from '../helpers/git-http-server.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobTriage } from '../../layers/secretscan/src/blob-triage.ts';
-import { cloneRepository } from '../../layers/secretscan/src/clone.ts';
-import { GitHttpClient } from '../../layers/secretscan/src/git-http.ts';
+import { cloneRepository } from '../../lib/git/clone.ts';
+import { GitHttpClient } from '../../lib/git/git-http.ts';
 import { walkHistory } from '../../layers/secretscan/src/history.ts';
 import { scanBlobs } from '../../layers/secretscan/src/scan-blobs.ts';
 import { DEFAULT_BOUNDS } from '../../layers/secretscan/src/bounds.ts';

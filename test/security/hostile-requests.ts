@@ -640,6 +640,8 @@ export function internalTargets(fixture: Fixture) {
         'https://10.0.0.5/',
         'http://[fd00:ec2::254]/',
         'http://0.0.0.0/',
+        'http://[2002:7f00:1::1]/',
+        'http://[::169.254.169.254]/',
       )
       .map((t) => ['dast', t] as const),
     fc
@@ -650,6 +652,9 @@ export function internalTargets(fixture: Fixture) {
         '0.0.0.0/0',
         '10.0.0.0/8',
         '169.254.169.254',
+        '::169.254.169.254',
+        '64:ff9b::a9fe:a9fe',
+        '2002:7f00:1::1',
         '192.168.1.1',
         '172.16.0.0/12',
         '::/0',
@@ -665,12 +670,12 @@ export function internalTargets(fixture: Fixture) {
     const body = key.startsWith('POST /api/scans/schedules')
       ? scheduleBody({
           scan_type: scanType,
-          target: inList ? (scanType === 'dast' ? 'https://example.com/' : '198.51.100.7') : target,
+          target: inList ? (scanType === 'dast' ? 'https://example.com/' : '93.184.215.7') : target,
           targets: inList ? [target] : [],
         })
       : {
           scan_type: scanType,
-          target: inList ? (scanType === 'dast' ? 'https://example.com/' : '198.51.100.7') : target,
+          target: inList ? (scanType === 'dast' ? 'https://example.com/' : '93.184.215.7') : target,
           targets: inList ? [target] : [],
         };
     return request('targets inside the deployment', method, path, { ...bearer(fixture.tokens.admin), ...JSON_TYPE }, JSON.stringify(body), {

@@ -11,7 +11,7 @@ let builds = 0;
 const handler = makeMetaHandler({
   version: '9.9.9',
   runners: new Set(),
-  targetPolicy: { allowPrivateNetworks: false },
+  targetPolicy: { allowPrivate: false },
   logger: silentLogger,
   allowedOrigins: [],
   secureCookie: true,

@@ -23,8 +23,8 @@ describe('target validation', () => {
     ['secret_scan', 'https://github.com/acme/api', 'https://github.com/acme/api'],
     ['secret_scan', 'git@github.com:acme/api.git', 'git@github.com:acme/api.git'],
     ['nhi', 'ci-deploy-key', 'ci-deploy-key'],
-    ['vapt', '198.51.100.0/24', '198.51.100.0/24'],
-    ['vm', '2001:DB8::1', '2001:db8::1'],
+    ['vapt', '93.184.215.0/24', '93.184.215.0/24'],
+    ['vm', '2606:4700::AB', '2606:4700::ab'],
     ['vdi', 'desktop.example.com', 'desktop.example.com'],
     ['m365', 'Contoso.COM', 'contoso.com'],
     ['m365', 'contoso.co.uk', 'contoso.co.uk'],
@@ -81,7 +81,7 @@ describe('target validation', () => {
   });
 
   it('accepts private ranges only where the deployment allows them, and never loopback or metadata', async () => {
-    const allowPrivate = { allowPrivateNetworks: true };
+    const allowPrivate = { allowPrivate: true };
 
     expect(await validateTarget('vapt', '10.1.0.0/24', allowPrivate)).toEqual({ ok: true, value: '10.1.0.0/24' });
     expect(await validateTarget('vapt', '10.1.0.0/16', allowPrivate)).toEqual({
@@ -97,7 +97,7 @@ describe('target validation', () => {
   });
 
   it('admits loopback targets only under ALLOW_LOOPBACK_TARGETS (local), never link-local or metadata, and http: repositories only there', async () => {
-    const loopback = { allowPrivateNetworks: false, allowLoopback: true };
+    const loopback = { allowPrivate: false, allowLoopback: true };
     for (const [scanType, input] of [
       ['ssl', 'localhost:8443'],
       ['ssl', '127.0.0.1:8443'],
@@ -113,14 +113,18 @@ describe('target validation', () => {
       ok: false,
       message: 'repository URLs must use https',
     });
-    expect(await validateTarget('secret_scan', 'http://10.0.0.5/org/repo', { ...loopback, allowPrivateNetworks: true })).toEqual({
+    expect(await validateTarget('secret_scan', 'http://10.0.0.5/org/repo', { ...loopback, allowPrivate: true })).toEqual({
       ok: false,
       message: 'repository URLs must use https',
     });
     expect((await validateTarget('vm', '169.254.169.254', loopback)).ok).toBe(false);
     expect((await validateTarget('vm', '10.0.0.1', loopback)).ok).toBe(false);
     expect((await validateTarget('ssl', 'metadata.google.internal:443', loopback)).ok).toBe(false);
-    expect(await validateTarget('ssl', '192.0.2.7:8443')).toEqual({ ok: true, value: '192.0.2.7:8443' });
+    expect(await validateTarget('ssl', '93.184.215.14:8443')).toEqual({ ok: true, value: '93.184.215.14:8443' });
+    // Documentation, this-network and loopback carried in 6to4 are refused under every setting.
+    for (const input of ['192.0.2.7:8443', '0.0.0.0:443', '[::]:443', '[2002:7f00:1::1]:443']) {
+      expect((await validateTarget('ssl', input, { allowPrivate: true, allowLoopback: true })).ok, input).toBe(false);
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import type * as z from 'zod';
 import { Deadline, DeadlineExceeded } from './deadline.ts';
 import { EXIT, makeProgress, processIo, type CliIo, type Progress } from './progress.ts';
 import { ReportBuilder, type EngineReport, type Rule } from '../../../lib/report.ts';
-import { policyFromEnv, TargetRefused, type TargetPolicy } from './target-policy.ts';
+import { policyFromEnv, TargetRefused, type TargetPolicy } from '../../../lib/target-policy.ts';
 import { renderText } from './text-report.ts';
 
 /** The scan cannot start at all (exit 3): the target resolves to nothing, or only to refused addresses. */

@@ -4,9 +4,9 @@
  * access; vm: known-vulnerable versions), recording every rule's check as it goes.
  */
 import { mapBounded } from '../../../lib/concurrency.ts';
-import { ConnectFailed, connectTcp } from '../../engine-kit/src/connect.ts';
+import { ConnectFailed, connectTcp } from '../../../lib/connect.ts';
 import type { ScanContext } from '../../engine-kit/src/cli.ts';
-import { resolveTarget, vetAddress, type Lookup, type VettedAddress } from '../../engine-kit/src/target-policy.ts';
+import { resolveTarget, vetAddress, type Lookup, type VettedAddress } from '../../../lib/target-policy.ts';
 import { NET_RULES, NET_TLS_RULE_IDS } from './catalogue.ts';
 import { identifyService } from './probe/identify.ts';
 import { DATABASE_SERVICES, REMOTE_ADMIN_SERVICES, type ServiceIdentity } from './probe/service.ts';

@@ -7,7 +7,7 @@ import { mapBounded } from '../../../lib/concurrency.ts';
 import type { Deadline } from '../../engine-kit/src/deadline.ts';
 import type { Progress } from '../../engine-kit/src/progress.ts';
 import type { ReportBuilder } from '../../../lib/report.ts';
-import type { VettedAddress } from '../../engine-kit/src/target-policy.ts';
+import type { VettedAddress } from '../../../lib/target-policy.ts';
 import { scanTlsEndpoint, type RuleResult, type StartTls } from '../../tlsscan/src/index.ts';
 import type { ServiceIdentity } from './probe/service.ts';
 

@@ -1,6 +1,6 @@
 import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts';
 import { CouldNotStart } from '../../engine-kit/src/cli.ts';
-import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
+import { resolveTarget } from '../../../lib/target-policy.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { DEFAULT_BOUNDS, type ScanBounds } from './bounds.ts';
 import { scanRepository } from './scan.ts';

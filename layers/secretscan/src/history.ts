@@ -1,6 +1,6 @@
-import { ByteLru } from './byte-lru.ts';
-import { CorruptPack } from './delta.ts';
-import { eventLoopTurns } from './event-loop-turns.ts';
+import { ByteLru } from '../../../lib/git/byte-lru.ts';
+import { CorruptPack } from '../../../lib/git/delta.ts';
+import { eventLoopTurns } from '../../../lib/git/event-loop-turns.ts';
 import {
   GITLINK_MODE,
   parseCommit,
@@ -10,8 +10,8 @@ import {
   type CommitInfo,
   type TreeEntry,
   type TreeVersion,
-} from './git-objects.ts';
-import type { PackStore } from './pack-store.ts';
+} from '../../../lib/git/git-objects.ts';
+import type { PackStore } from '../../../lib/git/pack-store.ts';
 
 /** Where a blob was seen: the first (oldest walked) commit that holds it at this path. */
 export interface BlobSighting {

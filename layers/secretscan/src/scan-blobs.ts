@@ -1,8 +1,8 @@
 import { matchesGlob } from 'node:path';
-import type { ClonedRepository } from './clone.ts';
+import type { ClonedRepository } from '../../../lib/git/clone.ts';
 import { decodeBlob, type BlobTriage } from './blob-triage.ts';
 import { detectSecrets } from './detect.ts';
-import { eventLoopTurns } from './event-loop-turns.ts';
+import { eventLoopTurns } from '../../../lib/git/event-loop-turns.ts';
 import { headKey, type BlobSighting, type HistoryWalk } from './history.ts';
 import { entropyGuardForPath, isBinary, looksMinified, type EntropyGuard } from './path-guards.ts';
 import { digestSecret, type SecretDigest } from './secret-evidence.ts';

@@ -1,14 +1,15 @@
 import { BlobTriage } from './blob-triage.ts';
 import { CATALOGUE, RULE_IDS } from './catalogue.ts';
-import { cloneRepository } from './clone.ts';
+import { cloneRepository } from '../../../lib/git/clone.ts';
 import { readCredential, redact, type RepositoryCredential } from './credential.ts';
-import { GitHttpClient, type ResolveVetted } from './git-http.ts';
-import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from './git-objects.ts';
+import { GitHttpClient, type ResolveVetted } from '../../../lib/git/git-http.ts';
+import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from '../../../lib/git/git-objects.ts';
 import { walkHistory } from './history.ts';
 import { IGNORE_FILE, parseIgnoreFile, type IgnoreList } from './ignore-file.ts';
 import { scanBlobs, type BlobScanResult, type FoundSecret } from './scan-blobs.ts';
 import type { ResolvedScope } from './scope.ts';
 import type { ScanBounds } from './bounds.ts';
+import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
 
 /** Where the scan's results go: the kit's ReportBuilder. */
 export interface ReportSink {
@@ -119,6 +120,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       idleTimeoutMs: context.bounds.idleTimeoutMs,
       allowHttp: context.allowHttp,
       signal: context.signal,
+      agent: `${SCANNER_NAME}/${SCANNER_VERSION}`,
     });
     const depth = scope.history ? scope.maxCommits + 1 : 1;
     const triage = new BlobTriage(context.bounds.maxBlobBytes);

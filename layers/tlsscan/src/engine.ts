@@ -3,7 +3,7 @@
  * under the target policy, and the first vetted address is scanned.
  */
 import type { EngineDefinition } from '../../engine-kit/src/cli.ts';
-import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
+import { resolveTarget } from '../../../lib/target-policy.ts';
 import { catalogue } from './catalogue.ts';
 import { recordRuleResults } from './rule-results.ts';
 import { scanTlsEndpoint } from './scan-endpoint.ts';

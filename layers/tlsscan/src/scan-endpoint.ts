@@ -8,7 +8,7 @@
 import { mapBounded } from '../../../lib/concurrency.ts';
 import type { Deadline } from '../../engine-kit/src/deadline.ts';
 import type { Progress } from '../../engine-kit/src/progress.ts';
-import type { VettedAddress } from '../../engine-kit/src/target-policy.ts';
+import type { VettedAddress } from '../../../lib/target-policy.ts';
 import { CERTIFICATE_RULES, evaluateChain } from './certificate.ts';
 import { Extension } from './client-hello.ts';
 import { type Endpoint, type ConnectionLimits, makeConnector, openNodeTls } from './connection.ts';
@@ -22,7 +22,7 @@ import { type RuleResult, RuleResults } from './rule-results.ts';
 import { type StartTls, defaultStartTls, negotiateStartTls } from './starttls.ts';
 import { LEGACY_SUITES, type Suite, insecureReasons } from './suites.ts';
 import { SocketReader } from '../../engine-kit/src/socket-reader.ts';
-import { connectTcp } from '../../engine-kit/src/connect.ts';
+import { connectTcp } from '../../../lib/connect.ts';
 import type { TlsRuleId } from './catalogue.ts';
 import { isIP } from 'node:net';
 

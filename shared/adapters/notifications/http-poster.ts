@@ -1,10 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import type { TargetPolicy } from '../../domain/network-policy.ts';
+import { guardedLookup, InternalAddressError } from '../../../lib/guarded-lookup.ts';
+import { addressProblem, type TargetPolicy } from '../../domain/network-policy.ts';
 import type { HttpPoster } from '../../ports/notification-channels.ts';
-import { guardedLookup, InternalAddressError, isLoopback } from '../runners/connect-guard.ts';
-import { addressProblem } from '../../domain/network-policy.ts';
 
 /** Bytes of an answer read before the connection is dropped: only the status matters. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -16,14 +15,15 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * followed (a 3xx is an answer, not a success).
  */
 export function makeHttpPoster({ policy, allowLoopback = false }: { policy: TargetPolicy; allowLoopback?: boolean }): HttpPoster {
-  const lookup = guardedLookup(policy, undefined, { allowLoopback });
+  const guard: TargetPolicy = { ...policy, allowLoopback: allowLoopback || (policy.allowLoopback ?? false) };
+  const lookup = guardedLookup(guard);
   return {
     post(url, { headers, body, timeoutMs }) {
       const target = new URL(url);
       const host = target.hostname.replace(/^\[|\]$/g, '');
       // An IP literal never reaches `lookup`: vet it here.
-      if (isIP(host) !== 0 && !(allowLoopback && isLoopback(host))) {
-        const problem = addressProblem(host, undefined, policy);
+      if (isIP(host) !== 0) {
+        const problem = addressProblem(host, undefined, guard);
         if (problem) return Promise.reject(new InternalAddressError(`${host}: ${problem}`));
       }
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSafeFetch } from '../../../layers/mailscan/src/http/safe-fetch.ts';
+import { makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
 import { checkBimi } from '../../../layers/mailscan/src/reputation/bimi.ts';
 import { makeFakeResolver } from '../helpers/fake-resolver.ts';
 import { routes, sendBody, startLoopbackServer, type LoopbackServer } from './loopback-server.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DnsAnswer, RecordType, Resolver } from '../../../layers/mailscan/src/dns/resolver.ts';
-import { makeSafeFetch } from '../../../layers/mailscan/src/http/safe-fetch.ts';
+import { makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
 import { runReputation } from '../../../layers/mailscan/src/reputation/index.ts';
 import { makeFakeResolver } from '../helpers/fake-resolver.ts';
 import { sendJson, startLoopbackServer, type LoopbackServer } from './loopback-server.ts';

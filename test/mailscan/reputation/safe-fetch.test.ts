@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockedAddressReason } from '../../../layers/engine-kit/src/address-policy.ts';
-import { FetchError, makeSafeFetch, type HostLookup } from '../../../layers/mailscan/src/http/safe-fetch.ts';
+import { blockedAddressReason } from '../../../lib/address-policy.ts';
+import { FetchError, makeSafeFetch, type HostLookup } from '../../../lib/http/safe-fetch.ts';
 import { routes, sendBody, startLoopbackServer, type LoopbackServer } from './loopback-server.ts';
 import { makeRoot, makeTlsServerCert } from './x509-fixtures.ts';
 
@@ -47,7 +47,8 @@ describe('blockedAddressReason', () => {
     ['100.64.0.1', 'carrier-grade NAT'],
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.251', 'multicast'],
-    ['255.255.255.255', 'reserved or broadcast'],
+    ['255.255.255.255', 'broadcast'],
+    ['240.0.0.1', 'reserved'],
     ['::1', 'loopback'],
     ['::', 'unspecified'],
     ['fc00::1', 'unique local'],
@@ -256,5 +257,29 @@ describe('makeSafeFetch', () => {
 
     expect(start.requests.find((r) => r.url === '/landing')!.headers['x-api-key']).toBe('secret');
     expect(target.requests[0].headers['x-api-key']).toBeUndefined();
+  });
+
+  it('sends a bound credential only to its origins, across redirects, and drops it on a redirect elsewhere', async () => {
+    const api = await serve(
+      routes({
+        '/start': (_req, res) => res.writeHead(302, { location: `${other.origin}/bounce` }).end(),
+        '/back': sendBody('back'),
+      }),
+    );
+    const other = await serve(routes({ '/bounce': (_req, res) => res.writeHead(302, { location: `${api.origin}/back` }).end() }));
+    const unbound = await serve(sendBody('unbound'));
+    const fetch = makeSafeFetch({ ...base, allowPrivate: true, userAgent: 'test-engine' });
+    const credential = { headers: { authorization: 'Bearer tenant-token' }, origins: [`${api.origin}/`] };
+
+    await fetch(`${api.origin}/start`, { credential });
+    await fetch(`${unbound.origin}/`, { credential });
+
+    expect(api.requests.map((r) => [r.url, r.headers.authorization])).toEqual([
+      ['/start', 'Bearer tenant-token'],
+      ['/back', 'Bearer tenant-token'],
+    ]);
+    expect(other.requests[0].headers.authorization).toBeUndefined();
+    expect(unbound.requests[0].headers.authorization).toBeUndefined();
+    expect(api.requests[0].headers['user-agent']).toBe('test-engine');
   });
 });

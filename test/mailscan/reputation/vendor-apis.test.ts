@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeSafeFetch } from '../../../layers/mailscan/src/http/safe-fetch.ts';
+import { makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
 import { checkSenderScore } from '../../../layers/mailscan/src/reputation/sender-score.ts';
 import { checkThreatIntel } from '../../../layers/mailscan/src/reputation/threat-intel.ts';
 import { routes, sendJson, startLoopbackServer, type Handler, type LoopbackServer } from './loopback-server.ts';

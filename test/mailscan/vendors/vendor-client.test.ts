@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { makeSafeFetch } from '../../../layers/mailscan/src/http/safe-fetch.ts';
+import { makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
 import { endpointUrl, openVendor, type VendorClient } from '../../../layers/mailscan/src/vendors/vendor-client.ts';
 import type { VendorDefinition } from '../../../layers/mailscan/src/vendors/vendor.ts';
 import { vendorConfigFromEnv } from '../../../layers/mailscan/src/vendors/vendor-config.ts';

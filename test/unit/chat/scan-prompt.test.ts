@@ -37,20 +37,20 @@ const understood: Array<[string, PromptRequest]> = [
   ['check e-mail of bücher.de', scan({ scan_type: 'email_security', target: 'xn--bcher-kva.de' })],
   ['scan ssl of www.example.com:443', scan({ scan_type: 'ssl', target: 'www.example.com:443' })],
   // An IP with a port keeps its port (it was dropped: the request named port 443 instead).
-  ['scan ssl of 203.0.113.5:8443', scan({ scan_type: 'ssl', target: '203.0.113.5:8443' })],
+  ['scan ssl of 93.184.215.14:8443', scan({ scan_type: 'ssl', target: '93.184.215.14:8443' })],
   ['check the TLS certificate of mail.example.com', scan({ scan_type: 'ssl', target: 'mail.example.com' })],
   ['run a DAST scan against https://app.example.com/login', scan({ scan_type: 'dast', target: 'https://app.example.com/login' })],
   ['scan the web app https://shop.example.com', scan({ scan_type: 'dast', target: 'https://shop.example.com/' })],
-  ['pentest 198.51.100.0/24', scan({ scan_type: 'vapt', target: '198.51.100.0/24' })],
-  ['vapt scan of 192.0.2.10', scan({ scan_type: 'vapt', target: '192.0.2.10' })],
+  ['pentest 93.184.215.0/24', scan({ scan_type: 'vapt', target: '93.184.215.0/24' })],
+  ['vapt scan of 93.184.215.10', scan({ scan_type: 'vapt', target: '93.184.215.10' })],
   ['scan secrets in https://github.com/acme/api', scan({ scan_type: 'secret_scan', target: 'https://github.com/acme/api' })],
   ['secret scan git@github.com:acme/api.git', scan({ scan_type: 'secret_scan', target: 'git@github.com:acme/api.git' })],
-  ['vulnerability scan of 2001:db8::1', scan({ scan_type: 'vm', target: '2001:db8::1' })],
+  ['vulnerability scan of 2606:4700::1111', scan({ scan_type: 'vm', target: '2606:4700::1111' })],
   ['vm scan db.internal.example', scan({ scan_type: 'vm', target: 'db.internal.example' })],
   ['sbom of https://github.com/acme/web', scan({ scan_type: 'sbom', target: 'https://github.com/acme/web' })],
   ['check m365 for contoso.com', scan({ scan_type: 'm365', target: 'contoso.com' })],
   ['ai red team https://llm.example.com/v1/chat', scan({ scan_type: 'ai_red_team', target: 'https://llm.example.com/v1/chat' })],
-  ['medical device scan 198.51.100.7', scan({ scan_type: 'medical', target: '198.51.100.7' })],
+  ['medical device scan 93.184.215.7', scan({ scan_type: 'medical', target: '93.184.215.7' })],
   ['vdi scan of vdi.example.com', scan({ scan_type: 'vdi', target: 'vdi.example.com' })],
   // preset cadences (UTC, DESIGN §5)
   ['schedule a daily mail scan of example.com', schedule(mail('example.com', { cadence: 'daily' }))],
@@ -190,15 +190,15 @@ describe('the deployment target policy', () => {
   });
 
   it('accepts what the deployment admits (ALLOW_LOOPBACK_TARGETS, ALLOW_PRIVATE_TARGETS)', () => {
-    expect(parseScanPrompt(sentence, { policy: { allowPrivateNetworks: false, allowLoopback: true } })).toMatchObject({
+    expect(parseScanPrompt(sentence, { policy: { allowPrivate: false, allowLoopback: true } })).toMatchObject({
       kind: 'request',
       request: scan({ scan_type: 'vm', target: '127.0.0.1' }),
     });
-    expect(parseScanPrompt('check vulnerabilities of 10.0.0.0/28 now', { policy: { allowPrivateNetworks: true } })).toMatchObject({
+    expect(parseScanPrompt('check vulnerabilities of 10.0.0.0/28 now', { policy: { allowPrivate: true } })).toMatchObject({
       kind: 'request',
       request: scan({ scan_type: 'vm', target: '10.0.0.0/28' }),
     });
     // Loopback stays refused where only private networks are allowed.
-    expect(parseScanPrompt(sentence, { policy: { allowPrivateNetworks: true } })).toMatchObject({ kind: 'not_understood' });
+    expect(parseScanPrompt(sentence, { policy: { allowPrivate: true } })).toMatchObject({ kind: 'not_understood' });
   });
 });

@@ -58,7 +58,7 @@ function network(id: number): LegacySchedule {
 
 // The legacy continuous network scans target the deployment's own ranges (10.0.x.0/24): they
 // migrate where the deployment allows private targets (docs/hostile-input.md), as here by default.
-function setup(quota = 100, allowPrivateNetworks = true) {
+function setup(quota = 100, allowPrivate = true) {
   const clock = new ManualClock('2026-03-02T10:00:00Z');
   const repo = new InMemoryScheduleRepository();
   const scheduler = new LocalTriggerScheduler({ clock, queue: new LocalQueue({ name: 'q', clock, visibilityTimeoutMs: 1000 }) });
@@ -75,7 +75,7 @@ function setup(quota = 100, allowPrivateNetworks = true) {
     logger: silentLogger,
     quota,
     artifacts: record(artifactLookups, 'artifacts', makeArtifactReferences(new InMemoryArtifactRepository(), clock)),
-    targetPolicy: { allowPrivateNetworks },
+    targetPolicy: { allowPrivate },
   });
   const source = new InMemoryLegacySource()
     .add(
@@ -176,7 +176,7 @@ describe('backfill service', () => {
       expect(report.totals).toMatchObject({ migrated: 2, skipped: 2, failed: 0 });
       expect(report.tenants[0].rows.find((r) => r.legacy_id === '3')).toMatchObject({
         outcome: 'skipped',
-        reason: expect.stringContaining('must not point inside the deployment: 10.0.3.0 is a private network'),
+        reason: expect.stringContaining('must not point inside the deployment: 10.0.3.0 is private'),
       });
     }
     expect([...world.repo.rows.values()].map((r) => r.scope.source_legacy_id).sort()).toEqual(['1', '2']);

@@ -1,7 +1,7 @@
 import { makeCachingResolver } from '../dns/caching-resolver.ts';
 import { makeRawResolver } from '../dns/raw-resolver.ts';
 import { lookupViaResolver } from '../http/resolver-lookup.ts';
-import { makeSafeFetch } from '../http/safe-fetch.ts';
+import { makeSafeFetch } from '../../../../lib/http/safe-fetch.ts';
 import { checksOf } from '../report-checks.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
 import { scanDomain, type RunReputation } from '../scan/scan-domain.ts';

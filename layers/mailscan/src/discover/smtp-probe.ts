@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { blockedAddressReason } from '../../../engine-kit/src/address-policy.ts';
+import { blockedAddressReason } from '../../../../lib/address-policy.ts';
 import { openSmtpSession, SmtpError, type SmtpReply, type SmtpSession } from './smtp-client.ts';
 
 /**

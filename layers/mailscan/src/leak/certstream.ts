@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import type { Resolver } from '../dns/resolver.ts';
-import { blockedAddressReason } from '../../../engine-kit/src/address-policy.ts';
+import { blockedAddressReason } from '../../../../lib/address-policy.ts';
 import type { CheckError } from '../reputation/context.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { finding } from '../catalogue.ts';
-import { FetchError, type FetchErrorCode } from '../http/safe-fetch.ts';
+import { FetchError, type FetchErrorCode } from '../../../../lib/http/safe-fetch.ts';
 import type { CheckError, ReputationContext, ReputationInput } from './context.ts';
 import { checkError, errorMessage, type CheckResult } from './check-result.ts';
 import { findBimiRecord, parseBimiTags } from './bimi-record.ts';

@@ -1,6 +1,6 @@
 import type { ReportFinding } from '../catalogue.ts';
 import type { Resolver } from '../dns/resolver.ts';
-import type { Fetch } from '../http/fetch.ts';
+import type { Fetch } from '../../../../lib/http/fetch.ts';
 import type { VendorConfig } from '../vendors/vendor.ts';
 
 /** A check that could not complete; it is listed in the report, never turned into a finding. */

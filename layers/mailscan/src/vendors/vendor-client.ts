@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { CheckError, ReputationContext } from '../reputation/context.ts';
-import { FetchError } from '../http/safe-fetch.ts';
+import { FetchError } from '../../../../lib/http/safe-fetch.ts';
 import type { VendorConfig, VendorDefinition } from './vendor.ts';
 
 // The one client for the scanner's keyed HTTP services (sender score, threat intelligence, and the

@@ -6,9 +6,9 @@
  */
 import type { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { connectTcp } from '../../../engine-kit/src/connect.ts';
+import { connectTcp } from '../../../../lib/connect.ts';
 import { ConnectionClosed, ReadLimit, ReadTimeout, SocketReader } from '../../../engine-kit/src/socket-reader.ts';
-import type { VettedAddress } from '../../../engine-kit/src/target-policy.ts';
+import type { VettedAddress } from '../../../../lib/target-policy.ts';
 import type { Conversation, Dialer, Parse, TlsAlert } from './conversation.ts';
 
 export interface DialerOptions {

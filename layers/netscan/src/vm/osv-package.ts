@@ -10,13 +10,8 @@
  *   service that indexes them names its ecosystem in NETSCAN_OSV_UPSTREAM_ECOSYSTEM, and the
  *   package name is the product's lowercase name (docs/netscan.md).
  */
+import type { OsvPackageVersion } from '../../../../lib/osv/osv-client.ts';
 import type { ServiceIdentity } from '../probe/service.ts';
-
-export interface OsvPackageVersion {
-  name: string;
-  ecosystem: string;
-  version: string;
-}
 
 const UPSTREAM_NAMES: Record<string, string> = {
   OpenSSH: 'openssh',

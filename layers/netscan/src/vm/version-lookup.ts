@@ -6,8 +6,8 @@
 import type { FindingInput, ReportBuilder } from '../../../../lib/report.ts';
 import { NET_RULES } from '../catalogue.ts';
 import type { ServiceIdentity } from '../probe/service.ts';
-import { queryOsv, type KnownVulnerability } from './osv-client.ts';
-import { osvPackageOf, type OsvPackageVersion } from './osv-package.ts';
+import { queryOsv, type KnownVulnerability, type OsvPackageVersion } from '../../../../lib/osv/osv-client.ts';
+import { osvPackageOf } from './osv-package.ts';
 
 export interface VersionLookup {
   findings: FindingInput[];

@@ -2,11 +2,14 @@ import { lookup as systemDnsLookup } from 'node:dns/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Fetch, FetchOptions, FetchResponse } from './fetch.ts';
-import { blockedAddressReason } from '../../../engine-kit/src/address-policy.ts';
+import { blockedAddressReason } from '../address-policy.ts';
 
 /**
- * The one HTTP client of the reputation checks. URLs come from DNS data that the scanned domain
- * controls, so every hop is vetted: scheme, resolved addresses (SSRF guard), size and time.
+ * The vetted HTTP client (DESIGN §11): mailscan's reputation checks, vendor APIs and any engine
+ * that fetches. URLs come from data the scanned party controls (DNS records, redirects), so every
+ * hop is vetted: scheme, resolved addresses (lib/address-policy.ts; the connection goes to the
+ * vetted address, no second lookup), size and time. Credentials go only to the origins they are
+ * bound to.
  */
 
 export type FetchErrorCode =
@@ -54,6 +57,8 @@ export interface SafeFetchOptions {
   tlsCa?: string[];
   /** Redirects followed, each re-vetted; 3 by default. */
   maxRedirects?: number;
+  /** The User-Agent header; `mailscan` by default. */
+  userAgent?: string;
 }
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
@@ -88,12 +93,15 @@ export function makeSafeFetch(options: SafeFetchOptions): Fetch {
       let headers = callOptions.headers ?? {};
       let method = callOptions.method ?? 'GET';
       let body = callOptions.body;
+      const credentialOrigins = new Set((callOptions.credential?.origins ?? []).map((origin) => parseUrl(origin).origin));
       for (let hop = 0; ; hop += 1) {
         const address = await raceAbort(vet(target), controller.signal, timeoutError);
+        const credential = credentialOrigins.has(target.origin) ? callOptions.credential?.headers : undefined;
         const outcome = await request(target, address, await clientFor(target), {
           method,
           body,
-          headers,
+          headers: credential ? { ...headers, ...credential } : headers,
+          userAgent: options.userAgent ?? 'mailscan',
           maxBytes,
           signal: controller.signal,
           timeoutError,
@@ -122,6 +130,7 @@ interface RequestOptions {
   method: NonNullable<FetchOptions['method']>;
   body: string | undefined;
   headers: Record<string, string>;
+  userAgent: string;
   maxBytes: number;
   signal: AbortSignal;
   timeoutError: () => FetchError;
@@ -160,7 +169,7 @@ function request(
         path: `${target.pathname}${target.search}`,
         method: options.method,
         headers: {
-          'user-agent': 'mailscan',
+          'user-agent': options.userAgent,
           accept: '*/*',
           'accept-encoding': 'identity',
           ...options.headers,

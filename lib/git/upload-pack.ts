@@ -2,7 +2,6 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import type { GitHttpClient, GitHttpResponse } from './git-http.ts';
 import type { PackSource } from './pack-store.ts';
 import { FLUSH, packetText, pktLine, readPackets, type Packet } from './pkt-line.ts';
-import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
 
 /**
  * The fetch half of Git's smart HTTP protocol, version 0 (gitprotocol-http, gitprotocol-pack):
@@ -49,8 +48,6 @@ export interface Advertisement {
   capabilities: Set<string>;
 }
 
-const AGENT = `agent=${SCANNER_NAME}/${SCANNER_VERSION}`;
-
 function repositoryUrl(url: string, suffix: string): string {
   return `${url.replace(/\/+$/, '')}/${suffix}`;
 }
@@ -79,7 +76,7 @@ export async function advertisedRefs(http: GitHttpClient, url: string): Promise<
   const response = await http.request({
     url: repositoryUrl(url, 'info/refs?service=git-upload-pack'),
     method: 'GET',
-    headers: { 'User-Agent': `git/2.0 (${AGENT})` },
+    headers: { 'User-Agent': `git/2.0 (agent=${http.agent})` },
   });
   await expectOk(response, 'application/x-git-upload-pack-advertisement');
   const refs = new Map<string, string>();
@@ -200,12 +197,12 @@ export interface FetchResult {
   shallow: string[];
 }
 
-function fetchBody(request: FetchRequest): Buffer {
+function fetchBody(request: FetchRequest, agent: string): Buffer {
   const offered = request.capabilities;
   const band = offered.has('side-band-64k') ? 'side-band-64k' : offered.has('side-band') ? 'side-band' : undefined;
   if (band === undefined) throw new NotSmartHttp();
   const wanted = [band, 'ofs-delta', 'shallow', 'no-progress'].filter((capability) => offered.has(capability));
-  const lines = [pktLine(`want ${request.want} ${[...wanted, AGENT].join(' ')}\n`)];
+  const lines = [pktLine(`want ${request.want} ${[...wanted, `agent=${agent}`].join(' ')}\n`)];
   if (request.depth !== undefined && offered.has('shallow')) lines.push(pktLine(`deepen ${request.depth}\n`));
   lines.push(FLUSH, pktLine('done\n'));
   return Buffer.concat(lines);
@@ -222,9 +219,9 @@ export async function fetchPack(http: GitHttpClient, url: string, request: Fetch
     headers: {
       'Content-Type': 'application/x-git-upload-pack-request',
       Accept: 'application/x-git-upload-pack-result',
-      'User-Agent': `git/2.0 (${AGENT})`,
+      'User-Agent': `git/2.0 (agent=${http.agent})`,
     },
-    body: fetchBody(request),
+    body: fetchBody(request, http.agent),
   });
   const writer = request.pack;
   const shallow: string[] = [];

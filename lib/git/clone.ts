@@ -98,7 +98,7 @@ function chooseRef(advertised: Advertisement, branch: string | undefined): { ref
  * folder is removed on failure, and by `dispose()` after the scan.
  */
 export async function cloneRepository(options: CloneOptions & { authorized: boolean }): Promise<ClonedRepository> {
-  const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'secretscan-'));
+  const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'git-clone-'));
   let store: PackStore | undefined;
   const dispose = async (): Promise<void> => {
     store?.close();

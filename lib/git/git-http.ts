@@ -42,6 +42,8 @@ export interface GitHttpOptions {
   /** `http:` URLs (the loopback setting of tests and the local runtime); otherwise https only. */
   allowHttp: boolean;
   signal: AbortSignal;
+  /** Who is fetching, as `name/version` (the `agent=` capability and the User-Agent). */
+  agent?: string;
 }
 
 /** The server sent more than the pack bound allows. */
@@ -82,6 +84,10 @@ export class GitHttpClient {
   failure: Error | undefined;
 
   constructor(private readonly options: GitHttpOptions) {}
+
+  get agent(): string {
+    return this.options.agent ?? 'git-client/0';
+  }
 
   get bytesReceived(): number {
     return this.received;

@@ -3,8 +3,14 @@
  * version, every page of them. The answer is bounded in bytes and pages, and bound to the scan's
  * deadline through `signal`; anything but a well-formed 200 is an error, never "no vulnerabilities".
  */
-import type { OsvPackageVersion } from './osv-package.ts';
 import { cvss3BaseScore, severityOfScore, type CvssSeverity } from './cvss.ts';
+
+/** One package version in OSV's terms (an ecosystem of osv.dev/docs, the package's name there). */
+export interface OsvPackageVersion {
+  name: string;
+  ecosystem: string;
+  version: string;
+}
 
 export interface KnownVulnerability {
   id: string;

@@ -7,9 +7,7 @@ import { addressProblem, type AddressPolicy } from './address-policy.ts';
  * and connects only to a vetted address (connect.ts), so a name cannot be re-resolved to somewhere
  * else between the check and the connection (DNS rebinding).
  */
-export type TargetPolicy = AddressPolicy;
-
-export const STRICT_POLICY: TargetPolicy = { allowPrivate: false, allowLoopback: false };
+export type TargetPolicy = Required<AddressPolicy>;
 
 const on = (value: string | undefined): boolean => value === '1' || value === 'true';
 
