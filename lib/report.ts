@@ -41,6 +41,8 @@ export interface EngineReport {
   checks: Check[];
   findings: EngineFinding[];
   errors: EngineError[];
+  /** Documents a scan produces beside its findings (sbomscan's CycloneDX SBOM), by the manifest's output name. */
+  outputs?: Record<string, unknown>;
 }
 
 /** One entry of an engine's finding catalogue (printed by `<engine> rules`, docs/findings.md). */
@@ -87,6 +89,7 @@ export function engineReportSchema(): z.ZodType<EngineReport> {
       )
       .max(100_000),
     errors: z.array(z.object({ check: Bounded(200), message: Bounded(10_000) })).max(10_000),
+    outputs: z.record(z.string().max(100), z.unknown()).optional(),
   }) as z.ZodType<EngineReport>);
 }
 
@@ -117,6 +120,7 @@ export class ReportBuilder {
   private readonly states = new Map<string, CheckState>();
   private readonly findings: EngineFinding[] = [];
   private readonly errors: EngineError[] = [];
+  private readonly outputs: Record<string, unknown> = {};
   private readonly startedAt: string;
 
   constructor(
@@ -180,6 +184,12 @@ export class ReportBuilder {
     return this;
   }
 
+  /** A document the scan produced (the manifest names its outputs); the report carries it as `outputs[name]`. */
+  output(name: string, value: unknown): this {
+    this.outputs[name] = value;
+    return this;
+  }
+
   /** Every rule that has no result yet becomes an error with `message` (e.g. the deadline passed). */
   errorUnfinished(message: string): this {
     for (const ruleId of this.rules.keys()) {
@@ -225,6 +235,7 @@ export class ReportBuilder {
       checks,
       findings: this.findings,
       errors: this.errors,
+      ...(Object.keys(this.outputs).length > 0 ? { outputs: this.outputs } : {}),
     };
   }
 }

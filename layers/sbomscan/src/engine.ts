@@ -1,0 +1,99 @@
+/**
+ * sbomscan on the kit's CLI frame (DESIGN §18): read the branch head's lockfiles, build the
+ * CycloneDX document, look the packages up in OSV, report the §18 rules. The SBOM goes out as the
+ * report's `sbom` output, which the service stores as an artifact of purpose `sbom`.
+ */
+import { matchesGlob } from 'node:path';
+import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts';
+import { CouldNotStart } from '../../engine-kit/src/cli.ts';
+import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
+import { parseRepositoryTarget } from '../../secretscan/src/target.ts';
+import { CATALOGUE } from './catalogue.ts';
+import { buildBom, uniqueByPurl } from './cyclonedx.ts';
+import { ignoresFromOsvScannerToml, recordFindings, type IgnoreEntry } from './findings.ts';
+import { isWanted, OSV_SCANNER_TOML, takeInventory } from './inventory.ts';
+import { lookUpAdvisories, OsvFailure } from './osv.ts';
+import { readHead } from './repository.ts';
+import { SbomScope } from './scope.ts';
+import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
+
+const DEFAULT_OSV_URL = 'https://api.osv.dev';
+const DEFAULT_MAX_PACK_MB = 512;
+
+function maxPackBytes(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.SBOMSCAN_MAX_PACK_MB;
+  if (raw === undefined || raw === '') return DEFAULT_MAX_PACK_MB * 1024 * 1024;
+  if (!/^\d+$/.test(raw) || Number(raw) === 0) throw new CouldNotStart('SBOMSCAN_MAX_PACK_MB must be a positive whole number');
+  return Number(raw) * 1024 * 1024;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function scan(context: ScanContext<SbomScope>): Promise<void> {
+  const { scope, report, progress } = context;
+  const target = new URL(context.target);
+  if (target.protocol === 'http:' && !context.policy.allowLoopback) throw new CouldNotStart('http:// repositories are refused (https only)');
+  if (scope.credential !== undefined) {
+    // Tenant credentials arrive with the vault (DESIGN §16); until this build has it, a private repository is refused, never scanned without its credential.
+    throw new CouldNotStart('scope.credential needs the credential vault, which this build does not have yet');
+  }
+  const host = target.hostname;
+  const first = await resolveTarget(host, context.policy);
+  const resolve = (name: string) => (name === host.replace(/^\[|\]$/g, '') ? Promise.resolve(first) : resolveTarget(name, context.policy));
+  const ignoredGlobs = scope.paths_ignore ?? [];
+  const head = await readHead({
+    url: target.toString(),
+    branch: scope.branch,
+    resolve,
+    allowHttp: context.policy.allowLoopback,
+    signal: context.deadline.signal,
+    maxPackBytes: maxPackBytes(context.env),
+    idleTimeoutMs: 30_000,
+    tmpRoot: context.env.SBOMSCAN_TMPDIR || undefined,
+    wanted: isWanted,
+    ignored: (path) => ignoredGlobs.some((glob) => matchesGlob(path, glob) || matchesGlob(path.replace(/\/$/, ''), glob)),
+  });
+  progress('head read', { branch: head.branch, commit: head.commit, files: head.files.size });
+
+  const inventory = takeInventory(head.files);
+  for (const skipped of head.skipped) inventory.notes.push(`${skipped.path} not read: ${skipped.reason}`);
+  const all = uniqueByPurl(inventory.components);
+  const components = scope.include_dev ? all : all.filter((component) => component.scope !== 'development');
+  progress('inventory', { lockfiles: inventory.read.length, packages: components.length, development_left_out: all.length - components.length });
+
+  const ignores: IgnoreEntry[] = (scope.ignore ?? []).map((entry) => ({ ...entry, from: 'scope' as const }));
+  const toml = head.files.get(OSV_SCANNER_TOML);
+  if (toml !== undefined) {
+    try {
+      ignores.push(...ignoresFromOsvScannerToml(toml));
+    } catch (error) {
+      inventory.notes.push(`${OSV_SCANNER_TOML} cannot be read: ${message(error)}`);
+    }
+  }
+
+  let advisories;
+  let advisoryError: string | undefined;
+  try {
+    advisories = components.length === 0 ? [] : await lookUpAdvisories(components, { baseUrl: context.env.SBOMSCAN_OSV_URL || DEFAULT_OSV_URL, signal: context.deadline.signal });
+  } catch (error) {
+    if (!(error instanceof OsvFailure) && !context.deadline.signal.aborted) throw error;
+    advisoryError = context.deadline.signal.aborted ? "the OSV lookup did not finish before the scan's deadline" : message(error);
+  }
+  recordFindings(report, { inventory, components, scope, advisories, advisoryError, ignores, today: context.now().toISOString().slice(0, 10) });
+  report.output('sbom', buildBom({ repository: context.target, branch: head.branch, commit: head.commit, timestamp: context.now().toISOString() }, components));
+  if (inventory.notes.length > 0) progress('notes', { notes: inventory.notes.slice(0, 50) });
+}
+
+export const sbomscan: EngineDefinition<SbomScope> = {
+  name: SCANNER_NAME,
+  version: SCANNER_VERSION,
+  envPrefix: 'SBOMSCAN',
+  targetHelp: 'a repository URL, https://host/owner/repo[.git] (http:// only with SBOMSCAN_ALLOW_LOOPBACK=1)',
+  catalogue: () => CATALOGUE,
+  scopeSchema: () => SbomScope,
+  parseTarget: parseRepositoryTarget,
+  scan,
+  defaultTimeoutSeconds: 300,
+};
