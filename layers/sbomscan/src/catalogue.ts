@@ -2,7 +2,7 @@
  * sbomscan's finding catalogue (DESIGN §18): ids and severities are the contract; `sbom.vuln.known`
  * takes its severity from the advisory's CVSS v3 score (the catalogue's is the default).
  */
-import type { Rule } from '../../engine-kit/src/report.ts';
+import type { Rule } from '../../../lib/report.ts';
 
 /** The kit's rule with the metadata of DESIGN §11 (references, tags, CWE, confidence). */
 export type SbomRule = Rule & { references: string[]; tags: string[]; cwe?: string; confidence: 'high' | 'medium' | 'low' };

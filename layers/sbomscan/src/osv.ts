@@ -5,7 +5,7 @@
  * vulnerabilities". Answers are bounded in bytes, pages and records.
  */
 import { cvss3BaseScore, severityOfScore } from '../../netscan/src/vm/cvss.ts';
-import type { Severity } from '../../engine-kit/src/report.ts';
+import type { Severity } from '../../../lib/severity.ts';
 import type { Component, Ecosystem } from './component.ts';
 
 const OSV_ECOSYSTEM: Record<Ecosystem, string> = {
