@@ -39,16 +39,20 @@ export function parseRequirements(path: string, text: string): ParsedFile {
       else if (/^-e\s|^--editable/.test(line)) notes.push(`${path} line ${lineNumber} installs an editable path, not a package`);
       continue;
     }
-    const direct = /^(git\+|https?:\/\/|file:)/.test(line) || / @ /.test(line);
+    const bareUrl = /^(git\+|https?:\/\/|file:)/.test(line);
+    const direct = bareUrl || / @ /.test(line);
     const match = REQUIREMENT.exec(line);
     if (!match) continue;
-    const name = match[1];
+    // A bare URL line names its package in `#egg=`, else by its last path segment.
+    const name = bareUrl ? (/[#&]egg=([A-Za-z0-9._-]+)/.exec(line)?.[1] ?? line.split(/[#?]/)[0].replace(/\.git$|\/$/, '').split('/').pop()!) : match[1];
     const rest = match[3].split(';')[0].replace(/--hash=\S+/g, '').trim();
     if (direct) {
       const url = (/ @ (\S+)/.exec(line)?.[1] ?? line).trim();
       const source: SourceKind = /^git\+/.test(url) ? 'git' : /^file:/.test(url) ? 'file' : 'tarball';
-      unpinned.push({ file: path, line: lineNumber, name, spec: url });
-      components.push(pypi(name, /@([0-9a-f]{7,40})$/.exec(url)?.[1] ?? 'unknown', path, 'direct', source, url));
+      const commit = /@([0-9a-f]{7,40})(#.*)?$/.exec(url)?.[1];
+      // A git URL pinned to a commit is pinned; to a branch or a tag, or an archive URL without a hash, it is not.
+      if (commit === undefined && !/--hash=/.test(lines[index])) unpinned.push({ file: path, line: lineNumber, name, spec: url });
+      components.push(pypi(name, commit ?? 'unknown', path, 'direct', source, url));
       continue;
     }
     const pinned = /^===?\s*([A-Za-z0-9.+!_-]+)$/.exec(rest);

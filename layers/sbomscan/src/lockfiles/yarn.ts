@@ -125,8 +125,11 @@ export function parseYarnLock(path: string, text: string, packageJson?: string):
   }
   const byDescriptor = new Map<string, Entry>();
   for (const entry of entries) for (const descriptor of entry.descriptors) byDescriptor.set(descriptor, entry);
-  const lookup = (name: string, range: string): Entry | undefined =>
-    byDescriptor.get(`${name}@${range}`) ?? byDescriptor.get(`${name}@npm:${range}`) ?? entries.find((e) => e.name === name && e.descriptors.some((d) => d.startsWith(`${name}@`) && d.endsWith(range)));
+  const lookup = (name: string, rawRange: string): Entry | undefined => {
+    // berry writes its dependency ranges with the protocol (`npm:2.1.2`); its descriptors are stored without `npm:`.
+    const range = rawRange.replace(/^npm:/, '');
+    return byDescriptor.get(`${name}@${range}`) ?? entries.find((e) => e.name === name && e.descriptors.some((d) => d.startsWith(`${name}@`) && d.endsWith(range)));
+  };
   const reach = (roots: Record<string, string>): Set<Entry> => {
     const seen = new Set<Entry>();
     const stack = Object.entries(roots).map(([name, range]) => lookup(name, range)).filter((e): e is Entry => e !== undefined);
