@@ -26,6 +26,11 @@ function serialNumber(subject: BomSubject, purls: readonly string[]): string {
   return `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** A URL without the user and password a lockfile may carry (a token in a git URL). */
+function withoutUserInfo(url: string): string {
+  return url.replace(/^([a-z+]+:\/\/)[^/@\s]+@/i, '$1');
+}
+
 /** One component per purl: the same package from two lockfiles keeps its first (most direct) reading. */
 export function uniqueByPurl(components: readonly Component[]): Component[] {
   const rank = { direct: 0, transitive: 1, development: 2 } as const;
@@ -74,7 +79,7 @@ export function buildBom(subject: BomSubject, components: readonly Component[]):
       scope: component.scope === 'development' ? 'excluded' : 'required',
       ...(component.licenses?.length ? { licenses: component.licenses.map(licenceOf) } : {}),
       ...(component.resolved && /^(https?|git\+https?):\/\//.test(component.resolved)
-        ? { externalReferences: [{ type: component.source === 'git' ? 'vcs' : 'distribution', url: component.resolved.replace(/^git\+/, '') }] }
+        ? { externalReferences: [{ type: component.source === 'git' ? 'vcs' : 'distribution', url: withoutUserInfo(component.resolved.replace(/^git\+/, '')) }] }
         : {}),
       properties: [
         { name: 'sbomscan:dependency', value: component.scope },

@@ -9,6 +9,7 @@ import { CouldNotStart } from '../../engine-kit/src/cli.ts';
 import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
 import { parseRepositoryTarget } from '../../secretscan/src/target.ts';
 import { CATALOGUE } from './catalogue.ts';
+import { UnparseableLockfile } from './component.ts';
 import { buildBom, uniqueByPurl } from './cyclonedx.ts';
 import { ignoresFromOsvScannerToml, recordFindings, type IgnoreEntry } from './findings.ts';
 import { isWanted, OSV_SCANNER_TOML, takeInventory } from './inventory.ts';
@@ -58,7 +59,8 @@ async function scan(context: ScanContext<SbomScope>): Promise<void> {
   progress('head read', { branch: head.branch, commit: head.commit, files: head.files.size });
 
   const inventory = takeInventory(head.files);
-  for (const skipped of head.skipped) inventory.notes.push(`${skipped.path} not read: ${skipped.reason}`);
+  // A lockfile that was not read is an error naming it, never a clean verdict for its packages.
+  for (const skipped of head.skipped) inventory.failures.push(new UnparseableLockfile(skipped.path, `not read: ${skipped.reason}`));
   const all = uniqueByPurl(inventory.components);
   const components = scope.include_dev ? all : all.filter((component) => component.scope !== 'development');
   progress('inventory', { lockfiles: inventory.read.length, packages: components.length, development_left_out: all.length - components.length });
