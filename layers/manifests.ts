@@ -8,9 +8,10 @@ import type { EngineManifest } from '../lib/engine-manifest.ts';
 import mailscan from './mailscan/manifest.ts';
 import netscan from './netscan/manifest.ts';
 import secretscan from './secretscan/manifest.ts';
+import sbomscan from './sbomscan/manifest.ts';
 import tlsscan from './tlsscan/manifest.ts';
 
-export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan];
+export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan];
 
 /** The manifest of the engine that runs `scanType`, if any. */
 export function manifestOfScanType(scanType: string): EngineManifest | undefined {

@@ -16,6 +16,9 @@ export function parseComposerLock(path: string, text: string, composerJson?: str
   } catch {
     throw new UnparseableLockfile(path, 'not JSON');
   }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || (!Array.isArray(doc.packages) && !Array.isArray(doc['packages-dev']))) {
+    throw new UnparseableLockfile(path, 'not a composer.lock (no packages list)');
+  }
   const direct = new Set<string>();
   try {
     if (composerJson !== undefined) for (const name of Object.keys((JSON.parse(composerJson) as { require?: object }).require ?? {})) direct.add(name.toLowerCase());

@@ -113,6 +113,9 @@ export function parsePipfileLock(path: string, text: string): ParsedFile {
   } catch {
     throw new UnparseableLockfile(path, 'not JSON');
   }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || (typeof doc.default !== 'object' && typeof doc.develop !== 'object')) {
+    throw new UnparseableLockfile(path, 'not a Pipfile.lock (no default or develop packages)');
+  }
   const components: Component[] = [];
   for (const [group, scope] of [
     ['default', 'direct'],
