@@ -33,17 +33,51 @@ function files(): Record<string, string> {
     if (i < 200) (npm[''] as { dependencies: Record<string, string> }).dependencies[name] = `1.0.${i % 10}`;
     // Each package depends on the one 200 further on, so all 2,000 are reached from the 200 direct ones (npm and cdxgen drop orphans).
     const next = i + 200 < 2000 ? { dependencies: { [`bench-npm-${i + 200}`]: `1.0.${(i + 200) % 10}` } } : {};
-    npm[`node_modules/${name}`] = { version: `1.0.${i % 10}`, resolved: `https://registry.npmjs.org/${name}/-/${name}-1.0.${i % 10}.tgz`, integrity: `sha512-${createHash('sha512').update(name).digest('base64')}`, license: 'MIT', ...next };
+    npm[`node_modules/${name}`] = {
+      version: `1.0.${i % 10}`,
+      resolved: `https://registry.npmjs.org/${name}/-/${name}-1.0.${i % 10}.tgz`,
+      integrity: `sha512-${createHash('sha512').update(name).digest('base64')}`,
+      license: 'MIT',
+      ...next,
+    };
   }
-  out['web/package.json'] = JSON.stringify({ name: 'bench', version: '1.0.0', dependencies: (npm[''] as { dependencies: object }).dependencies });
-  out['web/package-lock.json'] = JSON.stringify({ name: 'bench', version: '1.0.0', lockfileVersion: 3, requires: true, packages: npm }, null, 2);
-  const pnpmImporter = Array.from({ length: 150 }, (_, i) => `      bench-pnpm-${i}:\n        specifier: 2.0.${i % 10}\n        version: 2.0.${i % 10}`).join('\n');
-  const pnpmPackages = Array.from({ length: 1500 }, (_, i) => `  bench-pnpm-${i}@2.0.${i % 10}:\n    resolution: {integrity: sha512-${createHash('sha512').update(`p${i}`).digest('base64')}}`).join('\n\n');
+  out['web/package.json'] = JSON.stringify({
+    name: 'bench',
+    version: '1.0.0',
+    dependencies: (npm[''] as { dependencies: object }).dependencies,
+  });
+  out['web/package-lock.json'] = JSON.stringify(
+    { name: 'bench', version: '1.0.0', lockfileVersion: 3, requires: true, packages: npm },
+    null,
+    2,
+  );
+  const pnpmImporter = Array.from(
+    { length: 150 },
+    (_, i) => `      bench-pnpm-${i}:\n        specifier: 2.0.${i % 10}\n        version: 2.0.${i % 10}`,
+  ).join('\n');
+  const pnpmPackages = Array.from(
+    { length: 1500 },
+    (_, i) =>
+      `  bench-pnpm-${i}@2.0.${i % 10}:\n    resolution: {integrity: sha512-${createHash('sha512').update(`p${i}`).digest('base64')}}`,
+  ).join('\n\n');
   // Each package depends on the one 150 further on, so all 1,500 are reached from the 150 direct ones.
-  const pnpmSnapshots = Array.from({ length: 1500 }, (_, i) => (i + 150 < 1500 ? `  bench-pnpm-${i}@2.0.${i % 10}:\n    dependencies:\n      bench-pnpm-${i + 150}: 2.0.${(i + 150) % 10}` : `  bench-pnpm-${i}@2.0.${i % 10}: {}`)).join('\n\n');
-  out['app/package.json'] = JSON.stringify({ name: 'app', version: '1.0.0', dependencies: Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`bench-pnpm-${i}`, `2.0.${i % 10}`])) });
-  out['app/pnpm-lock.yaml'] = `lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .:\n    dependencies:\n${pnpmImporter}\n\npackages:\n\n${pnpmPackages}\n\nsnapshots:\n\n${pnpmSnapshots}\n`;
-  const crates = Array.from({ length: 1000 }, (_, i) => `[[package]]\nname = "bench-crate-${i}"\nversion = "0.${i % 10}.0"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "${i.toString(16).padStart(64, '0')}"\n`).join('\n');
+  const pnpmSnapshots = Array.from({ length: 1500 }, (_, i) =>
+    i + 150 < 1500
+      ? `  bench-pnpm-${i}@2.0.${i % 10}:\n    dependencies:\n      bench-pnpm-${i + 150}: 2.0.${(i + 150) % 10}`
+      : `  bench-pnpm-${i}@2.0.${i % 10}: {}`,
+  ).join('\n\n');
+  out['app/package.json'] = JSON.stringify({
+    name: 'app',
+    version: '1.0.0',
+    dependencies: Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`bench-pnpm-${i}`, `2.0.${i % 10}`])),
+  });
+  out['app/pnpm-lock.yaml'] =
+    `lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .:\n    dependencies:\n${pnpmImporter}\n\npackages:\n\n${pnpmPackages}\n\nsnapshots:\n\n${pnpmSnapshots}\n`;
+  const crates = Array.from(
+    { length: 1000 },
+    (_, i) =>
+      `[[package]]\nname = "bench-crate-${i}"\nversion = "0.${i % 10}.0"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "${i.toString(16).padStart(64, '0')}"\n`,
+  ).join('\n');
   out['rust/Cargo.toml'] = '[package]\nname = "bench"\nversion = "0.1.0"\n\n[dependencies]\nbench-crate-0 = "0.0"\n';
   out['rust/Cargo.lock'] = `version = 3\n\n[[package]]\nname = "bench"\nversion = "0.1.0"\n\n${crates}`;
   out['py/requirements.txt'] = Array.from({ length: 500 }, (_, i) => `bench-py-${i}==3.${i % 10}.0`).join('\n') + '\n';
@@ -75,39 +109,107 @@ try {
   const checkout = join(work, 'checkout');
   await mkdir(checkout);
   await new Promise<void>((resolve, reject) =>
-    spawn('git', ['clone', '--quiet', '--depth', '1', `${git.origin}/bench/app.git`, checkout], { stdio: 'ignore' }).on('close', (code) => (code === 0 ? resolve() : reject(new Error('git clone failed')))),
+    spawn('git', ['clone', '--quiet', '--depth', '1', `${git.origin}/bench/app.git`, checkout], { stdio: 'ignore' }).on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error('git clone failed')),
+    ),
   );
   await writeFile(join(work, 'scope.json'), '{}');
   const bin = await buildSbomscan(join(work, 'bin', 'sbomscan'));
   const oursEnv = { ...process.env, SBOMSCAN_ALLOW_LOOPBACK: '1', SBOMSCAN_OSV_URL: osv.url, SBOMSCAN_TMPDIR: work };
-  const cdxEnv = { ...process.env, FETCH_LICENSE: 'false', CDXGEN_NO_BANNER: 'true', DO_NOT_TRACK: '1', CDXGEN_TEMP_DIR: work, MVN_CMD: '/bin/false' };
+  const cdxEnv = {
+    ...process.env,
+    FETCH_LICENSE: 'false',
+    CDXGEN_NO_BANNER: 'true',
+    DO_NOT_TRACK: '1',
+    CDXGEN_TEMP_DIR: work,
+    MVN_CMD: '/bin/false',
+  };
   const cdxgen = join(repositoryRoot, 'node_modules', '.bin', 'cdxgen');
   // Equal work: both sides list the same 5,000 purls (checked once, outside the timed runs).
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const { readFile } = await import('node:fs/promises');
   const run = promisify(execFile);
-  const ourReport = JSON.parse((await run(bin, ['scan', `${git.origin}/bench/app.git`, '--scope-json', join(work, 'scope.json')], { env: oursEnv, maxBuffer: 1 << 28 })).stdout) as { outputs: { sbom: { components: Array<{ purl: string }> } } };
-  await run(cdxgen, ['-t', 'js', '-t', 'python', '-t', 'rust', '--no-install-deps', '-o', join(work, 'cdxgen.json'), checkout], { env: cdxEnv, cwd: checkout, maxBuffer: 1 << 28 });
-  const theirPurls = new Set((JSON.parse(await readFile(join(work, 'cdxgen.json'), 'utf8')) as { components: Array<{ purl: string }> }).components.map((c) => c.purl.replace(/\?.*$/, '')));
+  const ourReport = JSON.parse(
+    (
+      await run(bin, ['scan', `${git.origin}/bench/app.git`, '--scope-json', join(work, 'scope.json')], {
+        env: oursEnv,
+        maxBuffer: 1 << 28,
+      })
+    ).stdout,
+  ) as { outputs: { sbom: { components: Array<{ purl: string }> } } };
+  await run(cdxgen, ['-t', 'js', '-t', 'python', '-t', 'rust', '--no-install-deps', '-o', join(work, 'cdxgen.json'), checkout], {
+    env: cdxEnv,
+    cwd: checkout,
+    maxBuffer: 1 << 28,
+  });
+  const theirPurls = new Set(
+    (JSON.parse(await readFile(join(work, 'cdxgen.json'), 'utf8')) as { components: Array<{ purl: string }> }).components.map((c) =>
+      c.purl.replace(/\?.*$/, ''),
+    ),
+  );
   const ourPurls = new Set(ourReport.outputs.sbom.components.map((c) => c.purl));
   theirPurls.delete('pkg:cargo/bench@0.1.0');
   const differ = [...ourPurls].filter((p) => !theirPurls.has(p)).length + [...theirPurls].filter((p) => !ourPurls.has(p)).length;
-  if (differ > 0) process.stderr.write(`only ours: ${[...ourPurls].filter((p) => !theirPurls.has(p)).slice(0, 5).join(' ')}\nonly theirs: ${[...theirPurls].filter((p) => !ourPurls.has(p)).slice(0, 5).join(' ')}\n`);
-  if (differ > 0) throw new Error(`the two sides list different packages (${ourPurls.size} against ${theirPurls.size}, ${differ} differ): not equal work`);
-  process.stdout.write(`bench:sbom — 5,000 packages (npm 2,000, pnpm 1,500, Cargo 1,000, Python 500; both list the same ${ourPurls.size} purls), ${RUNS} interleaved pairs, ${pin.length ? 'each side on core 0' : 'unpinned (no taskset or one core)'}; load ${loadavg()[0].toFixed(2)}\n`);
+  if (differ > 0)
+    process.stderr.write(
+      `only ours: ${[...ourPurls]
+        .filter((p) => !theirPurls.has(p))
+        .slice(0, 5)
+        .join(' ')}\nonly theirs: ${[...theirPurls]
+        .filter((p) => !ourPurls.has(p))
+        .slice(0, 5)
+        .join(' ')}\n`,
+    );
+  if (differ > 0)
+    throw new Error(
+      `the two sides list different packages (${ourPurls.size} against ${theirPurls.size}, ${differ} differ): not equal work`,
+    );
+  process.stdout.write(
+    `bench:sbom — 5,000 packages (npm 2,000, pnpm 1,500, Cargo 1,000, Python 500; both list the same ${ourPurls.size} purls), ${RUNS} interleaved pairs, ${pin.length ? 'each side on core 0' : 'unpinned (no taskset or one core)'}; load ${loadavg()[0].toFixed(2)}\n`,
+  );
   const samples = await interleaved(
     {
       sbomscan: () => timed([bin, 'scan', `${git.origin}/bench/app.git`, '--scope-json', join(work, 'scope.json')], oursEnv),
-      cdxgen: () => timed([cdxgen, '-t', 'js', '-t', 'python', '-t', 'rust', '--no-install-deps', '-o', join(work, 'cdxgen.json'), checkout], cdxEnv, checkout),
+      cdxgen: () =>
+        timed(
+          [cdxgen, '-t', 'js', '-t', 'python', '-t', 'rust', '--no-install-deps', '-o', join(work, 'cdxgen.json'), checkout],
+          cdxEnv,
+          checkout,
+        ),
     },
     RUNS,
   );
   const ours = samples.sbomscan;
   const theirs = samples.cdxgen;
-  process.stdout.write(`sbomscan wall  ${formatSpread(ours.map((s) => s.ms), ' ms')}   peak RSS ${formatSpread(ours.map((s) => s.rssMb), ' MB')}\n`);
-  process.stdout.write(`cdxgen   wall  ${formatSpread(theirs.map((s) => s.ms), ' ms')}   peak RSS ${formatSpread(theirs.map((s) => s.rssMb), ' MB')}\n`);
-  process.stdout.write(`paired speed-up cdxgen/sbomscan: ${formatSpread(pairedRatios(theirs.map((s) => s.ms), ours.map((s) => s.ms)), '×', 2)} (min/median/max: median first)\n`);
+  process.stdout.write(
+    `sbomscan wall  ${formatSpread(
+      ours.map((s) => s.ms),
+      ' ms',
+    )}   peak RSS ${formatSpread(
+      ours.map((s) => s.rssMb),
+      ' MB',
+    )}\n`,
+  );
+  process.stdout.write(
+    `cdxgen   wall  ${formatSpread(
+      theirs.map((s) => s.ms),
+      ' ms',
+    )}   peak RSS ${formatSpread(
+      theirs.map((s) => s.rssMb),
+      ' MB',
+    )}\n`,
+  );
+  process.stdout.write(
+    `paired speed-up cdxgen/sbomscan: ${formatSpread(
+      pairedRatios(
+        theirs.map((s) => s.ms),
+        ours.map((s) => s.ms),
+      ),
+      '×',
+      2,
+    )} (min/median/max: median first)\n`,
+  );
   process.stdout.write(`load at the end ${loadavg()[0].toFixed(2)}\n`);
 } finally {
   await Promise.all([git.close(), osv.close()]);

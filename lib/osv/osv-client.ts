@@ -63,16 +63,17 @@ export function summarise(record: OsvRecord, pkg: OsvPackageVersion): KnownVulne
   return { ...base, severity: 'medium', severity_source: 'none' };
 }
 
-async function boundedJson(response: Response): Promise<unknown> {
+/** A response's JSON, read up to `maxBytes` (declared or received); the OSV clients read no more. */
+export async function boundedJson(response: Response, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new Error(`the answer declares ${declared} bytes, over ${MAX_BODY_BYTES}`);
+  if (declared > maxBytes) throw new Error(`the answer declares ${declared} bytes, over ${maxBytes}`);
   if (!response.body) throw new Error('the answer has no body');
   const chunks: Buffer[] = [];
   let total = 0;
   // Node's fetch body is a web stream, which is async-iterable in Node.
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     total += chunk.length;
-    if (total > MAX_BODY_BYTES) throw new Error(`the answer is over ${MAX_BODY_BYTES} bytes`);
+    if (total > maxBytes) throw new Error(`the answer is over ${maxBytes} bytes`);
     chunks.push(Buffer.from(chunk));
   }
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -16,8 +16,10 @@ export const CATALOGUE = [
     severity: 'medium',
     computed_severity: true,
     title: 'Dependency with a known vulnerability',
-    description: "A package version in the repository's lockfiles is affected by an advisory of the OSV service (severity from its CVSS v3 score).",
-    remediation: 'Upgrade the package to a fixed version (the evidence lists them), or record why it does not apply in scope.ignore or osv-scanner.toml.',
+    description:
+      "A package version in the repository's lockfiles is affected by an advisory of the OSV service (severity from its CVSS v3 score).",
+    remediation:
+      'Upgrade the package to a fixed version (the evidence lists them), or record why it does not apply in scope.ignore or osv-scanner.toml.',
     references: [OSV, 'https://owasp.org/Top10/A06_2021-Vulnerable_and_Outdated_Components/'],
     tags: ['supply-chain', 'vulnerability'],
     cwe: 'CWE-1395',
@@ -38,8 +40,10 @@ export const CATALOGUE = [
     rule_id: 'sbom.lockfile.missing',
     severity: 'medium',
     title: 'Manifest without a lockfile',
-    description: 'A package manifest (package.json, pyproject.toml, Cargo.toml, Gemfile, composer.json, or go.mod without go.sum) has no lockfile beside it, so every install may resolve different versions.',
-    remediation: 'Commit the lockfile the package manager writes (package-lock.json, poetry.lock, Cargo.lock, Gemfile.lock, composer.lock, go.sum).',
+    description:
+      'A package manifest (package.json, pyproject.toml, Cargo.toml, Gemfile, composer.json, or go.mod without go.sum) has no lockfile beside it, so every install may resolve different versions.',
+    remediation:
+      'Commit the lockfile the package manager writes (package-lock.json, poetry.lock, Cargo.lock, Gemfile.lock, composer.lock, go.sum).',
     references: ['https://docs.npmjs.com/cli/configuring-npm/package-lock-json', 'https://slsa.dev/spec/v1.0/requirements'],
     tags: ['supply-chain', 'reproducibility'],
     cwe: 'CWE-1357',
@@ -60,7 +64,8 @@ export const CATALOGUE = [
     rule_id: 'sbom.dependency.non_registry_source',
     severity: 'medium',
     title: 'Dependency from outside a registry',
-    description: 'A lockfile resolves a package from a git repository, a tarball URL or a local file, which the registry neither scans nor keeps immutable.',
+    description:
+      'A lockfile resolves a package from a git repository, a tarball URL or a local file, which the registry neither scans nor keeps immutable.',
     remediation: 'Publish the package to a registry you control, or pin the git source to a commit and review it.',
     references: ['https://docs.npmjs.com/cli/configuring-npm/package-json#git-urls-as-dependencies'],
     tags: ['supply-chain', 'provenance'],
@@ -71,7 +76,8 @@ export const CATALOGUE = [
     rule_id: 'sbom.lockfile.insecure_resolution',
     severity: 'medium',
     title: 'Insecure lockfile resolution',
-    description: 'A lockfile resolves a package over plain http://, or a registry or tarball entry lacks the integrity hash its format carries.',
+    description:
+      'A lockfile resolves a package over plain http://, or a registry or tarball entry lacks the integrity hash its format carries.',
     remediation: 'Use an https registry and regenerate the lockfile so that every entry has its integrity hash.',
     references: ['https://docs.npmjs.com/cli/configuring-npm/package-lock-json#packages'],
     tags: ['supply-chain', 'integrity'],
@@ -92,7 +98,8 @@ export const CATALOGUE = [
     rule_id: 'sbom.license.unknown',
     severity: 'info',
     title: 'Direct dependency with no known licence',
-    description: 'No licence is known for a direct dependency: its lockfile format carries none (requirements, Cargo, pnpm and yarn lockfiles) or the package declares none.',
+    description:
+      'No licence is known for a direct dependency: its lockfile format carries none (requirements, Cargo, pnpm and yarn lockfiles) or the package declares none.',
     remediation: "Check the package's licence by hand and record it; licences are read from the lockfile only, never fetched.",
     references: ['https://spdx.org/licenses/', CYCLONEDX],
     tags: ['license', 'compliance'],
@@ -101,4 +108,4 @@ export const CATALOGUE = [
 ] as const satisfies readonly SbomRule[];
 
 export type SbomRuleId = (typeof CATALOGUE)[number]['rule_id'];
-export const RULE_IDS = CATALOGUE.map((rule) => rule.rule_id) as SbomRuleId[];
+export const RULE_IDS: SbomRuleId[] = CATALOGUE.map((rule) => rule.rule_id);

@@ -99,6 +99,11 @@ export class UnparseableLockfile extends Error {
   }
 }
 
+/** A lockfile's scalar as text ('' for anything else): YAML and TOML values may be numbers or dates. */
+export function scalarText(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+}
+
 /** The source of a URL-ish `resolved` value. */
 export function sourceOfUrl(resolved: string | undefined): SourceKind {
   if (resolved === undefined || resolved === '') return 'registry';

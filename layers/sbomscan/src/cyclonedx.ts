@@ -22,7 +22,9 @@ function licenceOf(value: string): Record<string, unknown> {
 
 /** A deterministic urn:uuid for the same repository, commit and component set. */
 function serialNumber(subject: BomSubject, purls: readonly string[]): string {
-  const hex = createHash('sha256').update(`${subject.repository}\n${subject.commit}\n${purls.join('\n')}`).digest('hex');
+  const hex = createHash('sha256')
+    .update(`${subject.repository}\n${subject.commit}\n${purls.join('\n')}`)
+    .digest('hex');
   return `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -52,7 +54,10 @@ export function buildBom(subject: BomSubject, components: readonly Component[]):
   return {
     bomFormat: 'CycloneDX',
     specVersion: '1.6',
-    serialNumber: serialNumber(subject, unique.map((c) => c.purl)),
+    serialNumber: serialNumber(
+      subject,
+      unique.map((c) => c.purl),
+    ),
     version: 1,
     metadata: {
       timestamp: subject.timestamp,
@@ -79,7 +84,11 @@ export function buildBom(subject: BomSubject, components: readonly Component[]):
       scope: component.scope === 'development' ? 'excluded' : 'required',
       ...(component.licenses?.length ? { licenses: component.licenses.map(licenceOf) } : {}),
       ...(component.resolved && /^(https?|git\+https?):\/\//.test(component.resolved)
-        ? { externalReferences: [{ type: component.source === 'git' ? 'vcs' : 'distribution', url: withoutUserInfo(component.resolved.replace(/^git\+/, '')) }] }
+        ? {
+            externalReferences: [
+              { type: component.source === 'git' ? 'vcs' : 'distribution', url: withoutUserInfo(component.resolved.replace(/^git\+/, '')) },
+            ],
+          }
         : {}),
       properties: [
         { name: 'sbomscan:dependency', value: component.scope },

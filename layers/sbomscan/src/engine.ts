@@ -6,14 +6,14 @@
 import { matchesGlob } from 'node:path';
 import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts';
 import { CouldNotStart } from '../../engine-kit/src/cli.ts';
-import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
+import { resolveTarget } from '../../../lib/target-policy.ts';
 import { parseRepositoryTarget } from '../../secretscan/src/target.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { UnparseableLockfile } from './component.ts';
 import { buildBom, uniqueByPurl } from './cyclonedx.ts';
 import { ignoresFromOsvScannerToml, recordFindings, type IgnoreEntry } from './findings.ts';
 import { isWanted, OSV_SCANNER_TOML, takeInventory } from './inventory.ts';
-import { lookUpAdvisories, OsvFailure } from './osv.ts';
+import { lookUpAdvisories, OsvFailure } from './advisories.ts';
 import { readHead } from './repository.ts';
 import { SbomScope } from './scope.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
@@ -35,7 +35,8 @@ function message(error: unknown): string {
 async function scan(context: ScanContext<SbomScope>): Promise<void> {
   const { scope, report, progress } = context;
   const target = new URL(context.target);
-  if (target.protocol === 'http:' && !context.policy.allowLoopback) throw new CouldNotStart('http:// repositories are refused (https only)');
+  if (target.protocol === 'http:' && !context.policy.allowLoopback)
+    throw new CouldNotStart('http:// repositories are refused (https only)');
   if (scope.credential !== undefined) {
     // Tenant credentials arrive with the vault (DESIGN §16); until this build has it, a private repository is refused, never scanned without its credential.
     throw new CouldNotStart('scope.credential needs the credential vault, which this build does not have yet');
@@ -63,7 +64,11 @@ async function scan(context: ScanContext<SbomScope>): Promise<void> {
   for (const skipped of head.skipped) inventory.failures.push(new UnparseableLockfile(skipped.path, `not read: ${skipped.reason}`));
   const all = uniqueByPurl(inventory.components);
   const components = scope.include_dev ? all : all.filter((component) => component.scope !== 'development');
-  progress('inventory', { lockfiles: inventory.read.length, packages: components.length, development_left_out: all.length - components.length });
+  progress('inventory', {
+    lockfiles: inventory.read.length,
+    packages: components.length,
+    development_left_out: all.length - components.length,
+  });
 
   const ignores: IgnoreEntry[] = (scope.ignore ?? []).map((entry) => ({ ...entry, from: 'scope' as const }));
   const toml = head.files.get(OSV_SCANNER_TOML);
@@ -78,13 +83,27 @@ async function scan(context: ScanContext<SbomScope>): Promise<void> {
   let advisories;
   let advisoryError: string | undefined;
   try {
-    advisories = components.length === 0 ? [] : await lookUpAdvisories(components, { baseUrl: context.env.SBOMSCAN_OSV_URL || DEFAULT_OSV_URL, signal: context.deadline.signal });
+    advisories =
+      components.length === 0
+        ? []
+        : await lookUpAdvisories(components, { baseUrl: context.env.SBOMSCAN_OSV_URL || DEFAULT_OSV_URL, signal: context.deadline.signal });
   } catch (error) {
     if (!(error instanceof OsvFailure) && !context.deadline.signal.aborted) throw error;
     advisoryError = context.deadline.signal.aborted ? "the OSV lookup did not finish before the scan's deadline" : message(error);
   }
-  recordFindings(report, { inventory, components, scope, advisories, advisoryError, ignores, today: context.now().toISOString().slice(0, 10) });
-  report.output('sbom', buildBom({ repository: context.target, branch: head.branch, commit: head.commit, timestamp: context.now().toISOString() }, components));
+  recordFindings(report, {
+    inventory,
+    components,
+    scope,
+    advisories,
+    advisoryError,
+    ignores,
+    today: context.now().toISOString().slice(0, 10),
+  });
+  report.output(
+    'sbom',
+    buildBom({ repository: context.target, branch: head.branch, commit: head.commit, timestamp: context.now().toISOString() }, components),
+  );
   if (inventory.notes.length > 0) progress('notes', { notes: inventory.notes.slice(0, 50) });
 }
 

@@ -5,13 +5,22 @@
 import { parse as parseToml } from 'smol-toml';
 import type { Component } from './component.ts';
 import type { Inventory } from './inventory.ts';
-import type { Advisory } from './osv.ts';
+import type { Advisory } from './advisories.ts';
 import type { SbomScope } from './scope.ts';
 import { uniqueByPurl } from './cyclonedx.ts';
 
 export interface ReportSink {
   pass(ruleId: string, detail?: string): unknown;
-  fail(ruleId: string, finding: { detail: string; evidence: Record<string, unknown>; fingerprint_key: string; severity?: 'critical' | 'high' | 'medium' | 'low' | 'info'; title?: string }): unknown;
+  fail(
+    ruleId: string,
+    finding: {
+      detail: string;
+      evidence: Record<string, unknown>;
+      fingerprint_key: string;
+      severity?: 'critical' | 'high' | 'medium' | 'low' | 'info';
+      title?: string;
+    },
+  ): unknown;
   error(ruleIds: string | readonly string[], message: string): unknown;
   skip(ruleIds: string | readonly string[], why: string): unknown;
 }
@@ -40,7 +49,12 @@ export function ignoresFromOsvScannerToml(text: string): IgnoreEntry[] {
     .map((entry) => ({
       id: entry.id as string,
       reason: typeof entry.reason === 'string' ? entry.reason : '',
-      until: entry.ignoreUntil instanceof Date ? entry.ignoreUntil.toISOString().slice(0, 10) : typeof entry.ignoreUntil === 'object' && entry.ignoreUntil !== null ? String(entry.ignoreUntil).slice(0, 10) : undefined,
+      until:
+        entry.ignoreUntil instanceof Date
+          ? entry.ignoreUntil.toISOString().slice(0, 10)
+          : typeof entry.ignoreUntil === 'string'
+            ? entry.ignoreUntil.slice(0, 10)
+            : undefined,
       from: 'osv-scanner.toml' as const,
     }));
 }
@@ -90,7 +104,10 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
       fingerprint_key: missing.manifest,
     });
   }
-  report.pass('sbom.lockfile.missing', `every manifest of ${plural(inventory.read.length + inventory.missing.length, 'file')} has its lockfile`);
+  report.pass(
+    'sbom.lockfile.missing',
+    `every manifest of ${plural(inventory.read.length + inventory.missing.length, 'file')} has its lockfile`,
+  );
   for (const dep of inventory.unpinned) {
     report.fail('sbom.dependency.unpinned', {
       detail: `${dep.file} line ${dep.line}: ${dep.name} is ${dep.spec}, not one version.`,
@@ -134,7 +151,7 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
         });
       }
     }
-    if (component.scope === 'direct' && !(component.licenses?.length)) {
+    if (component.scope === 'direct' && !component.licenses?.length) {
       report.fail('sbom.license.unknown', {
         detail: `No licence is known for the direct dependency ${component.purl} (${component.lockfile} does not record one).`,
         evidence: where,
@@ -153,7 +170,10 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
     return;
   }
   const ignoredFor = (advisory: Advisory): IgnoreEntry | undefined =>
-    inputs.ignores.find((entry) => (entry.id === advisory.id || advisory.aliases.includes(entry.id)) && (entry.until === undefined || entry.until >= inputs.today));
+    inputs.ignores.find(
+      (entry) =>
+        (entry.id === advisory.id || advisory.aliases.includes(entry.id)) && (entry.until === undefined || entry.until >= inputs.today),
+    );
   const suppressed: string[] = [];
   inputs.advisories.forEach((advisories, index) => {
     const component = components[index];

@@ -77,7 +77,7 @@ function inThisOrParent(files: ReadonlyMap<string, string>, dir: string, names: 
 function hasDependencies(json: string | undefined, keys: readonly string[]): boolean {
   try {
     const value = JSON.parse(json ?? '{}') as Record<string, unknown>;
-    return keys.some((key) => value[key] !== null && typeof value[key] === 'object' && Object.keys(value[key] as object).length > 0);
+    return keys.some((key) => value[key] !== null && typeof value[key] === 'object' && Object.keys(value[key]).length > 0);
   } catch {
     return true;
   }
@@ -90,9 +90,17 @@ function missingLockfiles(files: ReadonlyMap<string, string>): MissingLockfile[]
   for (const [path, text] of files) {
     const dir = dirOf(path);
     const base = baseOf(path);
-    if (base === 'package.json' && hasDependencies(text, ['dependencies', 'devDependencies', 'optionalDependencies']) && !inThisOrParent(files, dir, NPM_LOCKS)) {
+    if (
+      base === 'package.json' &&
+      hasDependencies(text, ['dependencies', 'devDependencies', 'optionalDependencies']) &&
+      !inThisOrParent(files, dir, NPM_LOCKS)
+    ) {
       missing.push({ manifest: path, expected: NPM_LOCKS });
-    } else if (base === 'pyproject.toml' && /^\s*(dependencies\s*=\s*\[\s*["']|\[tool\.poetry\.dependencies\])/m.test(text) && !inThisOrParent(files, dir, ['poetry.lock', 'uv.lock', 'pdm.lock', 'Pipfile.lock'])) {
+    } else if (
+      base === 'pyproject.toml' &&
+      /^\s*(dependencies\s*=\s*\[\s*["']|\[tool\.poetry\.dependencies\])/m.test(text) &&
+      !inThisOrParent(files, dir, ['poetry.lock', 'uv.lock', 'pdm.lock', 'Pipfile.lock'])
+    ) {
       missing.push({ manifest: path, expected: ['poetry.lock', 'uv.lock', 'pdm.lock'] });
     } else if (base === 'Cargo.toml' && !inThisOrParent(files, dir, ['Cargo.lock'])) {
       missing.push({ manifest: path, expected: ['Cargo.lock'] });
@@ -154,7 +162,11 @@ export function takeInventory(files: ReadonlyMap<string, string>): Inventory {
       parsed = parseOne(files, path, text);
     } catch (error) {
       // Whatever a parser trips on in a hostile file is that file's failure, not the scan's.
-      inventory.failures.push(error instanceof UnparseableLockfile ? error : new UnparseableLockfile(path, error instanceof Error ? error.message : String(error)));
+      inventory.failures.push(
+        error instanceof UnparseableLockfile
+          ? error
+          : new UnparseableLockfile(path, error instanceof Error ? error.message : String(error)),
+      );
       continue;
     }
     if (!parsed) continue;

@@ -2,9 +2,9 @@
  * The branch's head, read for lockfiles and manifests: a depth-1 clone through secretscan's Git
  * smart-HTTP client, the tip's tree walked for the wanted file names, their blobs decoded as text.
  */
-import { cloneRepository } from '../../secretscan/src/clone.ts';
-import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from '../../secretscan/src/git-objects.ts';
-import { GitHttpClient, type ResolveVetted } from '../../secretscan/src/git-http.ts';
+import { cloneRepository } from '../../../lib/git/clone.ts';
+import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from '../../../lib/git/git-objects.ts';
+import { GitHttpClient, type ResolveVetted } from '../../../lib/git/git-http.ts';
 
 const DELTA_CACHE_BYTES = 16 * 1024 * 1024;
 /** A lockfile larger than this is not read (the largest real ones are a few MB). */
@@ -72,7 +72,8 @@ export async function readHead(options: ReadHeadOptions): Promise<HeadFiles> {
         if (entry.mode === GITLINK_MODE) continue;
         if (entry.mode === TREE_MODE) {
           // Installed dependencies are not the project's lockfiles.
-          if (entry.name !== 'node_modules' && entry.name !== '.git' && !options.ignored(`${path}/`)) stack.push({ oid: entry.oid, prefix: `${path}/` });
+          if (entry.name !== 'node_modules' && entry.name !== '.git' && !options.ignored(`${path}/`))
+            stack.push({ oid: entry.oid, prefix: `${path}/` });
           continue;
         }
         if (entry.mode === '120000' || !options.wanted(path) || options.ignored(path)) continue;

@@ -49,7 +49,11 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     osv.queries.length = 0;
   });
 
-  async function scan(scope: unknown = {}, env: Record<string, string> = {}, target = app): Promise<{ code: number; report?: EngineReport; stderr: string }> {
+  async function scan(
+    scope: unknown = {},
+    env: Record<string, string> = {},
+    target = app,
+  ): Promise<{ code: number; report?: EngineReport; stderr: string }> {
     const scopeFile = join(work, `scope-${Math.random().toString(36).slice(2)}.json`);
     await writeFile(scopeFile, JSON.stringify(scope));
     let stdout = '';
@@ -72,7 +76,10 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     expect(report!.checks.map((c) => c.id)).toEqual(RULE_IDS);
     expect(report!.status).toBe('ok');
     const vulns = findings(report!, 'sbom.vuln.known').map((f) => `${f.fingerprint_key} ${f.severity}`);
-    expect(vulns.sort()).toEqual(['pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1|GHSA-jfh8-c2jp-5v3q critical', 'pkg:npm/lodash@4.17.20|GHSA-35jh-r3h4-6jhm high']);
+    expect(vulns.sort()).toEqual([
+      'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1|GHSA-jfh8-c2jp-5v3q critical',
+      'pkg:npm/lodash@4.17.20|GHSA-35jh-r3h4-6jhm high',
+    ]);
     expect(check(report!, 'sbom.vuln.known').status).toBe('fail');
     // CVE-2020-28500 (GHSA-29mw-wpgm-hmr9) is an alias the repository's osv-scanner.toml ignores, with its reason.
     expect(report!.checks.find((c) => c.id === 'sbom.vuln.known')!.detail).toBe('2 findings');
@@ -82,7 +89,7 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     // Development dependencies are left out by default: the OSV service was never asked about them.
     expect(osv.queries.map((q) => q.package.name)).not.toContain('is-odd');
     expect(report!.outputs?.sbom).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.6' });
-    const purls = ((report!.outputs!.sbom as { components: Array<{ purl: string }> }).components).map((c) => c.purl);
+    const purls = (report!.outputs!.sbom as { components: Array<{ purl: string }> }).components.map((c) => c.purl);
     expect(purls).toContain('pkg:cargo/itoa@1.0.1');
     expect(purls).not.toContain('pkg:cargo/memchr@2.5.0');
   });
@@ -91,10 +98,19 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     const { report } = await scan({ ignore: [{ id: 'GHSA-35jh-r3h4-6jhm', reason: 'template() is not used' }] });
     const vulns = findings(report!, 'sbom.vuln.known').map((f) => f.fingerprint_key);
     expect(vulns).toEqual(['pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1|GHSA-jfh8-c2jp-5v3q']);
-    const { report: clean } = await scan({ ignore: [{ id: 'GHSA-35jh-r3h4-6jhm', reason: 'template() is not used' }, { id: 'CVE-2021-44228', reason: 'patched jar', until: '2027-01-01' }] });
+    const { report: clean } = await scan({
+      ignore: [
+        { id: 'GHSA-35jh-r3h4-6jhm', reason: 'template() is not used' },
+        { id: 'CVE-2021-44228', reason: 'patched jar', until: '2027-01-01' },
+      ],
+    });
     expect(check(clean!, 'sbom.vuln.known').status).toBe('pass');
-    expect(check(clean!, 'sbom.vuln.known').detail).toContain('GHSA-35jh-r3h4-6jhm on pkg:npm/lodash@4.17.20 (scope: template() is not used)');
-    expect(check(clean!, 'sbom.vuln.known').detail).toContain('GHSA-29mw-wpgm-hmr9 on pkg:npm/lodash@4.17.20 (osv-scanner.toml: toNumber is never called with user input)');
+    expect(check(clean!, 'sbom.vuln.known').detail).toContain(
+      'GHSA-35jh-r3h4-6jhm on pkg:npm/lodash@4.17.20 (scope: template() is not used)',
+    );
+    expect(check(clean!, 'sbom.vuln.known').detail).toContain(
+      'GHSA-29mw-wpgm-hmr9 on pkg:npm/lodash@4.17.20 (osv-scanner.toml: toNumber is never called with user input)',
+    );
     // An ignore whose date has passed suppresses nothing.
     const { report: expired } = await scan({ ignore: [{ id: 'CVE-2021-44228', reason: 'old', until: '2026-01-01' }] });
     expect(findings(expired!, 'sbom.vuln.known')).toHaveLength(2);
@@ -153,16 +169,29 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
         lockfileVersion: 3,
         packages: {
           '': { dependencies: { 'evil-colors': '1.4.1', 'left-pad': '1.3.0', mine: 'git+https://user:s3cr3t@git.example/mine.git' } },
-          'node_modules/evil-colors': { version: '1.4.1', resolved: 'https://registry.npmjs.org/evil-colors/-/evil-colors-1.4.1.tgz', integrity: 'sha512-AAAA' },
+          'node_modules/evil-colors': {
+            version: '1.4.1',
+            resolved: 'https://registry.npmjs.org/evil-colors/-/evil-colors-1.4.1.tgz',
+            integrity: 'sha512-AAAA',
+          },
           'node_modules/left-pad': { version: '1.3.0', resolved: 'http://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz' },
-          'node_modules/mine': { version: '1.0.0', resolved: 'git+https://user:s3cr3t@git.example/mine.git#0123456789abcdef0123456789abcdef01234567' },
+          'node_modules/mine': {
+            version: '1.0.0',
+            resolved: 'git+https://user:s3cr3t@git.example/mine.git#0123456789abcdef0123456789abcdef01234567',
+          },
         },
       }),
     });
     const { report, stderr } = await scan({}, {}, `${git.origin}/acme/risky.git`);
-    expect(findings(report!, 'sbom.vuln.malicious_package')).toMatchObject([{ severity: 'critical', fingerprint_key: 'pkg:npm/evil-colors@1.4.1|MAL-2025-0001' }]);
-    expect(findings(report!, 'sbom.dependency.non_registry_source').map((f) => f.fingerprint_key)).toEqual(['package-lock.json|pkg:npm/mine@1.0.0']);
-    expect(findings(report!, 'sbom.lockfile.insecure_resolution').map((f) => `${f.evidence.purl} ${f.evidence.problem}`)).toEqual(['pkg:npm/left-pad@1.3.0 http']);
+    expect(findings(report!, 'sbom.vuln.malicious_package')).toMatchObject([
+      { severity: 'critical', fingerprint_key: 'pkg:npm/evil-colors@1.4.1|MAL-2025-0001' },
+    ]);
+    expect(findings(report!, 'sbom.dependency.non_registry_source').map((f) => f.fingerprint_key)).toEqual([
+      'package-lock.json|pkg:npm/mine@1.0.0',
+    ]);
+    expect(
+      findings(report!, 'sbom.lockfile.insecure_resolution').map((f) => `${String(f.evidence.purl)} ${String(f.evidence.problem)}`),
+    ).toEqual(['pkg:npm/left-pad@1.3.0 http']);
     // A token in a lockfile's git URL is masked wherever it is reported.
     expect(JSON.stringify(report) + stderr).not.toContain('s3cr3t');
   });
@@ -180,7 +209,9 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     const bin = await cachedEngineBuild('sbomscan', buildSbomscan);
     const { stdout } = await run(bin, ['rules']);
     expect((JSON.parse(stdout) as { rules: Array<{ rule_id: string }> }).rules.map((r) => r.rule_id)).toEqual(RULE_IDS);
-    const scanned = await run(bin, ['scan', app], { env: { ...process.env, SBOMSCAN_ALLOW_LOOPBACK: '1', SBOMSCAN_OSV_URL: osv.url, SBOMSCAN_TMPDIR: work } });
+    const scanned = await run(bin, ['scan', app], {
+      env: { ...process.env, SBOMSCAN_ALLOW_LOOPBACK: '1', SBOMSCAN_OSV_URL: osv.url, SBOMSCAN_TMPDIR: work },
+    });
     const report = engineReportSchema().parse(JSON.parse(scanned.stdout));
     expect(findings(report, 'sbom.vuln.known')).toHaveLength(2);
   });

@@ -47,7 +47,12 @@ describe.skipIf(!gitAvailable())('sbomscan under hostile repositories', () => {
 
   it('names a 40 MB lockfile it did not read as an error, and still reads the rest', async () => {
     const big = `{"lockfileVersion":3,"packages":{"":{},${'"node_modules/x":{"version":"1.0.0"},'.repeat(1_200_000)}"node_modules/y":{"version":"1.0.0"}}}`;
-    const { report } = await scanRepo('big', { 'a/package-lock.json': big, 'b/Cargo.lock': '[[package]]\nname = "itoa"\nversion = "1.0.1"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "00"\n', 'b/Cargo.toml': '[dependencies]\nitoa = "1"\n' });
+    const { report } = await scanRepo('big', {
+      'a/package-lock.json': big,
+      'b/Cargo.lock':
+        '[[package]]\nname = "itoa"\nversion = "1.0.1"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "00"\n',
+      'b/Cargo.toml': '[dependencies]\nitoa = "1"\n',
+    });
     expect(report.errors.map((e) => e.message).join()).toContain('a/package-lock.json cannot be parsed: not read: larger than 32 MiB');
     expect(status(report, 'sbom.vuln.known')).toBe('error');
     expect(status(report, 'sbom.dependency.non_registry_source')).toBe('error');
@@ -55,13 +60,26 @@ describe.skipIf(!gitAvailable())('sbomscan under hostile repositories', () => {
   }, 60_000);
 
   it('refuses a YAML alias bomb, JSON nested 100,000 deep, and control characters, naming each file', async () => {
-    const bomb = ['lockfileVersion: "9.0"', 'a: &a ["x","x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n');
+    const bomb = [
+      'lockfileVersion: "9.0"',
+      'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
+      ...Array.from(
+        { length: 12 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(',')}]`,
+      ),
+    ].join('\n');
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     const { report, ms } = await scanRepo('bombs', {
       'p/pnpm-lock.yaml': bomb,
       'p/package.json': '{}',
       'd/composer.lock': deep,
-      'c/package-lock.json': JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/ev\u0000il\u001b[31m': { version: '1.0.0\u0007', integrity: 'sha512-x' } } }),
+      'c/package-lock.json': JSON.stringify({
+        lockfileVersion: 3,
+        packages: { 'node_modules/ev\u0000il\u001b[31m': { version: '1.0.0\u0007', integrity: 'sha512-x' } },
+      }),
     });
     const messages = report.errors.map((e) => e.message).join('\n');
     expect(messages).toContain('p/pnpm-lock.yaml cannot be parsed');
@@ -75,7 +93,13 @@ describe.skipIf(!gitAvailable())('sbomscan under hostile repositories', () => {
   it('treats `../../` in a lockfile as a path it reports, never one it reads', async () => {
     const { report } = await scanRepo('traversal', {
       'package.json': '{"dependencies":{"etc":"file:../../../../etc"}}',
-      'package-lock.json': JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: { etc: 'file:../../../../etc' } }, 'node_modules/etc': { version: '0.0.0', resolved: 'file:../../../../etc' } } }),
+      'package-lock.json': JSON.stringify({
+        lockfileVersion: 3,
+        packages: {
+          '': { dependencies: { etc: 'file:../../../../etc' } },
+          'node_modules/etc': { version: '0.0.0', resolved: 'file:../../../../etc' },
+        },
+      }),
     });
     const finding = report.findings.find((f) => f.rule_id === 'sbom.dependency.non_registry_source');
     expect(finding?.evidence).toMatchObject({ source: 'file', resolved: 'file:../../../../etc' });

@@ -27,7 +27,7 @@ describe('the lockfile readers', () => {
     expect(yarn.every((c) => c.licenses === undefined && typeof c.integrity === 'string')).toBe(true);
   });
 
-  it("reads Cargo.lock made by cargo, direct and development from Cargo.toml, the crate itself left out", () => {
+  it('reads Cargo.lock made by cargo, direct and development from Cargo.toml, the crate itself left out', () => {
     expect(brief('cargo')).toEqual(['pkg:cargo/itoa@1.0.1 direct', 'pkg:cargo/memchr@2.5.0 development']);
   });
 
@@ -55,7 +55,11 @@ describe('the lockfile readers', () => {
       'pkg:pypi/pytest@7.4.0 development registry',
       'pkg:pypi/requests@2.19.1 direct registry',
     ]);
-    expect(byFile('python-pipenv/Pipfile.lock')).toEqual(['pkg:pypi/flake8@6.0.0 development registry', 'pkg:pypi/pyyaml@5.3 direct registry', 'pkg:pypi/six@1.16.0 direct registry']);
+    expect(byFile('python-pipenv/Pipfile.lock')).toEqual([
+      'pkg:pypi/flake8@6.0.0 development registry',
+      'pkg:pypi/pyyaml@5.3 direct registry',
+      'pkg:pypi/six@1.16.0 direct registry',
+    ]);
     expect(byFile('python-uv/uv.lock')).toEqual(['pkg:pypi/idna@2.8 direct registry', 'pkg:pypi/iniconfig@2.0.0 development registry']);
     expect(byFile('go/go.mod')).toEqual([
       'pkg:golang/github.com/gin-gonic/gin@v1.7.0 direct registry',
@@ -73,12 +77,18 @@ describe('the lockfile readers', () => {
       'pkg:composer/phpunit/phpunit@9.5.0 development registry',
       'pkg:composer/psr/http-message@1.0.1 transitive registry',
     ]);
-    expect(byFile('maven/pom.xml')).toEqual(['pkg:maven/junit/junit@4.13.2 development registry', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1 direct registry']);
+    expect(byFile('maven/pom.xml')).toEqual([
+      'pkg:maven/junit/junit@4.13.2 development registry',
+      'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1 direct registry',
+    ]);
     expect(byFile('gradle/gradle.lockfile')).toEqual([
       'pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.9.8 transitive registry',
       'pkg:maven/junit/junit@4.12 development registry',
     ]);
-    expect(byFile('nuget/packages.lock.json')).toEqual(['pkg:nuget/Newtonsoft.Json@12.0.1 direct registry', 'pkg:nuget/System.Text.Json@4.7.0 transitive registry']);
+    expect(byFile('nuget/packages.lock.json')).toEqual([
+      'pkg:nuget/Newtonsoft.Json@12.0.1 direct registry',
+      'pkg:nuget/System.Text.Json@4.7.0 transitive registry',
+    ]);
     expect(inventory.notes.some((note) => note.includes('pom.xml lists direct dependencies only'))).toBe(true);
   });
 
@@ -96,7 +106,14 @@ describe('the lockfile readers', () => {
         ['py/pyproject.toml', '[project]\nname="x"\ndependencies = ["requests==2.0"]\n'],
       ]),
     );
-    expect(inventory.missing.map((m) => m.manifest).sort()).toEqual(['app/Gemfile', 'php/composer.json', 'py/pyproject.toml', 'rust/Cargo.toml', 'svc/go.mod', 'web/package.json']);
+    expect(inventory.missing.map((m) => m.manifest).sort()).toEqual([
+      'app/Gemfile',
+      'php/composer.json',
+      'py/pyproject.toml',
+      'rust/Cargo.toml',
+      'svc/go.mod',
+      'web/package.json',
+    ]);
   });
 
   it('reports what breaks a reader as that file failing, and still reads the others', () => {
@@ -106,10 +123,18 @@ describe('the lockfile readers', () => {
         ['b/yarn.lock', 'garbage without a colon\n'],
         ['c/pnpm-lock.yaml', 'a: &a [*a, *a]\nb: &b [*a, *a]\nlockfileVersion: "9.0"\n'],
         ['d/composer.lock', '['.repeat(100_000)],
-        ['e/Cargo.lock', '[[package]]\nname = "itoa"\nversion = "1.0.1"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "00"\n'],
+        [
+          'e/Cargo.lock',
+          '[[package]]\nname = "itoa"\nversion = "1.0.1"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "00"\n',
+        ],
       ]),
     );
-    expect(inventory.failures.map((f) => f.path).sort()).toEqual(['a/package-lock.json', 'b/yarn.lock', 'c/pnpm-lock.yaml', 'd/composer.lock']);
+    expect(inventory.failures.map((f) => f.path).sort()).toEqual([
+      'a/package-lock.json',
+      'b/yarn.lock',
+      'c/pnpm-lock.yaml',
+      'd/composer.lock',
+    ]);
     expect(inventory.components.map((c) => c.purl)).toEqual(['pkg:cargo/itoa@1.0.1']);
   });
 });

@@ -10,7 +10,17 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const DIR = fileURLToPath(new URL('./fixtures/osv/', import.meta.url));
-export const OSV_RECORDS: Array<Record<string, any>> = readdirSync(DIR).map((file) => JSON.parse(readFileSync(DIR + file, 'utf8')));
+
+interface OsvEvent {
+  introduced?: string;
+  fixed?: string;
+}
+interface OsvRecord {
+  id: string;
+  modified: string;
+  affected?: Array<{ package?: { ecosystem?: string; name?: string }; versions?: string[]; ranges?: Array<{ events?: OsvEvent[] }> }>;
+}
+export const OSV_RECORDS: OsvRecord[] = readdirSync(DIR).map((file) => JSON.parse(readFileSync(DIR + file, 'utf8')) as OsvRecord);
 
 function compare(a: string, b: string): number {
   const pa = a.split(/[.-]/).map(Number);
@@ -22,11 +32,11 @@ function compare(a: string, b: string): number {
   return 0;
 }
 
-function affects(record: Record<string, any>, ecosystem: string, name: string, version: string): boolean {
-  return (record.affected ?? []).some((affected: any) => {
-    if (affected.package?.ecosystem !== ecosystem || affected.package?.name !== name) return false;
+function affects(record: OsvRecord, ecosystem: string, name: string, version: string): boolean {
+  return (record.affected ?? []).some((affected) => {
+    if (affected.package?.ecosystem !== ecosystem || affected.package.name !== name) return false;
     if ((affected.versions ?? []).includes(version)) return true;
-    return (affected.ranges ?? []).some((range: any) => {
+    return (affected.ranges ?? []).some((range) => {
       let introduced: string | undefined;
       for (const event of range.events ?? []) {
         if (event.introduced !== undefined) introduced = event.introduced;
@@ -69,15 +79,19 @@ export async function startOsvServer(): Promise<OsvServer> {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { queries: OsvServer['queries'] };
         state.queries.push(...body.queries);
         let results = body.queries.map((query) => ({
-          vulns: OSV_RECORDS.filter((record) => affects(record, query.package.ecosystem, query.package.name, query.version)).map((record) => ({ id: record.id, modified: record.modified })),
+          vulns: OSV_RECORDS.filter((record) => affects(record, query.package.ecosystem, query.package.name, query.version)).map(
+            (record) => ({ id: record.id, modified: record.modified }),
+          ),
         }));
         if (state.mode === 'short_results') results = results.slice(1);
-        if (state.mode === 'no_ids') results = results.map((result) => ({ vulns: result.vulns.length ? [{ modified: '2024-01-01T00:00:00Z' } as any] : [] }));
+        if (state.mode === 'no_ids')
+          results = results.map((result) => ({ vulns: result.vulns.length ? [{ id: '', modified: '2024-01-01T00:00:00Z' }] : [] }));
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
       }
       const vuln = /^\/v1\/vulns\/(.+)$/.exec(url.pathname);
       const record = vuln ? OSV_RECORDS.find((candidate) => candidate.id === decodeURIComponent(vuln[1])) : undefined;
-      if (req.method === 'GET' && record) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(record));
+      if (req.method === 'GET' && record)
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(record));
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":5,"message":"Bug not found."}');
     });
   });

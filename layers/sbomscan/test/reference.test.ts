@@ -30,18 +30,21 @@ const EXPLAINED: Record<string, { onlyTheirs?: string[]; onlyOurs?: string[]; wh
   'handwritten/python-req': {
     onlyTheirs: ['pkg:pypi/django', 'pkg:pypi/flask@1.0', 'pkg:pypi/pkg-from-git'],
     onlyOurs: ['pkg:pypi/pkg-from-git@0123456789abcdef0123456789abcdef01234567'],
-    why: 'cdxgen lists unpinned lines with no version or the range\'s bound as one; we report them as sbom.dependency.unpinned, and name a git requirement by its commit',
+    why: "cdxgen lists unpinned lines with no version or the range's bound as one; we report them as sbom.dependency.unpinned, and name a git requirement by its commit",
   },
   'handwritten/python-pipenv': {
     onlyOurs: ['pkg:pypi/flake8@6.0.0', 'pkg:pypi/pyyaml@5.3', 'pkg:pypi/six@1.16.0'],
     why: 'cdxgen reads no Pipfile.lock without a Pipfile beside it',
   },
-  'handwritten/go': { onlyTheirs: ['pkg:golang/../thing'], why: 'cdxgen also lists a replace directive\'s local path as a module' },
+  'handwritten/go': { onlyTheirs: ['pkg:golang/../thing'], why: "cdxgen also lists a replace directive's local path as a module" },
   'handwritten/gradle': {
     onlyOurs: ['pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.9.8', 'pkg:maven/junit/junit@4.12'],
     why: 'cdxgen reads Gradle projects through the gradle binary, which is not installed here; it does not read gradle.lockfile alone',
   },
-  'handwritten/maven': { onlyTheirs: ['pkg:maven/com.google.guava/guava@%5B30.0%2C)'], why: 'cdxgen lists a version range as a version; we report it unpinned' },
+  'handwritten/maven': {
+    onlyTheirs: ['pkg:maven/com.google.guava/guava@%5B30.0%2C)'],
+    why: 'cdxgen lists a version range as a version; we report it unpinned',
+  },
   'handwritten/nuget': { onlyTheirs: ['pkg:nuget/MyLib'], why: 'cdxgen lists project references; they are the solution itself' },
 };
 
@@ -73,13 +76,25 @@ function purlsOf(bomFile: string): string[] {
 }
 
 // cdxgen would run Maven for a pom (and Maven would try Maven Central); /bin/false makes it read the pom itself, as it does without Maven.
-const REFERENCE_ENV = { ...process.env, FETCH_LICENSE: 'false', CDXGEN_NO_BANNER: 'true', DO_NOT_TRACK: '1', CDXGEN_TEMP_DIR: work, NODE_OPTIONS: '', MVN_CMD: '/bin/false', MAVEN_CMD: '/bin/false' };
+const REFERENCE_ENV = {
+  ...process.env,
+  FETCH_LICENSE: 'false',
+  CDXGEN_NO_BANNER: 'true',
+  DO_NOT_TRACK: '1',
+  CDXGEN_TEMP_DIR: work,
+  NODE_OPTIONS: '',
+  MVN_CMD: '/bin/false',
+  MAVEN_CMD: '/bin/false',
+};
 
 async function cdxgen(dir: string): Promise<string[]> {
   const copy = join(work, dir.replace(/\//g, '_'));
   cpSync(join(FIXTURES, dir), copy, { recursive: true });
   const out = join(copy, 'cdxgen-bom.json');
-  await run(join(BIN, 'cdxgen'), ['-t', CDXGEN_TYPE[dir], '--no-install-deps', '--no-recurse', '-o', out, copy], { env: REFERENCE_ENV, timeout: 120_000 });
+  await run(join(BIN, 'cdxgen'), ['-t', CDXGEN_TYPE[dir], '--no-install-deps', '--no-recurse', '-o', out, copy], {
+    env: REFERENCE_ENV,
+    timeout: 120_000,
+  });
   return purlsOf(out);
 }
 
@@ -87,7 +102,11 @@ async function cyclonedxNpm(dir: string): Promise<string[]> {
   const copy = join(work, `npm_${dir}`);
   cpSync(join(FIXTURES, dir), copy, { recursive: true });
   const out = join(copy, 'cyclonedx-npm-bom.json');
-  await run(join(BIN, 'cyclonedx-npm'), ['--package-lock-only', '--output-format', 'JSON', '--output-file', out], { cwd: copy, env: REFERENCE_ENV, timeout: 120_000 });
+  await run(join(BIN, 'cyclonedx-npm'), ['--package-lock-only', '--output-format', 'JSON', '--output-file', out], {
+    cwd: copy,
+    env: REFERENCE_ENV,
+    timeout: 120_000,
+  });
   return purlsOf(out);
 }
 
@@ -107,7 +126,9 @@ describe('sbomscan against its references', () => {
   beforeAll(async () => {
     // Two reference processes at once: each is mostly node's and cdxgen's start-up.
     const runs = [...Object.keys(CDXGEN_TYPE).map((dir) => ['cdxgen', dir]), ...CYCLONEDX_NPM.map((dir) => ['cyclonedx-npm', dir])];
-    await mapBounded(runs, 2, async ([tool, dir]) => references.set(`${tool} ${dir}`, tool === 'cdxgen' ? await cdxgen(dir) : await cyclonedxNpm(dir)));
+    await mapBounded(runs, 2, async ([tool, dir]) =>
+      references.set(`${tool} ${dir}`, tool === 'cdxgen' ? await cdxgen(dir) : await cyclonedxNpm(dir)),
+    );
   }, 300_000);
 
   it.each(Object.keys(CDXGEN_TYPE))('lists the purls cdxgen lists for %s', (dir) => {
@@ -125,10 +146,16 @@ describe('sbomscan against its references', () => {
     // ajv-formats has no IRI formats; the URLs our SBOM writes are plain URIs, checked as such.
     ajv.addFormat('iri-reference', /^\S*$/);
     ajv.addFormat('iri', /^[a-z][a-z0-9+.-]*:\S*$/i);
-    for (const name of ['spdx.schema.json', 'jsf-0.82.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(schemaDir, name), 'utf8')), name);
-    const validate = ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'bom-1.6.schema.json'), 'utf8')));
-    const components = [...NPM_FIXTURES, 'cargo', 'handwritten'].flatMap((dir) => takeInventory(loadTree(join(FIXTURES, dir), `${dir}/`)).components);
-    const bom = buildBom({ repository: 'https://git.example/acme/app.git', branch: 'main', commit: 'a'.repeat(40), timestamp: '2026-11-28T00:00:00.000Z' }, components);
+    for (const name of ['spdx.schema.json', 'jsf-0.82.schema.json'])
+      ajv.addSchema(JSON.parse(readFileSync(join(schemaDir, name), 'utf8')) as object, name);
+    const validate = ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'bom-1.6.schema.json'), 'utf8')) as object);
+    const components = [...NPM_FIXTURES, 'cargo', 'handwritten'].flatMap(
+      (dir) => takeInventory(loadTree(join(FIXTURES, dir), `${dir}/`)).components,
+    );
+    const bom = buildBom(
+      { repository: 'https://git.example/acme/app.git', branch: 'main', commit: 'a'.repeat(40), timestamp: '2026-11-28T00:00:00.000Z' },
+      components,
+    );
     const valid = validate(bom);
     expect(validate.errors ?? []).toEqual([]);
     expect(valid).toBe(true);

@@ -16,7 +16,7 @@ interface CargoPackage {
 export function parseCargoLock(path: string, text: string, cargoToml?: string): ParsedFile {
   let doc: { package?: CargoPackage[] };
   try {
-    doc = parseToml(text) as typeof doc;
+    doc = parseToml(text);
   } catch (error) {
     throw new UnparseableLockfile(path, (error as Error).message.split('\n')[0]);
   }
@@ -34,7 +34,8 @@ export function parseCargoLock(path: string, text: string, cargoToml?: string): 
   }
   const components: Component[] = [];
   for (const pkg of doc.package ?? []) {
-    if (typeof pkg.name !== 'string' || typeof pkg.version !== 'string') throw new UnparseableLockfile(path, 'a [[package]] lacks name or version');
+    if (typeof pkg.name !== 'string' || typeof pkg.version !== 'string')
+      throw new UnparseableLockfile(path, 'a [[package]] lacks name or version');
     if (pkg.source === undefined) continue;
     const source: SourceKind = pkg.source.startsWith('git+') ? 'git' : pkg.source.startsWith('path+') ? 'file' : 'registry';
     components.push(

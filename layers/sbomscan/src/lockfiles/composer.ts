@@ -16,12 +16,18 @@ export function parseComposerLock(path: string, text: string, composerJson?: str
   } catch {
     throw new UnparseableLockfile(path, 'not JSON');
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || (!Array.isArray(doc.packages) && !Array.isArray(doc['packages-dev']))) {
+  if (
+    doc === null ||
+    typeof doc !== 'object' ||
+    Array.isArray(doc) ||
+    (!Array.isArray(doc.packages) && !Array.isArray(doc['packages-dev']))
+  ) {
     throw new UnparseableLockfile(path, 'not a composer.lock (no packages list)');
   }
   const direct = new Set<string>();
   try {
-    if (composerJson !== undefined) for (const name of Object.keys((JSON.parse(composerJson) as { require?: object }).require ?? {})) direct.add(name.toLowerCase());
+    if (composerJson !== undefined)
+      for (const name of Object.keys((JSON.parse(composerJson) as { require?: object }).require ?? {})) direct.add(name.toLowerCase());
   } catch {
     // Without composer.json every package reads as transitive.
   }
@@ -31,7 +37,8 @@ export function parseComposerLock(path: string, text: string, composerJson?: str
     ['packages-dev', true],
   ] as const) {
     for (const pkg of doc[group] ?? []) {
-      if (typeof pkg.name !== 'string' || typeof pkg.version !== 'string') throw new UnparseableLockfile(path, `a package of ${group} lacks name or version`);
+      if (typeof pkg.name !== 'string' || typeof pkg.version !== 'string')
+        throw new UnparseableLockfile(path, `a package of ${group} lacks name or version`);
       const [vendor, name] = pkg.name.includes('/') ? pkg.name.split('/', 2) : [undefined, pkg.name];
       const distType = pkg.dist?.type;
       const source: SourceKind = distType === 'path' ? 'file' : !pkg.dist && pkg.source?.type === 'git' ? 'git' : 'registry';

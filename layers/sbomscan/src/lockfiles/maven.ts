@@ -50,7 +50,8 @@ export function parsePom(path: string, text: string): ParsedFile {
   } catch (error) {
     throw new UnparseableLockfile(path, (error as Error).message.split('\n')[0]);
   }
-  const expand = (value: string | undefined): string | undefined => value?.replace(/\$\{([^}]+)\}/g, (whole, name: string) => properties.get(name) ?? whole);
+  const expand = (value: string | undefined): string | undefined =>
+    value?.replace(/\$\{([^}]+)\}/g, (whole, name: string) => properties.get(name) ?? whole);
   const components: Component[] = [];
   const unpinned: UnpinnedDependency[] = [];
   for (const dep of dependencies) {
@@ -93,8 +94,20 @@ export function parseGradleLockfile(path: string, text: string): ParsedFile {
     const configurations = match[4].split(',').filter(Boolean);
     const testOnly = configurations.length > 0 && configurations.every((name) => /^test|Test/.test(name));
     components.push(
-      makeComponent({ ecosystem: 'maven', namespace: match[1], name: match[2], version: match[3], lockfile: path, scope: testOnly ? 'development' : 'transitive', source: 'registry' }),
+      makeComponent({
+        ecosystem: 'maven',
+        namespace: match[1],
+        name: match[2],
+        version: match[3],
+        lockfile: path,
+        scope: testOnly ? 'development' : 'transitive',
+        source: 'registry',
+      }),
     );
   }
-  return { components, unpinned: [], notes: ['gradle.lockfile does not tell direct from transitive dependencies: non-test modules are listed as transitive'] };
+  return {
+    components,
+    unpinned: [],
+    notes: ['gradle.lockfile does not tell direct from transitive dependencies: non-test modules are listed as transitive'],
+  };
 }

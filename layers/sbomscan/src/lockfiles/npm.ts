@@ -3,7 +3,15 @@
  * 3 list every installed path under `packages` with `dev` / `optional` flags and licences; version 1
  * nests `dependencies` and names the direct ones only in the package.json beside it.
  */
-import { makeComponent, npmNameParts, UnparseableLockfile, type Component, type DependencyScope, type ParsedFile, type SourceKind } from '../component.ts';
+import {
+  makeComponent,
+  npmNameParts,
+  UnparseableLockfile,
+  type Component,
+  type DependencyScope,
+  type ParsedFile,
+  type SourceKind,
+} from '../component.ts';
 
 interface PackageJson {
   dependencies?: Record<string, string>;
@@ -53,7 +61,13 @@ function objectOr<T>(value: unknown, path: string, what: string): T {
   return value as T;
 }
 
-function component(fullName: string, version: string, entry: { resolved?: string; integrity?: string; license?: string }, path: string, scope: DependencyScope): Component {
+function component(
+  fullName: string,
+  version: string,
+  entry: { resolved?: string; integrity?: string; license?: string },
+  path: string,
+  scope: DependencyScope,
+): Component {
   const source = npmSource(entry.resolved, fullName);
   // An alias (`"foo": "npm:bar@1.0.0"`) installs bar: its version field then reads "npm:bar@1.0.0" in v1.
   const alias = /^npm:((?:@[^/]+\/)?[^@]+)@(.+)$/.exec(version);
@@ -100,7 +114,7 @@ export function parseNpmLock(path: string, text: string, packageJson?: string): 
   if (lock.packages !== undefined) {
     const packages = objectOr<Record<string, V2Entry>>(lock.packages, path, 'packages');
     const root = packages[''] ?? pkg ?? {};
-    const direct = directNames(root as PackageJson);
+    const direct = directNames(root);
     for (const [key, raw] of Object.entries(packages)) {
       if (key === '') continue;
       const entry = objectOr<V2Entry>(raw, path, `packages["${key}"]`);
@@ -123,7 +137,10 @@ export function parseNpmLock(path: string, text: string, packageJson?: string): 
       if (!entry.version.startsWith('file:')) {
         const scope: DependencyScope = entry.dev ? 'development' : depth === 0 && direct.prod.has(name) ? 'direct' : 'transitive';
         const resolved = entry.resolved ?? (/^(git|github:)/.test(entry.version) ? entry.version : undefined);
-        const version = resolved !== undefined && /^git/.test(entry.version) ? (/#([0-9a-f]{7,40})$/.exec(entry.version)?.[1] ?? entry.version) : entry.version;
+        const version =
+          resolved !== undefined && /^git/.test(entry.version)
+            ? (/#([0-9a-f]{7,40})$/.exec(entry.version)?.[1] ?? entry.version)
+            : entry.version;
         components.push(component(name, version, { ...entry, resolved }, path, scope));
       }
       if (entry.dependencies) walk(objectOr(entry.dependencies, path, `dependencies["${name}"].dependencies`), depth + 1);

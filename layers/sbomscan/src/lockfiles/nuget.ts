@@ -14,7 +14,14 @@ export function parseNugetLock(path: string, text: string): ParsedFile {
   } catch {
     throw new UnparseableLockfile(path, 'not JSON');
   }
-  if (doc === null || typeof doc !== 'object' || doc.dependencies === undefined || doc.dependencies === null || typeof doc.dependencies !== 'object') throw new UnparseableLockfile(path, 'no dependencies');
+  if (
+    doc === null ||
+    typeof doc !== 'object' ||
+    doc.dependencies === undefined ||
+    doc.dependencies === null ||
+    typeof doc.dependencies !== 'object'
+  )
+    throw new UnparseableLockfile(path, 'no dependencies');
   const seen = new Map<string, Component>();
   for (const packages of Object.values(doc.dependencies)) {
     for (const [name, entry] of Object.entries(packages)) {

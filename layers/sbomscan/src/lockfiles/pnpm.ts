@@ -4,7 +4,16 @@
  * importers' `dependencies` decides). pnpm lockfiles carry no licences.
  */
 import { parse as parseYaml } from 'yaml';
-import { makeComponent, npmNameParts, UnparseableLockfile, type Component, type DependencyScope, type ParsedFile, type SourceKind } from '../component.ts';
+import {
+  makeComponent,
+  npmNameParts,
+  scalarText,
+  UnparseableLockfile,
+  type Component,
+  type DependencyScope,
+  type ParsedFile,
+  type SourceKind,
+} from '../component.ts';
 import { npmSource } from './npm.ts';
 
 type Deps = Record<string, { specifier?: string; version: string } | string>;
@@ -51,13 +60,15 @@ export function parsePnpmLock(path: string, text: string): ParsedFile {
   } catch (error) {
     throw new UnparseableLockfile(path, (error as Error).message.split('\n')[0]);
   }
-  if (doc === null || typeof doc !== 'object' || doc.lockfileVersion === undefined) throw new UnparseableLockfile(path, 'not a pnpm lockfile');
-  const major = Number.parseInt(String(doc.lockfileVersion), 10);
-  if (major < 6 || major > 9) throw new UnparseableLockfile(path, `lockfileVersion ${String(doc.lockfileVersion)} is not read (6 to 9 are)`);
+  if (doc === null || typeof doc !== 'object' || doc.lockfileVersion === undefined)
+    throw new UnparseableLockfile(path, 'not a pnpm lockfile');
+  const major = Number.parseInt(scalarText(doc.lockfileVersion), 10);
+  if (major < 6 || major > 9)
+    throw new UnparseableLockfile(path, `lockfileVersion ${scalarText(doc.lockfileVersion)} is not read (6 to 9 are)`);
   const v9 = major >= 9;
   const packages = (doc.packages ?? {}) as Record<string, PackageEntry>;
   const snapshots = (doc.snapshots ?? {}) as Record<string, PackageEntry>;
-  const importers: Importer[] = doc.importers ? Object.values(doc.importers as Record<string, Importer>) : [doc as Importer];
+  const importers: Importer[] = doc.importers ? Object.values(doc.importers as Record<string, Importer>) : [doc];
 
   const norm = (key: string): string => key.replace(/\(.*$/, '');
   const graph = (key: string): Record<string, string> => {
@@ -80,10 +91,16 @@ export function parsePnpmLock(path: string, text: string): ParsedFile {
   };
   const prodRoots: Array<[string, string]> = [];
   for (const importer of importers) {
-    for (const [name, dep] of Object.entries({ ...importer.dependencies, ...importer.optionalDependencies })) prodRoots.push([name, versionOf(dep)]);
+    for (const [name, dep] of Object.entries({ ...importer.dependencies, ...importer.optionalDependencies }))
+      prodRoots.push([name, versionOf(dep)]);
   }
   const prod = reach(prodRoots);
-  const direct = new Set(prodRoots.map(([name, version]) => keyFor(name, version, v9)).filter((k): k is string => k !== undefined).map(norm));
+  const direct = new Set(
+    prodRoots
+      .map(([name, version]) => keyFor(name, version, v9))
+      .filter((k): k is string => k !== undefined)
+      .map(norm),
+  );
 
   const components: Component[] = [];
   const seen = new Set<string>();
@@ -106,7 +123,15 @@ export function parsePnpmLock(path: string, text: string): ParsedFile {
       source = npmSource(resolution.tarball, name);
     }
     if (/^(https?:|git|file:)/.test(version)) version = entry.version ?? version;
-    const scope: DependencyScope = direct.has(key) ? 'direct' : v9 ? (prod.has(key) ? 'transitive' : 'development') : entry.dev === true ? 'development' : 'transitive';
+    const scope: DependencyScope = direct.has(key)
+      ? 'direct'
+      : v9
+        ? prod.has(key)
+          ? 'transitive'
+          : 'development'
+        : entry.dev === true
+          ? 'development'
+          : 'transitive';
     const made = makeComponent({
       ecosystem: 'npm',
       ...npmNameParts(name),

@@ -5,15 +5,32 @@
  * development flag (`category = "dev"`) and only uv's name the root's dev groups.
  */
 import { parse as parseToml } from 'smol-toml';
-import { makeComponent, normalisePypiName, UnparseableLockfile, type Component, type DependencyScope, type ParsedFile, type SourceKind, type UnpinnedDependency } from '../component.ts';
+import {
+  makeComponent,
+  normalisePypiName,
+  UnparseableLockfile,
+  type Component,
+  type DependencyScope,
+  type ParsedFile,
+  type SourceKind,
+  type UnpinnedDependency,
+} from '../component.ts';
 
-function pypi(name: string, version: string, path: string, scope: DependencyScope, source: SourceKind = 'registry', resolved?: string, integrity?: string | null): Component {
+function pypi(
+  name: string,
+  version: string,
+  path: string,
+  scope: DependencyScope,
+  source: SourceKind = 'registry',
+  resolved?: string,
+  integrity?: string | null,
+): Component {
   return makeComponent({ ecosystem: 'pypi', name: normalisePypiName(name), version, lockfile: path, scope, source, resolved, integrity });
 }
 
 function toml(path: string, text: string): Record<string, unknown> {
   try {
-    return parseToml(text) as Record<string, unknown>;
+    return parseToml(text);
   } catch (error) {
     throw new UnparseableLockfile(path, (error as Error).message.split('\n')[0]);
   }
@@ -35,7 +52,8 @@ export function parseRequirements(path: string, text: string): ParsedFile {
     line = line.replace(/(^|\s)#.*$/, '').trim();
     if (line === '') continue;
     if (line.startsWith('-')) {
-      if (/^-(r|c)\s|^--(requirement|constraint)/.test(line)) notes.push(`${path} includes ${line.split(/\s+/)[1]} (read when it is in the repository)`);
+      if (/^-(r|c)\s|^--(requirement|constraint)/.test(line))
+        notes.push(`${path} includes ${line.split(/\s+/)[1]} (read when it is in the repository)`);
       else if (/^-e\s|^--editable/.test(line)) notes.push(`${path} line ${lineNumber} installs an editable path, not a package`);
       continue;
     }
@@ -44,8 +62,18 @@ export function parseRequirements(path: string, text: string): ParsedFile {
     const match = REQUIREMENT.exec(line);
     if (!match) continue;
     // A bare URL line names its package in `#egg=`, else by its last path segment.
-    const name = bareUrl ? (/[#&]egg=([A-Za-z0-9._-]+)/.exec(line)?.[1] ?? line.split(/[#?]/)[0].replace(/\.git$|\/$/, '').split('/').pop()!) : match[1];
-    const rest = match[3].split(';')[0].replace(/--hash=\S+/g, '').trim();
+    const name = bareUrl
+      ? (/[#&]egg=([A-Za-z0-9._-]+)/.exec(line)?.[1] ??
+        line
+          .split(/[#?]/)[0]
+          .replace(/\.git$|\/$/, '')
+          .split('/')
+          .pop()!)
+      : match[1];
+    const rest = match[3]
+      .split(';')[0]
+      .replace(/--hash=\S+/g, '')
+      .trim();
     if (direct) {
       const url = (/ @ (\S+)/.exec(line)?.[1] ?? line).trim();
       const source: SourceKind = /^git\+/.test(url) ? 'git' : /^file:/.test(url) ? 'file' : 'tarball';
@@ -76,7 +104,10 @@ export function parsePoetryLock(path: string, text: string, pyproject?: string):
   const direct = new Set<string>();
   if (pyproject !== undefined) {
     try {
-      const project = parseToml(pyproject) as { tool?: { poetry?: { dependencies?: Record<string, unknown> } }; project?: { dependencies?: string[] } };
+      const project = parseToml(pyproject) as {
+        tool?: { poetry?: { dependencies?: Record<string, unknown> } };
+        project?: { dependencies?: string[] };
+      };
       for (const name of Object.keys(project.tool?.poetry?.dependencies ?? {})) direct.add(normalisePypiName(name));
       for (const spec of project.project?.dependencies ?? []) direct.add(normalisePypiName(REQUIREMENT.exec(spec)?.[1] ?? spec));
     } catch {
@@ -85,12 +116,23 @@ export function parsePoetryLock(path: string, text: string, pyproject?: string):
   }
   return {
     components: packages.map((pkg) => {
-      if (typeof pkg.name !== 'string' || typeof pkg.version !== 'string') throw new UnparseableLockfile(path, 'a [[package]] lacks name or version');
+      if (typeof pkg.name !== 'string' || typeof pkg.version !== 'string')
+        throw new UnparseableLockfile(path, 'a [[package]] lacks name or version');
       const type = pkg.source?.type;
-      const source: SourceKind = type === 'git' ? 'git' : type === 'file' || type === 'directory' ? 'file' : type === 'url' ? 'tarball' : 'registry';
-      const scope: DependencyScope = pkg.category === 'dev' ? 'development' : direct.has(normalisePypiName(pkg.name)) ? 'direct' : 'transitive';
+      const source: SourceKind =
+        type === 'git' ? 'git' : type === 'file' || type === 'directory' ? 'file' : type === 'url' ? 'tarball' : 'registry';
+      const scope: DependencyScope =
+        pkg.category === 'dev' ? 'development' : direct.has(normalisePypiName(pkg.name)) ? 'direct' : 'transitive';
       const hashed = (pkg.files ?? []).some((file) => typeof file.hash === 'string');
-      return pypi(pkg.name, pkg.version, path, scope, source, pkg.source?.url, source === 'registry' || source === 'tarball' ? (hashed ? 'files' : null) : undefined);
+      return pypi(
+        pkg.name,
+        pkg.version,
+        path,
+        scope,
+        source,
+        pkg.source?.url,
+        source === 'registry' || source === 'tarball' ? (hashed ? 'files' : null) : undefined,
+      );
     }),
     unpinned: [],
     notes: [],
@@ -113,7 +155,12 @@ export function parsePipfileLock(path: string, text: string): ParsedFile {
   } catch {
     throw new UnparseableLockfile(path, 'not JSON');
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || (typeof doc.default !== 'object' && typeof doc.develop !== 'object')) {
+  if (
+    doc === null ||
+    typeof doc !== 'object' ||
+    Array.isArray(doc) ||
+    (typeof doc.default !== 'object' && typeof doc.develop !== 'object')
+  ) {
     throw new UnparseableLockfile(path, 'not a Pipfile.lock (no default or develop packages)');
   }
   const components: Component[] = [];
@@ -124,12 +171,30 @@ export function parsePipfileLock(path: string, text: string): ParsedFile {
     for (const [name, entry] of Object.entries(doc[group] ?? {})) {
       // Pipfile.lock flattens the graph: it cannot tell direct from transitive, so default entries read as direct.
       if (entry.git) components.push(pypi(name, entry.ref ?? 'unknown', path, scope, 'git', entry.git));
-      else if (entry.file) components.push(pypi(name, 'unknown', path, scope, /^file:/.test(entry.file) ? 'file' : 'tarball', entry.file, entry.hashes?.length ? 'hashes' : null));
+      else if (entry.file)
+        components.push(
+          pypi(
+            name,
+            'unknown',
+            path,
+            scope,
+            /^file:/.test(entry.file) ? 'file' : 'tarball',
+            entry.file,
+            entry.hashes?.length ? 'hashes' : null,
+          ),
+        );
       else if (entry.path) continue;
-      else if (typeof entry.version === 'string') components.push(pypi(name, entry.version.replace(/^==/, ''), path, scope, 'registry', undefined, entry.hashes?.length ? 'hashes' : null));
+      else if (typeof entry.version === 'string')
+        components.push(
+          pypi(name, entry.version.replace(/^==/, ''), path, scope, 'registry', undefined, entry.hashes?.length ? 'hashes' : null),
+        );
     }
   }
-  return { components, unpinned: [], notes: ['Pipfile.lock does not tell direct from transitive dependencies: its default packages are listed as direct'] };
+  return {
+    components,
+    unpinned: [],
+    notes: ['Pipfile.lock does not tell direct from transitive dependencies: its default packages are listed as direct'],
+  };
 }
 
 interface UvPackage {
@@ -161,7 +226,9 @@ export function parseUvLock(path: string, text: string): ParsedFile {
     }
     return seen;
   };
-  const directNames = roots.flatMap((root) => [...(root.dependencies ?? []), ...Object.values(root['optional-dependencies'] ?? {}).flat()].map((d) => normalisePypiName(d.name)));
+  const directNames = roots.flatMap((root) =>
+    [...(root.dependencies ?? []), ...Object.values(root['optional-dependencies'] ?? {}).flat()].map((d) => normalisePypiName(d.name)),
+  );
   const prod = reach(directNames);
   const components: Component[] = [];
   for (const pkg of packages) {
@@ -171,8 +238,19 @@ export function parseUvLock(path: string, text: string): ParsedFile {
     const source: SourceKind = src.git ? 'git' : src.path || src.directory ? 'file' : src.url ? 'tarball' : 'registry';
     const hashed = Boolean(pkg.sdist?.hash) || (pkg.wheels ?? []).some((wheel) => Boolean(wheel.hash));
     const scope: DependencyScope = directNames.includes(name) ? 'direct' : prod.has(name) ? 'transitive' : 'development';
-    const resolved = src.git ?? src.url ?? src.path ?? src.directory ?? (src.registry && /^http:/.test(src.registry) ? src.registry : undefined);
-    components.push(pypi(pkg.name, pkg.version ?? 'unknown', path, scope, source, resolved, source === 'registry' || source === 'tarball' ? (hashed ? 'hashes' : null) : undefined));
+    const resolved =
+      src.git ?? src.url ?? src.path ?? src.directory ?? (src.registry && /^http:/.test(src.registry) ? src.registry : undefined);
+    components.push(
+      pypi(
+        pkg.name,
+        pkg.version ?? 'unknown',
+        path,
+        scope,
+        source,
+        resolved,
+        source === 'registry' || source === 'tarball' ? (hashed ? 'hashes' : null) : undefined,
+      ),
+    );
   }
   return { components, unpinned: [], notes: [] };
 }

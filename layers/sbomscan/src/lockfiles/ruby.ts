@@ -47,7 +47,12 @@ export function parseGemfileLock(path: string, text: string): ParsedFile {
         lockfile: path,
         scope: direct.has(gem.name) ? 'direct' : 'transitive',
         source: gem.source,
-        resolved: gem.source === 'registry' && gem.remote && /^http:/.test(gem.remote) ? gem.remote : gem.source === 'registry' ? undefined : gem.remote,
+        resolved:
+          gem.source === 'registry' && gem.remote && /^http:/.test(gem.remote)
+            ? gem.remote
+            : gem.source === 'registry'
+              ? undefined
+              : gem.remote,
         integrity: hasChecksums && gem.source === 'registry' ? (checksums.has(`${gem.name}@${gem.version}`) ? 'sha256' : null) : undefined,
       }),
     );

@@ -4,7 +4,15 @@
  * a package reachable from `dependencies` is a production one, else from `devDependencies` only.
  */
 import { parse as parseYaml } from 'yaml';
-import { makeComponent, npmNameParts, UnparseableLockfile, type Component, type DependencyScope, type ParsedFile } from '../component.ts';
+import {
+  makeComponent,
+  npmNameParts,
+  scalarText,
+  UnparseableLockfile,
+  type Component,
+  type DependencyScope,
+  type ParsedFile,
+} from '../component.ts';
 import { npmSource } from './npm.ts';
 
 interface Entry {
@@ -40,10 +48,7 @@ function parseV1(path: string, text: string): Entry[] {
     const indent = /^ */.exec(line)![0].length;
     if (indent === 0) {
       if (!line.endsWith(':')) throw new UnparseableLockfile(path, `line ${index + 1} is not an entry`);
-      const descriptors = line
-        .slice(0, -1)
-        .split(/,\s*/)
-        .map(unquote);
+      const descriptors = line.slice(0, -1).split(/,\s*/).map(unquote);
       current = { descriptors, name: descriptorName(descriptors[0]), version: '', dependencies: {}, workspace: false };
       entries.push(current);
       inDependencies = false;
@@ -77,7 +82,7 @@ function parseBerry(path: string, doc: Record<string, unknown>): Entry[] {
     if (key === '__metadata') continue;
     const value = raw as Record<string, unknown> | null;
     if (value === null || typeof value !== 'object') throw new UnparseableLockfile(path, `${key} is not an entry`);
-    const resolution = String(value.resolution ?? '');
+    const resolution = scalarText(value.resolution);
     const descriptors = key.split(/,\s*/);
     const name = descriptorName(resolution || descriptors[0]);
     const protocol = /@([a-z]+):/.exec(resolution.slice(name.length))?.[1] ?? 'npm';
@@ -92,7 +97,7 @@ function parseBerry(path: string, doc: Record<string, unknown>): Entry[] {
     entries.push({
       descriptors: descriptors.map((d) => d.replace(/@npm:/, '@')),
       name,
-      version: String(value.version ?? ''),
+      version: scalarText(value.version),
       resolved,
       // berry's `checksum` is its integrity hash; a linked or git package has none to carry.
       integrity: typeof value.checksum === 'string' ? value.checksum : protocol === 'npm' ? null : undefined,
@@ -117,7 +122,11 @@ export function parseYarnLock(path: string, text: string, packageJson?: string):
   } else {
     entries = parseV1(path, text);
   }
-  let pkg: { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string> } = {};
+  let pkg: {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  } = {};
   try {
     if (packageJson !== undefined) pkg = JSON.parse(packageJson) as typeof pkg;
   } catch {
@@ -128,11 +137,16 @@ export function parseYarnLock(path: string, text: string, packageJson?: string):
   const lookup = (name: string, rawRange: string): Entry | undefined => {
     // berry writes its dependency ranges with the protocol (`npm:2.1.2`); its descriptors are stored without `npm:`.
     const range = rawRange.replace(/^npm:/, '');
-    return byDescriptor.get(`${name}@${range}`) ?? entries.find((e) => e.name === name && e.descriptors.some((d) => d.startsWith(`${name}@`) && d.endsWith(range)));
+    return (
+      byDescriptor.get(`${name}@${range}`) ??
+      entries.find((e) => e.name === name && e.descriptors.some((d) => d.startsWith(`${name}@`) && d.endsWith(range)))
+    );
   };
   const reach = (roots: Record<string, string>): Set<Entry> => {
     const seen = new Set<Entry>();
-    const stack = Object.entries(roots).map(([name, range]) => lookup(name, range)).filter((e): e is Entry => e !== undefined);
+    const stack = Object.entries(roots)
+      .map(([name, range]) => lookup(name, range))
+      .filter((e): e is Entry => e !== undefined);
     while (stack.length > 0) {
       const entry = stack.pop()!;
       if (seen.has(entry)) continue;
@@ -151,7 +165,11 @@ export function parseYarnLock(path: string, text: string, packageJson?: string):
   const seenPurls = new Set<string>();
   for (const entry of entries) {
     if (entry.workspace) continue;
-    const scope: DependencyScope = directProd.has(entry) ? 'direct' : prod.has(entry) || packageJson === undefined ? 'transitive' : 'development';
+    const scope: DependencyScope = directProd.has(entry)
+      ? 'direct'
+      : prod.has(entry) || packageJson === undefined
+        ? 'transitive'
+        : 'development';
     const source = npmSource(entry.resolved, entry.name);
     const made = makeComponent({
       ecosystem: 'npm',
