@@ -99,6 +99,18 @@ export class UnparseableLockfile extends Error {
   }
 }
 
+/** A JSON lockfile's top-level object, or an UnparseableLockfile naming the file. */
+export function parseJsonObject<T extends object>(path: string, text: string): Partial<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UnparseableLockfile(path, 'not JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UnparseableLockfile(path, 'not a JSON object');
+  return value as Partial<T>;
+}
+
 /** A lockfile's scalar as text ('' for anything else): YAML and TOML values may be numbers or dates. */
 export function scalarText(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';

@@ -1,5 +1,5 @@
 /** `composer.lock`: `packages` and `packages-dev`, each with its source, dist (and shasum) and licences. */
-import { makeComponent, UnparseableLockfile, type Component, type ParsedFile, type SourceKind } from '../component.ts';
+import { makeComponent, parseJsonObject, UnparseableLockfile, type Component, type ParsedFile, type SourceKind } from '../component.ts';
 
 interface ComposerPackage {
   name: string;
@@ -10,18 +10,8 @@ interface ComposerPackage {
 }
 
 export function parseComposerLock(path: string, text: string, composerJson?: string): ParsedFile {
-  let doc: { packages?: ComposerPackage[]; 'packages-dev'?: ComposerPackage[] };
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch {
-    throw new UnparseableLockfile(path, 'not JSON');
-  }
-  if (
-    doc === null ||
-    typeof doc !== 'object' ||
-    Array.isArray(doc) ||
-    (!Array.isArray(doc.packages) && !Array.isArray(doc['packages-dev']))
-  ) {
+  const doc = parseJsonObject<{ packages: ComposerPackage[]; 'packages-dev': ComposerPackage[] }>(path, text);
+  if (!Array.isArray(doc.packages) && !Array.isArray(doc['packages-dev'])) {
     throw new UnparseableLockfile(path, 'not a composer.lock (no packages list)');
   }
   const direct = new Set<string>();

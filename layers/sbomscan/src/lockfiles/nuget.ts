@@ -1,5 +1,5 @@
 /** NuGet `packages.lock.json`: per target framework, each package `Direct` or `Transitive` with its `contentHash`. */
-import { makeComponent, UnparseableLockfile, type Component, type ParsedFile } from '../component.ts';
+import { makeComponent, parseJsonObject, UnparseableLockfile, type Component, type ParsedFile } from '../component.ts';
 
 interface NugetEntry {
   type?: string;
@@ -8,19 +8,8 @@ interface NugetEntry {
 }
 
 export function parseNugetLock(path: string, text: string): ParsedFile {
-  let doc: { dependencies?: Record<string, Record<string, NugetEntry>> };
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch {
-    throw new UnparseableLockfile(path, 'not JSON');
-  }
-  if (
-    doc === null ||
-    typeof doc !== 'object' ||
-    doc.dependencies === undefined ||
-    doc.dependencies === null ||
-    typeof doc.dependencies !== 'object'
-  )
+  const doc = parseJsonObject<{ dependencies: Record<string, Record<string, NugetEntry>> }>(path, text);
+  if (doc.dependencies === undefined || doc.dependencies === null || typeof doc.dependencies !== 'object')
     throw new UnparseableLockfile(path, 'no dependencies');
   const seen = new Map<string, Component>();
   for (const packages of Object.values(doc.dependencies)) {

@@ -6,6 +6,7 @@
  */
 import { parse as parseToml } from 'smol-toml';
 import {
+  parseJsonObject,
   makeComponent,
   normalisePypiName,
   UnparseableLockfile,
@@ -149,18 +150,8 @@ interface PipfileEntry {
 }
 
 export function parsePipfileLock(path: string, text: string): ParsedFile {
-  let doc: { default?: Record<string, PipfileEntry>; develop?: Record<string, PipfileEntry> };
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch {
-    throw new UnparseableLockfile(path, 'not JSON');
-  }
-  if (
-    doc === null ||
-    typeof doc !== 'object' ||
-    Array.isArray(doc) ||
-    (typeof doc.default !== 'object' && typeof doc.develop !== 'object')
-  ) {
+  const doc = parseJsonObject<{ default: Record<string, PipfileEntry>; develop: Record<string, PipfileEntry> }>(path, text);
+  if (typeof doc.default !== 'object' && typeof doc.develop !== 'object') {
     throw new UnparseableLockfile(path, 'not a Pipfile.lock (no default or develop packages)');
   }
   const components: Component[] = [];
