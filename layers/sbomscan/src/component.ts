@@ -108,7 +108,7 @@ export function parseJsonObject<T extends object>(path: string, text: string): P
     throw new UnparseableLockfile(path, 'not JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UnparseableLockfile(path, 'not a JSON object');
-  return value as Partial<T>;
+  return value;
 }
 
 /** A lockfile's scalar as text ('' for anything else): YAML and TOML values may be numbers or dates. */
