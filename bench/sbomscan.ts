@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSbomscan } from '../layers/sbomscan/build.ts';
 import { startOsvServer } from '../layers/sbomscan/test/osv-server.ts';
-import { repositoryRoot } from '../infra/paths.ts';
+import { referenceTool } from '../scripts/reference-tools.ts';
 import { gitAvailable, startGitServer } from '../test/helpers/git-http-server.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 
@@ -124,7 +124,8 @@ try {
     CDXGEN_TEMP_DIR: work,
     MVN_CMD: '/bin/false',
   };
-  const cdxgen = join(repositoryRoot, 'node_modules', '.bin', 'cdxgen');
+  const cdxgen = referenceTool('cdxgen');
+  if (!cdxgen) throw new Error('cdxgen is not installed: npm run reference-tools');
   // Equal work: both sides list the same 5,000 purls (checked once, outside the timed runs).
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');

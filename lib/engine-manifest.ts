@@ -36,6 +36,12 @@ export interface TestNeeds {
   binaries: readonly string[];
   /** Python modules the tests import through the machine's python3 (e.g. `spf`, `moto`). */
   python?: readonly string[];
+  /**
+   * npm reference tools (`name@version`), installed by `npm run reference-tools` into
+   * `.reference-tools/` beside the project, not as devDependencies: their optional per-platform
+   * packages are missing from the registry copy, which would break `npm ci` (docs/reference-tools.md).
+   */
+  npm?: readonly string[];
 }
 
 export interface EngineManifest {

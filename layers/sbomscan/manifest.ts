@@ -20,7 +20,11 @@ const manifest: EngineManifest = {
   credentialKinds: ['git_token'],
   entry: 'src/bin/sbomscan.ts',
   bundleBudgetKiB: 400,
-  testNeeds: { debian: ['git', 'librust-itoa-dev', 'librust-memchr-dev'], binaries: ['git', '/usr/lib/git-core/git-http-backend'] },
+  testNeeds: {
+    debian: ['git'],
+    binaries: ['git', '/usr/lib/git-core/git-http-backend'],
+    npm: ['@cyclonedx/cdxgen@12.8.4', '@cyclonedx/cyclonedx-npm@6.0.1'],
+  },
   doc: 'docs/sbomscan.md',
   summary: "A CycloneDX 1.6 SBOM of a repository's lockfiles, with known vulnerabilities from OSV and what changed since the last scan",
 };

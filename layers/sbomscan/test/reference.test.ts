@@ -14,13 +14,14 @@ import formats from 'ajv-formats';
 const addFormats = formats as unknown as (ajv: Ajv) => void;
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapBounded } from '../../../lib/concurrency.ts';
-import { repositoryRoot } from '../../../infra/paths.ts';
+import { REFERENCE_TOOLS_DIR, referenceTool } from '../../../scripts/reference-tools.ts';
 import { buildBom } from '../src/cyclonedx.ts';
 import { takeInventory } from '../src/inventory.ts';
 import { FIXTURES, loadTree, NPM_FIXTURES } from './tree.ts';
 
 const run = promisify(execFile);
-const BIN = join(repositoryRoot, 'node_modules', '.bin');
+const CDXGEN = referenceTool('cdxgen');
+const CYCLONEDX_NPM_BIN = referenceTool('cyclonedx-npm');
 const work = mkdtempSync(join(tmpdir(), 'sbomscan-reference-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -91,7 +92,7 @@ async function cdxgen(dir: string): Promise<string[]> {
   const copy = join(work, dir.replace(/\//g, '_'));
   cpSync(join(FIXTURES, dir), copy, { recursive: true });
   const out = join(copy, 'cdxgen-bom.json');
-  await run(join(BIN, 'cdxgen'), ['-t', CDXGEN_TYPE[dir], '--no-install-deps', '--no-recurse', '-o', out, copy], {
+  await run(CDXGEN!, ['-t', CDXGEN_TYPE[dir], '--no-install-deps', '--no-recurse', '-o', out, copy], {
     env: REFERENCE_ENV,
     timeout: 120_000,
   });
@@ -102,7 +103,7 @@ async function cyclonedxNpm(dir: string): Promise<string[]> {
   const copy = join(work, `npm_${dir}`);
   cpSync(join(FIXTURES, dir), copy, { recursive: true });
   const out = join(copy, 'cyclonedx-npm-bom.json');
-  await run(join(BIN, 'cyclonedx-npm'), ['--package-lock-only', '--output-format', 'JSON', '--output-file', out], {
+  await run(CYCLONEDX_NPM_BIN!, ['--package-lock-only', '--output-format', 'JSON', '--output-file', out], {
     cwd: copy,
     env: REFERENCE_ENV,
     timeout: 120_000,
@@ -121,7 +122,11 @@ function expectSameUnlessExplained(dir: string, theirs: string[]): void {
 
 const CYCLONEDX_NPM = ['npm-v2', 'npm-v3', 'npm-shrinkwrap'];
 
-describe('sbomscan against its references', () => {
+// .ci/run installs the reference tools (npm run reference-tools) and fails when they are missing; elsewhere this says it is skipped.
+if (!CDXGEN || !CYCLONEDX_NPM_BIN)
+  console.warn('SKIPPED: cdxgen / cyclonedx-npm are not installed (npm run reference-tools): the sbomscan reference comparison is skipped');
+
+describe.skipIf(!CDXGEN || !CYCLONEDX_NPM_BIN)('sbomscan against its references', () => {
   const references = new Map<string, string[]>();
   beforeAll(async () => {
     // Two reference processes at once: each is mostly node's and cdxgen's start-up.
@@ -140,7 +145,7 @@ describe('sbomscan against its references', () => {
   });
 
   it('writes an SBOM that validates against the CycloneDX 1.6 JSON schema', () => {
-    const schemaDir = join(repositoryRoot, 'node_modules', '@cyclonedx', 'cdxgen', 'data');
+    const schemaDir = join(REFERENCE_TOOLS_DIR, 'node_modules', '@cyclonedx', 'cdxgen', 'data');
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true, logger: false });
     addFormats(ajv);
     // ajv-formats has no IRI formats; the URLs our SBOM writes are plain URIs, checked as such.
