@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { makeCountingResolver } from '../layers/mailscan/src/dns/counting-resolver.ts';
-import { makeRawResolver } from '../layers/mailscan/src/dns/raw-resolver.ts';
+import { makeRawResolver } from '../lib/dns/raw-resolver.ts';
 import type { OptInContext } from '../layers/mailscan/src/external/services.ts';
 import { OPT_IN_DEFAULTS } from '../layers/mailscan/src/external/opt-in-config.ts';
 import { lookalikeCandidates, scanLookalikes } from '../layers/mailscan/src/leak/lookalikes.ts';

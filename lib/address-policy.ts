@@ -262,6 +262,19 @@ function addressText(family: 4 | 6, value: bigint): string {
   return Array.from({ length: 8 }, (_, group) => ((value >> BigInt(112 - 16 * group)) & 0xffffn).toString(16)).join(':');
 }
 
+/** Names that always mean this machine or a cloud's metadata service, whatever DNS says. */
+const METADATA_NAMES = /^(metadata|metadata\.google\.internal|instance-data(\.ec2\.internal)?)$/;
+
+/**
+ * What a host name always means (`localhost` and `*.localhost`: this machine, RFC 6761; the
+ * metadata services' names), or null for any other name. Lower-case, a trailing dot ignored.
+ */
+export function internalName(host: string): 'loopback' | 'cloud metadata' | null {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'loopback';
+  return METADATA_NAMES.test(name) ? 'cloud metadata' : null;
+}
+
 /** mailscan's form: `MAILSCAN_ALLOW_PRIVATE=1` (which its tests set for loopback servers) admits private and loopback alike. */
 export function blockedAddressReason(ip: string, allowPrivate: boolean): string | null {
   return addressProblem(ip, { allowPrivate, allowLoopback: allowPrivate });

@@ -1,6 +1,6 @@
 import { lookup as systemLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { addressProblem, type AddressPolicy } from './address-policy.ts';
+import { addressProblem, internalName, type AddressPolicy } from './address-policy.ts';
 
 /**
  * The target policy of DESIGN §11: an engine resolves the target's name once, vets every address,
@@ -38,9 +38,6 @@ export function vetAddress(ip: string, policy: TargetPolicy): VettedAddress {
   return { address: bare, family: family as 4 | 6, vetted: true };
 }
 
-/** Names that always mean this machine or a cloud's metadata service. */
-const INTERNAL_NAMES = /^(metadata|metadata\.google\.internal|instance-data(\.ec2\.internal)?)$/;
-
 export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
 const defaultLookup: Lookup = (host) => systemLookup(host, { all: true, verbatim: true });
@@ -57,11 +54,12 @@ export async function resolveTarget(host: string, policy: TargetPolicy, lookup: 
     .replace(/\.$/, '')
     .toLowerCase();
   if (isIP(name)) return [vetAddress(name, policy)];
-  if (name === 'localhost' || name.endsWith('.localhost')) {
+  const internal = internalName(name);
+  if (internal === 'loopback') {
     if (!policy.allowLoopback) throw new TargetRefused(`${host} is this machine: loopback targets are not allowed here`);
     return [vetAddress('127.0.0.1', policy)];
   }
-  if (INTERNAL_NAMES.test(name)) throw new TargetRefused(`${host} is a cloud metadata service`);
+  if (internal === 'cloud metadata') throw new TargetRefused(`${host} is a cloud metadata service`);
   let answers: { address: string; family: number }[];
   try {
     answers = await lookup(name);

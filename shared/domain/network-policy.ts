@@ -1,5 +1,11 @@
 import { isIP } from 'node:net';
-import { addressProblem as registryProblem, judgeAddress, refusedInBlock, type AddressPolicy } from '../../lib/address-policy.ts';
+import {
+  addressProblem as registryProblem,
+  internalName,
+  judgeAddress,
+  refusedInBlock,
+  type AddressPolicy,
+} from '../../lib/address-policy.ts';
 
 /**
  * What a deployment lets tenants point scanners and webhooks at (docs/hostile-input.md): the one
@@ -14,9 +20,6 @@ export const DEFAULT_TARGET_POLICY: TargetPolicy = { allowPrivate: false };
 
 /** The widest network one target may cover (DESIGN §14): an IPv4 /24, an IPv6 /120 (256 addresses). */
 export const MIN_PREFIX = { 4: 24, 6: 120 } as const;
-
-/** Host names that always mean this machine or the cloud's metadata service. */
-const INTERNAL_NAMES = /^(localhost|metadata|metadata\.google\.internal|instance-data(\.ec2\.internal)?)$|\.localhost$/;
 
 const inside = (address: string, problem: string): string => `must not point inside the deployment: ${address} is ${problem}`;
 
@@ -41,9 +44,9 @@ export function addressProblem(address: string, bits: number | undefined, policy
 
 /** Why a host name is refused (this machine, the metadata service), or null. */
 export function hostnameProblem(host: string, policy: TargetPolicy = DEFAULT_TARGET_POLICY): string | null {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  if (policy.allowLoopback && (name === 'localhost' || name.endsWith('.localhost'))) return null;
-  return INTERNAL_NAMES.test(name) ? `must not point inside the deployment: ${host} is this machine or its metadata service` : null;
+  const internal = internalName(host);
+  if (internal === null || (internal === 'loopback' && policy.allowLoopback)) return null;
+  return `must not point inside the deployment: ${host} is this machine or its metadata service`;
 }
 
 /** `localhost` or a loopback address (127.0.0.0/8, ::1). */

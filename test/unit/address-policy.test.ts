@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressProblem, judgeAddress, refusedInBlock, type AddressPolicy } from '../../lib/address-policy.ts';
+import { addressProblem, internalName, judgeAddress, refusedInBlock, type AddressPolicy } from '../../lib/address-policy.ts';
 
 /**
  * The registries' verdict, address by address (IANA IPv4 and IPv6 Special-Purpose Address
@@ -141,5 +141,13 @@ describe('the address policy against the IANA special-purpose registries', () =>
     expect(refusedInBlock('192.0.0.0', 24, { allowPrivate: true })).toEqual({ address: '192.0.0.8', problem: 'IPv4 dummy address' });
     expect(refusedInBlock('::ffff:a9fe:a900', 120, { allowPrivate: true })?.problem).toBe('link-local (embedded 169.254.169.0)');
     expect(refusedInBlock('2606:4700::', 120, { allowPrivate: false })).toBeNull();
+  });
+
+  it('names the host names that always mean this machine or a metadata service', () => {
+    expect(['localhost', 'LOCALHOST.', 'app.localhost'].map(internalName)).toEqual(['loopback', 'loopback', 'loopback']);
+    expect(['metadata', 'metadata.google.internal', 'instance-data', 'instance-data.ec2.internal'].map(internalName)).toEqual(
+      Array(4).fill('cloud metadata'),
+    );
+    expect(['localhost.example.com', 'metadata.example.com', 'example.com'].map(internalName)).toEqual([null, null, null]);
   });
 });

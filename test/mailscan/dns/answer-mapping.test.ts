@@ -1,6 +1,6 @@
 import * as packet from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { mapResponse } from '../../../layers/mailscan/src/dns/answer-mapping.ts';
+import { mapResponse } from '../../../lib/dns/answer-mapping.ts';
 
 function response(rcodeBits: number, answers: packet.Answer[]) {
   return packet.decode(packet.encode({ type: 'response', id: 1, flags: rcodeBits, questions: [{ name: 'a.test', type: 'A' }], answers }));

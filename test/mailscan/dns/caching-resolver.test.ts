@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeCachingResolver } from '../../../layers/mailscan/src/dns/caching-resolver.ts';
+import { makeCachingResolver } from '../../../lib/dns/caching-resolver.ts';
 import { makeFakeResolver } from '../helpers/fake-resolver.ts';
 
 describe('caching resolver', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNameserver, parseNameservers } from '../../../layers/mailscan/src/dns/nameservers.ts';
+import { parseNameserver, parseNameservers } from '../../../lib/dns/nameservers.ts';
 
 describe('nameserver parsing', () => {
   it('accepts IPv4 and IPv6 addresses with and without a port', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeRawResolver } from '../../../layers/mailscan/src/dns/raw-resolver.ts';
+import { makeRawResolver } from '../../../lib/dns/raw-resolver.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
 

@@ -1,4 +1,4 @@
-import type { DnsAnswer, RecordType, Resolver } from '../../../layers/mailscan/src/dns/resolver.ts';
+import type { DnsAnswer, RecordType, Resolver } from '../../../lib/dns/resolver.ts';
 
 /** An in-memory Resolver for unit tests: answers from a table, records every question. */
 export function makeFakeResolver(

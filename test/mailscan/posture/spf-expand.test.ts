@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DnsAnswer, RecordType } from '../../../layers/mailscan/src/dns/resolver.ts';
+import type { DnsAnswer, RecordType } from '../../../lib/dns/resolver.ts';
 import { checkSpf } from '../../../layers/mailscan/src/posture/spf/spf-check.ts';
 import { makeFakeResolver } from '../helpers/fake-resolver.ts';
 

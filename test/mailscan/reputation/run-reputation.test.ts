@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DnsAnswer, RecordType, Resolver } from '../../../layers/mailscan/src/dns/resolver.ts';
+import type { DnsAnswer, RecordType, Resolver } from '../../../lib/dns/resolver.ts';
 import { makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
 import { runReputation } from '../../../layers/mailscan/src/reputation/index.ts';
 import { makeFakeResolver } from '../helpers/fake-resolver.ts';

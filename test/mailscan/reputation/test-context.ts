@@ -1,4 +1,4 @@
-import type { DnsAnswer, RecordType, Resolver } from '../../../layers/mailscan/src/dns/resolver.ts';
+import type { DnsAnswer, RecordType, Resolver } from '../../../lib/dns/resolver.ts';
 import type { ReputationContext, ReputationInput } from '../../../layers/mailscan/src/reputation/context.ts';
 import { makeFakeResolver } from '../helpers/fake-resolver.ts';
 

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeCachingResolver } from '../../../layers/mailscan/src/dns/caching-resolver.ts';
-import { makeRawResolver } from '../../../layers/mailscan/src/dns/raw-resolver.ts';
-import { lookupViaResolver } from '../../../layers/mailscan/src/http/resolver-lookup.ts';
+import { makeCachingResolver } from '../../../lib/dns/caching-resolver.ts';
+import { makeRawResolver } from '../../../lib/dns/raw-resolver.ts';
+import { lookupViaResolver } from '../../../lib/http/resolver-lookup.ts';
 import { makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
 import type { ReputationContext, ReputationInput } from '../../../layers/mailscan/src/reputation/context.ts';
 import { reputationDefaults } from '../../../layers/mailscan/src/reputation/defaults.ts';

@@ -1,6 +1,6 @@
-import { makeCachingResolver } from '../dns/caching-resolver.ts';
-import { makeRawResolver } from '../dns/raw-resolver.ts';
-import { lookupViaResolver } from '../http/resolver-lookup.ts';
+import { makeCachingResolver } from '../../../../lib/dns/caching-resolver.ts';
+import { makeRawResolver } from '../../../../lib/dns/raw-resolver.ts';
+import { lookupViaResolver } from '../../../../lib/http/resolver-lookup.ts';
 import { makeSafeFetch } from '../../../../lib/http/safe-fetch.ts';
 import { checksOf } from '../report-checks.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';

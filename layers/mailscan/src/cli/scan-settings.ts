@@ -1,5 +1,5 @@
 import type { ConfigFile } from '../config/config-file.ts';
-import { parseNameservers, systemNameservers, type Nameserver } from '../dns/nameservers.ts';
+import { parseNameservers, systemNameservers, type Nameserver } from '../../../../lib/dns/nameservers.ts';
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import type { ReputationContext } from '../reputation/context.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';

@@ -1,4 +1,4 @@
-import { parseNameservers } from '../dns/nameservers.ts';
+import { parseNameservers } from '../../../../lib/dns/nameservers.ts';
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import { checksOf } from '../report-checks.ts';
 import { reportSchema } from '../report.ts';

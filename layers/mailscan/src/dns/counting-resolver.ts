@@ -1,6 +1,6 @@
-import { normaliseName } from './answer-mapping.ts';
+import { normaliseName } from '../../../../lib/dns/answer-mapping.ts';
 import { currentRecord } from './dependency-depth.ts';
-import type { DnsAnswer, RecordType, Resolver } from './resolver.ts';
+import type { DnsAnswer, RecordType, Resolver } from '../../../../lib/dns/resolver.ts';
 
 export interface QueryCount {
   /** Distinct (name, type) questions: with the caching wrapper inside, the queries sent. */

@@ -1,4 +1,4 @@
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { CheckError, ReputationContext } from '../reputation/context.ts';
 import type { VendorConfig, VendorDefinition } from '../vendors/vendor.ts';
 

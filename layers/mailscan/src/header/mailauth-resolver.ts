@@ -1,4 +1,4 @@
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 
 /** mailauth's resolver shape: dns.resolve's, TXT answers as arrays of character-strings. */
 export type MailauthResolver = (name: string, rrtype: string) => Promise<string[][]>;

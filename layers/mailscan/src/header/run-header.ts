@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { arc } from 'mailauth/lib/arc/index.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { finding, type ReportFinding } from '../catalogue.ts';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { CheckError, SurfaceResult } from '../reputation/context.ts';
 import { arcStructure } from './arc-structure.ts';
 import { HEADER_LIMITS, HeaderInputError, type HeaderLimits } from './limits.ts';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import * as z from 'zod';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import { blockedAddressReason } from '../../../../lib/address-policy.ts';
 import type { CheckError } from '../reputation/context.ts';
 

@@ -1,4 +1,4 @@
-import type { DnsAnswer, RecordType, Resolver } from '../dns/resolver.ts';
+import type { DnsAnswer, RecordType, Resolver } from '../../../../lib/dns/resolver.ts';
 import { certificatesFor } from '../external/ct-entries.ts';
 import { searchCt } from '../external/ct-search.ts';
 import type { OptInContext } from '../external/services.ts';

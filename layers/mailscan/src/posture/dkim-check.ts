@@ -1,6 +1,6 @@
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { inParallel } from '../dns/dependency-depth.ts';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { CheckError, ReputationInput } from '../reputation/context.ts';
 import { analyseDkimKey, isDkimRecord, type DkimKeyInfo } from './dkim-key.ts';
 

@@ -1,6 +1,6 @@
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { inParallel } from '../dns/dependency-depth.ts';
-import type { DnsAnswer, Resolver } from '../dns/resolver.ts';
+import type { DnsAnswer, Resolver } from '../../../../lib/dns/resolver.ts';
 import type { CheckError } from '../reputation/context.ts';
 import { isDmarcRecord, mailtoAddress, parseDmarc, type DmarcTags, type Policy } from './dmarc-record.ts';
 import { organizationalDomain } from './organizational-domain.ts';

@@ -1,4 +1,4 @@
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 
 /**
  * Whether the scanned domain exists at all. A typo or an expired registration answers NXDOMAIN

@@ -1,5 +1,5 @@
 import { inParallel } from '../dns/dependency-depth.ts';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { CheckError, ReputationInput } from '../reputation/context.ts';
 
 export type MxHost = ReputationInput['mx'][number];

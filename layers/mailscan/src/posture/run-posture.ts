@@ -1,6 +1,6 @@
 import type { ReportFinding } from '../catalogue.ts';
 import { branch, derived } from '../dns/dependency-depth.ts';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { CheckError, PendingReputationInput, ReputationInput } from '../reputation/context.ts';
 import { checkDkim, type DkimData } from './dkim-check.ts';
 import { checkDmarc, type DmarcData } from './dmarc-check.ts';

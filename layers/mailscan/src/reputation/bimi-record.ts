@@ -1,5 +1,5 @@
 import { getDomain } from 'tldts';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 
 /** The BIMI assertion record: `default._bimi.<domain>`, falling back to the organizational domain. */
 export type BimiRecordLookup =

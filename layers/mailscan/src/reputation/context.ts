@@ -1,5 +1,5 @@
 import type { ReportFinding } from '../catalogue.ts';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { Fetch } from '../../../../lib/http/fetch.ts';
 import type { VendorConfig } from '../vendors/vendor.ts';
 

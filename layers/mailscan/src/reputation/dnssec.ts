@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getDomain } from 'tldts';
 import { finding } from '../catalogue.ts';
-import type { DnsAnswer, DnskeyRecord, DsRecord } from '../dns/resolver.ts';
+import type { DnsAnswer, DnskeyRecord, DsRecord } from '../../../../lib/dns/resolver.ts';
 import type { ReputationContext, ReputationInput } from './context.ts';
 import { checkError, type CheckResult } from './check-result.ts';
 

@@ -1,4 +1,4 @@
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { PostureSurface } from '../posture/run-posture.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { branch } from '../dns/dependency-depth.ts';
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import { checkDomainExistence } from '../posture/domain-existence.ts';
 import { startPosture, type PostureSurface } from '../posture/run-posture.ts';
 import type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';

@@ -1,5 +1,5 @@
 import { finding, type ReportFinding } from '../../catalogue.ts';
-import type { Resolver } from '../../dns/resolver.ts';
+import type { Resolver } from '../../../../../lib/dns/resolver.ts';
 import type { CheckError } from '../../reputation/context.ts';
 import { expandSpf } from './spf-expand.ts';
 import { isSpfRecord } from './spf-record.ts';

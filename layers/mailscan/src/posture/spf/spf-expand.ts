@@ -1,5 +1,5 @@
 import { inParallel } from '../../dns/dependency-depth.ts';
-import type { DnsAnswer, RecordType, Resolver } from '../../dns/resolver.ts';
+import type { DnsAnswer, RecordType, Resolver } from '../../../../../lib/dns/resolver.ts';
 import { expandDomainMacros } from './spf-macro.ts';
 import { isSpfRecord, parseSpf, QUERYING_MECHANISMS, type SpfTerm } from './spf-record.ts';
 import type { SpfNode, SpfTermNode, VoidFamily } from './spf-tree.ts';

@@ -1,5 +1,5 @@
 import type { Resolver } from '../dns/resolver.ts';
-import { FetchError, type HostAddress, type HostLookup } from '../../../../lib/http/safe-fetch.ts';
+import { FetchError, type HostAddress, type HostLookup } from './safe-fetch.ts';
 
 /**
  * Resolves fetch hosts through the scan's Resolver, so `--nameserver` and the test DNS server

@@ -1,6 +1,6 @@
 /**
- * The one DNS port of mailscan. Every check takes a Resolver; nothing else touches the network for
- * DNS. Answers have three states so that a timeout is never mistaken for "no record".
+ * The one DNS port of the engines (mailscan, m365scan): every check takes a Resolver; nothing
+ * else touches the network for DNS. Answers have three states so that a timeout is never mistaken for "no record".
  */
 export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME' | 'NS' | 'SOA' | 'PTR' | 'TLSA' | 'DNSKEY' | 'DS';
 
