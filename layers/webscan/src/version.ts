@@ -1,0 +1,1 @@
+export const WEBSCAN_VERSION = '0.1.0';
