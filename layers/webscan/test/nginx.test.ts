@@ -9,6 +9,7 @@ import type { EngineReport } from '../../engine-kit/src/report.ts';
 import { makeTestPki } from '../../../test/tlsscan/helpers/pki.ts';
 import { EXAMPLE_AWS_KEY_ID, startNginxFixture, type NginxFixture } from './helpers/nginx-fixture.ts';
 import { failed, runWebscan, statuses } from './helpers/run.ts';
+import { nmapVerdicts, runNmapScripts } from './helpers/nmap.ts';
 import { OVERLAP, explainedDifference, ruleOfWapiti, runWapiti } from './helpers/wapiti.ts';
 
 describe('webscan on nginx', () => {
@@ -134,6 +135,24 @@ describe('webscan on nginx', () => {
     expect(traces.map((entry) => entry.uri)).toEqual(Array(5).fill('/'));
     // No injection payload: no quote, angle bracket, script, SQL or traversal in any URI.
     expect(log.filter((entry) => /['"<>]|%27|%22|%3c|select%20|union|\.\.\/|%2e%2e|\$\{/i.test(entry.uri))).toEqual([]);
+  });
+
+  it("agrees with nmap's http scripts rule by rule", async () => {
+    const targets = [fixture.bad, fixture.good, fixture.httpsBad, fixture.httpsGood];
+    const scripts = await runNmapScripts(targets.map((target) => Number(new URL(target).port)));
+    const disagreements: string[] = [];
+    let compared = 0;
+    for (const target of targets) {
+      const status = statuses(reports.get(target)!);
+      for (const [rule, nmapFires] of Object.entries(
+        nmapVerdicts(scripts.get(Number(new URL(target).port))!, target.startsWith('https:')),
+      )) {
+        compared += 1;
+        if (nmapFires !== (status[rule] === 'fail')) disagreements.push(`${target} ${rule}: nmap ${nmapFires}, webscan ${status[rule]}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+    expect(compared).toBe(4 * 7 + 2);
   });
 
   it('agrees with wapiti rule by rule where both check the same thing', async () => {

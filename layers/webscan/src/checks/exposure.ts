@@ -28,8 +28,15 @@ const ENV = /^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/m;
 const STUB_STATUS = /^Active connections:\s*\d+\s*\nserver accepts handled requests/;
 
 const HTML_PAGE = /<html|<!doctype html|<body/i;
+/** Files that are not HTML: an HTML page matching their signature is some other page. */
 const probe = (rule: WebRuleId, what: string, signature: RegExp, paths: string[]): Probe[] =>
-  paths.map((path) => ({ rule, path, signature, what, ...(signature === HTML_OR_PHP ? {} : { reject: HTML_PAGE }) }));
+  paths.map((path) => ({
+    rule,
+    path,
+    signature,
+    what,
+    ...(signature === HTML_OR_PHP || rule === 'web.exposure.status_page' ? {} : { reject: HTML_PAGE }),
+  }));
 
 /** The fixed probe list; docs/webscan.md lists it. */
 export const PROBES: readonly Probe[] = [
