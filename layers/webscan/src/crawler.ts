@@ -31,6 +31,8 @@ export interface CrawlResult {
   withQuery: URL[];
   /** Paths of directories seen, for OPTIONS. */
   directories: string[];
+  /** Paths (no query) that answered 2xx with something other than HTML, script or style: API-like, for OPTIONS. */
+  endpoints: string[];
   /** Redirects to another origin, not followed. */
   offOrigin: { from: string; to: string }[];
   /** Pages that could not be analysed (no response, rate limited, blocked, cut). */
@@ -62,6 +64,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     pages: 0,
     withQuery: [],
     directories: [],
+    endpoints: [],
     offOrigin: [],
     failures: [],
     truncated: [],
@@ -118,6 +121,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       else if (next) enqueue(next, depth + 1);
     }
     const html = isHtml(response.headers) ? parseHtml(response.body.toString('utf8')) : undefined;
+    const type = response.headers['content-type'] ?? '';
+    if (
+      !html &&
+      response.status >= 200 &&
+      response.status < 300 &&
+      !/javascript|css|text\/plain|image\//i.test(type) &&
+      !result.endpoints.includes(url.pathname)
+    )
+      result.endpoints.push(url.pathname);
     const page: Page = { url, path, response, text: response.body.toString('utf8'), html };
     options.onPage(page);
     if (!html) return;

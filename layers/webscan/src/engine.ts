@@ -65,6 +65,12 @@ const ACTIVE_RULES: readonly WebRuleId[] = ['web.redirect.open', 'web.xss.reflec
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 10_000;
+
+/** WEBSCAN_REQUEST_TIMEOUT_MS: one response's time bound (1 to 60 s; 10 s by default). */
+function requestTimeoutMs(env: Readonly<Record<string, string | undefined>>): number {
+  const value = Number(env.WEBSCAN_REQUEST_TIMEOUT_MS);
+  return Number.isInteger(value) && value >= 1000 && value <= 60_000 ? value : REQUEST_TIMEOUT_MS;
+}
 const NO_JS = ' (no JavaScript run: pages analysed as served)';
 
 export const webscan: EngineDefinition<WebScope> = {
@@ -98,7 +104,7 @@ async function scanWebsite({ target, scope, deadline, policy, report, progress, 
     origin: start,
     address,
     rate: scope.rate ?? DEFAULTS.rate,
-    timeoutMs: REQUEST_TIMEOUT_MS,
+    timeoutMs: requestTimeoutMs(env),
     maxBodyBytes: MAX_BODY_BYTES,
     extraCa,
     signal: soft.signal,
@@ -212,7 +218,7 @@ async function scanWebsite({ target, scope, deadline, policy, report, progress, 
     }
 
     // 6. OPTIONS and TRACE.
-    await runMethodChecks(client, ledger, crawlResult.directories, nonce);
+    await runMethodChecks(client, ledger, [...crawlResult.endpoints, ...crawlResult.directories], nonce);
 
     // 7. Libraries: a served package.json, then OSV.
     let packageNote = 'no package.json served';

@@ -137,6 +137,24 @@ describe('webscan on nginx', () => {
     expect(log.filter((entry) => /['"<>]|%27|%22|%3c|select%20|union|\.\.\/|%2e%2e|\$\{/i.test(entry.uri))).toEqual([]);
   });
 
+  it('never sends more than `rate` requests in any second, as nginx logged them', async () => {
+    const log = (await fixture.server.accessLog()).filter((entry) => entry.userAgent.startsWith('webscan/'));
+    // One scan per server block (the upgrade scan shares https-good's block, so that one is left out).
+    for (const target of [fixture.bad, fixture.good, fixture.httpsBad]) {
+      const times = log
+        .filter((entry) => entry.port === Number(new URL(target).port))
+        .map((entry) => entry.time * 1000)
+        .sort((a, b) => a - b);
+      expect(times.length).toBeGreaterThan(40);
+      let busiest = 0;
+      for (let i = 0, j = 0; i < times.length; i += 1) {
+        while (times[i] - times[j] >= 1000) j += 1;
+        busiest = Math.max(busiest, i - j + 1);
+      }
+      expect([target, busiest <= 20]).toEqual([target, true]);
+    }
+  });
+
   it("agrees with nmap's http scripts rule by rule", async () => {
     const targets = [fixture.bad, fixture.good, fixture.httpsBad, fixture.httpsGood];
     const scripts = await runNmapScripts(targets.map((target) => Number(new URL(target).port)));

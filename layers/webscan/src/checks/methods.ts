@@ -8,7 +8,7 @@ import type { OriginClient } from '../http-client.ts';
 import type { Ledger } from '../ledger.ts';
 import { blockedReason } from './exposure.ts';
 
-const MAX_OPTIONS_PATHS = 8;
+const MAX_OPTIONS_PATHS = 12;
 
 export async function runMethodChecks(client: OriginClient, ledger: Ledger, paths: readonly string[], nonce: string): Promise<void> {
   const targets = [...new Set(['/', ...paths])].slice(0, MAX_OPTIONS_PATHS);
