@@ -10,8 +10,9 @@ import netscan from './netscan/manifest.ts';
 import secretscan from './secretscan/manifest.ts';
 import sbomscan from './sbomscan/manifest.ts';
 import tlsscan from './tlsscan/manifest.ts';
+import webscan from './webscan/manifest.ts';
 
-export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan];
+export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan];
 
 /** The manifest of the engine that runs `scanType`, if any. */
 export function manifestOfScanType(scanType: string): EngineManifest | undefined {

@@ -5,7 +5,7 @@ import type { EngineManifest } from '../../lib/engine-manifest.ts';
 import { catalogue } from './src/catalogue.ts';
 import { WebScope } from './src/scope.ts';
 
-const manifest: EngineManifest = {
+const manifest = {
   name: 'webscan',
   scanTypes: ['dast'],
   settingsPrefix: 'WEBSCAN_',
@@ -26,6 +26,6 @@ const manifest: EngineManifest = {
   },
   doc: 'docs/webscan.md',
   summary: 'dast: a baseline web scan (crawl, passive checks, exposure probes, two opt-in safe active checks)',
-};
+} as const satisfies EngineManifest;
 
 export default manifest;

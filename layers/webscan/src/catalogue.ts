@@ -3,7 +3,7 @@
  * prints this and docs/findings.md is generated from it. Each rule carries the metadata of
  * DESIGN §11 (references, tags, CWE, confidence) beside the kit's `Rule` fields.
  */
-import type { Rule } from '../../engine-kit/src/report.ts';
+import type { Rule } from '../../../lib/report.ts';
 
 export const WEB_RULE_IDS = [
   'web.headers.csp_missing',
@@ -247,6 +247,7 @@ export const catalogue: readonly WebRule[] = [
     cwe: 'CWE-538',
     confidence: 'high',
     computed_severity: true,
+    severities: ['critical', 'high'],
   },
   {
     rule_id: 'web.exposure.backup_or_config',

@@ -5,7 +5,8 @@
  * paths; and each rule counts what it examined, so its check says "examined N pages" when it
  * passes and is `skipped`, never `pass`, when nothing it applies to was examined.
  */
-import type { FindingInput, ReportBuilder, Severity } from '../../engine-kit/src/report.ts';
+import type { FindingInput, ReportBuilder } from '../../../lib/report.ts';
+import type { Severity } from '../../../lib/severity.ts';
 import type { WebRuleId } from './catalogue.ts';
 import { globMatcher } from './glob.ts';
 

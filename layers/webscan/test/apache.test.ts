@@ -4,7 +4,7 @@
  * each set and unset, with nmap's http NSE scripts and wapiti as references on the same servers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineReport } from '../../engine-kit/src/report.ts';
+import type { EngineReport } from '../../../lib/report.ts';
 import { startApacheFixture, type ApacheFixture } from './helpers/apache-fixture.ts';
 import { nmapVerdicts, runNmapScripts } from './helpers/nmap.ts';
 import { failed, runWebscan, statuses } from './helpers/run.ts';

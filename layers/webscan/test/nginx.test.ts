@@ -5,7 +5,7 @@
  * check) and no payload.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineReport } from '../../engine-kit/src/report.ts';
+import type { EngineReport } from '../../../lib/report.ts';
 import { makeTestPki } from '../../../test/tlsscan/helpers/pki.ts';
 import { EXAMPLE_AWS_KEY_ID, startNginxFixture, type NginxFixture } from './helpers/nginx-fixture.ts';
 import { failed, runWebscan, statuses } from './helpers/run.ts';

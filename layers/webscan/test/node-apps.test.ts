@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedTcpPort } from '../../../test/helpers/closed-port.ts';
-import type { EngineReport } from '../../engine-kit/src/report.ts';
+import type { EngineReport } from '../../../lib/report.ts';
 import { startApp, startHostile, startOsv, startRateLimited, startSoft404, type NodeApp } from './helpers/node-apps.ts';
 import { failed, runWebscan, statuses } from './helpers/run.ts';
 
