@@ -59,6 +59,8 @@ export interface RunningServer {
   /** The entries of the access log so far. */
   accessLog(): Promise<AccessLogEntry[]>;
   stop(): Promise<void>;
+  /** nginx only: re-reads its configuration (`nginx -s reload`); new requests see it once the new workers run. */
+  reload?(): Promise<void>;
 }
 
 /** Writes `files` (paths relative to `root`) and makes the tree readable by the server's workers. */
@@ -131,7 +133,16 @@ http {
 }`;
   await mkdir(join(dir, 'tmp'), { recursive: true });
   await writeFile(join(dir, 'nginx.conf'), conf);
-  return startProcess('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], dir, ports, log);
+  const args = ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'];
+  const server = await startProcess('nginx', args, dir, ports, log);
+  server.reload = async () => {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('nginx', [...args, '-s', 'reload'], { stdio: 'ignore' });
+      child.once('error', reject);
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`nginx -s reload exited ${code}`))));
+    });
+  };
+  return server;
 }
 
 const APACHE_MODULES = [
