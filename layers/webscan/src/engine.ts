@@ -247,10 +247,24 @@ async function scanWebsite({ target, scope, deadline, policy, report, progress, 
       WEB_RULE_IDS.filter((rule) => !PAGE_RULES.includes(rule)),
       '',
     );
-    progress('web.requests', { ...clients.reduce((sum, each) => addCounts(sum, each.sent), {} as Record<string, number>) });
+    progress('web.requests', {
+      ...clients.reduce((sum, each) => addCounts(sum, each.sent), {} as Record<string, number>),
+      busiest_second: busiestSecond(client.sentAt),
+    });
   } finally {
     for (const each of clients) each.close();
   }
+}
+
+/** The most requests that left within any one second. */
+export function busiestSecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let busiest = 0;
+  for (let i = 0, j = 0; i < sorted.length; i += 1) {
+    while (sorted[i] - sorted[j] >= 1000) j += 1;
+    busiest = Math.max(busiest, i - j + 1);
+  }
+  return busiest;
 }
 
 function addCounts(sum: Record<string, number>, counts: Record<string, number>): Record<string, number> {

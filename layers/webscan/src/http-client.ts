@@ -103,6 +103,8 @@ export class OriginClient {
   readonly origin: URL;
   /** Requests sent, by method. */
   readonly sent: Record<Method, number> = { GET: 0, HEAD: 0, OPTIONS: 0, TRACE: 0 };
+  /** When each request left (performance.now()), for the scan's own account of its rate. */
+  readonly sentAt: number[] = [];
   private readonly limiter: RateLimiter;
   private readonly agent: http.Agent;
   private readonly lookup: LookupFunction;
@@ -110,9 +112,15 @@ export class OriginClient {
   private readonly waiting: (() => void)[] = [];
   private readonly concurrency: number;
 
-  constructor(private readonly options: OriginClientOptions) {
+  constructor(
+    private readonly options: OriginClientOptions,
+    limiter?: RateLimiter,
+    sentAt?: number[],
+  ) {
     this.origin = new URL(options.origin.origin);
-    this.limiter = new RateLimiter(options.rate, options.clock);
+    // Clients of one scan share the limiter: `rate` bounds the scan, whichever origin it is on.
+    this.limiter = limiter ?? new RateLimiter(options.rate, options.clock);
+    if (sentAt) this.sentAt = sentAt;
     this.concurrency = options.concurrency ?? 4;
     const isHttps = this.origin.protocol === 'https:';
     const { address } = options;
@@ -131,7 +139,7 @@ export class OriginClient {
 
   /** The same client's settings for another origin on the same host (http:// upgraded to https://). */
   forOrigin(origin: URL): OriginClient {
-    return new OriginClient({ ...this.options, origin });
+    return new OriginClient({ ...this.options, origin }, this.limiter, this.sentAt);
   }
 
   close(): void {
@@ -158,6 +166,7 @@ export class OriginClient {
     try {
       await this.limiter.take(this.options.signal);
       this.sent[method] += 1;
+      this.sentAt.push(performance.now());
       return await this.send(url, method, options.headers ?? {}, options.maxBodyBytes ?? this.options.maxBodyBytes);
     } finally {
       this.release();

@@ -112,15 +112,17 @@ export function maskSecret(value: string): { masked: string; length: number; sha
 }
 
 export function secretsIn(text: string): { kind: string; masked: string; length: number; sha256: string }[] {
-  const found = [];
+  const found = new Map<string, { kind: string; masked: string; length: number; sha256: string }>();
   for (const { kind, pattern } of SECRET_PATTERNS) {
     const global = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`);
     for (const match of text.matchAll(global)) {
-      found.push({ kind, ...maskSecret(match[1]) });
-      if (found.length >= 20) return found;
+      const masked = maskSecret(match[1]);
+      // One value is one secret, whichever patterns match it (the first, most specific, names it).
+      if (!found.has(masked.sha256)) found.set(masked.sha256, { kind, ...masked });
+      if (found.size >= 20) return [...found.values()];
     }
   }
-  return found;
+  return [...found.values()];
 }
 
 const WAF_BLOCK =

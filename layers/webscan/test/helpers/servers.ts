@@ -44,7 +44,7 @@ async function waitForPorts(child: ChildProcess, ports: readonly number[], stder
 }
 
 export interface AccessLogEntry {
-  /** Seconds since the epoch, with milliseconds, as the server logged it. */
+  /** When the request arrived: seconds since the epoch, with milliseconds. */
   time: number;
   /** The port the request came in on (one per server block). */
   port: number;
@@ -77,11 +77,12 @@ function parseLog(text: string): AccessLogEntry[] {
     .split('\n')
     .filter(Boolean)
     .map((line) => {
-      const match = /^(\d+(?:\.\d+)?) (\d+) (\S+) (\S+) (\d{3}) "(.*)"$/.exec(line);
+      const match = /^(\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\d+) (\S+) (\S+) (\d{3}) "(.*)"$/.exec(line);
       if (!match) throw new Error(`unexpected access log line: ${line}`);
-      // nginx's $msec is seconds with milliseconds; apache's %{msec}t is milliseconds.
-      const time = match[1].includes('.') ? Number(match[1]) : Number(match[1]) / 1000;
-      return { time, port: Number(match[2]), method: match[3], uri: match[4], status: Number(match[5]), userAgent: match[6] };
+      // nginx logs when the request ended ($msec, seconds) and how long it took ($request_time):
+      // their difference is when its first byte arrived. apache's %{msec}t is that already (ms).
+      const time = match[1].includes('.') ? Number(match[1]) - Number(match[2]) : Number(match[1]) / 1000;
+      return { time, port: Number(match[3]), method: match[4], uri: match[5], status: Number(match[6]), userAgent: match[7] };
     });
 }
 
@@ -122,7 +123,7 @@ events { worker_connections 256; }
 http {
   include /etc/nginx/mime.types;
   default_type application/octet-stream;
-  log_format webscan '$msec $server_port $request_method $request_uri $status "$http_user_agent"';
+  log_format webscan '$msec $request_time $server_port $request_method $request_uri $status "$http_user_agent"';
   access_log ${log} webscan;
   client_body_temp_path ${dir}/tmp/body;
   proxy_temp_path ${dir}/tmp/proxy;
@@ -175,7 +176,7 @@ ${APACHE_MODULES.map((name) => `LoadModule ${name}_module /usr/lib/apache2/modul
 User nobody
 Group nogroup
 TypesConfig /etc/mime.types
-LogFormat "%{msec}t %p %m %U%q %>s \\"%{User-agent}i\\"" webscan
+LogFormat "%{msec}t 0 %p %m %U%q %>s \\"%{User-agent}i\\"" webscan
 CustomLog ${log} webscan
 ${ports.map((port) => `Listen 127.0.0.1:${port}`).join('\n')}
 ${body.replaceAll('{{DIR}}', dir)}
