@@ -90,7 +90,7 @@ async function runWebscan(round: number): Promise<Set<string>> {
   pages.push(
     Number(/(\d+) pages crawled/.exec(report.checks.find((check) => check.id === 'web.disclosure.debug_error')!.detail)?.[1] ?? 0),
   );
-  const sent = (await logged(/^webscan\//, since - 1000)).sort((a, b) => a - b);
+  const sent = (await logged(/^webscan\//, since)).sort((a, b) => a - b);
   requests.webscan.push(sent.length);
   let most = 0;
   for (let i = 0, j = 0; i < sent.length; i += 1) {
@@ -113,7 +113,7 @@ async function runWapiti(): Promise<Set<string>> {
     times.wapiti.push(ms);
     const [user, system] = (await readFile(cpuFile, 'utf8')).trim().split(/\s+/).slice(-2).map(Number);
     cpu.wapiti.push((user + system) * 1000);
-    requests.wapiti.push((await logged(/^(?!webscan\/)/, since - 1000)).length);
+    requests.wapiti.push((await logged(/^(?!webscan\/)/, since)).length);
     return new Set((await readWapitiReport(join(wapitiDir, 'report.json'))).map(ruleOfWapiti).filter((rule): rule is string => !!rule));
   } finally {
     await rm(wapitiDir, { recursive: true, force: true });
