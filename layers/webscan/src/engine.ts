@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts';
-import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
+import { resolveTarget } from '../../../lib/target-policy.ts';
 import { WEB_RULE_IDS, catalogue, type WebRuleId } from './catalogue.ts';
 import { runActiveChecks } from './checks/active.ts';
 import { cookiesCheck } from './checks/cookies.ts';

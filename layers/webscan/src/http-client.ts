@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import type { VettedAddress } from '../../engine-kit/src/target-policy.ts';
+import type { VettedAddress } from '../../../lib/target-policy.ts';
 
 export type Method = 'GET' | 'HEAD' | 'OPTIONS' | 'TRACE';
 

@@ -5,7 +5,7 @@
  * is deployed), each looked up in OSV's npm ecosystem. An OSV that cannot answer makes the check
  * an error, never a pass; severity comes from the record's CVSS v3 vector (DESIGN §11 bands).
  */
-import { queryOsv, type KnownVulnerability } from '../../../netscan/src/vm/osv-client.ts';
+import { queryOsv, type KnownVulnerability } from '../../../../lib/osv/osv-client.ts';
 import type { Ledger } from '../ledger.ts';
 import { isSuccess, type Page, type PassiveCheck } from '../page.ts';
 
