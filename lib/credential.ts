@@ -20,6 +20,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as z from 'zod';
+import { CREDENTIAL_ALIAS } from './credential-alias.ts';
 import type { CredentialKind } from './engine-manifest.ts';
 
 export type { CredentialKind };
@@ -43,8 +44,7 @@ export function isHostBound(kind: CredentialKind): boolean {
   return HOST_BOUND_KINDS.includes(kind);
 }
 
-/** `alias`: `[a-z0-9][a-z0-9_-]{0,62}`, unique per tenant. */
-export const CREDENTIAL_ALIAS = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export { CREDENTIAL_ALIAS };
 export const CredentialAlias = z.string().regex(CREDENTIAL_ALIAS, 'must be 1 to 63 of a-z, 0-9, _ and -, starting with a letter or digit');
 
 /** The longest token or header value (bytes of ASCII): real ones are far shorter; 1 MB is refused. */
@@ -273,4 +273,9 @@ export function credentialSecrets(cred: LoadedCredential): string[] {
 /** `text` with every secret string replaced: the last line of defence for error messages. */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   return secrets.filter((secret) => secret.length > 0).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+}
+
+/** Is this `allowed_hosts` entry (normalised) an IP literal? */
+export function isIpLiteral(entry: string): boolean {
+  return isIP(entry) !== 0;
 }
