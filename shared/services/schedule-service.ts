@@ -219,11 +219,15 @@ export function makeScheduleService({
 
     /**
      * Throws the ValidationError `importLegacy` would for this input (the rules of create with the
-     * legacy scope tags allowed, under this deployment's target policy), writing nothing: what the
+     * legacy scope tags allowed, under this deployment's target policy; a scope.credential must be
+     * an alias of this tenant, DESIGN §16), writing nothing: what the
      * backfill's dry run reports.
      */
-    async checkLegacy(input: ScheduleCreateRequest): Promise<void> {
-      await validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy, runnerTypes });
+    async checkLegacy(tenant: string, input: ScheduleCreateRequest): Promise<void> {
+      const fields = { scan_type: input.scan_type, scope: input.scope ?? {}, target: input.target, targets: input.targets ?? [] };
+      await validateWithArtifacts(tenant, fields, [], () =>
+        validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy, runnerTypes }),
+      );
     },
 
     async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {
