@@ -20,23 +20,12 @@ import { readFile, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as z from 'zod';
-import { CREDENTIAL_ALIAS } from './credential-alias.ts';
+import { CREDENTIAL_ALIAS, CREDENTIAL_KINDS, HOST_BOUND_KINDS } from './credential-kinds.ts';
 import type { CredentialKind } from './engine-manifest.ts';
 
 export type { CredentialKind };
 
-export const CREDENTIAL_KINDS = [
-  'git_token',
-  'http_header',
-  'aws_access_key',
-  'github_token',
-  'gitlab_token',
-  'slack_token',
-  'llm_api_key',
-] as const satisfies readonly CredentialKind[];
-
-/** Kinds sent over HTTP to hosts of the tenant's choosing: `allowed_hosts` is required (at least one). */
-export const HOST_BOUND_KINDS: readonly CredentialKind[] = ['git_token', 'http_header', 'llm_api_key'];
+export { CREDENTIAL_KINDS, HOST_BOUND_KINDS };
 /** The nhi kinds: sent only to their provider's API (the deployment's configuration); `allowed_hosts` is refused. */
 export const PROVIDER_KINDS: readonly CredentialKind[] = ['aws_access_key', 'github_token', 'gitlab_token', 'slack_token'];
 

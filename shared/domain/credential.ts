@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import {
-  CREDENTIAL_KINDS,
   CredentialAlias,
   hostPatternProblem,
   isHostBound,
@@ -9,32 +8,16 @@ import {
   type CredentialKind,
   type CredentialSecret,
 } from '../../lib/credential.ts';
+import { Credential, CredentialKindSchema } from './credential-wire.ts';
 import type { FieldIssue } from './errors.ts';
 import { descriptionText } from './text.ts';
 
 // Object schemas are z.lazy, built at their first parse (docs/cold-start.md).
 
-export const CredentialKindSchema = z.enum(CREDENTIAL_KINDS);
+export { Credential, CredentialKindSchema, CredentialList } from './credential-wire.ts';
 
 /** The most hosts one credential is bound to. */
 export const MAX_ALLOWED_HOSTS = 50;
-
-/** A credential as the API shows it (DESIGN §16): never its secret. */
-export const Credential = z.lazy(() =>
-  z.object({
-    alias: z.string(),
-    kind: CredentialKindSchema,
-    allowed_hosts: z.array(z.string()),
-    description: z.string().nullable(),
-    fingerprint: z.string().describe('the first 8 hex of the SHA-256 of the secret’s primary value'),
-    created_at: z.string(),
-    updated_at: z.string(),
-    last_used_at: z.string().nullable().describe('when a scan last had it decrypted'),
-  }),
-);
-export type Credential = z.infer<typeof Credential>;
-
-export const CredentialList = z.lazy(() => z.object({ items: z.array(Credential) }));
 
 /**
  * A secret sealed by envelope encryption (credential-envelope.ts): a fresh data key encrypts the

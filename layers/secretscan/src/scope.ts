@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CREDENTIAL_ALIAS } from '../../../lib/credential-alias.ts';
+import { CREDENTIAL_ALIAS } from '../../../lib/credential-kinds.ts';
 
 /** A branch name git accepts (git check-ref-format, simplified to what can be checked alone). */
 const BRANCH = /^(?!\/|.*(?:\/\/|\.\.|@\{|\/\.|\.lock$|\/$|\.$))[^\s~^:?*[\\\x00-\x1f\x7f]{1,255}$/;
