@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSecretscan } from '../../layers/secretscan/build.ts';
@@ -229,8 +229,10 @@ describe.skipIf(!gitAvailable())('no credential leaks', () => {
         `credential leak grep: ${Object.keys(secrets).length} secrets planted (${forbidden().length} strings with their encodings), ${places.length} places searched, ${hits.length} hits`,
       );
       expect(hits).toEqual([]);
-      // The engine's credential file went with its run's folder.
-      expect((await readdir(tmpdir())).filter((name) => name.startsWith('secretscan-run-'))).toEqual([]);
+      // Each engine run got its credential in a file of its own folder, and the folder is gone.
+      const credentialFiles = logLines.flatMap((line) => [...line.matchAll(/--credential-file=([^"]+)/g)].map((match) => match[1]));
+      expect(credentialFiles).toHaveLength(3);
+      for (const file of credentialFiles) await expect(stat(dirname(file))).rejects.toMatchObject({ code: 'ENOENT' });
     } finally {
       await webhook.close();
     }
