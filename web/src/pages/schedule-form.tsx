@@ -45,9 +45,9 @@ const FIELDS: ReadonlyArray<[field: string, label: string, id: string]> = [
 
 /**
  * The credential kinds a scan type's options offer (the engine manifests' `credentialKinds`,
- * DESIGN §16; the manifests are not in the UI bundle): secret_scan takes a tenant's git_token.
+ * DESIGN §16; the manifests are not in the UI bundle): secret_scan and sbom take a tenant's git_token.
  */
-const CREDENTIAL_KINDS_OFFERED: Partial<Record<ScanType, readonly string[]>> = { secret_scan: ['git_token'] };
+const CREDENTIAL_KINDS_OFFERED: Partial<Record<ScanType, readonly string[]>> = { secret_scan: ['git_token'], sbom: ['git_token'] };
 const LABELS = new Map(FIELDS.map(([field, label]) => [field, label]));
 
 /**
