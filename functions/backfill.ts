@@ -14,6 +14,8 @@ import { composeScheduleService } from '../shared/services/compose/schedule-serv
 import { makeBackfillHandler } from './backfill-handler.ts';
 import { makeEventBridgeTriggers } from './eventbridge-triggers.ts';
 import { runnerScanTypes } from '../shared/domain/runner-types.ts';
+import { makeDynamoDbCredentialRepository } from '../shared/adapters/dynamodb/dynamodb-credential-repository.ts';
+import { makeCredentialReferences } from '../shared/services/credential-references.ts';
 
 // Composition root of the one-off backfill function (DESIGN §9): the same backfill service as
 // `npm run backfill`, writing through the same schedule service as the API.
@@ -33,6 +35,8 @@ const schedules = composeScheduleService(
   {
     triggers: makeEventBridgeTriggers(config, logger),
     quota: config.SCHEDULE_QUOTA,
+    // A legacy token reference becomes the tenant's credential of that alias, checked like the API's (DESIGN §16).
+    credentials: makeCredentialReferences(makeDynamoDbCredentialRepository(documentClient, config.TABLE_NAME)),
     // Legacy rows carry no artifact ids, so this reads nothing in practice; wired for the same rules as the API.
     artifacts: makeArtifactReferences(makeDynamoDbArtifactRepository(documentClient, config.TABLE_NAME), systemClock),
   },

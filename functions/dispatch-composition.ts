@@ -17,6 +17,11 @@ import { noEvents, type EventPublisher } from '../shared/ports/event-publisher.t
 import type { Logger } from '../shared/ports/logger.ts';
 import type { RunnerRegistry } from '../shared/ports/scan-runner.ts';
 import { composeDispatchService } from '../shared/services/compose/dispatch-service.ts';
+import { makeDynamoDbCredentialRepository } from '../shared/adapters/dynamodb/dynamodb-credential-repository.ts';
+import { makeKmsClient } from '../shared/adapters/kms/kms-client.ts';
+import { makeKmsKeyWrapper } from '../shared/adapters/kms/kms-key-wrapper.ts';
+import { withCredential } from '../shared/adapters/runners/credential-resolving-runner.ts';
+import { makeCredentialOpener, type CredentialOpener } from '../shared/services/credential-opener.ts';
 
 /**
  * Where scans publish scan.finished and the issue events: the stack's bus when EVENT_BUS_NAME names
@@ -47,17 +52,30 @@ export function composeDispatch(serviceName: string) {
   // The runners read the scope's artifacts from the bucket; where they run, the bucket must be set.
   if (config.ENGINES_DIR && !config.ARTIFACT_BUCKET) throw new Error('invalid configuration: ARTIFACT_BUCKET');
   const artifactStore = config.ARTIFACT_BUCKET ? makeS3ArtifactStore(makeS3Client(), config.ARTIFACT_BUCKET) : null;
+  const documents = makeDocumentClient();
+  // The tenant vault (DESIGN §16): a scope's credential is decrypted for its run (KMS Decrypt only).
+  const opener: CredentialOpener = config.CREDENTIAL_KEY_ARN
+    ? makeCredentialOpener({
+        repo: makeDynamoDbCredentialRepository(documents, config.TABLE_NAME),
+        wrapper: makeKmsKeyWrapper(makeKmsClient(), config.CREDENTIAL_KEY_ARN),
+        clock: systemClock,
+      })
+    : {
+        open: async (_tenant, alias) => {
+          throw new Error(`credential ${alias} cannot be opened: this function has no vault key (CREDENTIAL_KEY_ARN)`);
+        },
+      };
   const runners: RunnerRegistry = new Map(
     config.ENGINES_DIR && artifactStore
       ? [...makeEngineRunners({ binDir: config.ENGINES_DIR, operatorKeys, allowPrivate: config.ALLOW_PRIVATE_TARGETS })].map(
-          ([type, runner]) => [type, withArtifacts(runner, artifactStore)] as const,
+          ([type, runner]) => [type, withCredential(withArtifacts(runner, artifactStore), opener)] as const,
         )
       : [],
   );
   const metrics = makeEmfMetrics({ environment: config.APP_ENV ?? 'unknown' });
   const dispatch = composeDispatchService(
     {
-      ...makeDynamoDbStore(makeDocumentClient(), config.TABLE_NAME),
+      ...makeDynamoDbStore(documents, config.TABLE_NAME),
       clock: systemClock,
       ids: makeUlidGenerator(),
       logger,

@@ -8,6 +8,7 @@ import { MathExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { Alarms } from './constructs/alarms.ts';
 import { Api } from './constructs/api.ts';
 import { Backfill } from './constructs/backfill.ts';
+import { CredentialKey } from './constructs/credential-key.ts';
 import { ServiceDashboard } from './constructs/dashboard.ts';
 import { DEAD_LETTER_VISIBILITY_TIMEOUT, DEPLOYED_RUNNERS, Dispatch } from './constructs/dispatch.ts';
 import { Notifications } from './constructs/notifications.ts';
@@ -85,6 +86,8 @@ export class ScanServiceStack extends Stack {
   readonly scheduling: Scheduling;
   readonly sessionKey: SessionKey;
   readonly operatorKeys: OperatorKeys;
+  /** The tenant vault's KMS key (DESIGN §16): the schedules function encrypts, dispatch decrypts. */
+  readonly credentialKey: CredentialKey;
   readonly dispatch: Dispatch;
   readonly alarms: Alarms;
   readonly api: Api;
@@ -150,6 +153,9 @@ export class ScanServiceStack extends Stack {
     // The scanner's operator keys: read by dispatch only, passed to mailscan's environment only.
     this.operatorKeys = new OperatorKeys(this, 'OperatorKeys', { secretName: settings.operatorKeysSecretName, removalPolicy });
     this.operatorKeys.bindReader(dispatch);
+    // The tenant vault's key: dispatch unwraps a scope's credential for its run (Decrypt only).
+    this.credentialKey = new CredentialKey(this, 'CredentialKey', { removalPolicy });
+    this.credentialKey.bindDecrypter(dispatch);
     const dispatchDeadLetter = identify(this.dispatch.deadLetterFunction);
     this.storage.bindTableActions(dispatchDeadLetter, TABLE_ACTIONS.deadLetter);
 
@@ -198,6 +204,8 @@ export class ScanServiceStack extends Stack {
     );
     this.storage.bindTableActions(schedules, TABLE_ACTIONS.schedules);
     this.scheduling.bindTriggerManagement(schedules, { list: false });
+    // It stores tenant credentials (DESIGN §16): wraps their data keys, never unwraps one.
+    this.credentialKey.bindEncrypter(schedules);
     schedules
       .setEnvironment(ENV.scheduleQuota, String(settings.scheduleQuota))
       .setEnvironment(ENV.allowPrivateTargets, String(settings.allowPrivateTargets));

@@ -84,7 +84,7 @@ export interface EngineManifest {
   scanTypeScopeKey?: string;
   /**
    * Which operator keys (from the operator secret) reach the engine, by name prefix; every
-   * `<settingsPrefix>*` key when absent (secretscan: `SECRETSCAN_TOKEN_`).
+   * `<settingsPrefix>*` key when absent; none when empty (secretscan, whose tokens are tenant credentials, §16).
    */
   operatorKeyPrefixes?: readonly string[];
   /** What one target's scan may write to /tmp, in MiB: the dispatch function's /tmp is sized from it. */

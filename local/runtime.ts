@@ -62,6 +62,12 @@ import { makeHttpPoster } from '../shared/adapters/notifications/http-poster.ts'
 import type { RetryOptions } from '../lib/retry.ts';
 import { composeNotificationServices } from '../shared/services/compose/notification-service.ts';
 import { makeNotifierHandler } from '../functions/notifier-handler.ts';
+import { makeDynamoDbCredentialRepository } from '../shared/adapters/dynamodb/dynamodb-credential-repository.ts';
+import { makeLocalKeyWrapper } from '../shared/adapters/local/local-key-wrapper.ts';
+import { withCredential } from '../shared/adapters/runners/credential-resolving-runner.ts';
+import { makeCredentialOpener } from '../shared/services/credential-opener.ts';
+import { makeCredentialReferences } from '../shared/services/credential-references.ts';
+import { makeCredentialService } from '../shared/services/credential-service.ts';
 
 export const LOCAL_TABLE_NAME = 'scan-service-local';
 /**
@@ -216,10 +222,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     signingKey: sessionKey,
   });
   const artifacts = makeArtifactService({ repo: artifactRepo, store: artifactStore, ids, clock, logger });
-  // Every runner sees the scope's artifacts as local files of its run (DESIGN §4).
+  // The tenant vault (DESIGN §16): sealed in the table under the key file DATA_DIR/credential-master.key.
+  const credentialRepo = makeDynamoDbCredentialRepository(documentClient, LOCAL_TABLE_NAME);
+  const credentialKey = await makeLocalKeyWrapper(options.dataDir ?? tempDir!);
+  const credentialReferences = makeCredentialReferences(credentialRepo);
+  const credentialOpener = makeCredentialOpener({ repo: credentialRepo, wrapper: credentialKey, clock });
+  // Every runner sees the scope's artifacts as local files of its run (DESIGN §4), and the
+  // scope's credential, opened for the run (DESIGN §16).
   const runners: RunnerRegistry = new Map(
     [...(options.runners ?? new Map<never, never>()).entries()].map(
-      ([type, runner]: [ScanType, ScanRunner]) => [type, withArtifacts(runner, artifactStore)] as const,
+      ([type, runner]: [ScanType, ScanRunner]) => [type, withCredential(withArtifacts(runner, artifactStore), credentialOpener)] as const,
     ),
   );
   const targetPolicy = { allowPrivate: options.allowPrivateTargets ?? false, allowLoopback: options.allowLoopbackTargets ?? false };
@@ -260,7 +272,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   );
   const dispatch = services.dispatchService({ runners, scanLogs, metrics, events: queueEventPublisher(notificationMessages) });
   const issueService = makeIssueService({ issues, findings, scans, clock, logger });
-  const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts });
+  const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts, credentials: credentialReferences });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
   const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger, metrics), {
@@ -315,7 +327,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     recovered += 1;
   }
 
-  const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500, artifacts });
+  const schedules = services.scheduleService({ triggers, quota: options.quota ?? 500, artifacts, credentials: credentialReferences });
+  const credentials = makeCredentialService({ repo: credentialRepo, wrapper: credentialKey, clock, logger, targetPolicy });
   const reconciler = services.reconcileService({ triggers, requeueFire });
 
   // Each request is one invocation with its own logger keys, even while others are in flight.
@@ -345,7 +358,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       routes: apiRoutes,
       sessionKey,
       handlers: {
-        schedules: inScope(makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins })),
+        schedules: inScope(makeSchedulesHandler({ schedules, notifications, credentials, logger, allowedOrigins })),
         scans: inScope(
           makeScansHandler(
             { scans: scanService, artifacts, issues: issueService, logger, allowedOrigins },
@@ -421,6 +434,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     reconciler,
     artifacts,
     artifactStore,
+    /** The tenant vault's items (raw reads in tests) and its service. */
+    credentialRepo,
+    credentials,
     /** A one-time sign-in URL for an admin of `tenant` (DESIGN §8): the UI posts its token to POST /api/session. */
     async signInUrl(tenant = 'local', role: Role = 'admin'): Promise<string> {
       const token = await signSessionToken({ sub: `${role}@${tenant}`, tenant, role }, sessionKey);

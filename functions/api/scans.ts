@@ -17,6 +17,8 @@ import { makeIssueService } from '../../shared/services/issue-service.ts';
 import type { ExportStore } from '../../shared/ports/export-store.ts';
 import { makeScansHandler } from './scans-handler.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
+import { makeDynamoDbCredentialRepository } from '../../shared/adapters/dynamodb/dynamodb-credential-repository.ts';
+import { makeCredentialReferences } from '../../shared/services/credential-references.ts';
 
 // Composition root for AWS: run now, manual scans, scan and finding reads, artifacts.
 const config = readConfig(ScansConfig);
@@ -48,6 +50,8 @@ const scans = composeScanService(
     // Reads the dispatch function's log group back for GET /api/scans/{id}/log/ (logs:FilterLogEvents on it alone).
     scanLogs: makeCloudWatchScanLogs(config.DISPATCH_LOG_GROUP, logger, lazyCloudWatchLogsClient()),
     artifacts,
+    // scope.credential is checked against the vault's items (metadata only: no KMS grant here).
+    credentials: makeCredentialReferences(makeDynamoDbCredentialRepository(documents, config.TABLE_NAME)),
   },
 );
 

@@ -11,13 +11,16 @@ import { makeApiHandler } from '../../shared/http/make-api-handler.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
 import { declareRoutes } from '../../shared/http/routes.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
+import type { CredentialService } from '../../shared/services/credential-service.ts';
 import type { NotificationService } from '../../shared/services/notification-service.ts';
 import type { ScheduleService } from '../../shared/services/schedule-service.ts';
+import { credentialRoutes } from './credential-routes.ts';
 import { notificationRoutes } from './notification-routes.ts';
 
 export interface SchedulesHandlerDeps {
   schedules: ScheduleService;
   notifications: NotificationService;
+  credentials: CredentialService;
   logger: Logger;
   allowedOrigins: string[];
 }
@@ -25,7 +28,7 @@ export interface SchedulesHandlerDeps {
 const base = '/api/scans/schedules';
 const scheduleId = { schema: ScheduleId, noun: 'schedule' };
 
-/** The tenant's configuration: the schedule routes of DESIGN §3 (all but run/, which comes with scans) and the notification rules of §15. */
+/** The tenant's configuration: the schedule routes of DESIGN §3 (all but run/, which comes with scans), the notification rules of §15 and the credentials of §16. */
 export const scheduleRoutes = declareRoutes<SchedulesHandlerDeps>('schedules', (route) => [
   route({
     method: 'GET',
@@ -102,6 +105,7 @@ export const scheduleRoutes = declareRoutes<SchedulesHandlerDeps>('schedules', (
     handle: async ({ identity, id }, { schedules }) => ({ status: 200, body: await schedules.toggle(identity.tenant, id) }),
   }),
   ...notificationRoutes(route),
+  ...credentialRoutes(route),
 ]);
 
 export function makeSchedulesHandler(deps: SchedulesHandlerDeps) {

@@ -16,23 +16,39 @@ import { composeScheduleService } from '../../shared/services/compose/schedule-s
 import { makeEventBridgeTriggers } from '../eventbridge-triggers.ts';
 import { makeSchedulesHandler } from './schedules-handler.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
+import { makeDynamoDbCredentialRepository } from '../../shared/adapters/dynamodb/dynamodb-credential-repository.ts';
+import { makeKmsClient } from '../../shared/adapters/kms/kms-client.ts';
+import { makeKmsKeyWrapper } from '../../shared/adapters/kms/kms-key-wrapper.ts';
+import { makeCredentialReferences } from '../../shared/services/credential-references.ts';
+import { makeCredentialService } from '../../shared/services/credential-service.ts';
 
 // Composition root for AWS: configuration and clients are built once per cold start.
 const config = readConfig(SchedulesConfig);
 const logger = makeLogger('schedules');
 const documents = makeDocumentClient();
 const ids = makeUlidGenerator();
+const targetPolicy = { allowPrivate: config.ALLOW_PRIVATE_TARGETS };
+// The tenant vault (DESIGN §16): this function seals secrets with the stack's KMS key (Encrypt only).
+const credentialRepo = makeDynamoDbCredentialRepository(documents, config.TABLE_NAME);
+const credentials = makeCredentialService({
+  repo: credentialRepo,
+  wrapper: makeKmsKeyWrapper(makeKmsClient(), config.CREDENTIAL_KEY_ARN),
+  clock: systemClock,
+  logger,
+  targetPolicy,
+});
 const schedules = composeScheduleService(
   {
     schedules: makeDynamoDbScheduleRepository(documents, config.TABLE_NAME),
     clock: systemClock,
     ids,
     logger,
-    targetPolicy: { allowPrivate: config.ALLOW_PRIVATE_TARGETS },
+    targetPolicy,
     runnerTypes: new Set(runnerScanTypes()),
   },
   {
     triggers: makeEventBridgeTriggers(config, logger),
+    credentials: makeCredentialReferences(credentialRepo),
     quota: config.SCHEDULE_QUOTA,
     // The scope's artifact ids are read from their rows (GetItem), never their bytes: no bucket grant.
     artifacts: makeArtifactReferences(makeDynamoDbArtifactRepository(documents, config.TABLE_NAME), systemClock),
@@ -58,4 +74,4 @@ const { notifications } = composeNotificationServices(
   },
 );
 
-export const handler = makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins: config.ALLOWED_ORIGINS });
+export const handler = makeSchedulesHandler({ schedules, notifications, credentials, logger, allowedOrigins: config.ALLOWED_ORIGINS });

@@ -8,8 +8,11 @@ const manifest = {
   name: 'secretscan',
   scanTypes: ['secret_scan'],
   settingsPrefix: 'SECRETSCAN_',
-  // The operator's repository tokens, SECRETSCAN_TOKEN_<NAME>, for scope.credential (docs/secretscan.md).
-  operatorKeyPrefixes: ['SECRETSCAN_TOKEN_'],
+  // No operator key reaches it: the repository tokens SECRETSCAN_TOKEN_<NAME> are retired in favour
+  // of tenant credentials (DESIGN §16), handed over in --credential-file.
+  operatorKeyPrefixes: [],
+  // scope.credential names a git_token of the tenant (docs/credentials.md).
+  credentialKinds: ['git_token'],
   status: 'ga',
   targetKind: 'repository',
   scope: () => SecretScanScope,

@@ -57,6 +57,11 @@ function describe(error: unknown, options: CloneOptions, authorized: boolean): E
   if (options.http.failure) return options.http.failure;
   if (options.signal.aborted) return new CloneFailed("the clone did not finish before the scan's deadline");
   if (error instanceof GitHttpStatus) {
+    if ((error.status === 401 || error.status === 403) && options.http.credentialWithheldFrom !== undefined) {
+      return new CloneFailed(
+        `the repository redirected to ${options.http.credentialWithheldFrom}, another origin, which answered HTTP ${error.status}: the credential is never sent across origins`,
+      );
+    }
     if (error.status === 401 || error.status === 403) {
       return new CloneFailed(
         authorized

@@ -82,6 +82,8 @@ export class GitHttpClient {
   private received = 0;
   /** The first bound this client enforced, whatever the caller made of the error. */
   failure: Error | undefined;
+  /** The other origin a redirect led to while a credential was held: it was not sent there. */
+  credentialWithheldFrom: string | undefined;
 
   constructor(private readonly options: GitHttpOptions) {}
 
@@ -103,6 +105,7 @@ export class GitHttpClient {
       response.discard();
       if (hop >= MAX_REDIRECTS) throw new RefusedUrl(`more than ${MAX_REDIRECTS} redirects`);
       url = new URL(location, url);
+      if (this.options.authorization !== undefined && url.origin !== this.options.origin) this.credentialWithheldFrom ??= url.origin;
     }
   };
 

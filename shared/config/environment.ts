@@ -47,6 +47,8 @@ export const ENV = {
   notificationSender: 'NOTIFICATION_SENDER',
   /** The UI's origin, for the links in notifications. */
   appUrl: 'APP_URL',
+  /** ARN of the stack's KMS key of the credential vault (DESIGN §16): schedules Encrypt, dispatch Decrypt. */
+  credentialKeyArn: 'CREDENTIAL_KEY_ARN',
   /** Service version shown by /api/health. */
   serviceVersion: 'SERVICE_VERSION',
 } as const;

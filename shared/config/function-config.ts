@@ -61,6 +61,8 @@ export const SchedulesConfig = () =>
     // allowed origin.
     [ENV.notificationSender]: z.email().optional(),
     [ENV.appUrl]: z.url({ protocol: /^https?$/ }).optional(),
+    /** The vault's KMS key: credentials are sealed with it (Encrypt only). */
+    [ENV.credentialKeyArn]: z.string().startsWith('arn:'),
   });
 
 export const ScansConfig = () =>
@@ -106,6 +108,8 @@ export const DispatchConfig = () =>
     [ENV.environment]: z.string().min(1).optional(),
     /** The stack's event bus (DESIGN §15); without it scans publish no events. */
     [ENV.eventBusName]: z.string().min(1).optional(),
+    /** The vault's KMS key (Decrypt only); without it a scope.credential fails its target. */
+    [ENV.credentialKeyArn]: z.string().startsWith('arn:').optional(),
     /** Set by Lambda: the function's own log group, where a job's log lines are. */
     AWS_LAMBDA_LOG_GROUP_NAME: z.string().min(1).optional(),
   });

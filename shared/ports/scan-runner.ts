@@ -1,3 +1,4 @@
+import type { CredentialFile } from '../../lib/credential.ts';
 import type { RunnerFinding } from '../domain/finding.ts';
 import type { CheckStatus } from '../domain/scan-job.ts';
 import type { ScanType } from '../domain/scan-types.ts';
@@ -17,6 +18,12 @@ export interface RunnerInput {
   logger: Logger;
   /** Local copies of the scope's artifacts, made by the artifact-fetching runner for this run. */
   artifactPaths?: { rua: string[]; header: string | null };
+  /**
+   * The tenant credential `scope.credential` names, decrypted by the dispatch for this run only
+   * (DESIGN §16): the runner writes it to a 0600 file for `--credential-file` and removes it after.
+   * Never logged, never put in a result.
+   */
+  credential?: CredentialFile;
 }
 
 /** One check of the engine's report (docs/engine-contract.md): one per catalogue rule. */

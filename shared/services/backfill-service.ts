@@ -66,8 +66,8 @@ export interface BackfillOptions {
 export interface BackfillScheduleWriter {
   get(tenant: string, id: string): Promise<Schedule>;
   importLegacy(tenant: string, id: string, input: ScheduleCreateRequest): Promise<Schedule>;
-  /** Throws the ValidationError importLegacy would (the deployment's target policy included). */
-  checkLegacy(input: ScheduleCreateRequest): Promise<void>;
+  /** Throws the ValidationError importLegacy would (the deployment's target policy and the tenant's credentials included). */
+  checkLegacy(tenant: string, input: ScheduleCreateRequest): Promise<void>;
   remove(tenant: string, id: string): Promise<void>;
 }
 
@@ -136,6 +136,7 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
   }
 
   async function requestOf(
+    tenant: string,
     row: LegacySchedule,
   ): Promise<{ ok: true; request: ScheduleCreateRequest; notes: string[] } | { ok: false; reason: string }> {
     const mapping = mapLegacySchedule(row);
@@ -145,7 +146,7 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
     const parsed = ScheduleCreateRequest.safeParse(mapping.request);
     if (!parsed.success) return { ok: false, reason: describeIssues(zodIssues(parsed.error)) };
     try {
-      await schedules.checkLegacy(parsed.data);
+      await schedules.checkLegacy(tenant, parsed.data);
     } catch (error) {
       if (error instanceof ValidationError) return { ok: false, reason: describeIssues(error.details) };
       throw error;
@@ -156,7 +157,7 @@ export function makeBackfillService({ source, markers, schedules, clock, ids, lo
   async function migrateRow(tenant: string, row: LegacySchedule, dryRun: boolean, runId: string): Promise<RowReport> {
     const base = { model: row.model, legacy_id: row.id, name: row.name };
     let marker = await markers.get(tenant, row.model, row.id);
-    const mapped = await requestOf(row);
+    const mapped = await requestOf(tenant, row);
 
     if (marker === null) {
       if (!mapped.ok) return { ...base, outcome: 'skipped', reason: mapped.reason };

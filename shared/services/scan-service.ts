@@ -16,7 +16,12 @@ import type { ScanFilter, ScanRepository } from '../ports/scan-repository.ts';
 import type { Page } from '../ports/page.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import type { ArtifactReferences } from '../ports/artifact-references.ts';
+import type { CredentialReferences } from '../ports/credential-references.ts';
 import { scopeArtifactIssues } from './artifact-references.ts';
+import { makeCredentialReferences } from './credential-references.ts';
+
+/** Without a vault every scope.credential reads as missing: refused, never passed on unchecked. */
+const makeNoCredentials = () => makeCredentialReferences(undefined);
 
 export interface ScanServiceDeps {
   scans: ScanRepository;
@@ -33,6 +38,8 @@ export interface ScanServiceDeps {
   targetPolicy?: TargetPolicy;
   /** Scan types with a runner here; a manual scan of another type is refused (DESIGN §4). Unset: every type. */
   runnerTypes?: ReadonlySet<ScanType>;
+  /** Checks scope.credential against the tenant's vault (DESIGN §16). Unset: any scope.credential is refused. */
+  credentials?: CredentialReferences;
 }
 
 export type ScanService = ReturnType<typeof makeScanService>;
@@ -59,6 +66,7 @@ export function makeScanService({
   artifacts,
   targetPolicy,
   runnerTypes,
+  credentials = makeNoCredentials(),
 }: ScanServiceDeps) {
   /**
    * Puts the scan message on the queue after the job is stored. When the queue refuses, the job
@@ -94,6 +102,9 @@ export function makeScanService({
       // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
       if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope')))
         issues.push(...(await scopeArtifactIssues(artifacts, tenant, request.scope ?? {})));
+      // scope.credential must name a credential of this tenant, of a kind the type takes, allowed to every target's host.
+      if (issues.length === 0)
+        issues.push(...(await credentials.checkScope(tenant, subject.scan_type, subject.scope, [subject.target, ...subject.targets])));
       if (issues.length > 0) throw new ValidationError('the scan is not valid', issues);
 
       const id = ids.newId('scan');

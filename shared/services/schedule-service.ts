@@ -18,7 +18,9 @@ import type { Page } from '../ports/page.ts';
 import type { ScheduleFilter, ScheduleRepository } from '../ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
 import type { ArtifactReferences } from '../ports/artifact-references.ts';
+import type { CredentialReferences } from '../ports/credential-references.ts';
 import { scopeArtifactIssues, type ArtifactScopeField } from './artifact-references.ts';
+import { makeCredentialReferences } from './credential-references.ts';
 
 export interface ScheduleServiceDeps {
   repo: ScheduleRepository;
@@ -34,6 +36,8 @@ export interface ScheduleServiceDeps {
   targetPolicy?: TargetPolicy;
   /** Scan types with a runner here; another type is refused on create (DESIGN §4). Unset: every type. */
   runnerTypes?: ReadonlySet<ScanType>;
+  /** Checks scope.credential against the tenant's vault (DESIGN §16). Unset: any scope.credential is refused. */
+  credentials?: CredentialReferences;
 }
 
 export type ScheduleService = ReturnType<typeof makeScheduleService>;
@@ -61,6 +65,7 @@ export function makeScheduleService({
   artifacts,
   targetPolicy,
   runnerTypes,
+  credentials = makeCredentialReferences(undefined),
 }: ScheduleServiceDeps) {
   const toWire = (record: ScheduleRecord): Schedule => scheduleToWire(record, clock.now());
 
@@ -131,7 +136,7 @@ export function makeScheduleService({
    */
   async function validateWithArtifacts(
     tenant: string,
-    fields: Pick<ScheduleFields, 'scan_type' | 'scope'>,
+    fields: Pick<ScheduleFields, 'scan_type' | 'scope' | 'target' | 'targets'>,
     artifactFields: readonly ArtifactScopeField[],
     validate: () => Promise<ValidSchedule>,
   ): Promise<ValidSchedule> {
@@ -147,6 +152,13 @@ export function makeScheduleService({
     const shapeValid = !ruleIssues.some((issue) => issue.field.startsWith('scope'));
     const artifactIssues =
       fields.scan_type === 'email_security' && shapeValid ? await scopeArtifactIssues(artifacts, tenant, fields.scope, artifactFields) : [];
+    // scope.credential: a credential of this tenant, of a kind the type takes, allowed to reach every target (DESIGN §16).
+    const targets = valid ? [valid.target, ...valid.targets] : [fields.target, ...(fields.targets ?? [])];
+    const credentialIssues =
+      shapeValid && !ruleIssues.some((issue) => issue.field.startsWith('target'))
+        ? await credentials.checkScope(tenant, fields.scan_type, fields.scope, targets)
+        : [];
+    artifactIssues.push(...credentialIssues);
     if (artifactIssues.length > 0) throw new ValidationError('the schedule is not valid', [...ruleIssues, ...artifactIssues]);
     if (refused) throw refused;
     return valid!;
@@ -159,7 +171,8 @@ export function makeScheduleService({
 
   async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
     // Legacy rows carry no artifact ids, so the backfill's path checks nothing more unless ids are there.
-    const valid = await validateWithArtifacts(tenant, { scan_type: input.scan_type, scope: input.scope ?? {} }, ['rua', 'header'], () =>
+    const fields = { scan_type: input.scan_type, scope: input.scope ?? {}, target: input.target, targets: input.targets ?? [] };
+    const valid = await validateWithArtifacts(tenant, fields, ['rua', 'header'], () =>
       validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy, runnerTypes }),
     );
     // Fail fast before provisioning anything; the conditional write below is the real guard.
@@ -206,11 +219,15 @@ export function makeScheduleService({
 
     /**
      * Throws the ValidationError `importLegacy` would for this input (the rules of create with the
-     * legacy scope tags allowed, under this deployment's target policy), writing nothing: what the
+     * legacy scope tags allowed, under this deployment's target policy; a scope.credential must be
+     * an alias of this tenant, DESIGN §16), writing nothing: what the
      * backfill's dry run reports.
      */
-    async checkLegacy(input: ScheduleCreateRequest): Promise<void> {
-      await validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy, runnerTypes });
+    async checkLegacy(tenant: string, input: ScheduleCreateRequest): Promise<void> {
+      const fields = { scan_type: input.scan_type, scope: input.scope ?? {}, target: input.target, targets: input.targets ?? [] };
+      await validateWithArtifacts(tenant, fields, [], () =>
+        validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy, runnerTypes }),
+      );
     },
 
     async update(tenant: string, id: string, patch: SchedulePatchRequest): Promise<Schedule> {

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -117,6 +117,27 @@ describe('runEngineCli', () => {
     const bad = io();
     expect(await runEngineCli(engine, ['scan', 'example.test', '--scope-json', join(dir, 'bad.json')], bad)).toBe(2);
     expect(JSON.parse(bad.err[0]).message).toContain('depth');
+  });
+
+  it('hands --credential-file to the scan as context.credential, and refuses a file others may read', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kit-'));
+    const file = { alias: 'ci-bot', kind: 'git_token', secret: { token: 'tok-planted-kit' }, allowed_hosts: ['example.test'] };
+    await writeFile(join(dir, 'credential.json'), JSON.stringify(file), { mode: 0o600 });
+    await writeFile(join(dir, 'open.json'), JSON.stringify(file), { mode: 0o644 });
+    await chmod(join(dir, 'open.json'), 0o644);
+    const seen: unknown[] = [];
+    const engine = toy(async ({ credential, report }) => {
+      seen.push(credential);
+      report.pass('toy.a').pass('toy.b').pass('toy.c');
+    });
+    expect(await runEngineCli(engine, ['scan', 'example.test'], io())).toBe(0);
+    const streams = io();
+    expect(await runEngineCli(engine, ['scan', 'example.test', '--credential-file', join(dir, 'credential.json')], streams)).toBe(0);
+    expect(seen).toEqual([undefined, file]);
+    const open = io();
+    expect(await runEngineCli(engine, ['scan', 'example.test', '--credential-file', join(dir, 'open.json')], open)).toBe(2);
+    expect(JSON.parse(open.err[0]).message).toMatch(/read by others/);
+    expect([...streams.out, ...streams.err, ...open.err].join('')).not.toContain('tok-planted-kit');
   });
 
   it('ends at the deadline with the unfinished checks as errors, never a hang', async () => {

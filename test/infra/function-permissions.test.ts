@@ -6,6 +6,7 @@ import {
   arnOf,
   cdkContext,
   environments,
+  functionResource,
   logicalId,
   ref,
   schedulerArn,
@@ -52,6 +53,19 @@ function artifactObjectStatement(stack: ScanServiceStack, actions: string[]): St
   return { Effect: 'Allow', Action: actions, Resource: [stack.resolve(stack.artifacts.objectsArn)] };
 }
 
+/** The vault key's one action, with the context condition of infra/constructs/credential-key.ts. */
+function credentialKeyStatement(stack: ScanServiceStack, action: string): Statement {
+  return {
+    Effect: 'Allow',
+    Action: [action],
+    Resource: [arnOf(stack, stack.credentialKey.key)],
+    Condition: {
+      Null: { 'kms:EncryptionContext:tenant': 'false', 'kms:EncryptionContext:alias': 'false' },
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['tenant', 'alias'] },
+    },
+  };
+}
+
 function triggerStatements(stack: ScanServiceStack, group: string): Statement[] {
   return [
     {
@@ -80,6 +94,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
         indexQueryStatement(stack),
         ...triggerStatements(stack, group),
+        credentialKeyStatement(stack, 'kms:Encrypt'),
         { Effect: 'Allow', Action: ['ses:SendEmail'], Resource: [stack.resolve(stack.notifications.senderIdentityArn)] },
       ]);
     });
@@ -123,9 +138,32 @@ describe.each(environments)('ScanService-%s', (env) => {
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
         indexQueryStatement(stack, ['GSI2']),
         { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.operatorKeys.secret)] },
+        credentialKeyStatement(stack, 'kms:Decrypt'),
         artifactObjectStatement(stack, ['s3:GetObject']),
         { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, stack.notifications.bus)] },
       ]);
+    });
+
+    it('lets only the schedules function Encrypt and only dispatch Decrypt with the vault key, and the key rotates', () => {
+      const key = JSON.stringify(arnOf(stack, stack.credentialKey.key));
+      const onKey = allStatements(template)
+        .filter(({ statement }) => statement.Resource.some((resource) => JSON.stringify(resource) === key))
+        .map(({ owner, statement }) => [owner, statement.Action]);
+      expect(onKey).toEqual(
+        expect.arrayContaining([
+          [logicalId(stack, stack.functions.schedules.role), ['kms:Encrypt']],
+          [logicalId(stack, stack.functions.dispatch.role), ['kms:Decrypt']],
+        ]),
+      );
+      expect(onKey).toHaveLength(2);
+      template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, PendingWindowInDays: 30 });
+      expect(functionResource(env, 'schedules').Properties.Environment.Variables.CREDENTIAL_KEY_ARN).toEqual(
+        arnOf(stack, stack.credentialKey.key),
+      );
+      expect(functionResource(env, 'dispatch').Properties.Environment.Variables.CREDENTIAL_KEY_ARN).toEqual(
+        arnOf(stack, stack.credentialKey.key),
+      );
+      expect(functionResource(env, 'scans').Properties.Environment.Variables.CREDENTIAL_KEY_ARN).toBeUndefined();
     });
 
     it('lets the artifact check read and delete artifact objects and settle their rows, nothing else', () => {

@@ -61,6 +61,7 @@ describe.each(environments)('ScanService-%s', (env) => {
           ENV.allowPrivateTargets,
           ENV.notificationSender,
           ENV.appUrl,
+          ENV.credentialKeyArn,
         ],
         scans: [
           ...powertools,
@@ -83,6 +84,7 @@ describe.each(environments)('ScanService-%s', (env) => {
           ENV.artifactBucket,
           ENV.operatorKeysSecretArn,
           ENV.eventBusName,
+          ENV.credentialKeyArn,
         ],
         artifactCheck: [...powertools, ENV.tableName, ENV.artifactBucket],
         dispatchDeadLetter: [...powertools, ENV.tableName],

@@ -300,6 +300,27 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('DELETE', `/api/notifications/${rule.id}/`), 204);
     await expectStatus(api('DELETE', `/api/notifications/${rule.id}/`), 404);
 
+    // -- credentials (the schedules function): create, conflict, refused, list, get, rotate, delete;
+    // a manual scan naming one (the scans function reads it), which dispatch opens and touches
+    const credential = { alias: 'ci-bot', kind: 'git_token', secret: { token: 'ghp_grants' }, allowed_hosts: ['git.example.com'] };
+    await expectStatus(api('POST', '/api/credentials/', { body: credential }), 201);
+    await expectStatus(api('POST', '/api/credentials/', { body: credential }), 409);
+    await expectStatus(api('POST', '/api/credentials/', { body: { ...credential, alias: 'spare' } }), 201);
+    await expectStatus(api('POST', '/api/credentials/', { body: { ...credential, allowed_hosts: ['10.0.0.1'] } }), 400);
+    await expectStatus(api('GET', '/api/credentials/'), 200);
+    await expectStatus(api('GET', '/api/credentials/ci-bot/'), 200);
+    await expectStatus(api('GET', '/api/credentials/missing/'), 404);
+    await expectStatus(api('PATCH', '/api/credentials/ci-bot/', { body: { secret: { token: 'ghp_rotated' } } }), 200);
+    await expectStatus(api('PATCH', '/api/credentials/missing/', { body: { description: 'x' } }), 404);
+    await expectStatus(api('DELETE', '/api/credentials/spare/'), 204);
+    await expectStatus(api('DELETE', '/api/credentials/spare/'), 404);
+    await expectStatus(
+      api('POST', '/api/scans/', {
+        body: { scan_type: 'secret_scan', target: 'https://git.example.com/acme/app.git', scope: { credential: 'ci-bot' } },
+      }),
+      202,
+    );
+
     // -- the scans function: run now, manual scans, artifacts
     await expectStatus(api('POST', `/api/scans/schedules/${daily.id}/run/`), 202);
     await expectStatus(api('POST', '/api/scans/schedules/sch_01HZ0000000000000000000000/run/'), 404);

@@ -17,6 +17,9 @@ import { composeNotificationServices } from '../../shared/services/compose/notif
 import { makeHttpPoster } from '../../shared/adapters/notifications/http-poster.ts';
 import { makeOutboxEmailSender } from '../../shared/adapters/notifications/email-senders.ts';
 import { InMemoryNotificationRuleRepository } from '../fakes/in-memory-notification-rule-repository.ts';
+import { InMemoryCredentialRepository } from '../fakes/in-memory-credential-repository.ts';
+import { makeLocalKeyWrapper } from '../../shared/adapters/local/local-key-wrapper.ts';
+import { makeCredentialService } from '../../shared/services/credential-service.ts';
 import { InMemoryArtifactRepository } from '../fakes/in-memory-artifact-repository.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
@@ -120,7 +123,14 @@ describe('memory held across requests', () => {
           targetPolicy: { allowPrivate: false },
         },
       );
-      handler = makeSchedulesHandler({ schedules, notifications, logger, allowedOrigins: [] });
+      const credentials = makeCredentialService({
+        repo: new InMemoryCredentialRepository(),
+        wrapper: await makeLocalKeyWrapper(await mkdtemp(join(tmpdir(), 'memory-vault-'))),
+        clock,
+        logger,
+        targetPolicy: { allowPrivate: false },
+      });
+      handler = makeSchedulesHandler({ schedules, notifications, credentials, logger, allowedOrigins: [] });
       ids = [];
       for (let i = 0; i < 20; i += 1)
         ids.push((await schedules.create('memory', scheduleBody({ target: `site${i}.example.com` }) as never)).id);

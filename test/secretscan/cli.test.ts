@@ -67,15 +67,32 @@ describe.skipIf(!gitAvailable())('the secretscan CLI', () => {
     expect(report.findings.every((finding) => /^[0-9a-f]{64}$/.test(finding.fingerprint_key))).toBe(true);
   });
 
-  it('never writes a planted secret or the operator token to the report or the log', async () => {
+  async function credentialFile(token: string): Promise<string> {
+    const file = join(work, `credential-${Math.random().toString(36).slice(2)}.json`);
+    await writeFile(file, JSON.stringify({ alias: 'ci', kind: 'git_token', secret: { token }, allowed_hosts: ['127.0.0.1'] }), {
+      mode: 0o600,
+    });
+    return file;
+  }
+
+  it('never writes a planted secret or the credential to the report or the log', async () => {
+    const privateScan = async (token: string) =>
+      cli([
+        'scan',
+        `${server.origin}/private.git`,
+        '--scope-json',
+        await scopeFile({ credential: 'ci' }),
+        '--credential-file',
+        await credentialFile(token),
+      ]);
     const scans = [
       await cli(['scan', `${server.origin}/leaky.git`]),
       await cli(['scan', `${server.origin}/leaky.git`, '--format', 'text']),
+      await privateScan(fixtures.serverToken),
+      await privateScan(`${fixtures.serverToken}-wrong`),
+      // The retired operator token is no longer read, whatever the environment holds.
       await cli(['scan', `${server.origin}/private.git`, '--scope-json', await scopeFile({ credential: 'ci' })], {
         SECRETSCAN_TOKEN_CI: fixtures.serverToken,
-      }),
-      await cli(['scan', `${server.origin}/private.git`, '--scope-json', await scopeFile({ credential: 'ci' })], {
-        SECRETSCAN_TOKEN_CI: `${fixtures.serverToken}-wrong`,
       }),
     ];
     const forbidden = [...plantedValues(fixtures.planted), fixtures.privateToken, fixtures.ignoredToken, fixtures.serverToken];
@@ -85,6 +102,7 @@ describe.skipIf(!gitAvailable())('the secretscan CLI', () => {
     }
     expect(JSON.parse(scans[2].stdout).findings).toHaveLength(1);
     expect(JSON.parse(scans[3].stdout).errors[0].message).toBe('the server refused the credential (HTTP 401)');
+    expect(JSON.parse(scans[4].stdout).errors[0].message).toBe('the scope names credential ci, but no credential file was given');
   });
 
   it('leaves no clone behind', async () => {

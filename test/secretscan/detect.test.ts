@@ -6,7 +6,7 @@ import { findHighEntropyAssignments, isHighEntropySecret } from '../../layers/se
 import { entropyGuardForPath, isBinary, looksMinified } from '../../layers/secretscan/src/path-guards.ts';
 import { parseIgnoreFile } from '../../layers/secretscan/src/ignore-file.ts';
 import { digestSecret } from '../../layers/secretscan/src/secret-evidence.ts';
-import { credentialEnvName, readCredential, redact } from '../../layers/secretscan/src/credential.ts';
+import { redact, repositoryCredential } from '../../layers/secretscan/src/credential.ts';
 import { integrityHash, plantSecrets, randomSecret } from './planted.ts';
 
 describe('the catalogue', () => {
@@ -160,14 +160,15 @@ describe('evidence, allowlist and credentials', () => {
     expect(list.invalidLines).toEqual([4]);
   });
 
-  it('reads a named token from the environment and redacts it from text', () => {
+  it("builds Basic auth from a tenant's git_token for an allowed host only, and redacts it from text", () => {
     const token = randomSecret(30);
-    const credential = readCredential('ci_bot', { [credentialEnvName('ci_bot')]: token });
-    expect(credentialEnvName('ci_bot')).toBe('SECRETSCAN_TOKEN_CI_BOT');
+    const file = { alias: 'ci_bot', kind: 'git_token' as const, secret: { token }, allowed_hosts: ['*.example.com'] };
+    const credential = repositoryCredential('ci_bot', file, 'git.example.com');
     expect(credential.authorization).toBe(`Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`);
     expect(redact(`failed with ${token} and ${credential.authorization}`, credential.secrets)).not.toContain(token);
-    expect(() => readCredential('missing', {})).toThrow(
-      'credential missing is not configured (the operator sets SECRETSCAN_TOKEN_MISSING)',
-    );
+    const named = repositoryCredential('ci_bot', { ...file, secret: { token, username: 'deploy' } }, 'git.example.com');
+    expect(named.authorization).toBe(`Basic ${Buffer.from(`deploy:${token}`).toString('base64')}`);
+    expect(() => repositoryCredential('ci_bot', file, 'evil.test')).toThrow('credential ci_bot may not be sent to evil.test');
+    expect(() => repositoryCredential('ci_bot', undefined, 'git.example.com')).toThrow('no credential file was given');
   });
 });

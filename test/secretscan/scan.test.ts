@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LoadedCredential } from '../../lib/credential.ts';
 import { BlobTriage } from '../../layers/secretscan/src/blob-triage.ts';
 import { cloneRepository } from '../../lib/git/clone.ts';
 import { GitHttpClient } from '../../lib/git/git-http.ts';
@@ -184,23 +187,68 @@ describe.skipIf(!gitAvailable())('scanRepository against git http-backend', () =
     expect(byHash(result, fixtures.planted.githubToken)).toBeDefined();
   });
 
-  it('clones a private repository with the named operator token, and never shows the token', async () => {
-    const env = { SECRETSCAN_TOKEN_CI: fixtures.serverToken };
-    const result = await scan('private', { credential: 'ci' }, { env });
+  const gitToken = (token: string, allowed_hosts = ['127.0.0.1']): LoadedCredential => ({
+    alias: 'ci',
+    kind: 'git_token',
+    secret: { token },
+    allowed_hosts,
+  });
+
+  it("clones a private repository with the tenant's git_token credential, and never shows the token", async () => {
+    const result = await scan('private', { credential: 'ci' }, { credential: gitToken(fixtures.serverToken) });
     expect(result.errors).toEqual([]);
     expect(byHash(result, fixtures.privateToken)).toMatchObject({ ruleId: 'secret.github_token' });
     expect(JSON.stringify(result)).not.toContain(fixtures.serverToken);
   });
 
-  it('is an error, not a clean result, without the credential or with a wrong one', async () => {
+  it('is an error, not a clean result, without the credential, with a wrong one, or one not bound to the host', async () => {
     const without = await scan('private');
     expect(without.findings).toEqual([]);
     expect(without.passed.size).toBe(0);
     expect(without.errors[0].message).toBe('the repository needs a credential (HTTP 401); set scope.credential');
-    const wrong = await scan('private', { credential: 'ci' }, { env: { SECRETSCAN_TOKEN_CI: 'not-the-token' } });
+    const wrong = await scan('private', { credential: 'ci' }, { credential: gitToken('not-the-token') });
     expect(wrong.errors[0].message).toBe('the server refused the credential (HTTP 401)');
     const unset = await scan('private', { credential: 'ci' });
-    expect(unset.errors[0].message).toBe('credential ci is not configured (the operator sets SECRETSCAN_TOKEN_CI)');
+    expect(unset.errors[0].message).toBe('the scope names credential ci, but no credential file was given');
+    const before = server.requests.length;
+    const elsewhere = await scan('private', { credential: 'ci' }, { credential: gitToken(fixtures.serverToken, ['git.example.com']) });
+    expect(elsewhere.errors[0].message).toBe('credential ci may not be sent to 127.0.0.1: not in its allowed_hosts');
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('drops the credential on a redirect to another origin: the token never reaches it', async () => {
+    // A front on another port (another origin, same host) that redirects every request to the Git server.
+    const front = createServer((req, res) => {
+      fronted.push(req.headers.authorization !== undefined);
+      res.writeHead(302, { location: `${server.origin}${(req.url ?? '/').replace(/^\/moved/, '')}` }).end();
+    });
+    const fronted: boolean[] = [];
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const frontOrigin = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+      const before = server.requests.length;
+      const { sink, collected } = collector();
+      await scanRepository(new URL(`${frontOrigin}/moved/private.git`), resolveScope({ credential: 'ci' }), sink, {
+        resolve: loopback,
+        env: {},
+        progress: (event, fields) => collected.progress.push(JSON.stringify({ event, ...fields })),
+        signal: AbortSignal.timeout(30_000),
+        allowHttp: true,
+        bounds: DEFAULT_BOUNDS,
+        credential: gitToken(fixtures.serverToken),
+      });
+      expect(fronted).toEqual([true]);
+      const redirected = server.requests.slice(before);
+      expect(redirected.length).toBeGreaterThan(0);
+      expect(redirected.every((request) => !request.authorized)).toBe(true);
+      expect(collected.passed.size).toBe(0);
+      expect(collected.errors[0].message).toBe(
+        `the repository redirected to ${server.origin}, another origin, which answered HTTP 401: the credential is never sent across origins`,
+      );
+      expect(JSON.stringify(collected)).not.toContain(fixtures.serverToken);
+    } finally {
+      await new Promise((resolve) => front.close(resolve));
+    }
   });
 
   it('stops at the pack bound with an error', async () => {

@@ -54,6 +54,9 @@ const UNSEEN_ISSUE = `iss_${'0'.repeat(32)}`;
  */
 const UNSEEN_NOTIFICATION_RULE = `ntf_${'0'.repeat(26)}`;
 
+/** A well-formed credential alias no test creates: answered as any unknown alias, after the role and body checks. */
+const UNSEEN_CREDENTIAL = 'unseen-credential';
+
 /**
  * The placeholder of each path id, by the noun of the route's id declaration; `fill` gives each
  * one a value. A route with an id of a new noun fails here until its placeholder is added.
@@ -64,6 +67,7 @@ const PLACEHOLDERS: Record<string, string> = {
   artifact: '{art}',
   issue: '{iss}',
   'notification rule': '{ntf}',
+  credential: '{crd}',
 };
 
 function placeholderOf(noun: string): string {
@@ -108,7 +112,8 @@ const fill = (path: string, fixture: Fixture) =>
     .replace('{scan}', fixture.scanId)
     .replace('{art}', fixture.artifactId)
     .replace('{iss}', UNSEEN_ISSUE)
-    .replace('{ntf}', UNSEEN_NOTIFICATION_RULE);
+    .replace('{ntf}', UNSEEN_NOTIFICATION_RULE)
+    .replace('{crd}', UNSEEN_CREDENTIAL);
 
 interface BodyRoute {
   method: string;
@@ -157,6 +162,13 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'PATCH /api/issues/{iss}/': () => ({ status: 'false_positive', reason: 'generated' }),
   'POST /api/notifications/': () => ({ name: 'hook', kind: 'webhook', url: 'https://hooks.example.com/x', events: ['issue.opened'] }),
   'PATCH /api/notifications/{ntf}/': () => ({ name: 'patched', enabled: false }),
+  'POST /api/credentials/': () => ({
+    alias: 'generated',
+    kind: 'git_token',
+    secret: { token: 'ghp_generated0000000000000000000000000000' },
+    allowed_hosts: ['git.example.com'],
+  }),
+  'PATCH /api/credentials/{crd}/': () => ({ description: 'patched' }),
 };
 
 function validBodyOf(route: { method: string; path: string }): Record<string, unknown> {

@@ -6,6 +6,7 @@ const triggers = {
   SCAN_QUEUE_ARN: 'arn:aws:sqs:eu-west-1:123456789012:scan',
   SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
   SCHEDULER_DLQ_ARN: 'arn:aws:sqs:eu-west-1:123456789012:scheduler-dlq',
+  CREDENTIAL_KEY_ARN: 'arn:aws:kms:eu-west-1:123456789012:key/0b7a8c52-4a55-4a1f-9d59-9e1f3f8a1c2d',
 };
 
 describe('function configuration read at cold start', () => {

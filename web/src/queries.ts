@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { FindingList } from '../../shared/domain/finding.ts';
 import { IssueDetail, IssueList, IssueRuleList, ScanChangeList } from '../../shared/domain/issue.ts';
 import { NotificationRuleList } from '../../shared/domain/notification.ts';
+import { CredentialList } from '../../shared/domain/credential-wire.ts';
 import { ScanJob, ScanList } from '../../shared/domain/scan-job.ts';
 import { ScanTypeList } from '../../shared/domain/scan-type-list.ts';
 import { Schedule, ScheduleList } from '../../shared/domain/schedule.ts';
@@ -119,5 +120,14 @@ export function useNotificationRules() {
   return useQuery({
     queryKey: ['notification-rules'],
     queryFn: async () => (await api('/api/notifications/', NotificationRuleList)).items,
+  });
+}
+
+/** The tenant's credentials (at most 100, one call; operators and admins, as the API), never a secret. */
+export function useCredentials(enabled = true) {
+  return useQuery({
+    queryKey: ['credentials'],
+    enabled,
+    queryFn: async () => (await api('/api/credentials/', CredentialList)).items,
   });
 }

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import type * as z from 'zod';
+import { CredentialFileError, loadCredential, type LoadedCredential } from '../../../lib/credential.ts';
 import { Deadline, DeadlineExceeded } from './deadline.ts';
 import { EXIT, makeProgress, processIo, type CliIo, type Progress } from './progress.ts';
 import { ReportBuilder, type EngineReport, type Rule } from '../../../lib/report.ts';
@@ -23,6 +24,12 @@ export interface ScanContext<Scope> {
   progress: Progress;
   env: Readonly<Record<string, string | undefined>>;
   now: () => Date;
+  /**
+   * The tenant credential of `--credential-file` (DESIGN §16, lib/credential.ts), undefined without
+   * one. Send it only where `credentialAllowsHost` says, never across a redirect to another origin,
+   * and never print it (`credentialSecrets` lists what to redact).
+   */
+  credential?: LoadedCredential;
 }
 
 export interface EngineDefinition<Scope> {
@@ -47,7 +54,7 @@ const MAX_INPUT_FILE_BYTES = 1024 * 1024;
 export function usageOf(definition: EngineDefinition<unknown>): string {
   const { name } = definition;
   return [
-    `usage: ${name} scan <target> [--scope-json FILE] [--timeout SECONDS] [--config FILE] [--format json|text]`,
+    `usage: ${name} scan <target> [--scope-json FILE] [--credential-file FILE] [--timeout SECONDS] [--config FILE] [--format json|text]`,
     `       ${name} rules        the finding catalogue as JSON`,
     `       ${name} --version`,
     '',
@@ -90,6 +97,7 @@ interface ScanCommand {
   target: string;
   scopePath?: string;
   configPath?: string;
+  credentialPath?: string;
   timeoutSeconds: number;
   format: 'json' | 'text';
 }
@@ -109,6 +117,7 @@ function parse(argv: readonly string[], definition: EngineDefinition<unknown>): 
       strict: true,
       options: {
         'scope-json': { type: 'string' },
+        'credential-file': { type: 'string' },
         timeout: { type: 'string' },
         config: { type: 'string' },
         format: { type: 'string' },
@@ -133,7 +142,15 @@ function parse(argv: readonly string[], definition: EngineDefinition<unknown>): 
   }
   const format = values.format ?? 'json';
   if (format !== 'json' && format !== 'text') throw new UsageError('--format must be json or text');
-  return { kind: 'scan', target: rest[0], scopePath: values['scope-json'], configPath: values.config, timeoutSeconds, format };
+  return {
+    kind: 'scan',
+    target: rest[0],
+    scopePath: values['scope-json'],
+    configPath: values.config,
+    credentialPath: values['credential-file'],
+    timeoutSeconds,
+    format,
+  };
 }
 
 /** Runs one command of an engine's CLI and returns the exit code (DESIGN §11). */
@@ -164,6 +181,7 @@ export async function runEngineCli<Scope>(definition: EngineDefinition<Scope>, a
 
   let scope: Scope;
   let config: Record<string, unknown> = {};
+  let credential: LoadedCredential | undefined;
   let target: string;
   try {
     const raw = command.scopePath === undefined ? {} : await readJsonFile(command.scopePath, 'the scope file');
@@ -180,6 +198,13 @@ export async function runEngineCli<Scope>(definition: EngineDefinition<Scope>, a
         throw new UsageError('the config file must hold a JSON object');
       config = value as Record<string, unknown>;
     }
+    if (command.credentialPath !== undefined) {
+      try {
+        credential = await loadCredential(command.credentialPath);
+      } catch (error) {
+        throw error instanceof CredentialFileError ? new UsageError(error.message) : error;
+      }
+    }
     const parsedTarget = definition.parseTarget(command.target);
     if (!parsedTarget.ok) throw new UsageError(`${JSON.stringify(redactTarget(command.target))} is not a target: ${parsedTarget.message}`);
     target = parsedTarget.target;
@@ -192,7 +217,18 @@ export async function runEngineCli<Scope>(definition: EngineDefinition<Scope>, a
   const deadline = new Deadline(command.timeoutSeconds * 1000);
   const policy = policyFromEnv(definition.envPrefix, io.env);
   log.info('scan started', { target, timeout_seconds: command.timeoutSeconds });
-  const scan = definition.scan({ target, scope, config, deadline, policy, report, progress: log.info, env: io.env, now: io.now });
+  const scan = definition.scan({
+    target,
+    scope,
+    config,
+    deadline,
+    policy,
+    report,
+    progress: log.info,
+    env: io.env,
+    now: io.now,
+    credential,
+  });
   try {
     await deadline.within(scan, 'the scan');
   } catch (error) {

@@ -1,9 +1,12 @@
+import { credentialAllowsHost, credentialSecrets, redactSecrets, type LoadedCredential } from '../../../lib/credential.ts';
+
 /**
- * Operator-held tokens for private repositories (DESIGN §11, §13): `scope.credential` names one,
- * and the token is read from SECRETSCAN_TOKEN_<NAME> (the runner passes it from the operator
- * secret in AWS, from the environment locally). The username defaults to `x-access-token`
- * (GitHub; GitLab and Gitea accept any user with a token); SECRETSCAN_TOKEN_<NAME>_USER sets
- * another (Bitbucket app passwords need the account's).
+ * The tenant's `git_token` credential for a private repository (DESIGN §13, §16): the dispatch
+ * hands it to the engine in `--credential-file`, and the kit's frame loads it as
+ * `context.credential`. It is sent as Basic auth (user `x-access-token` unless the credential
+ * names one: GitHub's convention; GitLab and Gitea accept any user with a token, Bitbucket app
+ * passwords need the account's) to the target's origin only, and only when the credential's
+ * `allowed_hosts` admit the target's host.
  */
 export interface RepositoryCredential {
   /** The Authorization header value; never logged, never reported. */
@@ -12,26 +15,28 @@ export interface RepositoryCredential {
   secrets: string[];
 }
 
-export class CredentialMissing extends Error {
-  override readonly name = 'CredentialMissing';
-  constructor(name: string) {
-    super(`credential ${name} is not configured (the operator sets SECRETSCAN_TOKEN_${name.toUpperCase()})`);
+/** The scope names a credential the engine cannot use; the message names the alias only. */
+export class CredentialRefused extends Error {
+  override readonly name = 'CredentialRefused';
+}
+
+/**
+ * The credential for a clone of a repository on `host`, or why it cannot be used: no file given
+ * although the scope names one, a kind other than git_token, or a host outside allowed_hosts.
+ */
+export function repositoryCredential(alias: string, credential: LoadedCredential | undefined, host: string): RepositoryCredential {
+  if (credential === undefined) throw new CredentialRefused(`the scope names credential ${alias}, but no credential file was given`);
+  if (credential.alias !== alias) throw new CredentialRefused(`the credential file holds ${credential.alias}, not ${alias}`);
+  if (credential.kind !== 'git_token') throw new CredentialRefused(`credential ${alias} is a ${credential.kind}, not a git_token`);
+  if (!credentialAllowsHost(credential, host)) {
+    throw new CredentialRefused(`credential ${alias} may not be sent to ${host}: not in its allowed_hosts`);
   }
-}
-
-export function credentialEnvName(name: string): string {
-  return `SECRETSCAN_TOKEN_${name.toUpperCase()}`;
-}
-
-export function readCredential(name: string, env: Readonly<Record<string, string | undefined>>): RepositoryCredential {
-  const token = env[credentialEnvName(name)]?.trim();
-  if (!token) throw new CredentialMissing(name);
-  const user = env[`${credentialEnvName(name)}_USER`]?.trim() || 'x-access-token';
-  const basic = Buffer.from(`${user}:${token}`, 'utf8').toString('base64');
-  return { authorization: `Basic ${basic}`, secrets: [token, basic] };
+  const user = credential.secret.username ?? 'x-access-token';
+  const basic = Buffer.from(`${user}:${credential.secret.token}`, 'utf8').toString('base64');
+  return { authorization: `Basic ${basic}`, secrets: [...credentialSecrets(credential), basic] };
 }
 
 /** `text` with every credential string replaced: the last line of defence for error messages. */
 export function redact(text: string, secrets: readonly string[]): string {
-  return secrets.filter((secret) => secret.length > 0).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  return redactSecrets(text, secrets);
 }

@@ -54,6 +54,7 @@ async function scan(context: ScanContext<SecretScanScope>): Promise<void> {
     allowHttp: context.policy.allowLoopback,
     bounds,
     tmpRoot: context.env.SECRETSCAN_TMPDIR || undefined,
+    credential: context.credential,
   });
 }
 

@@ -1,7 +1,8 @@
 import { BlobTriage } from './blob-triage.ts';
 import { CATALOGUE, RULE_IDS } from './catalogue.ts';
 import { cloneRepository } from '../../../lib/git/clone.ts';
-import { readCredential, redact, type RepositoryCredential } from './credential.ts';
+import type { LoadedCredential } from '../../../lib/credential.ts';
+import { redact, repositoryCredential, type RepositoryCredential } from './credential.ts';
 import { GitHttpClient, type ResolveVetted } from '../../../lib/git/git-http.ts';
 import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from '../../../lib/git/git-objects.ts';
 import { walkHistory } from './history.ts';
@@ -28,6 +29,8 @@ export interface ScanContext {
   allowHttp: boolean;
   bounds: ScanBounds;
   tmpRoot?: string;
+  /** The tenant credential of --credential-file (DESIGN §16), for scope.credential. */
+  credential?: LoadedCredential;
 }
 
 /** The pack reader's delta-base cache (pack-store.ts). */
@@ -111,7 +114,9 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
   const secrets = (): string[] => credential?.secrets ?? [];
   let phase = 'clone';
   try {
-    if (scope.credential !== undefined) credential = readCredential(scope.credential, context.env);
+    if (scope.credential !== undefined) {
+      credential = repositoryCredential(scope.credential, context.credential, target.hostname.replace(/^\[|\]$/g, ''));
+    }
     const http = new GitHttpClient({
       resolve: context.resolve,
       authorization: credential?.authorization,

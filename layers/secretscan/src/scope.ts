@@ -1,7 +1,5 @@
 import * as z from 'zod';
-
-/** `scope.credential`: the name of an operator-held token (SECRETSCAN_TOKEN_<NAME>), never a token. */
-export const CREDENTIAL_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+import { CREDENTIAL_ALIAS } from '../../../lib/credential-kinds.ts';
 
 /** A branch name git accepts (git check-ref-format, simplified to what can be checked alone). */
 const BRANCH = /^(?!\/|.*(?:\/\/|\.\.|@\{|\/\.|\.lock$|\/$|\.$))[^\s~^:?*[\\\x00-\x1f\x7f]{1,255}$/;
@@ -26,9 +24,9 @@ export const SecretScanScope = z.lazy(() =>
       .describe('globs of paths not scanned (e.g. "vendor/**", "**/*.snap")'),
     credential: z
       .string()
-      .regex(CREDENTIAL_NAME, 'must name an operator-held token (letters, digits, _), not be one')
+      .regex(CREDENTIAL_ALIAS, 'must be the alias of a git_token credential of the tenant (a-z, 0-9, _ and -), not a token')
       .optional()
-      .describe('the name of an operator-held token for a private repository'),
+      .describe('the alias of a git_token credential of the tenant, for a private repository (DESIGN §16)'),
   }),
 );
 export type SecretScanScope = z.infer<typeof SecretScanScope>;

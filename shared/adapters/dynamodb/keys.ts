@@ -46,3 +46,9 @@ export const notificationKeys = {
   rule: (id: string) => `NTF#${id}`,
   prefix: 'NTF#',
 };
+
+/** Tenant credentials (docs/credentials.md): one item per alias, so SK order is alias order. */
+export const credentialKeys = {
+  credential: (alias: string) => `CRD#${alias}`,
+  prefix: 'CRD#',
+};

@@ -79,8 +79,16 @@ export function makeEngineRunner({
       try {
         const scopePath = join(dir, 'scope.json');
         await writeFile(scopePath, JSON.stringify(mapping.scopeFile(input)), { mode: 0o600 });
-        const args = ['scan', `--scope-json=${scopePath}`, `--timeout=${engineTimeoutSeconds(timeoutMs)}`, '--format=json', '--', target];
-        logger.info(`${engine} started`, { args });
+        const args = ['scan', `--scope-json=${scopePath}`, `--timeout=${engineTimeoutSeconds(timeoutMs)}`, '--format=json'];
+        if (input.credential !== undefined) {
+          // The run's folder is mkdtemp's (0700) and the file 0600: readable by this user alone, and
+          // removed with the folder below, whatever the engine did (DESIGN §16).
+          const credentialPath = join(dir, 'credential.json');
+          await writeFile(credentialPath, JSON.stringify(input.credential), { mode: 0o600, flag: 'wx' });
+          args.push(`--credential-file=${credentialPath}`);
+        }
+        args.push('--', target);
+        logger.info(`${engine} started`, { args, credential: input.credential?.alias });
         const keys = operatorKeys ? await operatorKeys() : {};
         const passedKeys = Object.fromEntries(
           Object.entries(keys).filter(([name]) => name.startsWith(`${envPrefix}_`) && (mapping.keyFilter?.(name) ?? true)),

@@ -9,6 +9,10 @@ import secretscan from '../../../layers/secretscan/manifest.ts';
  * - `branches: [b]` (or `branch: b`) → `branch: b`; with several branches the first is scanned
  * - `depth: n` → `max_commits: n` (the legacy clone depth: how many commits were looked at)
  * - `include_history: bool` → `history: bool`
+ * - `credential: NAME` (the operator token SECRETSCAN_TOKEN_<NAME>, retired) → `credential: name`,
+ *   the tenant credential of that alias (lower case, DESIGN §16). The backfill migrates the row only
+ *   when the tenant has it (a git_token allowed for the repository's host); otherwise it reports the
+ *   row, naming the alias to create, and leaves the legacy task firing: a credential is never invented.
  */
 export function secretScanScopeOfLegacyOptions(options: unknown): { scope: Record<string, unknown>; notes: string[] } {
   const notes: string[] = [];
@@ -26,12 +30,15 @@ export function secretScanScopeOfLegacyOptions(options: unknown): { scope: Recor
     } else if (key === 'branch') scope.branch = value;
     else if (key === 'depth') scope.max_commits = value;
     else if (key === 'include_history') scope.history = value;
+    else if (key === 'credential' && typeof value === 'string') scope.credential = value.trim().toLowerCase();
     else if (key !== 'branches') notes.push(`legacy scan option ${JSON.stringify(key)} has no secret_scan counterpart and was dropped`);
   }
   // A translated value secretscan would refuse (a branch name git refuses, a depth of 0) is dropped too.
   const parsed = secretscan.scope().safeParse(scope);
   if (!parsed.success) {
     for (const field of new Set(parsed.error.issues.map((issue) => String(issue.path[0])))) {
+      // Dropped, the scan would run without its token and fail every fire: kept, the row is reported.
+      if (field === 'credential') continue;
       notes.push(`legacy value for ${field} (${JSON.stringify(scope[field])}) is not valid for secret_scan and was dropped`);
       delete scope[field];
     }

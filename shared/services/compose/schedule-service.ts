@@ -1,5 +1,6 @@
 import type { TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 import type { ArtifactReferences } from '../../ports/artifact-references.ts';
+import type { CredentialReferences } from '../../ports/credential-references.ts';
 import { makeScheduleService } from '../schedule-service.ts';
 import type { Adapters } from './adapters.ts';
 
@@ -13,7 +14,12 @@ export function composeScheduleService(
     targetPolicy,
     runnerTypes,
   }: Adapters<'schedules' | 'clock' | 'ids' | 'logger' | 'targetPolicy' | 'runnerTypes'>,
-  { triggers, quota, artifacts }: { triggers: TriggerScheduler; quota: number; artifacts: ArtifactReferences },
+  {
+    triggers,
+    quota,
+    artifacts,
+    credentials,
+  }: { triggers: TriggerScheduler; quota: number; artifacts: ArtifactReferences; credentials?: CredentialReferences },
 ) {
-  return makeScheduleService({ repo: schedules, triggers, clock, ids, logger, quota, artifacts, targetPolicy, runnerTypes });
+  return makeScheduleService({ repo: schedules, triggers, clock, ids, logger, quota, artifacts, targetPolicy, runnerTypes, credentials });
 }

@@ -9,7 +9,8 @@ import { api } from '../api.ts';
 import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
 import { Field } from '../components.tsx';
 import { useFormErrors } from '../form-errors.ts';
-import { useScanTypes } from '../queries.ts';
+import { useCredentials, useScanTypes } from '../queries.ts';
+import { useCan } from '../session.ts';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 
 const CADENCE_LABELS: Record<Cadence, string> = {
@@ -39,7 +40,14 @@ const FIELDS: ReadonlyArray<[field: string, label: string, id: string]> = [
   ['discover', 'Discover', 'f-discover'],
   ['leak', 'Leak', 'f-leak'],
   ['dkim_selectors', 'DKIM selectors', 'f-dkim'],
+  ['credential', 'Credential', 'f-credential'],
 ];
+
+/**
+ * The credential kinds a scan type's options offer (the engine manifests' `credentialKinds`,
+ * DESIGN §16; the manifests are not in the UI bundle): secret_scan and sbom take a tenant's git_token.
+ */
+const CREDENTIAL_KINDS_OFFERED: Partial<Record<ScanType, readonly string[]>> = { secret_scan: ['git_token'], sbom: ['git_token'] };
 const LABELS = new Map(FIELDS.map(([field, label]) => [field, label]));
 
 /**
@@ -87,6 +95,10 @@ export function ScheduleForm({
     leak: schedule?.scope.leak === true,
     dkimSelectors: Array.isArray(schedule?.scope.dkim_selectors) ? (schedule.scope.dkim_selectors as string[]).join(', ') : '',
   }));
+  const [credential, setCredential] = useState(typeof schedule?.scope.credential === 'string' ? schedule.scope.credential : '');
+  const credentialKinds = scanType ? CREDENTIAL_KINDS_OFFERED[scanType] : undefined;
+  const credentials = useCredentials(useCan('operator') && credentialKinds !== undefined);
+  const offeredCredentials = (credentials.data ?? []).filter((entry) => credentialKinds?.includes(entry.kind));
   const [attempted, setAttempted] = useState(false);
   const zones = useMemo(timeZones, []);
   const preview = useMemo(() => previewCadence(cadence, cron, timezone, new Date()), [cadence, cron, timezone]);
@@ -103,6 +115,7 @@ export function ScheduleForm({
     discover: email.discover,
     leak: email.leak,
     dkim_selectors: email.dkimSelectors,
+    credential,
   };
 
   // What the browser knows before sending. The cron and zone speak as soon as something is typed
@@ -159,10 +172,15 @@ export function ScheduleForm({
       timezone: custom ? timezone : 'UTC',
     };
     const otherScope = Object.fromEntries(
-      Object.entries(schedule?.scope ?? {}).filter(([key]) => !['reputation', 'discover', 'leak', 'dkim_selectors'].includes(key)),
+      Object.entries(schedule?.scope ?? {}).filter(
+        ([key]) => !['reputation', 'discover', 'leak', 'dkim_selectors', 'credential'].includes(key),
+      ),
     );
     if (scanType === 'email_security') body.scope = { ...otherScope, ...emailScopeFrom(email) };
-    else if (schedule && schedule.scan_type !== scanType) body.scope = {};
+    else if (credentialKinds !== undefined) {
+      const kept = schedule && schedule.scan_type === scanType ? otherScope : {};
+      body.scope = credential === '' ? kept : { ...kept, credential };
+    } else if (schedule && schedule.scan_type !== scanType) body.scope = {};
     sending(values);
     save.mutate(body);
   }
@@ -283,6 +301,25 @@ export function ScheduleForm({
         )}
       </div>
       {scanType === 'email_security' && <EmailOptions values={email} onChange={setEmail} errorOf={errorOf} />}
+      {credentialKinds !== undefined && (
+        <Field {...field('credential')}>
+          <select {...control('credential', 'credential-hint')} value={credential} onChange={(e) => setCredential(e.target.value)}>
+            <option value="">None (a public repository)</option>
+            {offeredCredentials.map((entry) => (
+              <option key={entry.alias} value={entry.alias}>
+                {entry.alias} ({entry.allowed_hosts.join(', ')})
+              </option>
+            ))}
+            {credential !== '' && !offeredCredentials.some((entry) => entry.alias === credential) && (
+              <option value={credential}>{credential}</option>
+            )}
+          </select>
+          <p id="credential-hint" className="hint">
+            The tenant's {credentialKinds.join(' or ')} credentials (Settings → Credentials); the target's host must be in its allowed
+            hosts.
+          </p>
+        </Field>
+      )}
       {formError && (
         <p className="form-error" role="alert" tabIndex={-1}>
           {formError}

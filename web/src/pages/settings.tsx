@@ -11,16 +11,18 @@ import { Link, useRouter } from '../router.tsx';
 import { applyView, searchOf, viewFrom, type SortKey, type TableView } from '../schedule-table.ts';
 import { useCan } from '../session.ts';
 import { InlineConfirm, useConfirmFocus } from '../inline-confirm.tsx';
+import { Credentials } from './credentials.tsx';
 import { NotificationRules } from './notification-rules.tsx';
 import { ScheduleForm } from './schedule-form.tsx';
 
 const TABS = [
   { id: 'scheduled-scans', label: 'Scheduled Scans', path: '/settings/scheduled-scans' },
   { id: 'notifications', label: 'Notifications', path: '/settings/notifications' },
+  { id: 'credentials', label: 'Credentials', path: '/settings/credentials' },
 ] as const;
 
 /**
- * Settings and its tabs, Scheduled Scans and Notifications (DESIGN §8, §15). Each tab has its own
+ * Settings and its tabs, Scheduled Scans, Notifications and Credentials (DESIGN §8, §15, §16). Each tab has its own
  * address, so a tab can be linked and Back returns to the previous one; the arrow keys move
  * between tabs as in any tab list.
  */
@@ -61,7 +63,7 @@ export function SettingsPage() {
         ))}
       </div>
       <div role="tabpanel" id={`panel-${selected.id}`} aria-labelledby={`tab-${selected.id}`} className="tabpanel">
-        {selected.id === 'notifications' ? <NotificationRules /> : <ScheduledScans />}
+        {selected.id === 'notifications' ? <NotificationRules /> : selected.id === 'credentials' ? <Credentials /> : <ScheduledScans />}
       </div>
     </section>
   );
