@@ -44,7 +44,7 @@ const manifest = {
   bundleBudgetKiB: 2200, // 2,002 KiB (2,356 before zod's locales left with its namespace import): X.509, the public suffix list, yauzl, saxes, dns-packet
   testNeeds: {
     debian: ['dmarc-cat', 'python3-dkim', 'python3-authres', 'python3-spf', 'dnstwist'],
-    binaries: ['dmarc-cat', 'dnstwist', 'python3'],
+    binaries: ['dmarc-cat', 'dnstwist', '/usr/bin/python3'],
     python: ['dkim', 'authres', 'spf'],
   },
   doc: 'docs/mailscan.md',

@@ -91,9 +91,10 @@ export function makeScanService({
         },
         { targetPolicy, runnerTypes },
       );
-      // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
-      if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope')))
-        issues.push(...(await scopeArtifactIssues(artifacts, tenant, request.scope ?? {})));
+      // The scope's artifact fields (email_security: scope.rua, scope.header; the engine's manifest
+      // names them) must name ready artifacts of this tenant with the right purpose.
+      if (!issues.some((issue) => issue.field.startsWith('scope')))
+        issues.push(...(await scopeArtifactIssues(artifacts, tenant, request.scan_type, request.scope ?? {})));
       if (issues.length > 0) throw new ValidationError('the scan is not valid', issues);
 
       const id = ids.newId('scan');

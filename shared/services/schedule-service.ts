@@ -18,7 +18,7 @@ import type { Page } from '../ports/page.ts';
 import type { ScheduleFilter, ScheduleRepository } from '../ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
 import type { ArtifactReferences } from '../ports/artifact-references.ts';
-import { scopeArtifactIssues, type ArtifactScopeField } from './artifact-references.ts';
+import { artifactScopeFields, scopeArtifactIssues } from './artifact-references.ts';
 
 export interface ScheduleServiceDeps {
   repo: ScheduleRepository;
@@ -132,7 +132,7 @@ export function makeScheduleService({
   async function validateWithArtifacts(
     tenant: string,
     fields: Pick<ScheduleFields, 'scan_type' | 'scope'>,
-    artifactFields: readonly ArtifactScopeField[],
+    artifactFields: readonly string[] | undefined,
     validate: () => Promise<ValidSchedule>,
   ): Promise<ValidSchedule> {
     let valid: ValidSchedule | null = null;
@@ -145,8 +145,7 @@ export function makeScheduleService({
     }
     const ruleIssues = refused?.details ?? [];
     const shapeValid = !ruleIssues.some((issue) => issue.field.startsWith('scope'));
-    const artifactIssues =
-      fields.scan_type === 'email_security' && shapeValid ? await scopeArtifactIssues(artifacts, tenant, fields.scope, artifactFields) : [];
+    const artifactIssues = shapeValid ? await scopeArtifactIssues(artifacts, tenant, fields.scan_type, fields.scope, artifactFields) : [];
     if (artifactIssues.length > 0) throw new ValidationError('the schedule is not valid', [...ruleIssues, ...artifactIssues]);
     if (refused) throw refused;
     return valid!;
@@ -159,7 +158,7 @@ export function makeScheduleService({
 
   async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
     // Legacy rows carry no artifact ids, so the backfill's path checks nothing more unless ids are there.
-    const valid = await validateWithArtifacts(tenant, { scan_type: input.scan_type, scope: input.scope ?? {} }, ['rua', 'header'], () =>
+    const valid = await validateWithArtifacts(tenant, { scan_type: input.scan_type, scope: input.scope ?? {} }, undefined, () =>
       validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy, runnerTypes }),
     );
     // Fail fast before provisioning anything; the conditional write below is the real guard.
@@ -270,8 +269,8 @@ function legacyKeysUnchanged(current: ScheduleRecord, merged: ScheduleFields): b
   return LEGACY_SCOPE_KEYS.every((key) => !(key in merged.scope) || merged.scope[key] === current.scope[key]);
 }
 
-/** The artifact fields of the scope (rua, header) whose ids differ from the stored row's. */
-function changedArtifactFields(current: ScheduleRecord, merged: ScheduleFields): ArtifactScopeField[] {
-  const fields: ArtifactScopeField[] = ['rua', 'header'];
+/** The artifact fields of the scope (its engine's manifest names them: rua, header) whose ids differ from the stored row's. */
+function changedArtifactFields(current: ScheduleRecord, merged: ScheduleFields): string[] {
+  const fields = Object.keys(artifactScopeFields(merged.scan_type));
   return fields.filter((field) => JSON.stringify(merged.scope[field]) !== JSON.stringify(current.scope[field]));
 }
