@@ -27,15 +27,37 @@ function severityOf(rule: Rule): string {
   return rule.computed_severity ? `computed (default ${rule.severity})` : rule.severity;
 }
 
+/** A rule's references as short links: the RFC, CVE, ATT&CK technique or CWE they name, else the site. */
+function referencesOf(rule: Rule): string {
+  return rule.references
+    .map((reference) => {
+      const url = new URL(reference);
+      const last =
+        url.pathname
+          .split('/')
+          .filter(Boolean)
+          .at(-1)
+          ?.replace(/\.html$/, '') ?? '';
+      const label = /^(rfc\d+|CVE-[\d-]+|T\d+|\d+)$/.test(last)
+        ? `${url.hostname === 'cwe.mitre.org' ? 'CWE-' : ''}${last}${url.hash ? ` ${url.hash.replace('#section-', '§')}` : ''}`
+        : url.hostname.replace(/^www\./, '');
+      return `[${label}](${reference})`;
+    })
+    .join(', ');
+}
+
 function engineTable(manifest: EngineManifest): string {
   return [
     `### ${manifest.name} (${code(manifest.scanTypes)})`,
     '',
-    '| rule_id | severity | fires when | tags |',
-    '|---|---|---|---|',
+    '| rule_id | severity | confidence | CWE | fires when | tags | references |',
+    '|---|---|---|---|---|---|---|',
     ...manifest
       .catalogue()
-      .map((rule) => `| \`${rule.rule_id}\` | ${severityOf(rule)} | ${escape(rule.description)} | ${(rule.tags ?? []).join(', ')} |`),
+      .map(
+        (rule) =>
+          `| \`${rule.rule_id}\` | ${severityOf(rule)} | ${rule.confidence} | ${rule.cwe ?? ''} | ${escape(rule.description)} | ${rule.tags.join(', ')} | ${referencesOf(rule)} |`,
+      ),
   ].join('\n');
 }
 

@@ -23,7 +23,10 @@ function kitRules(): readonly Rule[] {
     description: rule.fires_when,
     remediation: rule.remediation,
     ...(rule.severities.length > 1 ? { computed_severity: true, severities: rule.severities } : {}),
-    tags: [`surface:${rule.surface}`, rule.addition ? 'origin:addition' : 'origin:spec'],
+    tags: [`surface:${rule.surface}`, rule.addition ? 'origin:addition' : 'origin:spec', ...rule.tags],
+    references: rule.references,
+    ...(rule.cwe ? { cwe: rule.cwe } : {}),
+    confidence: rule.confidence,
   }));
 }
 

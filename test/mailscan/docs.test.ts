@@ -13,13 +13,13 @@ describe('docs/findings.md', () => {
       .filter((line) => /^\| `[a-z]/.test(line))
       .map((line) => line.split('|').map((cell) => cell.trim()));
 
-    const documented = rows.map(([, id, severity, , tags]) => ({ id: id.replaceAll('`', ''), severity, tags }));
+    const documented = rows.map(([, id, severity, , , , tags]) => ({ id: id.replaceAll('`', ''), severity, tags }));
 
     expect(documented).toEqual(
       catalogue.map((rule) => ({
         id: rule.rule_id,
         severity: rule.severities.join(' or '),
-        tags: `surface:${rule.surface}, origin:${rule.addition ? 'addition' : 'spec'}`,
+        tags: [`surface:${rule.surface}`, `origin:${rule.addition ? 'addition' : 'spec'}`, ...rule.tags].join(', '),
       })),
     );
   });

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EngineManifest } from '../../lib/engine-manifest.ts';
+import { CONFIDENCES, type Rule } from '../../lib/report.ts';
 import { MANIFESTS } from '../../layers/manifests.ts';
 import { README, regenerateReadme, RULE_IDS_DOC } from '../../scripts/findings-doc.ts';
 import {
@@ -31,7 +32,16 @@ function consumerSources(): string[] {
     .map((file) => readFileSync(join(root, file), 'utf8'));
 }
 
-const rule = (rule_id: string) => ({ rule_id, severity: 'low' as const, title: 't', description: 'd', remediation: 'r' });
+const rule = (rule_id: string): Rule => ({
+  rule_id,
+  severity: 'low',
+  title: 't',
+  description: 'd',
+  remediation: 'r',
+  tags: ['t'],
+  references: ['https://example.com/'],
+  confidence: 'high',
+});
 function fake(name: string, scanTypes: string[], ids: string[], deprecatedRuleIds?: string[]): EngineManifest {
   return { ...MANIFESTS[0], name, scanTypes, catalogue: () => ids.map(rule), ...(deprecatedRuleIds ? { deprecatedRuleIds } : {}) };
 }
@@ -84,6 +94,22 @@ describe('the engine manifests', () => {
     expect(unreadFields(fields, consumerSources())).toEqual([]);
     // The check itself: a field nobody reads, or one only a comment names, is found.
     expect(unreadFields(['name', 'neverRead'], ['manifest.name; // manifest.neverRead'])).toEqual(['neverRead']);
+  });
+
+  it('give every rule of every engine references, tags and a confidence, and a CWE only in CWE-<n> form (DESIGN §11)', () => {
+    const problems = MANIFESTS.flatMap((manifest) => manifest.catalogue()).flatMap((rule) => [
+      ...(rule.references.length > 0 ? [] : [`${rule.rule_id}: no references`]),
+      ...rule.references
+        .filter((reference) => !URL.canParse(reference) || !reference.startsWith('https://'))
+        .map((reference) => `${rule.rule_id}: reference ${reference}`),
+      ...(rule.tags.length > 0 && rule.tags.every((tag) => /^[a-z0-9:_-]+$/.test(tag))
+        ? []
+        : [`${rule.rule_id}: tags ${rule.tags.join(',')}`]),
+      ...(CONFIDENCES.includes(rule.confidence) ? [] : [`${rule.rule_id}: confidence ${String(rule.confidence)}`]),
+      ...(rule.cwe === undefined || /^CWE-[1-9][0-9]*$/.test(rule.cwe) ? [] : [`${rule.rule_id}: cwe ${rule.cwe}`]),
+    ]);
+    expect(problems).toEqual([]);
+    expect(MANIFESTS.flatMap((manifest) => manifest.catalogue()).length).toBeGreaterThan(100);
   });
 
   it('name artifact purposes the service knows', () => {
