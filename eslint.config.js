@@ -64,7 +64,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [AWS_SDK] }] },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'layers/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -1,7 +1,7 @@
 /**
  * Regenerates what the docs say of the engines from their manifests (layers/manifests.ts): the
  * catalogue tables of docs/findings.md, the whole of docs/rule-ids.md and the README's engine
- * table. `npm run docs:findings` writes them; test/mailscan/docs.test.ts and
+ * table. `npm run docs:findings` writes them; layers/mailscan/test/docs.test.ts and
  * test/unit/manifests.test.ts fail when a file is not what this prints.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
