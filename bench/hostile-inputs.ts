@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { buildMailscan } from '../layers/mailscan/build.ts';
-import { startDnsServer } from '../test/mailscan/helpers/dns-server.ts';
-import { amplificationZone, largestAggregateReport } from '../test/mailscan/helpers/hostile-inputs.ts';
-import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
+import { startDnsServer } from '../layers/mailscan/test/helpers/dns-server.ts';
+import { amplificationZone, largestAggregateReport } from '../layers/mailscan/test/helpers/hostile-inputs.ts';
+import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 
 // npm run bench:hostile -- --baseline PATH [--runs N] [--input spf|rua|both]: the two costly inputs

@@ -5,9 +5,9 @@ import { makeRawResolver } from '../lib/dns/raw-resolver.ts';
 import type { OptInContext } from '../layers/mailscan/src/external/services.ts';
 import { OPT_IN_DEFAULTS } from '../layers/mailscan/src/external/opt-in-config.ts';
 import { lookalikeCandidates, scanLookalikes } from '../layers/mailscan/src/leak/lookalikes.ts';
-import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
+import { startDnsServerProcess } from '../layers/mailscan/test/helpers/dns-server-process.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
-import { dnstwistInstalled, dnstwistLists, DNSTWIST_DICTIONARIES } from '../test/mailscan/helpers/dnstwist.ts';
+import { dnstwistInstalled, dnstwistLists, DNSTWIST_DICTIONARIES } from '../layers/mailscan/test/helpers/dnstwist.ts';
 
 // npm run bench:leak [-- --domain acmeprints.com --delay 20 --threads 6 --runs 3]: lookalike enumeration
 // of a 10-character domain behind the test DNS server with 20 ms added to every answer, served on

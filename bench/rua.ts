@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { buildMailscan } from '../layers/mailscan/build.ts';
-import { zipOf } from '../test/mailscan/helpers/archives.ts';
-import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
-import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
-import { generateReport } from '../test/mailscan/helpers/rua-reports.ts';
+import { zipOf } from '../layers/mailscan/test/helpers/archives.ts';
+import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
+import { startDnsServerProcess } from '../layers/mailscan/test/helpers/dns-server-process.ts';
+import { generateReport } from '../layers/mailscan/test/helpers/rua-reports.ts';
 
 // npm run bench:rua [-- REPORTS RECORDS_PER_REPORT]: the bundled mailscan CLI parses and rolls up
 // REPORTS aggregate reports (default 100 × 10,000 = 1 million records; a third each XML, gzip and

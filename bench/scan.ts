@@ -15,7 +15,7 @@ import { lookupViaResolver } from '../lib/http/resolver-lookup.ts';
 import { makeSafeFetch } from '../lib/http/safe-fetch.ts';
 import type { RecordType, Resolver } from '../lib/dns/resolver.ts';
 import { scanDomain } from '../layers/mailscan/src/scan/scan-domain.ts';
-import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
+import { startDnsServerProcess } from '../layers/mailscan/test/helpers/dns-server-process.ts';
 import { buildMailscan } from '../layers/mailscan/build.ts';
 import { formatSpread, pairedRatios } from './paired.ts';
 

@@ -9,8 +9,8 @@ import { buildMailscan } from '../layers/mailscan/build.ts';
 import { reputationDefaults } from '../layers/mailscan/src/reputation/defaults.ts';
 import { snapshotBlobFor } from '../layers/mailscan/src/snapshot-blob.ts';
 import { mailscanArgs, mailscanEnv } from '../shared/adapters/runners/mailscan-runner.ts';
-import { startDnsServerProcess } from '../test/mailscan/helpers/dns-server-process.ts';
-import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
+import { startDnsServerProcess } from '../layers/mailscan/test/helpers/dns-server-process.ts';
+import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 
 // npm run bench:startup [-- --runs N --baseline PATH]: the mailscan CLI as whole processes: `--version`,

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engineReportSchema } from '../lib/report.ts';
 import { buildTlsscan } from '../layers/tlsscan/build.ts';
-import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
-import { makeTestPki, writeServerFiles } from '../test/tlsscan/helpers/pki.ts';
-import { PROTOCOLS, type Protocol, sslscan, testssl } from '../test/tlsscan/helpers/references.ts';
-import { dhParams, startOpenSslServer } from '../test/tlsscan/helpers/servers.ts';
+import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
+import { makeTestPki, writeServerFiles } from '../layers/tlsscan/test/helpers/pki.ts';
+import { PROTOCOLS, type Protocol, sslscan, testssl } from '../layers/tlsscan/test/helpers/references.ts';
+import { dhParams, startOpenSslServer } from '../layers/tlsscan/test/helpers/servers.ts';
 import { percentile } from './stats.ts';
 
 // npm run bench:tls [-- --rounds 3]: a full scan of one endpoint, an openssl s_server with TLS 1.0

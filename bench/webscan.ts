@@ -7,7 +7,7 @@ import { engineReportSchema } from '../lib/report.ts';
 import { buildWebscan } from '../layers/webscan/build.ts';
 import { freePort, makeServerDir, startNginx, writeTree } from '../layers/webscan/test/helpers/servers.ts';
 import { prepareWapitiDir, readWapitiReport, ruleOfWapiti, wapitiArgs, OVERLAP } from '../layers/webscan/test/helpers/wapiti.ts';
-import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
+import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
 import { formatSpread, pairedRatios } from './paired.ts';
 
 // npm run bench:web [-- --rounds 3 --rate 20]: a 211-page site on Debian nginx (an index, 10

@@ -34,7 +34,7 @@ export interface TestNeeds {
   debian: readonly string[];
   /** Executables (names on PATH or absolute paths) that must exist once the packages are in. */
   binaries: readonly string[];
-  /** Python modules the tests import through the machine's python3 (e.g. `spf`, `moto`). */
+  /** Python modules the tests import through the machine's /usr/bin/python3 (e.g. `spf`, `dkim`). */
   python?: readonly string[];
   /**
    * npm reference tools (`name@version`), installed by `npm run reference-tools` into

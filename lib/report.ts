@@ -57,9 +57,21 @@ export interface Rule {
   computed_severity?: boolean;
   /** Every severity a computed rule can carry, most severe first, where the engine knows them (mailscan). */
   severities?: readonly Severity[];
-  /** What the rule is about (`surface:posture`, `origin:spec`), for filters and docs/findings.md. */
-  tags?: readonly string[];
+  /** What the rule is about (`tls`, `surface:posture`, `origin:spec`), for filters and docs/findings.md. */
+  tags: readonly string[];
+  /** Where the problem and its fix are described: RFCs, advisories, cheat sheets (https URLs), at least one. */
+  references: readonly string[];
+  /** The weakness it is an instance of (`CWE-295`), where one applies. */
+  cwe?: string;
+  /** How sure a finding of this rule is: `high` for what the scan observed, `medium`/`low` for heuristic rules. */
+  confidence: Confidence;
 }
+
+export const CONFIDENCES = ['high', 'medium', 'low'] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+
+/** A rule's metadata (DESIGN §11 'Rule metadata'), kept beside a catalogue by rule id. */
+export type RuleMetadata = Pick<Rule, 'tags' | 'references' | 'cwe' | 'confidence'>;
 
 const Bounded = (max: number) => z.string().max(max);
 

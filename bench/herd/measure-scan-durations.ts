@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildMailscan } from '../../layers/mailscan/build.ts';
-import { startDnsServerProcess } from '../../test/mailscan/helpers/dns-server-process.ts';
+import { startDnsServerProcess } from '../../layers/mailscan/test/helpers/dns-server-process.ts';
 
 // npm run bench:scan-durations: the wall time of whole mailscan processes (what the dispatch
 // function waits for and Lambda bills) scanning bench.test behind the loopback DNS server, at

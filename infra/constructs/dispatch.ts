@@ -11,7 +11,7 @@ import { DEAD_LETTER_CONCURRENCY } from '../environment-settings.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
 import { MANIFESTS } from '../../layers/manifests.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
-import { DEFAULT_TARGET_CONCURRENCY } from '../../shared/services/scan-engine.ts';
+import { DEFAULT_TARGET_CONCURRENCY, DISPATCH_TARGET_MEMORY_MB } from '../../shared/services/scan-engine.ts';
 
 /**
  * The dispatch function's timeout: one scan job per invocation, its targets run up to four at a
@@ -19,7 +19,7 @@ import { DEFAULT_TARGET_CONCURRENCY } from '../../shared/services/scan-engine.ts
  */
 export const DISPATCH_TIMEOUT = Duration.minutes(5);
 /** CPU, not memory: Lambda gives CPU in proportion to memory, and the CLI does TLS and X.509 work. */
-export const DISPATCH_MEMORY_MB = 1024;
+export const DISPATCH_MEMORY_MB = DISPATCH_TARGET_MEMORY_MB;
 /** Room in /tmp beside the packs: the engines' compile caches, mailscan's start-up snapshot (~9 MB, made once per environment) and anything else a scan writes. */
 export const DISPATCH_TMP_HEADROOM_MIB = 512;
 /**

@@ -23,7 +23,10 @@ function kitRules(): readonly Rule[] {
     description: rule.fires_when,
     remediation: rule.remediation,
     ...(rule.severities.length > 1 ? { computed_severity: true, severities: rule.severities } : {}),
-    tags: [`surface:${rule.surface}`, rule.addition ? 'origin:addition' : 'origin:spec'],
+    tags: [`surface:${rule.surface}`, rule.addition ? 'origin:addition' : 'origin:spec', ...rule.tags],
+    references: rule.references,
+    ...(rule.cwe ? { cwe: rule.cwe } : {}),
+    confidence: rule.confidence,
   }));
 }
 
@@ -44,7 +47,7 @@ const manifest = {
   bundleBudgetKiB: 2200, // 2,002 KiB (2,356 before zod's locales left with its namespace import): X.509, the public suffix list, yauzl, saxes, dns-packet
   testNeeds: {
     debian: ['dmarc-cat', 'python3-dkim', 'python3-authres', 'python3-spf', 'dnstwist'],
-    binaries: ['dmarc-cat', 'dnstwist', 'python3'],
+    binaries: ['dmarc-cat', 'dnstwist', '/usr/bin/python3'],
     python: ['dkim', 'authres', 'spf'],
   },
   doc: 'docs/mailscan.md',

@@ -20,7 +20,7 @@ const manifest = {
   bundleBudgetKiB: 240, // 212 KiB
   testNeeds: {
     debian: ['nmap', 'openssl', 'redis-server', 'openssh-server'],
-    binaries: ['nmap', 'openssl', 'redis-server', '/usr/sbin/sshd', 'python3'],
+    binaries: ['nmap', 'openssl', 'redis-server', '/usr/sbin/sshd', '/usr/bin/python3'],
   },
   doc: 'docs/netscan.md',
   summary: 'Open ports, exposed services and cleartext protocols (vapt), and known-vulnerable versions from OSV (vm)',

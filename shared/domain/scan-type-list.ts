@@ -15,6 +15,8 @@ export const EngineView = z.lazy(() =>
     resource_class: z.enum(['standard', 'long']),
     doc: z.string(),
     summary: z.string(),
+    /** The credential kinds `scope.credential` may name (DESIGN §16), for the UI's credential picker. */
+    credential_kinds: z.array(z.string()),
     scope_schema: z.record(z.string(), z.unknown()),
   }),
 );

@@ -1,3 +1,4 @@
+import { manifestOfScanType } from '../../layers/manifests.ts';
 import type { ArtifactPurpose } from '../domain/artifact.ts';
 import type { FieldIssue } from '../domain/errors.ts';
 import type { ArtifactReferences } from '../ports/artifact-references.ts';
@@ -7,9 +8,14 @@ import type { Clock } from '../ports/clock.ts';
 // Its own module, apart from the artifact service, so the schedules function's bundle gets the
 // row reads without the scanner's readers the artifact check imports (docs/cold-start.md).
 
-/** The scope fields that name artifacts, with the purpose each must have. */
-export const ARTIFACT_SCOPE_FIELDS = { rua: 'rua', header: 'eml' } as const satisfies Record<string, ArtifactPurpose>;
-export type ArtifactScopeField = keyof typeof ARTIFACT_SCOPE_FIELDS;
+/**
+ * The scope fields of `scanType` that name artifacts, with the purpose each must have: its engine
+ * manifest's `artifactFields` (email_security: `rua` of purpose rua, `header` of purpose eml).
+ */
+export function artifactScopeFields(scanType: string): Readonly<Record<string, ArtifactPurpose>> {
+  const fields = manifestOfScanType(scanType)?.artifactFields ?? {};
+  return Object.fromEntries(Object.entries(fields).map(([field, { purpose }]) => [field, purpose as ArtifactPurpose]));
+}
 
 /**
  * ArtifactReferences over the artifact rows: a row is read under the caller's tenant only. A row
@@ -41,21 +47,24 @@ export function makeArtifactReferences(repo: ArtifactRepository, clock: Clock): 
 }
 
 /**
- * The issues of an email_security scope's artifact ids (`scope.rua.N`, `scope.header`), for the
- * fields asked (both by default). A field the scope does not set is not checked. The caller has
- * already validated the scope's shape (rua an array of ids, header one id).
+ * The issues of a scope's artifact ids (email_security: `scope.rua.N`, `scope.header`), for the
+ * fields asked (every artifact field of the type by default). A field the scope does not set is
+ * not checked. The caller has already validated the scope's shape (rua an array of ids, header one id).
  */
 export async function scopeArtifactIssues(
   artifacts: ArtifactReferences,
   tenant: string,
+  scanType: string,
   scope: Readonly<Record<string, unknown>>,
-  fields: readonly ArtifactScopeField[] = ['rua', 'header'],
+  fields?: readonly string[],
 ): Promise<FieldIssue[]> {
+  const purposes = artifactScopeFields(scanType);
   const issues: FieldIssue[] = [];
-  for (const field of fields) {
+  for (const field of fields ?? Object.keys(purposes)) {
+    const purpose = purposes[field];
     const value = scope[field];
     const ids = Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [];
-    if (ids.length > 0) issues.push(...(await artifacts.checkReferences(tenant, `scope.${field}`, ids, ARTIFACT_SCOPE_FIELDS[field])));
+    if (purpose && ids.length > 0) issues.push(...(await artifacts.checkReferences(tenant, `scope.${field}`, ids, purpose)));
   }
   return issues;
 }

@@ -27,6 +27,7 @@ import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { mapBounded } from '../../lib/concurrency.ts';
+import { manifestOfScanType } from '../../layers/manifests.ts';
 
 export interface ScanEngineDeps {
   scans: ScanRepository;
@@ -53,6 +54,18 @@ export interface ScanEngineDeps {
  * instead of 100 (docs/dispatch.md).
  */
 export const DEFAULT_TARGET_CONCURRENCY = 4;
+
+/** The memory one job's targets share: the dispatch function's (infra/constructs/dispatch.ts DISPATCH_MEMORY_MB). */
+export const DISPATCH_TARGET_MEMORY_MB = 1024;
+
+/**
+ * How many of a job's targets run at once: at most `cap`, and no more than fit the dispatch
+ * function's memory at the engine manifest's `memoryMbPerTarget` (at least one).
+ */
+export function targetsAtOnce(scanType: string, cap: number): number {
+  const perTarget = manifestOfScanType(scanType)?.memoryMbPerTarget;
+  return perTarget ? Math.max(1, Math.min(cap, Math.floor(DISPATCH_TARGET_MEMORY_MB / perTarget))) : cap;
+}
 
 /**
  * The checks a job stores (they live on the job's item, under DynamoDB's 400 KB item limit): a
@@ -198,7 +211,7 @@ export function makeScanEngine({
       };
     // Results keep the input order, so a job's findings and errors are listed target by target
     // whatever finishes first; runTarget never throws.
-    const outcomes = await mapBounded([job.target, ...job.targets], targetConcurrency, (target) =>
+    const outcomes = await mapBounded([job.target, ...job.targets], targetsAtOnce(job.scan_type, targetConcurrency), (target) =>
       runTarget(job, runner, target, logger, remainingMs),
     );
     return {

@@ -99,9 +99,10 @@ export function makeScanService({
         },
         { targetPolicy, runnerTypes },
       );
-      // scope.rua / scope.header must name ready artifacts of this tenant with the right purpose.
-      if (request.scan_type === 'email_security' && !issues.some((issue) => issue.field.startsWith('scope')))
-        issues.push(...(await scopeArtifactIssues(artifacts, tenant, request.scope ?? {})));
+      // The scope's artifact fields (email_security: scope.rua, scope.header; the engine's manifest
+      // names them) must name ready artifacts of this tenant with the right purpose.
+      if (!issues.some((issue) => issue.field.startsWith('scope')))
+        issues.push(...(await scopeArtifactIssues(artifacts, tenant, request.scan_type, request.scope ?? {})));
       // scope.credential must name a credential of this tenant, of a kind the type takes, allowed to every target's host.
       if (issues.length === 0)
         issues.push(...(await credentials.checkScope(tenant, subject.scan_type, subject.scope, [subject.target, ...subject.targets])));

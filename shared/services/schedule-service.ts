@@ -19,7 +19,7 @@ import type { ScheduleFilter, ScheduleRepository } from '../ports/schedule-repos
 import type { TriggerScheduler } from '../ports/trigger-scheduler.ts';
 import type { ArtifactReferences } from '../ports/artifact-references.ts';
 import type { CredentialReferences } from '../ports/credential-references.ts';
-import { scopeArtifactIssues, type ArtifactScopeField } from './artifact-references.ts';
+import { artifactScopeFields, scopeArtifactIssues } from './artifact-references.ts';
 import { makeCredentialReferences } from './credential-references.ts';
 
 export interface ScheduleServiceDeps {
@@ -137,7 +137,7 @@ export function makeScheduleService({
   async function validateWithArtifacts(
     tenant: string,
     fields: Pick<ScheduleFields, 'scan_type' | 'scope' | 'target' | 'targets'>,
-    artifactFields: readonly ArtifactScopeField[],
+    artifactFields: readonly string[] | undefined,
     validate: () => Promise<ValidSchedule>,
   ): Promise<ValidSchedule> {
     let valid: ValidSchedule | null = null;
@@ -150,8 +150,7 @@ export function makeScheduleService({
     }
     const ruleIssues = refused?.details ?? [];
     const shapeValid = !ruleIssues.some((issue) => issue.field.startsWith('scope'));
-    const artifactIssues =
-      fields.scan_type === 'email_security' && shapeValid ? await scopeArtifactIssues(artifacts, tenant, fields.scope, artifactFields) : [];
+    const artifactIssues = shapeValid ? await scopeArtifactIssues(artifacts, tenant, fields.scan_type, fields.scope, artifactFields) : [];
     // scope.credential: a credential of this tenant, of a kind the type takes, allowed to reach every target (DESIGN §16).
     const targets = valid ? [valid.target, ...valid.targets] : [fields.target, ...(fields.targets ?? [])];
     const credentialIssues =
@@ -172,7 +171,7 @@ export function makeScheduleService({
   async function createRecord(tenant: string, id: string, input: ScheduleCreateRequest, legacy: boolean): Promise<Schedule> {
     // Legacy rows carry no artifact ids, so the backfill's path checks nothing more unless ids are there.
     const fields = { scan_type: input.scan_type, scope: input.scope ?? {}, target: input.target, targets: input.targets ?? [] };
-    const valid = await validateWithArtifacts(tenant, fields, ['rua', 'header'], () =>
+    const valid = await validateWithArtifacts(tenant, fields, undefined, () =>
       validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy, runnerTypes }),
     );
     // Fail fast before provisioning anything; the conditional write below is the real guard.
@@ -287,8 +286,8 @@ function legacyKeysUnchanged(current: ScheduleRecord, merged: ScheduleFields): b
   return LEGACY_SCOPE_KEYS.every((key) => !(key in merged.scope) || merged.scope[key] === current.scope[key]);
 }
 
-/** The artifact fields of the scope (rua, header) whose ids differ from the stored row's. */
-function changedArtifactFields(current: ScheduleRecord, merged: ScheduleFields): ArtifactScopeField[] {
-  const fields: ArtifactScopeField[] = ['rua', 'header'];
+/** The artifact fields of the scope (its engine's manifest names them: rua, header) whose ids differ from the stored row's. */
+function changedArtifactFields(current: ScheduleRecord, merged: ScheduleFields): string[] {
+  const fields = Object.keys(artifactScopeFields(merged.scan_type));
   return fields.filter((field) => JSON.stringify(merged.scope[field]) !== JSON.stringify(current.scope[field]));
 }

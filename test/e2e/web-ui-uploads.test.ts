@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import { ensureUiBuilt } from '../../local/web-ui.ts';
 import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
-import { buildCli } from '../mailscan/helpers/cli.ts';
-import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
-import { zoneDir } from '../mailscan/helpers/fixtures.ts';
+import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
+import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
+import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
 import { startTestService, type TestService } from '../helpers/local-service.ts';
 import { available, launchBrowser, SHOTS, VIEWPORTS, type Browser } from './browser.ts';
 

@@ -8,10 +8,11 @@ import type { CliIo } from '../../layers/engine-kit/src/progress.ts';
 import { engineReportSchema, ReportBuilder, type EngineReport, type Rule } from '../../lib/report.ts';
 import { resolveTarget } from '../../lib/target-policy.ts';
 
+const TOY = { tags: ['toy'], references: ['https://example.com/toy'], confidence: 'high' } as const;
 const catalogue: Rule[] = [
-  { rule_id: 'toy.a', severity: 'high', title: 'A', description: 'a fires', remediation: 'fix a' },
-  { rule_id: 'toy.b', severity: 'medium', title: 'B', description: 'b fires', remediation: 'fix b' },
-  { rule_id: 'toy.c', severity: 'low', title: 'C', description: 'c fires', remediation: 'fix c' },
+  { rule_id: 'toy.a', severity: 'high', title: 'A', description: 'a fires', remediation: 'fix a', ...TOY },
+  { rule_id: 'toy.b', severity: 'medium', title: 'B', description: 'b fires', remediation: 'fix b', ...TOY },
+  { rule_id: 'toy.c', severity: 'low', title: 'C', description: 'c fires', remediation: 'fix c', ...TOY },
 ];
 
 describe('ReportBuilder', () => {

@@ -7,7 +7,8 @@ import { repositoryRoot } from '../../infra/paths.ts';
 const CACHE = join(repositoryRoot, 'node_modules', '.cache', 'engine-builds');
 /** What an engine build reads: every engine's sources (they import the engine kit and each other) and the locked packages. */
 const INPUTS = [join(repositoryRoot, 'layers'), join(repositoryRoot, 'package-lock.json')];
-const SKIP = new Set(['dist', 'node_modules']);
+// An engine's tests (layers/<engine>/test/) are no input of its build: editing one must not rebuild every engine.
+const SKIP = new Set(['dist', 'node_modules', 'test']);
 
 async function filesUnder(path: string): Promise<string[]> {
   if (!(await stat(path)).isDirectory()) return [path];

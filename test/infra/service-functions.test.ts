@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MANIFESTS } from '../../layers/manifests.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 import { ENV } from '../../shared/config/environment.ts';
 import { execFileSync } from 'node:child_process';
@@ -177,7 +178,9 @@ describe.each(environments)('ScanService-%s', (env) => {
 
     it('tells the meta function which scan types have a runner: every engine of layers/manifests.ts the layer serves', () => {
       expect(functionResource(env, 'meta').Properties.Environment.Variables[ENV.scanRunners]).toBe(runnerScanTypes().join(','));
-      expect(runnerScanTypes().sort()).toEqual(['email_security', 'secret_scan', 'ssl', 'vapt', 'vm']);
+      // Every scan type of every manifest (a new engine needs no edit here), the engines of this wave among them.
+      expect(runnerScanTypes().sort()).toEqual(MANIFESTS.flatMap((manifest) => manifest.scanTypes).sort());
+      expect(runnerScanTypes()).toEqual(expect.arrayContaining(['email_security', 'secret_scan', 'ssl', 'vapt', 'vm']));
     });
 
     it('points the scans function at the scan queue and the dispatch log group', () => {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
-import { buildCli } from '../mailscan/helpers/cli.ts';
-import { startDnsServerProcess, type DnsServerProcess } from '../mailscan/helpers/dns-server-process.ts';
-import { zoneDir } from '../mailscan/helpers/fixtures.ts';
-import { FEED_SECRETS, startVendorFakes, VENDOR_KEYS, type VendorFakes } from '../mailscan/helpers/vendor-fakes.ts';
+import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
+import { startDnsServerProcess, type DnsServerProcess } from '../../layers/mailscan/test/helpers/dns-server-process.ts';
+import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
+import { FEED_SECRETS, startVendorFakes, VENDOR_KEYS, type VendorFakes } from '../../layers/mailscan/test/helpers/vendor-fakes.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const leakZones = fileURLToPath(new URL('../fixtures/mailscan/discover-leak/', import.meta.url));

@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
-import { deflatedZeros, zipOf } from '../mailscan/helpers/archives.ts';
-import { buildCli } from '../mailscan/helpers/cli.ts';
-import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
-import { zoneDir } from '../mailscan/helpers/fixtures.ts';
+import { deflatedZeros, zipOf } from '../../layers/mailscan/test/helpers/archives.ts';
+import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
+import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
+import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';
 import { freshTenant, scheduleBody, snapshot, startTestService, type TestService } from '../helpers/local-service.ts';
 

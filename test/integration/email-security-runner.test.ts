@@ -4,9 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseArgs as parseCliArgs } from '../../layers/mailscan/src/cli/args.ts';
 import { makeMailscanRunner, mailscanArgs, mailscanEnv } from '../../shared/adapters/runners/mailscan-runner.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
-import { buildCli } from '../mailscan/helpers/cli.ts';
-import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
-import { zoneDir } from '../mailscan/helpers/fixtures.ts';
+import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
+import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
+import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 /** A fixture zone served under another name (the tests were written when the API took only public apex domains). */

@@ -18,9 +18,9 @@ import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runne
 import { snapshotBuildSettled, snapshotNodeOptions } from '../../shared/adapters/runners/mailscan-snapshot.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
-import { buildCli } from '../mailscan/helpers/cli.ts';
-import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
-import { zoneDir } from '../mailscan/helpers/fixtures.ts';
+import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
+import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
+import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
 
 /**
  * The mailscan runner starts the CLI from a start-up snapshot only when the node it runs accepts

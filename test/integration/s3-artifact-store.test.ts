@@ -12,7 +12,7 @@ import { makeArtifactService, type ArtifactService } from '../../shared/services
 import { InMemoryArtifactRepository } from '../fakes/in-memory-artifact-repository.ts';
 import { putUpload } from '../helpers/artifact-upload.ts';
 import { startSigV4Front, verifyPresigned, type SigV4Front } from '../helpers/sigv4-verifying-front.ts';
-import { deflatedZeros, zipOf } from '../mailscan/helpers/archives.ts';
+import { deflatedZeros, zipOf } from '../../layers/mailscan/test/helpers/archives.ts';
 
 const REPORT = readFileSync(new URL('../fixtures/mailscan/rua/google.xml', import.meta.url));
 const MIB = 1024 * 1024;

@@ -11,7 +11,7 @@ import { gitAvailable, startGitServer, type GitServer } from '../helpers/git-htt
 import { startLegacyPostgres, tenantSchemaSql, type LegacyPostgres } from '../helpers/legacy-postgres.ts';
 import { SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
 import { tableClient } from '../security/store-state.ts';
-import { plantSecrets, type Planted } from '../secretscan/planted.ts';
+import { plantSecrets, type Planted } from '../../layers/secretscan/test/planted.ts';
 import { repositoryRoot } from '../../infra/paths.ts';
 
 /**

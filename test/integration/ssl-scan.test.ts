@@ -6,8 +6,8 @@ import { catalogue as tlsCatalogue } from '../../layers/tlsscan/src/index.ts';
 import { buildTlsscan } from '../../layers/tlsscan/build.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
-import { makeTestPki, writeServerFiles } from '../tlsscan/helpers/pki.ts';
-import { hasBinary, startOpenSslServer, type LocalServer } from '../tlsscan/helpers/servers.ts';
+import { makeTestPki, writeServerFiles } from '../../layers/tlsscan/test/helpers/pki.ts';
+import { hasBinary, startOpenSslServer, type LocalServer } from '../../layers/tlsscan/test/helpers/servers.ts';
 
 const MINUTE = 60_000;
 

@@ -10,7 +10,7 @@ import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry
 import { startLegacyPostgres, tenantSchemaSql, type LegacyPostgres } from '../helpers/legacy-postgres.ts';
 import { closedTcpPort } from '../helpers/closed-port.ts';
 import { SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
-import { REDIS_SERVER, startFtp, startRedis, type Listener } from '../netscan/helpers/listeners.ts';
+import { REDIS_SERVER, startFtp, startRedis, type Listener } from '../../layers/netscan/test/helpers/listeners.ts';
 
 const MINUTE = 60_000;
 const TENANT = 'netlab';

@@ -1,4 +1,6 @@
+import type { Confidence } from '../../../lib/report.ts';
 import type { Severity } from '../../../lib/severity.ts';
+import { MAILSCAN_RULE_METADATA } from './rule-metadata.ts';
 
 /**
  * The finding catalogue: every rule mailscan can emit, as data in one place. `mailscan rules`
@@ -16,12 +18,20 @@ export interface Rule {
   fires_when: string;
   remediation: string;
   addition?: true;
+  /** DESIGN §11 'Rule metadata', from rule-metadata.ts: what it is about, where it is described, its weakness, how sure. */
+  tags: readonly string[];
+  references: readonly string[];
+  cwe?: string;
+  confidence: Confidence;
 }
+
+/** A rule as written below; its tags, references, CWE and confidence come from rule-metadata.ts. */
+type RuleText = Omit<Rule, 'tags' | 'references' | 'cwe' | 'confidence'>;
 
 /** Surfaces this build runs; rules of the others stay in the catalogue (docs/findings.md says which). */
 export const BUILT_SURFACES: readonly Surface[] = ['posture', 'reputation', 'discover', 'leak', 'rua', 'header', 'adversary'];
 
-export const catalogue: readonly Rule[] = [
+const RULES: readonly RuleText[] = [
   // Posture: additions users expect and SPEC's catalogue lacks.
   {
     rule_id: 'mailscan.spf.missing',
@@ -301,6 +311,12 @@ export const catalogue: readonly Rule[] = [
     remediation: 'Take down the lookalike domains.',
   },
 ];
+
+export const catalogue: readonly Rule[] = RULES.map((rule) => {
+  const metadata = MAILSCAN_RULE_METADATA[rule.rule_id];
+  if (!metadata) throw new Error(`${rule.rule_id} has no metadata in layers/mailscan/src/rule-metadata.ts`);
+  return { ...rule, ...metadata };
+});
 
 /** One finding in a report (DESIGN §6). */
 export interface ReportFinding {

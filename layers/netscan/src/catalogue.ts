@@ -2,7 +2,7 @@
  * netscan's finding catalogue (DESIGN §14): `netscan rules` prints it, docs/netscan.md documents
  * it. Every rule gets one check in every report.
  */
-import type { Rule } from '../../../lib/report.ts';
+import type { Rule, RuleMetadata } from '../../../lib/report.ts';
 import { catalogue as tlsCatalogue } from '../../tlsscan/src/catalogue.ts';
 
 export const NET_RULES = {
@@ -14,7 +14,53 @@ export const NET_RULES = {
   vulnerableVersion: 'vm.vulnerable_version',
 } as const;
 
-const OWN_RULES: readonly Rule[] = [
+const CWE = (n: number) => `https://cwe.mitre.org/data/definitions/${n}.html`;
+const MISCONFIGURATION = 'https://owasp.org/Top10/A05_2021-Security_Misconfiguration/';
+
+/** netscan's own rules' references, tags, CWE and confidence (DESIGN §11 'Rule metadata'). */
+const OWN_METADATA: Readonly<Record<(typeof NET_RULES)[keyof typeof NET_RULES], RuleMetadata>> = {
+  [NET_RULES.portOpen]: {
+    tags: ['network', 'inventory'],
+    references: ['https://nmap.org/book/man-port-scanning-basics.html'],
+    confidence: 'high',
+  },
+  // Exposure is a judgement of where the scanner stands: the service may be meant for that network.
+  [NET_RULES.exposedDatabase]: {
+    tags: ['network', 'exposure', 'database'],
+    references: [MISCONFIGURATION, CWE(668)],
+    cwe: 'CWE-668',
+    confidence: 'medium',
+  },
+  [NET_RULES.exposedRemoteAdmin]: {
+    tags: ['network', 'exposure', 'remote-admin'],
+    references: [MISCONFIGURATION, CWE(668)],
+    cwe: 'CWE-668',
+    confidence: 'medium',
+  },
+  [NET_RULES.cleartext]: {
+    tags: ['network', 'cleartext'],
+    references: ['https://www.rfc-editor.org/rfc/rfc8314', CWE(319)],
+    cwe: 'CWE-319',
+    confidence: 'high',
+  },
+  [NET_RULES.unauthenticated]: {
+    tags: ['network', 'authentication', 'vapt'],
+    references: ['https://owasp.org/Top10/A07_2021-Identification_and_Authentication_Failures/', CWE(306)],
+    cwe: 'CWE-306',
+    confidence: 'high',
+  },
+  // A version read off a banner may carry a distribution's backported fix.
+  [NET_RULES.vulnerableVersion]: {
+    tags: ['network', 'vulnerability', 'vm'],
+    references: ['https://osv.dev/', 'https://owasp.org/Top10/A06_2021-Vulnerable_and_Outdated_Components/', CWE(1395)],
+    cwe: 'CWE-1395',
+    confidence: 'medium',
+  },
+};
+
+type OwnRule = Omit<Rule, keyof RuleMetadata> & { rule_id: keyof typeof OWN_METADATA };
+
+const OWN_RULE_TEXT: readonly OwnRule[] = [
   {
     rule_id: NET_RULES.portOpen,
     severity: 'info',
@@ -63,10 +109,13 @@ const OWN_RULES: readonly Rule[] = [
   },
 ];
 
+const OWN_RULES: readonly Rule[] = OWN_RULE_TEXT.map((rule) => ({ ...rule, ...OWN_METADATA[rule.rule_id] }));
+
 /** tlsscan's rules on a TLS port (DESIGN §12), prefixed `net.`: tlsscan's catalogue is the one source. */
 const TLS_RULES: readonly Rule[] = tlsCatalogue.map((rule) => ({
   ...rule,
   rule_id: `net.${rule.rule_id}`,
+  tags: ['network', ...rule.tags],
   description: `On a TLS port the scan found (implicit TLS, or STARTTLS on SMTP/IMAP/POP3): ${rule.description}`,
 }));
 

@@ -9,8 +9,28 @@ import type { Severity } from '../../../lib/severity.ts';
 const ROTATE =
   'Revoke or rotate the credential at its issuer now (removing it from the repository does not: it stays in clones and history), then remove it from the code and load it from a secret store.';
 
+const SECRETS_MANAGEMENT = 'https://cheatsheetseries.owasp.org/cheatsheets/Secrets_Management_Cheat_Sheet.html';
+
+/**
+ * A rule with its metadata (DESIGN §11 'Rule metadata'): a hard-coded credential (CWE-798; a
+ * private key CWE-321), found by the secret's own format, so `high` confidence; the entropy rule
+ * is the heuristic one.
+ */
 function rule(ruleId: string, severity: Severity, title: string, description: string, remediation = ROTATE): Rule {
-  return { rule_id: `secret.${ruleId}`, severity, title, description, remediation };
+  const key = ruleId === 'private_key';
+  const heuristic = ruleId === 'generic_high_entropy';
+  const cwe = key ? 321 : 798;
+  return {
+    rule_id: `secret.${ruleId}`,
+    severity,
+    title,
+    description,
+    remediation,
+    tags: ['secret', heuristic ? 'entropy' : key ? 'key' : 'credential'],
+    references: [SECRETS_MANAGEMENT, `https://cwe.mitre.org/data/definitions/${cwe}.html`],
+    cwe: `CWE-${cwe}`,
+    confidence: heuristic ? 'medium' : 'high',
+  };
 }
 
 export const CATALOGUE: readonly Rule[] = [

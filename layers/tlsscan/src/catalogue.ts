@@ -2,7 +2,8 @@
  * tlsscan's finding catalogue (DESIGN §12): ids and severities are fixed there; `tlsscan rules`
  * prints this and docs/findings.md is generated from it.
  */
-import type { Rule } from '../../../lib/report.ts';
+import type { Rule, RuleMetadata } from '../../../lib/report.ts';
+import { TLS_RULE_METADATA } from './rule-metadata.ts';
 
 export const TLS_RULE_IDS = [
   'tls.protocol.sslv3',
@@ -30,7 +31,10 @@ export const TLS_RULE_IDS = [
 
 export type TlsRuleId = (typeof TLS_RULE_IDS)[number];
 
-export const catalogue: readonly (Rule & { rule_id: TlsRuleId })[] = [
+/** A rule as written below; its references, tags, CWE and confidence come from rule-metadata.ts. */
+type TlsRule = Omit<Rule, keyof RuleMetadata> & { rule_id: TlsRuleId };
+
+const RULES: readonly TlsRule[] = [
   {
     rule_id: 'tls.protocol.sslv3',
     severity: 'high',
@@ -179,3 +183,5 @@ export const catalogue: readonly (Rule & { rule_id: TlsRuleId })[] = [
     remediation: 'Enable STARTTLS with a valid certificate on the mail server.',
   },
 ];
+
+export const catalogue: readonly (Rule & { rule_id: TlsRuleId })[] = RULES.map((rule) => ({ ...rule, ...TLS_RULE_METADATA[rule.rule_id] }));

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineReport } from '../../../lib/report.ts';
-import { makeTestPki } from '../../../test/tlsscan/helpers/pki.ts';
+import { makeTestPki } from '../../tlsscan/test/helpers/pki.ts';
 import { EXAMPLE_AWS_KEY_ID, startNginxFixture, type NginxFixture } from './helpers/nginx-fixture.ts';
 import { failed, runWebscan, statuses } from './helpers/run.ts';
 import { nmapVerdicts, runNmapScripts } from './helpers/nmap.ts';

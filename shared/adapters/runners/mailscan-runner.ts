@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportFingerprint, reportSchema, type Report } from '../../../layers/mailscan/src/index.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
+import mailscan from '../../../layers/mailscan/manifest.ts';
 import { EmailSecurityScope, withoutLegacyKeys } from '../../domain/scope.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
 import { engineEnv, engineTimeoutSeconds, runEngineProcess } from './engine-process.ts';
@@ -79,12 +80,18 @@ export function resultOfReport(report: Report): RunnerResult {
     remediation: finding.remediation,
     ...(finding.evidence_key === undefined ? {} : { evidence_key: finding.evidence_key }),
   }));
-  const { score, grade } = report.surfaces.posture;
+  // The metrics mailscan's manifest names (score, grade), from the posture surface, where it has them.
+  const posture: Readonly<Record<string, unknown>> = report.surfaces.posture;
+  const summary = Object.fromEntries(
+    mailscan.summaryMetrics.flatMap((metric) =>
+      posture[metric] === null || posture[metric] === undefined ? [] : [[metric, posture[metric]]],
+    ),
+  );
   return {
     findings,
     checks: report.checks,
     errors: report.errors.map((error) => `${error.surface}/${error.check}: ${error.message}`),
-    summary: { ...(score === null ? {} : { score }), ...(grade === null ? {} : { grade }) },
+    summary,
   };
 }
 

@@ -1,0 +1,386 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportSchema, type Report } from '../../src/report.ts';
+import { runCli, type CliRun } from '../helpers/cli.ts';
+import { startDnsServerProcess, type DnsServerProcess } from '../helpers/dns-server-process.ts';
+import { zoneDir } from '../helpers/fixtures.ts';
+import { startSmtpFake, type SmtpFake } from '../helpers/smtp-server.ts';
+import {
+  FEED_SECRETS,
+  startCertstreamFake,
+  startVendorFakes,
+  VENDOR_KEYS,
+  type CertstreamFake,
+  type VendorFakes,
+} from '../helpers/vendor-fakes.ts';
+
+const leakZones = fileURLToPath(new URL('../../../../test/fixtures/mailscan/discover-leak/', import.meta.url));
+const KEYED_VENDORS = ['github', 'emailrep', 'dehashed', 'intelx', 'snusbase'];
+
+let dns: DnsServerProcess;
+let vendors: VendorFakes;
+let certstream: CertstreamFake;
+let mailboxes: SmtpFake;
+let catchAll: SmtpFake;
+const configDir = mkdtempSync(join(tmpdir(), 'mailscan-leak-'));
+
+function config(name: string, smtpPort: number, extra: Record<string, unknown> = {}): string {
+  const path = join(configDir, `${name}.json`);
+  writeFileSync(
+    path,
+    JSON.stringify({
+      dns: { timeout_ms: 2_000, attempts: 2 },
+      lookalike: { concurrency: 20, max_candidates: 600 },
+      smtp: { port: smtpPort, pause_ms: 0, timeout_ms: 3_000, helo: 'probe.mailscan.test' },
+      certstream: { seconds: 0 },
+      ...extra,
+    }),
+  );
+  return path;
+}
+
+interface Scanned {
+  run: CliRun;
+  report: Report;
+  requests: VendorFakes['requests'];
+}
+
+/** The scans run concurrently, so requests are told apart by the domain they carry. */
+const runs = new Map<string, Promise<Scanned>>();
+function scanOnce(label: string, domain: string, flags: string[], env: Record<string, string>): Promise<Scanned> {
+  let pending = runs.get(label);
+  if (!pending) {
+    pending = runCli(['scan', domain, '--nameserver', dns.address, '--timeout', '40', ...flags], {
+      ...vendors.urls,
+      MAILSCAN_CERTSTREAM_URL: certstream.url,
+      ...env,
+    }).then((run) => {
+      if (run.code !== 0) throw new Error(`mailscan exited ${run.code}: ${run.stderr}`);
+      return { run, report: reportSchema.parse(JSON.parse(run.stdout)), requests: vendors.requests };
+    });
+    runs.set(label, pending);
+  }
+  return pending;
+}
+
+const rules = (report: Report): string[] => report.findings.map((item) => item.rule_id);
+
+beforeAll(async () => {
+  [dns, vendors, certstream, mailboxes, catchAll] = await Promise.all([
+    // In its own process: thousands of lookalike queries must not compete with the test's event loop.
+    startDnsServerProcess({
+      zoneDir,
+      zoneFiles: ['disc.test', 'catchall.test', 'brand.test', 'brnad.test', 'bran.test', 'brend.test', 'quiet.test'].map((zone) =>
+        join(leakZones, `${zone}.zone`),
+      ),
+      outOfZone: 'NXDOMAIN',
+    }),
+    startVendorFakes(),
+    startCertstreamFake([['unrelated.example'], ['brand-login.test', 'www.brand-login.test'], ['mail.brand.test']]),
+    startSmtpFake({ mailboxes: ['jane.roe@disc.test', 'postmaster@disc.test', 'dmarc-reports@disc.test'] }),
+    startSmtpFake({ catchAll: true }),
+  ]);
+  // Start every scan at once: each is a separate process, and together they take the time of the slowest.
+  const leakConfig = config('leak', mailboxes.port, { certstream: { seconds: 20, max_messages: 4 }, lookalike: { concurrency: 20 } });
+  void scanOnce('disc keyed', 'disc.test', ['--discover', '--config', config('disc', mailboxes.port)], VENDOR_KEYS);
+  void scanOnce('disc keyless', 'disc.test', ['--discover', '--config', config('disc2', mailboxes.port)], {});
+  void scanOnce(
+    'catchall',
+    'catchall.test',
+    ['--technique', 'T1589.002', '--config', config('catchall', catchAll.port), '--format', 'json'],
+    {},
+  );
+  void scanOnce('brand keyed', 'brand.test', ['--leak', '--technique', 'T1598', '--config', leakConfig], VENDOR_KEYS);
+  void scanOnce('brand keyless', 'brand.test', ['--leak', '--config', config('brand-keyless', mailboxes.port)], {});
+  void scanOnce('quiet keyed', 'quiet.test', ['--leak', '--technique', 'T1598', '--config', config('quiet', mailboxes.port)], VENDOR_KEYS);
+  void scanOnce(
+    'listed',
+    'rep-listed.test',
+    ['--technique', 'T1598', '--config', config('listed', mailboxes.port, { lookalike: { max_candidates: 50, concurrency: 20 } })],
+    {},
+  );
+  await Promise.all(runs.values());
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([dns?.close(), vendors?.close(), certstream?.close(), mailboxes?.close(), catchAll?.close()]);
+});
+
+describe('mailscan --discover', () => {
+  it('builds candidates from CT, the SOA RNAME, DMARC, roles and learned patterns, each with its sources', async () => {
+    const { report } = await scanOnce('disc keyed', 'disc.test', [], {});
+    const discover = report.surfaces.discover as unknown as {
+      candidates: { address: string; sources: string[]; pattern?: string; rcpt: string }[];
+      patterns: string[];
+      ct: { names: string[] };
+    };
+
+    const byAddress = new Map(discover.candidates.map((candidate) => [candidate.address, candidate]));
+    expect(byAddress.get('jane.roe@disc.test')).toMatchObject({ sources: ['ct'], rcpt: 'accepted' });
+    expect(byAddress.get('dns-admin@disc.test')).toMatchObject({ sources: ['soa'], rcpt: 'rejected' });
+    expect(byAddress.get('dmarc-reports@disc.test')).toMatchObject({ sources: ['dmarc'], rcpt: 'accepted' });
+    expect(discover.patterns).toEqual(['first.last']);
+    expect(byAddress.get('bob.smith@disc.test')).toMatchObject({ sources: ['pattern'], pattern: 'first.last' });
+    expect(byAddress.get('postmaster@disc.test')).toMatchObject({ sources: ['role'], rcpt: 'accepted' });
+    expect(discover.ct.names).toEqual(['vpn.disc.test', 'www.disc.test']);
+  });
+
+  it('probes the MX with a random address first, at most max_probes RCPTs, and never sends DATA', async () => {
+    const { report } = await scanOnce('disc keyed', 'disc.test', [], {});
+    const smtp = (report.surfaces.discover as unknown as { smtp: { catch_all: boolean; results: unknown[]; not_probed: number } }).smtp;
+
+    expect(smtp.catch_all).toBe(false);
+    expect(smtp.results).toHaveLength(19);
+    expect(smtp.not_probed).toBeGreaterThan(0);
+    expect(mailboxes.dataAttempts).toBe(0);
+    expect(rules(report)).not.toContain('mailscan.discover.catch_all');
+  });
+
+  it('flags addresses by their reputation: high when blacklisted, medium when only leaked', async () => {
+    const { report } = await scanOnce('disc keyed', 'disc.test', [], {});
+    const flagged = report.findings.filter((item) => item.rule_id === 'mailscan.discover.flagged_address');
+
+    expect(flagged.map((item) => [item.evidence.address, item.severity]).sort()).toEqual([
+      ['dmarc-reports@disc.test', 'medium'],
+      ['jane.roe@disc.test', 'high'],
+    ]);
+    expect(flagged.find((item) => item.evidence.address === 'jane.roe@disc.test')?.evidence).toMatchObject({
+      flags: ['blacklisted', 'credentials_leaked', 'data_breach'],
+      rcpt: 'accepted',
+      sources: ['ct'],
+    });
+  });
+
+  it('reports catch-all, marks accepted addresses unverifiable, and the technique adds the adversary finding', async () => {
+    const { report } = await scanOnce('catchall', 'catchall.test', [], {});
+    const catchAllFinding = report.findings.find((item) => item.rule_id === 'mailscan.discover.catch_all');
+    const adversary = report.findings.find((item) => item.rule_id === 'adversary.email.catch_all_enables_enumeration');
+
+    expect(catchAllFinding).toMatchObject({ severity: 'low', evidence: { mx: 'mx.catchall.test', reply_code: 250 } });
+    expect(
+      (report.surfaces.discover as unknown as { candidates: { rcpt: string }[] }).candidates
+        .filter((candidate) => candidate.rcpt !== 'not_probed')
+        .every((candidate) => candidate.rcpt === 'unverifiable'),
+    ).toBe(true);
+    expect(adversary).toMatchObject({
+      severity: 'medium',
+      evidence: {
+        technique: 'T1589.002',
+        base_rule_id: 'mailscan.discover.catch_all',
+        base_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    });
+    expect(report.techniques).toEqual(['T1589.002']);
+    expect(report.surfaces.leak.status).toBe('skipped');
+  });
+
+  it('adds no adversary finding without its base finding', async () => {
+    const { report } = await scanOnce('disc keyed', 'disc.test', [], {});
+    expect(rules(report).filter((rule) => rule.startsWith('adversary.'))).toEqual([]);
+  });
+});
+
+describe('mailscan --leak', () => {
+  it('reports the domain site breach and the breached addresses, masked and counted', async () => {
+    const { report } = await scanOnce('brand keyed', 'brand.test', [], {});
+    const breaches = report.findings.filter((item) => item.rule_id === 'mailscan.leak.breachdb_breach');
+
+    expect(breaches.map((item) => item.evidence.breach)).toEqual(['BrandForum', 'Collection1']);
+    expect(breaches[0]).toMatchObject({
+      severity: 'high',
+      evidence: {
+        kind: 'domain_site',
+        breach_date: '2024-03-01',
+        data_classes: ['Email addresses', 'Passwords'],
+        addresses: 1,
+        masked_samples: ['b***@brand.test'],
+      },
+    });
+    expect(breaches[1].evidence).toMatchObject({
+      kind: 'domain_addresses',
+      addresses: 2,
+      masked_samples: ['a***@brand.test', 'b***@brand.test'],
+      breach_date: '2019-01-07',
+    });
+  });
+
+  it('reports code-search hits near credential words', async () => {
+    const { report, requests } = await scanOnce('brand keyed', 'brand.test', [], {});
+    const hits = report.findings.filter((item) => item.rule_id === 'mailscan.leak.code_search_hit');
+
+    expect(hits).toEqual([
+      expect.objectContaining({
+        severity: 'medium',
+        evidence: {
+          repository: 'acme/app',
+          path: 'app/settings.py',
+          url: 'https://code.example/acme/app/blob/main/app/settings.py',
+          words: ['password'],
+          word: 'password',
+        },
+      }),
+    ]);
+    const searches = requests.filter((request) => request.vendor === 'github' && request.path.includes('brand.test'));
+    expect(searches.length).toBeGreaterThanOrEqual(10);
+    expect(searches.every((request) => request.headers.authorization === `Bearer ${VENDOR_KEYS.MAILSCAN_CODESEARCH_KEY}`)).toBe(true);
+  });
+
+  it('finds registered lookalikes with certificates (CT and the certificate stream), and not the ones without', async () => {
+    const { report } = await scanOnce('brand keyed', 'brand.test', [], {});
+    const lookalikes = report.findings.filter((item) => item.rule_id === 'mailscan.leak.lookalike');
+    const data = report.surfaces.leak.lookalikes as {
+      registered: number;
+      registered_domains: { domain: string }[];
+      candidates: number;
+      unknown: number;
+    };
+
+    expect(lookalikes.map((item) => item.evidence.lookalike)).toEqual(['brand-login.test', 'brnad.test']);
+    expect(lookalikes[1].evidence).toMatchObject({
+      family: 'transposition',
+      registered: true,
+      addresses: ['203.0.113.66'],
+      mx: ['mail.brnad.test'],
+      certificates: [{ id: 9001, not_before: '2026-10-01T00:00:00', source: 'ct' }],
+    });
+    expect(lookalikes[0].evidence).toMatchObject({
+      family: 'dictionary',
+      registered: false,
+      certificates: [{ id: 701, source: 'certstream' }],
+    });
+    expect(data.registered_domains.map((item) => item.domain).sort()).toEqual(['bran.test', 'brend.test', 'brnad.test']);
+    expect(data.unknown).toBe(0);
+    expect(data.candidates).toBeGreaterThan(500);
+    expect(
+      (report.surfaces.leak.certstream as { matches: { kind: string; name: string }[] }).matches.map((match) => [match.kind, match.name]),
+    ).toEqual([
+      ['lookalike', 'brand-login.test'],
+      ['lookalike', 'www.brand-login.test'],
+      ['domain', 'mail.brand.test'],
+    ]);
+  });
+
+  it('summarises commercial feed records per source without any password or hash', async () => {
+    const { report } = await scanOnce('brand keyed', 'brand.test', [], {});
+    const feeds = report.findings.filter((item) => item.rule_id === 'mailscan.leak.commercial_feed');
+
+    expect(feeds.map((item) => [item.evidence.feed, item.evidence.source, item.severity, item.evidence.exposed_fields])).toEqual([
+      ['dehashed', 'LinkedIn2016', 'high', ['email', 'hashed_password', 'password', 'username']],
+      ['dehashed', 'MarketingList', 'medium', ['email']],
+      ['intelx', 'pastes', 'medium', ['name']],
+      ['snusbase', 'collection_2019', 'high', ['email', 'hash', 'password', 'username']],
+    ]);
+    expect(feeds[0].evidence.masked_samples).toEqual(['a***@brand.test']);
+  });
+
+  it('adds lookalike phishing infrastructure for each lookalike with a certificate or an MX, with its base fingerprint', async () => {
+    const { report } = await scanOnce('brand keyed', 'brand.test', [], {});
+    const adversary = report.findings.filter((item) => item.rule_id === 'adversary.email.lookalike_phishing_infrastructure');
+
+    expect(adversary.map((item) => [item.evidence.lookalike, item.evidence.base_rule_id])).toEqual([
+      ['brand-login.test', 'mailscan.leak.lookalike'],
+      ['brnad.test', 'mailscan.leak.lookalike'],
+      ['bran.test', null],
+    ]);
+    expect(adversary.every((item) => item.severity === 'high' && item.evidence.technique === 'T1598')).toBe(true);
+    expect(adversary[0].evidence.base_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('adds burned reputation from a block-list listing', async () => {
+    const { report } = await scanOnce('listed', 'rep-listed.test', [], {});
+    const burned = report.findings.filter((item) => item.rule_id === 'adversary.email.dnsbl_burned_reputation');
+
+    expect(burned.length).toBeGreaterThan(0);
+    expect(burned.length).toBe(report.findings.filter((item) => item.rule_id === 'mailscan.dnsbl.listed').length);
+    expect(burned[0].evidence).toMatchObject({ technique: 'T1598', base_rule_id: 'mailscan.dnsbl.listed' });
+  });
+
+  it('stays silent where there is nothing to find', async () => {
+    const { report } = await scanOnce('quiet keyed', 'quiet.test', [], {});
+    expect(rules(report).filter((rule) => rule.startsWith('mailscan.leak.') || rule.startsWith('adversary.'))).toEqual([]);
+    expect(report.surfaces.leak.status).toBe('ok');
+    expect(report.errors).toEqual([]);
+  });
+});
+
+describe('operator keys', () => {
+  it('never contacts a key-gated service without its key, and asks the breach database only the keyless question', async () => {
+    const [{ run: leakRun }, { run: discoverRun }] = await Promise.all([
+      scanOnce('brand keyless', 'brand.test', [], {}),
+      scanOnce('disc keyless', 'disc.test', [], {}),
+    ]);
+    const keylessReports = [reportSchema.parse(JSON.parse(leakRun.stdout)), reportSchema.parse(JSON.parse(discoverRun.stdout))];
+    // Keyed scans of other domains ran concurrently: a keyless scan's requests are the ones that name its domain and carry no key.
+    const keyless = vendors.requests.filter(
+      (request) => !Object.values(VENDOR_KEYS).some((key) => JSON.stringify(request.headers).includes(key)),
+    );
+
+    expect(keyless.filter((request) => KEYED_VENDORS.includes(request.vendor))).toEqual([]);
+    expect(keyless.filter((request) => request.vendor === 'hibp').every((request) => request.path.startsWith('/breaches?domain='))).toBe(
+      true,
+    );
+    expect(keylessReports[0].surfaces.leak.feeds).toMatchObject({
+      dehashed: { status: 'skipped' },
+      intelx: { status: 'skipped' },
+      snusbase: { status: 'skipped' },
+    });
+    expect(keylessReports[0].surfaces.leak.codesearch).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('MAILSCAN_CODESEARCH_KEY'),
+    });
+    expect(keylessReports[1].surfaces.discover.emailrep).toMatchObject({ status: 'skipped' });
+    expect(keylessReports[0].findings.map((item) => item.rule_id)).toContain('mailscan.leak.breachdb_breach');
+  });
+
+  it('sends each key only in its vendor header', async () => {
+    await scanOnce('brand keyed', 'brand.test', [], {});
+    const headerOf: Record<string, [string, string]> = {
+      dehashed: ['dehashed-api-key', VENDOR_KEYS.MAILSCAN_DEHASHED_KEY],
+      intelx: ['x-key', VENDOR_KEYS.MAILSCAN_INTELX_KEY],
+      snusbase: ['auth', VENDOR_KEYS.MAILSCAN_SNUSBASE_KEY],
+    };
+    for (const [vendor, [header, key]] of Object.entries(headerOf)) {
+      const sent = vendors.requests.filter((request) => request.vendor === vendor && JSON.stringify(request.headers).includes(key));
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.every((request) => request.headers[header] === key && !request.path.includes(key) && !request.body.includes(key))).toBe(
+        true,
+      );
+    }
+  });
+
+  it('never prints a password, a hash or a key from a feed on stdout or stderr', async () => {
+    const all = await Promise.all([...runs.values()]);
+    for (const { run } of all) {
+      for (const secret of [...FEED_SECRETS, ...Object.values(VENDOR_KEYS)]) {
+        expect(run.stdout).not.toContain(secret);
+        expect(run.stderr).not.toContain(secret);
+      }
+    }
+  });
+});
+
+describe('mailscan --format text', () => {
+  it('shows the discover and leak surfaces readably', async () => {
+    const run = await runCli(
+      [
+        'scan',
+        'brand.test',
+        '--nameserver',
+        dns.address,
+        '--leak',
+        '--format',
+        'text',
+        '--config',
+        config('text', mailboxes.port, { lookalike: { max_candidates: 100, concurrency: 20 } }),
+      ],
+      { ...vendors.urls },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/leak: ok/);
+    expect(run.stdout).toMatch(/lookalikes: \d+ candidates, \d+ registered/);
+    expect(run.stdout).toMatch(/breach database: 1 breach/);
+  });
+});

@@ -1,4 +1,0 @@
-import { fileURLToPath } from 'node:url';
-
-/** The zone files every mailscan test server loads. */
-export const zoneDir = fileURLToPath(new URL('../../fixtures/mailscan/zones/', import.meta.url));
