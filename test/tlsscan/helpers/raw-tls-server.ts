@@ -182,7 +182,11 @@ function answer(socket: Socket, config: RawServerConfig, hello: ClientHello): nu
   if (keyExchange) messages.push(keyExchange);
   messages.push(handshake(14, Buffer.alloc(0)));
   // One record per message, as OpenSSL writes them (sslscan's raw probes read them that way).
-  socket.write(Buffer.concat(messages.map((message) => record(22, version, message))));
+  // A message longer than a record may carry (2^14 bytes, a long chain) is split over several.
+  const fragments = messages.flatMap((message) =>
+    Array.from({ length: Math.ceil(message.length / 16384) }, (_, i) => message.subarray(i * 16384, (i + 1) * 16384)),
+  );
+  socket.write(Buffer.concat(fragments.map((fragment) => record(22, version, fragment))));
   return version;
 }
 
