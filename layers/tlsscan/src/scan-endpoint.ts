@@ -257,6 +257,15 @@ class EndpointScan {
       this.results.skip(ALL_BUT_STARTTLS, 'the server does not offer STARTTLS, so there is no TLS to check');
       return false;
     }
+    if (outcome.value.kind === 'deferred') {
+      // Offered, so no finding; refused for now, so nothing about the TLS behind it is known.
+      this.results.pass('tls.starttls.unavailable', `${protocol.toUpperCase()} STARTTLS is offered (${outcome.value.evidence}).`);
+      this.results.error(
+        ALL_BUT_STARTTLS,
+        `${protocol.toUpperCase()} STARTTLS is offered but was refused for now: ${outcome.value.evidence}`,
+      );
+      return false;
+    }
     this.results.pass('tls.starttls.unavailable', `${protocol.toUpperCase()} STARTTLS is offered.`);
     return true;
   }
