@@ -546,9 +546,18 @@ class EndpointScan {
     const v = verdict.value;
     if (v.kind === 'ok') return this.results.pass('tls.hsts.missing', `Strict-Transport-Security: ${v.header}`);
     const detail =
-      v.kind === 'missing'
-        ? `${this.label} answers HTTPS (status ${v.status}) without Strict-Transport-Security.`
-        : `${this.label}'s Strict-Transport-Security max-age is ${v.maxAge ?? 'missing'}, under 180 days.`;
-    this.results.fail('tls.hsts.missing', this.finding(detail, { status: v.status, header: v.kind === 'short' ? v.header : null }));
+      v.kind === 'short'
+        ? `${this.label}'s Strict-Transport-Security max-age is ${v.maxAge}, under 180 days.`
+        : v.invalid
+          ? `${this.label} answers HTTPS (status ${v.status}) with a Strict-Transport-Security header browsers ignore: ${v.invalid}.`
+          : `${this.label} answers HTTPS (status ${v.status}) without Strict-Transport-Security.`;
+    this.results.fail(
+      'tls.hsts.missing',
+      this.finding(detail, {
+        status: v.status,
+        header: v.header ?? null,
+        ...(v.kind === 'missing' && v.invalid ? { invalid: v.invalid } : {}),
+      }),
+    );
   }
 }
