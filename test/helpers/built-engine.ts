@@ -75,16 +75,29 @@ export async function scanWithEngine(
   name: KitEngine,
   target: string,
   scope: Record<string, unknown> = {},
-  options: RunOptions & { timeoutSeconds?: number } = {},
+  options: RunOptions & { timeoutSeconds?: number; config?: Record<string, unknown> } = {},
 ): Promise<{ run: EngineRun; report: EngineReport }> {
   const work = await mkdtemp(join(tmpdir(), `${name}-scope-`));
   try {
     const scopeFile = join(work, 'scope.json');
     await writeFile(scopeFile, JSON.stringify(scope));
+    const configFile = join(work, 'config.json');
+    if (options.config) await writeFile(configFile, JSON.stringify(options.config));
     const prefix = name.toUpperCase();
     const run = await runEngine(
       name,
-      ['scan', '--scope-json', scopeFile, '--timeout', String(options.timeoutSeconds ?? 30), '--format', 'json', '--', target],
+      [
+        'scan',
+        '--scope-json',
+        scopeFile,
+        ...(options.config ? ['--config', configFile] : []),
+        '--timeout',
+        String(options.timeoutSeconds ?? 30),
+        '--format',
+        'json',
+        '--',
+        target,
+      ],
       { ...options, env: { [`${prefix}_ALLOW_LOOPBACK`]: '1', ...options.env } },
     );
     if (run.code !== 0) throw new Error(`${name} exited ${run.code}: ${run.stderr.slice(-2000)}`);
