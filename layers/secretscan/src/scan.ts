@@ -176,7 +176,13 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
         context.progress('ignore file has lines that are not fingerprints', { lines: ignore.invalidLines.slice(0, 20) });
       }
       const detail = summary(result, walk.commits, walk.truncated, walk.submodules.size, result.secrets.length - kept.length);
-      if (result.unfinished) {
+      if (walk.cutAt.length > 0) {
+        // A history the server cut is not a clean one: what it shows counts, nothing passes.
+        report.error(
+          RULE_IDS,
+          `the server declared the history shallow at ${walk.cutAt.map((oid) => oid.slice(0, 12)).join(', ')}: ${walk.commits} of up to ${scope.maxCommits} commits were read and older ones were not sent; ${detail}`,
+        );
+      } else if (result.unfinished) {
         report.error(
           RULE_IDS,
           `the scan's deadline passed after ${result.unfinished.scanned} of ${result.unfinished.total} files; ${detail}`,
