@@ -1,4 +1,5 @@
 import { BlobTriage } from './blob-triage.ts';
+import { ownedTempFolder, releaseTempFolder } from '../../engine-kit/src/temp-folders.ts';
 import { CATALOGUE, RULE_IDS } from './catalogue.ts';
 import { cloneRepository } from '../../../lib/git/clone.ts';
 import { readCredential, redact, type RepositoryCredential } from './credential.ts';
@@ -110,6 +111,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
   let credential: RepositoryCredential | undefined;
   const secrets = (): string[] => credential?.secrets ?? [];
   let phase = 'clone';
+  let scratch: string | undefined;
   try {
     if (scope.credential !== undefined) credential = readCredential(scope.credential, context.env);
     const http = new GitHttpClient({
@@ -122,6 +124,8 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       signal: context.signal,
       agent: `${SCANNER_NAME}/${SCANNER_VERSION}`,
     });
+    // The clone goes to a folder this run owns: removed when the scan ends, and by the frame if the process is stopped.
+    scratch = await ownedTempFolder('secretscan-', context.tmpRoot);
     const depth = scope.history ? scope.maxCommits + 1 : 1;
     const triage = new BlobTriage(context.bounds.maxBlobBytes);
     const started = Date.now();
@@ -131,7 +135,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       depth,
       http,
       signal: context.signal,
-      tmpRoot: context.tmpRoot,
+      tmpRoot: scratch,
       authorized: credential !== undefined,
       cacheBytes: DELTA_CACHE_BYTES,
       keptBytes: KEPT_COMMITS_AND_TREES_BYTES,
@@ -200,5 +204,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       : redact(error instanceof Error ? error.message : String(error), secrets());
     context.progress('scan failed', { error: message });
     report.error(RULE_IDS, message);
+  } finally {
+    if (scratch !== undefined) await releaseTempFolder(scratch);
   }
 }
