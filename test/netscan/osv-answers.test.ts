@@ -66,6 +66,22 @@ describe('netscan vm against malformed OSV answers', () => {
     expect(rows.filter((row) => row.status !== 'error')).toEqual([]);
   }, 120_000);
 
+  it('words a version as what the banner announces, and caps the findings of one report', async () => {
+    const many = Array.from({ length: 700 }, (_, i) => ({ id: `OSV-TEST-${i}`, summary: 'a record', affected: [] }));
+    const url = await osvAnswering(JSON.stringify({ vulns: many }));
+    const { report } = await scanWithEngine(
+      'netscan',
+      '127.0.0.1',
+      { ports: String(mysqlPort), mode: 'vm' },
+      { env: { NETSCAN_OSV_URL: url, NETSCAN_OSV_UPSTREAM_ECOSYSTEM: 'Upstream' } },
+    );
+    const findings = report.findings.filter((finding) => finding.rule_id === 'vm.vulnerable_version');
+    expect(findings.length).toBe(500);
+    expect(findings[0].detail).toMatch(/announces MySQL 8\.0\.36 in its banner/);
+    expect(findings[0].evidence).toMatchObject({ version_source: 'banner' });
+    expect(report.errors.map((error) => error.message).join(' ')).toMatch(/700 .*500/);
+  }, 60_000);
+
   it('still reads a well-formed empty answer as no known vulnerability', async () => {
     const url = await osvAnswering('{}');
     const { report } = await scanWithEngine(
