@@ -80,6 +80,23 @@ describe('secretscan against a pack bomb', () => {
     const { pack, tip } = await bombPack();
     packBytes = pack.length;
     server = createServer((req, res) => {
+      if (req.method === 'GET' && req.url?.startsWith('/refs.git/info/refs')) {
+        // One million refs (tags) after the branch: a client that keeps them all holds a million map entries.
+        res.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+        res.write(Buffer.concat([pkt('# service=git-upload-pack\n'), FLUSH]));
+        res.write(pkt(`${tip} HEAD\0side-band-64k ofs-delta shallow no-progress symref=HEAD:refs/heads/main\n`));
+        res.write(pkt(`${tip} refs/heads/main\n`));
+        for (let batch = 0; batch < 100; batch++) {
+          const lines: Buffer[] = [];
+          for (let i = 0; i < 10_000; i++) {
+            const n = batch * 10_000 + i;
+            lines.push(pkt(`${n.toString(16).padStart(40, '0')} refs/tags/v${n}\n`));
+          }
+          res.write(Buffer.concat(lines));
+        }
+        res.end(FLUSH);
+        return;
+      }
       if (req.method === 'GET' && req.url?.startsWith('/bomb.git/info/refs')) {
         res.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
         res.end(
@@ -93,7 +110,7 @@ describe('secretscan against a pack bomb', () => {
         );
         return;
       }
-      if (req.method === 'POST' && req.url === '/bomb.git/git-upload-pack') {
+      if (req.method === 'POST' && (req.url === '/bomb.git/git-upload-pack' || req.url === '/refs.git/git-upload-pack')) {
         req.resume();
         req.on('end', () => {
           res.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
@@ -124,6 +141,15 @@ describe('secretscan against a pack bomb', () => {
     ).toBe(true);
     expect(report.errors[0]?.message).toMatch(/inflates|header says/);
     expect(run.maxRssKiB * 1024, JSON.stringify(report.errors[0])).toBeLessThan(256 * MIB);
+    expect(run.wallMs).toBeLessThan((DEADLINE_SECONDS + 2) * 1000);
+  }, 120_000);
+
+  it('keeps only the refs it needs of a million advertised, under 256 MB', async () => {
+    const { run, report } = await scanWithEngine('secretscan', `${origin}/refs.git`, {}, { timeoutSeconds: DEADLINE_SECONDS });
+    console.info(`one million refs: peak RSS ${(run.maxRssKiB / 1024).toFixed(0)} MiB, wall ${(run.wallMs / 1000).toFixed(2)} s`);
+    // The pack behind them is the bomb: the scan gets that far, past the advertisement.
+    expect(report.errors[0]?.message).toMatch(/inflates|header says/);
+    expect(run.maxRssKiB * 1024).toBeLessThan(256 * MIB);
     expect(run.wallMs).toBeLessThan((DEADLINE_SECONDS + 2) * 1000);
   }, 120_000);
 });
