@@ -111,7 +111,7 @@ export async function cloneRepository(options: CloneOptions & { authorized: bool
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const advertised = await advertisedRefs(options.http, options.url);
+    const advertised = await advertisedRefs(options.http, options.url, options.branch);
     const { ref, oid } = chooseRef(advertised, options.branch);
     const packFile = join(dir, 'fetched.pack');
     const pack = new PackFileWriter(packFile);

@@ -217,10 +217,20 @@ export class PackStore {
   }
 
   private inflate(compressed: Buffer, size: number): Buffer {
-    const { buffer, engine } = inflateSync(compressed, { info: true, chunkSize: Math.max(64, Math.min(size, 1 << 24)) }) as unknown as {
-      buffer: Buffer;
-      engine: { bytesWritten: number };
-    };
+    let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
+    try {
+      // The header's size bounds the output: an object that lies about it (a zlib bomb) stops at the lie.
+      inflated = inflateSync(compressed, {
+        info: true,
+        chunkSize: Math.max(64, Math.min(size, 1 << 24)),
+        maxOutputLength: Math.max(1, size),
+      }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw new CorruptPack(`an object inflates past the ${size} bytes its header says`);
+      throw error;
+    }
+    const { buffer, engine } = inflated;
     if (buffer.length !== size) throw new CorruptPack(`an object inflates to ${buffer.length} bytes, not the ${size} its header says`);
     this.consumed = engine.bytesWritten;
     if (buffer.buffer.byteLength <= buffer.length * 2) return buffer;
@@ -457,6 +467,10 @@ export class PackStore {
     await new Promise<void>((resolve, reject) => {
       inflater.on('data', (chunk: Buffer) => {
         inflated += chunk.length;
+        if (inflated > size) {
+          inflater.destroy();
+          return reject(new CorruptPack(`an object inflates past the ${size} bytes its header says`));
+        }
         hash.update(chunk);
       });
       inflater.on('end', resolve);

@@ -71,8 +71,13 @@ async function expectOk(response: GitHttpResponse, type: string): Promise<void> 
   }
 }
 
-/** GET info/refs: the branches and the capabilities of upload-pack. */
-export async function advertisedRefs(http: GitHttpClient, url: string): Promise<Advertisement> {
+/**
+ * GET info/refs: the capabilities of upload-pack and the refs a fetch of `branch` (default: what
+ * HEAD points at) can need: HEAD, that branch, HEAD's symref target, and, from a server that names
+ * no symref, the branches at HEAD's commit. The rest stream past unkept: a server may advertise
+ * millions of refs, and a map of them all was most of the process's memory.
+ */
+export async function advertisedRefs(http: GitHttpClient, url: string, branch?: string): Promise<Advertisement> {
   const response = await http.request({
     url: repositoryUrl(url, 'info/refs?service=git-upload-pack'),
     method: 'GET',
@@ -80,6 +85,7 @@ export async function advertisedRefs(http: GitHttpClient, url: string): Promise<
   });
   await expectOk(response, 'application/x-git-upload-pack-advertisement');
   const refs = new Map<string, string>();
+  const wantedRef = branch === undefined ? undefined : branch.startsWith('refs/') ? branch : `refs/heads/${branch}`;
   let capabilities = new Set<string>();
   let serviceLine = false;
   let first = true;
@@ -107,11 +113,23 @@ export async function advertisedRefs(http: GitHttpClient, url: string): Promise<
     }
     const match = /^([0-9a-f]{40}) (\S+)$/.exec(line);
     if (!match) throw new NotSmartHttp();
-    if (match[2] !== 'capabilities^{}') refs.set(match[2], match[1]);
+    const [, oid, ref] = match;
+    if (ref === 'capabilities^{}') continue;
+    const symref = symrefOf(capabilities);
+    const needed =
+      ref === 'HEAD' ||
+      ref === wantedRef ||
+      ref === symref ||
+      (wantedRef === undefined && symref === undefined && ref.startsWith('refs/heads/') && oid === refs.get('HEAD'));
+    if (needed) refs.set(ref, oid);
   }
   if (!serviceLine) throw new NotSmartHttp();
-  const symref = [...capabilities].find((capability) => capability.startsWith('symref=HEAD:'));
-  return { refs, head: symref?.slice('symref=HEAD:'.length), capabilities };
+  return { refs, head: symrefOf(capabilities), capabilities };
+}
+
+function symrefOf(capabilities: ReadonlySet<string>): string | undefined {
+  for (const capability of capabilities) if (capability.startsWith('symref=HEAD:')) return capability.slice('symref=HEAD:'.length);
+  return undefined;
 }
 
 /**

@@ -25,6 +25,38 @@ export interface KnownVulnerability {
 
 const MAX_PAGES = 10;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Records one package version may have across its pages; past it the answer is not believed. */
+export const MAX_RECORDS_PER_PACKAGE = 2_000;
+
+/** The fields of a query result (osv.dev/docs): `vulns` and `next_page_token`, nothing that says error. */
+const RESULT_KEYS = new Set(['vulns', 'next_page_token']);
+
+/**
+ * The records of one page when the answer is a well-formed query result: an object (not an array)
+ * with only `vulns` (an array of objects, each with a string `id`) and `next_page_token` (a string);
+ * anything else (`[]`, `{"error": …}`, a record without an id) is thrown, never read as "none".
+ */
+function pageOf(json: unknown, origin: string): { vulns: OsvRecord[]; next?: string } {
+  const fail = (why: string): never => {
+    throw new Error(`${origin} answered something that is not an OSV query result: ${why}`);
+  };
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return fail('not a JSON object');
+  const fields = json as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((key) => !RESULT_KEYS.has(key));
+  if (unknown.length > 0) return fail(`unexpected field ${unknown.slice(0, 3).join(', ')}`);
+  const { vulns = [], next_page_token: next } = fields;
+  if (!Array.isArray(vulns)) return fail('vulns is not an array');
+  if (next !== undefined && typeof next !== 'string') return fail('next_page_token is not a string');
+  const bad = vulns.findIndex(
+    (record) =>
+      record === null ||
+      typeof record !== 'object' ||
+      typeof (record as { id?: unknown }).id !== 'string' ||
+      (record as { id: string }).id === '',
+  );
+  if (bad !== -1) return fail(`record ${bad} has no string id`);
+  return { vulns: vulns as OsvRecord[], next: next === '' ? undefined : next };
+}
 
 type OsvRecord = {
   id?: unknown;
@@ -106,13 +138,15 @@ export async function queryOsv(
       await response.body?.cancel();
       throw new Error(`${url.origin} answered HTTP ${response.status} to the query for ${pkg.ecosystem}/${pkg.name} ${pkg.version}`);
     }
-    const json = (await boundedJson(response)) as { vulns?: unknown; next_page_token?: unknown } | null;
-    if (json === null || typeof json !== 'object' || (json.vulns !== undefined && !Array.isArray(json.vulns))) {
-      throw new Error(`${url.origin} answered something that is not an OSV query result`);
+    const { vulns, next } = pageOf(await boundedJson(response), url.origin);
+    if (found.length + vulns.length > MAX_RECORDS_PER_PACKAGE) {
+      throw new Error(
+        `${url.origin} answered more than ${MAX_RECORDS_PER_PACKAGE} records for ${pkg.ecosystem}/${pkg.name} ${pkg.version}`,
+      );
     }
-    for (const record of (json.vulns ?? []) as OsvRecord[]) found.push(summarise(record, pkg));
-    if (typeof json.next_page_token !== 'string' || json.next_page_token === '') return found;
-    pageToken = json.next_page_token;
+    for (const record of vulns) found.push(summarise(record, pkg));
+    if (next === undefined) return found;
+    pageToken = next;
   }
   throw new Error(`${url.origin} had more than ${MAX_PAGES} pages of results for ${pkg.ecosystem}/${pkg.name} ${pkg.version}`);
 }

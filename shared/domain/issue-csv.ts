@@ -21,14 +21,17 @@ export const ISSUE_CSV_COLUMNS = [
 ] as const satisfies readonly (keyof Issue)[];
 
 /**
- * One CSV cell (RFC 4180) that a spreadsheet shows as text: a cell a spreadsheet would read as a
- * formula (starting with = + - @, or a tab or carriage return that some strip first) gets a
- * leading apostrophe (OWASP's CSV injection advice); then quotes where CSV needs them.
+ * One CSV cell (RFC 4180) that a spreadsheet shows as text. Every cell is quoted, so no importer
+ * guesses a type or splits one. A cell a spreadsheet would read as a formula (starting with = + - @,
+ * or a tab or carriage return that some strip first) gets a leading apostrophe (OWASP's CSV
+ * injection advice), and so does every = + - @ that follows a ; or , inside it: an importer that
+ * splits on the other separator (a semicolon locale) would start a cell there.
  */
 export function csvCell(value: string | number | boolean | null | undefined): string {
   let text = value === null || value === undefined ? '' : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  text = text.replace(/([;,])([=+\-@])/g, "$1'$2");
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /** One CSV record with its CRLF. */

@@ -5,8 +5,8 @@ import { join, relative } from 'node:path';
 import { repositoryRoot } from '../../infra/paths.ts';
 
 const CACHE = join(repositoryRoot, 'node_modules', '.cache', 'engine-builds');
-/** What an engine build reads: every engine's sources (they import the engine kit and each other) and the locked packages. */
-const INPUTS = [join(repositoryRoot, 'layers'), join(repositoryRoot, 'package-lock.json')];
+/** What an engine build reads: every engine's sources (they import the engine kit, lib/ and each other) and the locked packages. */
+const INPUTS = [join(repositoryRoot, 'layers'), join(repositoryRoot, 'lib'), join(repositoryRoot, 'package-lock.json')];
 // An engine's tests (layers/<engine>/test/) are no input of its build: editing one must not rebuild every engine.
 const SKIP = new Set(['dist', 'node_modules', 'test']);
 

@@ -48,7 +48,7 @@ const idsOf = (csv: string) =>
     .trimEnd()
     .split('\r\n')
     .slice(1)
-    .map((line) => line.split(',')[0]);
+    .map((line) => line.split(',')[0].replaceAll('"', ''));
 
 describe('the issue export, streamed by the local server', () => {
   let service: TestService;
@@ -78,7 +78,7 @@ describe('the issue export, streamed by the local server', () => {
     expect(all.status).toBe(200);
     expect(all.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(all.headers.get('content-length')).toBeNull();
-    expect(text.split('\r\n')[0]).toBe(ISSUE_CSV_COLUMNS.join(','));
+    expect(text.split('\r\n')[0]).toBe(ISSUE_CSV_COLUMNS.map((column) => `"${column}"`).join(','));
     expect(idsOf(text)).toHaveLength(1_250);
     expect(idsOf(text)).toEqual(await listedIds(service, token));
     expect(idsOf(open)).toEqual(await listedIds(service, token, '&status=open'));

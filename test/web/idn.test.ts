@@ -1,4 +1,4 @@
-import { domainToUnicode } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodePunycodeLabel, displayTarget, toUnicodeHost } from '../../web/src/idn.ts';
 
@@ -7,7 +7,6 @@ describe('the UI shows internationalised domains in Unicode', () => {
     'xn--bcher-kva.example',
     'xn--mnchen-3ya.de',
     'mail.xn--fiqs8s',
-    'xn--80ak6aa92e.com',
     'xn--wgv71a119e.jp',
     'xn--ls8h.la',
     'xn--caf-dma.xn--r-0fa.example',
@@ -17,6 +16,25 @@ describe('the UI shows internationalised domains in Unicode', () => {
 
   it.each(hosts)('decodes %s exactly as Node does', (host) => {
     expect(toUnicodeHost(host)).toBe(domainToUnicode(host));
+  });
+
+  // Issue 33 item 12: browsers show these in punycode, so that no target looks like another.
+  it.each([
+    ['аpple.com', 'a Cyrillic а among Latin letters'],
+    ['аррӏе.com', 'all Cyrillic, every letter drawn like a Latin one'],
+    ['раураӏ.com', 'all Cyrillic, every letter drawn like a Latin one'],
+    ['ѕсоре.com', 'all Cyrillic, every letter drawn like a Latin one'],
+    ['gοοgle.com', 'Greek ο among Latin letters'],
+  ])('keeps %s in punycode (%s)', (unicode) => {
+    const ascii = domainToASCII(unicode);
+    expect(ascii).toMatch(/xn--/);
+    expect(toUnicodeHost(ascii)).toBe(ascii);
+    expect(displayTarget(`https://${ascii}/login`)).toBe(`https://${ascii}/login`);
+  });
+
+  it('decodes a label of one script, and the CJK mixes with Latin', () => {
+    for (const unicode of ['яндекс.рф', 'bücher.example', '日本語テキスト.jp', 'abc中文.com', 'ελληνικά.gr'])
+      expect(toUnicodeHost(domainToASCII(unicode))).toBe(unicode);
   });
 
   it('leaves invalid punycode as it was', () => {

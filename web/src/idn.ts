@@ -64,12 +64,71 @@ export function decodePunycodeLabel(input: string): string | null {
   return String.fromCodePoint(...output);
 }
 
-/** `xn--bcher-kva.example` → `bücher.example`; anything else (or invalid punycode) unchanged. */
+/** The scripts a label's letters are told apart by (the others count as one script each by name). */
+const SCRIPTS = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Armenian',
+  'Hebrew',
+  'Arabic',
+  'Georgian',
+  'Cherokee',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul',
+  'Bopomofo',
+  'Thai',
+  'Devanagari',
+] as const;
+const SCRIPT_TESTS = SCRIPTS.map((script) => [script, new RegExp(`^\\p{Script=${script}}$`, 'u')] as const);
+
+/** Mixes of scripts a label may hold (Chrome's IDN policy): Japanese, Chinese and Korean with Latin. */
+const ALLOWED_MIXES: readonly (readonly string[])[] = [
+  ['Latin', 'Han', 'Hiragana', 'Katakana'],
+  ['Latin', 'Han', 'Bopomofo'],
+  ['Latin', 'Han', 'Hangul'],
+];
+
+/** Cyrillic and Greek letters drawn like Latin ones: a label made only of them reads as a Latin word. */
+const LATIN_LOOKALIKES = /^[аАвВсСԁеЕһНіІјЈӏкКмМоОрРԛѕЅтТԝхХуУүҮьЬӀαΑβΒεΕηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧζΖ]+$/u;
+
+function scriptsOf(label: string): Set<string> {
+  const scripts = new Set<string>();
+  for (const char of label) {
+    if (!/\p{L}/u.test(char)) continue;
+    scripts.add(SCRIPT_TESTS.find(([, test]) => test.test(char))?.[0] ?? `other:${char}`);
+  }
+  return scripts;
+}
+
+/**
+ * Whether a decoded label may be shown in Unicode, as browsers decide (Chrome's IDN display policy,
+ * UTS #39): not when it mixes scripts beyond the CJK mixes with Latin (`аpple` with a Cyrillic а),
+ * nor when it is a whole-script confusable (`аррӏе`, all Cyrillic letters drawn like Latin ones).
+ * Such a label is shown in punycode, so no target looks like another.
+ */
+export function safeToDisplay(label: string): boolean {
+  const scripts = [...scriptsOf(label)];
+  if (scripts.length > 1 && !ALLOWED_MIXES.some((mix) => scripts.every((script) => mix.includes(script)))) return false;
+  const letters = [...label].filter((char) => /\p{L}/u.test(char)).join('');
+  return !(letters !== '' && (scripts[0] === 'Cyrillic' || scripts[0] === 'Greek') && LATIN_LOOKALIKES.test(letters));
+}
+
+/**
+ * `xn--bcher-kva.example` → `bücher.example`; anything else (invalid punycode, a label mixing
+ * scripts or confusable with a Latin one) unchanged.
+ */
 export function toUnicodeHost(host: string): string {
   if (!/(^|\.)xn--/i.test(host)) return host;
   return host
     .split('.')
-    .map((label) => (/^xn--/i.test(label) ? (decodePunycodeLabel(label.slice(4).toLowerCase()) ?? label) : label))
+    .map((label) => {
+      if (!/^xn--/i.test(label)) return label;
+      const decoded = decodePunycodeLabel(label.slice(4).toLowerCase());
+      return decoded !== null && safeToDisplay(decoded) ? decoded : label;
+    })
     .join('.');
 }
 

@@ -5,6 +5,7 @@ import { Deadline, DeadlineExceeded } from './deadline.ts';
 import { EXIT, makeProgress, processIo, type CliIo, type Progress } from './progress.ts';
 import { ReportBuilder, type EngineReport, type Rule } from '../../../lib/report.ts';
 import { policyFromEnv, TargetRefused, type TargetPolicy } from '../../../lib/target-policy.ts';
+import { removeTempFoldersOnExit } from './temp-folders.ts';
 import { renderText } from './text-report.ts';
 
 /** The scan cannot start at all (exit 3): the target resolves to nothing, or only to refused addresses. */
@@ -257,6 +258,7 @@ export async function runEngineCli<Scope>(definition: EngineDefinition<Scope>, a
  * stdout is flushed, so a probe abandoned at the deadline cannot keep the process alive.
  */
 export async function engineMain<Scope>(definition: EngineDefinition<Scope>): Promise<void> {
+  removeTempFoldersOnExit();
   const io = processIo();
   const code = await runEngineCli(definition, process.argv.slice(2), io).catch((error: unknown) => {
     makeProgress(io).error('internal error', { message: error instanceof Error ? error.message : String(error) });

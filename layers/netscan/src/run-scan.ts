@@ -30,7 +30,7 @@ export function endpoint(address: string, port: number): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-/** One connection attempt of the port scan: open, closed (refused) or filtered (timeout, unreachable). */
+/** One connection attempt of the port scan: open (also when reset after the handshake), closed (refused) or filtered (timeout, unreachable). */
 async function attemptConnect(address: VettedAddress, port: number, timeoutMs: number, signal: AbortSignal): Promise<ConnectOutcome> {
   try {
     const socket = await connectTcp({ address, port, timeoutMs, signal });
@@ -40,8 +40,10 @@ async function attemptConnect(address: VettedAddress, port: number, timeoutMs: n
     if (!(error instanceof ConnectFailed)) return { error: error instanceof Error ? error.message : String(error) };
     switch (error.code) {
       case 'refused':
-      case 'reset':
         return { state: 'closed' };
+      case 'reset':
+        // A reset can only follow a completed handshake (a closed port refuses the SYN): open, as nmap -sT says.
+        return { state: 'open' };
       case 'timeout':
       case 'unreachable':
         return { state: 'filtered' };
@@ -72,6 +74,12 @@ function recordService(context: ScanContext<NetscanScope>, result: PortResult & 
   const { report } = context;
   const { address, port, identity } = result;
   const where = endpoint(address, port);
+  if (identity.unfinished) {
+    report.error(
+      [...SERVICE_RULES, ...(context.scope.mode === 'vapt' ? [NET_RULES.unauthenticated] : [])],
+      `${where}: ${identity.unfinished}`,
+    );
+  }
   const evidence = {
     address,
     port,

@@ -103,7 +103,10 @@ describe('netscan against loopback listeners', () => {
   });
 
   it('reports every listener open, names its service, and the closed port not at all', () => {
-    expect(vapt.status).toBe('ok');
+    // The silent and the flooding ports are never identified: their service rules are error (issue 33 item 5).
+    expect(vapt.status).toBe('partial');
+    const unknown = [byLabel('silent').port, byLabel('flood').port].map((port) => `127.0.0.1:${port}:`);
+    expect(vapt.errors.filter((e) => !unknown.some((where) => e.message.startsWith(where)))).toEqual([]);
     const open = vapt.findings.filter((f) => f.rule_id === 'net.port.open');
     expect(open.map((f) => (f.evidence as { port: number }).port).sort()).toEqual(listeners.map((l) => l.port).sort());
     for (const listener of listeners) {
@@ -172,7 +175,7 @@ describe('netscan against loopback listeners', () => {
       expect(finding.evidence).toMatchObject({ service: 'unknown' });
     }
     expect(findingsAt(vapt, 'net.port.open', byLabel('silent').port)[0].evidence).toMatchObject({
-      details: { behaviour: expect.stringContaining('accepted and stayed silent') },
+      details: { behaviour: expect.stringContaining('stayed silent for') },
     });
     expect(findingsAt(vapt, 'net.port.open', byLabel('flood').port)[0].evidence).toMatchObject({
       details: { behaviour: 'sent more than the read limit without pause' },

@@ -4,6 +4,7 @@ import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommended, rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import { ruleIdFor } from './catalogue.ts';
 import { findHighEntropyAssignments } from './entropy-rule.ts';
+import { countsAsSecret } from './false-positives.ts';
 import { keywordsIn } from './rule-keywords.ts';
 
 // secretlint's profiler is on by default: it puts a mark in node's performance timeline for every
@@ -196,6 +197,8 @@ export async function detectSecrets(path: string, text: string, { entropy, prefi
     const secret = secretOf(message, text);
     if (!secret) continue;
     claimed.add(secret.value);
+    // A checksum that fails or a placeholder is claimed (the entropy rule does not report it again) and dropped.
+    if (!countsAsSecret(secret.value)) continue;
     matches.push({ ruleId, kind: message.messageId ?? message.ruleId, value: secret.value, line: lineAt(starts, secret.index) });
   }
   // The key inside a service-account file is that account's: one finding, not two.
@@ -204,7 +207,7 @@ export async function detectSecrets(path: string, text: string, { entropy, prefi
   for (const { value, index } of entropyMatches) {
     if ([...claimed].some((known) => known.includes(value) || value.includes(known))) continue;
     const line = lineAt(starts, index);
-    if (disabledInline(text, starts, line)) continue;
+    if (disabledInline(text, starts, line) || !countsAsSecret(value)) continue;
     kept.push({ ruleId: 'secret.generic_high_entropy', kind: 'high_entropy_assignment', value, line });
   }
   return kept;

@@ -32,6 +32,11 @@ export interface HistoryWalk {
   submodules: Set<string>;
   /** True when the walk stopped at `maxCommits` with older commits left. */
   truncated: boolean;
+  /**
+   * Commits walked whose parents the server left out (declared shallow) before `maxCommits` was
+   * reached: the server cut the history, and what lies below them was not read.
+   */
+  cutAt: string[];
 }
 
 export interface WalkOptions {
@@ -71,7 +76,7 @@ interface LoggedCommit {
  * server declared shallow; anywhere else the history is incomplete, and walking on would report a
  * cut history as whole (an error read as clean), so it is an error.
  */
-function log(store: PackStore, tip: string, limit: number, shallow: ReadonlySet<string>): LoggedCommit[] {
+function log(store: PackStore, tip: string, limit: number, shallow: ReadonlySet<string>, cutAt: string[]): LoggedCommit[] {
   const seen = new Set<string>([tip]);
   const queue: LoggedCommit[] = [{ oid: tip, info: parseCommit(tip, store.read(tip, 'commit')) }];
   const out: LoggedCommit[] = [];
@@ -81,7 +86,10 @@ function log(store: PackStore, tip: string, limit: number, shallow: ReadonlySet<
     for (const parent of next.info.parents) {
       if (seen.has(parent)) continue;
       if (!store.has(parent)) {
-        if (shallow.has(next.oid)) continue;
+        if (shallow.has(next.oid)) {
+          if (!cutAt.includes(next.oid)) cutAt.push(next.oid);
+          continue;
+        }
         throw new CorruptPack(`commit ${next.oid}'s parent ${parent} is missing, and the server did not declare it shallow`);
       }
       seen.add(parent);
@@ -108,9 +116,13 @@ function treeOf(store: PackStore, oid: string): TreeEntry[] {
 export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   const { store, signal } = options;
   // One more than asked tells a history that ends from one that was cut.
-  const logged = log(store, options.tip, options.maxCommits + 1, options.shallow);
+  const boundary: string[] = [];
+  const logged = log(store, options.tip, options.maxCommits + 1, options.shallow, boundary);
   const truncated = logged.length > options.maxCommits;
   const commits = logged.slice(0, options.maxCommits);
+  // A shallow boundary is ours only where our own depth put it, past `maxCommits`; inside the walk, the server cut it.
+  const walked = new Set(commits.map((commit) => commit.oid));
+  const cutAt = commits.length < options.maxCommits ? boundary.filter((oid) => walked.has(oid)) : [];
   const blobs = new Map<string, BlobSighting[]>();
   const seenPairs = new Set<string>();
   const seenTrees = new Set<string>();
@@ -159,5 +171,5 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
     }
   };
   if (commits.length > 0) collectHead(commits[0].info.tree, '');
-  return { commits: commits.length, blobs, head, submodules, truncated };
+  return { commits: commits.length, blobs, head, submodules, truncated, cutAt };
 }

@@ -1,4 +1,5 @@
 import { BlobTriage } from './blob-triage.ts';
+import { ownedTempFolder, releaseTempFolder } from '../../engine-kit/src/temp-folders.ts';
 import { CATALOGUE, RULE_IDS } from './catalogue.ts';
 import { cloneRepository } from '../../../lib/git/clone.ts';
 import type { LoadedCredential } from '../../../lib/credential.ts';
@@ -113,6 +114,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
   let credential: RepositoryCredential | undefined;
   const secrets = (): string[] => credential?.secrets ?? [];
   let phase = 'clone';
+  let scratch: string | undefined;
   try {
     if (scope.credential !== undefined) {
       credential = repositoryCredential(scope.credential, context.credential, target.hostname.replace(/^\[|\]$/g, ''));
@@ -127,6 +129,8 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       signal: context.signal,
       agent: `${SCANNER_NAME}/${SCANNER_VERSION}`,
     });
+    // The clone goes to a folder this run owns: removed when the scan ends, and by the frame if the process is stopped.
+    scratch = await ownedTempFolder('secretscan-', context.tmpRoot);
     const depth = scope.history ? scope.maxCommits + 1 : 1;
     const triage = new BlobTriage(context.bounds.maxBlobBytes);
     const started = Date.now();
@@ -136,7 +140,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       depth,
       http,
       signal: context.signal,
-      tmpRoot: context.tmpRoot,
+      tmpRoot: scratch,
       authorized: credential !== undefined,
       cacheBytes: DELTA_CACHE_BYTES,
       keptBytes: KEPT_COMMITS_AND_TREES_BYTES,
@@ -181,7 +185,13 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
         context.progress('ignore file has lines that are not fingerprints', { lines: ignore.invalidLines.slice(0, 20) });
       }
       const detail = summary(result, walk.commits, walk.truncated, walk.submodules.size, result.secrets.length - kept.length);
-      if (result.unfinished) {
+      if (walk.cutAt.length > 0) {
+        // A history the server cut is not a clean one: what it shows counts, nothing passes.
+        report.error(
+          RULE_IDS,
+          `the server declared the history shallow at ${walk.cutAt.map((oid) => oid.slice(0, 12)).join(', ')}: ${walk.commits} of up to ${scope.maxCommits} commits were read and older ones were not sent; ${detail}`,
+        );
+      } else if (result.unfinished) {
         report.error(
           RULE_IDS,
           `the scan's deadline passed after ${result.unfinished.scanned} of ${result.unfinished.total} files; ${detail}`,
@@ -199,5 +209,7 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       : redact(error instanceof Error ? error.message : String(error), secrets());
     context.progress('scan failed', { error: message });
     report.error(RULE_IDS, message);
+  } finally {
+    if (scratch !== undefined) await releaseTempFolder(scratch);
   }
 }

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 /**
  * Secrets planted in the test repositories, made at test time from random bytes, so this
@@ -19,6 +20,25 @@ export function randomSecret(length: number): string {
     const value = randomFrom(ALNUM, length);
     if (/[0-9]/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value)) return value;
   }
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** The 6-character checksum of GitHub's and npm's token formats: CRC32 of the random part, base62, zero-padded. */
+export function tokenChecksum(random: string): string {
+  let value = crc32(random);
+  let out = '';
+  do {
+    out = BASE62[value % 62] + out;
+    value = Math.floor(value / 62);
+  } while (value > 0);
+  return out.padStart(6, '0');
+}
+
+/** A token of GitHub's or npm's format (`ghp_`, `npm_`, ...): 30 random characters and their checksum. */
+export function checksummedToken(prefix: string): string {
+  const random = randomSecret(30);
+  return `${prefix}${random}${tokenChecksum(random)}`;
 }
 
 export interface Planted {
@@ -42,10 +62,10 @@ export function plantSecrets(): Planted {
     // Ends in a letter or digit: secretlint's AWS pattern ends in `\b`, so a key ending in + or /
     // (1 in 32 of random keys) is not found (docs/secretscan.md, Rules); the tests failed that often.
     awsSecret: randomFrom(B64, 39) + randomFrom(ALNUM, 1),
-    githubToken: ['gh', 'p_'].join('') + randomSecret(36),
+    githubToken: checksummedToken(['gh', 'p_'].join('')),
     slackToken: `${['xo', 'xb'].join('')}-${randomInt(1e11, 1e12)}-${randomInt(1e11, 1e12)}-${randomSecret(24)}`,
     gitlabToken: ['gl', 'pat-'].join('') + randomSecret(20),
-    npmToken: ['np', 'm_'].join('') + randomSecret(36),
+    npmToken: checksummedToken(['np', 'm_'].join('')),
     dbPassword: randomSecret(18),
     urlPassword: randomSecret(16),
     privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../src/secret-evidence.ts';
 import type { GitServer } from '../../../test/helpers/git-http-server.ts';
-import { integrityHash, plantSecrets, randomFrom, randomSecret, type Planted } from './planted.ts';
+import { checksummedToken, integrityHash, plantSecrets, randomFrom, randomSecret, type Planted } from './planted.ts';
 
 /** The repositories of the secretscan tests, built with git on the test's server. */
 export interface Fixtures {
@@ -21,10 +21,10 @@ export async function buildRepositories(server: GitServer): Promise<Fixtures> {
   const planted = plantSecrets();
   const historyOnly = { slackToken: planted.slackToken, npmToken: planted.npmToken };
   const sharedToken = planted.gitlabToken;
-  const ignoredToken = ['gh', 'p_'].join('') + randomSecret(36);
-  const privateToken = ['gh', 'p_'].join('') + randomSecret(36);
+  const ignoredToken = checksummedToken(['gh', 'p_'].join(''));
+  const privateToken = checksummedToken(['gh', 'p_'].join(''));
   const serverToken = randomSecret(32);
-  const featureToken = ['gh', 'p_'].join('') + randomSecret(36);
+  const featureToken = checksummedToken(['gh', 'p_'].join(''));
 
   const leaky = await server.repository('leaky');
   await leaky.commit('initial configuration', {
@@ -58,7 +58,7 @@ export async function buildRepositories(server: GitServer): Promise<Fixtures> {
     'test/fixtures/service.json': `{ "api_key": "${randomSecret(32)}" }\n`,
     'public/app.min.js': `var e={clientSecret:"${randomSecret(32)}"};${'function a(b){return b}'.repeat(300)}\n`,
     'assets/logo.bin': Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]), Buffer.from(`token=${randomSecret(40)}`)]),
-    'src/inline.js': `const allowed = '${['gh', 'p_'].join('') + randomSecret(36)}'; // secretlint-disable-line\n`,
+    'src/inline.js': `const allowed = '${checksummedToken(['gh', 'p_'].join(''))}'; // secretlint-disable-line\n`,
     'src/rotated.js': `const rotated = '${ignoredToken}';\n`,
     '.secretscanignore': `# rotated on 2024-05-01\n${sha256Hex(ignoredToken)}\n`,
   });

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { plantSecrets, randomFrom, randomSecret } from './planted.ts';
+import { checksummedToken, plantSecrets, randomFrom, randomSecret } from './planted.ts';
 
 /**
  * A text every rule of secretlint's recommended preset reports, per rule (its short name), with
@@ -81,7 +81,7 @@ export function ruleSamples(): RuleSample[] {
     sample('stripe', `STRIPE=${planted.stripeKey}\n`),
     ...['sk_test_', 'rk_live_', 'rk_test_'].map((prefix) => sample('stripe', `key = ${prefix}${randomSecret(30)}\n`)),
     sample('github', `const github = '${planted.githubToken}';\n`),
-    ...['gho_', 'ghu_', 'ghs_', 'ghr_'].map((prefix) => sample('github', `token: ${prefix}${randomSecret(36)}\n`)),
+    ...['gho_', 'ghu_', 'ghs_', 'ghr_'].map((prefix) => sample('github', `token: ${checksummedToken(prefix)}\n`)),
     sample('github', `pat = ${join('github', '_pat_')}${randomFrom(`${ALNUM}_`, 82)}\n`),
     sample('github', `app = ${join('gh', 's_')}12345_${randomFrom(URLSAFE, 36)}.${randomFrom(URLSAFE, 120)}.${randomFrom(URLSAFE, 43)}\n`),
     sample('gitlab', `gitlab_token: ${planted.gitlabToken}\n`),
@@ -117,6 +117,11 @@ export function decoyLines(): string[] {
     'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
     `GHP_${randomSecret(36)}`,
     `${join('gh', 'p_')}${randomSecret(12)}`,
+    // Issue 33 item 10: placeholders, and a token of the checksummed shape whose checksum fails.
+    `export GITHUB_TOKEN=${join('gh', 'p_')}${'x'.repeat(36)}`,
+    `GITHUB_TOKEN=${join('gh', 'p_')}${'YOURTOKENHERE'.padEnd(36, '0')}`,
+    `token: ${join('gh', 'o_')}${randomSecret(36)}`,
+    `${join('np', 'm_')}${'0'.repeat(36)}`,
     `${join('sk', '_live_')}short`,
     `Sk_Live_${randomSecret(30)}`,
     `${join('np', 'm')}-${randomSecret(36)}`,

@@ -2,11 +2,13 @@
  * The certificate checks, on the chain exactly as the server sent it: validity dates, the host
  * name (RFC 6125), key sizes, signature hashes, and a path from the leaf to a trust anchor (Node's
  * bundled Mozilla roots plus the scope's `extra_roots`) using only sent certificates as
- * intermediates. Signatures are verified with OpenSSL through `crypto.X509Certificate`.
+ * intermediates, under OpenSSL's rules for issuers (CA:TRUE, keyCertSign, path length). Signatures
+ * are verified with OpenSSL through `crypto.X509Certificate`.
  */
 import { X509Certificate } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { TLS_RULE_IDS, type TlsRuleId } from './catalogue.ts';
+import { caConstraints, mayIssue } from './ca-constraints.ts';
 import { type CertificateNames, matchingNames, parseSubjectAltName } from './hostname.ts';
 
 export type CertificateRule = Extract<TlsRuleId, `tls.cert.${string}`>;
@@ -72,10 +74,6 @@ function safeVerify(cert: X509Certificate, issuer: X509Certificate): boolean {
   } catch {
     return false;
   }
-}
-
-function issues(issuer: X509Certificate, cert: X509Certificate): boolean {
-  return cert.checkIssued(issuer) && safeVerify(cert, issuer);
 }
 
 /** Key size problems: RSA and DSA under 2048 bits, EC under 256. */
@@ -210,24 +208,89 @@ type PathResult =
   | { kind: 'missing_issuer'; at: X509Certificate; reason: string }
   | { kind: 'untrusted'; reason: string };
 
-/** Walks from the leaf up through sent certificates until an anchor issues one (at most 10 steps). */
+/** OpenSSL's default verify depth: intermediates between the leaf and the anchor. */
+const MAX_INTERMEDIATES = 100;
+/** Signature checks one chain may cost (a chain of same-named certificates could otherwise branch without end). */
+const MAX_SIGNATURE_CHECKS = 2_000;
+
+function selfIssued(cert: X509Certificate): boolean {
+  return cert.subject === cert.issuer;
+}
+
+/**
+ * Searches for a path from the leaf through sent certificates to an anchor, as OpenSSL builds one:
+ * every issuer must verify the signature below it, may issue (CA:TRUE, keyCertSign where keyUsage
+ * is present) and keep its path length constraint; a certificate is used once per path (a loop
+ * ends the path); at most MAX_INTERMEDIATES intermediates. Where several sent certificates could
+ * issue one, each is tried. When no path reaches an anchor, the reason is the one found deepest.
+ */
 function buildPath(leaf: X509Certificate, intermediates: X509Certificate[], anchors: X509Certificate[]): PathResult {
-  let current = leaf;
-  const used = new Set<X509Certificate>();
-  for (let depth = 0; depth < 10; depth++) {
-    const anchor = anchors.find((candidate) => candidate.fingerprint256 === current.fingerprint256 || issues(candidate, current));
-    if (anchor) return { kind: 'trusted', anchor };
+  let budget = MAX_SIGNATURE_CHECKS;
+  let failure: { depth: number; result: Exclude<PathResult, { kind: 'trusted' }> } | undefined;
+  const note = (depth: number, result: Exclude<PathResult, { kind: 'trusted' }>): void => {
+    if (!failure || depth > failure.depth) failure = { depth, result };
+  };
+  const signs = (issuer: X509Certificate, cert: X509Certificate): boolean => {
+    if (!cert.checkIssued(issuer)) return false;
+    if (budget-- <= 0) throw new Error(`the chain offers more than ${MAX_SIGNATURE_CHECKS} candidate issuers`);
+    return safeVerify(cert, issuer);
+  };
+  /** Why `issuer`, placed above `path`, may not issue its top certificate; undefined when it may. */
+  const refusal = (issuer: X509Certificate, path: readonly X509Certificate[], anchor: boolean): string | undefined => {
+    const current = path.at(-1)!;
+    const why = mayIssue(issuer, anchor, selfSigned(issuer));
+    if (why) return `${label(issuer)} may not issue ${label(current)}: ${why}`;
+    const pathLen = caConstraints(issuer).basic?.pathLen;
+    // OpenSSL counts the intermediates below the issuer that are not self-issued.
+    const below = path.slice(1).filter((cert) => !selfIssued(cert)).length;
+    if (path.length > 1 && pathLen !== undefined && below > pathLen)
+      return `${label(issuer)} allows ${pathLen} intermediate(s) below it (pathlen:${pathLen}) and has ${below}`;
+    return undefined;
+  };
+
+  const extend = (path: X509Certificate[]): X509Certificate | undefined => {
+    const current = path.at(-1)!;
+    const depth = path.length;
+    let candidates = 0;
+    for (const anchor of anchors) {
+      if (anchor.fingerprint256 === current.fingerprint256) return anchor;
+      if (!signs(anchor, current)) continue;
+      candidates++;
+      const why = refusal(anchor, path, true);
+      if (!why) return anchor;
+      note(depth, { kind: 'untrusted', reason: why });
+    }
     if (selfSigned(current)) {
-      return { kind: 'untrusted', reason: `${label(current)} is self-signed and not a trusted root` };
+      note(depth, { kind: 'untrusted', reason: `${label(current)} is self-signed and not a trusted root` });
+      return undefined;
     }
-    const next = intermediates.find((candidate) => !used.has(candidate) && issues(candidate, current));
-    if (!next) {
-      const named = intermediates.find((candidate) => candidate.subject === current.issuer);
-      if (named) return { kind: 'untrusted', reason: `the signature on ${label(current)} does not verify with ${label(named)}'s key` };
-      return { kind: 'missing_issuer', at: current, reason: `the issuer of ${label(current)} is neither sent nor a trusted root` };
+    for (const next of intermediates) {
+      if (path.includes(next) || !signs(next, current)) continue;
+      candidates++;
+      const why = refusal(next, path, false);
+      if (why) {
+        note(depth, { kind: 'untrusted', reason: why });
+        continue;
+      }
+      if (path.length > MAX_INTERMEDIATES) {
+        note(depth, { kind: 'untrusted', reason: `the chain has more than ${MAX_INTERMEDIATES} intermediates` });
+        continue;
+      }
+      const anchor = extend([...path, next]);
+      if (anchor) return anchor;
     }
-    used.add(next);
-    current = next;
-  }
-  return { kind: 'untrusted', reason: 'the chain is longer than 10 certificates' };
+    if (candidates > 0) return undefined;
+    const looped = path.slice(0, -1).find((cert) => current.checkIssued(cert));
+    const named = intermediates.find((candidate) => !path.includes(candidate) && candidate.subject === current.issuer);
+    if (looped)
+      note(depth, { kind: 'untrusted', reason: `the chain loops: ${label(current)} is issued by ${label(looped)}, already below it` });
+    else if (named)
+      note(depth, { kind: 'untrusted', reason: `the signature on ${label(current)} does not verify with ${label(named)}'s key` });
+    else note(depth, { kind: 'missing_issuer', at: current, reason: `the issuer of ${label(current)} is neither sent nor a trusted root` });
+    return undefined;
+  };
+
+  const anchor = extend([leaf]);
+  if (anchor) return { kind: 'trusted', anchor };
+  return failure?.result ?? { kind: 'untrusted', reason: 'no path to a trusted root' };
 }

@@ -47,6 +47,7 @@ async function open(endpoint: Endpoint, limits: ConnectionLimits): Promise<{ soc
       signal: limits.signal,
     });
     if (outcome.kind === 'unavailable') throw new StartTlsUnavailable(`the server does not offer STARTTLS (${outcome.evidence})`);
+    if (outcome.kind === 'deferred') throw new StartTlsUnavailable(`the server deferred STARTTLS (${outcome.evidence})`);
     return { socket, reader };
   } catch (error) {
     socket.destroy();

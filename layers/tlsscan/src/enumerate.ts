@@ -7,8 +7,10 @@
  */
 import { mapBounded } from '../../../lib/concurrency.ts';
 import { type Connector, type ProbeTiming, probeHello, probeSslv2 } from './probe.ts';
-import { ProtocolVersion, versionName } from './records.ts';
+import { NotTls, ProtocolVersion, versionName } from './records.ts';
 import { LEGACY_SUITES, SSLV2_CIPHER_KINDS, type Suite, TLS13_SUITES, suiteByCode } from './suites.ts';
+
+const KNOWN_VERSIONS = new Set<number>(Object.values(ProtocolVersion));
 
 export const ENUMERATED_VERSIONS = [
   ProtocolVersion.ssl3,
@@ -63,26 +65,32 @@ async function pick(version: number, offered: readonly Suite[], options: Enumera
     options.timing,
   );
   if (outcome.kind === 'refused') return outcome;
-  if (outcome.hello.version !== version) {
-    return { kind: 'refused', reason: `the server answered with ${versionName(outcome.hello.version)}` };
+  const answered = outcome.hello.version;
+  // A lower version is how a server refuses ours; anything else is a ServerHello no client could
+  // have asked for, and proves nothing either way.
+  if (answered < version && KNOWN_VERSIONS.has(answered)) {
+    return { kind: 'refused', reason: `the server answered with ${versionName(answered)}` };
   }
+  if (answered !== version) throw new NotTls(`the server answered a ${versionName(version)} hello with version 0x${answered.toString(16)}`);
   if (!offered.some((suite) => suite.code === outcome.hello.suite)) {
-    return { kind: 'refused', reason: `the server chose suite 0x${outcome.hello.suite.toString(16)}, which was not offered` };
+    throw new NotTls(`the server chose suite 0x${outcome.hello.suite.toString(16)}, which was not offered`);
   }
   return { kind: 'picked', accepted: { suite: suiteByCode(outcome.hello.suite), dhBits: outcome.dhBits } };
 }
 
-/** Narrows one group down to every suite the server accepts from it. */
-async function narrow(version: number, group: readonly Suite[], options: EnumerateOptions): Promise<AcceptedSuite[]> {
-  const accepted: AcceptedSuite[] = [];
+/**
+ * Narrows one group down to every suite the server accepts from it, adding each to `accepted` as
+ * it is found: a probe that fails halfway keeps what the earlier ones proved.
+ */
+async function narrow(version: number, group: readonly Suite[], options: EnumerateOptions, accepted: AcceptedSuite[]): Promise<void> {
   let remaining = [...group];
   while (remaining.length > 0) {
     const result = await pick(version, remaining, options);
     if (result.kind === 'refused') break;
     accepted.push(result.accepted);
+    accepted.sort((a, b) => a.suite.code - b.suite.code);
     remaining = remaining.filter((suite) => suite.code !== result.accepted.suite.code);
   }
-  return accepted;
 }
 
 /** The first hello of a version: all its suites at once. */
@@ -100,11 +108,7 @@ export async function probeVersion(version: number, options: EnumerateOptions): 
  * connections one after another, so a pool of width n keeps at most n connections open.
  */
 export function narrowingTasks(result: VersionResult & { pending: Suite[][] }, options: EnumerateOptions): Array<() => Promise<void>> {
-  return result.pending.map((group) => async () => {
-    const found = await narrow(result.version, group, options);
-    result.suites.push(...found);
-    result.suites.sort((a, b) => a.suite.code - b.suite.code);
-  });
+  return result.pending.map((group) => () => narrow(result.version, group, options, result.suites));
 }
 
 export async function sslv2Result(options: EnumerateOptions): Promise<Enumeration['sslv2']> {

@@ -4,9 +4,12 @@
  * bounded in bytes (the link's SocketReader cap, the handshake assembler's message cap) and time
  * (the per-read timeout and the scan's deadline).
  *
- * A refusal (an alert, or the server closing before it answers) is a value; anything that is not
- * TLS, a timeout, or a failed connect is thrown, and the caller's check becomes `error`.
+ * A refusal (an alert) is a value; anything that is not TLS, a timeout, or a failed connect is
+ * thrown, and the caller's check becomes `error`. A connection closed or reset before the answer
+ * is not a refusal (a flaky middlebox or an overloaded server does it as readily as a strict one):
+ * the hello is sent again on a new connection, and when every attempt is cut it is thrown.
  */
+import { retry } from '../../../lib/retry.ts';
 import { ConnectionClosed, type SocketReader } from '../../engine-kit/src/socket-reader.ts';
 import { type ClientHelloOptions, clientHelloRecord, sslv2ClientHello } from './client-hello.ts';
 import {
@@ -72,8 +75,29 @@ function closedBeforeAnswer(error: unknown, reader: SocketReader): boolean {
   return error instanceof ConnectionClosed && reader.buffered.length === 0;
 }
 
-/** Sends one ClientHello on a new link and reads the answer. */
-export async function probeHello(connect: Connector, probe: HelloProbe, timing: ProbeTiming): Promise<HelloOutcome> {
+/** The connection was closed or reset before the server answered the hello: no verdict either way. */
+export class ConnectionCut extends Error {
+  override readonly name = 'ConnectionCut';
+}
+
+/** Hellos sent in all when the connection keeps being cut before an answer. */
+export const HELLO_ATTEMPTS = 3;
+
+/**
+ * Sends one ClientHello on a new link and reads the answer; a connection cut before the answer
+ * is retried (HELLO_ATTEMPTS in all) and then thrown as ConnectionCut.
+ */
+export function probeHello(connect: Connector, probe: HelloProbe, timing: ProbeTiming): Promise<HelloOutcome> {
+  return retry(() => probeHelloOnce(connect, probe, timing), {
+    attempts: HELLO_ATTEMPTS,
+    baseMs: 50,
+    maxMs: 400,
+    retryable: (error) => error instanceof ConnectionCut,
+    signal: timing.signal,
+  });
+}
+
+async function probeHelloOnce(connect: Connector, probe: HelloProbe, timing: ProbeTiming): Promise<HelloOutcome> {
   const link = await connect(`hello ${probe.hello.version.toString(16)}`);
   let keep = false;
   try {
@@ -99,7 +123,8 @@ async function readAnswer(link: Link, probe: HelloProbe, timing: ProbeTiming): P
     try {
       record = await readRecord(link.reader, timing);
     } catch (error) {
-      if (!hello && closedBeforeAnswer(error, link.reader)) return { kind: 'refused', reason: 'the server closed the connection' };
+      if (!hello && closedBeforeAnswer(error, link.reader))
+        throw new ConnectionCut(`the connection was cut before any answer (${(error as Error).message}), ${HELLO_ATTEMPTS} times`);
       throw error;
     }
     if (record.type === ContentType.alert) {

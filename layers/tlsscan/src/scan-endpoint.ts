@@ -257,6 +257,15 @@ class EndpointScan {
       this.results.skip(ALL_BUT_STARTTLS, 'the server does not offer STARTTLS, so there is no TLS to check');
       return false;
     }
+    if (outcome.value.kind === 'deferred') {
+      // Offered, so no finding; refused for now, so nothing about the TLS behind it is known.
+      this.results.pass('tls.starttls.unavailable', `${protocol.toUpperCase()} STARTTLS is offered (${outcome.value.evidence}).`);
+      this.results.error(
+        ALL_BUT_STARTTLS,
+        `${protocol.toUpperCase()} STARTTLS is offered but was refused for now: ${outcome.value.evidence}`,
+      );
+      return false;
+    }
     this.results.pass('tls.starttls.unavailable', `${protocol.toUpperCase()} STARTTLS is offered.`);
     return true;
   }
@@ -537,9 +546,18 @@ class EndpointScan {
     const v = verdict.value;
     if (v.kind === 'ok') return this.results.pass('tls.hsts.missing', `Strict-Transport-Security: ${v.header}`);
     const detail =
-      v.kind === 'missing'
-        ? `${this.label} answers HTTPS (status ${v.status}) without Strict-Transport-Security.`
-        : `${this.label}'s Strict-Transport-Security max-age is ${v.maxAge ?? 'missing'}, under 180 days.`;
-    this.results.fail('tls.hsts.missing', this.finding(detail, { status: v.status, header: v.kind === 'short' ? v.header : null }));
+      v.kind === 'short'
+        ? `${this.label}'s Strict-Transport-Security max-age is ${v.maxAge}, under 180 days.`
+        : v.invalid
+          ? `${this.label} answers HTTPS (status ${v.status}) with a Strict-Transport-Security header browsers ignore: ${v.invalid}.`
+          : `${this.label} answers HTTPS (status ${v.status}) without Strict-Transport-Security.`;
+    this.results.fail(
+      'tls.hsts.missing',
+      this.finding(detail, {
+        status: v.status,
+        header: v.header ?? null,
+        ...(v.kind === 'missing' && v.invalid ? { invalid: v.invalid } : {}),
+      }),
+    );
   }
 }

@@ -13,7 +13,11 @@ export class StartTlsFailed extends Error {
   override readonly name = 'StartTlsFailed';
 }
 
-export type StartTlsOutcome = { kind: 'ready' } | { kind: 'unavailable'; evidence: string };
+/**
+ * `deferred`: the server offers STARTTLS but answered it with a temporary refusal (SMTP 4xx, e.g.
+ * 454): TLS is offered, and nothing about it can be learnt this time.
+ */
+export type StartTlsOutcome = { kind: 'ready' } | { kind: 'unavailable'; evidence: string } | { kind: 'deferred'; evidence: string };
 
 export interface LineIo {
   reader: SocketReader;
@@ -53,6 +57,8 @@ async function smtp(io: LineIo): Promise<StartTlsOutcome> {
   }
   io.write('STARTTLS\r\n');
   const answer = await smtpReply(io);
+  const said = `STARTTLS was answered with ${answer.code} ${answer.lines[0] ?? ''}`.trim();
+  if (answer.code >= 400 && answer.code < 500) return { kind: 'deferred', evidence: said };
   if (answer.code !== 220)
     return { kind: 'unavailable', evidence: `STARTTLS was answered with ${answer.code} ${answer.lines[0] ?? ''}`.trim() };
   return { kind: 'ready' };

@@ -101,9 +101,10 @@ describe('HSTS', () => {
       kind: 'short',
       maxAge: 86400,
     });
+    // RFC 6797 §6.1.1: max-age is required; a header without it is ignored.
     expect(judgeHsts('HTTP/1.1 200 OK\r\nStrict-Transport-Security: includeSubDomains\r\n\r\n')).toMatchObject({
-      kind: 'short',
-      maxAge: null,
+      kind: 'missing',
+      invalid: 'it has no max-age directive',
     });
     expect(() => judgeHsts('SSH-2.0-OpenSSH\r\n\r\n')).toThrow(/not an HTTP response/);
   });

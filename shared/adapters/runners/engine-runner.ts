@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engineReportSchema, type EngineReport } from '../../../lib/report.ts';
@@ -57,8 +57,9 @@ export function resultOfEngineReport(report: EngineReport): RunnerResult {
 
 /**
  * The one child-process runner for every engine that follows the kit's contract: writes the scope
- * to a file of its own, runs `<engine> scan --scope-json FILE --timeout N --format json -- target`,
- * parses stdout with the common report schema, and removes the file. An engine that cannot start
+ * to a file in a folder of its own, runs `<engine> scan --scope-json FILE --timeout N --format json -- target`
+ * with `<PREFIX>_TMPDIR` inside that folder, parses stdout with the common report schema, and
+ * removes the folder whatever happened. An engine that cannot start
  * (exit 3) or prints no parsable report fails the target; errored checks make the job partial.
  */
 export function makeEngineRunner({
@@ -93,7 +94,12 @@ export function makeEngineRunner({
         const passedKeys = Object.fromEntries(
           Object.entries(keys).filter(([name]) => name.startsWith(`${envPrefix}_`) && (mapping.keyFilter?.(name) ?? true)),
         );
+        // The engine's temporary files go to a folder of this run's, removed below however the run ends
+        // (a timeout's SIGTERM included): nothing fetched outlives the job in a warm Lambda's shared /tmp.
+        const scratch = join(dir, 'tmp');
+        await mkdir(scratch, { mode: 0o700 });
         const switches = {
+          [`${envPrefix}_TMPDIR`]: scratch,
           ...(allowLoopback ? { [`${envPrefix}_ALLOW_LOOPBACK`]: '1' } : {}),
           ...(allowPrivate ? { [`${envPrefix}_ALLOW_PRIVATE`]: '1' } : {}),
         };

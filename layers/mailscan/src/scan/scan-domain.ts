@@ -68,7 +68,21 @@ const MISSING_RECORD_RULES = new Set([
 export async function scanDomain(request: ScanRequest, deps: ScanDependencies): Promise<ScanOutcome> {
   const startedAt = deps.now();
   deps.log('scan started', { domain: request.domain, reputation: request.reputation !== null });
-  const started = startPosture(request.domain, deps.resolver, request.dkimSelectors);
+  // Whether any question about the domain or a name under it got an answer other than NXDOMAIN:
+  // then the resolver is not one that answers NXDOMAIN for everything, whatever the root probe says.
+  const heard = { otherThanNxdomain: false };
+  const within = (name: string): boolean => {
+    const normal = name.replace(/\.$/, '').toLowerCase();
+    return normal === request.domain || normal.endsWith(`.${request.domain}`);
+  };
+  const postureResolver: Resolver = {
+    async query(name, type) {
+      const answer = await deps.resolver.query(name, type);
+      if (within(name) && !(answer.status === 'absent' && answer.reason === 'nxdomain')) heard.otherThanNxdomain = true;
+      return answer;
+    },
+  };
+  const started = startPosture(request.domain, postureResolver, request.dkimSelectors);
   const optIn = request.optIn ?? null;
   // Leak needs nothing from posture: its lookalike enumeration, the longest work, starts at once.
   const leakRun = optIn?.leak ? runSurfaceSafely('leak', async () => (await loadLeak()).runLeak(optIn.context), deps) : null;
@@ -142,7 +156,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   ]);
   // NXDOMAIN for the domain and every parent: a domain under a TLD that does not exist, or a
   // resolver that answers NXDOMAIN for everything. Only the root zone tells them apart.
-  if (!existence.exists && existence.evidence.closest_existing_parent === null) {
+  if (!existence.exists && existence.evidence.closest_existing_parent === null && !heard.otherThanNxdomain) {
     const probe = await probeResolver(deps.resolver);
     if (!probe.working)
       dnsDown = `${resolverName} is not resolving: it answers NXDOMAIN for ${request.domain} and every parent, and ${probe.why}`;

@@ -17,6 +17,8 @@ export interface Conversation {
   readonly silent: boolean;
   readonly closed: boolean;
   readonly flooded: boolean;
+  /** An answer began and did not end: the wait ran out, or the service closed, in the middle of it. */
+  readonly cutShort: boolean;
   close(): void;
 }
 

@@ -78,6 +78,24 @@ async function followText(
   greeting: Extract<Greeting, { kind: 'text' }>,
   tls: boolean,
 ): Promise<ServiceIdentity> {
+  return unlessCutShort(conversation, await followTextUnchecked(conversation, greeting, tls));
+}
+
+/**
+ * An identity learnt over a conversation whose last answer (EHLO, FEAT, CAPA) was cut short: what
+ * it would have said (STARTTLS offered or not) is unknown, so it says nothing and is unfinished.
+ */
+function unlessCutShort(conversation: Conversation, identity: ServiceIdentity): ServiceIdentity {
+  if (!conversation.cutShort) return identity;
+  const { offersTls: _unknown, ...rest } = identity;
+  return { ...rest, unfinished: `the ${identity.service.toUpperCase()} service's answer to a capability query did not finish` };
+}
+
+async function followTextUnchecked(
+  conversation: Conversation,
+  greeting: Extract<Greeting, { kind: 'text' }>,
+  tls: boolean,
+): Promise<ServiceIdentity> {
   const banner = printable(Buffer.from(greeting.text.split(/\r?\n/)[0] ?? '', 'latin1'));
   const product = productFromGreeting(greeting.text);
   if (greeting.protocol === 'pop3') {
@@ -294,34 +312,56 @@ export function probeOrder(port: number): string[] {
 /**
  * The identity of the service on an open port. `unknown` with a banner when it spoke something
  * no recogniser knows; `unknown` without one when it answered no probe (silent, closed at once,
- * or flooding), and `details.behaviour` says which.
+ * or flooding), and `details.behaviour` says which, in terms of what was seen: "silent" only of
+ * silence. An unknown service is `unfinished`: what it is was not learnt, so nothing is judged.
  */
 export async function identifyService(dialer: Dialer, options: IdentifyOptions): Promise<ServiceIdentity> {
-  const first = await dialer.plain();
+  const opened: Conversation[] = [];
+  const tracked: Dialer = {
+    async plain() {
+      const conversation = await dialer.plain();
+      opened.push(conversation);
+      return conversation;
+    },
+    async tls() {
+      const conversation = await dialer.tls();
+      if (conversation !== null && !('alert' in conversation)) opened.push(conversation);
+      return conversation;
+    },
+  };
+  const first = await tracked.plain();
   let behaviour: string;
   try {
     const greeting = await first.ask(null, parseGreeting, options.greetingMs);
     if (greeting?.kind === 'identity') return greeting.identity;
     if (greeting?.kind === 'text') return await followText(first, greeting, false);
     if (first.received.length > 0) {
+      const said = first.flooded
+        ? 'sent more than the read limit without pause'
+        : first.cutShort
+          ? `began a greeting it did not finish within ${options.greetingMs} ms`
+          : 'sent an unrecognised greeting';
       return {
         service: 'unknown',
         tls: false,
         banner: printable(first.received),
-        details: { behaviour: first.flooded ? 'sent more than the read limit without pause' : 'sent an unrecognised greeting' },
+        details: { behaviour: said },
+        unfinished: `the service could not be identified: it ${said}`,
       };
     }
-    behaviour = first.closed ? 'closed the connection without a word' : 'accepted and stayed silent';
+    behaviour = first.closed ? 'closed the connection without a word' : `stayed silent for ${options.greetingMs} ms`;
   } finally {
     first.close();
   }
   for (const name of probeOrder(options.port)) {
-    const identity = await CLIENT_FIRST[name](dialer, options);
+    const identity = await CLIENT_FIRST[name](tracked, options);
     if (identity !== null) return identity;
   }
-  return {
-    service: 'unknown',
-    tls: false,
-    details: { behaviour: `${behaviour}; answered none of the probes (${probeOrder(options.port).join(', ')})` },
-  };
+  const answered = opened.slice(1).filter((conversation) => !conversation.silent).length;
+  const probes = `(${probeOrder(options.port).join(', ')})`;
+  const full =
+    answered > 0
+      ? `${behaviour}; answered ${answered} probe(s) with bytes no probe recognised ${probes}`
+      : `${behaviour}; answered none of the probes ${probes}`;
+  return { service: 'unknown', tls: false, details: { behaviour: full }, unfinished: `the service could not be identified: it ${full}` };
 }

@@ -34,6 +34,11 @@ export interface ServiceIdentity {
   offersTls?: boolean;
   /** Protocol facts worth keeping as evidence (the SSH comment, the RDP security protocol, ...). */
   details?: Record<string, string | number | boolean>;
+  /**
+   * Why identification did not finish (a greeting cut short, a service that answered no probe):
+   * the port's service rules cannot be judged and are `error`, never `pass`.
+   */
+  unfinished?: string;
 }
 
 /** Services whose answering port is a database or cache exposed to whoever can reach it. */

@@ -30,6 +30,7 @@ class SocketConversation implements Conversation {
   silent = true;
   closed = false;
   flooded = false;
+  cutShort = false;
 
   constructor(
     private readonly socket: Socket,
@@ -66,6 +67,7 @@ class SocketConversation implements Conversation {
         const rest = this.reader.buffered;
         this.note(rest);
         const result = rest.length > 0 ? parse(rest, true) : null;
+        if (result === 'more') this.cutShort = true;
         return result === 'more' ? null : result;
       }
       if (error instanceof ReadLimit) {
@@ -75,7 +77,10 @@ class SocketConversation implements Conversation {
         return null;
       }
       if (error instanceof ReadTimeout) {
-        if (this.reader.buffered.length > 0) this.silent = false;
+        if (this.reader.buffered.length > 0) {
+          this.silent = false;
+          this.cutShort = true;
+        }
         return null;
       }
       throw error;

@@ -15,6 +15,9 @@ export interface VersionLookup {
   record(report: ReportBuilder): void;
 }
 
+/** Findings of this rule one report holds; past it the count is said and the rest left out. */
+export const MAX_VERSION_FINDINGS = 500;
+
 const where = (address: string, port: number) => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`);
 
 export async function lookUpVersions(
@@ -41,6 +44,7 @@ export async function lookUpVersions(
   }
   const findings: FindingInput[] = [];
   const errors: string[] = [];
+  let total = 0;
   for (const { pkg, ports: running } of queries.values()) {
     let vulns: KnownVulnerability[];
     try {
@@ -53,16 +57,20 @@ export async function lookUpVersions(
     }
     for (const entry of running) {
       for (const vuln of vulns) {
+        total += 1;
+        if (findings.length >= MAX_VERSION_FINDINGS) continue;
         const at = where(entry.address, entry.port);
+        // The version is what the service announces (a banner, a greeting, an answer), not one verified on the host.
         findings.push({
           severity: vuln.severity,
           title: `${entry.identity.product} ${entry.identity.version}: ${vuln.aliases.find((a) => a.startsWith('CVE-')) ?? vuln.id}`,
-          detail: `${at} runs ${entry.identity.product} ${entry.identity.version} (${pkg.ecosystem} ${pkg.name} ${pkg.version}), affected by ${vuln.id}${vuln.summary ? `: ${vuln.summary}` : ''}`,
+          detail: `${at} announces ${entry.identity.product} ${entry.identity.version} in its banner (${pkg.ecosystem} ${pkg.name} ${pkg.version}), a version affected by ${vuln.id}${vuln.summary ? `: ${vuln.summary}` : ''}`,
           evidence: {
             address: entry.address,
             port: entry.port,
             product: entry.identity.product,
             version: entry.identity.version,
+            version_source: 'banner',
             package: pkg,
             ids: [vuln.id, ...vuln.aliases],
             fixed: vuln.fixed,
@@ -79,6 +87,8 @@ export async function lookUpVersions(
     findings,
     record(report) {
       if (errors.length > 0) report.error(rule, errors.join('; '));
+      if (total > findings.length)
+        report.error(rule, `${total} known vulnerabilities matched; the report holds the first ${MAX_VERSION_FINDINGS}`);
       const skipped = notLookedUp.length > 0 ? `; not looked up: ${notLookedUp.slice(0, 10).join('; ')}` : '';
       if (looked > 0)
         report.pass(rule, `${looked} product version${looked === 1 ? '' : 's'} looked up in ${new URL(osvUrl).origin}${skipped}`);

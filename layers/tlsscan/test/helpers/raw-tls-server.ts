@@ -27,14 +27,22 @@ export interface RawServerConfig {
   /** Send a warning unrecognized_name alert before the ServerHello, as some SNI-strict servers do. */
   warnUnrecognizedName?: boolean;
   behaviour?: Behaviour;
+  /**
+   * A hostile or flaky peer's answer to one ClientHello, decided per hello: a TCP reset, a plain
+   * close, or a ServerHello naming another version or suite than the rules allow. Nothing (or
+   * undefined) answers normally.
+   */
+  misbehave?: (hello: ClientHello) => Misbehaviour | undefined;
 }
+
+export type Misbehaviour = 'reset' | 'close' | { version?: number; suite?: number };
 
 export interface RawServer {
   port: number;
   close(): Promise<void>;
 }
 
-interface ClientHello {
+export interface ClientHello {
   version: number;
   suites: number[];
   compression: number[];
@@ -121,13 +129,19 @@ function answerSslv2(socket: Socket, config: RawServerConfig, body: Buffer): voi
 }
 
 function answer(socket: Socket, config: RawServerConfig, hello: ClientHello): number | null {
+  const misbehaviour = config.misbehave?.(hello);
+  if (misbehaviour === 'reset' || misbehaviour === 'close') {
+    if (misbehaviour === 'reset') socket.resetAndDestroy();
+    else socket.end();
+    return null;
+  }
   const recordVersion = Math.min(hello.version, 0x0303);
-  const version = [...config.versions].sort((a, b) => b - a).find((v) => v <= hello.version);
+  const version = misbehaviour?.version ?? [...config.versions].sort((a, b) => b - a).find((v) => v <= hello.version);
   if (version === undefined) {
     socket.end(alert(recordVersion, 70));
     return null;
   }
-  const suite = config.suites.find((s) => hello.suites.includes(s));
+  const suite = misbehaviour?.suite ?? config.suites.find((s) => hello.suites.includes(s));
   if (suite === undefined) {
     socket.end(alert(version, 40));
     return null;
@@ -168,7 +182,11 @@ function answer(socket: Socket, config: RawServerConfig, hello: ClientHello): nu
   if (keyExchange) messages.push(keyExchange);
   messages.push(handshake(14, Buffer.alloc(0)));
   // One record per message, as OpenSSL writes them (sslscan's raw probes read them that way).
-  socket.write(Buffer.concat(messages.map((message) => record(22, version, message))));
+  // A message longer than a record may carry (2^14 bytes, a long chain) is split over several.
+  const fragments = messages.flatMap((message) =>
+    Array.from({ length: Math.ceil(message.length / 16384) }, (_, i) => message.subarray(i * 16384, (i + 1) * 16384)),
+  );
+  socket.write(Buffer.concat(fragments.map((fragment) => record(22, version, fragment))));
   return version;
 }
 

@@ -1,5 +1,5 @@
 import { inParallel } from '../../dns/dependency-depth.ts';
-import type { DnsAnswer, RecordType, Resolver } from '../../../../../lib/dns/resolver.ts';
+import type { DnsAnswer, MxRecord, RecordType, Resolver } from '../../../../../lib/dns/resolver.ts';
 import { expandDomainMacros } from './spf-macro.ts';
 import { isSpfRecord, parseSpf, QUERYING_MECHANISMS, type SpfTerm } from './spf-record.ts';
 import type { SpfNode, SpfTermNode, VoidFamily } from './spf-tree.ts';
@@ -87,7 +87,7 @@ async function expandNode(domain: string, path: string[], expansion: Expansion):
   }
   node.lookups = sum(node.terms.map((term) => term.lookups));
   const voids = (family: VoidFamily) =>
-    sum(node.terms.map((term) => (voidFor(term).includes(family) ? 1 : 0) + voidsOf(term.child, family)));
+    sum(node.terms.map((term) => (voidFor(term).includes(family) ? 1 : 0) + (term.voids?.[family] ?? 0) + voidsOf(term.child, family)));
   node.void_lookups_ipv4 = voids('ipv4');
   node.void_lookups_ipv6 = voids('ipv6');
   node.void_lookups = Math.max(node.void_lookups_ipv4, node.void_lookups_ipv6);
@@ -147,11 +147,30 @@ async function expandTerm(term: SpfTerm, domain: string, path: string[], hasAll:
           error: `${mx.records.length} MX hosts: more than ${MAX_MX_HOSTS} address lookups (permerror)`,
         };
       }
-      return { ...voidCheck(term.text, mx), ...expanded };
+      const node = { ...voidCheck(term.text, mx), ...expanded };
+      return mx.status === 'found' ? { ...node, ...(await mxHostVoids(mx.records, expansion)) } : node;
     }
     default:
       return { term: term.text, lookups: 1 };
   }
+}
+
+/**
+ * §5.4: an mx term looks up each MX host's addresses of the sender's family, and every lookup that
+ * comes back empty is a void lookup (§4.6.4), as pyspf counts them: hosts with A and no AAAA cost an
+ * IPv6 sender one void lookup each.
+ */
+async function mxHostVoids(hosts: readonly MxRecord[], expansion: Expansion): Promise<Pick<SpfTermNode, 'voids' | 'error' | 'note'>> {
+  const voids: Record<VoidFamily, number> = { ipv4: 0, ipv6: 0 };
+  for (const host of hosts) {
+    const answers = await budgeted(expansion, host.exchange, ['A', 'AAAA']);
+    if (!answers) return { note: `MX hosts not all queried: the SPF query budget (${MAX_SPF_QUERIES}) is spent` };
+    const unknown = answers.find((answer) => answer.status === 'unknown');
+    if (unknown?.status === 'unknown') return { error: `temperror: ${host.exchange}: ${unknown.message}` };
+    if (answers[0].status === 'absent') voids.ipv4 += 1;
+    if (answers[1].status === 'absent') voids.ipv6 += 1;
+  }
+  return voids.ipv4 + voids.ipv6 > 0 ? { voids } : {};
 }
 
 function notQueried(text: string): SpfTermNode {

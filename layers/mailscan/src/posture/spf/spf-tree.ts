@@ -28,6 +28,8 @@ export interface SpfTermNode {
   void_lookup?: true;
   /** A void lookup for senders of this family only (an `a` name with only AAAA records, or only A). */
   void_for?: VoidFamily[];
+  /** Void lookups behind the term per sender family (an mx term's hosts without addresses of that family). */
+  voids?: Record<VoidFamily, number>;
   /** Contains a macro: followed when it is only %{d} (see `expanded`), else counted, not followed. */
   macro?: true;
   /** The domain a %{d} macro expanded to. */
