@@ -1,16 +1,26 @@
+import { covers, type Coverage } from './coverage.ts';
 import type { FindingRecord } from './finding.ts';
 import { effectiveStatus, issueIdOf, type ChangeKind, type IssueRecord } from './issue.ts';
 import type { CheckStatus, ScanJobRecord } from './scan-job.ts';
+
+/** One check of a target's run as the tracker reads it: its status and what it examined. */
+export interface TrackedCheck {
+  status: CheckStatus;
+  coverage?: Coverage;
+}
+
+/** A finding with where it was seen (the runner's locations; none from a runner that names none). */
+export type TrackedFinding = FindingRecord & { locations?: readonly string[] };
 
 /** What one target of one scan said, as the tracker needs it. */
 export interface TargetRun {
   target: string;
   /** The runner returned a report for this target with no error at all (not partial, not failed). */
   complete: boolean;
-  /** Check status by rule id; empty when the runner reports no checks (then nothing resolves). */
-  checks: ReadonlyMap<string, CheckStatus>;
+  /** Checks by rule id; empty when the runner reports no checks (then nothing resolves). */
+  checks: ReadonlyMap<string, TrackedCheck>;
   /** This target's findings of this scan. */
-  findings: readonly FindingRecord[];
+  findings: readonly TrackedFinding[];
 }
 
 export interface Tracked {
@@ -26,8 +36,11 @@ type Job = Pick<ScanJobRecord, 'id' | 'tenant' | 'scan_type' | 'schedule_id'>;
  * What one scan does to the issues of its targets (DESIGN §15). A reported fingerprint is a new
  * issue, a sighting of an open one, or reopens a resolved one (accepted risks and false positives
  * keep their status and count the sighting). An open issue of a target the scan ran completely
- * resolves only when the check of its rule passed and the scan did not report it: an errored,
- * skipped or absent check, or a partial run, resolves nothing.
+ * resolves only when the check of its rule completed (`pass`, or `fail` on other subjects), its
+ * coverage includes every place the issue was seen, and the scan did not report it: an errored,
+ * skipped or absent check, a check that says nothing of what it covered, or a partial run,
+ * resolves nothing. `existing` holds the target's issues of every scan type: one issue per
+ * problem, whichever scan type sees it (DESIGN §15).
  *
  * Idempotent: an issue remembers the newest scan that evaluated it and what that scan did, so the
  * same scan run again (a redelivery) recounts the same change and writes nothing, and an older
@@ -86,9 +99,12 @@ export function trackIssues({
         continue;
       }
       if (issue.evaluated_scan_id > job.id || effectiveStatus(issue, now) !== 'open') continue;
-      if (run.checks.get(issue.rule_id) !== 'pass') continue;
+      const check = run.checks.get(issue.rule_id);
+      if (check === undefined || (check.status !== 'pass' && check.status !== 'fail')) continue;
+      if (!covers(check.coverage, issue.locations ?? [])) continue;
       writes.push({
         ...issue,
+        scan_types: withScanType(issue.scan_types, job.scan_type),
         status: 'resolved',
         resolved_at: now,
         resolved_scan_id: job.id,
@@ -103,15 +119,26 @@ export function trackIssues({
   return { writes, changes };
 }
 
-function newIssue(job: Job, finding: FindingRecord, now: string): IssueRecord {
+/** Locations an issue keeps: a secret in 50 files keeps 50. */
+export const LOCATIONS_KEPT = 50;
+
+function withScanType(types: readonly IssueRecord['scan_type'][] | undefined, type: IssueRecord['scan_type']): IssueRecord['scan_type'][] {
+  const known = types ?? [];
+  return known.includes(type) ? [...known] : [...known, type];
+}
+
+function newIssue(job: Job, finding: TrackedFinding, now: string): IssueRecord {
   return {
     id: issueIdOf(finding.fingerprint),
     tenant: job.tenant,
     fingerprint: finding.fingerprint,
     status: 'open',
     scan_type: job.scan_type,
+    scan_types: [job.scan_type],
     target: finding.target,
     rule_id: finding.rule_id,
+    subject: finding.subject,
+    locations: [...(finding.locations ?? [])].slice(0, LOCATIONS_KEPT),
     severity: finding.severity,
     title: finding.title,
     first_seen_at: finding.first_seen_at,
@@ -147,9 +174,14 @@ function counted(issue: IssueRecord, scanId: string): IssueRecord {
 }
 
 /** A known issue reported again: reopened if it was resolved; an expired acceptance becomes open. */
-function sightingOf(issue: IssueRecord, job: Job, finding: FindingRecord, now: string): IssueRecord {
+function sightingOf(issue: IssueRecord, job: Job, finding: TrackedFinding, now: string): IssueRecord {
   const seen: IssueRecord = {
     ...counted(issue, job.id),
+    scan_types: withScanType(issue.scan_types, job.scan_type),
+    // The subject is the first place it was seen (a secret's first location) and stays; the
+    // places add up, so a scan must cover every one of them to resolve it.
+    subject: issue.subject || finding.subject,
+    locations: [...new Set([...(issue.locations ?? []), ...(finding.locations ?? [])])].slice(0, LOCATIONS_KEPT),
     severity: finding.severity,
     title: finding.title,
     last_seen_at: now,

@@ -20,9 +20,14 @@ export const Issue = z.lazy(() =>
     id: z.string(),
     fingerprint: z.string(),
     status: IssueStatus,
+    /** The scan type that first saw it. */
     scan_type: ScanType,
+    /** Every scan type that has seen it: one issue per problem, whichever scan saw it (DESIGN §15). */
+    scan_types: z.array(ScanType),
     target: z.string(),
     rule_id: z.string(),
+    /** The problem's place in words: host:port, path:line, DNS record, URL path, package. */
+    subject: z.string(),
     severity: Severity,
     title: z.string(),
     first_seen_at: z.string(),
@@ -55,6 +60,13 @@ export interface IssueRecord extends Issue {
   evaluated_change: ChangeKind;
   /** The newest scans whose sighting occurrence_count includes (COUNTED_SCANS_KEPT of them). */
   counted_scan_ids: string[];
+  /** Where it was seen, in the coverage's location forms (shared/domain/coverage.ts): a check resolves it only when it covers them all. */
+  locations: string[];
+}
+
+/** The title as shown: the rule's title and the subject, so six open ports read as six places. */
+export function titleWithSubject(issue: Pick<Issue, 'title' | 'subject'>): string {
+  return issue.subject ? `${issue.title} · ${issue.subject}` : issue.title;
 }
 
 export const IssueOccurrence = z.lazy(() =>
@@ -178,6 +190,7 @@ export function issueOnWire(record: IssueRecord, now: string): Issue {
     evaluated_scan_id: _scan,
     evaluated_change: _change,
     counted_scan_ids: _counted,
+    locations: _locations,
     ...issue
   } = record;
   return { ...issue, status: effectiveStatus(record, now) };

@@ -7,6 +7,7 @@ export interface IssueFilter {
   /** Effective status: `open` includes accepted risks whose `until` is at or before `now`. */
   status?: IssueStatus;
   severity?: Severity;
+  /** Issues any scan of this type has seen. */
   scanType?: ScanType;
   /** As typed: compared through `targetKey` (any case, IDN or punycode). */
   target?: string;
@@ -27,8 +28,8 @@ export type IssueTriage = Pick<IssueRecord, 'status' | 'status_reason' | 'status
  * follow (a sparse filter stops reading at a bound instead of reading the whole tenant).
  */
 export interface IssueRepository {
-  /** Every issue of one scan type and target, whatever its status: what a scan of it compares against. */
-  ofTarget(tenant: string, scanType: ScanType, target: string): Promise<IssueRecord[]>;
+  /** Every issue of one target, of every scan type and status: what a scan of it compares against (one issue per problem). */
+  ofTarget(tenant: string, target: string): Promise<IssueRecord[]>;
   /** Writes whole issues in batches (25 a request); rewriting the same issue is harmless. */
   save(tenant: string, issues: IssueRecord[]): Promise<void>;
   get(tenant: string, id: string): Promise<IssueRecord | null>;

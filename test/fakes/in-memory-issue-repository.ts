@@ -15,9 +15,9 @@ export class InMemoryIssueRepository implements IssueRepository {
   readonly rows = new Map<string, IssueRecord>();
   #key = (tenant: string, id: string) => `${tenant}/${id}`;
 
-  async ofTarget(tenant: string, scanType: ScanType, target: string): Promise<IssueRecord[]> {
+  async ofTarget(tenant: string, target: string): Promise<IssueRecord[]> {
     return [...this.rows.values()]
-      .filter((issue) => issue.tenant === tenant && issue.scan_type === scanType && issue.target === target)
+      .filter((issue) => issue.tenant === tenant && issue.target === target)
       .map((issue) => ({ ...issue }));
   }
 
@@ -55,7 +55,7 @@ export class InMemoryIssueRepository implements IssueRepository {
           issue.tenant === tenant &&
           (filter.status === undefined || effectiveStatus(issue, filter.now) === filter.status) &&
           (filter.severity === undefined || issue.severity === filter.severity) &&
-          (filter.scanType === undefined || issue.scan_type === filter.scanType) &&
+          (filter.scanType === undefined || issue.scan_type === filter.scanType || (issue.scan_types ?? []).includes(filter.scanType)) &&
           (filter.target === undefined || targetKey(issue.target) === targetKey(filter.target)) &&
           (rules === undefined || rules.includes(issue.rule_id)) &&
           (filter.scheduleId === undefined || issue.schedule_id === filter.scheduleId),

@@ -20,6 +20,7 @@ function found(n: number, overrides: Partial<FindingRecord> = {}): FindingRecord
     scan_type: 'ssl',
     target: 'example.com:443',
     rule_id: `tls.rule_${n}`,
+    subject: 'example.com:443',
     severity: 'high',
     title: `finding ${n}`,
     description: '',
@@ -34,7 +35,9 @@ function found(n: number, overrides: Partial<FindingRecord> = {}): FindingRecord
 }
 
 function run(findings: FindingRecord[], checks: Record<string, CheckStatus> = {}, complete = true): TargetRun {
-  return { target: 'example.com:443', complete, checks: new Map(Object.entries(checks)), findings };
+  const whole = { kind: 'target' } as const;
+  const tracked = Object.entries(checks).map(([id, status]) => [id, { status, coverage: whole }] as const);
+  return { target: 'example.com:443', complete, checks: new Map(tracked), findings };
 }
 
 const job = (id: string) => ({ id, tenant: 'acme', scan_type: 'ssl' as const, schedule_id: 'sch_A' });

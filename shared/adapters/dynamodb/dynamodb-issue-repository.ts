@@ -17,8 +17,10 @@ const FIELDS = [
   'fingerprint',
   'status',
   'scan_type',
+  'scan_types',
   'target',
   'rule_id',
+  'subject',
   'severity',
   'title',
   'first_seen_at',
@@ -38,10 +40,16 @@ const FIELDS = [
   'evaluated_scan_id',
   'evaluated_change',
   'counted_scan_ids',
+  'locations',
 ] as const satisfies readonly (keyof IssueRecord)[];
 
+/** Issues written before subjects (docs/issues.md: scripts/migrate-issues.ts fills them) read with defaults. */
 function fromItem(item: Record<string, unknown>): IssueRecord {
-  return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as IssueRecord;
+  const issue = Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as IssueRecord;
+  issue.subject ??= '';
+  issue.locations ??= [];
+  issue.scan_types ??= [issue.scan_type];
+  return issue;
 }
 
 /** The item of an issue, with its place in the three index partitions it belongs to. */
@@ -100,7 +108,11 @@ const READS_PER_SOURCE = 4;
 export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tableName: string): IssueRepository {
   function sourcesFor(tenant: string, filter: IssueFilter, expression: Expression): Source[] {
     const common: string[] = [];
-    if (filter.scanType !== undefined) common.push(`${expression.name('scan_type')} = ${expression.value('scan_type', filter.scanType)}`);
+    if (filter.scanType !== undefined) {
+      // Any scan type that has seen it; issues written before scan_types by their first.
+      const wanted = expression.value('scan_type', filter.scanType);
+      common.push(`(${expression.name('scan_type')} = ${wanted} OR contains(${expression.name('scan_types')}, ${wanted}))`);
+    }
     if (filter.scheduleId !== undefined)
       common.push(`${expression.name('schedule_id')} = ${expression.value('schedule_id', filter.scheduleId)}`);
     const status = expression.name('status');
@@ -205,15 +217,15 @@ export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tabl
   }
 
   return {
-    async ofTarget(tenant, scanType, target) {
+    async ofTarget(tenant, target) {
       const found: IssueRecord[] = [];
       for await (const item of queryAll(client, {
         TableName: tableName,
         IndexName: 'GSI2',
         KeyConditionExpression: 'GSI2PK = :pk',
-        FilterExpression: '#scan_type = :scan_type AND #target = :target',
-        ExpressionAttributeNames: { '#scan_type': 'scan_type', '#target': 'target' },
-        ExpressionAttributeValues: { ':pk': issueKeys.byTarget(tenant, targetDigest(target)), ':scan_type': scanType, ':target': target },
+        FilterExpression: '#target = :target',
+        ExpressionAttributeNames: { '#target': 'target' },
+        ExpressionAttributeValues: { ':pk': issueKeys.byTarget(tenant, targetDigest(target)), ':target': target },
       })) {
         found.push(fromItem(item));
       }

@@ -78,6 +78,8 @@ export function resultOfReport(report: Report): RunnerResult {
     evidence: finding.evidence,
     remediation: finding.remediation,
     ...(finding.evidence_key === undefined ? {} : { evidence_key: finding.evidence_key }),
+    ...(finding.subject === undefined ? {} : { subject: finding.subject }),
+    ...(finding.locations === undefined ? {} : { locations: finding.locations }),
   }));
   const { score, grade } = report.surfaces.posture;
   return {
