@@ -89,7 +89,7 @@ export interface Rule {
 export function portRanges(ports: Iterable<number>): string {
   const sorted = [...new Set(ports)].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j += 1;
     parts.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);

@@ -47,7 +47,8 @@ function coversOne(coverage: Coverage, location: string): boolean {
       const where = parseNetworkLocation(location);
       if (!where) return false;
       return coverage.scanned.some(
-        (scanned) => scanned.protocol === where.protocol && portsOf(scanned.ports)?.(where.port) === true && hostIn(where.host, scanned.hosts),
+        (scanned) =>
+          scanned.protocol === where.protocol && portsOf(scanned.ports)?.(where.port) === true && hostIn(where.host, scanned.hosts),
       );
     }
     case 'repository': {
@@ -88,7 +89,9 @@ export function describeCoverage(coverage: Coverage | undefined): string {
       return coverage.scanned.map((scanned) => `${scanned.protocol} ${scanned.hosts.join(', ')} ports ${scanned.ports}`).join('; ');
     case 'repository':
       return `${coverage.ref}: ${
-        coverage.history.read ? `history, ${coverage.history.commits} commits${coverage.history.complete ? ' (all)' : ' (cut short)'}` : 'tip only'
+        coverage.history.read
+          ? `history, ${coverage.history.commits} commits${coverage.history.complete ? ' (all)' : ' (cut short)'}`
+          : 'tip only'
       }${coverage.paths_ignored.length > 0 ? `; not read: ${coverage.paths_ignored.join(', ')}` : ''}`;
     case 'mail':
       return `surfaces ${coverage.surfaces.join(', ')}; selectors ${coverage.selectors.join(', ') || 'none'}; lists ${coverage.lists.join(', ') || 'none'}`;

@@ -1,6 +1,6 @@
-import { coverageSchema } from '../../lib/report.ts';
 import * as z from 'zod';
 import { CHECK_STATUSES } from '../../lib/check-status.ts';
+import { coverageSchema } from '../../lib/report.ts';
 import { SEVERITIES } from '../../lib/severity.ts';
 import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';

@@ -16,9 +16,7 @@ export class InMemoryIssueRepository implements IssueRepository {
   #key = (tenant: string, id: string) => `${tenant}/${id}`;
 
   async ofTarget(tenant: string, target: string): Promise<IssueRecord[]> {
-    return [...this.rows.values()]
-      .filter((issue) => issue.tenant === tenant && issue.target === target)
-      .map((issue) => ({ ...issue }));
+    return [...this.rows.values()].filter((issue) => issue.tenant === tenant && issue.target === target).map((issue) => ({ ...issue }));
   }
 
   async save(tenant: string, issues: IssueRecord[]): Promise<void> {

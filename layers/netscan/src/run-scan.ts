@@ -84,12 +84,30 @@ function recordService(context: ScanContext<NetscanScope>, result: PortResult & 
     ...(identity.offersTls !== undefined ? { offers_tls: identity.offersTls } : {}),
     ...(identity.details ? { details: identity.details } : {}),
   };
-  report.fail(NET_RULES.portOpen, { detail: `${where} is open: ${describe(identity)}`, evidence, fingerprint_key: where, subject: where, locations: [`tcp:${where}`] });
+  report.fail(NET_RULES.portOpen, {
+    detail: `${where} is open: ${describe(identity)}`,
+    evidence,
+    fingerprint_key: where,
+    subject: where,
+    locations: [`tcp:${where}`],
+  });
   if (DATABASE_SERVICES.includes(identity.service)) {
-    report.fail(NET_RULES.exposedDatabase, { detail: `${describe(identity)} answers on ${where}`, evidence, fingerprint_key: where, subject: where, locations: [`tcp:${where}`] });
+    report.fail(NET_RULES.exposedDatabase, {
+      detail: `${describe(identity)} answers on ${where}`,
+      evidence,
+      fingerprint_key: where,
+      subject: where,
+      locations: [`tcp:${where}`],
+    });
   }
   if (REMOTE_ADMIN_SERVICES.includes(identity.service)) {
-    report.fail(NET_RULES.exposedRemoteAdmin, { detail: `${describe(identity)} answers on ${where}`, evidence, fingerprint_key: where, subject: where, locations: [`tcp:${where}`] });
+    report.fail(NET_RULES.exposedRemoteAdmin, {
+      detail: `${describe(identity)} answers on ${where}`,
+      evidence,
+      fingerprint_key: where,
+      subject: where,
+      locations: [`tcp:${where}`],
+    });
   }
   const mail = identity.service === 'smtp' || identity.service === 'pop3' || identity.service === 'imap';
   if (!identity.tls && (identity.service === 'telnet' || ((identity.service === 'ftp' || mail) && identity.offersTls === false))) {
@@ -99,7 +117,13 @@ function recordService(context: ScanContext<NetscanScope>, result: PortResult & 
         : identity.service === 'ftp'
           ? 'FTP without AUTH TLS'
           : `${identity.service.toUpperCase()} without ${identity.service === 'pop3' ? 'STLS' : 'STARTTLS'}`;
-    report.fail(NET_RULES.cleartext, { detail: `${where}: ${why}`, evidence, fingerprint_key: where, subject: where, locations: [`tcp:${where}`] });
+    report.fail(NET_RULES.cleartext, {
+      detail: `${where}: ${why}`,
+      evidence,
+      fingerprint_key: where,
+      subject: where,
+      locations: [`tcp:${where}`],
+    });
   }
 }
 
@@ -122,7 +146,13 @@ export function makeNetscanScan(dependencies: NetscanDependencies = {}) {
     // TCP ports. A port outside them is never resolved by this scan (DESIGN §15).
     report.covered({
       kind: 'network',
-      scanned: [{ protocol: 'tcp', hosts: spec.kind === 'addresses' && spec.cidr ? [spec.cidr] : [...(host ? [host] : []), ...addresses.map((a) => a.address)], ports: portRanges(ports) }],
+      scanned: [
+        {
+          protocol: 'tcp',
+          hosts: spec.kind === 'addresses' && spec.cidr ? [spec.cidr] : [...(host ? [host] : []), ...addresses.map((a) => a.address)],
+          ports: portRanges(ports),
+        },
+      ],
     });
     progress('port scan started', {
       addresses: addresses.length,
