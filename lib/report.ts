@@ -116,7 +116,7 @@ export function coverageSchema(): z.ZodType<Coverage> {
     }),
     z.object({ kind: z.literal('mail'), surfaces: Names, selectors: Names, lists: Names }),
     z.object({ kind: z.literal('target') }),
-  ]) as z.ZodType<Coverage>;
+  ]);
 }
 
 let schema: z.ZodType<EngineReport> | undefined;

@@ -2,7 +2,6 @@ import {
   FINISHED_STATUSES,
   Severity,
   emptySummary,
-  type CheckStatus,
   type ScanCheck,
   type ChangedIssueIds,
   type ScanChanges,
@@ -11,7 +10,7 @@ import {
   type ScanStatus,
   type ScanSummary,
 } from '../domain/scan-job.ts';
-import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
+import { RunnerFinding, fingerprintOf, findingIdOf } from '../domain/finding.ts';
 import type { IssueRecord } from '../domain/issue.ts';
 import { trackIssues, type TargetRun, type TrackedCheck, type TrackedFinding } from '../domain/issue-tracking.ts';
 import type { Coverage } from '../domain/coverage.ts';

@@ -19,7 +19,7 @@ function coverageOf(report: Omit<Report, 'checks'>): MailCoverage {
   const ran = BUILT_SURFACES.filter((surface) =>
     surface === 'adversary'
       ? (report.techniques?.length ?? 0) > 0
-      : surfaces[surface] !== undefined && surfaces[surface]!.status !== 'skipped',
+      : surfaces[surface] !== undefined && surfaces[surface].status !== 'skipped',
   );
   const keys = (report.surfaces.posture as { dkim?: { keys?: { selector: string }[] } }).dkim?.keys ?? [];
   return { kind: 'mail', surfaces: [...ran], selectors: keys.map((key) => key.selector), lists: [] };
