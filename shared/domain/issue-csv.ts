@@ -7,7 +7,9 @@ export const ISSUE_CSV_COLUMNS = [
   'severity',
   'rule_id',
   'title',
+  'subject',
   'scan_type',
+  'scan_types',
   'target',
   'first_seen_at',
   'last_seen_at',
@@ -25,13 +27,13 @@ export const ISSUE_CSV_COLUMNS = [
  * formula (starting with = + - @, or a tab or carriage return that some strip first) gets a
  * leading apostrophe (OWASP's CSV injection advice); then quotes where CSV needs them.
  */
-export function csvCell(value: string | number | boolean | null | undefined): string {
-  let text = value === null || value === undefined ? '' : String(value);
+export function csvCell(value: string | number | boolean | readonly string[] | null | undefined): string {
+  let text = value === null || value === undefined ? '' : Array.isArray(value) ? value.join(' ') : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** One CSV record with its CRLF. */
-export function csvLine(values: readonly (string | number | boolean | null | undefined)[]): string {
+export function csvLine(values: readonly (string | number | boolean | readonly string[] | null | undefined)[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;
 }

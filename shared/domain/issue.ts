@@ -64,11 +64,6 @@ export interface IssueRecord extends Issue {
   locations: string[];
 }
 
-/** The title as shown: the rule's title and the subject, so six open ports read as six places. */
-export function titleWithSubject(issue: Pick<Issue, 'title' | 'subject'>): string {
-  return issue.subject ? `${issue.title} · ${issue.subject}` : issue.title;
-}
-
 export const IssueOccurrence = z.lazy(() =>
   z.object({
     finding_id: z.string(),

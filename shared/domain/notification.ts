@@ -23,11 +23,25 @@ export interface ScanFinishedData {
   status: ScanJob['status'];
   changes: ScanChanges | null;
   summary: ScanJob['summary'];
+  /** The scan's page: a path on the bus (`/scans/<id>`), absolute (the UI's origin) in a delivered webhook. */
+  link: string;
 }
 
 export interface IssueEventData {
   scan_id: string;
   issue: Issue;
+  /** Where, in words (host:port, path:line, record...): the same as `issue.subject`, said at the top. */
+  subject: string;
+  severity: Issue['severity'];
+  /** The issue's page: a path on the bus (`/issues/<id>`), absolute (the UI's origin) in a delivered webhook. */
+  link: string;
+}
+
+/** The event with its `link` made absolute against the UI's origin (what a webhook receives). */
+export function withAbsoluteLink<T extends { data: object }>(event: T, appUrl: string): T {
+  const data = event.data as { link?: unknown };
+  if (typeof data.link !== 'string' || !data.link.startsWith('/')) return event;
+  return { ...event, data: { ...event.data, link: `${appUrl.replace(/\/$/, '')}${data.link}` } };
 }
 
 export type ServiceEvent =

@@ -1,5 +1,5 @@
 import { retry, type RetryOptions } from '../../lib/retry.ts';
-import { ruleMatches, type NotificationRuleRecord } from '../domain/notification.ts';
+import { ruleMatches, withAbsoluteLink, type NotificationRuleRecord } from '../domain/notification.ts';
 import { emailOf, slackPayload, summarise, webhookSignature, type DeliverableEvent } from '../domain/notification-message.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { EmailSender, HttpPoster, NotificationMessage, NotificationQueue } from '../ports/notification-channels.ts';
@@ -50,7 +50,7 @@ export function makeNotificationDelivery({
       await email.send({ to: rule.address!, ...emailOf(summary) });
       return { status: null };
     }
-    const body = JSON.stringify(rule.kind === 'slack' ? slackPayload(summary) : event);
+    const body = JSON.stringify(rule.kind === 'slack' ? slackPayload(summary) : withAbsoluteLink(event, appUrl));
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'scan-service-notifications/1' };
     if (rule.kind === 'webhook') {
       headers['x-event-id'] = event.id;

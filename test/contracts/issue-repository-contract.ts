@@ -54,7 +54,7 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       expect((await listed({}, 200)).length).toBe(60);
     });
 
-    it('finds every issue of one scan type and target, whatever its status, and only those', async () => {
+    it('finds every issue of one target, of every scan type and status, and only those', async () => {
       await repo.save('acme', [
         issue('acme', 1),
         issue('acme', 2, { status: 'resolved' }),

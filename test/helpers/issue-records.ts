@@ -25,7 +25,7 @@ export function issueRecord(tenant: string, n: number, overrides: Partial<IssueR
     fingerprint: hex(n),
     status: 'open',
     scan_type: 'email_security',
-    scan_types: ['email_security'],
+    scan_types: [overrides.scan_type ?? 'email_security'],
     target: 'example.com',
     rule_id: 'mailscan.spf.missing',
     subject: 'example.com (spf)',

@@ -15,6 +15,7 @@ export function scanFinishedEvent(n: number, target = 'example.com'): Extract<Se
       status: 'succeeded',
       changes: { new: 0, resolved: 0, reopened: 0, unchanged: 0 },
       summary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+      link: `/scans/scan_${n}`,
     },
   };
 }

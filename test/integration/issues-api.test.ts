@@ -3,7 +3,8 @@ import type { RunnerCheck } from '../../shared/ports/scan-runner.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
 
-const pass = (...rules: string[]): RunnerCheck[] => rules.map((id) => ({ id, title: id, status: 'pass', detail: '' }));
+const pass = (...rules: string[]): RunnerCheck[] =>
+  rules.map((id) => ({ id, title: id, status: 'pass', detail: '', coverage: { kind: 'target' } }));
 
 describe('issues API (DESIGN §15)', () => {
   let service: TestService;
