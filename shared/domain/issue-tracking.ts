@@ -1,6 +1,6 @@
 import { covers, type Coverage } from './coverage.ts';
 import type { FindingRecord } from './finding.ts';
-import { effectiveStatus, issueIdOf, type ChangeKind, type IssueRecord } from './issue.ts';
+import { effectiveStatus, issueIdOf, targetKey, type ChangeKind, type IssueRecord } from './issue.ts';
 import type { CheckStatus, ScanJobRecord } from './scan-job.ts';
 
 /** One check of a target's run as the tracker reads it: its status and what it examined. */
@@ -58,6 +58,9 @@ export function trackIssues({
   existing: readonly IssueRecord[];
 }): Tracked {
   const byFingerprint = new Map(existing.map((issue) => [issue.fingerprint, issue]));
+  // One issue per (tenant, target, rule, subject): a finding whose fingerprint is new but whose
+  // problem has an issue (the target spelt in another case, IDN or punycode) is that issue's sighting.
+  const byIdentity = new Map(existing.filter((issue) => issue.subject).map((issue) => [identityOf(issue), issue]));
   const writes: IssueRecord[] = [];
   const changes: Record<ChangeKind, string[]> = { new: [], resolved: [], reopened: [], unchanged: [] };
   const reported = new Set<string>();
@@ -66,7 +69,11 @@ export function trackIssues({
     for (const finding of run.findings) {
       if (reported.has(finding.fingerprint)) continue;
       reported.add(finding.fingerprint);
-      const issue = byFingerprint.get(finding.fingerprint);
+      const issue = byFingerprint.get(finding.fingerprint) ?? (finding.subject ? byIdentity.get(identityOf(finding)) : undefined);
+      if (issue && issue.fingerprint !== finding.fingerprint) {
+        if (reported.has(issue.fingerprint)) continue;
+        reported.add(issue.fingerprint);
+      }
       if (!issue) {
         const created = newIssue(job, finding, now);
         writes.push(created);
@@ -93,7 +100,7 @@ export function trackIssues({
   for (const run of runs) {
     if (!run.complete) continue;
     for (const issue of existing) {
-      if (issue.target !== run.target || reported.has(issue.fingerprint)) continue;
+      if (targetKey(issue.target) !== targetKey(run.target) || reported.has(issue.fingerprint)) continue;
       if (issue.evaluated_scan_id === job.id) {
         if (issue.evaluated_change === 'resolved') changes.resolved.push(issue.id);
         continue;
@@ -117,6 +124,11 @@ export function trackIssues({
     }
   }
   return { writes, changes };
+}
+
+/** What makes two issues one problem (DESIGN §15): target as compared everywhere (targetKey), rule, subject. */
+export function identityOf(issue: Pick<IssueRecord, 'target' | 'rule_id' | 'subject'>): string {
+  return [targetKey(issue.target), issue.rule_id, issue.subject].join('\u0000');
 }
 
 /** Locations an issue keeps: a secret in 50 files keeps 50. */

@@ -3,7 +3,6 @@ import { ConflictError } from '../../shared/domain/errors.ts';
 import { effectiveStatus, issueSortKey, targetKey, type IssueRecord } from '../../shared/domain/issue.ts';
 import { rulesMatching } from '../../shared/domain/rule-ids.ts';
 import type { IssueFilter, IssueRepository, IssueTriage } from '../../shared/ports/issue-repository.ts';
-import type { ScanType } from '../../shared/domain/scan-types.ts';
 import type { Page } from '../../shared/ports/page.ts';
 
 /**
@@ -16,7 +15,9 @@ export class InMemoryIssueRepository implements IssueRepository {
   #key = (tenant: string, id: string) => `${tenant}/${id}`;
 
   async ofTarget(tenant: string, target: string): Promise<IssueRecord[]> {
-    return [...this.rows.values()].filter((issue) => issue.tenant === tenant && issue.target === target).map((issue) => ({ ...issue }));
+    return [...this.rows.values()]
+      .filter((issue) => issue.tenant === tenant && targetKey(issue.target) === targetKey(target))
+      .map((issue) => ({ ...issue }));
   }
 
   async save(tenant: string, issues: IssueRecord[]): Promise<void> {

@@ -181,3 +181,27 @@ describe('trackIssues', () => {
     expect(again.writes).toEqual([]);
   });
 });
+
+describe('trackIssues: one issue per (tenant, target, rule, subject)', () => {
+  it('takes a finding on the target spelt another way, same rule and subject, as a sighting of the issue', () => {
+    const first = scans({ id: SCAN_1, now: T1, runs: [run([found(1)])] });
+    const existing = [...first.stored.values()].map((issue) => ({ ...issue, status: 'accepted_risk' as const, status_reason: 'known' }));
+    const other = found(9, { target: 'EXAMPLE.com:443', rule_id: 'tls.rule_1', subject: 'example.com:443' });
+
+    const tracked = trackIssues({
+      job: job(SCAN_2),
+      now: T2,
+      runs: [{ target: 'EXAMPLE.com:443', complete: true, checks: new Map(), findings: [other] }],
+      existing,
+    });
+
+    expect(tracked.changes.new).toEqual([]);
+    expect(tracked.writes).toHaveLength(1);
+    expect(tracked.writes[0]).toMatchObject({
+      id: existing[0].id,
+      status: 'accepted_risk',
+      first_seen_at: T1,
+      occurrence_count: 2,
+    });
+  });
+});

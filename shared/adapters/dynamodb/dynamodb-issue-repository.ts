@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../domain/errors.ts';
 import { severityRank } from '../../../lib/severity.ts';
-import { ISSUE_STATUSES, issueSortKey, type IssueRecord } from '../../domain/issue.ts';
+import { ISSUE_STATUSES, issueSortKey, targetKey, type IssueRecord } from '../../domain/issue.ts';
 import { rulesMatching } from '../../domain/rule-ids.ts';
 import type { IssueFilter, IssueRepository } from '../../ports/issue-repository.ts';
 import { queryAll } from './all-items.ts';
@@ -223,11 +223,10 @@ export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tabl
         TableName: tableName,
         IndexName: 'GSI2',
         KeyConditionExpression: 'GSI2PK = :pk',
-        FilterExpression: '#target = :target',
-        ExpressionAttributeNames: { '#target': 'target' },
-        ExpressionAttributeValues: { ':pk': issueKeys.byTarget(tenant, targetDigest(target)), ':target': target },
+        ExpressionAttributeValues: { ':pk': issueKeys.byTarget(tenant, targetDigest(target)) },
       })) {
-        found.push(fromItem(item));
+        // The partition holds the target in every spelling (and, rarely, a digest's other target).
+        if (targetKey(item.target as string) === targetKey(target)) found.push(fromItem(item));
       }
       return found;
     },
