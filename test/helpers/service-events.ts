@@ -33,6 +33,7 @@ export function notificationRule(id: string, overrides: Partial<NotificationRule
     min_severity: 'info',
     scan_types: null,
     schedule_ids: null,
+    delivery: 'each',
     enabled: true,
     created_at: '2026-03-01T00:00:00.000Z',
     updated_at: '2026-03-01T00:00:00.000Z',
