@@ -76,7 +76,7 @@ describe('notification digests', () => {
     const delivery = makeNotificationDelivery({
       rules,
       queue,
-      http: makeHttpPoster({ policy: { allowPrivateNetworks: false }, allowLoopback: true }),
+      http: makeHttpPoster({ policy: { allowPrivate: false }, allowLoopback: true }),
       email: { send: async () => undefined },
       logger: silentLogger,
       appUrl: 'https://scans.example',
@@ -88,7 +88,7 @@ describe('notification digests', () => {
       ids: makeUlidGenerator(() => clock.now().getTime()),
       clock,
       logger: silentLogger,
-      targetPolicy: { allowPrivateNetworks: false },
+      targetPolicy: { allowPrivate: false },
       allowLoopback: true,
     });
     const consumer = new LocalQueueConsumer(raw, makeNotifierHandler(delivery, silentLogger), { functionTimeoutMs: 60_000 });
