@@ -35,7 +35,7 @@ import { buildRepositories, type Fixtures } from '../secretscan/repositories.ts'
 const ENOUGH_TIME = () => 600_000;
 
 /** An engine's CLI run in this process, its report mapped as the service's engine runner maps it. */
- 
+
 function inProcessRunner(name: string, definition: EngineDefinition<any>, env: Record<string, string>, work: string): ScanRunner {
   return {
     name,
