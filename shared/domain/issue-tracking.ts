@@ -1,6 +1,6 @@
 import { covers, type Coverage } from './coverage.ts';
 import type { FindingRecord } from './finding.ts';
-import { effectiveStatus, issueIdOf, targetKey, type ChangeKind, type IssueRecord } from './issue.ts';
+import { effectiveStatus, HISTORY_KEPT, issueIdOf, targetKey, type ChangeKind, type IssueHistoryEntry, type IssueRecord } from './issue.ts';
 import type { CheckStatus, ScanJobRecord } from './scan-job.ts';
 
 /** One check of a target's run as the tracker reads it: its status and what it examined. */
@@ -112,6 +112,13 @@ export function trackIssues({
       writes.push({
         ...issue,
         scan_types: withScanType(issue.scan_types, job.scan_type),
+        history: withEntry(issue, {
+          at: now,
+          by: `system: ${job.scan_type} scan ${job.id}`,
+          from: 'open',
+          to: 'resolved',
+          reason: `check ${issue.rule_id} ${check.status === 'pass' ? 'passed' : 'ran'} over the issue's places and did not report it`,
+        }),
         status: 'resolved',
         resolved_at: now,
         resolved_scan_id: job.id,
@@ -134,6 +141,10 @@ export function identityOf(issue: Pick<IssueRecord, 'target' | 'rule_id' | 'subj
 /** Locations an issue keeps: a secret in 50 files keeps 50. */
 export const LOCATIONS_KEPT = 50;
 
+function withEntry(issue: IssueRecord, entry: IssueHistoryEntry): IssueHistoryEntry[] {
+  return [...(issue.history ?? []), entry].slice(-HISTORY_KEPT);
+}
+
 function withScanType(types: readonly IssueRecord['scan_type'][] | undefined, type: IssueRecord['scan_type']): IssueRecord['scan_type'][] {
   const known = types ?? [];
   return known.includes(type) ? [...known] : [...known, type];
@@ -151,6 +162,9 @@ function newIssue(job: Job, finding: TrackedFinding, now: string): IssueRecord {
     rule_id: finding.rule_id,
     subject: finding.subject,
     locations: [...(finding.locations ?? [])].slice(0, LOCATIONS_KEPT),
+    assignee: null,
+    history: [{ at: now, by: `system: ${job.scan_type} scan ${job.id}`, from: null, to: 'open', reason: 'first seen' }],
+    comments: [],
     severity: finding.severity,
     title: finding.title,
     first_seen_at: finding.first_seen_at,
@@ -207,6 +221,13 @@ function sightingOf(issue: IssueRecord, job: Job, finding: TrackedFinding, now: 
   if (issue.status === 'resolved') {
     return {
       ...seen,
+      history: withEntry(issue, {
+        at: now,
+        by: `system: ${job.scan_type} scan ${job.id}`,
+        from: 'resolved',
+        to: 'open',
+        reason: 'seen again',
+      }),
       status: 'open',
       reopened_count: issue.reopened_count + 1,
       resolved_at: null,
@@ -215,7 +236,19 @@ function sightingOf(issue: IssueRecord, job: Job, finding: TrackedFinding, now: 
     };
   }
   if (issue.status === 'accepted_risk' && effectiveStatus(issue, now) === 'open') {
-    return { ...seen, status: 'open', status_changed_at: issue.status_until, status_changed_by: 'system: accepted risk expired' };
+    return {
+      ...seen,
+      history: withEntry(issue, {
+        at: issue.status_until!,
+        by: 'system: accepted risk expired',
+        from: 'accepted_risk',
+        to: 'open',
+        reason: `accepted until ${issue.status_until}`,
+      }),
+      status: 'open',
+      status_changed_at: issue.status_until,
+      status_changed_by: 'system: accepted risk expired',
+    };
   }
   return seen;
 }

@@ -1,4 +1,4 @@
-import type { IssueRecord, IssueStatus } from '../domain/issue.ts';
+import type { IssueComment, IssueHistoryEntry, IssueRecord, IssueStatus } from '../domain/issue.ts';
 import type { Severity } from '../domain/scan-job.ts';
 import type { ScanType } from '../domain/scan-types.ts';
 import type { Page } from './page.ts';
@@ -18,8 +18,16 @@ export interface IssueFilter {
   now: string;
 }
 
-/** The triage fields a person sets (PATCH /api/issues/{id}/). */
-export type IssueTriage = Pick<IssueRecord, 'status' | 'status_reason' | 'status_until' | 'status_changed_at' | 'status_changed_by'>;
+/** What a person changes (PATCH /api/issues/{id}/): the status with its history entry, the assignee, a comment. */
+export interface IssueTriage {
+  status?: Pick<IssueRecord, 'status' | 'status_reason' | 'status_until' | 'status_changed_at' | 'status_changed_by'> & {
+    entry: IssueHistoryEntry;
+  };
+  /** null unassigns. */
+  assignee?: string | null;
+  comment?: IssueComment;
+  at: string;
+}
 
 /**
  * Port for issues: one per (tenant, fingerprint), across scans (DESIGN §15). Every method is

@@ -195,20 +195,35 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       ).rejects.toBeInstanceOf(ValidationError);
     });
 
-    it('sets triage on the version it read, and refuses a stale version with ConflictError', async () => {
+    it('sets triage with its history entry, the assignee and comments on the version it read, and refuses a stale version with ConflictError', async () => {
       await repo.save('acme', [issue('acme', 1)]);
-      const triage = {
+      const status = {
         status: 'accepted_risk' as const,
         status_reason: 'vendor fix due',
         status_until: '2026-04-01T00:00:00.000Z',
         status_changed_at: NOW,
         status_changed_by: 'alice',
       };
+      const entry = { at: NOW, by: 'alice', from: 'open' as const, to: 'accepted_risk' as const, reason: 'vendor fix due' };
+      const triage = { at: NOW, status: { ...status, entry } };
 
       const changed = await repo.triage('acme', idOf(1), 1, triage);
+      const commented = await repo.triage('acme', idOf(1), 2, {
+        at: NOW,
+        assignee: 'bob@example.com',
+        comment: { at: NOW, by: 'alice', text: 'ticket SEC-12' },
+      });
 
-      expect(changed).toEqual({ ...issue('acme', 1), ...triage, updated_at: NOW, version: 2 });
-      await expect(repo.triage('acme', idOf(1), 1, { ...triage, status: 'false_positive' })).rejects.toBeInstanceOf(ConflictError);
+      expect(changed).toEqual({ ...issue('acme', 1), ...status, history: [entry], updated_at: NOW, version: 2 });
+      expect(commented).toEqual({
+        ...changed,
+        assignee: 'bob@example.com',
+        comments: [{ at: NOW, by: 'alice', text: 'ticket SEC-12' }],
+        version: 3,
+      });
+      await expect(
+        repo.triage('acme', idOf(1), 1, { ...triage, status: { ...triage.status, status: 'false_positive' } }),
+      ).rejects.toBeInstanceOf(ConflictError);
       expect(await repo.triage('acme', idOf(9), 1, triage)).toBeNull();
       expect(await repo.triage('globex', idOf(1), 2, triage)).toBeNull();
       expect(await listed({ status: 'accepted_risk' })).toEqual(ids(1));

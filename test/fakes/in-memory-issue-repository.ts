@@ -40,7 +40,16 @@ export class InMemoryIssueRepository implements IssueRepository {
     const row = this.rows.get(this.#key(tenant, id));
     if (!row) return null;
     if (row.version !== expectedVersion) throw new ConflictError('the issue changed while you were editing it; read it again');
-    const updated = { ...row, ...triage, updated_at: triage.status_changed_at ?? row.updated_at, version: row.version + 1 };
+    const { entry, ...status } = triage.status ?? { entry: undefined };
+    const updated: IssueRecord = {
+      ...row,
+      ...status,
+      ...(triage.assignee === undefined ? {} : { assignee: triage.assignee }),
+      history: entry ? [...(row.history ?? []), entry] : row.history,
+      comments: triage.comment ? [...(row.comments ?? []), triage.comment] : row.comments,
+      updated_at: triage.at,
+      version: row.version + 1,
+    };
     this.rows.set(this.#key(tenant, id), updated);
     return { ...updated };
   }

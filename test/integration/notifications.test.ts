@@ -29,6 +29,7 @@ function issue(n: number, overrides: Partial<Issue> = {}): Issue {
     target: 'example.com',
     rule_id: 'mailscan.dmarc.missing',
     subject: '_dmarc.example.com',
+    assignee: null,
     severity: 'high',
     title: 'No DMARC record',
     first_seen_at: '2026-03-02T10:00:00.000Z',

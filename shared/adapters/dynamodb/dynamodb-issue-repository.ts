@@ -35,12 +35,15 @@ const FIELDS = [
   'status_until',
   'status_changed_at',
   'status_changed_by',
+  'assignee',
   'updated_at',
   'version',
   'evaluated_scan_id',
   'evaluated_change',
   'counted_scan_ids',
   'locations',
+  'history',
+  'comments',
 ] as const satisfies readonly (keyof IssueRecord)[];
 
 /** Issues written before subjects (docs/issues.md: scripts/migrate-issues.ts fills them) read with defaults. */
@@ -49,6 +52,8 @@ function fromItem(item: Record<string, unknown>): IssueRecord {
   issue.subject ??= '';
   issue.locations ??= [];
   issue.scan_types ??= [issue.scan_type];
+  issue.history ??= [];
+  issue.comments ??= [];
   return issue;
 }
 
@@ -253,25 +258,51 @@ export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tabl
 
     async triage(tenant, id, expectedVersion, triage) {
       try {
+        const sets = ['updated_at = :now', 'version = version + :one'];
+        const values: Record<string, unknown> = { ':now': triage.at, ':version': expectedVersion, ':one': 1 };
+        const names: Record<string, string> = {};
+        if (triage.status) {
+          const change = triage.status;
+          sets.push(
+            '#status = :status',
+            'GSI1PK = :gsi1pk',
+            'status_reason = :reason',
+            'status_until = :until',
+            'status_changed_at = :at',
+            'status_changed_by = :by',
+            '#history = list_append(if_not_exists(#history, :empty), :entry)',
+          );
+          names['#status'] = 'status';
+          names['#history'] = 'history';
+          Object.assign(values, {
+            ':status': change.status,
+            ':gsi1pk': issueKeys.byStatus(tenant, change.status),
+            ':reason': change.status_reason,
+            ':until': change.status_until,
+            ':at': change.status_changed_at,
+            ':by': change.status_changed_by,
+            ':entry': [change.entry],
+            ':empty': [],
+          });
+        }
+        if (triage.assignee !== undefined) {
+          sets.push('assignee = :assignee');
+          values[':assignee'] = triage.assignee;
+        }
+        if (triage.comment) {
+          sets.push('#comments = list_append(if_not_exists(#comments, :empty), :comment)');
+          names['#comments'] = 'comments';
+          values[':comment'] = [triage.comment];
+          values[':empty'] = [];
+        }
         const output = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { PK: keys.tenant(tenant), SK: issueKeys.issue(id) },
-            UpdateExpression:
-              'SET #status = :status, GSI1PK = :gsi1pk, status_reason = :reason, status_until = :until, ' +
-              'status_changed_at = :at, status_changed_by = :by, updated_at = :at, version = version + :one',
+            UpdateExpression: `SET ${sets.join(', ')}`,
             ConditionExpression: 'attribute_exists(PK) AND version = :version',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':status': triage.status,
-              ':gsi1pk': issueKeys.byStatus(tenant, triage.status),
-              ':reason': triage.status_reason,
-              ':until': triage.status_until,
-              ':at': triage.status_changed_at,
-              ':by': triage.status_changed_by,
-              ':version': expectedVersion,
-              ':one': 1,
-            },
+            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
             ReturnValues: 'ALL_NEW',
           }),
         );
