@@ -234,7 +234,9 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                 {items.map((issue) => (
                   <tr key={issue.id}>
                     <th scope="row" className="cell-name">
-                      <Link to={`/issues/${issue.id}`}>{titleWithSubject(issue)}</Link>
+                      <Link to={`/issues/${issue.id}`} aria-label={titleWithSubject(issue)}>
+                        {issue.title}
+                      </Link>
                       <span className="cell-sub">
                         <button
                           type="button"
@@ -247,7 +249,7 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                         </button>
                       </span>
                     </th>
-                    <td data-label="Subject" className="cell-target" title={issue.subject}>
+                    <td data-label="Subject" className="cell-subject" title={issue.subject}>
                       <span className="mono">{issue.subject}</span>
                     </td>
                     <td data-label="Severity">
