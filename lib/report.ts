@@ -9,11 +9,31 @@ import { SEVERITIES, type Severity } from './severity.ts';
  */
 export type ReportStatus = 'ok' | 'partial' | 'error';
 
+/**
+ * What a check examined (DESIGN §11, §15): the tracker resolves an issue on a check's `pass` (or
+ * `fail` for other subjects) only when every location of the issue lies inside this. Kinds:
+ * - `network`: per protocol, the hosts (addresses, CIDRs or names) and ports scanned ("22,80,8000-8100");
+ *   covers locations `tcp:<host>:<port>` (IPv6 in brackets).
+ * - `repository`: the branch read, whether its history was read and whether to its root, and the
+ *   globs of paths not read; covers `git:<ref>:head:<path>` when the branch matches and the path is
+ *   not ignored, and `git:<ref>:history:<path>` only when the whole history was read as well.
+ * - `mail`: the surfaces run, the DKIM selectors probed and the lists queried; covers `mail:<surface>`,
+ *   `dkim:<selector>` and `list:<name>` locations of the same domain.
+ * - `target`: the check examined the whole target; covers every location.
+ */
+export type Coverage =
+  | { kind: 'network'; scanned: { protocol: 'tcp' | 'udp'; hosts: string[]; ports: string }[] }
+  | { kind: 'repository'; ref: string; history: { read: boolean; commits: number; complete: boolean }; paths_ignored: string[] }
+  | { kind: 'mail'; surfaces: string[]; selectors: string[]; lists: string[] }
+  | { kind: 'target' };
+
 export interface Check {
   id: string;
   title: string;
   status: CheckStatus;
   detail: string;
+  /** What the check examined; absent for a check that did not run (skipped) or an engine that does not say: then it resolves nothing. */
+  coverage?: Coverage;
 }
 
 export interface EngineFinding {
@@ -25,6 +45,10 @@ export interface EngineFinding {
   remediation: string;
   /** The engine's name for "the same problem" within the target; the service hashes it into the fingerprint. */
   fingerprint_key: string;
+  /** The problem's place in words (host:port, path:line, record, URL path, package): shown in titles, lists and events. */
+  subject?: string;
+  /** Where the problem was seen, in the location forms of `Coverage`; a later check resolves it only when it covers them all. */
+  locations?: string[];
 }
 
 export interface EngineError {
@@ -73,7 +97,39 @@ export type Confidence = (typeof CONFIDENCES)[number];
 /** A rule's metadata (DESIGN §11 'Rule metadata'), kept beside a catalogue by rule id. */
 export type RuleMetadata = Pick<Rule, 'tags' | 'references' | 'cwe' | 'confidence'>;
 
+/** A port list as ranges text ("22,80,8000-8002") for a `network` coverage: top1000 stays a few KB. */
+export function portRanges(ports: Iterable<number>): string {
+  const sorted = [...new Set(ports)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j += 1;
+    parts.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
 const Bounded = (max: number) => z.string().max(max);
+
+const Names = z.array(Bounded(300)).max(4096);
+/** The coverage schema (`Coverage`). */
+export function coverageSchema(): z.ZodType<Coverage> {
+  return z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('network'),
+      scanned: z.array(z.object({ protocol: z.enum(['tcp', 'udp']), hosts: Names, ports: Bounded(20_000) })).max(4),
+    }),
+    z.object({
+      kind: z.literal('repository'),
+      ref: Bounded(300),
+      history: z.object({ read: z.boolean(), commits: z.number().int().nonnegative(), complete: z.boolean() }),
+      paths_ignored: Names,
+    }),
+    z.object({ kind: z.literal('mail'), surfaces: Names, selectors: Names, lists: Names }),
+    z.object({ kind: z.literal('target') }),
+  ]);
+}
 
 let schema: z.ZodType<EngineReport> | undefined;
 /** The report's zod schema, built at first use (the runner parses every engine's stdout with it). */
@@ -85,7 +141,15 @@ export function engineReportSchema(): z.ZodType<EngineReport> {
     finished_at: Bounded(40),
     status: z.enum(['ok', 'partial', 'error']),
     checks: z
-      .array(z.object({ id: Bounded(200), title: Bounded(500), status: z.enum(CHECK_STATUSES), detail: Bounded(10_000) }))
+      .array(
+        z.object({
+          id: Bounded(200),
+          title: Bounded(500),
+          status: z.enum(CHECK_STATUSES),
+          detail: Bounded(10_000),
+          coverage: coverageSchema().optional(),
+        }),
+      )
       .max(10_000),
     findings: z
       .array(
@@ -97,6 +161,8 @@ export function engineReportSchema(): z.ZodType<EngineReport> {
           evidence: z.record(z.string(), z.unknown()),
           remediation: Bounded(10_000),
           fingerprint_key: Bounded(1000),
+          subject: Bounded(1000).optional(),
+          locations: z.array(Bounded(1200)).max(100).optional(),
         }),
       )
       .max(100_000),
@@ -110,6 +176,10 @@ export interface FindingInput {
   detail: string;
   evidence: Record<string, unknown>;
   fingerprint_key: string;
+  /** In words; defaults to `fingerprint_key` (right for host:port keys, wrong for a secret's hash). */
+  subject?: string;
+  /** In `Coverage`'s location forms. */
+  locations?: string[];
   title?: string;
   severity?: Severity;
   remediation?: string;
@@ -120,6 +190,8 @@ interface CheckState {
   errors: string[];
   passed: string[];
   skipped: string[];
+  /** Coverage given with `pass` for this rule; the scan-wide coverage applies when none was. */
+  coverage?: Coverage;
 }
 
 /**
@@ -134,6 +206,7 @@ export class ReportBuilder {
   private readonly errors: EngineError[] = [];
   private readonly outputs: Record<string, unknown> = {};
   private readonly startedAt: string;
+  private scanCoverage?: Coverage;
 
   constructor(
     private readonly options: { scanner: { name: string; version: string }; target: string; catalogue: readonly Rule[]; now?: () => Date },
@@ -159,9 +232,21 @@ export class ReportBuilder {
     return rule;
   }
 
-  /** The rule's check ran (here: `detail` says where or what) and found nothing. */
-  pass(ruleId: string, detail = ''): this {
-    this.state(ruleId).passed.push(detail);
+  /** The rule's check ran (here: `detail` says where or what) and found nothing; `coverage` says what it examined. */
+  pass(ruleId: string, detail = '', coverage?: Coverage): this {
+    const state = this.state(ruleId);
+    state.passed.push(detail);
+    if (coverage !== undefined) state.coverage = coverage;
+    return this;
+  }
+
+  /**
+   * What every check that ran examined, unless its `pass` said otherwise (netscan: the hosts and
+   * ports scanned; secretscan: the branch, history and ignored paths). A check without coverage
+   * resolves nothing, so an engine that never says what it covered never closes an issue.
+   */
+  covered(coverage: Coverage): this {
+    this.scanCoverage = coverage;
     return this;
   }
 
@@ -177,6 +262,8 @@ export class ReportBuilder {
       evidence: finding.evidence,
       remediation: finding.remediation ?? rule.remediation,
       fingerprint_key: finding.fingerprint_key,
+      subject: finding.subject ?? finding.fingerprint_key,
+      ...(finding.locations === undefined ? {} : { locations: finding.locations }),
     });
     return this;
   }
@@ -234,7 +321,8 @@ export class ReportBuilder {
             : status === 'pass'
               ? unique(state!.passed.filter(Boolean)).join('; ')
               : (state ? unique(state.skipped) : ['not run']).join('; ');
-      return { id: rule.rule_id, title: rule.title, status, detail: detail.slice(0, 10_000) };
+      const coverage = status === 'pass' || status === 'fail' ? (state?.coverage ?? this.scanCoverage) : undefined;
+      return { id: rule.rule_id, title: rule.title, status, detail: detail.slice(0, 10_000), ...(coverage ? { coverage } : {}) };
     });
     const completed = checks.some((check) => check.status === 'pass' || check.status === 'fail');
     const status: ReportStatus = this.errors.length === 0 ? 'ok' : completed ? 'partial' : 'error';

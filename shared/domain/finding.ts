@@ -16,6 +16,8 @@ export const Finding = z.lazy(() =>
     scan_type: ScanType,
     target: z.string(),
     rule_id: z.string(),
+    /** The problem's place in words (host:port, path:line, record, URL path, package); empty when the runner names none. */
+    subject: z.string(),
     severity: Severity,
     title: z.string(),
     description: z.string(),
@@ -44,6 +46,10 @@ export const RunnerFinding = z.lazy(() =>
     remediation: z.string().max(10_000),
     /** What makes two sightings the same finding; defaults to the whole evidence. */
     evidence_key: z.string().max(1000).optional(),
+    /** Where, in words; defaults to the evidence key. */
+    subject: z.string().max(1000).optional(),
+    /** Where, in the coverage's location forms (shared/domain/coverage.ts). */
+    locations: z.array(z.string().max(1200)).max(100).optional(),
     /**
      * The runner's own name for this finding within the run. Another finding of the same target
      * whose `evidence.base_fingerprint` equals it gets the stored fingerprint there instead, so an

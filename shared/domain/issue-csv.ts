@@ -7,7 +7,9 @@ export const ISSUE_CSV_COLUMNS = [
   'severity',
   'rule_id',
   'title',
+  'subject',
   'scan_type',
+  'scan_types',
   'target',
   'first_seen_at',
   'last_seen_at',
@@ -27,14 +29,14 @@ export const ISSUE_CSV_COLUMNS = [
  * injection advice), and so does every = + - @ that follows a ; or , inside it: an importer that
  * splits on the other separator (a semicolon locale) would start a cell there.
  */
-export function csvCell(value: string | number | boolean | null | undefined): string {
-  let text = value === null || value === undefined ? '' : String(value);
+export function csvCell(value: string | number | boolean | readonly string[] | null | undefined): string {
+  let text = value === null || value === undefined ? '' : Array.isArray(value) ? value.join(' ') : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   text = text.replace(/([;,])([=+\-@])/g, "$1'$2");
   return `"${text.replaceAll('"', '""')}"`;
 }
 
 /** One CSV record with its CRLF. */
-export function csvLine(values: readonly (string | number | boolean | null | undefined)[]): string {
+export function csvLine(values: readonly (string | number | boolean | readonly string[] | null | undefined)[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;
 }

@@ -1,16 +1,26 @@
+import { covers, type Coverage } from './coverage.ts';
 import type { FindingRecord } from './finding.ts';
-import { effectiveStatus, issueIdOf, type ChangeKind, type IssueRecord } from './issue.ts';
+import { effectiveStatus, HISTORY_KEPT, issueIdOf, targetKey, type ChangeKind, type IssueHistoryEntry, type IssueRecord } from './issue.ts';
 import type { CheckStatus, ScanJobRecord } from './scan-job.ts';
+
+/** One check of a target's run as the tracker reads it: its status and what it examined. */
+export interface TrackedCheck {
+  status: CheckStatus;
+  coverage?: Coverage;
+}
+
+/** A finding with where it was seen (the runner's locations; none from a runner that names none). */
+export type TrackedFinding = FindingRecord & { locations?: readonly string[] };
 
 /** What one target of one scan said, as the tracker needs it. */
 export interface TargetRun {
   target: string;
   /** The runner returned a report for this target with no error at all (not partial, not failed). */
   complete: boolean;
-  /** Check status by rule id; empty when the runner reports no checks (then nothing resolves). */
-  checks: ReadonlyMap<string, CheckStatus>;
+  /** Checks by rule id; empty when the runner reports no checks (then nothing resolves). */
+  checks: ReadonlyMap<string, TrackedCheck>;
   /** This target's findings of this scan. */
-  findings: readonly FindingRecord[];
+  findings: readonly TrackedFinding[];
 }
 
 export interface Tracked {
@@ -26,8 +36,11 @@ type Job = Pick<ScanJobRecord, 'id' | 'tenant' | 'scan_type' | 'schedule_id'>;
  * What one scan does to the issues of its targets (DESIGN §15). A reported fingerprint is a new
  * issue, a sighting of an open one, or reopens a resolved one (accepted risks and false positives
  * keep their status and count the sighting). An open issue of a target the scan ran completely
- * resolves only when the check of its rule passed and the scan did not report it: an errored,
- * skipped or absent check, or a partial run, resolves nothing.
+ * resolves only when the check of its rule completed (`pass`, or `fail` on other subjects), its
+ * coverage includes every place the issue was seen, and the scan did not report it: an errored,
+ * skipped or absent check, a check that says nothing of what it covered, or a partial run,
+ * resolves nothing. `existing` holds the target's issues of every scan type: one issue per
+ * problem, whichever scan type sees it (DESIGN §15).
  *
  * Idempotent: an issue remembers the newest scan that evaluated it and what that scan did, so the
  * same scan run again (a redelivery) recounts the same change and writes nothing, and an older
@@ -45,6 +58,9 @@ export function trackIssues({
   existing: readonly IssueRecord[];
 }): Tracked {
   const byFingerprint = new Map(existing.map((issue) => [issue.fingerprint, issue]));
+  // One issue per (tenant, target, rule, subject): a finding whose fingerprint is new but whose
+  // problem has an issue (the target spelt in another case, IDN or punycode) is that issue's sighting.
+  const byIdentity = new Map(existing.filter((issue) => issue.subject).map((issue) => [identityOf(issue), issue]));
   const writes: IssueRecord[] = [];
   const changes: Record<ChangeKind, string[]> = { new: [], resolved: [], reopened: [], unchanged: [] };
   const reported = new Set<string>();
@@ -53,7 +69,11 @@ export function trackIssues({
     for (const finding of run.findings) {
       if (reported.has(finding.fingerprint)) continue;
       reported.add(finding.fingerprint);
-      const issue = byFingerprint.get(finding.fingerprint);
+      const issue = byFingerprint.get(finding.fingerprint) ?? (finding.subject ? byIdentity.get(identityOf(finding)) : undefined);
+      if (issue && issue.fingerprint !== finding.fingerprint) {
+        if (reported.has(issue.fingerprint)) continue;
+        reported.add(issue.fingerprint);
+      }
       if (!issue) {
         const created = newIssue(job, finding, now);
         writes.push(created);
@@ -80,15 +100,25 @@ export function trackIssues({
   for (const run of runs) {
     if (!run.complete) continue;
     for (const issue of existing) {
-      if (issue.target !== run.target || reported.has(issue.fingerprint)) continue;
+      if (targetKey(issue.target) !== targetKey(run.target) || reported.has(issue.fingerprint)) continue;
       if (issue.evaluated_scan_id === job.id) {
         if (issue.evaluated_change === 'resolved') changes.resolved.push(issue.id);
         continue;
       }
       if (issue.evaluated_scan_id > job.id || effectiveStatus(issue, now) !== 'open') continue;
-      if (run.checks.get(issue.rule_id) !== 'pass') continue;
+      const check = run.checks.get(issue.rule_id);
+      if (check === undefined || (check.status !== 'pass' && check.status !== 'fail')) continue;
+      if (!covers(check.coverage, issue.locations ?? [])) continue;
       writes.push({
         ...issue,
+        scan_types: withScanType(issue.scan_types, job.scan_type),
+        history: withEntry(issue, {
+          at: now,
+          by: `system: ${job.scan_type} scan ${job.id}`,
+          from: 'open',
+          to: 'resolved',
+          reason: `check ${issue.rule_id} ${check.status === 'pass' ? 'passed' : 'ran'} over the issue's places and did not report it`,
+        }),
         status: 'resolved',
         resolved_at: now,
         resolved_scan_id: job.id,
@@ -103,15 +133,38 @@ export function trackIssues({
   return { writes, changes };
 }
 
-function newIssue(job: Job, finding: FindingRecord, now: string): IssueRecord {
+/** What makes two issues one problem (DESIGN §15): target as compared everywhere (targetKey), rule, subject. */
+export function identityOf(issue: Pick<IssueRecord, 'target' | 'rule_id' | 'subject'>): string {
+  return [targetKey(issue.target), issue.rule_id, issue.subject].join('\u0000');
+}
+
+/** Locations an issue keeps: a secret in 50 files keeps 50. */
+export const LOCATIONS_KEPT = 50;
+
+function withEntry(issue: IssueRecord, entry: IssueHistoryEntry): IssueHistoryEntry[] {
+  return [...(issue.history ?? []), entry].slice(-HISTORY_KEPT);
+}
+
+function withScanType(types: readonly IssueRecord['scan_type'][] | undefined, type: IssueRecord['scan_type']): IssueRecord['scan_type'][] {
+  const known = types ?? [];
+  return known.includes(type) ? [...known] : [...known, type];
+}
+
+function newIssue(job: Job, finding: TrackedFinding, now: string): IssueRecord {
   return {
     id: issueIdOf(finding.fingerprint),
     tenant: job.tenant,
     fingerprint: finding.fingerprint,
     status: 'open',
     scan_type: job.scan_type,
+    scan_types: [job.scan_type],
     target: finding.target,
     rule_id: finding.rule_id,
+    subject: finding.subject,
+    locations: [...(finding.locations ?? [])].slice(0, LOCATIONS_KEPT),
+    assignee: null,
+    history: [{ at: now, by: `system: ${job.scan_type} scan ${job.id}`, from: null, to: 'open', reason: 'first seen' }],
+    comments: [],
     severity: finding.severity,
     title: finding.title,
     first_seen_at: finding.first_seen_at,
@@ -147,9 +200,14 @@ function counted(issue: IssueRecord, scanId: string): IssueRecord {
 }
 
 /** A known issue reported again: reopened if it was resolved; an expired acceptance becomes open. */
-function sightingOf(issue: IssueRecord, job: Job, finding: FindingRecord, now: string): IssueRecord {
+function sightingOf(issue: IssueRecord, job: Job, finding: TrackedFinding, now: string): IssueRecord {
   const seen: IssueRecord = {
     ...counted(issue, job.id),
+    scan_types: withScanType(issue.scan_types, job.scan_type),
+    // The subject is the first place it was seen (a secret's first location) and stays; the
+    // places add up, so a scan must cover every one of them to resolve it.
+    subject: issue.subject || finding.subject,
+    locations: [...new Set([...(issue.locations ?? []), ...(finding.locations ?? [])])].slice(0, LOCATIONS_KEPT),
     severity: finding.severity,
     title: finding.title,
     last_seen_at: now,
@@ -163,6 +221,13 @@ function sightingOf(issue: IssueRecord, job: Job, finding: FindingRecord, now: s
   if (issue.status === 'resolved') {
     return {
       ...seen,
+      history: withEntry(issue, {
+        at: now,
+        by: `system: ${job.scan_type} scan ${job.id}`,
+        from: 'resolved',
+        to: 'open',
+        reason: 'seen again',
+      }),
       status: 'open',
       reopened_count: issue.reopened_count + 1,
       resolved_at: null,
@@ -171,7 +236,19 @@ function sightingOf(issue: IssueRecord, job: Job, finding: FindingRecord, now: s
     };
   }
   if (issue.status === 'accepted_risk' && effectiveStatus(issue, now) === 'open') {
-    return { ...seen, status: 'open', status_changed_at: issue.status_until, status_changed_by: 'system: accepted risk expired' };
+    return {
+      ...seen,
+      history: withEntry(issue, {
+        at: issue.status_until!,
+        by: 'system: accepted risk expired',
+        from: 'accepted_risk',
+        to: 'open',
+        reason: `accepted until ${issue.status_until}`,
+      }),
+      status: 'open',
+      status_changed_at: issue.status_until,
+      status_changed_by: 'system: accepted risk expired',
+    };
   }
   return seen;
 }

@@ -20,9 +20,14 @@ export const Issue = z.lazy(() =>
     id: z.string(),
     fingerprint: z.string(),
     status: IssueStatus,
+    /** The scan type that first saw it. */
     scan_type: ScanType,
+    /** Every scan type that has seen it: one issue per problem, whichever scan saw it (DESIGN §15). */
+    scan_types: z.array(ScanType),
     target: z.string(),
     rule_id: z.string(),
+    /** The problem's place in words: host:port, path:line, DNS record, URL path, package. */
+    subject: z.string(),
     severity: Severity,
     title: z.string(),
     first_seen_at: z.string(),
@@ -40,10 +45,24 @@ export const Issue = z.lazy(() =>
     status_until: z.string().nullable(),
     status_changed_at: z.string().nullable(),
     status_changed_by: z.string().nullable(),
+    /** Who is on it: a user id or an email; null when nobody is. */
+    assignee: z.string().nullable(),
     updated_at: z.string(),
   }),
 );
 export type Issue = z.infer<typeof Issue>;
+
+/** One status change: who (a user, or `system: ...` for a scan), when, from what to what, and why. */
+export const IssueHistoryEntry = z.lazy(() =>
+  z.object({ at: z.string(), by: z.string(), from: IssueStatus.nullable(), to: IssueStatus, reason: z.string().nullable() }),
+);
+export type IssueHistoryEntry = z.infer<typeof IssueHistoryEntry>;
+
+export const IssueComment = z.lazy(() => z.object({ at: z.string(), by: z.string(), text: z.string() }));
+export type IssueComment = z.infer<typeof IssueComment>;
+
+/** History entries an issue keeps (the newest); comments likewise. */
+export const HISTORY_KEPT = 100;
 
 /** What is stored: the wire issue, its tenant, its write version and the newest scan that evaluated it. */
 export interface IssueRecord extends Issue {
@@ -55,6 +74,11 @@ export interface IssueRecord extends Issue {
   evaluated_change: ChangeKind;
   /** The newest scans whose sighting occurrence_count includes (COUNTED_SCANS_KEPT of them). */
   counted_scan_ids: string[];
+  /** Where it was seen, in the coverage's location forms (shared/domain/coverage.ts): a check resolves it only when it covers them all. */
+  locations: string[];
+  /** Every status change (DESIGN §15), oldest first; on the issue's page, not in lists. */
+  history: IssueHistoryEntry[];
+  comments: IssueComment[];
 }
 
 export const IssueOccurrence = z.lazy(() =>
@@ -71,7 +95,9 @@ export const IssueOccurrence = z.lazy(() =>
 );
 export type IssueOccurrence = z.infer<typeof IssueOccurrence>;
 
-export const IssueDetail = z.lazy(() => Issue.and(z.object({ occurrences: z.array(IssueOccurrence) })));
+export const IssueDetail = z.lazy(() =>
+  Issue.and(z.object({ occurrences: z.array(IssueOccurrence), history: z.array(IssueHistoryEntry), comments: z.array(IssueComment) })),
+);
 
 export const IssueListQuery = z.lazy(() =>
   z.strictObject({
@@ -98,18 +124,28 @@ export const IssueList = z.lazy(() => z.object({ items: z.array(Issue), next_cur
 export const IssueRuleList = z.lazy(() => z.object({ items: z.array(z.object({ rule_id: z.string(), title: z.string() })) }));
 export type IssueRuleList = z.infer<typeof IssueRuleList>;
 
-/** PATCH /api/issues/{id}/: a person's triage (DESIGN §15). */
+/** PATCH /api/issues/{id}/: a person's triage, assignment or comment (DESIGN §15); at least one of them. */
 export const IssueStatusChange = z.lazy(() =>
   z
     .strictObject({
-      status: z.enum(['open', 'accepted_risk', 'false_positive']),
+      status: z.enum(['open', 'accepted_risk', 'false_positive']).optional(),
       reason: z.string().trim().min(1).max(2000).optional(),
       until: z.iso.datetime({ offset: true }).optional(),
+      assignee: z
+        .union([z.email().max(320), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@|-]{0,199}$/, 'must be a user id or an email')])
+        .nullable()
+        .optional()
+        .describe('a user id or an email; null unassigns'),
+      comment: z.string().trim().min(1).max(4000).optional(),
     })
     .superRefine((change, context) => {
+      if (change.status === undefined && change.assignee === undefined && change.comment === undefined)
+        context.addIssue({ code: 'custom', path: ['status'], message: 'one of status, assignee or comment is required' });
+      if (change.status === undefined && (change.reason !== undefined || change.until !== undefined))
+        context.addIssue({ code: 'custom', path: ['reason'], message: 'goes with a status' });
       if (change.until !== undefined && change.status !== 'accepted_risk')
         context.addIssue({ code: 'custom', path: ['until'], message: 'is only for status accepted_risk' });
-      if (change.status !== 'open' && change.reason === undefined)
+      if (change.status !== undefined && change.status !== 'open' && change.reason === undefined)
         context.addIssue({ code: 'custom', path: ['reason'], message: `is required for status ${change.status}` });
     }),
 );
@@ -178,6 +214,9 @@ export function issueOnWire(record: IssueRecord, now: string): Issue {
     evaluated_scan_id: _scan,
     evaluated_change: _change,
     counted_scan_ids: _counted,
+    locations: _locations,
+    history: _history,
+    comments: _comments,
     ...issue
   } = record;
   return { ...issue, status: effectiveStatus(record, now) };

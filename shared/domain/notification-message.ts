@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { titleWithSubject } from './issue-title.ts';
 import type { ServiceEvent } from './notification.ts';
 
 /** What a person reads about an event: one line, the link, and the facts (Slack and email). */
@@ -43,11 +44,12 @@ export function summarise(event: DeliverableEvent, appUrl: string): EventSummary
   }
   const { issue } = event.data;
   return {
-    headline: `${issue.severity.toUpperCase()} issue ${VERB[event.type]}: ${issue.title}`,
+    headline: `${issue.severity.toUpperCase()} issue ${VERB[event.type]}: ${titleWithSubject(issue)}`,
     link: `${appUrl}/issues/${issue.id}`,
     facts: [
       ['Severity', issue.severity],
       ['Target', issue.target],
+      ['Subject', issue.subject || '—'],
       ['Rule', issue.rule_id],
       ['Scan type', issue.scan_type],
     ],

@@ -15,6 +15,11 @@ export const EventType = z.enum(EVENT_TYPES);
 export const EVENT_SOURCE = 'scan-service';
 export type EventType = z.infer<typeof EventType>;
 
+/** How a rule's events are sent: one message each, or one digest per hour or per day (UTC). */
+export const DELIVERIES = ['each', 'digest_hourly', 'digest_daily'] as const;
+export const Delivery = z.enum(DELIVERIES);
+export type Delivery = z.infer<typeof Delivery>;
+
 export interface ScanFinishedData {
   scan_id: string;
   scan_type: ScanJob['scan_type'];
@@ -23,11 +28,25 @@ export interface ScanFinishedData {
   status: ScanJob['status'];
   changes: ScanChanges | null;
   summary: ScanJob['summary'];
+  /** The scan's page: a path on the bus (`/scans/<id>`), absolute (the UI's origin) in a delivered webhook. */
+  link: string;
 }
 
 export interface IssueEventData {
   scan_id: string;
   issue: Issue;
+  /** Where, in words (host:port, path:line, record...): the same as `issue.subject`, said at the top. */
+  subject: string;
+  severity: Issue['severity'];
+  /** The issue's page: a path on the bus (`/issues/<id>`), absolute (the UI's origin) in a delivered webhook. */
+  link: string;
+}
+
+/** The event with its `link` made absolute against the UI's origin (what a webhook receives). */
+export function withAbsoluteLink<T extends { data: object }>(event: T, appUrl: string): T {
+  const data = event.data as { link?: unknown };
+  if (typeof data.link !== 'string' || !data.link.startsWith('/')) return event;
+  return { ...event, data: { ...event.data, link: `${appUrl.replace(/\/$/, '')}${data.link}` } };
 }
 
 export type ServiceEvent =
@@ -38,7 +57,7 @@ export type ServiceEvent =
  * An event's id is derived from what it is about (its type, the scan and the issue), so a
  * redelivered scan publishes the same ids again and receivers dedupe on `X-Event-Id`.
  */
-export function eventIdOf(type: EventType | 'notification.test', ...about: string[]): string {
+export function eventIdOf(type: EventType | 'notification.test' | 'digest', ...about: string[]): string {
   return `evt_${createHash('sha256')
     .update([type, ...about].join('\u0000'))
     .digest('hex')
@@ -63,6 +82,8 @@ export const NotificationRule = z.lazy(() =>
     min_severity: Severity,
     scan_types: z.array(ScanType).nullable(),
     schedule_ids: z.array(z.string()).nullable(),
+    /** `each`: one message per event; a digest: one message per rule and period (docs/digests-and-sla.md). */
+    delivery: Delivery,
     enabled: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -92,6 +113,7 @@ const RuleFields = () => ({
   min_severity: Severity.optional(),
   scan_types: z.array(ScanType).min(1).max(20).optional(),
   schedule_ids: z.array(z.string().min(1).max(64)).min(1).max(100).optional(),
+  delivery: Delivery.optional(),
   enabled: z.boolean().optional(),
 });
 

@@ -25,6 +25,7 @@ export function scanEvents(job: ScanJobRecord, tracked: Tracked, issues: Readonl
         status: job.status,
         changes: job.changes,
         summary: job.summary,
+        link: `/scans/${job.id}`,
       },
     },
   ];
@@ -38,7 +39,13 @@ export function scanEvents(job: ScanJobRecord, tracked: Tracked, issues: Readonl
         type,
         tenant: job.tenant,
         occurred_at: at,
-        data: { scan_id: job.id, issue: issueOnWire(issue, at) },
+        data: {
+          scan_id: job.id,
+          issue: issueOnWire(issue, at),
+          subject: issue.subject,
+          severity: issue.severity,
+          link: `/issues/${issue.id}`,
+        },
       });
     }
   }

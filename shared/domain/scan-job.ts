@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { CHECK_STATUSES } from '../../lib/check-status.ts';
+import { coverageSchema } from '../../lib/report.ts';
 import { SEVERITIES } from '../../lib/severity.ts';
 import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
@@ -45,7 +46,15 @@ export type CheckStatus = z.infer<typeof CheckStatus>;
  * (docs/engine-contract.md). `pass` is what lets a later scan resolve an issue (DESIGN §15).
  */
 export const ScanCheck = z.lazy(() =>
-  z.object({ target: z.string(), id: z.string(), title: z.string(), status: CheckStatus, detail: z.string() }),
+  z.object({
+    target: z.string(),
+    id: z.string(),
+    title: z.string(),
+    status: CheckStatus,
+    detail: z.string(),
+    /** What the check examined (DESIGN §11, §15); absent when it did not run, did not say, or was too large to store. */
+    coverage: coverageSchema().optional(),
+  }),
 );
 export type ScanCheck = z.infer<typeof ScanCheck>;
 

@@ -1,4 +1,4 @@
-import type { IssueRecord, IssueStatus } from '../domain/issue.ts';
+import type { IssueComment, IssueHistoryEntry, IssueRecord, IssueStatus } from '../domain/issue.ts';
 import type { Severity } from '../domain/scan-job.ts';
 import type { ScanType } from '../domain/scan-types.ts';
 import type { Page } from './page.ts';
@@ -7,6 +7,7 @@ export interface IssueFilter {
   /** Effective status: `open` includes accepted risks whose `until` is at or before `now`. */
   status?: IssueStatus;
   severity?: Severity;
+  /** Issues any scan of this type has seen. */
   scanType?: ScanType;
   /** As typed: compared through `targetKey` (any case, IDN or punycode). */
   target?: string;
@@ -17,8 +18,16 @@ export interface IssueFilter {
   now: string;
 }
 
-/** The triage fields a person sets (PATCH /api/issues/{id}/). */
-export type IssueTriage = Pick<IssueRecord, 'status' | 'status_reason' | 'status_until' | 'status_changed_at' | 'status_changed_by'>;
+/** What a person changes (PATCH /api/issues/{id}/): the status with its history entry, the assignee, a comment. */
+export interface IssueTriage {
+  status?: Pick<IssueRecord, 'status' | 'status_reason' | 'status_until' | 'status_changed_at' | 'status_changed_by'> & {
+    entry: IssueHistoryEntry;
+  };
+  /** null unassigns. */
+  assignee?: string | null;
+  comment?: IssueComment;
+  at: string;
+}
 
 /**
  * Port for issues: one per (tenant, fingerprint), across scans (DESIGN §15). Every method is
@@ -27,8 +36,8 @@ export type IssueTriage = Pick<IssueRecord, 'status' | 'status_reason' | 'status
  * follow (a sparse filter stops reading at a bound instead of reading the whole tenant).
  */
 export interface IssueRepository {
-  /** Every issue of one scan type and target, whatever its status: what a scan of it compares against. */
-  ofTarget(tenant: string, scanType: ScanType, target: string): Promise<IssueRecord[]>;
+  /** Every issue of one target, of every scan type and status: what a scan of it compares against (one issue per problem). */
+  ofTarget(tenant: string, target: string): Promise<IssueRecord[]>;
   /** Writes whole issues in batches (25 a request); rewriting the same issue is harmless. */
   save(tenant: string, issues: IssueRecord[]): Promise<void>;
   get(tenant: string, id: string): Promise<IssueRecord | null>;

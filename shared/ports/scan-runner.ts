@@ -1,5 +1,6 @@
 import type { CredentialFile } from '../../lib/credential.ts';
 import type { RunnerFinding } from '../domain/finding.ts';
+import type { Coverage } from '../domain/coverage.ts';
 import type { CheckStatus } from '../domain/scan-job.ts';
 import type { ScanType } from '../domain/scan-types.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -32,6 +33,8 @@ export interface RunnerCheck {
   title: string;
   status: CheckStatus;
   detail: string;
+  /** What it examined; a check without it resolves nothing (DESIGN §15). */
+  coverage?: Coverage;
 }
 
 /**

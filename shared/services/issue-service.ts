@@ -1,5 +1,13 @@
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
-import { issueOnWire, issueSortKey, type Issue, type IssueOccurrence, type IssueRecord, type IssueStatusChange } from '../domain/issue.ts';
+import {
+  effectiveStatus,
+  issueOnWire,
+  issueSortKey,
+  type Issue,
+  type IssueOccurrence,
+  type IssueRecord,
+  type IssueStatusChange,
+} from '../domain/issue.ts';
 import { csvLine, ISSUE_CSV_COLUMNS } from '../domain/issue-csv.ts';
 import { KNOWN_RULE_IDS, KNOWN_RULES } from '../domain/rule-ids.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -41,11 +49,16 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
       return { items: page.items.map((issue) => issueOnWire(issue, at)), nextCursor: page.nextCursor };
     },
 
-    async get(tenant: string, id: string): Promise<Issue & { occurrences: IssueOccurrence[] }> {
+    async get(
+      tenant: string,
+      id: string,
+    ): Promise<Issue & { occurrences: IssueOccurrence[]; history: IssueRecord['history']; comments: IssueRecord['comments'] }> {
       const issue = await found(tenant, id);
       const sightings = await findings.occurrences(tenant, issue.fingerprint, OCCURRENCES_SHOWN);
       return {
         ...issueOnWire(issue, now()),
+        history: issue.history,
+        comments: issue.comments,
         occurrences: sightings.map((finding) => ({
           finding_id: finding.id,
           scan_id: finding.scan_id,
@@ -59,21 +72,42 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
       };
     },
 
-    /** A person's triage: accept the risk (until a date), mark a false positive, or open it again. */
+    /**
+     * A person's triage: accept the risk (until a date), mark a false positive, or open it again,
+     * each recorded in the issue's history with who and why; assign it; comment on it.
+     */
     async triage(tenant: string, id: string, change: IssueStatusChange, actor: string): Promise<Issue> {
       const at = now();
       if (change.until !== undefined && Date.parse(change.until) <= Date.parse(at))
         throw new ValidationError('until must be in the future', [{ field: 'until', message: 'must be in the future' }]);
       const issue = await found(tenant, id);
+      const status = change.status;
       const updated = await issues.triage(tenant, id, issue.version, {
-        status: change.status,
-        status_reason: change.reason ?? null,
-        status_until: change.until === undefined ? null : new Date(change.until).toISOString(),
-        status_changed_at: at,
-        status_changed_by: actor,
+        at,
+        ...(status === undefined
+          ? {}
+          : {
+              status: {
+                status,
+                status_reason: change.reason ?? null,
+                status_until: change.until === undefined ? null : new Date(change.until).toISOString(),
+                status_changed_at: at,
+                status_changed_by: actor,
+                entry: { at, by: actor, from: effectiveStatus(issue, at), to: status, reason: change.reason ?? null },
+              },
+            }),
+        ...(change.assignee === undefined ? {} : { assignee: change.assignee }),
+        ...(change.comment === undefined ? {} : { comment: { at, by: actor, text: change.comment } }),
       });
       if (!updated) throw new NotFoundError(`issue ${id} not found`);
-      logger.info('issue triaged', { tenant, issue_id: id, status: change.status, by: actor });
+      logger.info('issue triaged', {
+        tenant,
+        issue_id: id,
+        status,
+        assigned: change.assignee !== undefined,
+        commented: change.comment !== undefined,
+        by: actor,
+      });
       return issueOnWire(updated, at);
     },
 

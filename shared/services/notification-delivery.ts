@@ -1,6 +1,15 @@
 import { retry, type RetryOptions } from '../../lib/retry.ts';
-import { ruleMatches, type NotificationRuleRecord } from '../domain/notification.ts';
-import { emailOf, slackPayload, summarise, webhookSignature, type DeliverableEvent } from '../domain/notification-message.ts';
+import { digestEntryOf, digestOf, type DigestEntry } from '../domain/digest.ts';
+import { eventIdOf, ruleMatches, withAbsoluteLink, type NotificationRuleRecord } from '../domain/notification.ts';
+import type { DigestStore } from '../ports/digest-store.ts';
+import {
+  emailOf,
+  slackPayload,
+  summarise,
+  webhookSignature,
+  type DeliverableEvent,
+  type EventSummary,
+} from '../domain/notification-message.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { EmailSender, HttpPoster, NotificationMessage, NotificationQueue } from '../ports/notification-channels.ts';
 import type { NotificationRuleRepository } from '../ports/notification-rule-repository.ts';
@@ -13,6 +22,8 @@ export interface NotificationDeliveryDeps {
   logger: Logger;
   /** The UI's origin, for links in messages. */
   appUrl: string;
+  /** Where digest rules' events wait for their period's end; without it every rule sends each event. */
+  digests?: DigestStore;
   /** Attempts within one delivery before the message goes back to the queue (default 3, backoff 1 s doubling). */
   retryOptions?: Partial<RetryOptions>;
   timeoutMs?: number;
@@ -41,25 +52,36 @@ export function makeNotificationDelivery({
   email,
   logger,
   appUrl,
+  digests,
   retryOptions,
   timeoutMs = 10_000,
 }: NotificationDeliveryDeps) {
-  async function send(rule: NotificationRuleRecord, event: DeliverableEvent): Promise<{ status: number | null }> {
-    const summary = summarise(event, appUrl);
+  /** Posts or mails one already-built message to a rule's endpoint. */
+  async function sendMessage(
+    rule: NotificationRuleRecord,
+    summary: EventSummary,
+    webhookBody: unknown,
+    id: string,
+    type: string,
+  ): Promise<{ status: number | null }> {
     if (rule.kind === 'email') {
       await email.send({ to: rule.address!, ...emailOf(summary) });
       return { status: null };
     }
-    const body = JSON.stringify(rule.kind === 'slack' ? slackPayload(summary) : event);
+    const body = JSON.stringify(rule.kind === 'slack' ? slackPayload(summary) : webhookBody);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'scan-service-notifications/1' };
     if (rule.kind === 'webhook') {
-      headers['x-event-id'] = event.id;
-      headers['x-event-type'] = event.type;
+      headers['x-event-id'] = id;
+      headers['x-event-type'] = type;
       headers['x-signature-256'] = webhookSignature(rule.secret!, body);
     }
     const { status } = await http.post(rule.url!, { headers, body, timeoutMs });
     if (status < 200 || status > 299) throw new DeliveryRefused(status);
     return { status };
+  }
+
+  async function send(rule: NotificationRuleRecord, event: DeliverableEvent): Promise<{ status: number | null }> {
+    return sendMessage(rule, summarise(event, appUrl), withAbsoluteLink(event, appUrl), event.id, event.type);
   }
 
   async function deliverWithRetries(rule: NotificationRuleRecord, event: DeliverableEvent): Promise<{ status: number | null }> {
@@ -86,8 +108,17 @@ export function makeNotificationDelivery({
       const { event } = message;
       if (message.kind === 'event') {
         const matching = (await rules.list(event.tenant)).filter((rule) => ruleMatches(rule, event));
-        for (const rule of matching) await queue.send({ kind: 'delivery', event, rule_id: rule.id });
-        logger.info('event fanned out', { tenant: event.tenant, event_id: event.id, type: event.type, deliveries: matching.length });
+        const digested = digests ? matching.filter((rule) => rule.delivery !== 'each') : [];
+        if (digested.length > 0) await digests!.add(digested.map((rule) => digestEntryOf(event, rule)));
+        const each = matching.filter((rule) => !digested.includes(rule));
+        for (const rule of each) await queue.send({ kind: 'delivery', event, rule_id: rule.id });
+        logger.info('event fanned out', {
+          tenant: event.tenant,
+          event_id: event.id,
+          type: event.type,
+          deliveries: each.length,
+          digested: digested.length,
+        });
         return;
       }
       const rule = await rules.get(event.tenant, message.rule_id);
@@ -97,6 +128,48 @@ export function makeNotificationDelivery({
       }
       await deliverWithRetries(rule, event);
       logger.info('notification delivered', { tenant: event.tenant, rule_id: rule.id, event_id: event.id, type: event.type });
+    },
+
+    /**
+     * Sends every digest due at `periodEnd` (an hour's end: hourly and daily digests both end on
+     * one): one message per rule, then forgets its entries. Throws after trying them all if any
+     * failed, leaving those entries for the next call (at least once, as events).
+     */
+    async flushDigests(periodEnd: string): Promise<{ sent: number; events: number }> {
+      if (!digests) return { sent: 0, events: 0 };
+      const entries = await digests.due(periodEnd);
+      const byRule = new Map<string, DigestEntry[]>();
+      for (const entry of entries) {
+        const key = `${entry.tenant}\u0000${entry.rule_id}`;
+        (byRule.get(key) ?? byRule.set(key, []).get(key)!).push(entry);
+      }
+      let sent = 0;
+      const failures: string[] = [];
+      for (const group of byRule.values()) {
+        const { tenant, rule_id: ruleId } = group[0];
+        const rule = await rules.get(tenant, ruleId);
+        if (rule && rule.enabled) {
+          const { summary, body } = digestOf(rule, group, appUrl);
+          const id = eventIdOf('digest', tenant, ruleId, periodEnd);
+          try {
+            await retry(() => sendMessage(rule, summary, { id, tenant, occurred_at: periodEnd, ...body }, id, 'digest'), {
+              attempts: 3,
+              baseMs: 1000,
+              maxMs: 8000,
+              ...retryOptions,
+            });
+            sent += 1;
+          } catch (error) {
+            failures.push(`${ruleId}: ${String(error)}`);
+            continue;
+          }
+        }
+        // A deleted or disabled rule's digest is dropped, as its deliveries are.
+        await digests.remove(group);
+      }
+      logger.info('digests sent', { period_end: periodEnd, sent, events: entries.length, failed: failures.length });
+      if (failures.length > 0) throw new Error(`digests not delivered: ${failures.join('; ')}`);
+      return { sent, events: entries.length };
     },
 
     /** One delivery of a test event, now, with the outcome (never throws for the endpoint's failure). */

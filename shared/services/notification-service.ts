@@ -85,6 +85,7 @@ export function makeNotificationService({
         min_severity: request.min_severity ?? 'info',
         scan_types: request.scan_types ?? null,
         schedule_ids: request.schedule_ids ?? null,
+        delivery: request.delivery ?? 'each',
         enabled: request.enabled ?? true,
         created_at: now,
         updated_at: now,

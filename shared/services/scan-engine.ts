@@ -2,7 +2,6 @@ import {
   FINISHED_STATUSES,
   Severity,
   emptySummary,
-  type CheckStatus,
   type ScanCheck,
   type ChangedIssueIds,
   type ScanChanges,
@@ -11,9 +10,10 @@ import {
   type ScanStatus,
   type ScanSummary,
 } from '../domain/scan-job.ts';
-import { RunnerFinding, fingerprintOf, findingIdOf, type FindingRecord } from '../domain/finding.ts';
+import { RunnerFinding, fingerprintOf, findingIdOf } from '../domain/finding.ts';
 import type { IssueRecord } from '../domain/issue.ts';
-import { trackIssues, type TargetRun } from '../domain/issue-tracking.ts';
+import { trackIssues, type TargetRun, type TrackedCheck, type TrackedFinding } from '../domain/issue-tracking.ts';
+import type { Coverage } from '../domain/coverage.ts';
 import { scanEvents } from '../domain/scan-events.ts';
 import { noEvents, type EventPublisher } from '../ports/event-publisher.ts';
 import { finishedRun, lastRunStatusOf } from '../domain/schedule.ts';
@@ -76,6 +76,16 @@ export const MAX_STORED_CHECKS = 1500;
 const MAX_CHECK_DETAIL = 200;
 
 export type ScanEngine = ReturnType<typeof makeScanEngine>;
+
+/**
+ * A check's coverage as the job stores it: whole up to 2 KB (a CIDR and top1000 fit), else left
+ * out of the stored copy; the tracker always judges with the runner's whole coverage.
+ */
+const MAX_STORED_COVERAGE = 2048;
+function storedCoverage(coverage: Coverage | undefined): { coverage?: Coverage } {
+  if (coverage === undefined || JSON.stringify(coverage).length > MAX_STORED_COVERAGE) return {};
+  return { coverage };
+}
 
 /** Changed issue ids a job item keeps: 3,000 ids of 36 characters stay far below DynamoDB's 400 KB item. */
 export const CHANGED_IDS_KEPT = 3000;
@@ -186,9 +196,12 @@ export function makeScanEngine({
         title: check.title,
         status: check.status,
         detail: check.detail.slice(0, MAX_CHECK_DETAIL),
+        ...storedCoverage(check.coverage),
       }));
       outcome.extra = result.summary ?? {};
-      const checks = new Map<string, CheckStatus>((result.checks ?? []).map((check) => [check.id, check.status]));
+      const checks = new Map<string, TrackedCheck>(
+        (result.checks ?? []).map((check) => [check.id, { status: check.status, ...(check.coverage ? { coverage: check.coverage } : {}) }]),
+      );
       outcome.runs.push({ target, complete: outcome.errors.length === 0, checks });
       logger.info('runner finished', { runner: runner.name, target, findings: result.findings.length, errors: result.errors?.length ?? 0 });
     } catch (error) {
@@ -234,7 +247,7 @@ export function makeScanEngine({
     const targets = [
       ...new Set(runs.filter((run) => reporting.has(run.target) || (run.complete && run.checks.size > 0)).map((run) => run.target)),
     ];
-    const found = await mapBounded(targets, targetConcurrency, (target) => issues.ofTarget(job.tenant, job.scan_type, target));
+    const found = await mapBounded(targets, targetConcurrency, (target) => issues.ofTarget(job.tenant, target));
     return found.flat();
   }
 
@@ -242,9 +255,9 @@ export function makeScanEngine({
     job: ScanJobRecord,
     reported: { target: string; finding: RunnerFinding }[],
     firstSeen: ReadonlyMap<string, string>,
-  ): FindingRecord[] {
+  ): TrackedFinding[] {
     const now = clock.now().toISOString();
-    const byId = new Map<string, FindingRecord>();
+    const byId = new Map<string, TrackedFinding>();
     const printed = reported.map(({ target, finding }) => ({ target, finding, fingerprint: fingerprintOf(job.tenant, target, finding) }));
     const storedByRef = new Map(
       printed.filter((item) => item.finding.ref !== undefined).map((item) => [`${item.target}\u0000${item.finding.ref}`, item.fingerprint]),
@@ -266,6 +279,8 @@ export function makeScanEngine({
         scan_type: job.scan_type,
         target,
         rule_id: finding.rule_id,
+        subject: finding.subject ?? finding.evidence_key ?? '',
+        locations: finding.locations ?? [],
         severity: finding.severity,
         title: finding.title,
         description: finding.description,
@@ -308,7 +323,10 @@ export function makeScanEngine({
       // between leaves findings whose issues the redelivery writes (docs/issues.md).
       const known = await knownIssues(job, runs, reported);
       const records = toRecords(job, reported, new Map(known.map((issue) => [issue.fingerprint, issue.first_seen_at])));
-      await findings.save(job.tenant, records);
+      await findings.save(
+        job.tenant,
+        records.map(({ locations: _locations, ...record }) => record),
+      );
       const tracked = trackIssues({
         job,
         now: clock.now().toISOString(),

@@ -21,6 +21,7 @@ function finding(tenant: string, n: number, overrides: Partial<FindingRecord> = 
     scan_type: 'email_security',
     target: 'example.com',
     rule_id: `rule.${n % 2}`,
+    subject: `place ${n}`,
     severity: n % 2 === 0 ? 'high' : 'low',
     title: `finding ${n}`,
     description: 'd',

@@ -54,7 +54,7 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       expect((await listed({}, 200)).length).toBe(60);
     });
 
-    it('finds every issue of one scan type and target, whatever its status, and only those', async () => {
+    it('finds every issue of one target (in any spelling), of every scan type and status, and only those', async () => {
       await repo.save('acme', [
         issue('acme', 1),
         issue('acme', 2, { status: 'resolved' }),
@@ -65,9 +65,10 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       ]);
       await repo.save('globex', [issue('globex', 7)]);
 
-      const found = await repo.ofTarget('acme', 'email_security', 'example.com');
+      const found = await repo.ofTarget('acme', 'example.com');
 
-      expect(found.map((item) => item.id).sort()).toEqual(ids(1, 2, 3).sort());
+      // Every scan type's: one issue per problem, whichever scan type saw it (DESIGN §15).
+      expect(found.map((item) => item.id).sort()).toEqual(ids(1, 2, 3, 4, 5).sort());
     });
 
     it('lists by severity, then newest last seen, in pages that miss and repeat nothing', async () => {
@@ -194,20 +195,35 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       ).rejects.toBeInstanceOf(ValidationError);
     });
 
-    it('sets triage on the version it read, and refuses a stale version with ConflictError', async () => {
+    it('sets triage with its history entry, the assignee and comments on the version it read, and refuses a stale version with ConflictError', async () => {
       await repo.save('acme', [issue('acme', 1)]);
-      const triage = {
+      const status = {
         status: 'accepted_risk' as const,
         status_reason: 'vendor fix due',
         status_until: '2026-04-01T00:00:00.000Z',
         status_changed_at: NOW,
         status_changed_by: 'alice',
       };
+      const entry = { at: NOW, by: 'alice', from: 'open' as const, to: 'accepted_risk' as const, reason: 'vendor fix due' };
+      const triage = { at: NOW, status: { ...status, entry } };
 
       const changed = await repo.triage('acme', idOf(1), 1, triage);
+      const commented = await repo.triage('acme', idOf(1), 2, {
+        at: NOW,
+        assignee: 'bob@example.com',
+        comment: { at: NOW, by: 'alice', text: 'ticket SEC-12' },
+      });
 
-      expect(changed).toEqual({ ...issue('acme', 1), ...triage, updated_at: NOW, version: 2 });
-      await expect(repo.triage('acme', idOf(1), 1, { ...triage, status: 'false_positive' })).rejects.toBeInstanceOf(ConflictError);
+      expect(changed).toEqual({ ...issue('acme', 1), ...status, history: [entry], updated_at: NOW, version: 2 });
+      expect(commented).toEqual({
+        ...changed,
+        assignee: 'bob@example.com',
+        comments: [{ at: NOW, by: 'alice', text: 'ticket SEC-12' }],
+        version: 3,
+      });
+      await expect(
+        repo.triage('acme', idOf(1), 1, { ...triage, status: { ...triage.status, status: 'false_positive' } }),
+      ).rejects.toBeInstanceOf(ConflictError);
       expect(await repo.triage('acme', idOf(9), 1, triage)).toBeNull();
       expect(await repo.triage('globex', idOf(1), 2, triage)).toBeNull();
       expect(await listed({ status: 'accepted_risk' })).toEqual(ids(1));

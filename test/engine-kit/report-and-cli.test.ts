@@ -37,6 +37,7 @@ describe('ReportBuilder', () => {
         evidence: { port: 2 },
         remediation: 'fix a',
         fingerprint_key: 't:2',
+        subject: 't:2',
       },
     ]);
     expect(report.status).toBe('partial');

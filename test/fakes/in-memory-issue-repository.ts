@@ -3,7 +3,6 @@ import { ConflictError } from '../../shared/domain/errors.ts';
 import { effectiveStatus, issueSortKey, targetKey, type IssueRecord } from '../../shared/domain/issue.ts';
 import { rulesMatching } from '../../shared/domain/rule-ids.ts';
 import type { IssueFilter, IssueRepository, IssueTriage } from '../../shared/ports/issue-repository.ts';
-import type { ScanType } from '../../shared/domain/scan-types.ts';
 import type { Page } from '../../shared/ports/page.ts';
 
 /**
@@ -15,9 +14,9 @@ export class InMemoryIssueRepository implements IssueRepository {
   readonly rows = new Map<string, IssueRecord>();
   #key = (tenant: string, id: string) => `${tenant}/${id}`;
 
-  async ofTarget(tenant: string, scanType: ScanType, target: string): Promise<IssueRecord[]> {
+  async ofTarget(tenant: string, target: string): Promise<IssueRecord[]> {
     return [...this.rows.values()]
-      .filter((issue) => issue.tenant === tenant && issue.scan_type === scanType && issue.target === target)
+      .filter((issue) => issue.tenant === tenant && targetKey(issue.target) === targetKey(target))
       .map((issue) => ({ ...issue }));
   }
 
@@ -41,7 +40,16 @@ export class InMemoryIssueRepository implements IssueRepository {
     const row = this.rows.get(this.#key(tenant, id));
     if (!row) return null;
     if (row.version !== expectedVersion) throw new ConflictError('the issue changed while you were editing it; read it again');
-    const updated = { ...row, ...triage, updated_at: triage.status_changed_at ?? row.updated_at, version: row.version + 1 };
+    const { entry, ...status } = triage.status ?? { entry: undefined };
+    const updated: IssueRecord = {
+      ...row,
+      ...status,
+      ...(triage.assignee === undefined ? {} : { assignee: triage.assignee }),
+      history: entry ? [...(row.history ?? []), entry] : row.history,
+      comments: triage.comment ? [...(row.comments ?? []), triage.comment] : row.comments,
+      updated_at: triage.at,
+      version: row.version + 1,
+    };
     this.rows.set(this.#key(tenant, id), updated);
     return { ...updated };
   }
@@ -55,7 +63,7 @@ export class InMemoryIssueRepository implements IssueRepository {
           issue.tenant === tenant &&
           (filter.status === undefined || effectiveStatus(issue, filter.now) === filter.status) &&
           (filter.severity === undefined || issue.severity === filter.severity) &&
-          (filter.scanType === undefined || issue.scan_type === filter.scanType) &&
+          (filter.scanType === undefined || issue.scan_type === filter.scanType || (issue.scan_types ?? []).includes(filter.scanType)) &&
           (filter.target === undefined || targetKey(issue.target) === targetKey(filter.target)) &&
           (rules === undefined || rules.includes(issue.rule_id)) &&
           (filter.scheduleId === undefined || issue.schedule_id === filter.scheduleId),

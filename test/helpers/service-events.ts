@@ -15,6 +15,7 @@ export function scanFinishedEvent(n: number, target = 'example.com'): Extract<Se
       status: 'succeeded',
       changes: { new: 0, resolved: 0, reopened: 0, unchanged: 0 },
       summary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+      link: `/scans/scan_${n}`,
     },
   };
 }
@@ -32,6 +33,7 @@ export function notificationRule(id: string, overrides: Partial<NotificationRule
     min_severity: 'info',
     scan_types: null,
     schedule_ids: null,
+    delivery: 'each',
     enabled: true,
     created_at: '2026-03-01T00:00:00.000Z',
     updated_at: '2026-03-01T00:00:00.000Z',

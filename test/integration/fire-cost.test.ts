@@ -17,6 +17,8 @@ function checksFor(count: number) {
     title: `rule ${n}`,
     detail: '',
     status: count > 0 ? ('fail' as const) : ('pass' as const),
+    // The scripted engine examined the whole target: its checks may resolve (DESIGN §15 coverage).
+    coverage: { kind: 'target' as const },
   }));
 }
 

@@ -3,7 +3,8 @@ import type { RunnerCheck } from '../../shared/ports/scan-runner.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
 
-const pass = (...rules: string[]): RunnerCheck[] => rules.map((id) => ({ id, title: id, status: 'pass', detail: '' }));
+const pass = (...rules: string[]): RunnerCheck[] =>
+  rules.map((id) => ({ id, title: id, status: 'pass', detail: '', coverage: { kind: 'target' } }));
 
 describe('issues API (DESIGN §15)', () => {
   let service: TestService;
@@ -119,6 +120,34 @@ describe('issues API (DESIGN §15)', () => {
     expect(elsewhere.status).toBe(404);
   });
 
+  it('assigns, comments and keeps a history of every status change with who and why', async () => {
+    runner.behaviour = async () => ({ findings: [finding(7)] });
+    await scan('history.example');
+    const { id } = (await service.call('/api/issues/?target=history.example', { token })).body.items[0];
+
+    const assigned = await service.call(`/api/issues/${id}/`, {
+      method: 'PATCH',
+      token,
+      body: { assignee: 'dana@example.com', comment: 'ticket SEC-42' },
+    });
+    await service.call(`/api/issues/${id}/`, { method: 'PATCH', token, body: { status: 'false_positive', reason: 'test host' } });
+    await service.call(`/api/issues/${id}/`, { method: 'PATCH', token, body: { status: 'open' } });
+    const empty = await service.call(`/api/issues/${id}/`, { method: 'PATCH', token, body: {} });
+    const detail = (await service.call(`/api/issues/${id}/`, { token })).body;
+
+    expect(assigned.body).toMatchObject({ assignee: 'dana@example.com', status: 'open' });
+    expect(empty.status).toBe(400);
+    expect(detail.comments).toEqual([{ at: expect.any(String), by: expect.any(String), text: 'ticket SEC-42' }]);
+    expect(
+      detail.history.map((entry: { from: string | null; to: string; reason: string | null }) => [entry.from, entry.to, entry.reason]),
+    ).toEqual([
+      [null, 'open', 'first seen'],
+      ['open', 'false_positive', 'test host'],
+      ['false_positive', 'open', null],
+    ]);
+    expect(detail.history[1].by).toBe(detail.comments[0].by);
+  });
+
   it('exports every page as spreadsheet-safe CSV', async () => {
     runner.behaviour = async () => ({
       findings: Array.from({ length: 230 }, (_, i) => finding(i, { title: i === 0 ? '=HYPERLINK("http://evil")' : `finding ${i}` })),
@@ -131,7 +160,7 @@ describe('issues API (DESIGN §15)', () => {
 
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(lines[0]).toBe(
-      '"id","status","severity","rule_id","title","scan_type","target","first_seen_at","last_seen_at","occurrence_count","reopened_count","last_scan_id","schedule_id","resolved_at","status_reason","status_until"',
+      '"id","status","severity","rule_id","title","subject","scan_type","scan_types","target","first_seen_at","last_seen_at","occurrence_count","reopened_count","last_scan_id","schedule_id","resolved_at","status_reason","status_until"',
     );
     expect(lines).toHaveLength(231);
     expect(text).toContain(`"'=HYPERLINK(""http://evil"")"`);

@@ -25,8 +25,11 @@ function issue(n: number, overrides: Partial<Issue> = {}): Issue {
     fingerprint: String(n).padStart(64, '0'),
     status: 'open',
     scan_type: 'email_security',
+    scan_types: ['email_security'],
     target: 'example.com',
     rule_id: 'mailscan.dmarc.missing',
+    subject: '_dmarc.example.com',
+    assignee: null,
     severity: 'high',
     title: 'No DMARC record',
     first_seen_at: '2026-03-02T10:00:00.000Z',
@@ -52,7 +55,13 @@ function opened(tenant: string, n: number, overrides: Partial<Issue> = {}): Excl
     type: 'issue.opened',
     tenant,
     occurred_at: '2026-03-02T10:00:00.000Z',
-    data: { scan_id: 'scan_01HZ0000000000000000000001', issue: issue(n, overrides) },
+    data: {
+      scan_id: 'scan_01HZ0000000000000000000001',
+      issue: issue(n, overrides),
+      subject: issue(n, overrides).subject,
+      severity: issue(n, overrides).severity,
+      link: `/issues/${issue(n, overrides).id}`,
+    },
   };
 }
 
@@ -126,7 +135,14 @@ describe('notification delivery with a real webhook receiver and SMTP server', (
     expect([...receiver.attempts.values()]).toEqual([3, 3]);
     expect(receiver.badSignatures).toEqual([]);
     expect(retries).toHaveLength(4);
-    expect(JSON.parse(receiver.accepted.get(opened('acme', 1).id)!.body)).toEqual(opened('acme', 1));
+    // The payload: the event, its subject and severity at the top, its link on the UI's origin.
+    const payload = JSON.parse(receiver.accepted.get(opened('acme', 1).id)!.body) as ReturnType<typeof opened>;
+    expect(payload).toEqual({
+      ...opened('acme', 1),
+      data: { ...opened('acme', 1).data, link: `https://scans.example/issues/${issue(1).id}` },
+    });
+    expect(payload.data).toMatchObject({ subject: '_dmarc.example.com', severity: 'high' });
+    if (process.env.SHOW_PAYLOAD) process.stdout.write(`webhook payload: ${receiver.accepted.get(opened('acme', 1).id)!.body}\n`);
     expect(raw.stats()).toEqual({ visible: 0, inFlight: 0 });
   });
 
@@ -199,7 +215,10 @@ describe('notification delivery with a real webhook receiver and SMTP server', (
     await consumer.drain();
 
     const message = JSON.parse(receiver.bodies[0]) as { text: string; blocks: unknown[] };
-    expect(message.text).toBe(`HIGH issue opened: No DMARC record <https://scans.example/issues/${issue(1).id}|View>`);
+    expect(message.text).toBe(
+      `HIGH issue opened: No DMARC record at _dmarc.example.com <https://scans.example/issues/${issue(1).id}|View>`,
+    );
+    expect(JSON.stringify(message.blocks)).toContain('*Subject*\\n_dmarc.example.com');
     expect(JSON.stringify(message.blocks)).toContain('*Target*\\nexample.com');
     expect(JSON.stringify(message.blocks)).toContain('*Rule*\\nmailscan.dmarc.missing');
   });
@@ -216,7 +235,9 @@ describe('notification delivery with a real webhook receiver and SMTP server', (
     expect(mail).toHaveLength(1);
     expect(mail[0].to).toEqual(['secops@example.com']);
     expect(mail[0].raw).toContain('Subject: [scan service] HIGH issue opened: No DMARC record');
+    expect(mail[0].raw).toContain('HIGH issue opened: No DMARC record at _dmarc.example.com');
     expect(mail[0].raw).toContain('Target: example.com');
+    expect(mail[0].raw).toContain('Subject: _dmarc.example.com');
     expect(mail[0].raw).toContain('Rule: mailscan.dmarc.missing');
     expect(mail[0].raw).toContain(`https://scans.example/issues/${issue(1).id}`);
   });

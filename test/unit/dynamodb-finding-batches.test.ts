@@ -17,6 +17,7 @@ function finding(n: number): FindingRecord {
     scan_type: 'email_security',
     target: 'example.com',
     rule_id: 'rule.0',
+    subject: '',
     severity: 'low',
     title: 't',
     description: 'd',

@@ -20,6 +20,7 @@ function found(n: number, overrides: Partial<FindingRecord> = {}): FindingRecord
     scan_type: 'ssl',
     target: 'example.com:443',
     rule_id: `tls.rule_${n}`,
+    subject: 'example.com:443',
     severity: 'high',
     title: `finding ${n}`,
     description: '',
@@ -34,7 +35,9 @@ function found(n: number, overrides: Partial<FindingRecord> = {}): FindingRecord
 }
 
 function run(findings: FindingRecord[], checks: Record<string, CheckStatus> = {}, complete = true): TargetRun {
-  return { target: 'example.com:443', complete, checks: new Map(Object.entries(checks)), findings };
+  const whole = { kind: 'target' } as const;
+  const tracked = Object.entries(checks).map(([id, status]) => [id, { status, coverage: whole }] as const);
+  return { target: 'example.com:443', complete, checks: new Map(tracked), findings };
 }
 
 const job = (id: string) => ({ id, tenant: 'acme', scan_type: 'ssl' as const, schedule_id: 'sch_A' });
@@ -176,5 +179,29 @@ describe('trackIssues', () => {
     ]);
     expect(late.changes.unchanged).toEqual([issueIdOf(fp(1))]);
     expect(again.writes).toEqual([]);
+  });
+});
+
+describe('trackIssues: one issue per (tenant, target, rule, subject)', () => {
+  it('takes a finding on the target spelt another way, same rule and subject, as a sighting of the issue', () => {
+    const first = scans({ id: SCAN_1, now: T1, runs: [run([found(1)])] });
+    const existing = [...first.stored.values()].map((issue) => ({ ...issue, status: 'accepted_risk' as const, status_reason: 'known' }));
+    const other = found(9, { target: 'EXAMPLE.com:443', rule_id: 'tls.rule_1', subject: 'example.com:443' });
+
+    const tracked = trackIssues({
+      job: job(SCAN_2),
+      now: T2,
+      runs: [{ target: 'EXAMPLE.com:443', complete: true, checks: new Map(), findings: [other] }],
+      existing,
+    });
+
+    expect(tracked.changes.new).toEqual([]);
+    expect(tracked.writes).toHaveLength(1);
+    expect(tracked.writes[0]).toMatchObject({
+      id: existing[0].id,
+      status: 'accepted_risk',
+      first_seen_at: T1,
+      occurrence_count: 2,
+    });
   });
 });

@@ -201,7 +201,9 @@ describe('scan engine on in-memory fakes', () => {
 });
 
 describe('the scan engine tracks issues', () => {
-  const checks = (status: 'pass' | 'error') => [1, 2].map((n) => ({ id: `test.rule_${n % 3}`, title: `rule ${n}`, status, detail: '' }));
+  const whole = { kind: 'target' } as const;
+  const checks = (status: 'pass' | 'error') =>
+    [1, 2].map((n) => ({ id: `test.rule_${n % 3}`, title: `rule ${n}`, status, detail: '', coverage: whole }));
 
   it('opens an issue per finding, and resolves one only when a complete later run passed its check', async () => {
     const runner = new ScriptedRunner();
@@ -209,7 +211,10 @@ describe('the scan engine tracks issues', () => {
     runner.behaviour = async () => ({ findings: [finding(1), finding(2)], checks: checks('pass') });
     const first = await path.engine.execute(await queued(path, manualJob(1)), ENOUGH_TIME);
     path.clock.advance(3_600_000);
-    runner.behaviour = async () => ({ findings: [finding(2)], checks: [{ id: 'test.rule_1', title: 'r', status: 'pass', detail: '' }] });
+    runner.behaviour = async () => ({
+      findings: [finding(2)],
+      checks: [{ id: 'test.rule_1', title: 'r', status: 'pass', detail: '', coverage: whole }],
+    });
 
     const second = await path.engine.execute(await queued(path, manualJob(2)), ENOUGH_TIME);
 

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Issue, type IssueStatus } from '../../shared/domain/issue.ts';
 import { api, ApiError } from './api.ts';
 import { Dialog, Field } from './components.tsx';
+import { titleWithSubject } from '../../shared/domain/issue-title.ts';
 
 /** What a person can set an issue to (PATCH /api/issues/{id}/, DESIGN §15). */
 export type TriageStatus = 'accepted_risk' | 'false_positive' | 'open';
@@ -123,7 +124,7 @@ export function TriageDialog({
           }}
         >
           <p>
-            <strong>{issue.title}</strong> on <span className="mono">{issue.target}</span>
+            <strong>{titleWithSubject(issue)}</strong> on <span className="mono">{issue.target}</span>
           </p>
           <p className="hint">
             {status === 'accepted_risk'
@@ -204,7 +205,7 @@ export function useTriageControls() {
     }
   }, [focusNotice, notice]);
   const done = (issue: Issue, status: TriageStatus) => {
-    setNotice({ tone: 'ok', text: `“${issue.title}” on ${issue.target} ${DONE_TEXT[status]}.` });
+    setNotice({ tone: 'ok', text: `“${titleWithSubject(issue)}” on ${issue.target} ${DONE_TEXT[status]}.` });
     setFocusNotice(true);
   };
   const reopen = useTriage(done);

@@ -1,3 +1,4 @@
+import type { Coverage } from '../../../lib/report.ts';
 import { BUILT_SURFACES, catalogue, type Rule } from './catalogue.ts';
 import type { Report } from './report.ts';
 import type { CheckStatus } from '../../../lib/check-status.ts';
@@ -7,6 +8,46 @@ export interface ReportCheck {
   title: string;
   status: CheckStatus;
   detail: string;
+  coverage?: Coverage;
+}
+
+type MailCoverage = Extract<Coverage, { kind: 'mail' }>;
+
+/** What this scan examined: the surfaces that ran and the DKIM selectors that answered (block lists are not itemised yet). */
+function coverageOf(report: Omit<Report, 'checks'>): MailCoverage {
+  const surfaces = report.surfaces as Record<string, { status: string } | undefined>;
+  const ran = BUILT_SURFACES.filter((surface) =>
+    surface === 'adversary'
+      ? (report.techniques?.length ?? 0) > 0
+      : surfaces[surface] !== undefined && surfaces[surface].status !== 'skipped',
+  );
+  const keys = (report.surfaces.posture as { dkim?: { keys?: { selector: string }[] } }).dkim?.keys ?? [];
+  return { kind: 'mail', surfaces: [...ran], selectors: keys.map((key) => key.selector), lists: [] };
+}
+
+/**
+ * Each finding's subject (the record in words) and locations (its surface, and its DKIM selector
+ * when it has one), so a later scan resolves it only when it ran that surface and read that selector.
+ */
+export function placeFindings<T extends Pick<Report, 'domain' | 'findings'>>(report: T): T {
+  const surfaceOf = new Map(catalogue.map((rule) => [rule.rule_id, rule.surface]));
+  return {
+    ...report,
+    findings: report.findings.map((finding) => {
+      const family = finding.rule_id.split('.')[1] ?? '';
+      const selector = typeof finding.evidence.selector === 'string' ? finding.evidence.selector : undefined;
+      const subject =
+        selector !== undefined
+          ? `${selector}._domainkey.${report.domain}`
+          : family === 'dmarc'
+            ? `_dmarc.${report.domain}`
+            : family === 'mta_sts'
+              ? `_mta-sts.${report.domain}`
+              : `${report.domain} (${family})`;
+      const locations = [`mail:${surfaceOf.get(finding.rule_id) ?? 'posture'}`, ...(selector !== undefined ? [`dkim:${selector}`] : [])];
+      return { ...finding, subject, locations };
+    }),
+  };
 }
 
 /** The part of a rule id naming what it checks: `mailscan.spf.missing` → `spf`. */
@@ -28,10 +69,11 @@ export function checksOf(report: Omit<Report, 'checks'>): ReportCheck[] {
   const families = new Map<string, Set<string>>();
   for (const rule of catalogue) (families.get(rule.surface) ?? families.set(rule.surface, new Set()).get(rule.surface)!).add(family(rule));
 
+  const coverage = coverageOf(report);
   return catalogue.map((rule): ReportCheck => {
     const base = { id: rule.rule_id, title: rule.title };
     const count = fired.get(rule.rule_id) ?? 0;
-    if (count > 0) return { ...base, status: 'fail', detail: `${count} finding${count === 1 ? '' : 's'}` };
+    if (count > 0) return { ...base, status: 'fail', detail: `${count} finding${count === 1 ? '' : 's'}`, coverage };
     if (!report.domain_exists) return { ...base, status: 'error', detail: `${report.domain} does not exist (NXDOMAIN)` };
     const ran =
       rule.surface === 'adversary'
@@ -48,6 +90,6 @@ export function checksOf(report: Omit<Report, 'checks'>): ReportCheck[] {
       const detail = spoiled.map((error) => `${error.check}: ${error.message}`).join('; ');
       return { ...base, status: 'error', detail: detail || `the ${rule.surface} surface ended in an error` };
     }
-    return { ...base, status: 'pass', detail: '' };
+    return { ...base, status: 'pass', detail: '', coverage };
   });
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { CHECK_STATUSES } from '../../../lib/check-status.ts';
+import { coverageSchema } from '../../../lib/report.ts';
 import { SEVERITIES } from '../../../lib/severity.ts';
 
 /**
@@ -21,6 +22,9 @@ export const reportFindingSchema = z.object({
   remediation: z.string(),
   /** Present when the evidence holds counts: the part that identifies the finding across scans. */
   evidence_key: z.string().max(1000).optional(),
+  /** The record in words, and where it was seen (lib/report.ts `Coverage`). */
+  subject: z.string().max(1000).optional(),
+  locations: z.array(z.string().max(1200)).max(100).optional(),
 });
 
 export const checkErrorSchema = z.object({
@@ -35,6 +39,7 @@ export const checkSchema = z.object({
   title: z.string(),
   status: z.enum(CHECK_STATUSES),
   detail: z.string(),
+  coverage: coverageSchema().optional(),
 });
 
 export const spfSchema = z.looseObject({

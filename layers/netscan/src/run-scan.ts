@@ -5,6 +5,7 @@
  */
 import { mapBounded } from '../../../lib/concurrency.ts';
 import { ConnectFailed, connectTcp } from '../../../lib/connect.ts';
+import { portRanges } from '../../../lib/report.ts';
 import type { ScanContext } from '../../engine-kit/src/cli.ts';
 import { resolveTarget, vetAddress, type Lookup, type VettedAddress } from '../../../lib/target-policy.ts';
 import { NET_RULES, NET_TLS_RULE_IDS } from './catalogue.ts';
@@ -91,12 +92,30 @@ function recordService(context: ScanContext<NetscanScope>, result: PortResult & 
     ...(identity.offersTls !== undefined ? { offers_tls: identity.offersTls } : {}),
     ...(identity.details ? { details: identity.details } : {}),
   };
-  report.fail(NET_RULES.portOpen, { detail: `${where} is open: ${describe(identity)}`, evidence, fingerprint_key: where });
+  report.fail(NET_RULES.portOpen, {
+    detail: `${where} is open: ${describe(identity)}`,
+    evidence,
+    fingerprint_key: where,
+    subject: where,
+    locations: [`tcp:${where}`],
+  });
   if (DATABASE_SERVICES.includes(identity.service)) {
-    report.fail(NET_RULES.exposedDatabase, { detail: `${describe(identity)} answers on ${where}`, evidence, fingerprint_key: where });
+    report.fail(NET_RULES.exposedDatabase, {
+      detail: `${describe(identity)} answers on ${where}`,
+      evidence,
+      fingerprint_key: where,
+      subject: where,
+      locations: [`tcp:${where}`],
+    });
   }
   if (REMOTE_ADMIN_SERVICES.includes(identity.service)) {
-    report.fail(NET_RULES.exposedRemoteAdmin, { detail: `${describe(identity)} answers on ${where}`, evidence, fingerprint_key: where });
+    report.fail(NET_RULES.exposedRemoteAdmin, {
+      detail: `${describe(identity)} answers on ${where}`,
+      evidence,
+      fingerprint_key: where,
+      subject: where,
+      locations: [`tcp:${where}`],
+    });
   }
   const mail = identity.service === 'smtp' || identity.service === 'pop3' || identity.service === 'imap';
   if (!identity.tls && (identity.service === 'telnet' || ((identity.service === 'ftp' || mail) && identity.offersTls === false))) {
@@ -106,7 +125,13 @@ function recordService(context: ScanContext<NetscanScope>, result: PortResult & 
         : identity.service === 'ftp'
           ? 'FTP without AUTH TLS'
           : `${identity.service.toUpperCase()} without ${identity.service === 'pop3' ? 'STLS' : 'STARTTLS'}`;
-    report.fail(NET_RULES.cleartext, { detail: `${where}: ${why}`, evidence, fingerprint_key: where });
+    report.fail(NET_RULES.cleartext, {
+      detail: `${where}: ${why}`,
+      evidence,
+      fingerprint_key: where,
+      subject: where,
+      locations: [`tcp:${where}`],
+    });
   }
 }
 
@@ -125,6 +150,18 @@ export function makeNetscanScan(dependencies: NetscanDependencies = {}) {
     /** The rules each open port's service probe decides. */
     const perPortRules: string[] = [...SERVICE_RULES, ...(scope.mode === 'vapt' ? [NET_RULES.unauthenticated] : [])];
     const attempts = addresses.length * ports.length;
+    // What every check examined: these addresses (and the name they were resolved from) on these
+    // TCP ports. A port outside them is never resolved by this scan (DESIGN §15).
+    report.covered({
+      kind: 'network',
+      scanned: [
+        {
+          protocol: 'tcp',
+          hosts: spec.kind === 'addresses' && spec.cidr ? [spec.cidr] : [...(host ? [host] : []), ...addresses.map((a) => a.address)],
+          ports: portRanges(ports),
+        },
+      ],
+    });
     progress('port scan started', {
       addresses: addresses.length,
       ports: ports.length,
@@ -169,6 +206,8 @@ export function makeNetscanScan(dependencies: NetscanDependencies = {}) {
             detail: `${endpoint(address.address, port)} is open (service not identified)`,
             evidence: { address: address.address, port, service: 'unknown', probe_error: failure },
             fingerprint_key: endpoint(address.address, port),
+            subject: endpoint(address.address, port),
+            locations: [`tcp:${endpoint(address.address, port)}`],
           });
           report.error([...perPortRules, ...NET_TLS_RULE_IDS], failure);
           return { address: address.address, vetted: address, port, failure };
@@ -248,6 +287,8 @@ async function checkAccess(
           ...outcome.evidence,
         },
         fingerprint_key: where,
+        subject: where,
+        locations: [`tcp:${where}`],
       });
     } else context.report.pass(NET_RULES.unauthenticated, `${where}: ${outcome.detail}`);
   } catch (error) {

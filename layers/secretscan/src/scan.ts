@@ -12,11 +12,16 @@ import { scanBlobs, type BlobScanResult, type FoundSecret } from './scan-blobs.t
 import type { ResolvedScope } from './scope.ts';
 import type { ScanBounds } from './bounds.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
+import type { Coverage } from '../../../lib/report.ts';
 
 /** Where the scan's results go: the kit's ReportBuilder. */
 export interface ReportSink {
   pass(ruleId: string, detail?: string): unknown;
-  fail(ruleId: string, finding: { detail: string; evidence: Record<string, unknown>; fingerprint_key: string }): unknown;
+  fail(
+    ruleId: string,
+    finding: { detail: string; evidence: Record<string, unknown>; fingerprint_key: string; subject: string; locations: string[] },
+  ): unknown;
+  covered(coverage: Coverage): unknown;
   error(ruleIds: string | readonly string[], message: string): unknown;
 }
 
@@ -73,6 +78,20 @@ function evidenceOf(secret: FoundSecret): Record<string, unknown> {
     locations: locations.slice(0, MAX_LOCATIONS),
     locations_total: locations.length,
   };
+}
+
+/**
+ * Where a secret was seen, in the coverage's location forms: `head` for the branch's tip, and
+ * `history` for every commit it is in when the history was read. A scan of the tip alone then
+ * never resolves a secret still in a commit it did not read.
+ */
+function locationsOf(secret: FoundSecret, branch: string, historyRead: boolean): string[] {
+  const locations = new Set<string>();
+  for (const location of secret.locations) {
+    if (location.in_head) locations.add(`git:${branch}:head:${location.path}`);
+    if (historyRead) locations.add(`git:${branch}:history:${location.path}`);
+  }
+  return [...locations].slice(0, MAX_LOCATIONS);
 }
 
 function detailOf(secret: FoundSecret, title: string, branch: string): string {
@@ -172,13 +191,22 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
         signal: context.signal,
         triage,
       });
+      report.covered({
+        kind: 'repository',
+        ref: repo.branch,
+        history: { read: scope.history, commits: walk.commits, complete: scope.history && !walk.truncated },
+        paths_ignored: scope.pathsIgnore,
+      });
       const kept = result.secrets.filter((secret) => !ignore?.fingerprints.has(secret.digest.sha256));
       for (const secret of kept) {
         const rule = CATALOGUE.find((entry) => entry.rule_id === secret.ruleId)!;
+        const evidence = evidenceOf(secret);
         report.fail(secret.ruleId, {
           detail: detailOf(secret, rule.title, repo.branch),
-          evidence: evidenceOf(secret),
+          evidence,
           fingerprint_key: secret.digest.sha256,
+          subject: `${String(evidence.path)}:${String(evidence.line)}`,
+          locations: locationsOf(secret, repo.branch, scope.history),
         });
       }
       if (ignore && ignore.invalidLines.length > 0) {

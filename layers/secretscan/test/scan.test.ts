@@ -10,6 +10,7 @@ import { scanBlobs } from '../src/scan-blobs.ts';
 import { DEFAULT_BOUNDS } from '../src/bounds.ts';
 import { scanRepository, type ReportSink, type ScanContext } from '../src/scan.ts';
 import { resolveScope, type SecretScanScope } from '../src/scope.ts';
+import type { Coverage } from '../../../lib/report.ts';
 import { sha256Hex } from '../src/secret-evidence.ts';
 import { gitAvailable, startGitServer, type GitServer } from '../../../test/helpers/git-http-server.ts';
 import { plantedValues } from './planted.ts';
@@ -20,6 +21,7 @@ interface Collected {
   findings: { ruleId: string; detail: string; evidence: Record<string, any>; fingerprint_key: string }[];
   errors: { ruleIds: readonly string[]; message: string }[];
   progress: string[];
+  coverage?: Coverage;
 }
 
 function collector(): { sink: ReportSink; collected: Collected } {
@@ -28,6 +30,7 @@ function collector(): { sink: ReportSink; collected: Collected } {
     pass: (ruleId, detail = '') => collected.passed.set(ruleId, detail),
     fail: (ruleId, finding) => collected.findings.push({ ruleId, ...finding }),
     error: (ruleIds, message) => collected.errors.push({ ruleIds: typeof ruleIds === 'string' ? [ruleIds] : ruleIds, message }),
+    covered: (coverage) => (collected.coverage = coverage),
   };
   return { sink, collected };
 }

@@ -28,6 +28,8 @@ export const tlsscan: EngineDefinition<TlsScope> = {
     const { host, port } = parsed.target;
     const [address] = await resolveTarget(host, policy);
     progress('tls.target', { host, port, address: address.address });
+    // The endpoint is the name and the address it was reached at: an issue seen under either is covered.
+    report.covered({ kind: 'network', scanned: [{ protocol: 'tcp', hosts: [...new Set([host, address.address])], ports: String(port) }] });
     const result = await scanTlsEndpoint({
       host,
       address,

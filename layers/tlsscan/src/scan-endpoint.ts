@@ -136,8 +136,14 @@ class EndpointScan {
   private finding(
     detail: string,
     evidence: Record<string, unknown>,
-  ): { detail: string; evidence: Record<string, unknown>; fingerprint_key: string } {
-    return { detail, evidence: { endpoint: this.label, ...evidence }, fingerprint_key: this.label };
+  ): { detail: string; evidence: Record<string, unknown>; fingerprint_key: string; subject: string; locations: string[] } {
+    return {
+      detail,
+      evidence: { endpoint: this.label, ...evidence },
+      fingerprint_key: this.label,
+      subject: this.label,
+      locations: [`tcp:${this.label}`],
+    };
   }
 
   async run(): Promise<void> {

@@ -9,6 +9,7 @@ const FIELDS = [
   'id',
   'tenant',
   'scan_id',
+  'subject',
   'schedule_id',
   'scan_type',
   'target',

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../domain/errors.ts';
 import { severityRank } from '../../../lib/severity.ts';
-import { ISSUE_STATUSES, issueSortKey, type IssueRecord } from '../../domain/issue.ts';
+import { ISSUE_STATUSES, issueSortKey, targetKey, type IssueRecord } from '../../domain/issue.ts';
 import { rulesMatching } from '../../domain/rule-ids.ts';
 import type { IssueFilter, IssueRepository } from '../../ports/issue-repository.ts';
 import { queryAll } from './all-items.ts';
@@ -17,8 +17,10 @@ const FIELDS = [
   'fingerprint',
   'status',
   'scan_type',
+  'scan_types',
   'target',
   'rule_id',
+  'subject',
   'severity',
   'title',
   'first_seen_at',
@@ -33,15 +35,26 @@ const FIELDS = [
   'status_until',
   'status_changed_at',
   'status_changed_by',
+  'assignee',
   'updated_at',
   'version',
   'evaluated_scan_id',
   'evaluated_change',
   'counted_scan_ids',
+  'locations',
+  'history',
+  'comments',
 ] as const satisfies readonly (keyof IssueRecord)[];
 
+/** Issues written before subjects (docs/issues.md: scripts/migrate-issues.ts fills them) read with defaults. */
 function fromItem(item: Record<string, unknown>): IssueRecord {
-  return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as IssueRecord;
+  const issue = Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as IssueRecord;
+  issue.subject ??= '';
+  issue.locations ??= [];
+  issue.scan_types ??= [issue.scan_type];
+  issue.history ??= [];
+  issue.comments ??= [];
+  return issue;
 }
 
 /** The item of an issue, with its place in the three index partitions it belongs to. */
@@ -100,7 +113,11 @@ const READS_PER_SOURCE = 4;
 export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tableName: string): IssueRepository {
   function sourcesFor(tenant: string, filter: IssueFilter, expression: Expression): Source[] {
     const common: string[] = [];
-    if (filter.scanType !== undefined) common.push(`${expression.name('scan_type')} = ${expression.value('scan_type', filter.scanType)}`);
+    if (filter.scanType !== undefined) {
+      // Any scan type that has seen it; issues written before scan_types by their first.
+      const wanted = expression.value('scan_type', filter.scanType);
+      common.push(`(${expression.name('scan_type')} = ${wanted} OR contains(${expression.name('scan_types')}, ${wanted}))`);
+    }
     if (filter.scheduleId !== undefined)
       common.push(`${expression.name('schedule_id')} = ${expression.value('schedule_id', filter.scheduleId)}`);
     const status = expression.name('status');
@@ -205,17 +222,16 @@ export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tabl
   }
 
   return {
-    async ofTarget(tenant, scanType, target) {
+    async ofTarget(tenant, target) {
       const found: IssueRecord[] = [];
       for await (const item of queryAll(client, {
         TableName: tableName,
         IndexName: 'GSI2',
         KeyConditionExpression: 'GSI2PK = :pk',
-        FilterExpression: '#scan_type = :scan_type AND #target = :target',
-        ExpressionAttributeNames: { '#scan_type': 'scan_type', '#target': 'target' },
-        ExpressionAttributeValues: { ':pk': issueKeys.byTarget(tenant, targetDigest(target)), ':scan_type': scanType, ':target': target },
+        ExpressionAttributeValues: { ':pk': issueKeys.byTarget(tenant, targetDigest(target)) },
       })) {
-        found.push(fromItem(item));
+        // The partition holds the target in every spelling (and, rarely, a digest's other target).
+        if (targetKey(item.target as string) === targetKey(target)) found.push(fromItem(item));
       }
       return found;
     },
@@ -242,25 +258,51 @@ export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tabl
 
     async triage(tenant, id, expectedVersion, triage) {
       try {
+        const sets = ['updated_at = :now', 'version = version + :one'];
+        const values: Record<string, unknown> = { ':now': triage.at, ':version': expectedVersion, ':one': 1 };
+        const names: Record<string, string> = {};
+        if (triage.status) {
+          const change = triage.status;
+          sets.push(
+            '#status = :status',
+            'GSI1PK = :gsi1pk',
+            'status_reason = :reason',
+            'status_until = :until',
+            'status_changed_at = :at',
+            'status_changed_by = :by',
+            '#history = list_append(if_not_exists(#history, :empty), :entry)',
+          );
+          names['#status'] = 'status';
+          names['#history'] = 'history';
+          Object.assign(values, {
+            ':status': change.status,
+            ':gsi1pk': issueKeys.byStatus(tenant, change.status),
+            ':reason': change.status_reason,
+            ':until': change.status_until,
+            ':at': change.status_changed_at,
+            ':by': change.status_changed_by,
+            ':entry': [change.entry],
+            ':empty': [],
+          });
+        }
+        if (triage.assignee !== undefined) {
+          sets.push('assignee = :assignee');
+          values[':assignee'] = triage.assignee;
+        }
+        if (triage.comment) {
+          sets.push('#comments = list_append(if_not_exists(#comments, :empty), :comment)');
+          names['#comments'] = 'comments';
+          values[':comment'] = [triage.comment];
+          values[':empty'] = [];
+        }
         const output = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { PK: keys.tenant(tenant), SK: issueKeys.issue(id) },
-            UpdateExpression:
-              'SET #status = :status, GSI1PK = :gsi1pk, status_reason = :reason, status_until = :until, ' +
-              'status_changed_at = :at, status_changed_by = :by, updated_at = :at, version = version + :one',
+            UpdateExpression: `SET ${sets.join(', ')}`,
             ConditionExpression: 'attribute_exists(PK) AND version = :version',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':status': triage.status,
-              ':gsi1pk': issueKeys.byStatus(tenant, triage.status),
-              ':reason': triage.status_reason,
-              ':until': triage.status_until,
-              ':at': triage.status_changed_at,
-              ':by': triage.status_changed_by,
-              ':version': expectedVersion,
-              ':one': 1,
-            },
+            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
             ReturnValues: 'ALL_NEW',
           }),
         );

@@ -17,6 +17,7 @@ const FIELDS = [
   'min_severity',
   'scan_types',
   'schedule_ids',
+  'delivery',
   'enabled',
   'created_at',
   'updated_at',
@@ -25,7 +26,10 @@ const FIELDS = [
 ] as const satisfies readonly (keyof NotificationRuleRecord)[];
 
 function fromItem(item: Record<string, unknown>): NotificationRuleRecord {
-  return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as NotificationRuleRecord;
+  const rule = Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as NotificationRuleRecord;
+  // Rules made before digests send each event.
+  rule.delivery ??= 'each';
+  return rule;
 }
 
 /** Notification rules in the tenant's partition (`NTF#<id>`): GetItem, one Query for all, conditional writes. */

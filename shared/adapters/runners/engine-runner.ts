@@ -47,6 +47,8 @@ export function resultOfEngineReport(report: EngineReport): RunnerResult {
     evidence: finding.evidence,
     remediation: finding.remediation,
     evidence_key: finding.fingerprint_key,
+    subject: finding.subject ?? finding.fingerprint_key,
+    ...(finding.locations === undefined ? {} : { locations: finding.locations }),
   }));
   return {
     findings,

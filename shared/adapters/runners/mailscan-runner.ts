@@ -79,6 +79,8 @@ export function resultOfReport(report: Report): RunnerResult {
     evidence: finding.evidence,
     remediation: finding.remediation,
     ...(finding.evidence_key === undefined ? {} : { evidence_key: finding.evidence_key }),
+    ...(finding.subject === undefined ? {} : { subject: finding.subject }),
+    ...(finding.locations === undefined ? {} : { locations: finding.locations }),
   }));
   // The metrics mailscan's manifest names (score, grade), from the posture surface, where it has them.
   const posture: Readonly<Record<string, unknown>> = report.surfaces.posture;

@@ -8,6 +8,7 @@ import { useTriageControls } from '../issue-triage.tsx';
 import { useIssue } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { useCan } from '../session.ts';
+import { titleWithSubject } from '../../../shared/domain/issue-title.ts';
 
 const ISSUES: Parent = { to: '/issues', label: 'Issues' };
 
@@ -34,7 +35,7 @@ export function IssuePage({ id }: { id: string }) {
     <section className="page">
       <Breadcrumb parent={ISSUES}>{data.id}</Breadcrumb>
       <div className="page-head">
-        <h1>{data.title}</h1>
+        <h1>{titleWithSubject(data)}</h1>
         <div role="status" aria-live="polite" aria-label="Issue status">
           <IssueStatusBadge status={data.status} />
         </div>

@@ -14,6 +14,7 @@ import {
   SeverityBadge,
 } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
+import { titleWithSubject } from '../../../shared/domain/issue-title.ts';
 import { useTriageControls } from '../issue-triage.tsx';
 import { useIssueRules, useIssues } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
@@ -219,6 +220,7 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
               <thead>
                 <tr>
                   <th scope="col">Issue</th>
+                  <th scope="col">Subject</th>
                   <th scope="col">Severity</th>
                   <th scope="col">Status</th>
                   <th scope="col">Target</th>
@@ -232,7 +234,9 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                 {items.map((issue) => (
                   <tr key={issue.id}>
                     <th scope="row" className="cell-name">
-                      <Link to={`/issues/${issue.id}`}>{issue.title}</Link>
+                      <Link to={`/issues/${issue.id}`} aria-label={titleWithSubject(issue)}>
+                        {issue.title}
+                      </Link>
                       <span className="cell-sub">
                         <button
                           type="button"
@@ -245,6 +249,9 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                         </button>
                       </span>
                     </th>
+                    <td data-label="Subject" className="cell-subject" title={issue.subject}>
+                      <span className="mono">{issue.subject}</span>
+                    </td>
                     <td data-label="Severity">
                       <SeverityBadge severity={issue.severity} />
                     </td>

@@ -6,6 +6,7 @@ import { CHECK_STATUS_TEXT, CheckStatusBadge, ErrorState, IssueStatusBadge, Load
 import { displayTarget } from '../idn.ts';
 import { useScanChanges } from '../queries.ts';
 import { Link } from '../router.tsx';
+import { titleWithSubject } from '../../../shared/domain/issue-title.ts';
 
 const CHANGE_TEXT = { new: 'New', resolved: 'Resolved', reopened: 'Reopened', unchanged: 'Unchanged' } as const;
 const LISTED = ['new', 'reopened', 'resolved'] as const;
@@ -92,7 +93,7 @@ function ChangeGroup({ kind, count, items }: { kind: (typeof LISTED)[number]; co
       <ul className="change-list" aria-labelledby={`changes-${kind}`}>
         {shown.map((issue) => (
           <li key={issue.id}>
-            <SeverityBadge severity={issue.severity} /> <Link to={`/issues/${issue.id}`}>{issue.title}</Link>{' '}
+            <SeverityBadge severity={issue.severity} /> <Link to={`/issues/${issue.id}`}>{titleWithSubject(issue)}</Link>{' '}
             <span className="muted">
               <code>{issue.rule_id}</code> · <span className="mono">{displayTarget(issue.target)}</span>
             </span>{' '}

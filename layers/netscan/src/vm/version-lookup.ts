@@ -78,6 +78,8 @@ export async function lookUpVersions(
             ...(vuln.cvss_v3 ? { cvss_v3: vuln.cvss_v3 } : {}),
           },
           fingerprint_key: `${at}:${vuln.id}`,
+          subject: `${at} ${vuln.id}`,
+          locations: [`tcp:${at}`],
         });
       }
     }
