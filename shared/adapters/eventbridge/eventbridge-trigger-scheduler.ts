@@ -100,28 +100,44 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
   }
 
   /**
-   * Creates or updates the wanted names first and deletes the other shape's names after, so a row
-   * that changes shape is never left without a trigger mid-way. A failure part-way leaves a state
-   * that syncing either the old or the new definition again repairs, since every step is
+   * Creates or updates the wanted names first and deletes the names no longer wanted after, so a
+   * row that changes shape is never left without a trigger mid-way. A failure part-way leaves a
+   * state that syncing either the old or the new definition again repairs, since every step is
    * idempotent.
+   *
+   * With `previous` (what the row held before the write), only the names that differ are touched,
+   * one call each: a new name is created, a changed one updated in place, a dropped one deleted,
+   * an unchanged one left alone. A create that meets an existing name, or an update that meets a
+   * missing one, still ends at the wanted schedule (#put, #update). Without it, every wanted name
+   * is written and every other name the schedule could have is deleted, whether or not it exists.
    */
-  async sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void> {
-    const wanted: ProvisionedTrigger[] =
-      definition === null
-        ? []
-        : triggerNames(scheduleId, definition.expressions.length).map((name, index) => ({
-            name,
-            tenant,
-            scheduleId,
-            expression: definition.expressions[index],
-            timezone: definition.timezone,
-          }));
-    for (const trigger of wanted) await this.#put(trigger);
+  async sync(tenant: string, scheduleId: string, definition: Trigger | null, previous?: Trigger | null): Promise<void> {
+    const wanted = this.#triggersOf(tenant, scheduleId, definition);
     const wantedNames = new Set(wanted.map((trigger) => trigger.name));
-    const everyName = [...triggerNames(scheduleId, 1), ...triggerNames(scheduleId, 2)];
-    for (const name of everyName.filter((candidate) => !wantedNames.has(candidate))) {
-      await this.deleteTrigger(name);
+    if (previous === undefined) {
+      for (const trigger of wanted) await this.#put(trigger);
+      const everyName = [...triggerNames(scheduleId, 1), ...triggerNames(scheduleId, 2)];
+      for (const name of everyName.filter((candidate) => !wantedNames.has(candidate))) await this.deleteTrigger(name);
+      return;
     }
+    const held = new Map(this.#triggersOf(tenant, scheduleId, previous).map((trigger) => [trigger.name, trigger]));
+    for (const trigger of wanted) {
+      const before = held.get(trigger.name);
+      if (before === undefined) await this.#put(trigger);
+      else if (before.expression !== trigger.expression || before.timezone !== trigger.timezone) await this.#update(trigger);
+    }
+    for (const name of held.keys()) if (!wantedNames.has(name)) await this.deleteTrigger(name);
+  }
+
+  #triggersOf(tenant: string, scheduleId: string, definition: Trigger | null): ProvisionedTrigger[] {
+    if (definition === null) return [];
+    return triggerNames(scheduleId, definition.expressions.length).map((name, index) => ({
+      name,
+      tenant,
+      scheduleId,
+      expression: definition.expressions[index],
+      timezone: definition.timezone,
+    }));
   }
 
   /**
@@ -192,6 +208,17 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
       } catch (error) {
         if (errorName(error) !== 'ResourceNotFoundException' || lastRound) throw this.#unavailable('UpdateSchedule', error);
       }
+    }
+  }
+
+  /** UpdateSchedule on a name the caller knows exists; one that is gone is created instead. */
+  async #update(trigger: ProvisionedTrigger): Promise<void> {
+    const request = scheduleRequest(this.#target, trigger);
+    try {
+      await this.#send('UpdateSchedule', () => this.#client.send(new UpdateScheduleCommand(request)), ['ResourceNotFoundException']);
+    } catch (error) {
+      if (errorName(error) !== 'ResourceNotFoundException') throw this.#unavailable('UpdateSchedule', error);
+      await this.#put(trigger);
     }
   }
 
