@@ -30,7 +30,7 @@ function countingClient(): { client: SchedulerClient; calls: Map<string, number>
   const calls = new Map<string, number>();
   client.middlewareStack.add(
     (next, context) => (args) => {
-      const operation = context.commandName.replace(/Command$/, '');
+      const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
       calls.set(operation, (calls.get(operation) ?? 0) + 1);
       return next(args);
     },

@@ -16,6 +16,7 @@ import type { Trigger } from '../../domain/trigger.ts';
 import type { ProvisionedTrigger, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 import { matchesRequest, readTrigger, scheduleRequest, type TriggerTarget } from './schedule-request.ts';
 import { errorName, isRetryable } from './retryable-errors.ts';
+import { API_ATTEMPT } from '../aws-request-handler.ts';
 
 /** The slice of a structured logger (Powertools Logger fits) this adapter writes to. */
 export interface SchedulerLogger {
@@ -42,6 +43,16 @@ export interface EventBridgeTriggerSchedulerOptions {
   maxDelayMs?: number;
   /** GetSchedule calls in flight during list(). Default 8, well under the API's rate quota. */
   listConcurrency?: number;
+  /**
+   * Milliseconds one API call may take, its retries included: a retry is made only while one more
+   * attempt of `attemptMs` still fits. Default 3 500, so a write that fails and then settles stays
+   * well inside the schedules function's 10 s (docs/aws-timeouts.md).
+   */
+  callBudgetMs?: number;
+  /** The longest one attempt can take: the client's request bound. Default API_ATTEMPT's. */
+  attemptMs?: number;
+  /** Milliseconds on a monotonic clock; injected by tests. */
+  now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   logger?: SchedulerLogger;
@@ -77,6 +88,9 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
   /** The retry loop's policy (engine kit): attempts, full-jitter backoff, the injected sleep and random. */
   readonly #retry: Omit<RetryOptions, 'retryable'>;
   readonly #listConcurrency: number;
+  readonly #callBudgetMs: number;
+  readonly #attemptMs: number;
+  readonly #now: () => number;
   readonly #logger: SchedulerLogger | undefined;
 
   constructor(options: EventBridgeTriggerSchedulerOptions) {
@@ -96,6 +110,9 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
       random: options.random ?? Math.random,
     };
     this.#listConcurrency = options.listConcurrency ?? 8;
+    this.#callBudgetMs = options.callBudgetMs ?? 3_500;
+    this.#attemptMs = options.attemptMs ?? API_ATTEMPT.requestMs;
+    this.#now = options.now ?? (() => performance.now());
     this.#logger = options.logger;
   }
 
@@ -246,19 +263,22 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
   }
 
   /**
-   * One API call with the backoff loop. Errors named in `expected` are rethrown untouched for the
-   * caller to handle; everything else that is final becomes TriggerUnavailableError.
+   * One API call with the backoff loop, within the call budget. Errors named in `expected` are
+   * rethrown untouched for the caller to handle; everything else that is final becomes
+   * TriggerUnavailableError.
    */
   async #send<T>(operation: string, call: () => Promise<T>, expected: readonly ExpectedError[] = []): Promise<T> {
     const isExpected = (error: unknown) => (expected as readonly string[]).includes(errorName(error));
     let attempts = 0;
+    const started = this.#now();
+    const anotherFits = () => this.#now() - started + this.#attemptMs <= this.#callBudgetMs;
     try {
       return await retry(
         () => {
           attempts += 1;
           return call();
         },
-        { ...this.#retry, retryable: (error) => !isExpected(error) && isRetryable(error) },
+        { ...this.#retry, retryable: (error) => !isExpected(error) && isRetryable(error) && anotherFits() },
       );
     } catch (error) {
       if (isExpected(error)) throw error;
