@@ -12,6 +12,8 @@ export interface MotoServer {
   clientConfig: { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   /** Forget every resource of every service (moto's reset API): a clean account for the next test. */
   reset(): Promise<void>;
+  /** The emails SES accepted since the last reset, from moto's model data (it delivers nothing). */
+  sentEmails(): Promise<{ source: string; destinations: { ToAddresses?: string[] }; subject: string; body: string }[]>;
   close(): Promise<void>;
   /** The same as close() (the vault's KMS tests call it so). */
   stop(): Promise<void>;
@@ -81,6 +83,11 @@ export async function startMotoServer(): Promise<MotoServer> {
     async reset() {
       const response = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
       if (!response.ok) throw new Error(`moto reset answered ${response.status}`);
+    },
+    async sentEmails() {
+      const response = await fetch(`${endpoint}/moto-api/data.json`);
+      const data = (await response.json()) as { ses?: { Message?: unknown[] } };
+      return (data.ses?.Message ?? []) as Awaited<ReturnType<MotoServer['sentEmails']>>;
     },
     close,
     stop: close,
