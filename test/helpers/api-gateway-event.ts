@@ -6,24 +6,28 @@ export type AuthorizerLambdaContext = Record<string, string | number | boolean>;
 
 /**
  * An HTTP API (payload 2.0) event as API Gateway hands it to an API function after the Lambda
- * authorizer: method, path, JSON body, and the authorizer's context under requestContext.authorizer.
+ * authorizer: method, path (with its query string), JSON body, and the authorizer's context under
+ * requestContext.authorizer.
  */
 export function apiGatewayEvent(
   method: string,
   path: string,
   { body, authorizer, headers = {} }: { body?: unknown; authorizer: AuthorizerLambdaContext; headers?: Record<string, string> },
 ): ApiEvent {
-  const routeKey = `${method} ${path}`;
+  const [rawPath, rawQueryString = ''] = path.split('?');
+  const query = Object.fromEntries(new URLSearchParams(rawQueryString));
+  const routeKey = `${method} ${rawPath}`;
   return {
     version: '2.0',
     routeKey,
-    rawPath: path,
-    rawQueryString: '',
+    rawPath,
+    rawQueryString,
+    ...(rawQueryString === '' ? {} : { queryStringParameters: query }),
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     requestContext: {
       requestId: `req-${Math.random().toString(36).slice(2)}`,
       routeKey,
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
       authorizer: { lambda: authorizer },
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
