@@ -1,3 +1,5 @@
+import { checkSdkRuntimeOnce } from './aws-sdk-runtime.ts';
+
 /**
  * The HTTP bounds every AWS SDK client of the service is built with. `requestTimeout` alone only
  * logs a warning in @smithy/node-http-handler 4.x: against an endpoint that accepts a connection
@@ -12,8 +14,13 @@ export interface AttemptBounds {
   requestMs: number;
 }
 
-/** Options for a client's `requestHandler` (NodeHttpHandler's options) that bound one attempt. */
+/**
+ * Options for a client's `requestHandler` (NodeHttpHandler's options) that bound one attempt. The
+ * first call of a process also checks that the runtime's HTTP handler is the tested line
+ * (aws-sdk-runtime.ts).
+ */
 export function boundedRequestHandler({ connectionMs, requestMs }: AttemptBounds) {
+  checkSdkRuntimeOnce();
   return { connectionTimeout: connectionMs, requestTimeout: requestMs, socketTimeout: requestMs, throwOnRequestTimeout: true };
 }
 
