@@ -5,7 +5,7 @@ import { App } from 'aws-cdk-lib';
 import type { EnvironmentName } from '../../infra/environment-settings.ts';
 import { repositoryRoot } from '../../infra/paths.ts';
 import { addScanServiceStack } from '../../infra/scan-service-app.ts';
-import { ENGINES } from '../../layers/engines.ts';
+import { MANIFESTS as ENGINES } from '../../layers/manifests.ts';
 
 /** A CloudFormation template as JSON. */
 export type TemplateJson = { Resources: Record<string, { Type: string; Properties?: any }> };
