@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { CreateRoleCommand, IAMClient } from '@aws-sdk/client-iam';
-import { CreateEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { CreateRoleCommand, IAMClient, ListRolesCommand } from '@aws-sdk/client-iam';
+import { CreateEmailIdentityCommand, ListEmailIdentitiesCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { DescribeParametersCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolveEnvironment } from '../../infra/environment-settings.ts';
 import { BOOTSTRAP_VERSION_PARAMETER, runPreflight } from '../../infra/preflight.ts';
@@ -16,6 +16,12 @@ describe('npm run preflight: the deploy preconditions, against moto', () => {
   beforeAll(async () => {
     moto = await startMotoServer();
     clients = { ssm: new SSMClient(moto.clientConfig), iam: new IAMClient(moto.clientConfig), ses: new SESv2Client(moto.clientConfig) };
+    // moto loads a service's backend at its first request (IAM's takes seconds on a busy machine): here, not in a test.
+    await Promise.all([
+      clients.iam.send(new ListRolesCommand({})),
+      clients.ssm.send(new DescribeParametersCommand({})),
+      clients.ses.send(new ListEmailIdentitiesCommand({})),
+    ]);
   });
   afterAll(async () => {
     for (const client of Object.values(clients ?? {})) client.destroy();
