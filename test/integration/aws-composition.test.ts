@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { CreateBucketCommand, S3Client, type BucketLocationConstraint } from '@aws-sdk/client-s3';
 import { CreateScheduleGroupCommand, GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -85,6 +86,11 @@ async function resource(id: string): Promise<Record<string, string>> {
       const value = id.startsWith('SessionKey') ? randomBytes(48).toString('base64url') : '{}';
       const { ARN } = await client.send(new CreateSecretCommand({ Name: id, SecretString: value }));
       made = { Ref: ARN!, value };
+      break;
+    }
+    case 'AWS::KMS::Key': {
+      const { KeyMetadata } = await new KMSClient(config).send(new CreateKeyCommand({ Description: id }));
+      made = { Ref: KeyMetadata!.KeyId!, Arn: KeyMetadata!.Arn! };
       break;
     }
     case 'AWS::IAM::Role':

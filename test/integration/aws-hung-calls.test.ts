@@ -61,6 +61,8 @@ beforeAll(async () => {
     SCHEDULER_DLQ_ARN: arn('sqs', 'fire-dlq'),
     DISPATCH_LOG_GROUP: '/aws/lambda/dispatch',
     ARTIFACT_BUCKET: 'artifacts',
+    // Read at cold start only; neither request here touches the vault.
+    CREDENTIAL_KEY_ARN: arn('kms', 'key/00000000-0000-0000-0000-000000000000'),
     LOG_LEVEL: 'SILENT',
   });
   schedules = (await import('../../functions/api/schedules.ts')).handler as unknown as Handler;
