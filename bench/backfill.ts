@@ -5,6 +5,8 @@ import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { silentLogger } from '../test/fakes/silent-logger.ts';
 import { makeBackfillService } from '../shared/services/backfill-service.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
+import type { ScanType } from '../shared/domain/scan-types.ts';
+import type { ScanRunner } from '../shared/ports/scan-runner.ts';
 import { startLegacyPostgres, tenantSchemaSql } from '../test/helpers/legacy-postgres.ts';
 
 // `npm run bench:backfill [-- --tenants 50 --rows 200]`: a legacy database of N tenants × M
@@ -56,7 +58,21 @@ process.stderr.write(
   `legacy database: ${tenantCount} tenants × ${rowsPerTenant} schedules loaded in ${Math.round(performance.now() - loadStarted)} ms\n`,
 );
 // Half the rows scan 10.x ranges, as a legacy deployment scanning its own network would: this one allows private targets.
-const runtime = await startLocalRuntime({ logger: silentLogger, quota: Math.max(500, rowsPerTenant), allowPrivateTargets: true });
+// The backfill migrates only scan types with a runner (DESIGN §9); it never runs a scan, so these runners are never called.
+const notRunHere = (name: string): ScanRunner => ({
+  name,
+  run: () => Promise.reject(new Error(`${name} is not run by the backfill bench`)),
+});
+const runners = new Map<ScanType, ScanRunner>([
+  ['secret_scan', notRunHere('secretscan')],
+  ['vm', notRunHere('netscan')],
+]);
+const runtime = await startLocalRuntime({
+  logger: silentLogger,
+  quota: Math.max(500, rowsPerTenant),
+  allowPrivateTargets: true,
+  runners,
+});
 const source = makePostgresLegacySource({ connectionString: legacy.url });
 const backfill = makeBackfillService({
   source,

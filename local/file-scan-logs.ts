@@ -63,7 +63,7 @@ export function makeFileScanLogs(dir: string, base: Logger): ScanLogs {
         } catch {
           continue; // a line cut by a crash mid-write
         }
-        const line = scanLogLineOf(entry, tenant);
+        const line = scanLogLineOf(entry, tenant, scanId);
         if (line === null) continue;
         if (lines.length === maxLines) {
           truncated = true;

@@ -1,4 +1,5 @@
 import { Annotations, Aws, Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { acceptCfnLintFinding } from './cfn-lint.ts';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
@@ -80,6 +81,12 @@ export class Ui extends Construct {
       lifecycleRules: [{ expiration: Duration.days(90) }],
       removalPolicy: props.removalPolicy,
     });
+    acceptCfnLintFinding(
+      this.accessLogs,
+      'W3045',
+      'CDK grants S3 server access logging through the legacy LogDeliveryWrite ACL on this bucket, and CloudFront ' +
+        'standard logging needs ACLs (object writer) anyway; a bucket policy would not replace the ACL here.',
+    );
     Validations.of(this.accessLogs).acknowledge({
       id: 'AwsSolutions-S1',
       reason:

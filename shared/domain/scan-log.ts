@@ -17,11 +17,13 @@ export type ScanLogLine = z.infer<typeof ScanLogLine>;
 
 /**
  * A structured log line (a JSON object with timestamp, level, message, the correlation keys and
- * fields) as the API returns it, or null when it is not one of `tenant`'s lines. Scan ids are
- * unique across tenants; the tenant on each line is checked anyway.
+ * fields) as the API returns it, or null when it is not a line of `tenant`'s scan `scanId`. Both
+ * keys are checked on every line, whatever found it: a CloudWatch filter pattern is a search, not
+ * a guarantee (a line whose JSON the pattern misreads, or a pattern another reader widened), and
+ * scan ids are unique across tenants, but the tenant is checked anyway.
  */
-export function scanLogLineOf(entry: Record<string, unknown>, tenant: string): ScanLogLine | null {
-  if (entry.tenant !== tenant) return null;
+export function scanLogLineOf(entry: Record<string, unknown>, tenant: string, scanId: string): ScanLogLine | null {
+  if (entry.tenant !== tenant || entry.scan_id !== scanId) return null;
   const { timestamp, level, message, tenant: _tenant, scan_id: _scan, schedule_id: _schedule, ...fields } = entry;
   return { timestamp: String(timestamp), level: String(level), message: String(message), fields };
 }

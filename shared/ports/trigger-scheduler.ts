@@ -22,8 +22,15 @@ export interface TriggerScheduler {
   /**
    * Make the triggers of `scheduleId` exactly `definition`: create or update the named triggers,
    * delete names that are no longer emitted. `null` removes every trigger of the schedule.
+   *
+   * `previous` is what the caller knows the scheduler holds for the schedule (the trigger of the
+   * row as stored before this write; null: none). Given, an adapter may touch only the names that
+   * differ from it, one call each (EventBridge Scheduler's quotas are per second); a name that
+   * turns out otherwise (already there, already gone) is still brought to `definition`. Omitted,
+   * the adapter assumes nothing and removes every name the schedule could have that `definition`
+   * does not emit: the repair path, after a failure or a concurrent change.
    */
-  sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void>;
+  sync(tenant: string, scheduleId: string, definition: Trigger | null, previous?: Trigger | null): Promise<void>;
   /** Every trigger the scheduler currently holds (all tenants). */
   list(): Promise<ProvisionedTrigger[]>;
 }
@@ -33,6 +40,7 @@ export interface TriggerScheduler {
  * the group whose input is not a fire message); only the EventBridge adapter has them.
  */
 export interface UnrecognisedTriggers {
-  inventory(): Promise<{ unrecognised: { name: string; reason: string }[] }>;
+  /** One listing of the group: its well-formed triggers (what list() answers) and the rest. */
+  inventory(): Promise<{ triggers: ProvisionedTrigger[]; unrecognised: { name: string; reason: string }[] }>;
   deleteTrigger(name: string): Promise<void>;
 }

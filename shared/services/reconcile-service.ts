@@ -57,7 +57,9 @@ export function makeReconcileService({
 }) {
   return {
     async reconcile({ dryRun, tenant }: { dryRun: boolean; tenant?: string }): Promise<ReconcileReport> {
-      const provisioned = (await triggers.list()).filter((t) => tenant === undefined || t.tenant === tenant);
+      // One listing of the group per run: where unreadable entries are reported, the same listing answers both.
+      const inventory = unrecognised ? await unrecognised.inventory() : { triggers: await triggers.list(), unrecognised: [] };
+      const provisioned = inventory.triggers.filter((t) => tenant === undefined || t.tenant === tenant);
       const bySchedule = new Map<string, ProvisionedTrigger[]>();
       for (const trigger of provisioned) bySchedule.set(trigger.scheduleId, [...(bySchedule.get(trigger.scheduleId) ?? []), trigger]);
 
@@ -105,7 +107,7 @@ export function makeReconcileService({
 
       // Tenant-scoped runs leave unreadable entries alone: their tenant is unknown.
       if (unrecognised && tenant === undefined) {
-        for (const entry of (await unrecognised.inventory()).unrecognised) {
+        for (const entry of inventory.unrecognised) {
           actions.push({ kind: 'remove', tenant: '', schedule_id: entry.name, reason: `unreadable trigger: ${entry.reason}` });
           repairs.push(() => unrecognised.deleteTrigger(entry.name));
         }

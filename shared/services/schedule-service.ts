@@ -80,17 +80,22 @@ export function makeScheduleService({
    * sync it to the row, then read the row again, and go round again if the row moved meanwhile. A
    * writer that settles after its own write, and a loser that settles after its failed one, then
    * leave the trigger of the last row written: a sync from a stale read is always followed by a
-   * settle that reads the newer row. `known` is the row as the caller just wrote it (null: deleted).
+   * settle that reads the newer row. `written` is the row as the caller just wrote it (null:
+   * deleted), whose trigger the caller synced before the write: then the first round only reads,
+   * and the scheduler is called again only when the row moved. Without it (after a failure) the
+   * first round syncs from scratch, assuming nothing about what the scheduler holds.
    * Never throws: reconcile repairs what a failing scheduler leaves behind.
    */
-  async function settleTriggers(tenant: string, id: string, known?: ScheduleRecord | null): Promise<void> {
+  async function settleTriggers(tenant: string, id: string, written?: ScheduleRecord | null): Promise<void> {
     try {
-      let current = known === undefined ? await repo.get(tenant, id) : known;
+      let current = written === undefined ? await repo.get(tenant, id) : written;
+      let synced = written !== undefined;
       for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
-        await triggers.sync(tenant, id, current ? desiredTrigger(current) : null);
+        if (!synced) await triggers.sync(tenant, id, current ? desiredTrigger(current) : null);
         const now = await repo.get(tenant, id);
         if ((now?.version ?? null) === (current?.version ?? null)) return;
         current = now;
+        synced = false;
       }
       logger.warn('trigger still moving after settling; reconcile will repair it', { tenant, schedule_id: id });
     } catch (error) {
@@ -99,8 +104,9 @@ export function makeScheduleService({
   }
 
   /**
-   * Changes the trigger, then writes the row; then settles the trigger on the row as stored, after
-   * a failed write as after a successful one (settleTriggers says why both).
+   * Changes the trigger (only the names that differ from the previous row's: one Scheduler call
+   * for a create, toggle or delete), then writes the row; then settles the trigger on the row as
+   * stored, after a failed write as after a successful one (settleTriggers says why both).
    */
   async function writeWithTrigger(
     previous: ScheduleRecord | null,
@@ -113,7 +119,7 @@ export function makeScheduleService({
     const changes = !sameTrigger(before, after);
     if (changes) {
       try {
-        await triggers.sync(id.tenant, id.id, after);
+        await triggers.sync(id.tenant, id.id, after, before);
       } catch (error) {
         await settleTriggers(id.tenant, id.id);
         throw error;

@@ -14,7 +14,7 @@ export class FaultyTriggers implements TriggerScheduler {
 
   constructor(readonly inner: TriggerScheduler) {}
 
-  async sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void> {
+  async sync(tenant: string, scheduleId: string, definition: Trigger | null, previous?: Trigger | null): Promise<void> {
     this.calls += 1;
     const failure = this.failures.shift();
     if (this.gate) await this.gate;
@@ -28,7 +28,7 @@ export class FaultyTriggers implements TriggerScheduler {
       }
       throw new TriggerUnavailableError('the trigger scheduler failed half way');
     }
-    await this.inner.sync(tenant, scheduleId, definition);
+    await this.inner.sync(tenant, scheduleId, definition, previous);
   }
 
   list() {

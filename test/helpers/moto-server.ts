@@ -1,50 +1,95 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
 
+/** One `moto_server` on a loopback port, and what an SDK client needs to reach it. */
 export interface MotoServer {
-  /** `http://127.0.0.1:<port>`: the endpoint for every AWS client of the test. */
+  /** `http://127.0.0.1:<port>` */
   endpoint: string;
-  /** Static test credentials and region for the SDK clients. */
+  region: string;
+  accountId: string;
+  /** Client options for any AWS SDK v3 client: the endpoint, the region and moto's test keys. */
   clientConfig: { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+  /** Forget every resource of every service (moto's reset API): a clean account for the next test. */
+  reset(): Promise<void>;
+  /** The emails SES accepted since the last reset, from moto's model data (it delivers nothing). */
+  sentEmails(): Promise<{ source: string; destinations: { ToAddresses?: string[] }; subject: string; body: string }[]>;
+  close(): Promise<void>;
+  /** The same as close() (the vault's KMS tests call it so). */
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const REGION = 'eu-west-1';
+// moto's default account; ARNs it builds name it.
+const ACCOUNT_ID = '123456789012';
+const STARTUP_MS = 20_000;
+const LISTENING = /Running on (http:\/\/127\.0\.0\.1:\d+)/;
 
 /**
- * moto_server (on the machine's PATH) on a loopback port, for the AWS adapters' tests (DESIGN §7).
- * Resolves once it listens; stop() ends it.
+ * Starts `moto_server` (moto, on the machine image's Python; DESIGN §7) on a free loopback port
+ * (port 0: werkzeug prints the port it bound, so no port is guessed and raced for). One per test
+ * file: a start costs about a second of Python imports, a reset a few milliseconds.
+ *
+ * A machine without moto fails here, loudly, with what to install: the AWS adapters' only test
+ * against something that speaks AWS's wire protocol must not turn into a skip.
  */
 export async function startMotoServer(): Promise<MotoServer> {
-  const port = await freePort();
-  const child: ChildProcess = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const endpoint = `http://127.0.0.1:${port}`;
-  // Werkzeug prints "Running on <url>" once the socket listens.
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-      if (stderr.includes(`Running on ${endpoint}`)) resolve();
+  let child: ChildProcess;
+  try {
+    child = spawn('moto_server', ['-H', '127.0.0.1', '-p', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PYTHONUNBUFFERED: '1' },
     });
-    child.once('exit', () => reject(new Error(`moto_server exited: ${stderr}`)));
-    child.once('error', reject);
+    await once(child, 'spawn');
+  } catch (error) {
+    throw new Error(
+      `moto_server could not be started (${error instanceof Error ? error.message : String(error)}): ` +
+        'the AWS adapters are tested against it; install moto with its server extra (pip install "moto[server]==5.2.1")',
+    );
+  }
+  const output: string[] = [];
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`moto_server printed no address within ${STARTUP_MS} ms:\n${output.join('\n')}`)),
+      STARTUP_MS,
+    );
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        output.push(line);
+        const match = LISTENING.exec(line);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+    }
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`moto_server exited with ${code} before listening:\n${output.join('\n')}`));
+    });
   });
+  const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
+  const close = async () => {
+    if (child.exitCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  };
   return {
     endpoint,
-    clientConfig: { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } },
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
-      }
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    clientConfig: { endpoint, region: REGION, credentials },
+    async reset() {
+      const response = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+      if (!response.ok) throw new Error(`moto reset answered ${response.status}`);
     },
+    async sentEmails() {
+      const response = await fetch(`${endpoint}/moto-api/data.json`);
+      const data = (await response.json()) as { ses?: { Message?: unknown[] } };
+      return (data.ses?.Message ?? []) as Awaited<ReturnType<MotoServer['sentEmails']>>;
+    },
+    close,
+    stop: close,
   };
 }

@@ -53,6 +53,22 @@ describe('scan logs read back from CloudWatch (GET /api/scans/{id}/log/ in AWS)'
     ]);
   });
 
+  it("drops another scan's line and a line without scan_id even if the filter let them through", async () => {
+    const other = 'scan_01KB1V0T4K0000000000000001';
+    cloudwatch.on(FilterLogEventsCommand).resolves({
+      events: [
+        line(1, 'ours'),
+        line(2, 'another scan', { scan_id: other }),
+        line(3, 'no scan', { scan_id: undefined }),
+        line(4, 'ours too'),
+      ],
+    });
+
+    const read = await logs.read('acme', SCAN, 10);
+
+    expect(read?.lines.map((entry) => entry.message)).toEqual(['ours', 'ours too']);
+  });
+
   it("drops another tenant's line even if the filter let it through, and cuts at maxLines", async () => {
     cloudwatch.on(FilterLogEventsCommand).resolves({
       events: [line(1, 'a'), line(2, 'theirs', { tenant: 'globex' }), line(3, 'b'), line(4, 'c')],

@@ -299,6 +299,21 @@ describe('EventBridgeTriggerScheduler', () => {
     expect(sleeps).toHaveLength(3);
   });
 
+  it('stops retrying once another attempt would not fit the call budget', async () => {
+    // Each attempt takes the full attempt bound, as a call cut off by the request timeout does.
+    let clock = 0;
+    const { scheduler } = makeScheduler(client, { maxAttempts: 5, callBudgetMs: 3_500, attemptMs: 2_000, now: () => clock });
+    api.on(CreateScheduleCommand).callsFake(() => {
+      clock += 2_000;
+      throw Object.assign(new Error('a request has exceeded the configured 2000 ms requestTimeout'), { name: 'TimeoutError' });
+    });
+
+    const sync = scheduler.sync('acme', 'sch_01A', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC' });
+
+    await expect(sync).rejects.toThrow(new TriggerUnavailableError('EventBridge Scheduler CreateSchedule failed (TimeoutError)'));
+    expect(api.commandCalls(CreateScheduleCommand)).toHaveLength(1);
+  });
+
   it('retries a server fault like throttling', async () => {
     const { scheduler } = makeScheduler(client);
     failNext(

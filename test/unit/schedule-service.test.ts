@@ -46,8 +46,8 @@ describe('schedule service', () => {
   it('provisions the trigger before storing the row', async () => {
     const created = await world.service.create('acme', daily);
 
-    // Then it settles: the trigger synced to the row as written, and the row read again (unchanged).
-    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.create', 'triggers.sync', 'repo.get']);
+    // Then it settles: the row read again (unchanged), so the trigger synced before the write stands.
+    expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.create', 'repo.get']);
     expect(world.repo.rows.size).toBe(1);
     expect(await world.scheduler.list()).toEqual([
       { name: created.id, tenant: 'acme', scheduleId: created.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
@@ -75,9 +75,29 @@ describe('schedule service', () => {
     await world.service.remove('acme', created.id);
 
     expect(world.calls).toEqual([
-      ...['repo.get', 'triggers.sync', 'repo.update', 'triggers.sync', 'repo.get'],
-      ...['repo.get', 'triggers.sync', 'repo.delete', 'triggers.sync', 'repo.get'],
+      ...['repo.get', 'triggers.sync', 'repo.update', 'repo.get'],
+      ...['repo.get', 'triggers.sync', 'repo.delete', 'repo.get'],
     ]);
+  });
+
+  it('syncs the trigger again when the row moved between the write and the settle', async () => {
+    const created = await world.service.create('acme', daily);
+    const read = world.repo.get.bind(world.repo);
+    let reads = 0;
+    // A concurrent PATCH to weekly lands right after this one's write: the settle's read sees it.
+    world.repo.get = async (tenant: string, id: string) => {
+      if (++reads === 2) {
+        const key = [...world.repo.rows.keys()][0];
+        const row = world.repo.rows.get(key)!;
+        const weekly = { expressions: ['cron(0 3 ? * MON *)'], timezone: 'UTC' };
+        world.repo.rows.set(key, { ...row, cadence: 'weekly', trigger_definition: weekly, version: row.version + 1 });
+      }
+      return read(tenant, id);
+    };
+
+    await world.service.update('acme', created.id, { name: 'renamed', cadence: 'monthly' });
+
+    expect((await world.scheduler.list()).map((trigger) => trigger.expression)).toEqual(['cron(0 3 ? * MON *)']);
   });
 
   it('removes the trigger again when the row write fails', async () => {
@@ -307,7 +327,10 @@ describe('reconcile service', () => {
     const world = setup();
     const deleted: string[] = [];
     const unrecognised = {
-      inventory: async () => ({ unrecognised: [{ name: 'stray', reason: 'input is not a fire message' }] }),
+      inventory: async () => ({
+        triggers: await world.scheduler.list(),
+        unrecognised: [{ name: 'stray', reason: 'input is not a fire message' }],
+      }),
       deleteTrigger: async (name: string) => {
         deleted.push(name);
       },

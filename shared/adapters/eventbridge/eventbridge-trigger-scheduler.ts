@@ -16,6 +16,7 @@ import type { Trigger } from '../../domain/trigger.ts';
 import type { ProvisionedTrigger, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 import { matchesRequest, readTrigger, scheduleRequest, type TriggerTarget } from './schedule-request.ts';
 import { errorName, isRetryable } from './retryable-errors.ts';
+import { API_ATTEMPT } from '../aws-request-handler.ts';
 
 /** The slice of a structured logger (Powertools Logger fits) this adapter writes to. */
 export interface SchedulerLogger {
@@ -42,6 +43,16 @@ export interface EventBridgeTriggerSchedulerOptions {
   maxDelayMs?: number;
   /** GetSchedule calls in flight during list(). Default 8, well under the API's rate quota. */
   listConcurrency?: number;
+  /**
+   * Milliseconds one API call may take, its retries included: a retry is made only while one more
+   * attempt of `attemptMs` still fits. Default 3 500, so a write that fails and then settles stays
+   * well inside the schedules function's 10 s (docs/aws-timeouts.md).
+   */
+  callBudgetMs?: number;
+  /** The longest one attempt can take: the client's request bound. Default API_ATTEMPT's. */
+  attemptMs?: number;
+  /** Milliseconds on a monotonic clock; injected by tests. */
+  now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   logger?: SchedulerLogger;
@@ -77,6 +88,9 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
   /** The retry loop's policy (engine kit): attempts, full-jitter backoff, the injected sleep and random. */
   readonly #retry: Omit<RetryOptions, 'retryable'>;
   readonly #listConcurrency: number;
+  readonly #callBudgetMs: number;
+  readonly #attemptMs: number;
+  readonly #now: () => number;
   readonly #logger: SchedulerLogger | undefined;
 
   constructor(options: EventBridgeTriggerSchedulerOptions) {
@@ -96,32 +110,51 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
       random: options.random ?? Math.random,
     };
     this.#listConcurrency = options.listConcurrency ?? 8;
+    this.#callBudgetMs = options.callBudgetMs ?? 3_500;
+    this.#attemptMs = options.attemptMs ?? API_ATTEMPT.requestMs;
+    this.#now = options.now ?? (() => performance.now());
     this.#logger = options.logger;
   }
 
   /**
-   * Creates or updates the wanted names first and deletes the other shape's names after, so a row
-   * that changes shape is never left without a trigger mid-way. A failure part-way leaves a state
-   * that syncing either the old or the new definition again repairs, since every step is
+   * Creates or updates the wanted names first and deletes the names no longer wanted after, so a
+   * row that changes shape is never left without a trigger mid-way. A failure part-way leaves a
+   * state that syncing either the old or the new definition again repairs, since every step is
    * idempotent.
+   *
+   * With `previous` (what the row held before the write), only the names that differ are touched,
+   * one call each: a new name is created, a changed one updated in place, a dropped one deleted,
+   * an unchanged one left alone. A create that meets an existing name, or an update that meets a
+   * missing one, still ends at the wanted schedule (#put, #update). Without it, every wanted name
+   * is written and every other name the schedule could have is deleted, whether or not it exists.
    */
-  async sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void> {
-    const wanted: ProvisionedTrigger[] =
-      definition === null
-        ? []
-        : triggerNames(scheduleId, definition.expressions.length).map((name, index) => ({
-            name,
-            tenant,
-            scheduleId,
-            expression: definition.expressions[index],
-            timezone: definition.timezone,
-          }));
-    for (const trigger of wanted) await this.#put(trigger);
+  async sync(tenant: string, scheduleId: string, definition: Trigger | null, previous?: Trigger | null): Promise<void> {
+    const wanted = this.#triggersOf(tenant, scheduleId, definition);
     const wantedNames = new Set(wanted.map((trigger) => trigger.name));
-    const everyName = [...triggerNames(scheduleId, 1), ...triggerNames(scheduleId, 2)];
-    for (const name of everyName.filter((candidate) => !wantedNames.has(candidate))) {
-      await this.deleteTrigger(name);
+    if (previous === undefined) {
+      for (const trigger of wanted) await this.#put(trigger);
+      const everyName = [...triggerNames(scheduleId, 1), ...triggerNames(scheduleId, 2)];
+      for (const name of everyName.filter((candidate) => !wantedNames.has(candidate))) await this.deleteTrigger(name);
+      return;
     }
+    const held = new Map(this.#triggersOf(tenant, scheduleId, previous).map((trigger) => [trigger.name, trigger]));
+    for (const trigger of wanted) {
+      const before = held.get(trigger.name);
+      if (before === undefined) await this.#put(trigger);
+      else if (before.expression !== trigger.expression || before.timezone !== trigger.timezone) await this.#update(trigger);
+    }
+    for (const name of held.keys()) if (!wantedNames.has(name)) await this.deleteTrigger(name);
+  }
+
+  #triggersOf(tenant: string, scheduleId: string, definition: Trigger | null): ProvisionedTrigger[] {
+    if (definition === null) return [];
+    return triggerNames(scheduleId, definition.expressions.length).map((name, index) => ({
+      name,
+      tenant,
+      scheduleId,
+      expression: definition.expressions[index],
+      timezone: definition.timezone,
+    }));
   }
 
   /**
@@ -195,6 +228,17 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
     }
   }
 
+  /** UpdateSchedule on a name the caller knows exists; one that is gone is created instead. */
+  async #update(trigger: ProvisionedTrigger): Promise<void> {
+    const request = scheduleRequest(this.#target, trigger);
+    try {
+      await this.#send('UpdateSchedule', () => this.#client.send(new UpdateScheduleCommand(request)), ['ResourceNotFoundException']);
+    } catch (error) {
+      if (errorName(error) !== 'ResourceNotFoundException') throw this.#unavailable('UpdateSchedule', error);
+      await this.#put(trigger);
+    }
+  }
+
   /** GetSchedule, or null when the name does not exist. */
   async #get(name: string): Promise<GetScheduleOutput | null> {
     try {
@@ -219,19 +263,22 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
   }
 
   /**
-   * One API call with the backoff loop. Errors named in `expected` are rethrown untouched for the
-   * caller to handle; everything else that is final becomes TriggerUnavailableError.
+   * One API call with the backoff loop, within the call budget. Errors named in `expected` are
+   * rethrown untouched for the caller to handle; everything else that is final becomes
+   * TriggerUnavailableError.
    */
   async #send<T>(operation: string, call: () => Promise<T>, expected: readonly ExpectedError[] = []): Promise<T> {
     const isExpected = (error: unknown) => (expected as readonly string[]).includes(errorName(error));
     let attempts = 0;
+    const started = this.#now();
+    const anotherFits = () => this.#now() - started + this.#attemptMs <= this.#callBudgetMs;
     try {
       return await retry(
         () => {
           attempts += 1;
           return call();
         },
-        { ...this.#retry, retryable: (error) => !isExpected(error) && isRetryable(error) },
+        { ...this.#retry, retryable: (error) => !isExpected(error) && isRetryable(error) && anotherFits() },
       );
     } catch (error) {
       if (isExpected(error)) throw error;

@@ -1,4 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
+import { API_ATTEMPT, boundedRequestHandler } from '../aws-request-handler.ts';
 
 /**
  * The KMS client for a composition root, made once at module scope. `endpoint` is for tests
@@ -9,6 +10,7 @@ export function makeKmsClient(options: { region?: string; endpoint?: string } = 
     ...(options.region === undefined ? {} : { region: options.region }),
     ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    // Each attempt bounded like every AWS client of the service (docs/aws-timeouts.md).
+    requestHandler: boundedRequestHandler(API_ATTEMPT),
   });
 }

@@ -54,7 +54,7 @@ export function makeCloudWatchScanLogs(
       }
       const lines: ScanLogLine[] = [];
       for (const { entry } of events.sort((a, b) => a.timestamp - b.timestamp)) {
-        const line = scanLogLineOf(entry, tenant);
+        const line = scanLogLineOf(entry, tenant, scanId);
         if (line === null) continue;
         if (lines.length === maxLines) {
           truncated = true;

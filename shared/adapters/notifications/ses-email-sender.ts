@@ -1,5 +1,6 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { EmailSender } from '../../ports/notification-channels.ts';
+import { API_ATTEMPT, boundedRequestHandler } from '../aws-request-handler.ts';
 
 /**
  * Email through SES v2 from the deployment's verified sender (NOTIFICATION_SENDER). The client
@@ -27,5 +28,8 @@ export function makeSesEmailSender(client: () => Promise<Pick<SESv2Client, 'send
 /** The SES v2 client, made at the first email and reused by the warm instance. */
 export function lazySesClient(): () => Promise<SESv2Client> {
   let client: Promise<SESv2Client> | undefined;
-  return () => (client ??= import('@aws-sdk/client-sesv2').then(({ SESv2Client: Client }) => new Client({})));
+  return () =>
+    (client ??= import('@aws-sdk/client-sesv2').then(
+      ({ SESv2Client: Client }) => new Client({ requestHandler: boundedRequestHandler(API_ATTEMPT) }),
+    ));
 }

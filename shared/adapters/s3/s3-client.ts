@@ -1,4 +1,5 @@
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { OBJECT_ATTEMPT, boundedRequestHandler } from '../aws-request-handler.ts';
 
 /**
  * The S3 client for a composition root; call once at module scope. Tests pass an s3rver endpoint.
@@ -9,7 +10,7 @@ import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 export function makeS3Client(options: Pick<S3ClientConfig, 'endpoint' | 'region' | 'credentials' | 'forcePathStyle'> = {}): S3Client {
   return new S3Client({
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000 },
+    requestHandler: boundedRequestHandler(OBJECT_ATTEMPT),
     requestChecksumCalculation: 'WHEN_REQUIRED',
     ...options,
   });

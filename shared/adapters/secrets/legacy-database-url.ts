@@ -1,11 +1,12 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { makeSecretsManagerClient } from './secrets-manager-client.ts';
 
 /**
  * The legacy PostgreSQL URL from a Secrets Manager secret: either the URL itself, or a JSON object
  * with `url`, or the fields RDS-managed secrets carry (`username`, `password`, `host`, `port`,
  * `dbname`). Read once per cold start; a failed read is retried by the next invocation.
  */
-export function makeLegacyDatabaseUrlLoader(secretId: string, client = new SecretsManagerClient({})): () => Promise<string> {
+export function makeLegacyDatabaseUrlLoader(secretId: string, client = makeSecretsManagerClient()): () => Promise<string> {
   let pending: Promise<string> | undefined;
   return () => {
     pending ??= client.send(new GetSecretValueCommand({ SecretId: secretId })).then((output) => databaseUrlOf(output.SecretString));

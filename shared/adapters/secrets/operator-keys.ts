@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { makeSecretsManagerClient } from './secrets-manager-client.ts';
 import type { Logger } from '../../ports/logger.ts';
 
 /** Operator keys by variable name (`MAILSCAN_SPAMHAUS_DQS_KEY` → value), for the scanner's environment only. */
@@ -49,7 +50,7 @@ export function parseOperatorKeys(secretString: string): ParsedOperatorKeys {
 export function makeOperatorKeysLoader({
   secretId,
   logger,
-  client = new SecretsManagerClient({}),
+  client = makeSecretsManagerClient(),
 }: {
   secretId: string;
   logger: Logger;

@@ -3,10 +3,10 @@ import {
   GetSecretValueCommand,
   PutSecretValueCommand,
   ResourceNotFoundException,
-  SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { randomBytes } from 'node:crypto';
+import { makeSecretsManagerClient } from './secrets-manager-client.ts';
 
 /** The event Secrets Manager sends a rotation function, once per step. */
 export interface RotationEvent {
@@ -31,7 +31,7 @@ const MIN_KEY_LENGTH = 32;
  * until the next rotation, so sessions minted before the rotation last until they expire.
  * Every step is idempotent: Secrets Manager retries a step that failed.
  */
-export function makeSessionKeyRotation(client = new SecretsManagerClient({}), generateKey: () => string = newSessionKey) {
+export function makeSessionKeyRotation(client = makeSecretsManagerClient(), generateKey: () => string = newSessionKey) {
   async function checkVersion(event: RotationEvent): Promise<Record<string, string[]>> {
     const description = await client.send(new DescribeSecretCommand({ SecretId: event.SecretId }));
     if (!description.RotationEnabled) throw new Error('rotation is not enabled on the session key secret');

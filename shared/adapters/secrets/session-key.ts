@@ -1,4 +1,5 @@
-import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, ResourceNotFoundException } from '@aws-sdk/client-secrets-manager';
+import { makeSecretsManagerClient } from './secrets-manager-client.ts';
 
 /** Least time between two re-reads forced by tokens that name an unknown key. */
 export const SESSION_KEYS_MIN_REFRESH_MS = 60_000;
@@ -20,7 +21,7 @@ export interface SessionKeysLoader {
  */
 export function makeSessionKeysLoader(
   secretArn: string,
-  client = new SecretsManagerClient({}),
+  client = makeSecretsManagerClient(),
   now: () => number = Date.now,
 ): SessionKeysLoader {
   async function read(): Promise<string[]> {

@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { NotificationMessage, NotificationQueue } from '../../ports/notification-channels.ts';
+import { API_ATTEMPT, boundedRequestHandler } from '../aws-request-handler.ts';
 
 /**
  * The notification queue in AWS: the notifier puts one `{kind: delivery}` message per matching rule
@@ -23,6 +24,6 @@ export function lazySqsClient(): () => Promise<SQSClient> {
   let client: Promise<SQSClient> | undefined;
   return () =>
     (client ??= import('@aws-sdk/client-sqs').then(
-      ({ SQSClient: Client }) => new Client({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } }),
+      ({ SQSClient: Client }) => new Client({ maxAttempts: 3, requestHandler: boundedRequestHandler(API_ATTEMPT) }),
     ));
 }
