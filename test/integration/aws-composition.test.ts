@@ -25,9 +25,9 @@ import { makeDynamoDbNotificationRuleRepository } from '../../shared/adapters/dy
 import { makeHttpPoster } from '../../shared/adapters/notifications/http-poster.ts';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
 import { DEFAULT_TARGET_POLICY } from '../../shared/domain/network-policy.ts';
-import { buildCli } from '../mailscan/helpers/cli.ts';
-import { startDnsServer, type TestDnsServer } from '../mailscan/helpers/dns-server.ts';
-import { zoneDir } from '../mailscan/helpers/fixtures.ts';
+import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
+import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
+import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
 import { apiGatewayEvent, lambdaContext } from '../helpers/api-gateway-event.ts';
 import { startMotoServer, type MotoServer } from '../helpers/moto-server.ts';
 import { emailRule, notificationRule } from '../helpers/service-events.ts';

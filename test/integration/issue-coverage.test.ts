@@ -30,7 +30,7 @@ import { ManualClock } from '../fakes/manual-clock.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { gitAvailable, startGitServer, type GitServer } from '../helpers/git-http-server.ts';
 import { scanJobRecord } from '../contracts/scan-repository-contract.ts';
-import { buildRepositories, type Fixtures } from '../secretscan/repositories.ts';
+import { buildRepositories, type Fixtures } from '../../layers/secretscan/test/repositories.ts';
 
 const ENOUGH_TIME = () => 600_000;
 
