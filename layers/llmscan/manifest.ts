@@ -1,0 +1,30 @@
+/**
+ * llmscan's manifest (DESIGN §11, §23): data only; the scope schema and the catalogue are leaf
+ * modules of the engine.
+ */
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
+import { catalogue } from './src/catalogue.ts';
+import { LlmScope } from './src/scope.ts';
+
+const manifest: EngineManifest = {
+  name: 'llmscan',
+  scanTypes: ['ai_red_team'],
+  settingsPrefix: 'LLMSCAN_',
+  status: 'beta',
+  targetKind: 'http_url',
+  scope: () => LlmScope,
+  catalogue: () => catalogue,
+  resourceClass: 'long',
+  // Answers are read whole but bounded (1 MiB each, 4 at once): the process stays near 100 MB.
+  memoryMbPerTarget: 256,
+  credentialKinds: ['llm_api_key'],
+  entry: 'src/bin/llmscan.ts',
+  bundleBudgetKiB: 400,
+  // Its tests start their own loopback model servers; the reference (promptfoo) is an npm package.
+  testNeeds: { debian: [], binaries: [] },
+  doc: 'docs/llmscan.md',
+  summary:
+    'AI red team: probes a model endpoint for prompt injection, prompt and data leaks, unsafe output and forbidden tool calls; deterministic hits over attempts',
+};
+
+export default manifest;
