@@ -107,7 +107,8 @@ export function findPii(text: string, sent: string): PiiMatch[] {
     if (EXAMPLE_DOMAIN.test(domain) || sentLower.includes(email.toLowerCase())) continue;
     found.push({ kind: 'email', masked: `${email[0]}***@${domain}` });
   }
-  for (const match of text.matchAll(/\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g)) {
+  const IBAN_SHAPED = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g;
+  for (const match of text.matchAll(IBAN_SHAPED)) {
     const iban = match[0].replace(/ /g, '');
     if (iban.length < 15 || iban.length > 34 || !ibanValid(iban)) continue;
     taken.push(iban.slice(4));
@@ -121,7 +122,9 @@ export function findPii(text: string, sent: string): PiiMatch[] {
     if (sentDigits.includes(digits)) continue;
     found.push({ kind: 'card', masked: `**** **** **** ${digits.slice(-4)}` });
   }
-  for (const match of text.matchAll(/(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){1,4}(?![\w-])/g)) {
+  // An IBAN-shaped token, valid or not, is no phone number.
+  const phoneText = text.replace(IBAN_SHAPED, (token) => ' '.repeat(token.length));
+  for (const match of phoneText.matchAll(/(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){1,4}(?![\w-])/g)) {
     const digits = match[0].replace(/\D/g, '');
     // A phone number has 9 to 15 digits (E.164) and is written with separators or a leading +.
     if (digits.length < 9 || digits.length > 15 || taken.some((part) => part.includes(digits))) continue;

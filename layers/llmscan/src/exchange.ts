@@ -5,7 +5,7 @@
  * is the final answer, whatever its status; a timeout or an oversized answer is not retried.
  */
 import { retry } from '../../engine-kit/src/retry.ts';
-import { retryAfterMs, type Clock, type RequestGate, type TimeLeft } from './gate.ts';
+import { BudgetSpent, retryAfterMs, WaitPastDeadline, type Clock, type RequestGate, type TimeLeft } from './gate.ts';
 import { drawer } from './seed.ts';
 import { TransportError, type HttpRequest, type HttpResponse, type Transport } from './transport.ts';
 
@@ -35,6 +35,7 @@ export function makeExchanger(options: {
   return {
     async exchange(request, key) {
       const origin = request.url.origin;
+      let last: HttpResponse | undefined;
       try {
         return await retry(
           async () => {
@@ -47,6 +48,7 @@ export function makeExchanger(options: {
               const wait = retryAfterMs(headerOf(response, 'retry-after'), clock.now());
               if (wait !== undefined) gate.backOff(origin, clock.now() + wait);
             }
+            last = response;
             if (RETRIED_STATUS.has(response.status)) throw new RetryableAnswer(response);
             return response;
           },
@@ -62,6 +64,8 @@ export function makeExchanger(options: {
         );
       } catch (error) {
         if (error instanceof RetryableAnswer) return error.response;
+        // A retry that may not be sent (max_requests spent, a wait past the deadline) leaves the answer before it as the final one.
+        if (last && (error instanceof BudgetSpent || error instanceof WaitPastDeadline)) return last;
         throw error;
       }
     },

@@ -7,8 +7,8 @@
 import { sleep as realSleep } from '../../engine-kit/src/retry.ts';
 
 export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const systemClock: Clock = { now: () => Date.now(), sleep: realSleep };

@@ -51,7 +51,10 @@ interface Tally {
   failed: number;
   hits: number;
   unsent: number;
+  /** Why attempts failed (answered, but not 2xx, unreadable, or timed out). */
   failures: string[];
+  /** Why attempts were not sent (max_requests, the deadline). */
+  unsentWhy: string[];
   probes: Map<string, { hits: number; attempts: number }>;
   examples: Example[];
 }
@@ -100,7 +103,11 @@ export async function runScan(input: ScanInput): Promise<void> {
   const tallies = new Map<LlmRuleId, Tally>();
   const tally = (rule: LlmRuleId): Tally => {
     let entry = tallies.get(rule);
-    if (!entry) tallies.set(rule, (entry = { attempts: 0, failed: 0, hits: 0, unsent: 0, failures: [], probes: new Map(), examples: [] }));
+    if (!entry)
+      tallies.set(
+        rule,
+        (entry = { attempts: 0, failed: 0, hits: 0, unsent: 0, failures: [], unsentWhy: [], probes: new Map(), examples: [] }),
+      );
     return entry;
   };
   const totals = { inputTokens: 0, outputTokens: 0 };
@@ -148,7 +155,7 @@ export async function runScan(input: ScanInput): Promise<void> {
       const entry = tally(probe.rule);
       if (outcome.kind === 'unsent') {
         entry.unsent += 1;
-        entry.failures.push(outcome.why);
+        entry.unsentWhy.push(outcome.why);
         return;
       }
       const perProbe = entry.probes.get(probe.id) ?? { hits: 0, attempts: 0 };
@@ -196,7 +203,7 @@ export async function runScan(input: ScanInput): Promise<void> {
       const t = tally(rule);
       const rate = t.attempts === 0 ? 0 : t.hits / t.attempts;
       if (t.attempts === 0) {
-        report.error(rule, `no attempt was sent: ${mostCommon(t.failures) ?? 'not reached'}`);
+        report.error(rule, `no attempt was sent: ${mostCommon(t.unsentWhy) ?? 'not reached'}`);
       } else if (failed / attempts > MAX_FAILED_SHARE) {
         report.error(
           rule,
@@ -223,7 +230,7 @@ export async function runScan(input: ScanInput): Promise<void> {
       } else {
         report.pass(
           rule,
-          `0 of ${t.attempts} attempts${t.failed ? ` (${t.failed} failed)` : ''}${t.unsent ? `, ${t.unsent} not sent (${mostCommon(t.failures)})` : ''}; seed ${seed}`,
+          `0 of ${t.attempts} attempts${t.failed ? ` (${t.failed} failed)` : ''}${t.unsent ? `, ${t.unsent} not sent (${mostCommon(t.unsentWhy)})` : ''}; seed ${seed}`,
         );
       }
     }

@@ -87,7 +87,13 @@ export function vettedTransport({ address, maxBytes, ca, sockets }: TransportOpt
           reject(error);
         };
         const timer = setTimeout(
-          () => fail(new TransportError('timeout', `no complete answer within ${Math.round(timeoutMs / 1000)} s`)),
+          () =>
+            fail(
+              new TransportError(
+                'timeout',
+                `no complete answer within ${timeoutMs < 10_000 ? (timeoutMs / 1000).toFixed(1) : Math.round(timeoutMs / 1000)} s`,
+              ),
+            ),
           timeoutMs,
         );
         const onAbort = (): void => fail(new TransportError('aborted', 'the scan was stopped'));

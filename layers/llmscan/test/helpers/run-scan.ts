@@ -32,11 +32,11 @@ export interface ScanRun {
   stderr: string;
 }
 
-/** Runs `llmscan scan` in this process through the kit's CLI frame, on `clock`. */
+/** Runs `llmscan scan` in this process through the kit's CLI frame, on `clock` (a new virtual one by default). */
 export async function runLlmscan(
   target: string,
   scope: Record<string, unknown>,
-  options: { clock?: Clock; env?: Record<string, string>; timeoutSeconds?: number } = {},
+  options: { clock?: Clock | 'system'; env?: Record<string, string>; timeoutSeconds?: number } = {},
 ): Promise<ScanRun> {
   const work = await mkdtemp(join(tmpdir(), 'llmscan-'));
   try {
@@ -45,7 +45,7 @@ export async function runLlmscan(
     let stdout = '';
     let stderr = '';
     const code = await runEngineCli(
-      makeLlmscan({ clock: options.clock ?? virtualClock() }),
+      makeLlmscan({ clock: options.clock === 'system' ? undefined : (options.clock ?? virtualClock()) }),
       ['scan', '--scope-json', scopeFile, '--timeout', String(options.timeoutSeconds ?? 300), '--', target],
       {
         stdout: (text) => (stdout += text),
