@@ -1,12 +1,9 @@
-/**
- * llmscan's manifest (DESIGN §11, §23): data only; the scope schema and the catalogue are leaf
- * modules of the engine.
- */
+/** llmscan's manifest (DESIGN §11, §23; docs/manifests.md): a leaf module of data. */
 import type { EngineManifest } from '../../lib/engine-manifest.ts';
 import { catalogue } from './src/catalogue.ts';
 import { LlmScope } from './src/scope.ts';
 
-const manifest: EngineManifest = {
+const manifest = {
   name: 'llmscan',
   scanTypes: ['ai_red_team'],
   settingsPrefix: 'LLMSCAN_',
@@ -19,12 +16,12 @@ const manifest: EngineManifest = {
   memoryMbPerTarget: 256,
   credentialKinds: ['llm_api_key'],
   entry: 'src/bin/llmscan.ts',
-  bundleBudgetKiB: 400,
+  bundleBudgetKiB: 250, // 164 KiB
   // Its tests start their own loopback model servers; the reference (promptfoo) is an npm package.
   testNeeds: { debian: [], binaries: [] },
   doc: 'docs/llmscan.md',
   summary:
     'AI red team: probes a model endpoint for prompt injection, prompt and data leaks, unsafe output and forbidden tool calls; deterministic hits over attempts',
-};
+} as const satisfies EngineManifest;
 
 export default manifest;

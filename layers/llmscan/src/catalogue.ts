@@ -3,7 +3,7 @@
  * prints this and docs/findings.md is generated from it. Each rule names the OWASP Top 10 for LLM
  * applications (2025) entries it stands for; the probes carry the same mapping.
  */
-import type { Rule } from '../../engine-kit/src/report.ts';
+import type { Rule } from '../../../lib/report.ts';
 
 export const LLM_RULE_IDS = [
   'llm.endpoint.unauthenticated',

@@ -4,7 +4,7 @@
  * kit's retry loop, every try passing the gate (it counts against max_requests). What comes back
  * is the final answer, whatever its status; a timeout or an oversized answer is not retried.
  */
-import { retry } from '../../engine-kit/src/retry.ts';
+import { retry } from '../../../lib/retry.ts';
 import { BudgetSpent, retryAfterMs, WaitPastDeadline, type Clock, type RequestGate, type TimeLeft } from './gate.ts';
 import { drawer } from './seed.ts';
 import { TransportError, type HttpRequest, type HttpResponse, type Transport } from './transport.ts';

@@ -4,7 +4,7 @@
  * after a 429 lets nothing go to that origin before its Retry-After. Time comes from a clock port,
  * so tests run it on a virtual clock without sleeping.
  */
-import { sleep as realSleep } from '../../engine-kit/src/retry.ts';
+import { sleep as realSleep } from '../../../lib/retry.ts';
 
 export interface Clock {
   now: () => number;

@@ -4,10 +4,10 @@
  * detector. A rule's verdict is hits over attempts; a family where more than 20 % of the attempts
  * failed is an error, never a pass.
  */
-import { mapBounded } from '../../engine-kit/src/concurrency.ts';
+import { mapBounded } from '../../../lib/concurrency.ts';
 import { DeadlineExceeded } from '../../engine-kit/src/deadline.ts';
 import type { Progress } from '../../engine-kit/src/progress.ts';
-import type { ReportBuilder } from '../../engine-kit/src/report.ts';
+import type { ReportBuilder } from '../../../lib/report.ts';
 import { APIS, BadAnswer } from './api/index.ts';
 import { asRecord, str } from './api/api.ts';
 import { catalogue, familyOf, LLM_RULE_IDS, OWASP_BY_RULE, type Family, type LlmRuleId } from './catalogue.ts';

@@ -44,23 +44,29 @@ export const LlmScope = z.lazy(() =>
       /** An `llm_api_key` credential alias (§16). Refused until the vault is in this build. */
       credential: z.string().max(200).optional(),
       /** A string the tenant planted in its system prompt. */
-      system_prompt_canary: Canary.optional(),
+      system_prompt_canary: Canary.describe(
+        'A unique string you planted in your system prompt (e.g. CANARY-7f3a9c21): if it appears in an answer, raw, spaced, reversed or base64, the prompt leaked. Without it the system-prompt check is skipped.',
+      ).optional(),
       /** Strings planted in retrieval data or tools. */
-      secret_canaries: z.array(Canary).max(20).optional(),
+      secret_canaries: z
+        .array(Canary)
+        .max(20)
+        .describe('Unique fake secrets you planted in your retrieval documents or tool results; one appearing in an answer is a data leak.')
+        .optional(),
       /** The application's tools; a call of a forbidden one is a finding (never executed). */
       tools: z
         .array(z.strictObject({ name: z.string().regex(TOOL_NAME, 'a tool name is 1-64 of A-Z a-z 0-9 _ -'), forbidden: z.boolean() }))
         .max(32)
         .optional(),
       /** Which probe families run (the rule id's middle segment); all by default. */
-      families: z.array(z.enum(FAMILIES)).min(1).optional(),
-      max_requests: z.int().min(1).max(1000).optional(),
-      max_tokens: z.int().min(1).max(4096).optional(),
+      families: z.array(z.enum(FAMILIES)).min(1).describe('The probe families to run (all by default).').optional(),
+      max_requests: z.int().min(1).max(1000).describe('Requests in all, retries included (default 150).').optional(),
+      max_tokens: z.int().min(1).max(4096).describe('max_tokens asked of each completion (default 256).').optional(),
       /** Requests a second. */
-      rate: z.number().positive().max(10).optional(),
-      repeats: z.int().min(1).max(10).optional(),
+      rate: z.number().positive().max(10).describe('Requests a second at most (default 1).').optional(),
+      repeats: z.int().min(1).max(10).describe('Attempts per probe (default 3); findings are hits over attempts.').optional(),
       /** The seed the prompts and nonces are drawn from; random (and reported) when absent. */
-      seed: z.int().min(0).max(0xffff_ffff).optional(),
+      seed: z.int().min(0).max(0xffff_ffff).describe('Same seed, same prompts: set it to repeat a scan exactly.').optional(),
     })
     .superRefine((scope, context) => {
       if (scope.credential !== undefined) {

@@ -24,6 +24,8 @@ export interface FakeModelOptions {
   fault?: Fault;
   /** The server's notion of now (a test's virtual clock), stamped on each request. */
   now?: () => number;
+  /** How long the "model" takes to answer a completion (the bench's model latency; tests leave it 0). */
+  latencyMs?: number;
 }
 
 export interface Received {
@@ -319,6 +321,7 @@ export async function startFakeModel(options: FakeModelOptions): Promise<FakeMod
         break;
     }
     if (!body) return status(400, {}, '{"error":{"message":"the body is not JSON"}}');
+    if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
     const maxTokens = Number(body.max_tokens ?? 1024);
     const system = mind.systemPrompt;
     if (kind === 'app') {

@@ -46,10 +46,19 @@ export interface ReferenceCase {
 }
 
 /** llmscan's attempts for `seed`, as promptfoo test cases (same draws, same prompts). */
-export function referenceCases(seed: number, repeats: number, canaries: { system: string; secrets: readonly string[] }): ReferenceCase[] {
+export function referenceCases(
+  seed: number,
+  repeats: number,
+  canaries: { system: string; secrets: readonly string[] },
+  /** `every`: also the single-message probes outside the overlap (the bench's equal work), asserted on the raw canary only. */
+  which: 'overlap' | 'every' = 'overlap',
+): ReferenceCase[] {
   const cases: ReferenceCase[] = [];
+  const chosen = PROBES.filter((probe) =>
+    which === 'overlap' ? inOverlap(probe) : (probe.carrier ?? 'user') !== 'tool_result' && probe.detector !== 'pii',
+  );
   for (let repeat = 0; repeat < repeats; repeat += 1) {
-    for (const probe of PROBES.filter(inOverlap)) {
+    for (const probe of chosen) {
       const key = `${probe.id}#${repeat}`;
       const nonce = nonceFor(seed, key);
       const [message] = buildConversation(probe, { seed, key, nonce, forbiddenTools: [], toolNames: [] }).messages;

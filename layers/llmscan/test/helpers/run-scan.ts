@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runEngineCli } from '../../../engine-kit/src/cli.ts';
-import { engineReportSchema, type EngineReport } from '../../../engine-kit/src/report.ts';
+import { engineReportSchema, type EngineReport } from '../../../../lib/report.ts';
 import { makeLlmscan } from '../../src/engine.ts';
 import type { Clock } from '../../src/gate.ts';
 
