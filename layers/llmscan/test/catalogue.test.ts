@@ -94,7 +94,7 @@ describe('the llmscan catalogue against a vulnerable and a hardened assistant', 
     const run = await runLlmscan(`${vulnerable.origin}/v1/chat/completions`, { ...PLANTED_SCOPE, seed: 42, rate: 10 });
 
     const injection = run.report?.findings.find((finding) => finding.rule_id === 'llm.prompt_injection.direct');
-    expect(injection?.evidence).toMatchObject({ hits: 12, attempts: 12, rate: 1, seed: 42, owasp: ['LLM01:2025'] });
+    expect(injection?.evidence).toMatchObject({ hits: 18, attempts: 18, rate: 1, seed: 42, owasp: ['LLM01:2025'] });
     const example = (injection?.evidence.examples as { prompt: string; nonce: string; matched: string }[])[0];
     expect(example.matched).toBe(example.nonce);
     expect(example.prompt).not.toContain(example.nonce);

@@ -59,7 +59,7 @@ describe('the built llmscan', () => {
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .find((line) => line.event === 'llm.totals');
-    expect(totals).toMatchObject({ requests: 5, seed: 3 });
-    expect(server.log).toHaveLength(5);
+    expect(totals).toMatchObject({ requests: 7, seed: 3 });
+    expect(server.log).toHaveLength(7);
   });
 });

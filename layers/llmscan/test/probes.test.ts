@@ -75,7 +75,7 @@ describe('the llmscan probes', () => {
       const again = await bodies(11, '1');
       const other = await bodies(12, '4');
 
-      expect(first).toHaveLength(98);
+      expect(first).toHaveLength(146);
       expect(again).toEqual(first);
       expect(other).not.toEqual(first);
     } finally {
