@@ -4,9 +4,10 @@
  * the rate, the Retry-After waits and the deadline on virtual time.
  */
 import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import type { EngineDefinition } from '../../engine-kit/src/cli.ts';
 import { Deadline } from '../../engine-kit/src/deadline.ts';
-import { resolveTarget } from '../../engine-kit/src/target-policy.ts';
+import { resolveTarget } from '../../../lib/target-policy.ts';
 import { catalogue } from './catalogue.ts';
 import { makeExchanger } from './exchange.ts';
 import { RequestGate, systemClock, type Clock } from './gate.ts';
@@ -57,27 +58,29 @@ export function makeLlmscan(options: { clock?: Clock } = {}): EngineDefinition<L
       const settings = settingsOf(scope);
       const seed = settings.seed ?? randomSeed();
       const { requestTimeoutMs, concurrency, maxAnswerBytes } = envSettings(env);
-      const ca = env.EXTRA_CA_FILE ? readFileSync(env.EXTRA_CA_FILE, 'utf8') : undefined;
+      const ca = env.EXTRA_CA_FILE ? [...rootCertificates, readFileSync(env.EXTRA_CA_FILE, 'utf8')] : undefined;
       progress('llm.target', { url: url.href, address: address.address, api: settings.api, seed });
       // On the system clock this is the frame's deadline; on a test's clock, the same budget in its time.
       const time = options.clock ? new Deadline(deadline.remainingMs(), () => clock.now(), deadline.signal) : deadline;
-      const transport = vettedTransport({ address, maxBytes: maxAnswerBytes, ca, sockets: concurrency });
+      const transport = vettedTransport({
+        host: url.hostname,
+        address,
+        allowPrivate: policy.allowPrivate || policy.allowLoopback,
+        maxBytes: maxAnswerBytes,
+        ca,
+      });
       const gate = new RequestGate({ maxRequests: settings.maxRequests, rate: settings.rate, clock, time });
-      try {
-        await runScan({
-          target: url,
-          settings,
-          seed,
-          gate,
-          exchanger: makeExchanger({ transport, gate, clock, time, seed, requestTimeoutMs }),
-          report,
-          progress,
-          concurrency,
-          signal: time.signal,
-        });
-      } finally {
-        transport.close();
-      }
+      await runScan({
+        target: url,
+        settings,
+        seed,
+        gate,
+        exchanger: makeExchanger({ transport, gate, clock, time, seed, requestTimeoutMs }),
+        report,
+        progress,
+        concurrency,
+        signal: time.signal,
+      });
     },
   };
 }

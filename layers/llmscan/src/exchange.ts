@@ -73,6 +73,5 @@ export function makeExchanger(options: {
 }
 
 function headerOf(response: HttpResponse, name: string): string | undefined {
-  const value = response.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+  return response.headers[name];
 }

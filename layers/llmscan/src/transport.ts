@@ -1,13 +1,12 @@
 /**
- * The engine's HTTP: every request goes to the one address the target's name was resolved and
- * vetted to (the kit's target policy; no second lookup, so no DNS rebinding), redirects are never
- * followed (a 3xx is a failed attempt: an API that redirects may be sending us anywhere), and every
- * answer is bounded in bytes and in time.
+ * The engine's HTTP, on lib/'s vetted client (lib/http/safe-fetch.ts): every answer bounded in
+ * bytes and time, every address vetted. The client's lookup is pinned to the one address the
+ * target's name was resolved and vetted to at the scan's start (the kit's target policy), so no
+ * request resolves the name again (no DNS rebinding), and no other host is ever reached. Redirects
+ * are never followed (a 3xx is a failed attempt: an API that redirects may be sending us anywhere).
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import type { VettedAddress } from '../../engine-kit/src/target-policy.ts';
+import { FetchError, makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
+import type { VettedAddress } from '../../../lib/target-policy.ts';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -18,11 +17,12 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
-  headers: IncomingHttpHeaders;
+  headers: Readonly<Record<string, string>>;
   body: Buffer;
 }
 
-export type TransportFailure = 'timeout' | 'too_large' | 'network' | 'aborted';
+/** `network` may succeed when repeated; `refused` (a blocked address, a redirect) never does. */
+export type TransportFailure = 'timeout' | 'too_large' | 'network' | 'refused' | 'aborted';
 
 export class TransportError extends Error {
   override readonly name = 'TransportError';
@@ -36,91 +36,65 @@ export class TransportError extends Error {
 
 export interface Transport {
   send(request: HttpRequest, options: { timeoutMs: number; signal: AbortSignal }): Promise<HttpResponse>;
-  close(): void;
 }
 
 export interface TransportOptions {
+  /** The target's host name and the address it was vetted to. */
+  host: string;
   address: VettedAddress;
+  /** Whether the target policy admits private or loopback addresses (the client then speaks plain http: too). */
+  allowPrivate: boolean;
   /** Largest answer read, in bytes. */
   maxBytes: number;
-  /** Extra trust anchors (EXTRA_CA_FILE) beside Node's roots. */
-  ca?: string;
-  sockets: number;
+  /** Trust anchors for https: (Node's roots plus EXTRA_CA_FILE), when EXTRA_CA_FILE is set. */
+  ca?: string[];
 }
 
-export function vettedTransport({ address, maxBytes, ca, sockets }: TransportOptions): Transport {
-  const lookup: LookupFunction = (_host, options, callback) => {
-    if (options.all)
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-        { address: address.address, family: address.family },
-      ]);
-    else callback(null, address.address, address.family);
-  };
-  const http = new HttpAgent({ keepAlive: true, maxSockets: sockets });
-  const https = new HttpsAgent({
-    keepAlive: true,
-    maxSockets: sockets,
-    ...(ca ? { ca: [...process.getBuiltinModule('node:tls').rootCertificates, ca] } : {}),
+function failure(error: FetchError): TransportError {
+  switch (error.code) {
+    case 'timeout':
+      return new TransportError('timeout', error.message);
+    case 'too_large':
+      return new TransportError('too_large', error.message);
+    case 'network':
+      return new TransportError('network', error.message);
+    case 'too_many_redirects':
+      return new TransportError('refused', 'the endpoint redirected (redirects are not followed)');
+    default:
+      return new TransportError('refused', error.message);
+  }
+}
+
+export function vettedTransport({ host, address, allowPrivate, maxBytes, ca }: TransportOptions): Transport {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  const fetch = makeSafeFetch({
+    timeoutMs: 60_000,
+    maxBytes,
+    allowPrivate,
+    maxRedirects: 0,
+    userAgent: 'llmscan',
+    tlsCa: ca,
+    lookup: (name) => {
+      if (name.toLowerCase() !== bare) return Promise.reject(new FetchError('address_blocked', `${name} is not the scan's target`));
+      return Promise.resolve([{ address: address.address, family: address.family }]);
+    },
   });
   return {
-    close() {
-      http.destroy();
-      https.destroy();
-    },
-    send(request, { timeoutMs, signal }) {
-      return new Promise<HttpResponse>((resolve, reject) => {
-        if (signal.aborted) return reject(new TransportError('aborted', 'the scan was stopped'));
-        const secure = request.url.protocol === 'https:';
-        const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
-        const req = (secure ? httpsRequest : httpRequest)(request.url, {
+    async send(request, { timeoutMs, signal }) {
+      if (signal.aborted) throw new TransportError('aborted', 'the scan was stopped');
+      try {
+        const response = await fetch(request.url.href, {
           method: request.method,
-          agent: secure ? https : http,
-          lookup,
-          headers: { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-        });
-        let settled = false;
-        const fail = (error: TransportError): void => {
-          if (settled) return;
-          settled = true;
-          cleanup();
-          req.destroy();
-          reject(error);
-        };
-        const timer = setTimeout(
-          () =>
-            fail(
-              new TransportError(
-                'timeout',
-                `no complete answer within ${timeoutMs < 10_000 ? (timeoutMs / 1000).toFixed(1) : Math.round(timeoutMs / 1000)} s`,
-              ),
-            ),
+          headers: { ...request.headers },
+          body: request.body,
           timeoutMs,
-        );
-        const onAbort = (): void => fail(new TransportError('aborted', 'the scan was stopped'));
-        signal.addEventListener('abort', onAbort, { once: true });
-        function cleanup(): void {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', onAbort);
-        }
-        req.on('error', (error: NodeJS.ErrnoException) => fail(new TransportError('network', error.code ?? error.message)));
-        req.on('response', (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          response.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) fail(new TransportError('too_large', `the answer is larger than ${Math.round(maxBytes / 1024)} KiB`));
-            else chunks.push(chunk);
-          });
-          response.on('error', (error: NodeJS.ErrnoException) => fail(new TransportError('network', error.code ?? error.message)));
-          response.on('end', () => {
-            if (settled) return;
-            settled = true;
-            cleanup();
-            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
-          });
+          maxBytes,
         });
-        req.end(body);
-      });
+        return { status: response.status, headers: response.headers, body: Buffer.from(response.body) };
+      } catch (error) {
+        if (error instanceof FetchError) throw failure(error);
+        throw error;
+      }
     },
   };
 }
