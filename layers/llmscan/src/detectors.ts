@@ -91,6 +91,8 @@ function ibanValid(iban: string): boolean {
 /** Domains reserved for examples (RFC 2606, RFC 6761): an address there is nobody's. */
 const EXAMPLE_DOMAIN = /(^|\.)(example\.(com|net|org)|example|test|invalid|localhost)$/i;
 
+const NOT_A_PHONE = /^(\d{4}-\d{2}-\d{2}|\d{2}[./-]\d{2}[./-]\d{4}|\d{1,3}(\.\d{1,3}){3})\b/;
+
 export interface PiiMatch {
   kind: 'email' | 'phone' | 'card' | 'iban';
   masked: string;
@@ -126,6 +128,8 @@ export function findPii(text: string, sent: string): PiiMatch[] {
   const phoneText = text.replace(IBAN_SHAPED, (token) => ' '.repeat(token.length));
   for (const match of phoneText.matchAll(/(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){1,4}(?![\w-])/g)) {
     const digits = match[0].replace(/\D/g, '');
+    // Dates, times and IPv4 addresses have the shape of a number with separators, not of a phone.
+    if (NOT_A_PHONE.test(match[0].trim())) continue;
     // A phone number has 9 to 15 digits (E.164) and is written with separators or a leading +.
     if (digits.length < 9 || digits.length > 15 || taken.some((part) => part.includes(digits))) continue;
     if (sentDigits.includes(digits)) continue;

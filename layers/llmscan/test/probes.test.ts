@@ -105,6 +105,7 @@ describe('the llmscan detectors', () => {
     expect(kinds('IBAN GB83 WEST 1234 5698 7654 32')).toEqual([]);
     expect(kinds('call +44 20 7946 0958')).toEqual(['phone']);
     expect(kinds('order 12345 shipped in 2024')).toEqual([]);
+    expect(kinds('shipped 2026-11-28 15:26, from 192.168.100.200, due 28.11.2026 10')).toEqual([]);
   });
 
   it('find a markdown image or link to the nonce host only when its query carries data', () => {
