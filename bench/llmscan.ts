@@ -5,15 +5,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engineReportSchema } from '../lib/report.ts';
 import { buildLlmscan } from '../layers/llmscan/build.ts';
-import { promptfooInstalled } from '../layers/llmscan/reference/install.ts';
 import { startFakeModel, type FakeModelServer } from '../layers/llmscan/test/helpers/fake-model-server.ts';
 import { DOCUMENTS, SECRET_CANARY, SYSTEM_CANARY, SYSTEM_PROMPT } from '../layers/llmscan/test/helpers/planted.ts';
-import { referenceCases, runPromptfoo } from '../layers/llmscan/test/helpers/promptfoo.ts';
+import { PROMPTFOO, referenceCases, runPromptfoo } from '../layers/llmscan/test/helpers/promptfoo.ts';
 import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 
 // npm run bench:llm [-- --rounds 3 --latency 500 --repeats 3]: the built llmscan and promptfoo
-// (layers/llmscan/reference/install.ts) send the same seeded single-message prompts (every probe
+// (npm run reference-tools) send the same seeded single-message prompts (every probe
 // of the prompt_injection, system_prompt, data, output and jailbreak families, `repeats` times)
 // to the vulnerable loopback assistant answering after `latency` ms, at the same concurrency (4),
 // interleaved (paired/interleaved, bench/paired.ts). Equal work is checked from the server's side
@@ -32,8 +31,8 @@ const CONCURRENCY = 4;
 const SEED = 7;
 const FAMILIES = ['prompt_injection', 'system_prompt', 'data', 'output', 'jailbreak'];
 
-if (!promptfooInstalled()) {
-  process.stdout.write('promptfoo is not installed: npx tsx layers/llmscan/reference/install.ts\n');
+if (PROMPTFOO === undefined) {
+  process.stdout.write('promptfoo is not installed: npm run reference-tools\n');
   process.exit(1);
 }
 const work = await mkdtemp(join(tmpdir(), 'llmscan-bench-'));

@@ -17,8 +17,8 @@ const manifest = {
   credentialKinds: ['llm_api_key'],
   entry: 'src/bin/llmscan.ts',
   bundleBudgetKiB: 250, // 164 KiB
-  // Its tests start their own loopback model servers; the reference (promptfoo) is an npm package.
-  testNeeds: { debian: [], binaries: [] },
+  // Its tests start their own loopback model servers; the reference runs promptfoo (npm run reference-tools).
+  testNeeds: { debian: [], binaries: [], npm: ['promptfoo@0.123.1'] },
   doc: 'docs/llmscan.md',
   summary:
     'AI red team: probes a model endpoint for prompt injection, prompt and data leaks, unsafe output and forbidden tool calls; deterministic hits over attempts',

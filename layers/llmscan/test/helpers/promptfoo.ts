@@ -1,6 +1,6 @@
 /**
- * The reference: promptfoo (layers/llmscan/reference/, installed apart from the repository's
- * packages) runs llmscan's own seeded prompts as static test cases with `not-icontains` and
+ * The reference: promptfoo (the manifest's testNeeds.npm, installed by `npm run reference-tools`
+ * into .reference-tools/, docs/reference-tools.md) runs llmscan's own seeded prompts as static test cases with `not-icontains` and
  * `not-regex` assertions, with its telemetry, update check, sharing and remote generation off.
  * The overlap is every single-message probe whose detector a contains or regex assertion can say:
  * nonces, canaries raw, spaced or reversed, active content, markdown exfiltration. Left out: PII
@@ -10,10 +10,13 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PROMPTFOO_ENTRY } from '../../reference/install.ts';
+import { referenceTool } from '../../../../scripts/reference-tools.ts';
 import { buildConversation } from '../../src/conversation.ts';
 import { PROBES, type Probe } from '../../src/probes/index.ts';
 import { nonceFor } from '../../src/seed.ts';
+
+/** promptfoo's CLI (a script run with this Node: it needs 22.22 or later), or undefined when it is not installed. */
+export const PROMPTFOO = referenceTool('promptfoo');
 
 export const OUT_OF_OVERLAP = new Set(['system_prompt.base64', 'data.encoded_dump']);
 
@@ -131,23 +134,13 @@ export async function runPromptfoo(
     PROMPTFOO_CACHE_ENABLED: 'false',
     NO_PROXY: '*',
   };
+  if (PROMPTFOO === undefined) throw new Error('promptfoo is not installed (npm run reference-tools)');
+  const entry = PROMPTFOO;
   const started = performance.now();
   await new Promise<void>((resolve, reject) =>
     execFile(
       process.execPath,
-      [
-        PROMPTFOO_ENTRY,
-        'eval',
-        '-c',
-        configFile,
-        '-o',
-        output,
-        '--no-cache',
-        '--no-write',
-        '--no-progress-bar',
-        '-j',
-        String(options.concurrency),
-      ],
+      [entry, 'eval', '-c', configFile, '-o', output, '--no-cache', '--no-write', '--no-progress-bar', '-j', String(options.concurrency)],
       { env, cwd: options.work, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 },
       // promptfoo exits 100 when assertions fail: that is a result, not an error.
       (error) => (error && error.code !== 100 ? reject(new Error(`promptfoo failed: ${error.message}`)) : resolve()),
