@@ -41,7 +41,7 @@ export const LlmScope = z.lazy(() =>
         .optional(),
       /** http_template: a dotted path into the answer (`output.0.text`). */
       response_path: z.string().max(500).regex(PATH, 'must be a dotted path such as choices.0.text').optional(),
-      /** An `llm_api_key` credential alias (§16). Refused until the vault is in this build. */
+      /** An `llm_api_key` credential alias (§16). Refused until llmscan sends credentials. */
       credential: z.string().max(200).optional(),
       /** A string the tenant planted in its system prompt. */
       system_prompt_canary: Canary.describe(
@@ -74,7 +74,7 @@ export const LlmScope = z.lazy(() =>
           code: 'custom',
           path: ['credential'],
           message:
-            'llm_api_key credentials need the tenant vault (DESIGN §16), which this build does not have yet: llmscan only scans endpoints without a credential for now',
+            "llmscan does not send llm_api_key credentials yet (the vault is in, llmscan's use of it is not): it scans endpoints without a credential for now",
         });
       }
       const template = scope.api === 'http_template';

@@ -166,7 +166,7 @@ describe('llmscan refusals', () => {
     expect(loopback.stderr).toMatch(/refused/);
   });
 
-  it('refuses a credential until the vault is in this build, and a template without {{prompt}}', async () => {
+  it('refuses a credential until llmscan sends one, and a template without {{prompt}}', async () => {
     const credential = await runLlmscan('http://127.0.0.1:9/v1/chat/completions', { credential: 'openai-prod' });
     const template = await runLlmscan('http://127.0.0.1:9/app', {
       api: 'http_template',
@@ -175,7 +175,7 @@ describe('llmscan refusals', () => {
     });
 
     expect(credential.code).toBe(2);
-    expect(credential.stderr).toMatch(/llm_api_key credentials need the tenant vault/);
+    expect(credential.stderr).toMatch(/llmscan does not send llm_api_key credentials yet/);
     expect(template.code).toBe(2);
     expect(template.stderr).toMatch(/holds no \{\{prompt\}\}/);
   });
