@@ -14,7 +14,7 @@ const manifest = {
   resourceClass: 'long',
   // Answers are read whole but bounded (1 MiB each, 4 at once): the process stays near 100 MB.
   memoryMbPerTarget: 256,
-  // No credential kinds: llmscan does not send an llm_api_key yet (it will, to allowed hosts only), so the UI offers none.
+  credentialKinds: ['llm_api_key'],
   entry: 'src/bin/llmscan.ts',
   bundleBudgetKiB: 250, // 164 KiB
   // Its tests start their own loopback model servers; the reference runs promptfoo (npm run reference-tools).

@@ -41,7 +41,7 @@ describe('scheduled ai_red_team scans through the local runtime', () => {
     return created.body.id as string;
   }
 
-  it('refuses a credential and an unknown scope field at create time, naming the field', async () => {
+  it('refuses a credential the tenant does not have and an unknown scope field at create time, naming the field', async () => {
     const token = await service.token(freshTenant('llm-scope'), 'operator');
     const body = {
       name: 'x',

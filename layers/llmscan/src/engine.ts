@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import type { EngineDefinition } from '../../engine-kit/src/cli.ts';
+import { CouldNotStart, type EngineDefinition } from '../../engine-kit/src/cli.ts';
+import { credentialAllowsHost, type LoadedCredential } from '../../../lib/credential.ts';
 import { Deadline } from '../../engine-kit/src/deadline.ts';
 import { resolveTarget } from '../../../lib/target-policy.ts';
 import { catalogue } from './catalogue.ts';
@@ -35,6 +36,27 @@ export function envSettings(env: Readonly<Record<string, string | undefined>>): 
   };
 }
 
+/**
+ * The headers of the scope's credential (`Authorization: Bearer <token>`, or the header the
+ * credential names, with the bare token), or undefined without one. A credential of another kind,
+ * a missing file, or a target host the credential does not allow stops the scan before anything is
+ * sent; the messages name the alias, never the key.
+ */
+export function credentialHeaders(
+  alias: string | undefined,
+  credential: LoadedCredential | undefined,
+  url: URL,
+): Record<string, string> | undefined {
+  if (alias === undefined) return undefined;
+  if (!credential) throw new CouldNotStart(`the scope names credential ${alias}, but no --credential-file was given`);
+  if (credential.kind !== 'llm_api_key') throw new CouldNotStart(`credential ${alias} is a ${credential.kind}, not an llm_api_key`);
+  if (!credentialAllowsHost(credential, url.hostname))
+    throw new CouldNotStart(`credential ${alias} is not allowed for ${url.hostname}: nothing was sent`);
+  const secret = credential.secret;
+  const header = (secret.header ?? 'authorization').toLowerCase();
+  return { [header]: header === 'authorization' ? `Bearer ${secret.token}` : secret.token };
+}
+
 export function makeLlmscan(options: { clock?: Clock } = {}): EngineDefinition<LlmScope> {
   const clock = options.clock ?? systemClock;
   return {
@@ -50,7 +72,7 @@ export function makeLlmscan(options: { clock?: Clock } = {}): EngineDefinition<L
       const parsed = parseLlmTarget(raw);
       return parsed.ok ? { ok: true, target: parsed.url.href } : parsed;
     },
-    scan: async ({ target, scope, deadline, policy, report, progress, env }) => {
+    scan: async ({ target, scope, deadline, policy, report, progress, env, credential }) => {
       const parsed = parseLlmTarget(target);
       if (!parsed.ok) throw new Error(parsed.message);
       const url = parsed.url;
@@ -58,6 +80,7 @@ export function makeLlmscan(options: { clock?: Clock } = {}): EngineDefinition<L
       const settings = settingsOf(scope);
       const seed = settings.seed ?? randomSeed();
       const { requestTimeoutMs, concurrency, maxAnswerBytes } = envSettings(env);
+      const headers = credentialHeaders(scope.credential, credential, url);
       const ca = env.EXTRA_CA_FILE ? [...rootCertificates, readFileSync(env.EXTRA_CA_FILE, 'utf8')] : undefined;
       progress('llm.target', { url: url.href, address: address.address, api: settings.api, seed });
       // On the system clock this is the frame's deadline; on a test's clock, the same budget in its time.
@@ -68,6 +91,7 @@ export function makeLlmscan(options: { clock?: Clock } = {}): EngineDefinition<L
         allowPrivate: policy.allowPrivate || policy.allowLoopback,
         maxBytes: maxAnswerBytes,
         ca,
+        credential: headers && { headers, origin: url.origin },
       });
       const gate = new RequestGate({ maxRequests: settings.maxRequests, rate: settings.rate, clock, time });
       await runScan({

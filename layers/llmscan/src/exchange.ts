@@ -18,7 +18,8 @@ class RetryableAnswer extends Error {
 }
 
 export interface Exchanger {
-  exchange(request: HttpRequest, key: string): Promise<HttpResponse>;
+  /** `authenticated` false: without the credential (the endpoint family asks what anyone gets). */
+  exchange(request: HttpRequest, key: string, authenticated?: boolean): Promise<HttpResponse>;
 }
 
 export function makeExchanger(options: {
@@ -33,7 +34,7 @@ export function makeExchanger(options: {
 }): Exchanger {
   const { transport, gate, clock, time, seed, requestTimeoutMs } = options;
   return {
-    async exchange(request, key) {
+    async exchange(request, key, authenticated = true) {
       const origin = request.url.origin;
       let last: HttpResponse | undefined;
       try {
@@ -43,6 +44,7 @@ export function makeExchanger(options: {
             const response = await transport.send(request, {
               timeoutMs: Math.max(1, Math.min(requestTimeoutMs, time.remainingMs())),
               signal: time.signal,
+              authenticated,
             });
             if (response.status === 429) {
               const wait = retryAfterMs(headerOf(response, 'retry-after'), clock.now());

@@ -112,10 +112,10 @@ export async function runScan(input: ScanInput): Promise<void> {
   };
   const totals = { inputTokens: 0, outputTokens: 0 };
 
-  async function send(conversation: Conversation, key: string): Promise<Outcome> {
+  async function send(conversation: Conversation, key: string, authenticated = true): Promise<Outcome> {
     let response: HttpResponse;
     try {
-      response = await exchanger.exchange(api.request(conversation, settings, input.target), key);
+      response = await exchanger.exchange(api.request(conversation, settings, input.target), key, authenticated);
     } catch (error) {
       if (error instanceof BudgetSpent || error instanceof WaitPastDeadline || error instanceof DeadlineExceeded)
         return { kind: 'unsent', why: error.message };
@@ -254,13 +254,16 @@ function mostCommon(values: readonly string[]): string | undefined {
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
-async function runEndpoint(input: ScanInput, send: (conversation: Conversation, key: string) => Promise<Outcome>): Promise<void> {
+async function runEndpoint(
+  input: ScanInput,
+  send: (conversation: Conversation, key: string, authenticated: boolean) => Promise<Outcome>,
+): Promise<void> {
   const { report, exchanger, settings, seed } = input;
   const api = APIS[settings.api];
   for (const probe of endpointProbes) {
     if (probe.request === 'completion') {
-      // No credential is ever sent by this build (the vault is not in it yet): every request is unauthenticated.
-      const outcome = await send({ messages: [{ role: 'user', text: ENDPOINT_PROMPT }], tools: [] }, probe.id);
+      // Never with the credential: the question is what anyone who reaches the endpoint gets.
+      const outcome = await send({ messages: [{ role: 'user', text: ENDPOINT_PROMPT }], tools: [] }, probe.id, false);
       if (outcome.kind === 'answer') {
         report.fail(probe.rule, {
           detail: 'a completion sent without any credential was answered',
@@ -284,7 +287,7 @@ async function runEndpoint(input: ScanInput, send: (conversation: Conversation, 
     const url = new URL('/v1/models', input.target.origin);
     let response: HttpResponse;
     try {
-      response = await exchanger.exchange({ method: 'GET', url, headers: api.modelsHeaders }, probe.id);
+      response = await exchanger.exchange({ method: 'GET', url, headers: api.modelsHeaders }, probe.id, false);
     } catch (error) {
       report.error(probe.rule, `GET /v1/models: ${describeFailure(error)}`);
       continue;

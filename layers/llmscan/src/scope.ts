@@ -4,6 +4,7 @@
  * scope stays what the tenant wrote.
  */
 import * as z from 'zod';
+import { CREDENTIAL_ALIAS } from '../../../lib/credential-kinds.ts';
 import { FAMILIES } from './catalogue.ts';
 
 export const DEFAULTS = { api: 'openai_chat', max_requests: 150, max_tokens: 256, rate: 1, repeats: 3 } as const;
@@ -41,8 +42,14 @@ export const LlmScope = z.lazy(() =>
         .optional(),
       /** http_template: a dotted path into the answer (`output.0.text`). */
       response_path: z.string().max(500).regex(PATH, 'must be a dotted path such as choices.0.text').optional(),
-      /** An `llm_api_key` credential alias (§16). Refused until llmscan sends credentials. */
-      credential: z.string().max(200).optional(),
+      /** An `llm_api_key` credential of the tenant (§16), by alias: sent to the target only if its host is allowed. */
+      credential: z
+        .string()
+        .regex(CREDENTIAL_ALIAS, 'must be the alias of an llm_api_key credential of the tenant, not a key')
+        .describe(
+          'The alias of an llm_api_key credential of the tenant; sent as Authorization: Bearer (or the header it names) to allowed hosts only.',
+        )
+        .optional(),
       /** A string the tenant planted in its system prompt. */
       system_prompt_canary: Canary.describe(
         'A unique string you planted in your system prompt (e.g. CANARY-7f3a9c21): if it appears in an answer, raw, spaced, reversed or base64, the prompt leaked. Without it the system-prompt check is skipped.',
@@ -69,14 +76,6 @@ export const LlmScope = z.lazy(() =>
       seed: z.int().min(0).max(0xffff_ffff).describe('Same seed, same prompts: set it to repeat a scan exactly.').optional(),
     })
     .superRefine((scope, context) => {
-      if (scope.credential !== undefined) {
-        context.addIssue({
-          code: 'custom',
-          path: ['credential'],
-          message:
-            "llmscan does not send llm_api_key credentials yet (the vault is in, llmscan's use of it is not): it scans endpoints without a credential for now",
-        });
-      }
       const template = scope.api === 'http_template';
       if (template && scope.request_template === undefined)
         context.addIssue({ code: 'custom', path: ['request_template'], message: 'http_template needs a request_template' });

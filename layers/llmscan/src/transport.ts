@@ -35,7 +35,8 @@ export class TransportError extends Error {
 }
 
 export interface Transport {
-  send(request: HttpRequest, options: { timeoutMs: number; signal: AbortSignal }): Promise<HttpResponse>;
+  /** `authenticated`: with the scan's credential (when it has one), bound to the target's origin. */
+  send(request: HttpRequest, options: { timeoutMs: number; signal: AbortSignal; authenticated?: boolean }): Promise<HttpResponse>;
 }
 
 export interface TransportOptions {
@@ -48,6 +49,8 @@ export interface TransportOptions {
   maxBytes: number;
   /** Trust anchors for https: (Node's roots plus EXTRA_CA_FILE), when EXTRA_CA_FILE is set. */
   ca?: string[];
+  /** The credential's headers and the one origin they may go to (the target's, its host allowed). */
+  credential?: { headers: Record<string, string>; origin: string };
 }
 
 function failure(error: FetchError): TransportError {
@@ -65,7 +68,7 @@ function failure(error: FetchError): TransportError {
   }
 }
 
-export function vettedTransport({ host, address, allowPrivate, maxBytes, ca }: TransportOptions): Transport {
+export function vettedTransport({ host, address, allowPrivate, maxBytes, ca, credential }: TransportOptions): Transport {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   const fetch = makeSafeFetch({
     timeoutMs: 60_000,
@@ -80,7 +83,7 @@ export function vettedTransport({ host, address, allowPrivate, maxBytes, ca }: T
     },
   });
   return {
-    async send(request, { timeoutMs, signal }) {
+    async send(request, { timeoutMs, signal, authenticated = true }) {
       if (signal.aborted) throw new TransportError('aborted', 'the scan was stopped');
       try {
         const response = await fetch(request.url.href, {
@@ -89,6 +92,7 @@ export function vettedTransport({ host, address, allowPrivate, maxBytes, ca }: T
           body: request.body,
           timeoutMs,
           maxBytes,
+          ...(authenticated && credential ? { credential: { headers: credential.headers, origins: [credential.origin] } } : {}),
         });
         return { status: response.status, headers: response.headers, body: Buffer.from(response.body) };
       } catch (error) {

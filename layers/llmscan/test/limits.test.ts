@@ -166,17 +166,55 @@ describe('llmscan refusals', () => {
     expect(loopback.stderr).toMatch(/refused/);
   });
 
-  it('refuses a credential until llmscan sends one, and a template without {{prompt}}', async () => {
-    const credential = await runLlmscan('http://127.0.0.1:9/v1/chat/completions', { credential: 'openai-prod' });
+  it('refuses a template without {{prompt}}', async () => {
     const template = await runLlmscan('http://127.0.0.1:9/app', {
       api: 'http_template',
       request_template: { q: 'hello' },
       response_path: 'a',
     });
 
-    expect(credential.code).toBe(2);
-    expect(credential.stderr).toMatch(/llmscan does not send llm_api_key credentials yet/);
     expect(template.code).toBe(2);
     expect(template.stderr).toMatch(/holds no \{\{prompt\}\}/);
+  });
+});
+
+describe('llmscan with an llm_api_key credential', () => {
+  const KEY = 'sk-live-4f1e9a7c2b6d8e0f';
+  const credential = (hosts: string[]) => ({ alias: 'prod', kind: 'llm_api_key', secret: { token: KEY }, allowed_hosts: hosts });
+
+  it('sends the key to an allowed host on every probe but the endpoint family, and never prints it', async () => {
+    const server = await fake({ behaviour: 'vulnerable', apiKey: KEY, models: 'auth' });
+
+    const run = await runLlmscan(
+      `${server.origin}/v1/chat/completions`,
+      { credential: 'prod', families: ['endpoint', 'jailbreak'], repeats: 1, rate: 10 },
+      { credential: credential(['127.0.0.1']) },
+    );
+
+    expect(statuses(run.report)).toMatchObject({
+      'llm.endpoint.unauthenticated': 'pass',
+      'llm.endpoint.models_exposed': 'pass',
+      'llm.jailbreak.marker': 'fail',
+    });
+    const sent = server.log.map((entry) => `${entry.path} ${entry.authorization ?? '-'}`);
+    expect(sent.filter((line) => line.endsWith(`Bearer ${KEY}`))).toHaveLength(5);
+    expect(sent.filter((line) => line.endsWith(' -'))).toHaveLength(2);
+    expect(JSON.stringify(run.report)).not.toContain(KEY);
+    expect(run.stderr).not.toContain(KEY);
+  });
+
+  it('sends nothing when the target host is not one the credential allows', async () => {
+    const server = await fake({ behaviour: 'vulnerable', apiKey: KEY });
+
+    const run = await runLlmscan(
+      `${server.origin}/v1/chat/completions`,
+      { credential: 'prod' },
+      { credential: credential(['llm.example.com']) },
+    );
+
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/credential prod is not allowed for 127\.0\.0\.1: nothing was sent/);
+    expect(run.stderr).not.toContain(KEY);
+    expect(server.log).toEqual([]);
   });
 });

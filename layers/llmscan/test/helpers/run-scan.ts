@@ -36,17 +36,28 @@ export interface ScanRun {
 export async function runLlmscan(
   target: string,
   scope: Record<string, unknown>,
-  options: { clock?: Clock | 'system'; env?: Record<string, string>; timeoutSeconds?: number } = {},
+  options: { clock?: Clock | 'system'; env?: Record<string, string>; timeoutSeconds?: number; credential?: Record<string, unknown> } = {},
 ): Promise<ScanRun> {
   const work = await mkdtemp(join(tmpdir(), 'llmscan-'));
   try {
     const scopeFile = join(work, 'scope.json');
     await writeFile(scopeFile, JSON.stringify(scope));
+    const credentialFile = join(work, 'credential.json');
+    if (options.credential) await writeFile(credentialFile, JSON.stringify(options.credential), { mode: 0o600 });
     let stdout = '';
     let stderr = '';
     const code = await runEngineCli(
       makeLlmscan({ clock: options.clock === 'system' ? undefined : (options.clock ?? virtualClock()) }),
-      ['scan', '--scope-json', scopeFile, '--timeout', String(options.timeoutSeconds ?? 300), '--', target],
+      [
+        'scan',
+        '--scope-json',
+        scopeFile,
+        ...(options.credential ? ['--credential-file', credentialFile] : []),
+        '--timeout',
+        String(options.timeoutSeconds ?? 300),
+        '--',
+        target,
+      ],
       {
         stdout: (text) => (stdout += text),
         stderr: (text) => (stderr += text),
