@@ -5,6 +5,7 @@
  * functions and GET /api/scan-types/ all iterate this list. Data only: the API functions bundle it.
  */
 import type { EngineManifest } from '../lib/engine-manifest.ts';
+import llmscan from './llmscan/manifest.ts';
 import mailscan from './mailscan/manifest.ts';
 import netscan from './netscan/manifest.ts';
 import secretscan from './secretscan/manifest.ts';
@@ -12,7 +13,7 @@ import sbomscan from './sbomscan/manifest.ts';
 import tlsscan from './tlsscan/manifest.ts';
 import webscan from './webscan/manifest.ts';
 
-export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan];
+export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan, llmscan];
 
 /** The manifest of the engine that runs `scanType`, if any. */
 export function manifestOfScanType(scanType: string): EngineManifest | undefined {

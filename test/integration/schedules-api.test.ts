@@ -191,8 +191,15 @@ describe('schedule API', () => {
     expect(vapt.engine.name).toBe('netscan');
     expect(vapt.engine.scope_schema).toMatchObject({ type: 'object', additionalProperties: false });
     expect(Object.keys(vapt.engine.scope_schema.properties)).toContain('ports');
+    expect(reply.body.items.find((item: { value: string }) => item.value === 'ai_red_team').engine).toMatchObject({
+      name: 'llmscan',
+      status: 'beta',
+      target_kind: 'http_url',
+      resource_class: 'long',
+      doc: 'docs/llmscan.md',
+    });
     // A type no engine of this build runs has none.
-    expect(reply.body.items.find((item: { value: string }) => item.value === 'ai_red_team').engine).toBeNull();
+    expect(reply.body.items.find((item: { value: string }) => item.value === 'medical').engine).toBeNull();
     const available = reply.body.items.filter((item: { runner_available: boolean }) => item.runner_available);
     expect(available.map((item: { value: string }) => item.value).sort()).toEqual(runnerScanTypes().sort());
     expect(reply.body.items.map((item: { value: string }) => item.value)).toContain('ai_red_team');

@@ -1,0 +1,1 @@
+export const LLMSCAN_VERSION = '0.1.0';
