@@ -8,7 +8,7 @@ import { buildLlmscan } from '../layers/llmscan/build.ts';
 import { startFakeModel, type FakeModelServer } from '../layers/llmscan/test/helpers/fake-model-server.ts';
 import { DOCUMENTS, SECRET_CANARY, SYSTEM_CANARY, SYSTEM_PROMPT } from '../layers/llmscan/test/helpers/planted.ts';
 import { PROMPTFOO, referenceCases, runPromptfoo } from '../layers/llmscan/test/helpers/promptfoo.ts';
-import { writePeakRssHook } from '../test/mailscan/helpers/peak-rss.ts';
+import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 
 // npm run bench:llm [-- --rounds 3 --latency 500 --repeats 3]: the built llmscan and promptfoo

@@ -54,7 +54,27 @@ export const OWASP_BY_RULE: Readonly<Record<LlmRuleId, readonly OwaspId[]>> = {
   'llm.agency.forbidden_tool_call': ['LLM06:2025'],
 };
 
-export const catalogue: readonly (Rule & { rule_id: LlmRuleId })[] = [
+type RuleText = Omit<Rule, 'references' | 'tags' | 'cwe' | 'confidence'> & { rule_id: LlmRuleId };
+
+/** The weakness each rule stands for (MITRE CWE; CWE-1427 is prompt injection's own entry). */
+const CWE_BY_RULE: Readonly<Record<LlmRuleId, string>> = {
+  'llm.endpoint.unauthenticated': 'CWE-306',
+  'llm.endpoint.models_exposed': 'CWE-200',
+  'llm.prompt_injection.direct': 'CWE-1427',
+  'llm.prompt_injection.encoded': 'CWE-1427',
+  'llm.prompt_injection.indirect': 'CWE-1427',
+  'llm.system_prompt.leak': 'CWE-200',
+  'llm.data.canary_leak': 'CWE-200',
+  'llm.pii.leak': 'CWE-359',
+  'llm.output.markdown_exfil': 'CWE-201',
+  'llm.output.active_content': 'CWE-79',
+  'llm.jailbreak.marker': 'CWE-1427',
+  'llm.agency.forbidden_tool_call': 'CWE-862',
+};
+
+const OWASP_LLM_TOP10 = 'https://genai.owasp.org/llm-top-10/';
+
+const texts: readonly RuleText[] = [
   {
     rule_id: 'llm.endpoint.unauthenticated',
     severity: 'critical',
@@ -151,3 +171,15 @@ export const catalogue: readonly (Rule & { rule_id: LlmRuleId })[] = [
       'Require confirmation for consequential tools; do not let tool results widen what the model may call; least privilege per tool.',
   },
 ];
+
+/**
+ * The catalogue with DESIGN §11's metadata: the OWASP LLM Top 10 entries as references and tags,
+ * the CWE, and `high` confidence (every verdict is a nonce, canary or marker seen or not).
+ */
+export const catalogue: readonly (Rule & { rule_id: LlmRuleId })[] = texts.map((rule) => ({
+  ...rule,
+  references: [OWASP_LLM_TOP10, `https://cwe.mitre.org/data/definitions/${CWE_BY_RULE[rule.rule_id].slice(4)}.html`],
+  tags: ['llm', familyOf(rule.rule_id), ...OWASP_BY_RULE[rule.rule_id]],
+  cwe: CWE_BY_RULE[rule.rule_id],
+  confidence: 'high',
+}));
