@@ -179,7 +179,7 @@ const texts: readonly RuleText[] = [
 export const catalogue: readonly (Rule & { rule_id: LlmRuleId })[] = texts.map((rule) => ({
   ...rule,
   references: [OWASP_LLM_TOP10, `https://cwe.mitre.org/data/definitions/${CWE_BY_RULE[rule.rule_id].slice(4)}.html`],
-  tags: ['llm', familyOf(rule.rule_id), ...OWASP_BY_RULE[rule.rule_id]],
+  tags: ['llm', familyOf(rule.rule_id), ...OWASP_BY_RULE[rule.rule_id].map((id) => id.toLowerCase())],
   cwe: CWE_BY_RULE[rule.rule_id],
   confidence: 'high',
 }));
