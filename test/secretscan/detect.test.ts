@@ -6,7 +6,7 @@ import { findHighEntropyAssignments, isHighEntropySecret } from '../../layers/se
 import { entropyGuardForPath, isBinary, looksMinified } from '../../layers/secretscan/src/path-guards.ts';
 import { parseIgnoreFile } from '../../layers/secretscan/src/ignore-file.ts';
 import { digestSecret } from '../../layers/secretscan/src/secret-evidence.ts';
-import { redact, repositoryCredential } from '../../layers/secretscan/src/credential.ts';
+import { redact, repositoryCredential } from '../../lib/git/repository-credential.ts';
 import { integrityHash, plantSecrets, randomSecret } from './planted.ts';
 
 describe('the catalogue', () => {

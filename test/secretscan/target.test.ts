@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRepositoryTarget } from '../../layers/secretscan/src/target.ts';
+import { parseRepositoryTarget } from '../../lib/git/repository-url.ts';
 import { SecretScanScope } from '../../layers/secretscan/src/scope.ts';
 
 describe('parseRepositoryTarget', () => {
