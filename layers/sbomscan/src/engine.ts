@@ -7,7 +7,8 @@ import { matchesGlob } from 'node:path';
 import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts';
 import { CouldNotStart } from '../../engine-kit/src/cli.ts';
 import { resolveTarget } from '../../../lib/target-policy.ts';
-import { parseRepositoryTarget } from '../../secretscan/src/target.ts';
+import { CredentialRefused, repositoryCredential } from '../../../lib/git/repository-credential.ts';
+import { parseRepositoryTarget } from '../../../lib/git/repository-url.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { UnparseableLockfile } from './component.ts';
 import { buildBom, uniqueByPurl } from './cyclonedx.ts';
@@ -37,15 +38,20 @@ async function scan(context: ScanContext<SbomScope>): Promise<void> {
   const target = new URL(context.target);
   if (target.protocol === 'http:' && !context.policy.allowLoopback)
     throw new CouldNotStart('http:// repositories are refused (https only)');
-  if (scope.credential !== undefined) {
-    // Tenant credentials arrive with the vault (DESIGN §16); until this build has it, a private repository is refused, never scanned without its credential.
-    throw new CouldNotStart('scope.credential needs the credential vault, which this build does not have yet');
-  }
   const host = target.hostname;
   const first = await resolveTarget(host, context.policy);
   const resolve = (name: string) => (name === host.replace(/^\[|\]$/g, '') ? Promise.resolve(first) : resolveTarget(name, context.policy));
   const ignoredGlobs = scope.paths_ignore ?? [];
+  // A private repository: the tenant's git_token (DESIGN §16), sent to this origin only and only when its allowed_hosts admit the host.
+  let credential;
+  try {
+    credential = scope.credential === undefined ? undefined : repositoryCredential(scope.credential, context.credential, host.replace(/^\[|\]$/g, ''));
+  } catch (error) {
+    if (error instanceof CredentialRefused) throw new CouldNotStart(error.message);
+    throw error;
+  }
   const head = await readHead({
+    authorization: credential?.authorization,
     url: target.toString(),
     branch: scope.branch,
     resolve,

@@ -205,6 +205,38 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     expect(git.requests.every((r) => r.method === 'GET' || r.url.includes('git-upload-pack'))).toBe(true);
   });
 
+  it('clones a private repository with the tenant credential of --credential-file, and never prints the token', async () => {
+    const repo = await git.repository('acme/private', { token: 'tok-sbom-s3cret' });
+    await repo.commit('lockfile', Object.fromEntries(loadTree(join(FIXTURES, 'npm-v3'))));
+    const credentialFile = join(work, 'cred.json');
+    const write = (hosts: string[]) =>
+      writeFile(credentialFile, JSON.stringify({ alias: 'ci-bot', kind: 'git_token', secret: { token: 'tok-sbom-s3cret' }, allowed_hosts: hosts }), { mode: 0o600 });
+    const scopeFile = join(work, 'cred-scope.json');
+    await writeFile(scopeFile, JSON.stringify({ credential: 'ci-bot' }));
+    const runWith = async () => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runEngineCli(sbomscan, ['scan', `${git.origin}/acme/private.git`, '--scope-json', scopeFile, '--credential-file', credentialFile], {
+        stdout: (text) => (stdout += text),
+        stderr: (text) => (stderr += text),
+        env: { SBOMSCAN_ALLOW_LOOPBACK: '1', SBOMSCAN_OSV_URL: osv.url, SBOMSCAN_TMPDIR: work },
+        now: () => new Date(),
+      });
+      return { code, stdout, stderr };
+    };
+    await write(['127.0.0.1']);
+    const allowed = await runWith();
+    expect(allowed.code).toBe(0);
+    expect(findings(engineReportSchema().parse(JSON.parse(allowed.stdout)), 'sbom.vuln.known')).toHaveLength(1);
+    expect(allowed.stdout + allowed.stderr).not.toContain('tok-sbom-s3cret');
+    // A credential bound to other hosts is not sent: the scan cannot start, and says why.
+    await write(['git.example.com']);
+    const refused = await runWith();
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('may not be sent to 127.0.0.1');
+    expect(git.requests.filter((r) => r.url.includes('acme/private') && r.authorized).length).toBeGreaterThan(0);
+  });
+
   it('runs as the built executable the layer ships', async () => {
     const bin = await cachedEngineBuild('sbomscan', buildSbomscan);
     const { stdout } = await run(bin, ['rules']);

@@ -5,7 +5,7 @@ import { CATALOGUE } from './catalogue.ts';
 import { DEFAULT_BOUNDS, type ScanBounds } from './bounds.ts';
 import { scanRepository } from './scan.ts';
 import { resolveScope, SecretScanScope } from './scope.ts';
-import { parseRepositoryTarget } from './target.ts';
+import { parseRepositoryTarget } from '../../../lib/git/repository-url.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from './version.ts';
 
 /** A positive whole number from the environment, or the default; anything else is refused, not guessed. */

@@ -3,7 +3,7 @@ import { ownedTempFolder, releaseTempFolder } from '../../engine-kit/src/temp-fo
 import { CATALOGUE, RULE_IDS } from './catalogue.ts';
 import { cloneRepository } from '../../../lib/git/clone.ts';
 import type { LoadedCredential } from '../../../lib/credential.ts';
-import { redact, repositoryCredential, type RepositoryCredential } from './credential.ts';
+import { redact, repositoryCredential, type RepositoryCredential } from '../../../lib/git/repository-credential.ts';
 import { GitHttpClient, type ResolveVetted } from '../../../lib/git/git-http.ts';
 import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from '../../../lib/git/git-objects.ts';
 import { walkHistory } from './history.ts';

@@ -6,7 +6,7 @@ import { findHighEntropyAssignments, isHighEntropySecret } from '../src/entropy-
 import { entropyGuardForPath, isBinary, looksMinified } from '../src/path-guards.ts';
 import { parseIgnoreFile } from '../src/ignore-file.ts';
 import { digestSecret } from '../src/secret-evidence.ts';
-import { redact, repositoryCredential } from '../src/credential.ts';
+import { redact, repositoryCredential } from '../../../lib/git/repository-credential.ts';
 import { integrityHash, plantSecrets, randomSecret } from './planted.ts';
 
 describe('the catalogue', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRepositoryTarget } from '../src/target.ts';
+import { parseRepositoryTarget } from '../../../lib/git/repository-url.ts';
 import { SecretScanScope } from '../src/scope.ts';
 
 describe('parseRepositoryTarget', () => {

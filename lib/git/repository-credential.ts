@@ -1,4 +1,4 @@
-import { credentialAllowsHost, credentialSecrets, redactSecrets, type LoadedCredential } from '../../../lib/credential.ts';
+import { credentialAllowsHost, credentialSecrets, redactSecrets, type LoadedCredential } from '../credential.ts';
 
 /**
  * The tenant's `git_token` credential for a private repository (DESIGN §13, §16): the dispatch
