@@ -45,7 +45,8 @@ async function scan(context: ScanContext<SbomScope>): Promise<void> {
   // A private repository: the tenant's git_token (DESIGN §16), sent to this origin only and only when its allowed_hosts admit the host.
   let credential;
   try {
-    credential = scope.credential === undefined ? undefined : repositoryCredential(scope.credential, context.credential, host.replace(/^\[|\]$/g, ''));
+    credential =
+      scope.credential === undefined ? undefined : repositoryCredential(scope.credential, context.credential, host.replace(/^\[|\]$/g, ''));
   } catch (error) {
     if (error instanceof CredentialRefused) throw new CouldNotStart(error.message);
     throw error;

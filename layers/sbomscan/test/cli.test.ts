@@ -210,18 +210,26 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     await repo.commit('lockfile', Object.fromEntries(loadTree(join(FIXTURES, 'npm-v3'))));
     const credentialFile = join(work, 'cred.json');
     const write = (hosts: string[]) =>
-      writeFile(credentialFile, JSON.stringify({ alias: 'ci-bot', kind: 'git_token', secret: { token: 'tok-sbom-s3cret' }, allowed_hosts: hosts }), { mode: 0o600 });
+      writeFile(
+        credentialFile,
+        JSON.stringify({ alias: 'ci-bot', kind: 'git_token', secret: { token: 'tok-sbom-s3cret' }, allowed_hosts: hosts }),
+        { mode: 0o600 },
+      );
     const scopeFile = join(work, 'cred-scope.json');
     await writeFile(scopeFile, JSON.stringify({ credential: 'ci-bot' }));
     const runWith = async () => {
       let stdout = '';
       let stderr = '';
-      const code = await runEngineCli(sbomscan, ['scan', `${git.origin}/acme/private.git`, '--scope-json', scopeFile, '--credential-file', credentialFile], {
-        stdout: (text) => (stdout += text),
-        stderr: (text) => (stderr += text),
-        env: { SBOMSCAN_ALLOW_LOOPBACK: '1', SBOMSCAN_OSV_URL: osv.url, SBOMSCAN_TMPDIR: work },
-        now: () => new Date(),
-      });
+      const code = await runEngineCli(
+        sbomscan,
+        ['scan', `${git.origin}/acme/private.git`, '--scope-json', scopeFile, '--credential-file', credentialFile],
+        {
+          stdout: (text) => (stdout += text),
+          stderr: (text) => (stderr += text),
+          env: { SBOMSCAN_ALLOW_LOOPBACK: '1', SBOMSCAN_OSV_URL: osv.url, SBOMSCAN_TMPDIR: work },
+          now: () => new Date(),
+        },
+      );
       return { code, stdout, stderr };
     };
     await write(['127.0.0.1']);
