@@ -12,7 +12,7 @@ import { parseRepositoryTarget } from '../../../lib/git/repository-url.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { UnparseableLockfile } from './component.ts';
 import { buildBom, uniqueByPurl } from './cyclonedx.ts';
-import { ignoresFromOsvScannerToml, recordFindings, type IgnoreEntry } from './findings.ts';
+import { DEV_GLOBS, ignoresFromOsvScannerToml, recordFindings, type IgnoreEntry } from './findings.ts';
 import { isWanted, OSV_SCANNER_TOML, takeInventory } from './inventory.ts';
 import { lookUpAdvisories, OsvFailure } from './advisories.ts';
 import { readHead } from './repository.ts';
@@ -98,7 +98,15 @@ async function scan(context: ScanContext<SbomScope>): Promise<void> {
     if (!(error instanceof OsvFailure) && !context.deadline.signal.aborted) throw error;
     advisoryError = context.deadline.signal.aborted ? "the OSV lookup did not finish before the scan's deadline" : message(error);
   }
+  // What this scan examined: the branch's head, less paths_ignore, and less development dependencies without include_dev (DESIGN §15).
+  report.covered({
+    kind: 'repository',
+    ref: head.branch,
+    history: { read: false, commits: 1, complete: false },
+    paths_ignored: [...ignoredGlobs, ...(scope.include_dev ? [] : DEV_GLOBS)],
+  });
   recordFindings(report, {
+    ref: head.branch,
     inventory,
     components,
     scope,

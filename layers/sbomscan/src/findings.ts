@@ -17,6 +17,8 @@ export interface ReportSink {
       detail: string;
       evidence: Record<string, unknown>;
       fingerprint_key: string;
+      subject?: string;
+      locations?: string[];
       severity?: 'critical' | 'high' | 'medium' | 'low' | 'info';
       title?: string;
     },
@@ -77,7 +79,21 @@ function licenceIds(expression: string): string[] {
     .filter(Boolean);
 }
 
+/**
+ * Where a finding was seen, in the repository coverage's location form (lib/report.ts): the branch's
+ * head and the file. A development dependency's location ends in `#dev`, which a scan without
+ * include_dev lists among the paths it did not read, so it never resolves what it left out.
+ */
+export function locationOf(ref: string, path: string, development = false): string {
+  return `git:${ref}:head:${path}${development ? DEV_SUFFIX : ''}`;
+}
+export const DEV_SUFFIX = '#dev';
+/** The globs a scan without include_dev adds to its coverage's paths_ignored. */
+export const DEV_GLOBS = [`*${DEV_SUFFIX}`, `**/*${DEV_SUFFIX}`];
+
 export interface RuleInputs {
+  /** The branch read (the coverage's ref). */
+  ref: string;
   inventory: Inventory;
   /** The components in the SBOM (development ones only with include_dev). */
   components: Component[];
@@ -102,6 +118,8 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
       detail: `${missing.manifest} has no lockfile beside it (expected ${missing.expected.join(' or ')}).`,
       evidence: { manifest: missing.manifest, expected: missing.expected },
       fingerprint_key: missing.manifest,
+      subject: missing.manifest,
+      locations: [locationOf(inputs.ref, missing.manifest)],
     });
   }
   report.pass(
@@ -113,6 +131,8 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
       detail: `${dep.file} line ${dep.line}: ${dep.name} is ${dep.spec}, not one version.`,
       evidence: { path: dep.file, line: dep.line, package: dep.name, spec: dep.spec },
       fingerprint_key: `${dep.file}|${dep.name}`,
+      subject: `${dep.file}:${dep.line} ${dep.name}`,
+      locations: [locationOf(inputs.ref, dep.file)],
     });
   }
   report.pass('sbom.dependency.unpinned', `every requirements and pom dependency of ${readDetail} is pinned`);
@@ -121,11 +141,14 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
 
   for (const component of components) {
     const where = { purl: component.purl, path: component.lockfile, dependency: component.scope };
+    const here = locationOf(inputs.ref, component.lockfile, component.scope === 'development');
     if (component.source !== 'registry') {
       report.fail('sbom.dependency.non_registry_source', {
         detail: `${component.purl} in ${component.lockfile} comes from ${component.source === 'git' ? 'a git repository' : component.source === 'file' ? 'a local path' : 'a tarball URL'}${component.resolved ? ` (${safeUrl(component.resolved)})` : ''}.`,
         evidence: { ...where, source: component.source, resolved: safeUrl(component.resolved) },
         fingerprint_key: `${component.lockfile}|${component.purl}`,
+        subject: component.purl,
+        locations: [here],
       });
     }
     const http = component.resolved !== undefined && /^(git\+)?http:\/\//i.test(component.resolved);
@@ -136,6 +159,8 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
           : `${component.purl} in ${component.lockfile} has no integrity hash, which its lockfile format carries.`,
         evidence: { ...where, resolved: safeUrl(component.resolved), problem: http ? 'http' : 'no_integrity' },
         fingerprint_key: `${component.lockfile}|${component.purl}|${http ? 'http' : 'integrity'}`,
+        subject: component.purl,
+        locations: [here],
       });
     }
     const deny = new Set((scope.license_deny ?? []).map((id) => id.toLowerCase()));
@@ -148,6 +173,8 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
           detail: `${component.purl} is licensed ${licence}, and ${denied.join(', ')} is in license_deny.`,
           evidence: { ...where, license: licence, denied },
           fingerprint_key: `${component.purl}|${licence}`,
+          subject: component.purl,
+          locations: [here],
         });
       }
     }
@@ -156,6 +183,8 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
         detail: `No licence is known for the direct dependency ${component.purl} (${component.lockfile} does not record one).`,
         evidence: where,
         fingerprint_key: component.purl,
+        subject: component.purl,
+        locations: [here],
       });
     }
   }
@@ -199,6 +228,8 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
           detail: `${component.purl} (${component.lockfile}) matches the malicious-package advisory ${advisory.id}${advisory.summary ? `: ${advisory.summary}` : ''}.`,
           evidence,
           fingerprint_key: `${component.purl}|${advisory.id}`,
+          subject: `${component.purl} ${advisory.id}`,
+          locations: [locationOf(inputs.ref, component.lockfile, component.scope === 'development')],
         });
       } else {
         report.fail('sbom.vuln.known', {
@@ -207,6 +238,8 @@ export function recordFindings(report: ReportSink, inputs: RuleInputs): void {
           detail: `${component.purl} (${component.lockfile}, ${component.scope}) is affected by ${advisory.id}${advisory.aliases.length ? ` (${advisory.aliases.slice(0, 3).join(', ')})` : ''}${advisory.fixed.length ? `; fixed in ${advisory.fixed.join(', ')}` : '; no fixed version yet'}.`,
           evidence,
           fingerprint_key: `${component.purl}|${advisory.id}`,
+          subject: `${component.purl} ${advisory.id}`,
+          locations: [locationOf(inputs.ref, component.lockfile, component.scope === 'development')],
         });
       }
     }

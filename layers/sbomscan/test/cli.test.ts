@@ -16,6 +16,7 @@ import { cachedEngineBuild } from '../../../test/helpers/engine-build-cache.ts';
 import { buildSbomscan } from '../build.ts';
 import { RULE_IDS } from '../src/catalogue.ts';
 import { sbomscan } from '../src/engine.ts';
+import { covers } from '../../../shared/domain/coverage.ts';
 import { startOsvServer, type OsvServer } from './osv-server.ts';
 import { FIXTURES, loadTree } from './tree.ts';
 
@@ -92,6 +93,23 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     const purls = (report!.outputs!.sbom as { components: Array<{ purl: string }> }).components.map((c) => c.purl);
     expect(purls).toContain('pkg:cargo/itoa@1.0.1');
     expect(purls).not.toContain('pkg:cargo/memchr@2.5.0');
+  });
+
+  it('says what each check covered, so a narrower scan never resolves a development dependency it left out', async () => {
+    const { report: all } = await scan({ include_dev: true });
+    const { report: prodOnly } = await scan();
+    const devFinding = findings(all!, 'sbom.license.unknown').length;
+    expect(devFinding).toBeGreaterThan(0);
+    const locationsOf = (r: EngineReport, id: string) => findings(r, id).flatMap((f) => f.locations ?? []);
+    expect(locationsOf(all!, 'sbom.vuln.known')).toContain('git:main:head:web/package-lock.json');
+    const prodCoverage = check(prodOnly!, 'sbom.vuln.known').coverage;
+    const fullCoverage = check(all!, 'sbom.vuln.known').coverage;
+    expect(prodCoverage).toMatchObject({ kind: 'repository', ref: 'main', history: { read: false } });
+    // A development dependency's issue is covered by an include_dev scan, not by the default one.
+    expect(covers(fullCoverage, ['git:main:head:web/package-lock.json#dev'])).toBe(true);
+    expect(covers(prodCoverage, ['git:main:head:web/package-lock.json#dev'])).toBe(false);
+    expect(covers(prodCoverage, ['git:main:head:web/package-lock.json'])).toBe(true);
+    expect(covers(prodCoverage, ['git:dev:head:web/package-lock.json'])).toBe(false);
   });
 
   it('says which advisory an ignore suppressed and why, in the check', async () => {
@@ -235,7 +253,7 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
     await write(['127.0.0.1']);
     const allowed = await runWith();
     expect(allowed.code).toBe(0);
-    expect(findings(engineReportSchema().parse(JSON.parse(allowed.stdout)), 'sbom.vuln.known')).toHaveLength(1);
+    expect(findings(engineReportSchema().parse(JSON.parse(allowed.stdout)), 'sbom.vuln.known')).toHaveLength(2);
     expect(allowed.stdout + allowed.stderr).not.toContain('tok-sbom-s3cret');
     // A credential bound to other hosts is not sent: the scan cannot start, and says why.
     await write(['git.example.com']);
