@@ -19,12 +19,15 @@ export type ReportStatus = 'ok' | 'partial' | 'error';
  *   not ignored, and `git:<ref>:history:<path>` only when the whole history was read as well.
  * - `mail`: the surfaces run, the DKIM selectors probed and the lists queried; covers `mail:<surface>`,
  *   `dkim:<selector>` and `list:<name>` locations of the same domain.
+ * - `web`: the paths (with their query) of one origin a web check examined; covers `web:<path>` of
+ *   those paths only, so a smaller crawl resolves nothing on a page it did not fetch.
  * - `target`: the check examined the whole target; covers every location.
  */
 export type Coverage =
   | { kind: 'network'; scanned: { protocol: 'tcp' | 'udp'; hosts: string[]; ports: string }[] }
   | { kind: 'repository'; ref: string; history: { read: boolean; commits: number; complete: boolean }; paths_ignored: string[] }
   | { kind: 'mail'; surfaces: string[]; selectors: string[]; lists: string[] }
+  | { kind: 'web'; origin: string; paths: string[] }
   | { kind: 'target' };
 
 export interface Check {
@@ -127,6 +130,7 @@ export function coverageSchema(): z.ZodType<Coverage> {
       paths_ignored: Names,
     }),
     z.object({ kind: z.literal('mail'), surfaces: Names, selectors: Names, lists: Names }),
+    z.object({ kind: z.literal('web'), origin: Bounded(2000), paths: z.array(Bounded(2000)).max(4096) }),
     z.object({ kind: z.literal('target') }),
   ]);
 }

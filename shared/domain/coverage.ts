@@ -58,6 +58,9 @@ function coversOne(coverage: Coverage, location: string): boolean {
       if (coverage.paths_ignored.some((glob) => matchesGlob(match[3], glob))) return false;
       return match[2] === 'head' || (coverage.history.read && coverage.history.complete);
     }
+    case 'web':
+      // web:<path>: covered when this check fetched that path.
+      return location.startsWith('web:') && coverage.paths.includes(location.slice(4));
     case 'mail': {
       const match = /^(mail|dkim|list):(.+)$/.exec(location);
       if (!match) return false;
@@ -93,6 +96,8 @@ export function describeCoverage(coverage: Coverage | undefined): string {
           ? `history, ${coverage.history.commits} commits${coverage.history.complete ? ' (all)' : ' (cut short)'}`
           : 'tip only'
       }${coverage.paths_ignored.length > 0 ? `; not read: ${coverage.paths_ignored.join(', ')}` : ''}`;
+    case 'web':
+      return `${coverage.paths.length} path${coverage.paths.length === 1 ? '' : 's'} of ${coverage.origin}`;
     case 'mail':
       return `surfaces ${coverage.surfaces.join(', ')}; selectors ${coverage.selectors.join(', ') || 'none'}; lists ${coverage.lists.join(', ') || 'none'}`;
   }

@@ -241,11 +241,13 @@ async function scanWebsite({ target, scope, deadline, policy, report, progress, 
     if (scope.active) await runActiveChecks(client, ledger, crawlResult.withQuery, nonce);
     else ledger.skip(ACTIVE_RULES, 'active checks are off (scope.active)');
 
-    ledger.record(report, PAGE_RULES, `; ${crawlNote}${NO_JS}`);
+    const origin = new URL(target).origin;
+    ledger.record(report, PAGE_RULES, `; ${crawlNote}${NO_JS}`, origin);
     ledger.record(
       report,
       WEB_RULE_IDS.filter((rule) => !PAGE_RULES.includes(rule)),
       '',
+      origin,
     );
     progress('web.requests', {
       ...clients.reduce((sum, each) => addCounts(sum, each.sent), {} as Record<string, number>),

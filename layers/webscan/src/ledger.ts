@@ -5,7 +5,7 @@
  * paths; and each rule counts what it examined, so its check says "examined N pages" when it
  * passes and is `skipped`, never `pass`, when nothing it applies to was examined.
  */
-import type { FindingInput, ReportBuilder } from '../../../lib/report.ts';
+import type { Coverage, FindingInput, ReportBuilder } from '../../../lib/report.ts';
 import type { Severity } from '../../../lib/severity.ts';
 import type { WebRuleId } from './catalogue.ts';
 import { globMatcher } from './glob.ts';
@@ -58,9 +58,9 @@ export class Ledger {
 
   found(rule: WebRuleId, instance: Instance): void {
     const state = this.state(rule);
-    state.examined.add(instance.path);
     const pathOnly = instance.path.split('?')[0];
     const ignore = this.ignores.find((entry) => entry.rule_id === rule && entry.match(pathOnly));
+    if (!ignore) state.examined.add(instance.path);
     if (ignore) {
       const label = `${ignore.path} (${ignore.reason})`;
       state.suppressed.set(label, (state.suppressed.get(label) ?? 0) + 1);
@@ -88,8 +88,20 @@ export class Ledger {
     return (this.states.get(rule)?.findings.size ?? 0) > 0;
   }
 
+  /**
+   * What a rule's check examined, as the tracker reads it (DESIGN §15): the paths it fetched, less
+   * those its `ignore` entries suppress (an ignored path is not looked at, so it resolves nothing).
+   */
+  private coverage(rule: WebRuleId, state: RuleState, origin: string): Coverage {
+    // Every passive check inspects every response, so a path any check examined was looked at by this
+    // one too (a listing that now answers 403 was fetched and is no listing); plus this rule's own probes.
+    const seen = new Set([...state.examined, ...[...this.states.values()].flatMap((other) => [...other.examined])]);
+    const paths = [...seen].filter((path) => !this.ignores.some((entry) => entry.rule_id === rule && entry.match(path.split('?')[0])));
+    return { kind: 'web', origin, paths: paths.slice(0, 4096) };
+  }
+
   /** Writes every rule's outcome into the report. `unit` names what a rule examined (pages by default). */
-  record(report: ReportBuilder, rules: readonly WebRuleId[], suffix: string): void {
+  record(report: ReportBuilder, rules: readonly WebRuleId[], suffix: string, origin: string): void {
     for (const rule of rules) {
       const state = this.states.get(rule);
       if (!state) {
@@ -101,6 +113,8 @@ export class Ledger {
           detail: count > 1 ? `${instance.detail} (${count} instances; first paths: ${paths.slice(0, 5).join(', ')})` : instance.detail,
           evidence: { ...instance.evidence, paths, instances: count },
           fingerprint_key: instance.key,
+          subject: paths[0].split('?')[0],
+          locations: paths.map((path) => `web:${path}`),
           ...(instance.severity ? { severity: instance.severity } : {}),
           ...(instance.title ? { title: instance.title } : {}),
         };
@@ -109,8 +123,10 @@ export class Ledger {
       const suppressed = [...state.suppressed].map(([label, count]) => `${count} on ${label}`).join(', ');
       const suppressedText = suppressed ? `; suppressed by ignore: ${suppressed}` : '';
       for (const message of state.errors) report.error(rule, message);
+      // A check with findings still says what it covered: its other subjects resolve on it (DESIGN §15).
+      if (state.findings.size > 0 && state.errors.length === 0) report.pass(rule, '', this.coverage(rule, state, origin));
       if (state.findings.size > 0 || state.errors.length > 0) {
-        if (suppressedText && state.findings.size === 0) report.pass(rule, suppressedText.slice(2));
+        if (suppressedText && state.findings.size === 0) report.pass(rule, suppressedText.slice(2), this.coverage(rule, state, origin));
         continue;
       }
       if (state.skipped && state.examined.size === 0) {
@@ -122,7 +138,7 @@ export class Ledger {
         continue;
       }
       const coverage = state.note ?? `examined ${state.examined.size} path${state.examined.size === 1 ? '' : 's'}`;
-      report.pass(rule, `${coverage}${suppressedText}${suffix}`);
+      report.pass(rule, `${coverage}${suppressedText}${suffix}`, this.coverage(rule, state, origin));
     }
   }
 }
