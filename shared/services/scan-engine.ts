@@ -27,6 +27,7 @@ import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { mapBounded } from '../../lib/concurrency.ts';
+import { makeScanOutputs, type OutputArtifacts } from './scan-outputs.ts';
 
 export interface ScanEngineDeps {
   scans: ScanRepository;
@@ -44,6 +45,8 @@ export interface ScanEngineDeps {
   marginMs?: number;
   /** Most targets of one job scanned at once (DEFAULT_TARGET_CONCURRENCY). */
   targetConcurrency?: number;
+  /** Where the documents runners return are kept (artifacts); without it a returned document is an error. */
+  outputs?: OutputArtifacts;
 }
 
 /**
@@ -129,7 +132,9 @@ export function makeScanEngine({
   events = noEvents,
   marginMs = 10_000,
   targetConcurrency = DEFAULT_TARGET_CONCURRENCY,
+  outputs: outputArtifacts,
 }: ScanEngineDeps) {
+  const scanOutputs = makeScanOutputs({ artifacts: outputArtifacts, scans, clock });
   interface TargetOutcome {
     errors: ScanError[];
     reported: { target: string; finding: RunnerFinding }[];
@@ -137,6 +142,8 @@ export function makeScanEngine({
     extra: RunnerResult['summary'];
     /** Per target: whether its run was complete and its checks (what the issue tracker resolves on). */
     runs: Omit<TargetRun, 'findings'>[];
+    /** The documents the runner returned (its manifest's outputs). */
+    outputs: { target: string; output: NonNullable<RunnerResult['outputs']>[number] }[];
   }
 
   async function runTarget(
@@ -146,7 +153,7 @@ export function makeScanEngine({
     logger: Logger,
     remainingMs: () => number,
   ): Promise<TargetOutcome> {
-    const outcome: TargetOutcome = { errors: [], reported: [], checks: [], extra: {}, runs: [] };
+    const outcome: TargetOutcome = { errors: [], reported: [], checks: [], extra: {}, runs: [], outputs: [] };
     // Each target gets what is left of the invocation when it starts, so a target queued behind
     // slow ones is refused with a reason instead of overrunning the deadline.
     const timeoutMs = remainingMs() - marginMs;
@@ -175,6 +182,7 @@ export function makeScanEngine({
         detail: check.detail.slice(0, MAX_CHECK_DETAIL),
       }));
       outcome.extra = result.summary ?? {};
+      outcome.outputs = (result.outputs ?? []).map((output) => ({ target, output }));
       const checks = new Map<string, CheckStatus>((result.checks ?? []).map((check) => [check.id, check.status]));
       outcome.runs.push({ target, complete: outcome.errors.length === 0, checks });
       logger.info('runner finished', { runner: runner.name, target, findings: result.findings.length, errors: result.errors?.length ?? 0 });
@@ -195,6 +203,7 @@ export function makeScanEngine({
         checks: [],
         extra: {},
         runs: [],
+        outputs: [],
       };
     // Results keep the input order, so a job's findings and errors are listed target by target
     // whatever finishes first; runTarget never throws.
@@ -209,6 +218,7 @@ export function makeScanEngine({
       // In target order, as before: a later target's summary keys win.
       extra: Object.assign({}, ...outcomes.map((outcome) => outcome.extra)) as RunnerResult['summary'],
       runs: outcomes.flatMap((outcome) => outcome.runs),
+      outputs: outcomes.flatMap((outcome) => outcome.outputs),
     };
   }
 
@@ -290,7 +300,10 @@ export function makeScanEngine({
       // A redelivered running job already counted when its first worker took it.
       if (owned || job.status === 'queued') metrics.record('ScansStarted', 1, { scan_type: job.scan_type });
 
-      const { errors, reported, checks, extra, runs } = await collect(job, logger, remainingMs);
+      const { errors, reported, checks, extra, runs, outputs } = await collect(job, logger, remainingMs);
+      // The documents first: one that cannot be kept is an error of the scan, like a failed check.
+      const kept = await scanOutputs.save(job, outputs);
+      for (const error of kept.errors) errors.push({ runner: job.scan_type, message: `${error.target}: ${error.message}` });
       // First seen is the issue's; the issues are written after the findings, so a worker dying in
       // between leaves findings whose issues the redelivery writes (docs/issues.md).
       const known = await knownIssues(job, runs, reported);
@@ -314,8 +327,9 @@ export function makeScanEngine({
         summary,
         errors,
         checks,
-        changes: changeCounts(tracked.changes),
+        changes: { ...changeCounts(tracked.changes), ...(kept.components ? { components: kept.components } : {}) },
         change_ids: keptChangeIds(tracked.changes),
+        ...(kept.outputs.length > 0 ? { outputs: kept.outputs } : {}),
       };
       // Published before the job is closed, so a worker dying in between publishes again on
       // redelivery (same event ids); a bus that refuses never fails the scan.
