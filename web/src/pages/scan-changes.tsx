@@ -86,8 +86,8 @@ function ComponentChangeList({ components }: { components: ComponentChanges }) {
   if (components.since_scan_id === null)
     return (
       <p className="component-changes">
-        First inventory of this target: {components.count.toLocaleString()} components. Later scans list the components added and removed
-        since this one.
+        First inventory of this target: {components.count.toLocaleString()} component{components.count === 1 ? '' : 's'}. Later scans list
+        the components added and removed since this one.
       </p>
     );
   return (
