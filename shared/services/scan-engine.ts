@@ -352,7 +352,10 @@ export function makeScanEngine({
       if (job.schedule_id && !(await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, lastRunStatusOf(status))))) {
         logger.info('schedule status left to a newer scan or a deleted schedule', { status });
       }
-      logger.info('issues tracked', { ...changes.changes });
+      // The counts only: the component lists can hold 1,000 purls.
+      const { components, ...issueCounts } = changes.changes;
+      logger.info('issues tracked', issueCounts);
+      if (components) logger.info('components compared', { ...components, added: undefined, removed: undefined });
       return { ...job, ...changes, status, started_at: startedAt };
     },
   };
