@@ -1,5 +1,6 @@
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
 import { makeDynamoDbStore } from '../shared/adapters/dynamodb/dynamodb-store.ts';
+import { makeDynamoDbArtifactRepository } from '../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { lazyEventBridgeClient } from '../shared/adapters/eventbridge/eventbridge-client.ts';
@@ -81,7 +82,22 @@ export function composeDispatch(serviceName: string) {
       logger,
       runnerTypes: new Set(runners.keys()),
     },
-    { runners, scanLogs, metrics, events: eventPublisherOf(config.EVENT_BUS_NAME, logger) },
+    {
+      runners,
+      scanLogs,
+      metrics,
+      events: eventPublisherOf(config.EVENT_BUS_NAME, logger),
+      // A scan's documents (an SBOM) become artifacts of its tenant: bytes in the bucket, rows in the table.
+      ...(artifactStore
+        ? {
+            outputs: {
+              store: artifactStore,
+              repo: makeDynamoDbArtifactRepository(documents, config.TABLE_NAME),
+              ids: makeUlidGenerator(),
+            },
+          }
+        : {}),
+    },
   );
   return { dispatch, logger, metrics };
 }

@@ -59,8 +59,9 @@ const TABLE_ACTIONS = {
   scans: ['GetItem', 'BatchGetItem', 'Query', 'Query@GSI1', 'Query@GSI2', 'Query@GSI3', 'PutItem', 'UpdateItem'],
   // handleFire/handleScan and the scan engine: schedule and job reads, the job create (the fire's
   // claim: a conditional PutItem), transitions and run fields (UpdateItem), the issues of each
-  // scanned target (Query on GSI2), finding and issue writes (BatchWriteItem). No Delete.
-  dispatch: ['GetItem', 'Query@GSI2', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
+  // scanned target (Query on GSI2), finding and issue writes (BatchWriteItem), a scan output's
+  // artifact row (PutItem) and the target's previous scans for its inventory (Query on GSI3). No Delete.
+  dispatch: ['GetItem', 'Query@GSI2', 'Query@GSI3', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
   // The notifier: a tenant's rules for a fan-out (Query) and one rule for a delivery (GetItem).
   notifier: ['GetItem', 'Query'],
   // The artifact check: the row read and the conditional pending → ready/rejected update.

@@ -67,6 +67,12 @@ export interface EngineManifest {
   credentialKinds?: readonly CredentialKind[];
   /** Scope fields that name artifacts, with the purpose each must have (mailscan: rua, header). */
   artifactFields?: Readonly<Record<string, { purpose: string; many: boolean }>>;
+  /**
+   * Documents the report carries under `outputs` (sbomscan: `sbom`, its CycloneDX document): the
+   * service stores each as an artifact of `purpose` of the scan's tenant, linked to the scan; an
+   * output the manifest does not declare is dropped (docs/engine-contract.md).
+   */
+  outputs?: Readonly<Record<string, { purpose: string; contentType: string }>>;
   /** Report fields copied into the ScanJob's summary (mailscan: score, grade). */
   summaryMetrics?: readonly string[];
   /** The CLI's entry, relative to the engine folder (`src/bin/<name>.ts`). */

@@ -270,7 +270,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       retryOptions: options.notificationRetry,
     },
   );
-  const dispatch = services.dispatchService({ runners, scanLogs, metrics, events: queueEventPublisher(notificationMessages) });
+  const dispatch = services.dispatchService({
+    runners,
+    scanLogs,
+    metrics,
+    events: queueEventPublisher(notificationMessages),
+    outputs: { store: artifactStore, repo: artifactRepo, ids },
+  });
   const issueService = makeIssueService({ issues, findings, scans, clock, logger });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts, credentials: credentialReferences });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });

@@ -18,8 +18,9 @@ export interface ArtifactsProps {
 /**
  * Uploaded DMARC reports and messages (DESIGN §4): a private, encrypted, TLS-only bucket without
  * versioning whose objects expire after 30 days, and the function that checks each new object and
- * marks its artifact ready or rejected. Who may write (the API's presigner) and read (dispatch) is
- * granted through bindPresigner / bindReader: exactly one action each, on the objects only.
+ * marks its artifact ready or rejected. Who may write and read is granted through bindPresigner
+ * (the API: presigned uploads, and the SBOMs it answers) and bindReader (dispatch: the scope's
+ * artifacts, and the SBOMs scans write), on the objects only.
  */
 export class Artifacts extends Construct {
   readonly bucket: Bucket;
@@ -113,15 +114,18 @@ export class Artifacts extends Construct {
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.#templateName()}/*]`,
       reason:
         'Artifact objects are created at run time under keys <tenant>/<artifact id>, so no fixed object ARN ' +
-        'exists at deploy time; the grant is one action on the objects of this one bucket, and the key is ' +
+        'exists at deploy time; the grant is on the objects of this one bucket only, and the key is ' +
         "always built from the caller's own tenant in code (docs/artifacts.md).",
     });
   }
 
-  /** The API's presigner: the bucket name, and PutObject on the artifacts only (the URL it signs carries just that). */
+  /**
+   * The API: the bucket name, PutObject on the artifacts (the URL it signs carries just that) and
+   * GetObject (GET /api/scans/{id}/sbom/ reads the scan's SBOM, keyed by the caller's tenant).
+   */
   bindPresigner(fn: ServiceFunction): void {
     fn.setEnvironment(ENV.artifactBucket, this.bucketName);
-    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [this.objectsArn] }));
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [this.objectsArn] }));
     this.#acknowledgeObjectWildcard(fn);
   }
 
@@ -147,10 +151,13 @@ export class Artifacts extends Construct {
     return this.bucketName.replace(Aws.ACCOUNT_ID, '<AWS::AccountId>').replace(Aws.REGION, '<AWS::Region>');
   }
 
-  /** Dispatch: the bucket name, and GetObject on the artifacts only. */
+  /**
+   * Dispatch: the bucket name, GetObject on the artifacts (the scope's, and the previous SBOM a
+   * scan compares with) and PutObject (the SBOM a scan keeps, keyed by the job's tenant in code).
+   */
   bindReader(fn: ServiceFunction): void {
     fn.setEnvironment(ENV.artifactBucket, this.bucketName);
-    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.objectsArn] }));
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [this.objectsArn] }));
     this.#acknowledgeObjectWildcard(fn);
   }
 }

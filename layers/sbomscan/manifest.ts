@@ -18,6 +18,8 @@ const manifest: EngineManifest = {
   // A depth-1 pack and the lockfiles' text: 5,000 packages take well under 100 MB (docs/sbomscan.md).
   memoryMbPerTarget: 256,
   credentialKinds: ['git_token'],
+  // Stored as an artifact of purpose sbom, served by GET /api/scans/{id}/sbom/ (DESIGN §18).
+  outputs: { sbom: { purpose: 'sbom', contentType: 'application/vnd.cyclonedx+json' } },
   entry: 'src/bin/sbomscan.ts',
   bundleBudgetKiB: 400,
   testNeeds: {

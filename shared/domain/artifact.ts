@@ -3,14 +3,18 @@ import { fileNameText } from './text.ts';
 
 export { ArtifactId } from './ids.ts';
 
-export const ArtifactPurpose = z.enum(['rua', 'eml']);
+/** What a client may upload (POST /api/artifacts/). */
+export const UploadPurpose = z.enum(['rua', 'eml']);
+export type UploadPurpose = z.infer<typeof UploadPurpose>;
+/** Uploads, and the documents scans produce (`sbom`: written by the scan engine, never uploaded). */
+export const ArtifactPurpose = z.enum(['rua', 'eml', 'sbom']);
 export type ArtifactPurpose = z.infer<typeof ArtifactPurpose>;
 export const ArtifactStatus = z.enum(['pending', 'ready', 'rejected']);
 export type ArtifactStatus = z.infer<typeof ArtifactStatus>;
 
 const MIB = 1024 * 1024;
 /** Declared size ceilings (DESIGN §4): the mailscan surfaces bound their input at the same sizes. */
-export const MAX_ARTIFACT_BYTES: Record<ArtifactPurpose, number> = { rua: 25 * MIB, eml: 50 * MIB };
+export const MAX_ARTIFACT_BYTES: Record<ArtifactPurpose, number> = { rua: 25 * MIB, eml: 50 * MIB, sbom: 64 * MIB };
 /** Content types a client may declare per purpose; the bytes are checked anyway (the kind check). */
 export const ARTIFACT_CONTENT_TYPES: Record<ArtifactPurpose, readonly string[]> = {
   rua: [
@@ -23,6 +27,7 @@ export const ARTIFACT_CONTENT_TYPES: Record<ArtifactPurpose, readonly string[]> 
     'application/octet-stream',
   ],
   eml: ['message/rfc822', 'text/plain', 'application/octet-stream'],
+  sbom: ['application/vnd.cyclonedx+json'],
 };
 export const ARTIFACT_TTL_DAYS = 30;
 export const UPLOAD_TTL_SECONDS = 15 * 60;
@@ -34,7 +39,7 @@ export const UPLOAD_TTL_SECONDS = 15 * 60;
 export const CreateArtifactRequest = z.lazy(() =>
   z
     .strictObject({
-      purpose: ArtifactPurpose,
+      purpose: UploadPurpose,
       filename: fileNameText(255),
       size: z.number().int().min(1),
       content_type: z
@@ -76,6 +81,9 @@ const artifactShape = () => ({
   reason: z.string().nullable(),
   created_at: z.string(),
   expires_at: z.string(),
+  /** A scan's output: the scan and target it belongs to. */
+  scan_id: z.string().optional(),
+  target: z.string().optional(),
 });
 export const Artifact = z.lazy(() => z.object(artifactShape()));
 export type Artifact = z.infer<typeof Artifact>;

@@ -58,9 +58,35 @@ export const ScanCheck = z.lazy(() =>
 );
 export type ScanCheck = z.infer<typeof ScanCheck>;
 
+/**
+ * What changed in a scan's component inventory (an SBOM output) since the previous finished scan of
+ * the same tenant, scan type and target that has one (DESIGN §15, §18). `since_scan_id` null is the
+ * first inventory: nothing is listed as added. The lists keep at most COMPONENT_CHANGES_KEPT purls
+ * each (`truncated`); the counts stay exact.
+ */
+export const ComponentChanges = z.lazy(() =>
+  z.object({
+    count: z.number().int(),
+    since_scan_id: z.string().nullable(),
+    added_count: z.number().int(),
+    removed_count: z.number().int(),
+    added: z.array(z.string()),
+    removed: z.array(z.string()),
+    truncated: z.boolean(),
+  }),
+);
+export type ComponentChanges = z.infer<typeof ComponentChanges>;
+
 /** What a finished scan did to the tenant's issues: counts by change (DESIGN §15). */
 export const ScanChanges = z.lazy(() =>
-  z.object({ new: z.number().int(), resolved: z.number().int(), reopened: z.number().int(), unchanged: z.number().int() }),
+  z.object({
+    new: z.number().int(),
+    resolved: z.number().int(),
+    reopened: z.number().int(),
+    unchanged: z.number().int(),
+    /** Scans with an inventory output only (sbom). */
+    components: ComponentChanges.optional(),
+  }),
 );
 export type ScanChanges = z.infer<typeof ScanChanges>;
 
@@ -69,6 +95,19 @@ export const ScanLogLocation = z.lazy(() =>
   z.union([z.object({ log_group: z.string(), insights_query: z.string() }), z.object({ file: z.string() })]),
 );
 export type ScanLogLocation = z.infer<typeof ScanLogLocation>;
+
+/** A document the scan produced (its engine's manifest declares it), stored as an artifact of the tenant. */
+export const ScanOutput = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    purpose: z.string(),
+    target: z.string(),
+    artifact_id: z.string(),
+    content_type: z.string(),
+    size: z.number().int(),
+  }),
+);
+export type ScanOutput = z.infer<typeof ScanOutput>;
 
 export const ScanJob = z.lazy(() =>
   z.object({
@@ -93,6 +132,8 @@ export const ScanJob = z.lazy(() =>
     log: ScanLogLocation,
     /** What the finished scan did to the tenant's issues (DESIGN §15); null until it finishes. */
     changes: ScanChanges.nullable(),
+    /** The stored documents (an SBOM), once finished; absent for scans whose engine produces none. */
+    outputs: z.array(ScanOutput).optional(),
   }),
 );
 export type ScanJob = z.infer<typeof ScanJob>;

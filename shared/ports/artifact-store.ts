@@ -19,5 +19,7 @@ export interface ArtifactStore {
   read(tenant: string, id: string, maxBytes: number): Promise<Buffer | null>;
   /** Copies the object to a local file (dispatch); throws when it does not exist. */
   fetchTo(tenant: string, id: string, path: string): Promise<void>;
+  /** Stores bytes the service made itself (a scan's SBOM) under `<tenant>/<id>`. */
+  write(tenant: string, id: string, bytes: Buffer, contentType: string): Promise<void>;
   remove(tenant: string, id: string): Promise<void>;
 }

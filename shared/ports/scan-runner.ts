@@ -37,6 +37,14 @@ export interface RunnerCheck {
   coverage?: Coverage;
 }
 
+/** A document the engine produced that its manifest declares (`outputs`): stored as an artifact. */
+export interface RunnerOutput {
+  name: string;
+  purpose: string;
+  contentType: string;
+  document: unknown;
+}
+
 /**
  * What one runner returned for one target. `errors` with findings means partial results (a
  * runner that errored after returning findings); a runner that cannot produce anything throws.
@@ -48,6 +56,8 @@ export interface RunnerResult {
   checks?: RunnerCheck[];
   /** Extra summary fields, e.g. email_security's score and grade. */
   summary?: { score?: number; grade?: string };
+  /** The declared documents of the report (an SBOM): the scan engine stores each as an artifact. */
+  outputs?: RunnerOutput[];
 }
 
 /** Port: runs one scan type against one target. */

@@ -57,6 +57,14 @@ export function makeArtifactService({ repo, store, ids, clock, logger }: Artifac
       return artifactView(record);
     },
 
+    /** A ready artifact's record and bytes (a scan's SBOM), or null when it is gone (expired) or not ready. */
+    async content(tenant: string, id: string): Promise<{ artifact: Artifact; bytes: Buffer } | null> {
+      const record = await repo.get(tenant, id);
+      if (!record || record.status !== 'ready') return null;
+      const bytes = await store.read(tenant, id, MAX_ARTIFACT_BYTES[record.purpose]);
+      return bytes ? { artifact: artifactView(record), bytes } : null;
+    },
+
     /**
      * Runs the check once the bytes are in the store (the S3 event, or the local upload endpoint).
      * Only a pending artifact is settled; a rejected upload's bytes are removed.

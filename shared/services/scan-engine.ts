@@ -28,6 +28,7 @@ import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { mapBounded } from '../../lib/concurrency.ts';
 import { manifestOfScanType } from '../../layers/manifests.ts';
+import { makeScanOutputs, type OutputArtifacts } from './scan-outputs.ts';
 
 export interface ScanEngineDeps {
   scans: ScanRepository;
@@ -45,6 +46,8 @@ export interface ScanEngineDeps {
   marginMs?: number;
   /** Most targets of one job scanned at once (DEFAULT_TARGET_CONCURRENCY). */
   targetConcurrency?: number;
+  /** Where the documents runners return are kept (artifacts); without it a returned document is an error. */
+  outputs?: OutputArtifacts;
 }
 
 /**
@@ -152,7 +155,9 @@ export function makeScanEngine({
   events = noEvents,
   marginMs = 10_000,
   targetConcurrency = DEFAULT_TARGET_CONCURRENCY,
+  outputs: outputArtifacts,
 }: ScanEngineDeps) {
+  const scanOutputs = makeScanOutputs({ artifacts: outputArtifacts, scans, clock });
   interface TargetOutcome {
     errors: ScanError[];
     reported: { target: string; finding: RunnerFinding }[];
@@ -160,6 +165,8 @@ export function makeScanEngine({
     extra: RunnerResult['summary'];
     /** Per target: whether its run was complete and its checks (what the issue tracker resolves on). */
     runs: Omit<TargetRun, 'findings'>[];
+    /** The documents the runner returned (its manifest's outputs). */
+    outputs: { target: string; output: NonNullable<RunnerResult['outputs']>[number] }[];
   }
 
   async function runTarget(
@@ -169,7 +176,7 @@ export function makeScanEngine({
     logger: Logger,
     remainingMs: () => number,
   ): Promise<TargetOutcome> {
-    const outcome: TargetOutcome = { errors: [], reported: [], checks: [], extra: {}, runs: [] };
+    const outcome: TargetOutcome = { errors: [], reported: [], checks: [], extra: {}, runs: [], outputs: [] };
     // Each target gets what is left of the invocation when it starts, so a target queued behind
     // slow ones is refused with a reason instead of overrunning the deadline.
     const timeoutMs = remainingMs() - marginMs;
@@ -199,6 +206,7 @@ export function makeScanEngine({
         ...storedCoverage(check.coverage),
       }));
       outcome.extra = result.summary ?? {};
+      outcome.outputs = (result.outputs ?? []).map((output) => ({ target, output }));
       const checks = new Map<string, TrackedCheck>(
         (result.checks ?? []).map((check) => [check.id, { status: check.status, ...(check.coverage ? { coverage: check.coverage } : {}) }]),
       );
@@ -221,6 +229,7 @@ export function makeScanEngine({
         checks: [],
         extra: {},
         runs: [],
+        outputs: [],
       };
     // Results keep the input order, so a job's findings and errors are listed target by target
     // whatever finishes first; runTarget never throws.
@@ -235,6 +244,7 @@ export function makeScanEngine({
       // In target order, as before: a later target's summary keys win.
       extra: Object.assign({}, ...outcomes.map((outcome) => outcome.extra)) as RunnerResult['summary'],
       runs: outcomes.flatMap((outcome) => outcome.runs),
+      outputs: outcomes.flatMap((outcome) => outcome.outputs),
     };
   }
 
@@ -318,7 +328,10 @@ export function makeScanEngine({
       // A redelivered running job already counted when its first worker took it.
       if (owned || job.status === 'queued') metrics.record('ScansStarted', 1, { scan_type: job.scan_type });
 
-      const { errors, reported, checks, extra, runs } = await collect(job, logger, remainingMs);
+      const { errors, reported, checks, extra, runs, outputs } = await collect(job, logger, remainingMs);
+      // The documents first: one that cannot be kept is an error of the scan, like a failed check.
+      const kept = await scanOutputs.save(job, outputs);
+      for (const error of kept.errors) errors.push({ runner: job.scan_type, message: `${error.target}: ${error.message}` });
       // First seen is the issue's; the issues are written after the findings, so a worker dying in
       // between leaves findings whose issues the redelivery writes (docs/issues.md).
       const known = await knownIssues(job, runs, reported);
@@ -345,8 +358,9 @@ export function makeScanEngine({
         summary,
         errors,
         checks,
-        changes: changeCounts(tracked.changes),
+        changes: { ...changeCounts(tracked.changes), ...(kept.components ? { components: kept.components } : {}) },
         change_ids: keptChangeIds(tracked.changes),
+        ...(kept.outputs.length > 0 ? { outputs: kept.outputs } : {}),
       };
       // Published before the job is closed, so a worker dying in between publishes again on
       // redelivery (same event ids); a bus that refuses never fails the scan.
@@ -369,7 +383,10 @@ export function makeScanEngine({
       if (job.schedule_id && !(await schedules.recordRun(job.tenant, job.schedule_id, finishedRun(job, lastRunStatusOf(status))))) {
         logger.info('schedule status left to a newer scan or a deleted schedule', { status });
       }
-      logger.info('issues tracked', { ...changes.changes });
+      // The counts only: the component lists can hold 1,000 purls.
+      const { components, ...issueCounts } = changes.changes;
+      logger.info('issues tracked', issueCounts);
+      if (components) logger.info('components compared', { ...components, added: undefined, removed: undefined });
       return { ...job, ...changes, status, started_at: startedAt };
     },
   };

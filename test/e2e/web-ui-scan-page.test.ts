@@ -11,9 +11,15 @@ describe.skipIf(!available)('scan page in Chromium', () => {
   let browser: Browser;
   let page: Page;
   const runner = new ScriptedRunner();
+  const sbomRunner = new ScriptedRunner();
 
   beforeAll(async () => {
-    ({ service, browser, page } = await startSignedIn(new Map([['email_security', runner]])));
+    ({ service, browser, page } = await startSignedIn(
+      new Map([
+        ['email_security', runner],
+        ['sbom', sbomRunner],
+      ]),
+    ));
   });
   afterAll(async () => {
     await browser?.close();
@@ -55,6 +61,54 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     expect(await log.textContent()).toContain('DNS resolver timed out after 10 s');
     expect(await page.locator('main').textContent()).not.toMatch(/\.jsonl|\/logs\/scans\//);
     await browser.audit('scan-failed');
+  });
+
+  it("shows an sbom scan's component count and download, and the components added since the previous inventory", async () => {
+    const inventory = (purls: string[]) => async () => ({
+      findings: [],
+      outputs: [
+        {
+          name: 'sbom',
+          purpose: 'sbom',
+          contentType: 'application/vnd.cyclonedx+json',
+          document: {
+            bomFormat: 'CycloneDX',
+            specVersion: '1.6',
+            components: purls.map((purl) => ({ type: 'library', name: purl, purl })),
+          },
+        },
+      ],
+    });
+    const sbomScan = async () => {
+      const created = await service.call('/api/scans/', {
+        method: 'POST',
+        token: await service.token('local'),
+        body: { scan_type: 'sbom', target: 'https://git.example/acme/app.git' },
+      });
+      await service.runtime.drain();
+      await page.goto(`${service.runtime.url}/scans/${created.body.id}`);
+      return created.body.id as string;
+    };
+    sbomRunner.behaviour = inventory(['pkg:npm/left-pad@1.3.0']);
+    const first = await sbomScan();
+    await page.getByText('First inventory of this target: 1 component.').waitFor();
+
+    sbomRunner.behaviour = inventory(['pkg:npm/left-pad@1.3.0', 'pkg:npm/lodash@4.17.20']);
+    const second = await sbomScan();
+    await page.getByRole('heading', { name: /Components since the previous inventory: 1 added, 0 removed/ }).waitFor();
+    expect(await page.getByRole('list', { name: 'Added' }).textContent()).toBe('pkg:npm/lodash@4.17.20');
+    expect(await page.getByRole('link', { name: 'the previous inventory' }).getAttribute('href')).toBe(`/scans/${first}`);
+    expect(await page.locator('.component-count').textContent()).toBe('2');
+    const download = page.getByRole('link', { name: /Download the SBOM/ });
+    const href = await download.getAttribute('href');
+    expect(href).toBe(`/api/scans/${second}/sbom/`);
+    // The link works with the session cookie alone, as a click would.
+    const fetched = await page.evaluate(async (url) => (await fetch(url, { credentials: 'same-origin' })).json(), href!);
+    expect((fetched as { components: { purl: string }[] }).components.map((component) => component.purl)).toEqual([
+      'pkg:npm/left-pad@1.3.0',
+      'pkg:npm/lodash@4.17.20',
+    ]);
+    await browser.audit('scan-sbom');
   });
 
   it('says a partial scan is partial, above the findings it did produce', async () => {

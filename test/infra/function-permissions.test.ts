@@ -121,7 +121,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         ]),
         indexQueryStatement(stack, ['GSI1', 'GSI2', 'GSI3']),
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
-        artifactObjectStatement(stack, ['s3:PutObject']),
+        artifactObjectStatement(stack, ['s3:PutObject', 's3:GetObject']),
         {
           Effect: 'Allow',
           Action: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject'],
@@ -136,10 +136,10 @@ describe.each(environments)('ScanService-%s', (env) => {
         logStatement(stack, 'dispatch'),
         consumeStatement(stack, stack.scheduling.scanQueue),
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
-        indexQueryStatement(stack, ['GSI2']),
+        indexQueryStatement(stack, ['GSI2', 'GSI3']),
         { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.operatorKeys.secret)] },
         credentialKeyStatement(stack, 'kms:Decrypt'),
-        artifactObjectStatement(stack, ['s3:GetObject']),
+        artifactObjectStatement(stack, ['s3:GetObject', 's3:PutObject']),
         { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, stack.notifications.bus)] },
       ]);
     });
@@ -174,7 +174,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       ]);
     });
 
-    it('lets only the scans function write artifact objects and only dispatch and the check read them', () => {
+    it('lets only the scans function (uploads) and dispatch (scan outputs) write artifact objects, and them and the check read them', () => {
       const byAction = (action: string, resource: string) =>
         allStatements(template)
           .filter(
@@ -184,9 +184,15 @@ describe.each(environments)('ScanService-%s', (env) => {
           .map(({ owner }) => owner)
           .sort();
       const artifacts = JSON.stringify([stack.resolve(stack.artifacts.objectsArn)]);
-      expect(byAction('s3:PutObject', artifacts)).toEqual([logicalId(stack, stack.functions.scans.role)]);
+      expect(byAction('s3:PutObject', artifacts)).toEqual(
+        [logicalId(stack, stack.functions.scans.role), logicalId(stack, stack.functions.dispatch.role)].sort(),
+      );
       expect(byAction('s3:GetObject', artifacts)).toEqual(
-        [logicalId(stack, stack.functions.dispatch.role), logicalId(stack, stack.functions.artifactCheck.role)].sort(),
+        [
+          logicalId(stack, stack.functions.scans.role),
+          logicalId(stack, stack.functions.dispatch.role),
+          logicalId(stack, stack.functions.artifactCheck.role),
+        ].sort(),
       );
       // Every grant on the bucket names its objects or the exports under them, never the bucket or a wider pattern.
       const onBucket = allStatements(template).filter(({ statement }) => JSON.stringify(statement.Resource).includes('-artifacts-'));

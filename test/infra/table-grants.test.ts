@@ -227,6 +227,15 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     const runner = new ScriptedRunner();
     runner.behaviour = async (_input, call) => ({
       findings: Array.from({ length: 30 }, (_, i) => finding(i + (call % 2) * 15, { evidence: { i } })),
+      // An inventory output: kept as an artifact (PutItem), compared with the target's previous one (GSI3).
+      outputs: [
+        {
+          name: 'sbom',
+          purpose: 'sbom',
+          contentType: 'application/vnd.cyclonedx+json',
+          document: { bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ purl: `pkg:npm/grant@${call}.0.0` }] },
+        },
+      ],
     });
     service = await startTestService({
       quota: QUOTA,
@@ -414,6 +423,13 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     const recent = await expectStatus(api('GET', '/api/scans/?limit=50'), 200);
     const opening = recent.items.find((scan: { changes: { new: number } | null }) => (scan.changes?.new ?? 0) > 0);
     await expectStatus(api('GET', `/api/scans/${opening.id}/changes/`), 200);
+    const inventoried = recent.items.find((scan: { outputs?: unknown[] }) => (scan.outputs?.length ?? 0) > 0);
+    const sbomKey = routeKeyFor('GET', '/api/scans/{id}/sbom/');
+    drivenRoutes.add(sbomKey);
+    const sbom = await serving({ kind: 'route', routeKey: sbomKey }, sbomKey, () =>
+      fetch(`${service.runtime.url}/api/scans/${inventoried.id}/sbom/`, { headers: { authorization: `Bearer ${admin}` } }),
+    );
+    expect(sbom.status).toBe(200);
     const exportKey = routeKeyFor('GET', '/api/issues/export.csv');
     drivenRoutes.add(exportKey);
     const csv = await serving({ kind: 'route', routeKey: exportKey }, exportKey, () =>

@@ -73,6 +73,16 @@ describe('S3 artifact store against s3rver, with real presigned URLs checked by 
     expect(await store().read('acme', created.id, REPORT.length)).toEqual(REPORT);
   });
 
+  it("writes a document the service made (a scan's SBOM) under <tenant>/<id>, out of another tenant's reach", async () => {
+    const id = makeUlidGenerator().newId('art');
+    const document = Buffer.from(JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [] }));
+
+    await store().write('acme', id, document, 'application/vnd.cyclonedx+json');
+
+    expect(await store().read('acme', id, document.length)).toEqual(document);
+    expect(await store().read('globex', id, document.length)).toBeNull();
+  });
+
   it('refuses a PUT with another Content-Length or Content-Type (SignatureDoesNotMatch), and stores nothing', async () => {
     const created = await announceReport();
     const { url, headers } = created.upload;

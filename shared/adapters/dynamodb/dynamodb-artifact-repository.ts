@@ -19,8 +19,13 @@ const FIELDS = [
   'expires_at',
 ] as const satisfies readonly (keyof ArtifactRecord)[];
 
+/** A scan output's links: present only on the artifacts scans wrote. */
+const LINKS = ['scan_id', 'target'] as const satisfies readonly (keyof ArtifactRecord)[];
+
 function fromItem(item: Record<string, unknown>): ArtifactRecord {
-  return Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ArtifactRecord;
+  const record = Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ArtifactRecord;
+  for (const field of LINKS) if (typeof item[field] === 'string') record[field] = item[field];
+  return record;
 }
 
 /** Artifact rows in the single table (`T#<tenant>` / `ART#<id>`); the bytes expire in the store (30-day lifecycle). */

@@ -34,6 +34,8 @@ function fromItem(item: Record<string, unknown>): ScanJobRecord {
   const record = Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ScanJobRecord;
   // Jobs stored before checks existed have none.
   record.checks ??= [];
+  // Only scans whose engine produced documents have outputs (written with `changes`).
+  if (Array.isArray(item.outputs)) record.outputs = item.outputs as ScanJobRecord['outputs'];
   // Only finished jobs have them (written with `changes`).
   return item.change_ids ? { ...record, change_ids: item.change_ids as ScanJobRecord['change_ids'] } : record;
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { copyFile, mkdir, open, rm } from 'node:fs/promises';
+import { copyFile, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UPLOAD_TTL_SECONDS, type UploadInstructions } from '../../domain/artifact.ts';
 import { ArtifactId } from '../../domain/ids.ts';
@@ -99,6 +99,14 @@ export function makeLocalArtifactStore({
 
     async fetchTo(tenant, id, path) {
       await copyFile(pathOf(tenant, id), path);
+    },
+
+    async write(tenant, id, bytes) {
+      const path = pathOf(tenant, id);
+      await mkdir(dirname(path), { recursive: true });
+      // Written aside then renamed: a reader never sees half a document.
+      await writeFile(`${path}.part`, bytes, { mode: 0o600 });
+      await rename(`${path}.part`, path);
     },
 
     async remove(tenant, id) {

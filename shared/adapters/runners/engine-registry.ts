@@ -24,6 +24,7 @@ export function mappingOf(manifest: EngineManifest): EngineMapping {
     engine: manifest.name,
     envPrefix,
     scopeFile: ({ scope, scanType }) => ({ ...withoutLegacyKeys(scope), ...(scopeKey ? { [scopeKey]: scanType } : {}) }),
+    ...(manifest.outputs ? { outputs: manifest.outputs } : {}),
     ...(keyPrefixes ? { keyFilter: (name: string) => keyPrefixes.some((prefix) => name.startsWith(prefix)) } : {}),
   };
 }

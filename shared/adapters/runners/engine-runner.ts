@@ -16,6 +16,8 @@ export interface EngineMapping {
   scopeFile: (input: RunnerInput) => Record<string, unknown>;
   /** Operator keys this engine may see, from the operator secret (names start with the prefix). */
   keyFilter?: (name: string) => boolean;
+  /** The manifest's `outputs`: the report's documents passed on; others are dropped. */
+  outputs?: Readonly<Record<string, { purpose: string; contentType: string }>>;
 }
 
 export interface EngineRunnerOptions {
@@ -38,7 +40,10 @@ export interface EngineRunnerOptions {
 }
 
 /** An engine report as the runner's result: findings with their keys, checks, and check errors. */
-export function resultOfEngineReport(report: EngineReport): RunnerResult {
+export function resultOfEngineReport(
+  report: EngineReport,
+  declared: Readonly<Record<string, { purpose: string; contentType: string }>> = {},
+): RunnerResult {
   const findings: RunnerFinding[] = report.findings.map((finding) => ({
     rule_id: finding.rule_id,
     severity: finding.severity,
@@ -50,10 +55,15 @@ export function resultOfEngineReport(report: EngineReport): RunnerResult {
     subject: finding.subject ?? finding.fingerprint_key,
     ...(finding.locations === undefined ? {} : { locations: finding.locations }),
   }));
+  const outputs = Object.entries(report.outputs ?? {}).flatMap(([name, document]) => {
+    const declaration = Object.hasOwn(declared, name) ? declared[name] : undefined;
+    return declaration ? [{ name, purpose: declaration.purpose, contentType: declaration.contentType, document }] : [];
+  });
   return {
     findings,
     checks: report.checks,
     errors: report.errors.map((error) => `${error.check}: ${error.message}`),
+    ...(outputs.length > 0 ? { outputs } : {}),
   };
 }
 
@@ -122,7 +132,7 @@ export function makeEngineRunner({
           throw new Error(`${engine} printed a report that does not parse`);
         }
         logger.info(`${engine} finished`, { status: report.status, findings: report.findings.length, errors: report.errors.length });
-        return resultOfEngineReport(report);
+        return resultOfEngineReport(report, mapping.outputs);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

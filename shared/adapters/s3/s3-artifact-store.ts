@@ -61,6 +61,10 @@ export function makeS3ArtifactStore(client: S3Client, bucket: string): ArtifactS
       await pipeline(Body as Readable, createWriteStream(path));
     },
 
+    async write(tenant, id, bytes, contentType) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(tenant, id), Body: bytes, ContentType: contentType }));
+    },
+
     async remove(tenant, id) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(tenant, id) }));
     },

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Issue } from '../../../shared/domain/issue.ts';
 import { CHECK_STATUSES, type CheckStatus } from '../../../lib/check-status.ts';
-import type { ScanCheck, ScanJob } from '../../../shared/domain/scan-job.ts';
+import type { ComponentChanges, ScanCheck, ScanJob } from '../../../shared/domain/scan-job.ts';
 import { CHECK_STATUS_TEXT, CheckStatusBadge, ErrorState, IssueStatusBadge, Loading, SeverityBadge } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useScanChanges } from '../queries.ts';
@@ -40,6 +40,7 @@ export function WhatChanged({ job }: { job: ScanJob }) {
               </li>
             ))}
           </ul>
+          {job.changes.components && <ComponentChangeList components={job.changes.components} />}
           {job.status !== 'succeeded' && (
             <p className="hint">
               A check that did not complete resolves nothing: issues of the checks this scan could not run stay as they were.
@@ -75,6 +76,46 @@ export function WhatChanged({ job }: { job: ScanJob }) {
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The components added and removed since the target's previous inventory (DESIGN §15, §18). A first
+ * inventory says so instead of listing every component as added.
+ */
+function ComponentChangeList({ components }: { components: ComponentChanges }) {
+  if (components.since_scan_id === null)
+    return (
+      <p className="component-changes">
+        First inventory of this target: {components.count.toLocaleString()} component{components.count === 1 ? '' : 's'}. Later scans list
+        the components added and removed since this one.
+      </p>
+    );
+  return (
+    <div className="component-changes">
+      <h3 id="changes-components">
+        Components since <Link to={`/scans/${components.since_scan_id}`}>the previous inventory</Link>: {components.added_count} added,{' '}
+        {components.removed_count} removed
+      </h3>
+      {(['added', 'removed'] as const).map(
+        (kind) =>
+          components[kind].length > 0 && (
+            <div key={kind}>
+              <h4 id={`components-${kind}`}>{kind === 'added' ? 'Added' : 'Removed'}</h4>
+              <ul className="change-list" aria-labelledby={`components-${kind}`}>
+                {components[kind].map((purl) => (
+                  <li key={purl} className="mono">
+                    {purl}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ),
+      )}
+      {components.truncated && (
+        <p className="notice notice-warning">Not every component is listed: a scan keeps the first 500 of each kind.</p>
+      )}
+    </div>
   );
 }
 

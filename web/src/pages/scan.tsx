@@ -57,6 +57,7 @@ export function ScanPage({ id }: { id: string }) {
             )}
           </dd>
         </div>
+        <Inventory job={job} />
       </dl>
       <Summary job={job} />
       <TargetPosture job={job} />
@@ -65,6 +66,25 @@ export function ScanPage({ id }: { id: string }) {
       <ScanChecks job={job} />
       <ScanLog job={job} />
     </section>
+  );
+}
+
+/** An sbom scan's component count and its SBOM to download (the session cookie authenticates the link). */
+function Inventory({ job }: { job: ScanJob }) {
+  const sbom = job.outputs?.find((output) => output.purpose === 'sbom');
+  if (!sbom) return null;
+  const count = job.changes?.components?.count;
+  return (
+    <div>
+      <dt>Components</dt>
+      <dd>
+        {count !== undefined && <span className="component-count">{count.toLocaleString()}</span>}
+        {count !== undefined && ' · '}
+        <a href={`/api/scans/${job.id}/sbom/`} download={`${job.id}.cdx.json`}>
+          Download the SBOM (CycloneDX 1.6 JSON, {Math.max(1, Math.round(sbom.size / 1024)).toLocaleString()} KB)
+        </a>
+      </dd>
+    </div>
   );
 }
 
