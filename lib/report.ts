@@ -203,6 +203,13 @@ interface CheckState {
  * with a finding is `fail`; else with an error `error`; else `pass` if it ran; else `skipped`.
  * A rule that is not in the catalogue throws: a typo is a bug, not a new rule.
  */
+export interface ReportBuilderOptions {
+  scanner: { name: string; version: string };
+  target: string;
+  catalogue: readonly Rule[];
+  now?: () => Date;
+}
+
 export class ReportBuilder {
   private readonly rules: Map<string, Rule>;
   private readonly states = new Map<string, CheckState>();
@@ -211,10 +218,11 @@ export class ReportBuilder {
   private readonly outputs: Record<string, unknown> = {};
   private readonly startedAt: string;
   private scanCoverage?: Coverage;
+  private readonly options: ReportBuilderOptions;
 
-  constructor(
-    private readonly options: { scanner: { name: string; version: string }; target: string; catalogue: readonly Rule[]; now?: () => Date },
-  ) {
+  // No parameter property: the CDK app loads this module through Node's type stripping, which refuses them.
+  constructor(options: ReportBuilderOptions) {
+    this.options = options;
     this.rules = new Map(options.catalogue.map((rule) => [rule.rule_id, rule]));
     this.startedAt = this.now().toISOString();
   }

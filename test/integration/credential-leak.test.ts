@@ -14,6 +14,7 @@ import { gitAvailable, startGitServer, type GitServer } from '../helpers/git-htt
 import { startTestService, type TestService } from '../helpers/local-service.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { tableClient } from '../security/store-state.ts';
+import { checksummedToken } from '../../layers/secretscan/test/planted.ts';
 
 /** A distinctive value no fixture or id could hold by chance. */
 const planted = (prefix: string, length = 32) => `${prefix}${randomBytes(length).toString('hex').slice(0, length)}`;
@@ -82,7 +83,8 @@ describe.skipIf(!gitAvailable())('no credential leaks', () => {
     dataDir = join(work, 'data');
     git = await startGitServer();
     const repo = await git.repository('acme/private', { token: serverToken });
-    await repo.commit('config', { 'src/client.js': `export const auth = '${planted('ghp_', 36)}';\n` });
+    // A token with a valid checksum: secretscan verifies GitHub's CRC32 before a ghp_ token counts (issue 33).
+    await repo.commit('config', { 'src/client.js': `export const auth = '${checksummedToken('ghp_')}';\n` });
     // Another origin (same host, other port) whose every answer redirects to the Git server.
     front = createServer((req, res) => res.writeHead(302, { location: `${git.origin}${req.url ?? '/'}` }).end());
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));

@@ -11,7 +11,10 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 // the notifier to a real webhook receiver and a real SMTP server on loopback.
 
 const RULE = 'mailscan.spf.missing';
-const check = (status: RunnerCheck['status']): RunnerCheck[] => [{ id: RULE, title: 'SPF', status, detail: '' }];
+// The check says it examined the whole target: without a coverage a pass resolves nothing (DESIGN §15).
+const check = (status: RunnerCheck['status']): RunnerCheck[] => [
+  { id: RULE, title: 'SPF', status, detail: '', coverage: { kind: 'target' } },
+];
 const EVENTS = ['scan.finished', 'issue.opened', 'issue.resolved', 'issue.reopened'];
 
 type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;

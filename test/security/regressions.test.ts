@@ -366,12 +366,19 @@ describe('charsets, limits and display text', () => {
     const reply = await send({
       method: 'POST',
       path: '/api/scans/',
-      body: Buffer.from(JSON.stringify({ scan_type: 'dast', target: 'https://example.com/', scope: { note: 'café' } })),
+      // A text field of a real scope (every scan type with a runner now checks its scope strictly).
+      body: Buffer.from(
+        JSON.stringify({
+          scan_type: 'secret_scan',
+          target: 'https://git.example.com/acme/app.git',
+          scope: { paths_ignore: ['docs/café/**'] },
+        }),
+      ),
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json; Charset="UTF-8"' },
     });
 
     expect(reply.status).toBe(202);
-    expect(reply.json.scope.note).toBe('café');
+    expect(reply.json.scope.paths_ignore[0]).toBe('docs/café/**');
   });
 
   it.each(['0x10', '1e2', '%205', '5.0', '+5', '-1', '0', '201', '99999999999999999999', '', '5&limit=6'])(
