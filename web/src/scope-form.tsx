@@ -1,0 +1,140 @@
+import { FieldError } from './components.tsx';
+import type { ScopeDraft, ScopeField } from './scope-schema.ts';
+
+/** The control id of a scope field in a form whose ids start with `idPrefix`. */
+export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-scope-${key}`;
+
+/**
+ * A scan type's options, rendered from its scope schema (scope-schema.ts): a checkbox for a
+ * boolean with a default, Default/Yes/No for one without, a select for an enum, a number box with
+ * its bounds, a text box (a text area for long texts and lists, one per line), and a JSON text area
+ * for what a simple control cannot hold. Each hint is the schema's description.
+ */
+export function ScopeFields({
+  fields,
+  draft,
+  onChange,
+  errorOf,
+  idPrefix,
+  legend = 'Options',
+}: {
+  fields: ScopeField[];
+  draft: ScopeDraft;
+  onChange: (draft: ScopeDraft) => void;
+  errorOf: (key: string) => string | undefined;
+  idPrefix: string;
+  legend?: string;
+}) {
+  if (fields.length === 0) return null;
+  return (
+    <fieldset className="fieldset scope-fields">
+      <legend>{legend}</legend>
+      <p className="hint">Left empty, an option keeps the scanner&apos;s default.</p>
+      {fields.map((field) => (
+        <ScopeControl
+          key={field.key}
+          field={field}
+          value={draft[field.key] ?? ''}
+          onChange={(value) => onChange({ ...draft, [field.key]: value })}
+          error={errorOf(field.key)}
+          id={scopeControlId(idPrefix, field.key)}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
+function ScopeControl({
+  field,
+  value,
+  onChange,
+  error,
+  id,
+}: {
+  field: ScopeField;
+  value: string | boolean;
+  onChange: (value: string | boolean) => void;
+  error: string | undefined;
+  id: string;
+}) {
+  const describedBy = [error ? `${id}-error` : '', field.hint ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined;
+  const hint = field.hint && (
+    <span id={`${id}-hint`} className="hint">
+      {field.hint}
+    </span>
+  );
+  const common = { id, 'aria-invalid': !!error, 'aria-describedby': describedBy };
+  if (field.kind === 'boolean' && field.default !== undefined) {
+    return (
+      <div className="check">
+        <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+        <label htmlFor={id}>{field.label}</label>
+        {hint}
+        <FieldError id={`${id}-error`} message={error} />
+      </div>
+    );
+  }
+  const text = typeof value === 'string' ? value : '';
+  let control;
+  if (field.kind === 'boolean' || field.kind === 'enum') {
+    const options =
+      field.kind === 'boolean'
+        ? [['true', 'Yes'] as const, ['false', 'No'] as const]
+        : field.options.map((option) => [option, option] as const);
+    control = (
+      <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Default{field.kind === 'enum' && field.default ? ` (${field.default})` : ''}</option>
+        {options.map(([option, label]) => (
+          <option key={option} value={option}>
+            {label}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (field.kind === 'number') {
+    control = (
+      <input
+        {...common}
+        type="text"
+        inputMode="numeric"
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={field.default !== undefined ? String(field.default) : undefined}
+        autoComplete="off"
+      />
+    );
+  } else if (field.kind === 'string' && !field.multiline) {
+    control = (
+      <input
+        {...common}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={field.default}
+        spellCheck={false}
+        autoComplete="off"
+      />
+    );
+  } else {
+    control = (
+      <textarea
+        {...common}
+        className={field.kind === 'json' ? 'mono' : undefined}
+        rows={field.kind === 'json' ? 4 : 3}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        spellCheck={false}
+      />
+    );
+  }
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {field.label}
+        {field.kind === 'json' ? ' (JSON)' : ''}
+      </label>
+      {control}
+      {hint}
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
+  );
+}
