@@ -50,7 +50,7 @@ describe('the options form from a scope schema', () => {
     const vapt = byKey('vapt');
     expect(vapt.get('ports')).toMatchObject({ kind: 'string', multiline: false, label: 'Ports', default: 'top100' });
     expect(vapt.get('rate')).toMatchObject({ kind: 'number', integer: true, min: 1, max: 5000, default: 200 });
-    expect(vapt.get('rate')!.hint).toBe('From 1 to 5000. default 200.');
+    expect(vapt.get('rate')!.hint).toBe('From 1 to 5000. Default 200.');
     expect(vapt.get('connect_timeout_ms')!.label).toBe('Connect timeout (ms)');
     const ssl = byKey('ssl');
     expect(ssl.get('starttls')).toMatchObject({ kind: 'enum', label: 'STARTTLS', options: ['smtp', 'imap', 'pop3', 'none'] });

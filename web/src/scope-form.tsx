@@ -1,5 +1,5 @@
 import { FieldError } from './components.tsx';
-import type { ScopeDraft, ScopeField } from './scope-schema.ts';
+import { scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
 
 /** The control id of a scope field in a form whose ids start with `idPrefix`. */
 export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-scope-${key}`;
@@ -136,5 +136,15 @@ function ScopeControl({
       {hint}
       <FieldError id={`${id}-error`} message={error} />
     </div>
+  );
+}
+
+/** A scope in one line ("ports 22,6390 · rate 50"), for the schedule row, the run history and the scan page. */
+export function ScopeSummary({ scope, className = '' }: { scope: Record<string, unknown> | undefined; className?: string }) {
+  const summary = scopeSummary(scope);
+  return (
+    <span className={`scope-summary ${className}`.trim()} title={summary}>
+      {summary}
+    </span>
   );
 }

@@ -57,7 +57,7 @@ export function labelOf(key: string, schema: JsonSchema): string {
 
 function hintOf(schema: JsonSchema, extra: string[]): string | undefined {
   const description = typeof schema.description === 'string' ? schema.description : '';
-  const parts = [description ? `${description.charAt(0).toUpperCase()}${description.slice(1)}` : '', ...extra].filter(Boolean);
+  const parts = [description, ...extra].filter(Boolean).map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`);
   return parts.length ? `${parts.join('. ')}.` : undefined;
 }
 
@@ -120,7 +120,6 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
   if (type === 'string') {
     const own = text ?? schema;
     const fallback = typeof schema.default === 'string' ? schema.default : undefined;
-    const alsoList = text ? 'A text; a list of values is also accepted through the API' : '';
     return {
       key,
       label,
@@ -129,7 +128,7 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
       // A text longer than a line of ports or globs (PEM roots: 15,000) gets a text area.
       multiline: (num(own.maxLength) ?? 0) > 5000,
       default: fallback,
-      hint: hintOf(schema, [fallback !== undefined ? `default ${fallback}` : '', alsoList]),
+      hint: hintOf(schema, [fallback !== undefined ? `default ${fallback}` : '']),
     };
   }
   if (type === 'array' && isObject(schema.items) && schema.items.type === 'string' && !Array.isArray(schema.items.enum)) {

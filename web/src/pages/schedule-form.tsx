@@ -317,6 +317,7 @@ export function ScheduleForm({
         draft={draft}
         onChange={(next) => scanType && setDrafts({ ...drafts, [scanType]: next })}
         errorOf={(key) => errorOf(`scope.${key}`)}
+        legend={`${offered.find((type) => type.value === scanType)?.label ?? ''} options`}
       />
       {schedule && (
         <p className="hint scope-now">
