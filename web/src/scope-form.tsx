@@ -139,11 +139,19 @@ function ScopeControl({
   );
 }
 
-/** A scope in one line ("ports 22,6390 · rate 50"), for the schedule row, the run history and the scan page. */
-export function ScopeSummary({ scope, className = '' }: { scope: Record<string, unknown> | undefined; className?: string }) {
+/**
+ * A scope in one line ("ports 22,6390 · rate 50"), for the run history and the scan page; `inRow`
+ * for the Scheduled Scans row: a muted <small> after the target, ellipsized with the row at desktop
+ * width (its title has it all), on its own line on a phone.
+ */
+export function ScopeSummary({ scope, inRow = false }: { scope: Record<string, unknown> | undefined; inRow?: boolean }) {
   const summary = scopeSummary(scope);
-  return (
-    <span className={`scope-summary ${className}`.trim()} title={summary}>
+  return inRow ? (
+    <small className="scope-summary scope-summary-row" title={summary}>
+      {summary}
+    </small>
+  ) : (
+    <span className="scope-summary" title={summary}>
       {summary}
     </span>
   );

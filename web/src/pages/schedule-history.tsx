@@ -133,7 +133,7 @@ function RunTable({ runs, posture, scope }: { runs: ScanJob[]; posture: boolean;
                   {JSON.stringify(run.scope ?? {}) !== JSON.stringify(scope) && (
                     <>
                       {' '}
-                      <ScopeSummary scope={run.scope} className="scope-summary-row" />
+                      <ScopeSummary scope={run.scope} inRow />
                     </>
                   )}
                 </th>

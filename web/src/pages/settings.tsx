@@ -387,7 +387,7 @@ function ScheduleRow({
               {target}
             </span>
           )}
-          <ScopeSummary scope={schedule.scope} className="scope-summary-row" />
+          <ScopeSummary scope={schedule.scope} inRow />
         </td>
         <td data-label="Cadence" className="cell-cadence" title={cadence}>
           {cadence}
