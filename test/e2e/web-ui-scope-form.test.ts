@@ -115,4 +115,20 @@ describe.skipIf(!available)('scan options from the scope schema in Chromium', ()
     await page.getByRole('heading', { name: 'Run history of Redis and sshd' }).waitFor();
     await page.locator('.facts').getByText('ports 22,2222,6390 · rate 25').waitFor();
   });
+
+  it('reads options in words in Ask to scan and sends them', async () => {
+    await page.goto(url('/'));
+    await page.getByRole('textbox', { name: 'Ask to scan' }).fill('scan ports 22,6390 on 127.0.0.1 rate 40');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const shown = (await page.getByLabel('Request', { exact: true }).textContent())!;
+    expect(JSON.parse(shown.slice(shown.indexOf('\n')))).toEqual({
+      scan_type: 'vapt',
+      target: '127.0.0.1',
+      scope: { ports: '22,6390', rate: 40 },
+    });
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.waitForURL(/\/scans\/[^/]+$/);
+    const scanId = new URL(page.url()).pathname.split('/').pop()!;
+    expect((await api(`/api/scans/${scanId}/`)).scope).toEqual({ ports: '22,6390', rate: 40 });
+  });
 });

@@ -1,12 +1,14 @@
 import { createElement, type ReactElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
+import { parseScanPrompt } from '../../shared/chat/scan-prompt.ts';
 import { engineViews } from '../../shared/domain/engine-views.ts';
 import { checkScope } from '../../shared/domain/scope.ts';
 import type { ScanType } from '../../shared/domain/scan-types.ts';
 import { fieldSentence } from '../../web/src/field-errors.ts';
 import {
   draftOf,
+  optionsFromWords,
   scopeErrorOf,
   labelOf,
   scopeFieldsOf,
@@ -134,6 +136,31 @@ describe('the options form from a scope schema', () => {
     const html = render(fields, draftOf(fields), errorOf);
     expect(html).toContain('aria-invalid="true"');
     expect(html).toContain('Rate must be at most 5000.');
+  });
+
+  it('reads options in words for the Ask to scan prompt, and the chat sends them', () => {
+    expect(optionsFromWords(fieldsOf('vapt'), 'scan ports 22,6390 on   rate 50')).toEqual({ ports: '22,6390', rate: 50 });
+    expect(optionsFromWords(fieldsOf('secret_scan'), 'secret scan of   Branch Dev without history credential GITLAB')).toEqual({
+      branch: 'Dev',
+      history: false,
+      credential: 'GITLAB',
+    });
+    expect(optionsFromWords(fieldsOf('ssl'), 'tls scan of   starttls smtp with http')).toEqual({ starttls: 'smtp', http: true });
+    expect(optionsFromWords(fieldsOf('vapt'), 'vapt scan of   daily')).toEqual({});
+    const optionsIn = (scanType: string, words: string) => optionsFromWords(fieldsOf(scanType), words);
+    const result = parseScanPrompt('scan ports 22,6390 on 10.0.0.5', { policy: { allowPrivate: true }, optionsIn });
+    expect(result).toMatchObject({
+      kind: 'request',
+      request: { path: '/api/scans/', body: { scan_type: 'vapt', target: '10.0.0.5', scope: { ports: '22,6390' } } },
+    });
+    const secret = parseScanPrompt('secret scan of https://git.example.com/org/repo.git branch dev without history daily', { optionsIn });
+    expect(secret).toMatchObject({
+      kind: 'request',
+      request: {
+        path: '/api/scans/schedules/',
+        body: { scan_type: 'secret_scan', cadence: 'daily', scope: { branch: 'dev', history: false } },
+      },
+    });
   });
 
   it('sums a scope up in one line', () => {

@@ -293,3 +293,34 @@ export function scopeErrorOf(fields: ScopeField[], issues: ScopeIssue[]) {
     return messages.length ? fieldSentence(label, messages) : undefined;
   };
 }
+
+/** A regex source for a text taken as it is. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The options a sentence names, by each field's label in words (the Ask to scan prompt):
+ * "ports 22,6390", "rate 50", "branch dev", "starttls smtp", "without history" / "with history".
+ * A list takes one comma-separated word; a JSON field is not read from words.
+ */
+export function optionsFromWords(fields: ScopeField[], words: string): Record<string, unknown> {
+  // Values keep their case (a branch, a credential's name); the option names are matched in any case.
+  const text = ` ${words} `;
+  const scope: Record<string, unknown> = {};
+  for (const field of fields) {
+    const name = literal(field.label.toLowerCase().replace(/\s*\([^)]*\)$/, ''));
+    if (field.kind === 'boolean') {
+      if (new RegExp(`\\b(?:without|no) ${name}\\b`, 'i').test(text)) scope[field.key] = false;
+      else if (new RegExp(`\\bwith ${name}\\b`, 'i').test(text)) scope[field.key] = true;
+      continue;
+    }
+    if (field.kind === 'json') continue;
+    const match = new RegExp(`\\b${name}:? (\\S+)`, 'i').exec(text);
+    if (!match) continue;
+    const value = match[1].replace(/[,;]+$/, '');
+    if (field.kind === 'number') {
+      if (/^\d+(\.\d+)?$/.test(value)) scope[field.key] = Number(value);
+    } else if (field.kind === 'list') scope[field.key] = value.split(',').filter(Boolean);
+    else scope[field.key] = value;
+  }
+  return scope;
+}

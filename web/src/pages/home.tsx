@@ -16,7 +16,15 @@ import { useArtifactUploads } from '../uploads.ts';
 import { ArtifactUploads } from './artifact-uploads.tsx';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 import { ScopeFields } from '../scope-form.tsx';
-import { draftOf, scopeErrorOf, scopeFieldsOf, scopeFromDraft, type ScopeDraft, type ScopeIssue } from '../scope-schema.ts';
+import {
+  draftOf,
+  optionsFromWords,
+  scopeErrorOf,
+  scopeFieldsOf,
+  scopeFromDraft,
+  type ScopeDraft,
+  type ScopeIssue,
+} from '../scope-schema.ts';
 import type { z } from 'zod';
 
 /** The scan page: the chat prompt and the launcher tiles. */
@@ -88,7 +96,10 @@ function AskToScan() {
     event.preventDefault();
     setSent(null);
     setErrorText(null);
-    setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable, policy: targetPolicy }));
+    // Options in words ("ports 22,6390", "branch dev without history") by the type's scope schema.
+    const optionsIn = (scanType: string, words: string) =>
+      optionsFromWords(scopeFieldsOf(scanTypeList.data?.items.find((type) => type.value === scanType)?.engine?.scope_schema), words);
+    setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable, policy: targetPolicy, optionsIn }));
   }
 
   return (
