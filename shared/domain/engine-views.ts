@@ -20,6 +20,7 @@ export function engineViewOf(manifest: EngineManifest): EngineView {
     resource_class: manifest.resourceClass,
     doc: manifest.doc,
     summary: manifest.summary,
+    credential_kinds: [...(manifest.credentialKinds ?? [])],
     scope_schema: z.toJSONSchema(manifest.scope(), { io: 'input', unrepresentable: 'any', override: withPatternMessage }),
   };
 }

@@ -16,6 +16,8 @@ export const EngineView = z.lazy(() =>
     doc: z.string(),
     summary: z.string(),
     scope_schema: z.record(z.string(), z.unknown()),
+    /** The credential kinds its scope's `credential` names (DESIGN §16): the UI offers the tenant's credentials of these kinds. */
+    credential_kinds: z.array(z.string()).optional(),
   }),
 );
 export type EngineView = z.infer<typeof EngineView>;

@@ -76,7 +76,7 @@ describe('the options form from a scope schema', () => {
       ['ssl', { starttls: 'smtp', sni: 'mail.example.com', http: false }],
       [
         'secret_scan',
-        { branch: 'dev', history: false, max_commits: 5, paths_ignore: ['vendor/**', '**/*.{snap,png}'], credential: 'GITLAB' },
+        { branch: 'dev', history: false, max_commits: 5, paths_ignore: ['vendor/**', '**/*.{snap,png}'], credential: 'gitlab-ci' },
       ],
       ['sbom', { include_dev: true, license_deny: ['AGPL-3.0-only'], ignore: [{ id: 'GHSA-xxxx-yyyy-zzzz', reason: 'not reachable' }] }],
       ['sbom', {}],

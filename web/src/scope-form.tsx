@@ -1,4 +1,6 @@
 import { FieldError } from './components.tsx';
+import { useCredentials } from './queries.ts';
+import { useCan } from './session.ts';
 import { scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
 
 /** The control id of a scope field in a form whose ids start with `idPrefix`. */
@@ -17,6 +19,7 @@ export function ScopeFields({
   errorOf,
   idPrefix,
   legend = 'Options',
+  credentials,
 }: {
   fields: ScopeField[];
   draft: ScopeDraft;
@@ -24,6 +27,8 @@ export function ScopeFields({
   errorOf: (key: string) => string | undefined;
   idPrefix: string;
   legend?: string;
+  /** The tenant's credentials of the engine's kinds: a field named `credential` picks one of them. */
+  credentials?: ReadonlyArray<CredentialChoice>;
 }) {
   if (fields.length === 0) return null;
   return (
@@ -38,10 +43,18 @@ export function ScopeFields({
           onChange={(value) => onChange({ ...draft, [field.key]: value })}
           error={errorOf(field.key)}
           id={scopeControlId(idPrefix, field.key)}
+          credentials={field.key === 'credential' ? credentials : undefined}
         />
       ))}
     </fieldset>
   );
+}
+
+/** A credential as GET /api/credentials/ lists it (never its secret). */
+export interface CredentialChoice {
+  alias: string;
+  kind: string;
+  allowed_hosts: readonly string[];
 }
 
 function ScopeControl({
@@ -50,12 +63,14 @@ function ScopeControl({
   onChange,
   error,
   id,
+  credentials,
 }: {
   field: ScopeField;
   value: string | boolean;
   onChange: (value: string | boolean) => void;
   error: string | undefined;
   id: string;
+  credentials?: ReadonlyArray<CredentialChoice>;
 }) {
   const describedBy = [error ? `${id}-error` : '', field.hint ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined;
   const hint = field.hint && (
@@ -76,7 +91,19 @@ function ScopeControl({
   }
   const text = typeof value === 'string' ? value : '';
   let control;
-  if (field.kind === 'boolean' || field.kind === 'enum') {
+  if (credentials && field.kind === 'string') {
+    control = (
+      <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+        <option value="">None (a public repository)</option>
+        {credentials.map((entry) => (
+          <option key={entry.alias} value={entry.alias}>
+            {entry.alias} ({entry.allowed_hosts.join(', ')})
+          </option>
+        ))}
+        {text !== '' && !credentials.some((entry) => entry.alias === text) && <option value={text}>{text}</option>}
+      </select>
+    );
+  } else if (field.kind === 'boolean' || field.kind === 'enum') {
     const options =
       field.kind === 'boolean'
         ? [['true', 'Yes'] as const, ['false', 'No'] as const]
@@ -155,4 +182,14 @@ export function ScopeSummary({ scope, inRow = false }: { scope: Record<string, u
       {summary}
     </span>
   );
+}
+
+/**
+ * The tenant's credentials of an engine's kinds (`engine.credential_kinds` of GET /api/scan-types/,
+ * from its manifest), for its `credential` option; undefined when the engine takes none.
+ */
+export function useCredentialChoices(kinds: readonly string[] | undefined): CredentialChoice[] | undefined {
+  const wanted = kinds ?? [];
+  const credentials = useCredentials(useCan('operator') && wanted.length > 0);
+  return wanted.length > 0 ? (credentials.data ?? []).filter((entry) => wanted.includes(entry.kind)) : undefined;
 }

@@ -15,7 +15,7 @@ import { useCan } from '../session.ts';
 import { useArtifactUploads } from '../uploads.ts';
 import { ArtifactUploads } from './artifact-uploads.tsx';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
-import { ScopeFields } from '../scope-form.tsx';
+import { ScopeFields, useCredentialChoices } from '../scope-form.tsx';
 import {
   draftOf,
   optionsFromWords,
@@ -264,6 +264,7 @@ function Tile({
   const scopeFields = useMemo(() => (type.value === 'email_security' ? [] : scopeFieldsOf(type.engine?.scope_schema)), [type]);
   const [draft, setDraft] = useState<ScopeDraft>(() => draftOf(scopeFields));
   const [scopeIssues, setScopeIssues] = useState<ScopeIssue[]>([]);
+  const credentials = useCredentialChoices(type.engine?.credential_kinds);
   const start = useMutation({
     // Only ready artifacts go into the scope: a rejected or failed file is listed but never sent.
     mutationFn: ({ target: sentTarget, scope }: { target: string; scope?: Record<string, unknown> }) =>
@@ -369,6 +370,7 @@ function Tile({
             }}
             errorOf={scopeErrorFor}
             legend={`${type.label} options`}
+            credentials={credentials}
           />
           {type.value === 'email_security' && <ArtifactUploads idPrefix={id} uploads={uploads} errorOf={errorOf} />}
           {start.isError && issues.length === 0 && (

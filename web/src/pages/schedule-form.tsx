@@ -11,7 +11,7 @@ import { Field } from '../components.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import { useScanTypes } from '../queries.ts';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
-import { ScopeFields, scopeControlId } from '../scope-form.tsx';
+import { ScopeFields, scopeControlId, useCredentialChoices } from '../scope-form.tsx';
 import { draftOf, scopeErrorOf, scopeFieldsOf, scopeFromDraft, scopeSummary, type ScopeDraft } from '../scope-schema.ts';
 
 const CADENCE_LABELS: Record<Cadence, string> = {
@@ -100,6 +100,7 @@ export function ScheduleForm({
     [offered, scanType],
   );
   const [drafts, setDrafts] = useState<Record<string, ScopeDraft>>({});
+  const credentials = useCredentialChoices(offered.find((type) => type.value === scanType)?.engine?.credential_kinds);
   const draft = (scanType && drafts[scanType]) ?? draftOf(scopeFields, scanType === schedule?.scan_type ? schedule?.scope : {});
   const fromDraft = scopeFromDraft(scopeFields, draft);
   const optionKeys = new Set(scopeFields.map((f) => f.key));
@@ -318,6 +319,7 @@ export function ScheduleForm({
         onChange={(next) => scanType && setDrafts({ ...drafts, [scanType]: next })}
         errorOf={(key) => errorOf(`scope.${key}`)}
         legend={`${offered.find((type) => type.value === scanType)?.label ?? ''} options`}
+        credentials={credentials}
       />
       {schedule && (
         <p className="hint scope-now">
