@@ -32,6 +32,12 @@ export interface PromptContext {
    */
   runnable?: ReadonlySet<ScanType>;
   /**
+   * The options a sentence names for a scan type other than email_security ("ports 22,6390",
+   * "branch dev", "without history"); the UI reads them with the type's scope schema
+   * (web/src/scope-schema.ts `optionsFromWords`). Absent: no options. The API checks what is sent.
+   */
+  optionsIn?: (scanType: ScanType, words: string) => Record<string, unknown>;
+  /**
    * The addresses this deployment's targets may reach (`target_policy` of GET /api/scan-types/),
    * so a target the API accepts is not refused here. Absent: the default (no private networks, no
    * loopback).
@@ -171,7 +177,7 @@ function parseSentence(input: string, context: PromptContext): PromptResult {
   if (!checkedTarget.ok)
     return notUnderstood(`${target.raw} is not a target for ${scanTypes[scanType].label}: it ${checkedTarget.message}.`);
   const targetValue = checkedTarget.value;
-  const scope = scanType === 'email_security' ? emailScope(rest) : {};
+  const scope = scanType === 'email_security' ? emailScope(rest) : (context.optionsIn?.(scanType, text.replace(target.raw, ' ')) ?? {});
 
   const cadence = parseCadence(rest);
   if (!cadence.ok) return notUnderstood(cadence.message);
@@ -202,7 +208,7 @@ function parseSentence(input: string, context: PromptContext): PromptResult {
   };
 }
 
-function scopeField(scope: Record<string, boolean>): Record<string, unknown> {
+function scopeField(scope: Record<string, unknown>): Record<string, unknown> {
   return Object.keys(scope).length > 0 ? { scope } : {};
 }
 
@@ -245,6 +251,8 @@ function parseScheduleAction(lower: string, context: PromptContext): PromptResul
 
 function findScanType(lower: string): ScanType | null {
   for (const [pattern, type] of SCAN_TYPE_WORDS) if (pattern.test(lower)) return type;
+  // "scan ports 22,6390 on 10.0.0.5": ports without a type's name are a network scan.
+  if (/\bports?\b/.test(lower)) return 'vapt';
   return null;
 }
 

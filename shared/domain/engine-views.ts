@@ -21,8 +21,29 @@ export function engineViewOf(manifest: EngineManifest): EngineView {
     doc: manifest.doc,
     summary: manifest.summary,
     credential_kinds: [...(manifest.credentialKinds ?? [])],
-    scope_schema: z.toJSONSchema(manifest.scope(), { io: 'input', unrepresentable: 'any' }),
+    scope_schema: z.toJSONSchema(manifest.scope(), { io: 'input', unrepresentable: 'any', override: withPatternMessage }),
   };
+}
+
+/** What a zod check's definition holds of a regex with its own message (zod keeps both on `_zod.def`). */
+interface RegexCheckDef {
+  format?: string;
+  error?: (issue: { input: unknown; code: string }) => unknown;
+}
+
+/**
+ * A string's own message for its pattern, as `x-pattern-message`, so the UI says what the API
+ * says when the pattern fails ("must be a host name", not zod's "must match pattern /…/"). A
+ * message built from the value keeps `{{input}}` where the value goes.
+ */
+function withPatternMessage(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const def = (ctx.zodSchema as { _zod?: { def?: { checks?: Array<{ _zod: { def: RegexCheckDef } }> } } })._zod?.def;
+  for (const check of def?.checks ?? []) {
+    const { format, error } = check._zod.def;
+    if (format !== 'regex' || typeof error !== 'function') continue;
+    const message = error({ input: '{{input}}', code: 'invalid_format' });
+    if (typeof message === 'string') ctx.jsonSchema['x-pattern-message'] = message;
+  }
 }
 
 /** Every scan type's engine view, from layers/manifests.ts. */

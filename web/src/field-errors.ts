@@ -13,6 +13,10 @@ export function plainMessage(message: string): string {
   if ((match = /^Too small: expected string to have >=(\d+) characters?$/.exec(message))) return `must be at least ${match[1]} characters`;
   if ((match = /^Too big: expected array to have <=(\d+) items?$/.exec(message))) return `may list at most ${match[1]}`;
   if (/^Too small: expected array to have >=1 items?$/.test(message)) return 'needs at least one';
+  if ((match = /^Too big: expected number to be <=(-?[\d.]+)$/.exec(message))) return `must be at most ${match[1]}`;
+  if ((match = /^Too small: expected number to be >=(-?[\d.]+)$/.exec(message))) return `must be at least ${match[1]}`;
+  if (/^Invalid input: expected int, received number$/.test(message)) return 'must be a whole number';
+  if (/^Invalid string: must match pattern /.test(message)) return 'is not in the accepted form';
   if (/^Invalid URL$/.test(message)) return 'must be a web address starting with https://, such as https://hooks.example.com/scan-service';
   if (/^Invalid email address$/.test(message)) return 'must be an email address such as security@example.com';
   if (/^Invalid option: expected one of/.test(message)) return 'is not one of the choices';

@@ -15,6 +15,16 @@ import { useCan } from '../session.ts';
 import { useArtifactUploads } from '../uploads.ts';
 import { ArtifactUploads } from './artifact-uploads.tsx';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
+import { ScopeFields, useCredentialChoices } from '../scope-form.tsx';
+import {
+  draftOf,
+  optionsFromWords,
+  scopeErrorOf,
+  scopeFieldsOf,
+  scopeFromDraft,
+  type ScopeDraft,
+  type ScopeIssue,
+} from '../scope-schema.ts';
 import type { z } from 'zod';
 
 /** The scan page: the chat prompt and the launcher tiles. */
@@ -86,7 +96,10 @@ function AskToScan() {
     event.preventDefault();
     setSent(null);
     setErrorText(null);
-    setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable, policy: targetPolicy }));
+    // Options in words ("ports 22,6390", "branch dev without history") by the type's scope schema.
+    const optionsIn = (scanType: string, words: string) =>
+      optionsFromWords(scopeFieldsOf(scanTypeList.data?.items.find((type) => type.value === scanType)?.engine?.scope_schema), words);
+    setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable, policy: targetPolicy, optionsIn }));
   }
 
   return (
@@ -246,15 +259,22 @@ function Tile({
   const [target, setTarget] = useState('');
   const [email, setEmail] = useState<EmailOptionValues>({ reputation: true, discover: false, leak: false, dkimSelectors: '' });
   const uploads = useArtifactUploads();
+  // Every other type's options come from its engine's scope schema (scope-schema.ts); email_security
+  // keeps its own options and uploads (docs/web-ui.md, "Scan options").
+  const scopeFields = useMemo(() => (type.value === 'email_security' ? [] : scopeFieldsOf(type.engine?.scope_schema)), [type]);
+  const [draft, setDraft] = useState<ScopeDraft>(() => draftOf(scopeFields));
+  const [scopeIssues, setScopeIssues] = useState<ScopeIssue[]>([]);
+  const credentials = useCredentialChoices(type.engine?.credential_kinds);
   const start = useMutation({
     // Only ready artifacts go into the scope: a rejected or failed file is listed but never sent.
-    mutationFn: (sentTarget: string) =>
+    mutationFn: ({ target: sentTarget, scope }: { target: string; scope?: Record<string, unknown> }) =>
       api('/api/scans/', ScanJob, {
         method: 'POST',
         body: {
           scan_type: type.value,
           target: sentTarget,
           ...(type.value === 'email_security' ? { scope: { ...emailScopeFrom(email), ...uploads.scope } } : {}),
+          ...(scope && Object.keys(scope).length ? { scope } : {}),
         },
       }),
     onSuccess: (scan) => {
@@ -264,7 +284,14 @@ function Tile({
   });
   // A target error speaks of the target that was sent: once it is edited, the error is gone.
   const issues = (start.error instanceof ApiError ? start.error.details : []).filter(
-    (issue) => issue.field !== 'target' || start.variables === target,
+    (issue) => issue.field !== 'target' || start.variables?.target === target,
+  );
+  // The browser's scope issues until the next attempt, else the API's while the draft is the one sent.
+  const sentDraft = start.variables?.scope === undefined ? null : start.variables.scope;
+  const serverScopeIssues = JSON.stringify(scopeFromDraft(scopeFields, draft).scope) === JSON.stringify(sentDraft) ? issues : [];
+  const scopeErrorFor = scopeErrorOf(
+    scopeFields,
+    scopeIssues.length ? scopeIssues : serverScopeIssues.filter((i) => i.field.startsWith('scope.')),
   );
   const errorOf = (field: string) => {
     const messages = issues
@@ -272,6 +299,11 @@ function Tile({
       .map((issue) => issue.message);
     return messages.length ? fieldSentence(TILE_LABELS[field] ?? field, messages) : undefined;
   };
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused option takes the cursor, as the other forms' first invalid field does.
+  useEffect(() => {
+    if (scopeIssues.length) formRef.current?.querySelector<HTMLElement>('.scope-fields [aria-invalid="true"]')?.focus();
+  }, [scopeIssues]);
   const targetRef = useRef<HTMLInputElement>(null);
   // Opening a tile puts the cursor in its Target field.
   useEffect(() => {
@@ -301,10 +333,14 @@ function Tile({
       )}
       {open && (
         <form
+          ref={formRef}
           className="tile-form"
           onSubmit={(event) => {
             event.preventDefault();
-            start.mutate(target);
+            const { scope, issues: found } = scopeFromDraft(scopeFields, draft);
+            setScopeIssues(found);
+            if (found.length) return;
+            start.mutate({ target, scope: scopeFields.length ? scope : undefined });
           }}
           noValidate
         >
@@ -324,6 +360,18 @@ function Tile({
             <FieldError id={`${id}-target-error`} message={errorOf('target')} />
           </div>
           {type.value === 'email_security' && <EmailOptions idPrefix={id} values={email} onChange={setEmail} errorOf={errorOf} />}
+          <ScopeFields
+            idPrefix={id}
+            fields={scopeFields}
+            draft={draft}
+            onChange={(next) => {
+              setDraft(next);
+              setScopeIssues([]);
+            }}
+            errorOf={scopeErrorFor}
+            legend={`${type.label} options`}
+            credentials={credentials}
+          />
           {type.value === 'email_security' && <ArtifactUploads idPrefix={id} uploads={uploads} errorOf={errorOf} />}
           {start.isError && issues.length === 0 && (
             <p className="form-error" role="alert">

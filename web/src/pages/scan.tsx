@@ -10,6 +10,7 @@ import { ScanLog } from './scan-log.tsx';
 import { ScanChecks, WhatChanged } from './scan-changes.tsx';
 import { ScanFindings } from './scan-findings.tsx';
 import { TargetPosture } from './target-posture.tsx';
+import { ScopeSummary } from '../scope-form.tsx';
 
 const SCANS: Parent = { to: '/scans', label: 'Scans' };
 
@@ -46,6 +47,12 @@ export function ScanPage({ id }: { id: string }) {
         <div>
           <dt>Finished</dt>
           <dd>{formatLocal(job.finished_at)}</dd>
+        </div>
+        <div>
+          <dt>Options</dt>
+          <dd>
+            <ScopeSummary scope={job.scope} />
+          </dd>
         </div>
         <div>
           <dt>Started by</dt>

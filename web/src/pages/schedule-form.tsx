@@ -9,9 +9,10 @@ import { api } from '../api.ts';
 import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
 import { Field } from '../components.tsx';
 import { useFormErrors } from '../form-errors.ts';
-import { useCredentials, useScanTypes } from '../queries.ts';
-import { useCan } from '../session.ts';
+import { useScanTypes } from '../queries.ts';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
+import { ScopeFields, scopeControlId, useCredentialChoices } from '../scope-form.tsx';
+import { draftOf, scopeErrorOf, scopeFieldsOf, scopeFromDraft, scopeSummary, type ScopeDraft } from '../scope-schema.ts';
 
 const CADENCE_LABELS: Record<Cadence, string> = {
   daily: 'Daily (02:00 UTC)',
@@ -20,8 +21,10 @@ const CADENCE_LABELS: Record<Cadence, string> = {
   custom: 'Custom (cron)',
 };
 
-/** Where a server field lands in this form; anything else is shown above the buttons. */
-function formFieldOf(field: string): string {
+/** Where a server field lands in this form (a schema option under `scope.<key>`); anything else is shown above the buttons. */
+function formFieldOf(field: string, optionKeys: ReadonlySet<string>): string {
+  const key = field.startsWith('scope.') ? field.slice('scope.'.length).split('.')[0] : '';
+  if (optionKeys.has(key)) return `scope.${key}`;
   if (field.startsWith('scope.dkim_selectors')) return 'dkim_selectors';
   if (field.startsWith('scope.')) return field.slice('scope.'.length).split('.')[0];
   return field.split('.')[0];
@@ -40,14 +43,7 @@ const FIELDS: ReadonlyArray<[field: string, label: string, id: string]> = [
   ['discover', 'Discover', 'f-discover'],
   ['leak', 'Leak', 'f-leak'],
   ['dkim_selectors', 'DKIM selectors', 'f-dkim'],
-  ['credential', 'Credential', 'f-credential'],
 ];
-
-/**
- * The credential kinds a scan type's options offer (the engine manifests' `credentialKinds`,
- * DESIGN §16; the manifests are not in the UI bundle): secret_scan and sbom take a tenant's git_token.
- */
-const CREDENTIAL_KINDS_OFFERED: Partial<Record<ScanType, readonly string[]>> = { secret_scan: ['git_token'], sbom: ['git_token'] };
 const LABELS = new Map(FIELDS.map(([field, label]) => [field, label]));
 
 /**
@@ -95,10 +91,20 @@ export function ScheduleForm({
     leak: schedule?.scope.leak === true,
     dkimSelectors: Array.isArray(schedule?.scope.dkim_selectors) ? (schedule.scope.dkim_selectors as string[]).join(', ') : '',
   }));
-  const [credential, setCredential] = useState(typeof schedule?.scope.credential === 'string' ? schedule.scope.credential : '');
-  const credentialKinds = scanType ? CREDENTIAL_KINDS_OFFERED[scanType] : undefined;
-  const credentials = useCredentials(useCan('operator') && credentialKinds !== undefined);
-  const offeredCredentials = (credentials.data ?? []).filter((entry) => credentialKinds?.includes(entry.kind));
+  // The other types' options from their engine's scope schema (scope-schema.ts), a draft per type.
+  const scopeFields = useMemo(
+    () =>
+      scanType === null || scanType === 'email_security'
+        ? []
+        : scopeFieldsOf(offered.find((type) => type.value === scanType)?.engine?.scope_schema),
+    [offered, scanType],
+  );
+  const [drafts, setDrafts] = useState<Record<string, ScopeDraft>>({});
+  const credentials = useCredentialChoices(offered.find((type) => type.value === scanType)?.engine?.credential_kinds);
+  const draft = (scanType && drafts[scanType]) ?? draftOf(scopeFields, scanType === schedule?.scan_type ? schedule?.scope : {});
+  const fromDraft = scopeFromDraft(scopeFields, draft);
+  const optionKeys = new Set(scopeFields.map((f) => f.key));
+  const fields = [...FIELDS, ...scopeFields.map((f) => [`scope.${f.key}`, f.label, scopeControlId('f', f.key)] as const)];
   const [attempted, setAttempted] = useState(false);
   const zones = useMemo(timeZones, []);
   const preview = useMemo(() => previewCadence(cadence, cron, timezone, new Date()), [cadence, cron, timezone]);
@@ -115,7 +121,7 @@ export function ScheduleForm({
     discover: email.discover,
     leak: email.leak,
     dkim_selectors: email.dkimSelectors,
-    credential,
+    ...Object.fromEntries(scopeFields.map((f) => [`scope.${f.key}`, draft[f.key]])),
   };
 
   // What the browser knows before sending. The cron and zone speak as soon as something is typed
@@ -130,11 +136,15 @@ export function ScheduleForm({
   if (cadence === 'custom' && !preview.ok && (attempted || (preview.field === 'cron_expression' ? cron : timezone).trim() !== '')) {
     clientErrors[preview.field] = `${LABELS.get(preview.field)} ${preview.message}.`;
   }
+  if (attempted) {
+    const optionError = scopeErrorOf(scopeFields, fromDraft.issues);
+    for (const f of scopeFields) clientErrors[`scope.${f.key}`] = optionError(f.key);
+  }
   const { formRef, errorOf, formError, control, field, begin, stop, sending, refuse } = useFormErrors({
-    fields: FIELDS,
+    fields,
     values,
     clientError: (field) => clientErrors[field],
-    formFieldOf,
+    formFieldOf: (serverField) => formFieldOf(serverField, optionKeys),
   });
 
   const save = useMutation({
@@ -156,7 +166,8 @@ export function ScheduleForm({
       scanType === null ||
       target.trim() === '' ||
       !targetRules[scanType](target.trim()).ok ||
-      (cadence === 'custom' && !preview.ok);
+      (cadence === 'custom' && !preview.ok) ||
+      fromDraft.issues.length > 0;
     if (blocked || scanType === null) {
       stop();
       return;
@@ -172,14 +183,14 @@ export function ScheduleForm({
       timezone: custom ? timezone : 'UTC',
     };
     const otherScope = Object.fromEntries(
-      Object.entries(schedule?.scope ?? {}).filter(
-        ([key]) => !['reputation', 'discover', 'leak', 'dkim_selectors', 'credential'].includes(key),
-      ),
+      Object.entries(schedule?.scope ?? {}).filter(([key]) => !['reputation', 'discover', 'leak', 'dkim_selectors'].includes(key)),
     );
     if (scanType === 'email_security') body.scope = { ...otherScope, ...emailScopeFrom(email) };
-    else if (credentialKinds !== undefined) {
-      const kept = schedule && schedule.scan_type === scanType ? otherScope : {};
-      body.scope = credential === '' ? kept : { ...kept, credential };
+    else if (scopeFields.length) {
+      // Keys the form does not offer (the backfill's tags) stay as they were.
+      const kept =
+        schedule?.scan_type === scanType ? Object.fromEntries(Object.entries(schedule.scope).filter(([key]) => !optionKeys.has(key))) : {};
+      body.scope = { ...kept, ...fromDraft.scope };
     } else if (schedule && schedule.scan_type !== scanType) body.scope = {};
     sending(values);
     save.mutate(body);
@@ -301,24 +312,19 @@ export function ScheduleForm({
         )}
       </div>
       {scanType === 'email_security' && <EmailOptions values={email} onChange={setEmail} errorOf={errorOf} />}
-      {credentialKinds !== undefined && (
-        <Field {...field('credential')}>
-          <select {...control('credential', 'credential-hint')} value={credential} onChange={(e) => setCredential(e.target.value)}>
-            <option value="">None (a public repository)</option>
-            {offeredCredentials.map((entry) => (
-              <option key={entry.alias} value={entry.alias}>
-                {entry.alias} ({entry.allowed_hosts.join(', ')})
-              </option>
-            ))}
-            {credential !== '' && !offeredCredentials.some((entry) => entry.alias === credential) && (
-              <option value={credential}>{credential}</option>
-            )}
-          </select>
-          <p id="credential-hint" className="hint">
-            The tenant's {credentialKinds.join(' or ')} credentials (Settings → Credentials); the target's host must be in its allowed
-            hosts.
-          </p>
-        </Field>
+      <ScopeFields
+        idPrefix="f"
+        fields={scopeFields}
+        draft={draft}
+        onChange={(next) => scanType && setDrafts({ ...drafts, [scanType]: next })}
+        errorOf={(key) => errorOf(`scope.${key}`)}
+        legend={`${offered.find((type) => type.value === scanType)?.label ?? ''} options`}
+        credentials={credentials}
+      />
+      {schedule && (
+        <p className="hint scope-now">
+          Saved options: <span className="scope-summary">{scopeSummary(schedule.scope)}</span>
+        </p>
       )}
       {formError && (
         <p className="form-error" role="alert" tabIndex={-1}>

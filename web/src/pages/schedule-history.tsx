@@ -8,6 +8,7 @@ import { useScans, useSchedule, useTargetScans } from '../queries.ts';
 import { Link } from '../router.tsx';
 import { ScoreChart } from '../score-chart.tsx';
 import { scorePoints } from '../score-series.ts';
+import { ScopeSummary } from '../scope-form.tsx';
 
 const SCHEDULES: Parent = { to: '/settings/scheduled-scans', label: 'Scheduled Scans' };
 const STARTED_BY = { manual: 'Manual', cron: 'Schedule', run_now: 'Run now', adversary: 'Adversary step' } as const;
@@ -54,6 +55,12 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
           </dd>
         </div>
         <div>
+          <dt>Options</dt>
+          <dd>
+            <ScopeSummary scope={row.scope} />
+          </dd>
+        </div>
+        <div>
           <dt>Cadence</dt>
           <dd>{cadenceInWords(row)}</dd>
         </div>
@@ -79,7 +86,7 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
         </EmptyState>
       ) : (
         <>
-          <RunTable runs={items} posture={posture} />
+          <RunTable runs={items} posture={posture} scope={row.scope} />
           <LoadMore query={runs} label="Load older runs" />
         </>
       )}
@@ -88,7 +95,7 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
 }
 
 /** Each run on one row: when, how it started, its status, score, findings, and what it changed. */
-function RunTable({ runs, posture }: { runs: ScanJob[]; posture: boolean }) {
+function RunTable({ runs, posture, scope }: { runs: ScanJob[]; posture: boolean; scope: Record<string, unknown> }) {
   return (
     <section aria-labelledby="runs-title" className="runs">
       <h2 id="runs-title" className="section-title">
@@ -122,6 +129,13 @@ function RunTable({ runs, posture }: { runs: ScanJob[]; posture: boolean }) {
                   <Link to={`/scans/${run.id}`} title={formatLocal(run.created_at)}>
                     {formatShort(run.created_at)}
                   </Link>
+                  {/* A run before an edit of the schedule's options says which it ran with. */}
+                  {JSON.stringify(run.scope ?? {}) !== JSON.stringify(scope) && (
+                    <>
+                      {' '}
+                      <ScopeSummary scope={run.scope} inRow />
+                    </>
+                  )}
                 </th>
                 <td data-label="Started by">{STARTED_BY[run.trigger]}</td>
                 <td data-label="Status">

@@ -14,6 +14,7 @@ import { InlineConfirm, useConfirmFocus } from '../inline-confirm.tsx';
 import { Credentials } from './credentials.tsx';
 import { NotificationRules } from './notification-rules.tsx';
 import { ScheduleForm } from './schedule-form.tsx';
+import { ScopeSummary } from '../scope-form.tsx';
 
 const TABS = [
   { id: 'scheduled-scans', label: 'Scheduled Scans', path: '/settings/scheduled-scans' },
@@ -386,6 +387,7 @@ function ScheduleRow({
               {target}
             </span>
           )}
+          <ScopeSummary scope={schedule.scope} inRow />
         </td>
         <td data-label="Cadence" className="cell-cadence" title={cadence}>
           {cadence}

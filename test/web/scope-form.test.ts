@@ -1,0 +1,173 @@
+import { createElement, type ReactElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import { parseScanPrompt } from '../../shared/chat/scan-prompt.ts';
+import { engineViews } from '../../shared/domain/engine-views.ts';
+import { checkScope } from '../../shared/domain/scope.ts';
+import type { ScanType } from '../../shared/domain/scan-types.ts';
+import { fieldSentence } from '../../web/src/field-errors.ts';
+import {
+  draftOf,
+  optionsFromWords,
+  scopeErrorOf,
+  labelOf,
+  scopeFieldsOf,
+  scopeFromDraft,
+  scopeSummary,
+  type ScopeField,
+} from '../../web/src/scope-schema.ts';
+
+// The generic options form (web/src/scope-schema.ts, scope-form.tsx) on the real scope schemas, as
+// GET /api/scan-types/ serves them (shared/domain/engine-views.ts): every field rendered, a scope
+// round-tripped through the form's text, and the browser's refusals worded as the API's.
+const views = engineViews();
+const fieldsOf = (scanType: string): ScopeField[] => scopeFieldsOf(views[scanType].scope_schema);
+const apiIssues = (scanType: string, scope: Record<string, unknown>) =>
+  checkScope(scanType as ScanType, scope, { allowLegacyKeys: false }).map(({ field, message }) => ({ field, message }));
+// The component is JSX, which the root tsconfig does not compile: imported by a path tsc does not follow.
+const FORM_MODULE = '../../web/src/scope-form.tsx';
+const { ScopeFields } = (await import(FORM_MODULE)) as { ScopeFields: (props: Record<string, unknown>) => ReactElement };
+const render = (fields: ScopeField[], draft = draftOf(fields), errorOf = (_: string): string | undefined => undefined) =>
+  renderToStaticMarkup(createElement(ScopeFields, { fields, draft, onChange: () => undefined, errorOf, idPrefix: 't' }));
+
+describe('the options form from a scope schema', () => {
+  it("renders every option of every engine's schema, with a label, except those the API refuses from a user", () => {
+    for (const [scanType, view] of Object.entries(views)) {
+      const properties = Object.keys((view.scope_schema as { properties: object }).properties);
+      const fields = fieldsOf(scanType);
+      expect(
+        fields.map((field) => field.key),
+        scanType,
+      ).toEqual(properties.filter((key) => key !== 'techniques'));
+      const html = render(fields);
+      for (const field of fields) {
+        expect(html, `${scanType}.${field.key}`).toContain(`id="t-scope-${field.key}"`);
+        expect(html, `${scanType}.${field.key}`).toContain(`for="t-scope-${field.key}"`);
+      }
+    }
+  });
+
+  it('picks a control per schema shape, with descriptions and bounds as hints', () => {
+    const byKey = (scanType: string) => new Map(fieldsOf(scanType).map((field) => [field.key, field]));
+    const vapt = byKey('vapt');
+    expect(vapt.get('ports')).toMatchObject({ kind: 'string', multiline: false, label: 'Ports', default: 'top100' });
+    expect(vapt.get('rate')).toMatchObject({ kind: 'number', integer: true, min: 1, max: 5000, default: 200 });
+    expect(vapt.get('rate')!.hint).toBe('From 1 to 5000. Default 200.');
+    expect(vapt.get('connect_timeout_ms')!.label).toBe('Connect timeout (ms)');
+    const ssl = byKey('ssl');
+    expect(ssl.get('starttls')).toMatchObject({ kind: 'enum', label: 'STARTTLS', options: ['smtp', 'imap', 'pop3', 'none'] });
+    // No default in the schema: Default/Yes/No, so an edit never turns "unset" into "off".
+    expect(ssl.get('http')).toMatchObject({ kind: 'boolean', label: 'HTTP', default: undefined });
+    expect(ssl.get('extra_roots')).toMatchObject({ kind: 'string', multiline: true });
+    const secrets = byKey('secret_scan');
+    expect(secrets.get('paths_ignore')).toMatchObject({ kind: 'list', maxItems: 200 });
+    expect(secrets.get('branch')!.hint).toBe("The branch to scan; default the remote's default branch.");
+    // An array of objects is a JSON text area, labelled so.
+    expect(byKey('sbom').get('ignore')).toMatchObject({ kind: 'json' });
+    expect(render([byKey('sbom').get('ignore')!])).toContain('Ignore (JSON)');
+    expect(render([ssl.get('http')!])).toMatch(/<option value="" selected="">Default<\/option><option value="true">Yes/);
+    expect(labelOf('x', { title: 'Own title' })).toBe('Own title');
+  });
+
+  it('round-trips a scope through the form and the API accepts it', () => {
+    const scopes: Array<[string, Record<string, unknown>]> = [
+      ['vapt', { ports: '22,6390', rate: 50, connect_timeout_ms: 800 }],
+      ['vm', { ports: 'top1000' }],
+      ['ssl', { starttls: 'smtp', sni: 'mail.example.com', http: false }],
+      [
+        'secret_scan',
+        { branch: 'dev', history: false, max_commits: 5, paths_ignore: ['vendor/**', '**/*.{snap,png}'], credential: 'gitlab-ci' },
+      ],
+      ['sbom', { include_dev: true, license_deny: ['AGPL-3.0-only'], ignore: [{ id: 'GHSA-xxxx-yyyy-zzzz', reason: 'not reachable' }] }],
+      ['sbom', {}],
+    ];
+    for (const [scanType, scope] of scopes) {
+      const fields = fieldsOf(scanType);
+      const back = scopeFromDraft(fields, draftOf(fields, scope));
+      expect(back, scanType).toEqual({ scope, issues: [] });
+      expect(apiIssues(scanType, back.scope), scanType).toEqual([]);
+    }
+  });
+
+  it('leaves out what is left empty or at its default, and sends what is changed', () => {
+    const fields = fieldsOf('vapt');
+    expect(scopeFromDraft(fields, draftOf(fields)).scope).toEqual({});
+    expect(scopeFromDraft(fields, { ...draftOf(fields), ports: ' 22,6390 ', rate: '' }).scope).toEqual({ ports: '22,6390' });
+    const checkbox: ScopeField = { key: 'reputation', label: 'Reputation', kind: 'boolean', default: true };
+    expect(draftOf([checkbox])).toEqual({ reputation: true });
+    expect(scopeFromDraft([checkbox], { reputation: true }).scope).toEqual({});
+    expect(scopeFromDraft([checkbox], { reputation: false }).scope).toEqual({ reputation: false });
+  });
+
+  it('refuses in the browser with the messages the API gives for the same values', () => {
+    const bad: Array<[string, Record<string, unknown>]> = [
+      ['vapt', { rate: 99999, connect_timeout_ms: 50 }],
+      ['vapt', { rate: 1.5 }],
+      ['ssl', { sni: 'bad host!' }],
+      ['ssl', { extra_roots: 'not a certificate' }],
+      ['secret_scan', { branch: 'a..b', max_commits: 0, credential: '1token', paths_ignore: ['ok', 'x'.repeat(501)] }],
+      ['sbom', { license_deny: ['AGPL 3'], credential: 'UPPER' }],
+      ['email_security', { dkim_selectors: ['s1', 'bad!'] }],
+    ];
+    for (const [scanType, scope] of bad) {
+      const fields = fieldsOf(scanType);
+      const browser = scopeFromDraft(fields, draftOf(fields, scope)).issues;
+      expect(browser.length, scanType).toBeGreaterThan(0);
+      expect(browser, scanType).toEqual(apiIssues(scanType, scope));
+    }
+  });
+
+  it('says what the schema cannot: text that is not a number, JSON that does not parse', () => {
+    const vapt = fieldsOf('vapt');
+    expect(scopeFromDraft(vapt, { ...draftOf(vapt), rate: 'fast' }).issues).toEqual([{ field: 'scope.rate', message: 'must be a number' }]);
+    const sbom = fieldsOf('sbom');
+    expect(scopeFromDraft(sbom, { ...draftOf(sbom), ignore: '[{' }).issues).toEqual([
+      { field: 'scope.ignore', message: 'must be valid JSON' },
+    ]);
+  });
+
+  it('words an error as a sentence under its field, the same from either side', () => {
+    const fields = fieldsOf('vapt');
+    const issues = scopeFromDraft(fields, { ...draftOf(fields), rate: '99999' }).issues;
+    const errorOf = scopeErrorOf(fields, issues);
+    expect(errorOf('rate')).toBe('Rate must be at most 5000.');
+    expect(errorOf('ports')).toBeUndefined();
+    expect(fieldSentence('Rate', ['Too big: expected number to be <=5000'])).toBe('Rate must be at most 5000.');
+    const html = render(fields, draftOf(fields), errorOf);
+    expect(html).toContain('aria-invalid="true"');
+    expect(html).toContain('Rate must be at most 5000.');
+  });
+
+  it('reads options in words for the Ask to scan prompt, and the chat sends them', () => {
+    expect(optionsFromWords(fieldsOf('vapt'), 'scan ports 22,6390 on   rate 50')).toEqual({ ports: '22,6390', rate: 50 });
+    expect(optionsFromWords(fieldsOf('secret_scan'), 'secret scan of   Branch Dev without history credential GITLAB')).toEqual({
+      branch: 'Dev',
+      history: false,
+      credential: 'GITLAB',
+    });
+    expect(optionsFromWords(fieldsOf('ssl'), 'tls scan of   starttls smtp with http')).toEqual({ starttls: 'smtp', http: true });
+    expect(optionsFromWords(fieldsOf('vapt'), 'vapt scan of   daily')).toEqual({});
+    const optionsIn = (scanType: string, words: string) => optionsFromWords(fieldsOf(scanType), words);
+    const result = parseScanPrompt('scan ports 22,6390 on 10.0.0.5', { policy: { allowPrivate: true }, optionsIn });
+    expect(result).toMatchObject({
+      kind: 'request',
+      request: { path: '/api/scans/', body: { scan_type: 'vapt', target: '10.0.0.5', scope: { ports: '22,6390' } } },
+    });
+    const secret = parseScanPrompt('secret scan of https://git.example.com/org/repo.git branch dev without history daily', { optionsIn });
+    expect(secret).toMatchObject({
+      kind: 'request',
+      request: {
+        path: '/api/scans/schedules/',
+        body: { scan_type: 'secret_scan', cadence: 'daily', scope: { branch: 'dev', history: false } },
+      },
+    });
+  });
+
+  it('sums a scope up in one line', () => {
+    expect(scopeSummary({})).toBe('default options');
+    expect(scopeSummary({ ports: '22,6390', rate: 50, history: false, paths_ignore: ['a/**', 'b'] })).toBe(
+      'ports 22,6390 · rate 50 · history off · paths ignore a/**,b',
+    );
+    expect(scopeSummary({ source_legacy_model: 'x', techniques: ['T1598'] })).toBe('default options');
+  });
+});

@@ -1,0 +1,195 @@
+import { FieldError } from './components.tsx';
+import { useCredentials } from './queries.ts';
+import { useCan } from './session.ts';
+import { scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
+
+/** The control id of a scope field in a form whose ids start with `idPrefix`. */
+export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-scope-${key}`;
+
+/**
+ * A scan type's options, rendered from its scope schema (scope-schema.ts): a checkbox for a
+ * boolean with a default, Default/Yes/No for one without, a select for an enum, a number box with
+ * its bounds, a text box (a text area for long texts and lists, one per line), and a JSON text area
+ * for what a simple control cannot hold. Each hint is the schema's description.
+ */
+export function ScopeFields({
+  fields,
+  draft,
+  onChange,
+  errorOf,
+  idPrefix,
+  legend = 'Options',
+  credentials,
+}: {
+  fields: ScopeField[];
+  draft: ScopeDraft;
+  onChange: (draft: ScopeDraft) => void;
+  errorOf: (key: string) => string | undefined;
+  idPrefix: string;
+  legend?: string;
+  /** The tenant's credentials of the engine's kinds: a field named `credential` picks one of them. */
+  credentials?: ReadonlyArray<CredentialChoice>;
+}) {
+  if (fields.length === 0) return null;
+  return (
+    <fieldset className="fieldset scope-fields">
+      <legend>{legend}</legend>
+      <p className="hint">Left empty, an option keeps the scanner&apos;s default.</p>
+      {fields.map((field) => (
+        <ScopeControl
+          key={field.key}
+          field={field}
+          value={draft[field.key] ?? ''}
+          onChange={(value) => onChange({ ...draft, [field.key]: value })}
+          error={errorOf(field.key)}
+          id={scopeControlId(idPrefix, field.key)}
+          credentials={field.key === 'credential' ? credentials : undefined}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
+/** A credential as GET /api/credentials/ lists it (never its secret). */
+export interface CredentialChoice {
+  alias: string;
+  kind: string;
+  allowed_hosts: readonly string[];
+}
+
+function ScopeControl({
+  field,
+  value,
+  onChange,
+  error,
+  id,
+  credentials,
+}: {
+  field: ScopeField;
+  value: string | boolean;
+  onChange: (value: string | boolean) => void;
+  error: string | undefined;
+  id: string;
+  credentials?: ReadonlyArray<CredentialChoice>;
+}) {
+  const describedBy = [error ? `${id}-error` : '', field.hint ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined;
+  const hint = field.hint && (
+    <span id={`${id}-hint`} className="hint">
+      {field.hint}
+    </span>
+  );
+  const common = { id, 'aria-invalid': !!error, 'aria-describedby': describedBy };
+  if (field.kind === 'boolean' && field.default !== undefined) {
+    return (
+      <div className="check">
+        <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+        <label htmlFor={id}>{field.label}</label>
+        {hint}
+        <FieldError id={`${id}-error`} message={error} />
+      </div>
+    );
+  }
+  const text = typeof value === 'string' ? value : '';
+  let control;
+  if (credentials && field.kind === 'string') {
+    control = (
+      <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+        <option value="">None (a public repository)</option>
+        {credentials.map((entry) => (
+          <option key={entry.alias} value={entry.alias}>
+            {entry.alias} ({entry.allowed_hosts.join(', ')})
+          </option>
+        ))}
+        {text !== '' && !credentials.some((entry) => entry.alias === text) && <option value={text}>{text}</option>}
+      </select>
+    );
+  } else if (field.kind === 'boolean' || field.kind === 'enum') {
+    const options =
+      field.kind === 'boolean'
+        ? [['true', 'Yes'] as const, ['false', 'No'] as const]
+        : field.options.map((option) => [option, option] as const);
+    control = (
+      <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Default{field.kind === 'enum' && field.default ? ` (${field.default})` : ''}</option>
+        {options.map(([option, label]) => (
+          <option key={option} value={option}>
+            {label}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (field.kind === 'number') {
+    control = (
+      <input
+        {...common}
+        type="text"
+        inputMode="numeric"
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={field.default !== undefined ? String(field.default) : undefined}
+        autoComplete="off"
+      />
+    );
+  } else if (field.kind === 'string' && !field.multiline) {
+    control = (
+      <input
+        {...common}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={field.default}
+        spellCheck={false}
+        autoComplete="off"
+      />
+    );
+  } else {
+    control = (
+      <textarea
+        {...common}
+        className={field.kind === 'json' ? 'mono' : undefined}
+        rows={field.kind === 'json' ? 4 : 3}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        spellCheck={false}
+      />
+    );
+  }
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {field.label}
+        {field.kind === 'json' ? ' (JSON)' : ''}
+      </label>
+      {control}
+      {hint}
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
+  );
+}
+
+/**
+ * A scope in one line ("ports 22,6390 · rate 50"), for the run history and the scan page; `inRow`
+ * for the Scheduled Scans row: a muted <small> after the target, ellipsized with the row at desktop
+ * width (its title has it all), on its own line on a phone.
+ */
+export function ScopeSummary({ scope, inRow = false }: { scope: Record<string, unknown> | undefined; inRow?: boolean }) {
+  const summary = scopeSummary(scope);
+  return inRow ? (
+    <small className="scope-summary scope-summary-row" title={summary}>
+      {summary}
+    </small>
+  ) : (
+    <span className="scope-summary" title={summary}>
+      {summary}
+    </span>
+  );
+}
+
+/**
+ * The tenant's credentials of an engine's kinds (`engine.credential_kinds` of GET /api/scan-types/,
+ * from its manifest), for its `credential` option; undefined when the engine takes none.
+ */
+export function useCredentialChoices(kinds: readonly string[] | undefined): CredentialChoice[] | undefined {
+  const wanted = kinds ?? [];
+  const credentials = useCredentials(useCan('operator') && wanted.length > 0);
+  return wanted.length > 0 ? (credentials.data ?? []).filter((entry) => wanted.includes(entry.kind)) : undefined;
+}

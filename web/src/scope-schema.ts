@@ -1,0 +1,326 @@
+/**
+ * A scan type's options from its scope's JSON Schema (GET /api/scan-types/, `engine.scope_schema`,
+ * built from the engine's manifest): the fields a form shows, the text a user types back into a
+ * scope, and the browser's check of that scope with the API's own messages (zod's wording, or the
+ * schema's `x-pattern-message`). No engine is named here: a new engine's options come with its
+ * manifest (docs/web-ui.md, "Scan options").
+ */
+import { fieldSentence } from './field-errors.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+interface Common {
+  key: string;
+  label: string;
+  /** The schema's description, then its bounds and default in words. */
+  hint?: string;
+}
+export type ScopeField = Common &
+  (
+    | { kind: 'boolean'; default?: boolean }
+    | { kind: 'enum'; options: string[]; default?: string }
+    | { kind: 'number'; integer: boolean; min?: number; max?: number; default?: number }
+    | { kind: 'string'; schema: JsonSchema; multiline: boolean; default?: string }
+    | { kind: 'list'; item: JsonSchema; minItems?: number; maxItems?: number }
+    | { kind: 'json'; schema: JsonSchema }
+  );
+
+/** What the form holds: a checkbox's or a control's text, by scope key. */
+export type ScopeDraft = Record<string, string | boolean>;
+
+export interface ScopeIssue {
+  field: string;
+  message: string;
+}
+
+/** Scope keys no form offers: the API refuses them from a user (shared/domain/scope.ts). */
+const NOT_OFFERED = new Set(['techniques', 'source_legacy_model', 'source_legacy_id']);
+
+const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A value as text: a string as it is, anything else as JSON. */
+const textOf = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
+
+/** Words a label spells in capitals. */
+const ACRONYMS = new Set(['sni', 'http', 'https', 'starttls', 'tls', 'dkim', 'dns', 'url', 'id', 'ids', 'osv', 'spdx', 'sbom']);
+
+/** `connect_timeout_ms` → "Connect timeout (ms)", `sni` → "SNI"; a schema's `title` wins. */
+export function labelOf(key: string, schema: JsonSchema): string {
+  if (typeof schema.title === 'string') return schema.title;
+  const unit = /_(ms|kb|mb|s)$/.exec(key);
+  const words = (unit ? key.slice(0, -unit[0].length) : key)
+    .split('_')
+    .map((word) => (ACRONYMS.has(word) ? word.toUpperCase() : word))
+    .join(' ');
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}${unit ? ` (${unit[1]})` : ''}`;
+}
+
+function hintOf(schema: JsonSchema, extra: string[]): string | undefined {
+  const description = typeof schema.description === 'string' ? schema.description : '';
+  const parts = [description, ...extra].filter(Boolean).map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`);
+  return parts.length ? `${parts.join('. ')}.` : undefined;
+}
+
+/** The string branch of a `string | list` union (netscan's `ports`): the form sends the text. */
+function stringBranch(schema: JsonSchema): JsonSchema | undefined {
+  const branches = Array.isArray(schema.anyOf) ? schema.anyOf.filter(isObject) : [];
+  return branches.find((branch) => branch.type === 'string');
+}
+
+/** The fields a form renders for a scope schema, in the schema's order. */
+export function scopeFieldsOf(schema: JsonSchema | null | undefined): ScopeField[] {
+  const properties = schema && isObject(schema.properties) ? schema.properties : {};
+  return Object.entries(properties)
+    .filter(([key, property]) => !NOT_OFFERED.has(key) && isObject(property))
+    .map(([key, raw]) => fieldOf(key, raw as JsonSchema));
+}
+
+function fieldOf(key: string, schema: JsonSchema): ScopeField {
+  const label = labelOf(key, schema);
+  const text = stringBranch(schema);
+  const type = schema.type ?? text?.type;
+  if (type === 'boolean') {
+    const fallback = typeof schema.default === 'boolean' ? schema.default : undefined;
+    return { key, label, kind: 'boolean', default: fallback, hint: hintOf(schema, []) };
+  }
+  if (type === 'string' && Array.isArray(schema.enum)) {
+    const options = schema.enum.map(String);
+    return {
+      key,
+      label,
+      kind: 'enum',
+      options,
+      default: typeof schema.default === 'string' ? schema.default : undefined,
+      hint: hintOf(schema, []),
+    };
+  }
+  if (type === 'integer' || type === 'number') {
+    const min = num(schema.minimum);
+    const max = num(schema.maximum);
+    const bounds =
+      min !== undefined && max !== undefined
+        ? `From ${min} to ${max}`
+        : min !== undefined
+          ? `At least ${min}`
+          : max !== undefined
+            ? `At most ${max}`
+            : '';
+    const fallback = num(schema.default);
+    return {
+      key,
+      label,
+      kind: 'number',
+      integer: type === 'integer',
+      min,
+      max,
+      default: fallback,
+      hint: hintOf(schema, [bounds, fallback !== undefined ? `default ${fallback}` : '']),
+    };
+  }
+  if (type === 'string') {
+    const own = text ?? schema;
+    const fallback = typeof schema.default === 'string' ? schema.default : undefined;
+    return {
+      key,
+      label,
+      kind: 'string',
+      schema: own,
+      // A text longer than a line of ports or globs (PEM roots: 15,000) gets a text area.
+      multiline: (num(own.maxLength) ?? 0) > 5000,
+      default: fallback,
+      hint: hintOf(schema, [fallback !== undefined ? `default ${fallback}` : '']),
+    };
+  }
+  if (type === 'array' && isObject(schema.items) && schema.items.type === 'string' && !Array.isArray(schema.items.enum)) {
+    const maxItems = num(schema.maxItems);
+    return {
+      key,
+      label,
+      kind: 'list',
+      item: schema.items,
+      minItems: num(schema.minItems),
+      maxItems,
+      hint: hintOf(schema, [`One per line${maxItems !== undefined ? `, at most ${maxItems}` : ''}`]),
+    };
+  }
+  return { key, label, kind: 'json', schema, hint: hintOf(schema, ['As JSON']) };
+}
+
+/** The form's text for a scope (a scope the form did not write shows as it is). */
+export function draftOf(fields: ScopeField[], scope: Record<string, unknown> = {}): ScopeDraft {
+  const draft: ScopeDraft = {};
+  for (const field of fields) {
+    const value = scope[field.key];
+    if (field.kind === 'boolean')
+      draft[field.key] =
+        field.default === undefined ? (value === undefined ? '' : textOf(value)) : value === undefined ? field.default : value === true;
+    else if (value === undefined) draft[field.key] = '';
+    else if (field.kind === 'list' && Array.isArray(value)) draft[field.key] = value.map(textOf).join('\n');
+    else if (field.kind === 'json' || typeof value === 'object') draft[field.key] = JSON.stringify(value, null, 2);
+    else draft[field.key] = textOf(value);
+  }
+  return draft;
+}
+
+/**
+ * The scope a draft says: an empty control leaves its key out (the engine's default), a checkbox
+ * is sent only when it differs from the schema's default. Text that is not a number or not JSON is
+ * an issue, as is everything the schema refuses (checkScopeAgainst).
+ */
+export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope: Record<string, unknown>; issues: ScopeIssue[] } {
+  const scope: Record<string, unknown> = {};
+  const issues: ScopeIssue[] = [];
+  for (const field of fields) {
+    const raw = draft[field.key];
+    const field_ = `scope.${field.key}`;
+    if (field.kind === 'boolean') {
+      if (typeof raw === 'boolean') {
+        if (raw !== (field.default ?? false)) scope[field.key] = raw;
+      } else if (raw === 'true' || raw === 'false') scope[field.key] = raw === 'true';
+      continue;
+    }
+    const text = typeof raw === 'string' ? raw.trim() : '';
+    if (text === '') continue;
+    if (field.kind === 'number') {
+      const value = Number(text);
+      if (!/^-?\d+(\.\d+)?$/.test(text) || !Number.isFinite(value)) issues.push({ field: field_, message: 'must be a number' });
+      else scope[field.key] = value;
+    } else if (field.kind === 'list') {
+      scope[field.key] = text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
+    } else if (field.kind === 'json') {
+      try {
+        scope[field.key] = JSON.parse(text);
+      } catch {
+        issues.push({ field: field_, message: 'must be valid JSON' });
+      }
+    } else {
+      // A long text (PEM roots) keeps its lines as typed; a short one loses its outer spaces.
+      scope[field.key] = field.kind === 'string' && field.multiline ? String(raw) : text;
+    }
+  }
+  return { scope, issues: [...issues, ...checkScopeAgainst(fields, scope)] };
+}
+
+/** A string against its schema, in zod's words (what the API answers for the same value). */
+function stringIssues(schema: JsonSchema, value: string, field: string): ScopeIssue[] {
+  const issues: ScopeIssue[] = [];
+  const min = num(schema.minLength);
+  const max = num(schema.maxLength);
+  if (min !== undefined && value.length < min) issues.push({ field, message: `Too small: expected string to have >=${min} characters` });
+  if (max !== undefined && value.length > max) issues.push({ field, message: `Too big: expected string to have <=${max} characters` });
+  if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) {
+    const own = schema['x-pattern-message'];
+    const message =
+      typeof own === 'string'
+        ? own.replace('{{input}}', JSON.stringify(value.slice(0, 64)).slice(1, -1))
+        : `Invalid string: must match pattern /${schema.pattern}/`;
+    issues.push({ field, message });
+  }
+  return issues;
+}
+
+/**
+ * The browser's check of a scope against the fields' schemas, with the messages the API gives
+ * (shared/domain/scope.ts passes zod's issues through): bounds, lengths, patterns, list sizes. What
+ * JSON Schema cannot say (netscan's port grammar, a JSON field's inside) is left to the API, whose
+ * answer lands under the same field.
+ */
+export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, unknown>): ScopeIssue[] {
+  const issues: ScopeIssue[] = [];
+  for (const field of fields) {
+    const value = scope[field.key];
+    const at = `scope.${field.key}`;
+    if (value === undefined) continue;
+    if (field.kind === 'number' && typeof value === 'number') {
+      if (field.integer && !Number.isInteger(value)) issues.push({ field: at, message: 'Invalid input: expected int, received number' });
+      if (field.min !== undefined && value < field.min)
+        issues.push({ field: at, message: `Too small: expected number to be >=${field.min}` });
+      if (field.max !== undefined && value > field.max)
+        issues.push({ field: at, message: `Too big: expected number to be <=${field.max}` });
+    } else if (field.kind === 'string' && typeof value === 'string') {
+      issues.push(...stringIssues(field.schema, value, at));
+    } else if (field.kind === 'enum' && !field.options.includes(textOf(value))) {
+      issues.push({ field: at, message: `Invalid option: expected one of ${field.options.map((o) => JSON.stringify(o)).join('|')}` });
+    } else if (field.kind === 'list' && Array.isArray(value)) {
+      if (field.minItems !== undefined && value.length < field.minItems)
+        issues.push({ field: at, message: `Too small: expected array to have >=${field.minItems} items` });
+      if (field.maxItems !== undefined && value.length > field.maxItems)
+        issues.push({ field: at, message: `Too big: expected array to have <=${field.maxItems} items` });
+      value.forEach((item, index) => issues.push(...stringIssues(field.item, textOf(item), `${at}.${index}`)));
+    } else if (field.kind === 'json' && field.schema.type === 'array' && !Array.isArray(value)) {
+      issues.push({ field: at, message: `Invalid input: expected array, received ${value === null ? 'null' : typeof value}` });
+    }
+  }
+  return issues;
+}
+
+/** A scope in a line: `ports 22,6390 · rate 50` (what the schedule row, the dialog and the scan page show). */
+export function scopeSummary(scope: Record<string, unknown> | undefined): string {
+  const entries = Object.entries(scope ?? {}).filter(([key]) => !NOT_OFFERED.has(key));
+  if (entries.length === 0) return 'default options';
+  return entries
+    .map(([key, value]) => {
+      const shown =
+        typeof value === 'boolean'
+          ? value
+            ? 'on'
+            : 'off'
+          : Array.isArray(value) && value.every((item) => typeof item !== 'object')
+            ? value.join(',')
+            : typeof value === 'string'
+              ? value.length > 40
+                ? `${value.slice(0, 37)}…`
+                : value
+              : JSON.stringify(value);
+      return `${key.replace(/_/g, ' ')} ${shown}`;
+    })
+    .join(' · ');
+}
+
+/**
+ * A field's error sentence from scope issues (the browser's or the API's, `scope.<key>…`):
+ * "Rate must be at most 5000." — the same sentence whichever side found it.
+ */
+export function scopeErrorOf(fields: ScopeField[], issues: ScopeIssue[]) {
+  return (key: string): string | undefined => {
+    const messages = issues
+      .filter((issue) => issue.field === `scope.${key}` || issue.field.startsWith(`scope.${key}.`))
+      .map((issue) => issue.message);
+    const label = fields.find((field) => field.key === key)?.label ?? key;
+    return messages.length ? fieldSentence(label, messages) : undefined;
+  };
+}
+
+/** A regex source for a text taken as it is. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The options a sentence names, by each field's label in words (the Ask to scan prompt):
+ * "ports 22,6390", "rate 50", "branch dev", "starttls smtp", "without history" / "with history".
+ * A list takes one comma-separated word; a JSON field is not read from words.
+ */
+export function optionsFromWords(fields: ScopeField[], words: string): Record<string, unknown> {
+  // Values keep their case (a branch, a credential's name); the option names are matched in any case.
+  const text = ` ${words} `;
+  const scope: Record<string, unknown> = {};
+  for (const field of fields) {
+    const name = literal(field.label.toLowerCase().replace(/\s*\([^)]*\)$/, ''));
+    if (field.kind === 'boolean') {
+      if (new RegExp(`\\b(?:without|no) ${name}\\b`, 'i').test(text)) scope[field.key] = false;
+      else if (new RegExp(`\\bwith ${name}\\b`, 'i').test(text)) scope[field.key] = true;
+      continue;
+    }
+    if (field.kind === 'json') continue;
+    const match = new RegExp(`\\b${name}:? (\\S+)`, 'i').exec(text);
+    if (!match) continue;
+    const value = match[1].replace(/[,;]+$/, '');
+    if (field.kind === 'number') {
+      if (/^\d+(\.\d+)?$/.test(value)) scope[field.key] = Number(value);
+    } else if (field.kind === 'list') scope[field.key] = value.split(',').filter(Boolean);
+    else scope[field.key] = value;
+  }
+  return scope;
+}
