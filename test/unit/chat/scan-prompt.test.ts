@@ -41,6 +41,12 @@ const understood: Array<[string, PromptRequest]> = [
   ['check the TLS certificate of mail.example.com', scan({ scan_type: 'ssl', target: 'mail.example.com' })],
   ['run a DAST scan against https://app.example.com/login', scan({ scan_type: 'dast', target: 'https://app.example.com/login' })],
   ['scan the web app https://shop.example.com', scan({ scan_type: 'dast', target: 'https://shop.example.com/' })],
+  ['run a web scan of https://shop.example.com', scan({ scan_type: 'dast', target: 'https://shop.example.com/' })],
+  ['make an SBOM of https://github.com/acme/app', scan({ scan_type: 'sbom', target: 'https://github.com/acme/app' })],
+  [
+    'red team https://chat.example.com/v1/chat/completions',
+    scan({ scan_type: 'ai_red_team', target: 'https://chat.example.com/v1/chat/completions' }),
+  ],
   ['pentest 93.184.215.0/24', scan({ scan_type: 'vapt', target: '93.184.215.0/24' })],
   ['vapt scan of 93.184.215.10', scan({ scan_type: 'vapt', target: '93.184.215.10' })],
   ['scan secrets in https://github.com/acme/api', scan({ scan_type: 'secret_scan', target: 'https://github.com/acme/api' })],
