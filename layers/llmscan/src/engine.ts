@@ -94,6 +94,9 @@ export function makeLlmscan(options: { clock?: Clock } = {}): EngineDefinition<L
         credential: headers && { headers, origin: url.origin },
       });
       const gate = new RequestGate({ maxRequests: settings.maxRequests, rate: settings.rate, clock, time });
+      // Every probe family examines the one endpoint as a whole: a check that ran resolves that endpoint's
+      // issue for its rule (DESIGN §15); a family the scope leaves out is skipped and resolves nothing.
+      report.covered({ kind: 'target' });
       await runScan({
         target: url,
         settings,

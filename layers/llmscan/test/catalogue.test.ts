@@ -57,6 +57,8 @@ describe('the llmscan catalogue against a vulnerable and a hardened assistant', 
       // hardened assistant (which answers them) is an open endpoint: the locked server shows absence.
       expect(statuses(good.report)).toEqual(every('pass', { 'llm.endpoint.unauthenticated': 'fail' }));
       expect(good.report?.findings.map((finding) => finding.rule_id)).toEqual(['llm.endpoint.unauthenticated']);
+      // Each check that ran says it examined the endpoint, so a later pass resolves its issue (DESIGN §15).
+      expect(good.report?.checks.every((check) => check.coverage?.kind === 'target')).toBe(true);
     });
   }
 
