@@ -16,15 +16,15 @@ import { buildHouseFloor, floorOf, initMs, lambdaBundles, medians, type InitSamp
  * fit under the largest function's size. A new function gets DEFAULT_BUDGET_KIB until it is listed.
  */
 const BUDGET_KIB: Record<string, number> = {
-  SchedulesFunction: 368, // 351 KiB: + the notification-rule routes and their test delivery (the HTTP adapter with its connect guard, the message formats)
-  ScansFunction: 400, // 379 KiB: + the issues API (DESIGN §15) and the CloudWatch Logs client the scan log route loads at its first read
+  SchedulesFunction: 456, // 435 KiB in CI: + seven engines' manifests (scope schemas, catalogues with DESIGN §11 metadata, ~68 KiB) and the vault's credential checks and KMS client
+  ScansFunction: 472, // 450 KiB in CI: + seven engines' manifests (~68 KiB), the credentials routes, the SBOM route
   MetaFunction: 144, // 130 KiB: the OpenAPI document is a file beside the bundle
-  ReconcileFunction: 184, // 174 KiB: + run recovery (a schedule settled from its newest job after a crash)
-  DispatchDispatchFunction: 248, // 241 KiB in CI (npm ci): + the issue tracker and its events, the runners of four engines, and mailscan's snapshot build in the runner (~2 KiB)
-  DispatchDeadLetterFunction: 248, // 241 KiB in CI: the same dispatch service
-  ArtifactsCheckFunction: 176, // 164 KiB
+  ReconcileFunction: 256, // 242 KiB in CI: + seven engines' manifests through scope validation (~68 KiB)
+  DispatchDispatchFunction: 320, // 302 KiB in CI: + seven engines' manifests (~68 KiB), the credential opener, output storage, coverage
+  DispatchDeadLetterFunction: 320, // 302 KiB in CI: the same dispatch service
+  ArtifactsCheckFunction: 248, // 232 KiB in CI: + the manifests (artifact fields are manifest data)
   AuthorizerFunction: 128, // 115 KiB
-  NotificationsNotifierFunction: 168, // 152 KiB: the rules, delivery and HTTP through the connect guard; SQS and SES load at first use
+  NotificationsNotifierFunction: 240, // 224 KiB in CI: + the manifests' catalogues (~68 KiB) and digests. Follow-up: a rule-id and scope registry written at build time, as the engine views already are, would take the catalogues out of every function
   SessionKeyRotationFunction: 32, // 26 KiB
 };
 const DEFAULT_BUDGET_KIB = 384;
