@@ -19,9 +19,25 @@ import { formatSpread, pairedRatios } from './paired.ts';
 // times, the paired ratios wapiti / webscan (min/median/max), webscan's peak RSS, both tools'
 // requests as nginx logged them and webscan's busiest second, and checks every round that both
 // reach the same verdicts on the rules they share.
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, rate: { type: 'string', default: '20' } } });
+//
+// --server-rate N makes nginx admit at most N requests a second from anyone (limit_req with a
+// queue deep enough that nothing is refused: excess requests wait, none gets a 503), as a
+// production site behind a rate limiter would. Both tools then run at the same request rate, and
+// the ratio measures the work each needs for the same verdicts instead of how fast loopback nginx
+// answers a tool that ignores `rate` (wapiti has no rate setting; webscan's is capped at 20/s by
+// DESIGN §17).
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '20' },
+    'server-rate': { type: 'string' },
+  },
+});
 const rounds = Number(values.rounds);
 const rate = Number(values.rate);
+const serverRate = values['server-rate'] === undefined ? undefined : Number(values['server-rate']);
+if (serverRate !== undefined && !(Number.isInteger(serverRate) && serverRate > 0))
+  throw new Error(`--server-rate must be a whole number of requests a second, not ${values['server-rate']}`);
 
 const work = await mkdtemp(join(tmpdir(), 'webscan-bench-'));
 const dir = await makeServerDir('webscan-bench-nginx-');
@@ -40,7 +56,8 @@ for (let s = 0; s < 10; s += 1) {
 await writeTree(join(dir, 'www'), files);
 const nginx = await startNginx(
   dir,
-  `server { listen 127.0.0.1:${port}; root {{DIR}}/www; location = / { add_header Set-Cookie "sessionid=1; Path=/"; try_files /index.html =404; } }`,
+  `${serverRate === undefined ? '' : `limit_req_zone $binary_remote_addr zone=bench:1m rate=${serverRate}r/s; limit_req zone=bench burst=100000; `}` +
+    `server { listen 127.0.0.1:${port}; root {{DIR}}/www; location = / { add_header Set-Cookie "sessionid=1; Path=/"; try_files /index.html =404; } }`,
   [port],
 );
 const target = `http://127.0.0.1:${port}/`;
@@ -143,7 +160,7 @@ try {
 }
 
 const lines = [
-  `a 211-page site on nginx at ${target}, ${rounds} interleaved rounds, each tool a fresh process; webscan at rate ${rate}/s, max_pages 250`,
+  `a 211-page site on nginx at ${target}${serverRate === undefined ? '' : ` admitting ${serverRate} requests a second (queued, none refused)`}, ${rounds} interleaved rounds, each tool a fresh process; webscan at rate ${rate}/s, max_pages 250`,
   `webscan wall: ${formatSpread(times.webscan, ' ms')}; pages crawled: ${formatSpread(pages)}; requests: ${formatSpread(requests.webscan)}; busiest second: ${formatSpread(busiest)} requests; CPU: ${formatSpread(cpu.webscan, ' ms')}; peak RSS: ${formatSpread(rss, ' MiB', 1)}`,
   `wapiti  wall: ${formatSpread(times.wapiti, ' ms')}; requests: ${formatSpread(requests.wapiti)}; CPU: ${formatSpread(cpu.wapiti, ' ms')}`,
   `wapiti / webscan CPU (paired): ${formatSpread(pairedRatios(cpu.wapiti, cpu.webscan), '×', 2)}`,
