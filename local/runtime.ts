@@ -48,8 +48,8 @@ import { makeInvocationScope } from './invocation-scope.ts';
 import { makeReconcileEndpoint } from './reconcile-endpoint.ts';
 import { loadOrCreateSessionKey } from './session-key.ts';
 import { makeUiHandler } from './web-ui.ts';
-import { signSessionToken } from '../shared/auth/session-token.ts';
-import { UnauthenticatedError } from '../shared/domain/errors.ts';
+import { signSessionToken, verifySessionToken } from '../shared/auth/session-token.ts';
+import { makeSignInCodes } from './sign-in-codes.ts';
 import type { Role } from '../shared/domain/identity.ts';
 import { makeLocalBackfillEndpoint } from './backfill-endpoint.ts';
 import type { FireMessage } from '../shared/domain/messages.ts';
@@ -346,15 +346,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
 
   const allowedOrigins = [url, `http://localhost:${port}`, ...(options.allowedOrigins ?? [])];
   const version = options.version ?? '0.1.0';
-  // Sign-in links printed by `npm start` sign a browser in once; a pasted token may sign in again.
-  const signInLinks = new Map<string, 'fresh' | 'used'>();
-  function acceptSignIn(token: string): void {
-    const state = signInLinks.get(token);
-    if (state === 'used')
-      throw new UnauthenticatedError(
-        'this sign-in link was already used: restart npm start for a new one, or paste a token from npm run session',
-      );
-    if (state === 'fresh') signInLinks.set(token, 'used');
+  // Sign-in links printed by `npm start` carry a one-time code, spent on use and remembered across
+  // restarts (its hash, under DATA_DIR); a token pasted from `npm run session` may sign in again.
+  const signInCodes = makeSignInCodes(join(options.dataDir ?? tempDir!, 'sign-in-codes.json'), () => new Date());
+  async function exchangeSignInCode(code: string): Promise<{ token: string; expires_at: string } | null> {
+    const who = await signInCodes.redeem(code);
+    if (who === null) return null;
+    const token = await signSessionToken({ sub: `${who.role}@${who.tenant}`, tenant: who.tenant, role: who.role }, sessionKey);
+    const { expires_at } = await verifySessionToken(token, sessionKey);
+    return { token, expires_at };
   }
   // The API's routes as declared (functions/api/routes.ts), as AWS has them.
   const apiRoutes = routes;
@@ -379,7 +379,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
             logger,
             allowedOrigins,
             secureCookie: false,
-            acceptSignIn,
+            exchangeSignInCode,
             openApiDocument: async () => buildOpenApiDocument(version, routes),
             engineViews: async () => engineViews(),
           }),
@@ -443,11 +443,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     /** The tenant vault's items (raw reads in tests) and its service. */
     credentialRepo,
     credentials,
-    /** A one-time sign-in URL for an admin of `tenant` (DESIGN §8): the UI posts its token to POST /api/session. */
+    /** A one-time sign-in URL for `role` of `tenant` (DESIGN §8): the UI posts its code to POST /api/session/code. */
     async signInUrl(tenant = 'local', role: Role = 'admin'): Promise<string> {
-      const token = await signSessionToken({ sub: `${role}@${tenant}`, tenant, role }, sessionKey);
-      signInLinks.set(token, 'fresh');
-      return `${url}/#token=${token}`;
+      return `${url}/#code=${await signInCodes.issue(tenant, role)}`;
     },
     legacyMarkers,
     rearmed,

@@ -59,16 +59,19 @@ export const scanRoutes = declareRoutes<ScansHandlerDeps>('scans', (route) => [
     method: 'GET',
     path: '/api/scans/',
     role: 'viewer',
-    summary: 'List scans, newest first',
+    summary: 'List scans, newest first, as summaries (no checks or errors: get the scan for them)',
     query: ScanListQuery,
     success: { status: 200, schema: ScanList, description: 'a page of scans' },
     errors: [400, 401, 403],
     handle: async ({ identity, query, cursorKeys }, { scans }) => {
-      const { scan_type, status, schedule_id, source_type, target, limit, cursor } = query;
-      const cursors = pageCursors(cursorKeys, { listing: 'scans', filters: { scan_type, status, schedule_id, source_type, target } });
+      const { scan_type, status, schedule_id, source_type, target, search, limit, cursor } = query;
+      const cursors = pageCursors(cursorKeys, {
+        listing: 'scans',
+        filters: { scan_type, status, schedule_id, source_type, target, search },
+      });
       const page = await scans.listScans(
         identity.tenant,
-        { scanType: scan_type, status, scheduleId: schedule_id, sourceType: source_type, target },
+        { scanType: scan_type, status, scheduleId: schedule_id, sourceType: source_type, target, search },
         limit,
         cursors.open(cursor),
       );

@@ -34,6 +34,10 @@ const PUBLIC_ROUTE_REASONS: Record<string, string> = {
   'DELETE /api/session':
     'Signing out only answers a Set-Cookie that clears the session cookie; it reads and changes ' +
     'nothing on the server, and must work when the session has already expired.',
+  'POST /api/session/code':
+    "Spends a sign-in link's one-time code for a session cookie: the code is the credential, so no " +
+    'session can come before it. In AWS no links are printed (npm start prints them), and the ' +
+    'route answers 401 to every code; the body is validated like every route (docs/auth.md).',
 };
 
 export interface ApiProps {

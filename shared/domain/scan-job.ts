@@ -176,12 +176,35 @@ export const ScanListQuery = z.lazy(() =>
       .optional()
       .describe('only scans of this target, compared as issues compare targets: any case, an IDN as typed or in punycode'),
     source_type: SourceType.optional().describe('only this source: manual, schedule, cloud or adversary'),
+    search: z
+      .string()
+      .trim()
+      .min(1, 'Type at least one character to search for.')
+      .max(256, 'Search for at most 256 characters.')
+      .optional()
+      .describe('only scans whose target, or one of whose targets, contains this text (any case)'),
     ...pageQueryFields(),
   }),
 );
 export type ScanListQuery = z.infer<typeof ScanListQuery>;
 
-export const ScanList = z.lazy(() => z.object({ items: z.array(ScanJob), next_cursor: z.string().nullable() }));
+/**
+ * A scan as the list shows it: the job without its `checks` and `errors` (the scan page fetches
+ * the whole job), with how many targets and errors it has. A 60-target scan's checks and errors
+ * are most of its weight; a page of 50 summaries stays small (DESIGN §3).
+ */
+export const ScanListItem = z.lazy(() =>
+  ScanJob.unwrap().omit({ checks: true, errors: true }).extend({ target_count: z.number().int(), error_count: z.number().int() }),
+);
+export type ScanListItem = z.infer<typeof ScanListItem>;
+
+export const ScanList = z.lazy(() => z.object({ items: z.array(ScanListItem), next_cursor: z.string().nullable() }));
+
+/** The list's summary of a wire job. */
+export function scanListItem(job: ScanJob): ScanListItem {
+  const { checks: _checks, errors, ...rest } = job;
+  return { ...rest, target_count: 1 + job.targets.length, error_count: errors.length };
+}
 
 export function emptySummary(): ScanSummary {
   return { critical: 0, high: 0, medium: 0, low: 0, info: 0 };

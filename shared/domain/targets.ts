@@ -52,13 +52,17 @@ export function httpUrl(input: string): TargetResult {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: 'must be an http(s) URL' };
   if (url.username || url.password) return { ok: false, message: 'must not carry credentials' };
-  if (!isIP(url.hostname.replace(/^\[|\]$/g, '')) && normaliseDomain(url.hostname) === null) {
+  // `localhost` is a host name here; the target policy decides whether loopback may be scanned.
+  if (!isIP(url.hostname.replace(/^\[|\]$/g, '')) && !isLocalhost(url.hostname) && normaliseDomain(url.hostname) === null) {
     return { ok: false, message: 'must have a valid host' };
   }
   return { ok: true, value: url.toString() };
 }
 
-/** `https://host/org/repo(.git)` or the scp-like `git@host:org/repo.git`. */
+/**
+ * `https://host/org/repo(.git)`, a repository at the host's top (`https://git.example.com/repo.git`,
+ * as a self-hosted git server or `git http-backend` serves it), or the scp-like `git@host:org/repo.git`.
+ */
 export function repositoryUrl(input: string): TargetResult {
   const value = input.trim();
   const scp = /^[a-z0-9_.-]+@([a-z0-9.-]+):[\w.~/-]+$/i.exec(value);
@@ -66,7 +70,7 @@ export function repositoryUrl(input: string): TargetResult {
     return normaliseDomain(scp[1]) === null ? { ok: false, message: 'must be a repository URL' } : { ok: true, value };
   }
   const url = httpUrl(value);
-  if (!url.ok || !/^\/[^/]+\/[^/]+/.test(new URL(url.value).pathname)) {
+  if (!url.ok || !/^\/[^/]+/.test(new URL(url.value).pathname)) {
     return { ok: false, message: 'must be a repository URL such as https://github.com/org/repo' };
   }
   // http: is refused by the target policy unless it points at a local test server (network-policy.ts).

@@ -9,6 +9,8 @@ export interface ScanFilter {
   sourceType?: ScanJobRecord['source_type'];
   /** As typed: compared through `targetKey` (any case, IDN or punycode), like the issues' target filter. */
   target?: string;
+  /** Text the target, or one of the targets, contains: any case (`scanSearchText`). */
+  search?: string;
 }
 
 /**

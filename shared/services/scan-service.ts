@@ -2,7 +2,16 @@ import type { ScanType } from '../domain/scan-types.ts';
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { ConflictError, DispatchFailedError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { FindingRecord, Finding } from '../domain/finding.ts';
-import { jobForSchedule, queuedJob, scanToWire, type ManualScanRequest, type ScanJob, type ScanJobRecord } from '../domain/scan-job.ts';
+import {
+  jobForSchedule,
+  queuedJob,
+  scanListItem,
+  scanToWire,
+  type ManualScanRequest,
+  type ScanJob,
+  type ScanJobRecord,
+  type ScanListItem,
+} from '../domain/scan-job.ts';
 import { validateScanSubject } from '../domain/scan-subject.ts';
 import { finishedRun, scheduleToWire, type Schedule } from '../domain/schedule.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -161,9 +170,10 @@ export function makeScanService({
       return { scan_id: id, readable: read !== null, items: read?.lines ?? [], truncated: read?.truncated ?? false, location: job.log };
     },
 
-    async listScans(tenant: string, filter: ScanFilter, limit: number, cursor?: string): Promise<Page<ScanJob>> {
+    /** Summaries (no checks or errors: GET /api/scans/{id}/ has them), newest first. */
+    async listScans(tenant: string, filter: ScanFilter, limit: number, cursor?: string): Promise<Page<ScanListItem>> {
       const page = await scans.list(tenant, filter, limit, cursor);
-      return { items: page.items.map(scanToWire), nextCursor: page.nextCursor };
+      return { items: page.items.map((job) => scanListItem(scanToWire(job))), nextCursor: page.nextCursor };
     },
 
     async listFindings(tenant: string, filter: FindingFilter, limit: number, cursor?: string): Promise<Page<Finding>> {

@@ -69,7 +69,7 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(fallback.AuthorizationType).toBe('NONE');
     });
 
-    it('puts the authorizer on every authenticated route and none on health, openapi and sign-out', () => {
+    it('puts the authorizer on every authenticated route and none on health, openapi, sign-out and the sign-in code', () => {
       const keys = routeKeys();
       const authorizer = authorizerId();
       for (const route of routes) {
@@ -82,6 +82,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         }
       }
       expect(routes.filter((route) => !route.authenticated).map((route) => `${route.method} ${route.path}`)).toEqual([
+        'POST /api/session/code',
         'DELETE /api/session',
         'GET /api/health',
         'GET /api/openapi.json',

@@ -355,6 +355,61 @@ describe('scans end to end under a fake clock', () => {
     const next = await service.call(`/api/scans/?target=other.example&limit=1&cursor=${first.next_cursor}`, { token });
     expect(next.status).toBe(400);
   });
+  it('lists summaries without checks or errors, with target and error counts; the scan itself keeps them', async () => {
+    runner.behaviour = async (input) => {
+      if (input.target === 'two.com') throw new Error('resolver exploded');
+      return { findings: [] };
+    };
+    const created = (
+      await service.call('/api/scans/', {
+        method: 'POST',
+        token,
+        body: { scan_type: 'email_security', target: 'one.com', targets: ['two.com', 'three.com'] },
+      })
+    ).body;
+    await service.runtime.drain();
+
+    const [listed] = (await service.call('/api/scans/', { token })).body.items;
+    const whole = (await service.call(`/api/scans/${created.id}/`, { token })).body;
+
+    expect(listed.id).toBe(created.id);
+    expect(listed).not.toHaveProperty('checks');
+    expect(listed).not.toHaveProperty('errors');
+    expect(listed).toMatchObject({ target_count: 3, error_count: whole.errors.length, status: whole.status });
+    expect(whole.errors.length).toBeGreaterThan(0);
+    const { checks: _checks, errors: _errors, ...rest } = whole;
+    expect(listed).toEqual({ ...rest, target_count: 3, error_count: whole.errors.length });
+  });
+
+  it('searches scans by any part of any of their targets, in any case, and keeps a cursor within its search', async () => {
+    runner.behaviour = async () => ({ findings: [] });
+    const manual = (target: string, targets?: string[]) =>
+      service.call('/api/scans/', {
+        method: 'POST',
+        token,
+        body: { scan_type: 'email_security', target, ...(targets ? { targets } : {}) },
+      });
+    const shop = (await manual('shop.example.com')).body.id;
+    const fleet = (await manual('mail.other.org', ['Shop.Example.net'])).body.id;
+    const unrelated = (await manual('unrelated.test')).body.id;
+    await service.runtime.drain();
+
+    const search = async (query: string) => service.call(`/api/scans/?${query}`, { token });
+    const ids = async (query: string) => (await search(query)).body.items.map((scan: { id: string }) => scan.id);
+
+    expect(await ids('search=SHOP.example')).toEqual([fleet, shop]);
+    expect(await ids('search=other.org')).toEqual([fleet]);
+    expect(await ids('search=.test')).toEqual([unrelated]);
+    expect(await ids('search=nothing-like-it')).toEqual([]);
+    expect(await ids('search=shop&scan_type=ssl')).toEqual([]);
+    const first = (await search('search=shop&limit=1')).body;
+    expect(first.items.map((scan: { id: string }) => scan.id)).toEqual([fleet]);
+    expect(await ids(`search=shop&limit=1&cursor=${first.next_cursor}`)).toEqual([shop]);
+    expect((await search(`search=other&limit=1&cursor=${first.next_cursor}`)).status).toBe(400);
+    const blank = await search('search=%20%20');
+    expect(blank.status).toBe(400);
+    expect(JSON.stringify(blank.body)).toContain('Type at least one character to search for.');
+  });
 });
 
 describe('dispatch reliability', () => {

@@ -1,8 +1,40 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSessionToken } from '../../shared/auth/session-token.ts';
 import { routes } from '../../functions/api/routes.ts';
 import { buildOpenApiDocument } from '../../shared/http/openapi.ts';
 import { SESSION_KEY, startTestService, type TestService } from '../helpers/local-service.ts';
+
+describe('sign-in links across restarts', () => {
+  it('keeps a spent code spent and an unspent code good after npm start restarts on the same data directory', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sign-in-'));
+    try {
+      const before = await startTestService({ dataDir });
+      const codeOf = async () => new URL(await before.runtime.signInUrl()).hash.slice('#code='.length);
+      const spent = await codeOf();
+      const kept = await codeOf();
+      expect((await before.call('/api/session/code', { method: 'POST', body: { code: spent } })).status).toBe(204);
+      await before.stop();
+      const stored = await readFile(join(dataDir, 'sign-in-codes.json'), 'utf8');
+
+      const after = await startTestService({ dataDir });
+      try {
+        expect((await after.call('/api/session/code', { method: 'POST', body: { code: spent } })).status).toBe(401);
+        expect((await after.call('/api/session/code', { method: 'POST', body: { code: kept } })).status).toBe(204);
+        expect((await after.call('/api/session/code', { method: 'POST', body: { code: kept } })).status).toBe(401);
+      } finally {
+        await after.stop();
+      }
+      // What the data directory keeps is the codes' hashes, never a code.
+      expect(stored).not.toContain(kept);
+      expect(stored).not.toContain(spent);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('session endpoints (UI sign-in)', () => {
   let service: TestService;
@@ -89,19 +121,37 @@ describe('session endpoints (UI sign-in)', () => {
     );
   });
 
-  it('signs a browser in once through the printed sign-in URL, as an admin of tenant local', async () => {
+  it('signs a browser in once through the printed sign-in link, whose fragment is a one-time code and not a token', async () => {
     const url = await service.runtime.signInUrl();
-    expect(url.startsWith(`${service.runtime.url}/#token=`)).toBe(true);
-    const token = new URL(url).hash.slice('#token='.length);
+    expect(url.startsWith(`${service.runtime.url}/#code=`)).toBe(true);
+    const code = new URL(url).hash.slice('#code='.length);
+    // Not a session token: it authenticates nothing as a Bearer.
+    expect(code).not.toContain('.');
+    expect((await service.call('/api/me', { token: code })).status).toBe(401);
 
-    const first = await service.call('/api/session', { method: 'POST', token });
+    const first = await service.call('/api/session/code', { method: 'POST', body: { code } });
+    const cookie = sessionCookie(first.headers)!;
+    const token = /^session=([^;]+)/.exec(cookie)![1];
     const me = await service.call('/api/me', { token, cookie: true });
-    const second = await service.call('/api/session', { method: 'POST', token });
+    const second = await service.call('/api/session/code', { method: 'POST', body: { code } });
 
     expect(first.status).toBe(204);
+    expect(cookie).toMatch(/; HttpOnly; SameSite=Strict; Path=\/; Expires=/);
     expect(me.body).toMatchObject({ tenant: 'local', role: 'admin' });
     expect(second.status).toBe(401);
-    expect(second.body.error.message).toMatch(/already used/);
+    expect(second.body.error.message).toMatch(/already used or has expired/);
+    expect(sessionCookie(second.headers)).toBeUndefined();
+  });
+
+  it('refuses a malformed or unknown code with a plain message and sets no cookie', async () => {
+    const malformed = await service.call('/api/session/code', { method: 'POST', body: { code: 'short' } });
+    const unknown = await service.call('/api/session/code', { method: 'POST', body: { code: 'A'.repeat(43) } });
+
+    expect(malformed.status).toBe(400);
+    expect(JSON.stringify(malformed.body)).toContain('Paste the whole code from the sign-in link.');
+    expect(unknown.status).toBe(401);
+    expect(sessionCookie(malformed.headers)).toBeUndefined();
+    expect(sessionCookie(unknown.headers)).toBeUndefined();
   });
 
   it.each([

@@ -1094,6 +1094,33 @@ export function sessionEndpoints(fixture: Fixture) {
 }
 
 /**
+ * A sign-in link's code is spent by an unauthenticated POST: a code nobody issued (a session
+ * token among them: the link is not one) is a 401, a malformed one a 400 on `code`; never a cookie.
+ */
+export function signInCodes(fixture: Fixture) {
+  const unknown = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9_-]{16,128}$/),
+    fc.constantFrom(fixture.tokens.admin.replaceAll('.', '_').slice(0, 128), 'A'.repeat(43)),
+  );
+  const malformed = fc.oneof(
+    fc.constantFrom('', 'short', 'a.b.c', fixture.tokens.admin, `${'A'.repeat(43)}=`, 'A'.repeat(129)),
+    fc.string({ maxLength: 40 }).filter((text) => !/^[A-Za-z0-9_-]{16,128}$/.test(text)),
+  );
+  return fc.oneof(
+    unknown.map((code) =>
+      request('sign-in codes', 'POST', '/api/session/code', JSON_TYPE, JSON.stringify({ code }), { status: 401, code: 'unauthenticated' }),
+    ),
+    malformed.map((code) =>
+      request('sign-in codes', 'POST', '/api/session/code', JSON_TYPE, JSON.stringify({ code }), {
+        status: 400,
+        code: 'validation_error',
+        field: 'code',
+      }),
+    ),
+  );
+}
+
+/**
  * The local admin endpoints (what `npm run reconcile` and `npm run backfill` call): without the
  * admin key a 401, with it a body that is not JSON (415, 400) or not the endpoint's fields (400).
  * Never a valid request: each of them would run a reconcile or a backfill.
@@ -1331,6 +1358,7 @@ export function hostileRequests(fixture: Fixture): fc.Arbitrary<HostileRequest> 
     csrf(fixture),
     roleAbuse(fixture),
     sessionEndpoints(fixture),
+    signInCodes(fixture),
     publicRoutes(fixture),
     { arbitrary: localAdmin(fixture), weight: 2 },
     { arbitrary: uploads(fixture), weight: 2 },

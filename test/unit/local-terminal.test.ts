@@ -64,7 +64,7 @@ describe('npm start on a terminal', () => {
     const input = new PassThrough();
     const output = new PassThrough();
     let made = 0;
-    const stop = offerSignInLinks(input, output, async () => `http://127.0.0.1:1/#token=t${++made}`);
+    const stop = offerSignInLinks(input, output, async () => `http://127.0.0.1:1/#code=c${++made}`);
     const text: string[] = [];
     output.on('data', (chunk: Buffer) => text.push(chunk.toString()));
     const seen = (needle: string) =>
@@ -74,13 +74,13 @@ describe('npm start on a terminal', () => {
       });
 
     input.write('\n');
-    await seen('#token=t1');
+    await seen('#code=c1');
     input.write('help\n');
     await seen('Press Enter for a new sign-in link.');
     input.write('link\n');
-    await seen('#token=t2');
+    await seen('#code=c2');
     stop();
-    expect(text.join('')).toContain('Sign-in link (works once, admin of tenant "local"):\n  http://127.0.0.1:1/#token=t1\n');
+    expect(text.join('')).toContain('Sign-in link (works once, admin of tenant "local"):\n  http://127.0.0.1:1/#code=c1\n');
   });
 
   it('spells out DATA_DIR and PORT for another shell only when they are not the defaults', () => {

@@ -22,6 +22,9 @@ describe('target validation', () => {
     ['dast', 'https://app.example.com/login', 'https://app.example.com/login'],
     ['secret_scan', 'https://github.com/acme/api', 'https://github.com/acme/api'],
     ['secret_scan', 'git@github.com:acme/api.git', 'git@github.com:acme/api.git'],
+    // A repository at the host's top, as a self-hosted git server serves it (README).
+    ['secret_scan', 'https://git.example.com/repo.git', 'https://git.example.com/repo.git'],
+    ['sbom', 'https://git.example.com/repo', 'https://git.example.com/repo'],
     ['nhi', 'ci-deploy-key', 'ci-deploy-key'],
     ['vapt', '93.184.215.0/24', '93.184.215.0/24'],
     ['vm', '2606:4700::AB', '2606:4700::ab'],
@@ -47,6 +50,8 @@ describe('target validation', () => {
     ['dast', 'javascript:alert(1)'],
     ['dast', 'https://user:pw@example.com/'],
     ['secret_scan', 'http://github.com/acme/api'],
+    ['secret_scan', 'https://git.example.com/'],
+    ['secret_scan', 'https://git.example.com'],
     ['nhi', ''],
     ['vapt', '300.1.1.1'],
     ['vm', '10.0.0.0/8/1'],
@@ -105,6 +110,10 @@ describe('target validation', () => {
       ['vm', '127.0.1.0/24'],
       ['vapt', 'localhost'],
       ['secret_scan', 'http://127.0.0.1:9418/org/repo.git'],
+      ['secret_scan', 'http://localhost:9418/repo.git'],
+      ['secret_scan', 'https://localhost/repo.git'],
+      ['dast', 'http://localhost:8080/'],
+      ['ai_red_team', 'http://localhost:11434/v1/chat/completions'],
     ] as const) {
       expect(await validateTarget(scanType, input, loopback), input).toMatchObject({ ok: true });
       expect((await validateTarget(scanType, input)).ok, input).toBe(false);

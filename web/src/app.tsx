@@ -10,12 +10,12 @@ import { ScheduleHistoryPage } from './pages/schedule-history.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { Link, useRouter } from './router.tsx';
-import { signIn, signOut, useMe } from './session.ts';
+import { signInWithCode, signOut, useMe } from './session.ts';
 import { isUiRoute } from './ui-routes.ts';
 
-/** The token of the one-time sign-in URL (`/#token=…`), read once and removed from the address bar. */
-function takeFragmentToken(): string | null {
-  const match = /^#token=([A-Za-z0-9._-]+)$/.exec(window.location.hash);
+/** The code of a one-time sign-in link (`/#code=…`), read once and removed from the address bar. */
+function takeFragmentCode(): string | null {
+  const match = /^#code=([A-Za-z0-9_-]+)$/.exec(window.location.hash);
   if (!match) return null;
   window.history.replaceState(null, '', window.location.pathname + window.location.search);
   return match[1];
@@ -23,19 +23,19 @@ function takeFragmentToken(): string | null {
 
 export function App() {
   const queryClient = useQueryClient();
-  const [fragmentToken] = useState(takeFragmentToken);
+  const [fragmentCode] = useState(takeFragmentCode);
   const [linkError, setLinkError] = useState<string | null>(null);
-  const [exchanging, setExchanging] = useState(fragmentToken !== null);
+  const [exchanging, setExchanging] = useState(fragmentCode !== null);
   const started = useRef(false);
 
   useEffect(() => {
-    if (fragmentToken === null || started.current) return;
+    if (fragmentCode === null || started.current) return;
     started.current = true;
-    signIn(fragmentToken)
+    signInWithCode(fragmentCode)
       .then(() => queryClient.removeQueries({ queryKey: ['me'] }))
       .catch((error: unknown) => setLinkError(error instanceof Error ? error.message : String(error)))
       .finally(() => setExchanging(false));
-  }, [fragmentToken, queryClient]);
+  }, [fragmentCode, queryClient]);
 
   const me = useMe(!exchanging);
   if (exchanging || me.isPending) return <Loading label="Signing in…" />;

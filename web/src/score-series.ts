@@ -1,4 +1,4 @@
-import { FINISHED_STATUSES, type ScanJob } from '../../shared/domain/scan-job.ts';
+import { FINISHED_STATUSES, type ScanJob, type ScanListItem } from '../../shared/domain/scan-job.ts';
 
 /** One finished scan on the posture chart: `score` null when the scan produced none (a gap, never 0). */
 export interface ScorePoint {
@@ -11,7 +11,7 @@ export interface ScorePoint {
 }
 
 /** Finished scans, oldest first, with their score: queued and running scans have no result yet. */
-export function scorePoints(scans: readonly ScanJob[]): ScorePoint[] {
+export function scorePoints(scans: readonly Pick<ScanListItem, 'id' | 'status' | 'created_at' | 'summary'>[]): ScorePoint[] {
   return scans
     .filter((scan) => FINISHED_STATUSES.includes(scan.status))
     .map((scan) => ({

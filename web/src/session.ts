@@ -31,6 +31,11 @@ export async function signIn(token: string): Promise<void> {
   await api('/api/session', null, { method: 'POST', bearer: token.trim() });
 }
 
+/** Spends a sign-in link's one-time code for the session cookie. */
+export async function signInWithCode(code: string): Promise<void> {
+  await api('/api/session/code', null, { method: 'POST', body: { code } });
+}
+
 export async function signOut(): Promise<void> {
   await api('/api/session', null, { method: 'DELETE' });
 }

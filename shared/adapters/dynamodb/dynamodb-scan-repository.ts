@@ -40,6 +40,29 @@ function fromItem(item: Record<string, unknown>): ScanJobRecord {
   return item.change_ids ? { ...record, change_ids: item.change_ids as ScanJobRecord['change_ids'] } : record;
 }
 
+/** What a search of the scans list looks in: every target of the job, lower case, one a line. */
+export function scanSearchText(job: Pick<ScanJobRecord, 'target' | 'targets'>): string {
+  return [job.target, ...job.targets].join('\n').toLowerCase();
+}
+
+/**
+ * Narrows a listing to jobs whose targets contain `search` (any case). Jobs stored before
+ * `search_text` existed are matched on their target as stored, case and all (docs/storage.md).
+ */
+function withSearch(listing: ListingQuery, search: string): ListingQuery {
+  const { input } = listing;
+  const condition = '(contains(#s_text, :s_lower) OR contains(#s_target, :s_raw))';
+  return {
+    ...listing,
+    input: {
+      ...input,
+      FilterExpression: input.FilterExpression ? `${input.FilterExpression} AND ${condition}` : condition,
+      ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#s_text': 'search_text', '#s_target': 'target' },
+      ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':s_lower': search.toLowerCase(), ':s_raw': search },
+    },
+  };
+}
+
 /**
  * ScanJobs in the single table; request paths use GetItem, Query and conditional writes only.
  * Listings: by target (GSI3), by schedule (GSI2), by scan type (GSI1), else the tenant's scans;
@@ -48,6 +71,11 @@ function fromItem(item: Record<string, unknown>): ScanJobRecord {
  */
 export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, tableName: string): ScanRepository {
   function listingFor(tenant: string, filter: ScanFilter): ListingQuery {
+    const listing = partitionListingFor(tenant, filter);
+    return filter.search === undefined ? listing : withSearch(listing, filter.search);
+  }
+
+  function partitionListingFor(tenant: string, filter: ScanFilter): ListingQuery {
     if (filter.target !== undefined) {
       return newestFirst(
         tableName,
@@ -95,6 +123,7 @@ export function makeDynamoDbScanRepository(client: DynamoDBDocumentClient, table
                 ...(job.schedule_id ? { GSI2PK: scanKeys.scansBySchedule(job.tenant, job.schedule_id), GSI2SK: job.id } : {}),
                 GSI3PK: scanKeys.scansByTarget(job.tenant, targetDigest(job.target)),
                 GSI3SK: job.id,
+                search_text: scanSearchText(job),
                 ...job,
               },
               ConditionExpression: 'attribute_not_exists(PK)',

@@ -4,6 +4,7 @@ import { formatLocal } from '../cadence.ts';
 import { EmptyState, ErrorState, Loading, LoadMore, ScanTypeFilter, StatusBadge } from '../components.tsx';
 import { useScans } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
+import { useTypedFilter } from '../typed-filter.ts';
 
 const TRIGGER_TEXT = { manual: 'Manual', cron: 'Schedule', run_now: 'Run now', adversary: 'Adversary step' } as const;
 
@@ -14,6 +15,7 @@ export function ScansPage() {
     status: search.get('status') ?? undefined,
     scan_type: search.get('scan_type') ?? undefined,
     schedule_id: search.get('schedule_id') ?? undefined,
+    search: search.get('search') ?? undefined,
   };
   const scans = useScans(filters);
   const setFilter = (name: string, value: string) => {
@@ -23,12 +25,26 @@ export function ScansPage() {
     const query = next.toString();
     navigate(`/scans${query ? `?${query}` : ''}`, { replace: true });
   };
+  const [typed, setTyped] = useTypedFilter(filters.search, (value) => setFilter('search', value ?? ''));
   const items = scans.data?.pages.flatMap((page) => page.items) ?? [];
+  const filtered = !!(filters.status || filters.scan_type || filters.schedule_id || filters.search);
 
   return (
     <section className="page">
       <h1>Scans</h1>
       <form className="filters" aria-label="Filter scans" onSubmit={(event) => event.preventDefault()}>
+        <div className="field field-grow">
+          <label htmlFor="scan-search">Target</label>
+          <input
+            id="scan-search"
+            type="search"
+            value={typed}
+            onChange={(event) => setTyped(event.target.value)}
+            placeholder="Any part of a target, e.g. example.com"
+            spellCheck={false}
+            autoComplete="off"
+          />
+        </div>
         <div className="field">
           <label htmlFor="scan-status">Status</label>
           <select id="scan-status" value={filters.status ?? ''} onChange={(e) => setFilter('status', e.target.value)}>
@@ -55,7 +71,7 @@ export function ScansPage() {
       ) : scans.isError ? (
         <ErrorState error={scans.error} retry={() => void scans.refetch()} />
       ) : items.length === 0 ? (
-        <EmptyState title={filters.status || filters.scan_type || filters.schedule_id ? 'No scans match these filters' : 'No scans yet'}>
+        <EmptyState title={filtered ? 'No scans match these filters' : 'No scans yet'}>
           <p className="muted">
             Start one from the <Link to="/">Scan</Link> page.
           </p>
@@ -79,6 +95,12 @@ export function ScansPage() {
                 <tr key={scan.id}>
                   <th scope="row" className="cell-target">
                     <Link to={`/scans/${scan.id}`}>{scan.target}</Link>
+                    {scan.target_count > 1 && (
+                      <span className="muted" title={`This scan covers ${scan.target_count} targets`}>
+                        {' '}
+                        and {scan.target_count - 1} more
+                      </span>
+                    )}
                   </th>
                   <td data-label="Scan type">{scanTypes[scan.scan_type].label}</td>
                   <td data-label="Status">

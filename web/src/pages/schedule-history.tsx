@@ -1,5 +1,5 @@
 import { scanTypes } from '../../../shared/domain/scan-types.ts';
-import type { ScanJob } from '../../../shared/domain/scan-job.ts';
+import type { ScanListItem } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
 import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
 import { Breadcrumb, EmptyState, ErrorState, Loading, LoadMore, NotFoundPage, StatusBadge, type Parent } from '../components.tsx';
@@ -95,7 +95,7 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
 }
 
 /** Each run on one row: when, how it started, its status, score, findings, and what it changed. */
-function RunTable({ runs, posture, scope }: { runs: ScanJob[]; posture: boolean; scope: Record<string, unknown> }) {
+function RunTable({ runs, posture, scope }: { runs: ScanListItem[]; posture: boolean; scope: Record<string, unknown> }) {
   return (
     <section aria-labelledby="runs-title" className="runs">
       <h2 id="runs-title" className="section-title">
