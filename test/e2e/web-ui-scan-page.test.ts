@@ -46,8 +46,8 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     });
     await page.getByRole('heading', { name: 'This scan failed' }).waitFor();
     expect(await statusText()).toBe('Failed');
-    const errors = page.getByRole('list', { name: 'Errors' });
-    expect(await errors.textContent()).toContain('DNS resolver timed out after 10 s');
+    const why = page.getByRole('list', { name: 'Why' });
+    expect(await why.locator('summary').allTextContents()).toEqual(['failed.example: DNS resolver timed out after 10 s']);
     await page.getByText('No findings: the scan failed before it could report any.').waitFor();
     expect(await page.locator('main').textContent()).not.toMatch(/Nothing matches these filters|found nothing to report/);
     expect(await page.locator('main .empty').count()).toBe(0);
@@ -117,9 +117,9 @@ describe.skipIf(!available)('scan page in Chromium', () => {
       errors: ['the reputation checks could not reach the DNSBLs'],
     }));
     await page.getByRole('heading', { name: 'This scan finished partially' }).waitFor();
-    expect(await page.getByRole('list', { name: 'Errors' }).textContent()).toContain(
+    expect(await page.getByRole('list', { name: 'Why' }).locator('summary').allTextContents()).toEqual([
       'partial.example: the reputation checks could not reach the DNSBLs',
-    );
+    ]);
     expect(await page.locator('main h2').allTextContents()).toEqual([
       'This scan finished partially',
       'What changed',
@@ -129,6 +129,35 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     ]);
     await page.getByText(/A check that did not complete resolves nothing/).waitFor();
     await browser.audit('scan-partial');
+  });
+
+  it('says why a 12-target scan failed in one line per cause, grouped by target, with the details collapsed', async () => {
+    runner.behaviour = async (input) => {
+      if (input.target === 'plain.example') return { findings: [], errors: ['not a TLS record (first bytes 485454502f, text "HTTP/")'] };
+      throw new Error(`connect ECONNREFUSED 192.0.2.${input.target.length}:25`);
+    };
+    const targets = Array.from({ length: 11 }, (_, index) => `mx${index}.example`);
+    const created = await service.call('/api/scans/', {
+      method: 'POST',
+      token: await service.token('local'),
+      body: { scan_type: 'email_security', target: targets[0], targets: [...targets.slice(1), 'plain.example'] },
+    });
+    await service.runtime.drain();
+    await page.goto(`${service.runtime.url}/scans/${created.body.id}`);
+    await page.getByRole('heading', { name: /This scan (failed|finished partially)/ }).waitFor();
+
+    const why = page.getByRole('list', { name: 'Why' });
+    expect(await why.locator('summary').allTextContents()).toEqual([
+      '11 of 12 targets refused the connection (nothing listens on that port)',
+      'plain.example answered plain HTTP, not TLS',
+    ]);
+    // Collapsed: the scanner's messages are there to open, not in the reader's way.
+    const details = why.locator('details').first();
+    expect(await details.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
+    await details.locator('summary').click();
+    await details.getByText('connect ECONNREFUSED 192.0.2.11:25').first().waitFor();
+    expect(await details.textContent()).toContain('mx0.example, mx1.example');
+    await browser.audit('scan-failure-groups');
   });
 
   it('shows a clean result only for a scan that succeeded', async () => {

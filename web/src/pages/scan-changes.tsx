@@ -155,6 +155,9 @@ function ChangeGroup({ kind, count, items }: { kind: (typeof LISTED)[number]; co
   );
 }
 
+/** Rows the checks table shows before "Show all": errors and failures come first, so they show. */
+const CHECKS_SHOWN = 50;
+
 /** Problems first: an error or a failure is what a reader looks for. */
 const CHECK_ORDER: Record<CheckStatus, number> = { error: 0, fail: 1, skipped: 2, pass: 3 };
 
@@ -163,6 +166,7 @@ const CHECK_ORDER: Record<CheckStatus, number> = { error: 0, fail: 1, skipped: 2
  * engine reported it: an errored check reads Error, never Pass.
  */
 export function ScanChecks({ job }: { job: ScanJob }) {
+  const [all, setAll] = useState(false);
   const finished = job.status !== 'queued' && job.status !== 'running';
   const checks = [...job.checks].sort(
     (a, b) => CHECK_ORDER[a.status] - CHECK_ORDER[b.status] || a.target.localeCompare(b.target) || a.id.localeCompare(b.id),
@@ -199,12 +203,17 @@ export function ScanChecks({ job }: { job: ScanJob }) {
                 </tr>
               </thead>
               <tbody>
-                {checks.map((check) => (
+                {(all ? checks : checks.slice(0, CHECKS_SHOWN)).map((check) => (
                   <CheckRow key={`${check.target}\n${check.id}`} check={check} showTarget={targets.size > 1} />
                 ))}
               </tbody>
             </table>
           </div>
+          {!all && checks.length > CHECKS_SHOWN && (
+            <button type="button" className="button button-secondary button-small show-more-changes" onClick={() => setAll(true)}>
+              Show all {checks.length.toLocaleString()} checks
+            </button>
+          )}
         </>
       )}
     </section>

@@ -11,6 +11,8 @@ import { ScanChecks, WhatChanged } from './scan-changes.tsx';
 import { ScanFindings } from './scan-findings.tsx';
 import { TargetPosture } from './target-posture.tsx';
 import { ScopeSummary } from '../scope-form.tsx';
+import { failureGroups, failureLine } from '../failure-groups.ts';
+import { displayTarget } from '../idn.ts';
 
 const SCANS: Parent = { to: '/scans', label: 'Scans' };
 
@@ -126,27 +128,73 @@ const OUTCOME_TEXT = {
   },
 } as const;
 
-/** A failed or partial scan leads with that, and with its errors in words. */
+function messagesLabel(count: number, shown: number): string {
+  if (count === 1) return 'As the scanner wrote it:';
+  return count > shown
+    ? `As the scanner wrote it (${count} messages, the first ${shown}):`
+    : `As the scanner wrote it (${count} messages):`;
+}
+
+/** How many targets a group's details list before "and N more". */
+const TARGETS_SHOWN = 20;
+
+/**
+ * A failed or partial scan leads with that, and with why in one line per cause, grouped by
+ * target ("59 of 60 targets refused the connection"); the scanners' own messages, the targets and
+ * the checks each cause stopped are in its collapsed details (web/src/failure-groups.ts).
+ */
 function Outcome({ job }: { job: ScanJob }) {
   if (job.status !== 'failed' && job.status !== 'partial' && job.errors.length === 0) return null;
   const text = job.status === 'failed' || job.status === 'partial' ? OUTCOME_TEXT[job.status] : null;
+  const groups = failureGroups(job);
+  const targetCount = 1 + job.targets.length;
+  // In a sentence: "Reported by Dispatch, the scripted scanner."
+  const sources = [...new Set(job.errors.map((error) => sourceOf(error).replace(/^The /, 'the ')))];
   return (
     <section className={`card ${job.status === 'failed' ? 'card-danger' : 'card-warning'} outcome`} aria-labelledby="outcome-title">
       <h2 id="outcome-title" className="section-title">
         {text?.title ?? 'Errors'}
       </h2>
       {text && <p>{text.body}</p>}
-      {job.errors.length > 0 ? (
-        <ul className="errors" aria-label="Errors">
-          {job.errors.map((error, index) => (
-            <li key={index}>
-              <strong>{sourceOf(error)}:</strong> {error.message}
+      {groups.length > 0 ? (
+        <ul className="failure-groups" aria-label="Why">
+          {groups.map((group) => (
+            <li key={group.cause}>
+              <details>
+                <summary>{failureLine(group, targetCount, displayTarget)}</summary>
+                <div className="failure-details">
+                  {group.targets.length > 1 && (
+                    <p>
+                      <span className="muted">Targets: </span>
+                      <span className="mono">{group.targets.slice(0, TARGETS_SHOWN).map(displayTarget).join(', ')}</span>
+                      {group.targets.length > TARGETS_SHOWN && ` and ${group.targets.length - TARGETS_SHOWN} more`}
+                    </p>
+                  )}
+                  {group.checks.length > 0 && (
+                    <p>
+                      <span className="muted">
+                        {group.checks.length === 1 ? 'Check' : `${group.checks.length} checks`} left without a result:{' '}
+                      </span>
+                      <span className="mono">{group.checks.join(', ')}</span>
+                    </p>
+                  )}
+                  <p className="muted">{messagesLabel(group.messageCount, group.messages.length)}</p>
+                  <ul className="errors">
+                    {group.messages.map((message) => (
+                      <li key={message} className="mono">
+                        {message}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              </details>
             </li>
           ))}
         </ul>
       ) : (
         <p className="muted">The scan recorded no error message.</p>
       )}
+      {sources.length > 0 && <p className="muted">Reported by {sources.join(', ')}.</p>}
     </section>
   );
 }

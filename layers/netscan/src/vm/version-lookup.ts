@@ -26,7 +26,10 @@ export async function lookUpVersions(
 ): Promise<VersionLookup> {
   const rule = NET_RULES.vulnerableVersion;
   if (!options.osvUrl) {
-    return { findings: [], record: (report) => report.skip(rule, 'NETSCAN_OSV_URL is not set: version lookups are off') };
+    return {
+      findings: [],
+      record: (report) => report.skip(rule, 'version lookups are not configured in this deployment (NETSCAN_OSV_URL is not set)'),
+    };
   }
   const osvUrl = options.osvUrl;
   const notLookedUp: string[] = [];
