@@ -25,6 +25,9 @@ interface CallOptions {
   bearer?: string;
 }
 
+/** Sent on `window` when a call other than the sign-in ones is refused as unauthenticated. */
+export const SESSION_EXPIRED_EVENT = 'scan-service:session-expired';
+
 /**
  * One API call, same origin, the session cookie attached by the browser. A response is parsed with
  * the server's own zod schema, so the UI's types are the API's.
@@ -45,6 +48,11 @@ export async function api<S extends z.ZodType>(path: string, schema: S | null, o
     json = text ? JSON.parse(text) : undefined;
   } catch {
     throw new ApiError(response.status, 'invalid_response', `the server answered ${response.status} with a body that is not JSON`);
+  }
+  if (response.status === 401 && !path.startsWith('/api/session') && !path.startsWith('/api/me')) {
+    globalThis.dispatchEvent?.(new Event(SESSION_EXPIRED_EVENT));
+    // In the reader's words, where the form shows it: nothing was sent, and it can be sent again.
+    throw new ApiError(401, 'unauthenticated', 'Your session expired, so this was not sent: sign in again, then send it again.');
   }
   if (!response.ok) {
     const error = (json as { error?: { code?: string; message?: string; details?: FieldIssue[] } } | undefined)?.error;

@@ -8,7 +8,8 @@ import { ScanPage } from './pages/scan.tsx';
 import { ScansPage } from './pages/scans.tsx';
 import { ScheduleHistoryPage } from './pages/schedule-history.tsx';
 import { SettingsPage } from './pages/settings.tsx';
-import { SignInPage } from './pages/sign-in.tsx';
+import { SessionExpiredDialog, SignInPage } from './pages/sign-in.tsx';
+import { SESSION_EXPIRED_EVENT } from './api.ts';
 import { Link, useRouter } from './router.tsx';
 import { signInWithCode, signOut, useMe } from './session.ts';
 import { isUiRoute } from './ui-routes.ts';
@@ -36,6 +37,13 @@ export function App() {
       .catch((error: unknown) => setLinkError(error instanceof Error ? error.message : String(error)))
       .finally(() => setExchanging(false));
   }, [fragmentCode, queryClient]);
+
+  // A call refused as unauthenticated: ask again who this is (an expired session shows its dialog).
+  useEffect(() => {
+    const onExpired = () => void queryClient.invalidateQueries({ queryKey: ['me'] });
+    window.addEventListener(SESSION_EXPIRED_EVENT, onExpired);
+    return () => window.removeEventListener(SESSION_EXPIRED_EVENT, onExpired);
+  }, [queryClient]);
 
   const me = useMe(!exchanging);
   if (exchanging || me.isPending) return <Loading label="Signing in…" />;
@@ -117,6 +125,7 @@ function Shell() {
       <main id="main" ref={mainRef} className="main" tabIndex={-1}>
         {page}
       </main>
+      {me.expired && <SessionExpiredDialog onSignOut={() => void onSignOut()} />}
     </>
   );
 }

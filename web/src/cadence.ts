@@ -99,7 +99,7 @@ export function timeZones(): string[] {
 }
 
 /** The same instant, short enough for a table cell: no year when it is this year's. */
-export function formatShort(iso: string | null | undefined, now = new Date()): string {
+export function formatShort(iso: string | null | undefined, now = new Date(), seconds = false): string {
   if (!iso) return '—';
   const date = new Date(iso);
   return new Intl.DateTimeFormat('en-GB', {
@@ -108,6 +108,18 @@ export function formatShort(iso: string | null | undefined, now = new Date()): s
     ...(date.getFullYear() === now.getFullYear() ? {} : { year: 'numeric' }),
     hour: '2-digit',
     minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
     timeZoneName: 'short',
   }).format(date);
+}
+
+/**
+ * The times of a list, each as short as it can be and still tell the rows apart: to the minute,
+ * and to the second for the times that share their minute with another (three runs now at 10:00).
+ */
+export function formatDistinct(isos: readonly string[], now = new Date()): string[] {
+  const minute = (iso: string) => formatShort(iso, now);
+  const counts = new Map<string, number>();
+  for (const iso of isos) counts.set(minute(iso), (counts.get(minute(iso)) ?? 0) + 1);
+  return isos.map((iso) => ((counts.get(minute(iso)) ?? 0) > 1 ? formatShort(iso, now, true) : minute(iso)));
 }

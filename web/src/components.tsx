@@ -70,6 +70,11 @@ export function CheckStatusBadge({ status }: { status: CheckStatus }) {
 }
 
 /** What the last action on a page came to, in one sentence. */
+/** "1 schedule", "2 schedules": a count and its noun, singular for one. */
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count.toLocaleString()} ${count === 1 ? noun : nouns}`;
+}
+
 export interface Notice {
   tone: 'ok' | 'error';
   text: string;

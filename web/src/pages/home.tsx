@@ -213,23 +213,64 @@ function LaunchScan({ canOperate }: { canOperate: boolean }) {
       ) : scanTypes.isError ? (
         <ErrorState error={scanTypes.error} retry={() => void scanTypes.refetch()} />
       ) : (
-        <ul className="tiles">
-          {scanTypes.data.items.map((type) => (
-            <li
-              key={type.value}
-              className={`tile ${type.runner_available ? '' : 'tile-unavailable'} ${open === type.value ? 'tile-open' : ''}`}
-            >
-              <Tile
-                type={type}
+        <>
+          <TileList
+            types={scanTypes.data.items.filter((type) => type.runner_available)}
+            canOperate={canOperate}
+            open={open}
+            setOpen={setOpen}
+          />
+          {scanTypes.data.items.some((type) => !type.runner_available) && (
+            <>
+              <h3 className="section-subtitle" id="unavailable-title">
+                Not available in this deployment
+              </h3>
+              <TileList
+                types={scanTypes.data.items.filter((type) => !type.runner_available)}
                 canOperate={canOperate}
-                open={open === type.value}
-                onOpen={() => setOpen(open === type.value ? null : type.value)}
+                open={open}
+                setOpen={setOpen}
+                labelledBy="unavailable-title"
               />
-            </li>
-          ))}
-        </ul>
+            </>
+          )}
+        </>
       )}
     </section>
+  );
+}
+
+/** Tiles of scan types, in the API's order: the ready ones first, then those without a runner here. */
+function TileList({
+  types,
+  canOperate,
+  open,
+  setOpen,
+  labelledBy,
+}: {
+  types: z.infer<typeof ScanTypeItem>[];
+  canOperate: boolean;
+  open: string | null;
+  setOpen: (value: string | null) => void;
+  labelledBy?: string;
+}) {
+  if (types.length === 0) return null;
+  return (
+    <ul className="tiles" aria-labelledby={labelledBy}>
+      {types.map((type) => (
+        <li
+          key={type.value}
+          className={`tile ${type.runner_available ? '' : 'tile-unavailable'} ${open === type.value ? 'tile-open' : ''}`}
+        >
+          <Tile
+            type={type}
+            canOperate={canOperate}
+            open={open === type.value}
+            onOpen={() => setOpen(open === type.value ? null : type.value)}
+          />
+        </li>
+      ))}
+    </ul>
   );
 }
 

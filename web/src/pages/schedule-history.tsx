@@ -1,7 +1,7 @@
 import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import type { ScanListItem } from '../../../shared/domain/scan-job.ts';
 import { ApiError } from '../api.ts';
-import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
+import { cadenceInWords, formatDistinct, formatLocal } from '../cadence.ts';
 import { Breadcrumb, EmptyState, ErrorState, Loading, LoadMore, NotFoundPage, StatusBadge, type Parent } from '../components.tsx';
 import { displayTarget } from '../idn.ts';
 import { useScans, useSchedule, useTargetScans } from '../queries.ts';
@@ -96,6 +96,8 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
 
 /** Each run on one row: when, how it started, its status, score, findings, and what it changed. */
 function RunTable({ runs, posture, scope }: { runs: ScanListItem[]; posture: boolean; scope: Record<string, unknown> }) {
+  // Runs that share a minute (Run now pressed twice) are told apart to the second.
+  const times = formatDistinct(runs.map((run) => run.created_at));
   return (
     <section aria-labelledby="runs-title" className="runs">
       <h2 id="runs-title" className="section-title">
@@ -123,11 +125,11 @@ function RunTable({ runs, posture, scope }: { runs: ScanListItem[]; posture: boo
             </tr>
           </thead>
           <tbody>
-            {runs.map((run) => (
+            {runs.map((run, index) => (
               <tr key={run.id}>
                 <th scope="row">
                   <Link to={`/scans/${run.id}`} title={formatLocal(run.created_at)}>
-                    {formatShort(run.created_at)}
+                    {times[index]}
                   </Link>
                   {/* A run before an edit of the schedule's options says which it ran with. */}
                   {JSON.stringify(run.scope ?? {}) !== JSON.stringify(scope) && (

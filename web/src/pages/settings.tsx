@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import * as z from 'zod';
 import { SCAN_TYPES, scanTypes } from '../../../shared/domain/scan-types.ts';
 import { LAST_RUN_STATUSES, type LastRunStatus, type Schedule } from '../../../shared/domain/schedule.ts';
 import { api } from '../api.ts';
 import { cadenceInWords, formatLocal, formatShort } from '../cadence.ts';
-import { Dialog, EmptyState, ErrorState, Loading, type Notice, NoticeSlot, StatusBadge } from '../components.tsx';
+import { Dialog, EmptyState, ErrorState, Loading, type Notice, NoticeSlot, plural, StatusBadge } from '../components.tsx';
 import { useSchedules } from '../queries.ts';
 import { displayTarget } from '../idn.ts';
 import { Link, useRouter } from '../router.tsx';
@@ -88,6 +89,15 @@ const LAST_RUN_LABELS: Record<LastRunStatus, string> = {
   failed: 'Failed',
 };
 
+/** A notice about one schedule's row: what its action did, and the scan a Run now started. */
+interface RowNotice extends Notice {
+  scheduleId: string;
+  scanId: string | null;
+}
+
+/** POST …/run/'s answer, as far as the notice needs it. */
+const RunNowReply = z.object({ scan: z.object({ id: z.string() }) });
+
 const COLUMNS: ReadonlyArray<[label: string, sort: SortKey | null]> = [
   ['Name', 'name'],
   ['Scan type', 'scan_type'],
@@ -109,6 +119,8 @@ function ScheduledScans() {
   const [pageSize] = useState(pageRows);
   const [shown, setShown] = useState(pageSize);
   const [notice, setNotice] = useState<Notice | null>(null);
+  // A row action's notice shows by the row it concerns (the row that took a deleted one's place).
+  const [rowNotice, setRowNotice] = useState<RowNotice | null>(null);
   const [focusAfterDelete, setFocusAfterDelete] = useState<string | null>(null);
   const tableRef = useRef<HTMLDivElement>(null);
 
@@ -118,22 +130,37 @@ function ScheduledScans() {
   };
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['schedules'] });
   const act = useMutation({
-    mutationFn: async ({ schedule, action }: { schedule: Schedule; action: 'toggle' | 'run' | 'delete' }) => {
+    mutationFn: async ({
+      schedule,
+      action,
+    }: {
+      schedule: Schedule;
+      action: 'toggle' | 'run' | 'delete';
+      /** Delete only: the row that takes its place, whose notice it becomes. */
+      nextId?: string;
+    }): Promise<string | null> => {
       const base = `/api/scans/schedules/${schedule.id}/`;
-      if (action === 'delete') return api(base, null, { method: 'DELETE' });
-      return api(`${base}${action}/`, null, { method: 'POST' });
+      if (action === 'run') return (await api(`${base}run/`, RunNowReply, { method: 'POST' })).scan.id;
+      if (action === 'delete') await api(base, null, { method: 'DELETE' });
+      else await api(`${base}toggle/`, null, { method: 'POST' });
+      return null;
     },
-    onSuccess: async (_result, { schedule, action }) => {
+    onSuccess: async (scanId, { schedule, action, nextId }) => {
       const text = {
         toggle: `${schedule.name} is ${schedule.enabled ? 'paused' : 'enabled'}.`,
         run: `${schedule.name} is running now.`,
         delete: `${schedule.name} was deleted.`,
       }[action];
-      setNotice({ tone: 'ok', text });
+      setNotice(null);
+      if (action === 'delete' && !nextId) setNotice({ tone: 'ok', text });
+      else setRowNotice({ scheduleId: action === 'delete' ? nextId! : schedule.id, tone: 'ok', text, scanId });
       void queryClient.invalidateQueries({ queryKey: ['scans'] });
       await refresh();
     },
-    onError: (error) => setNotice({ tone: 'error', text: error.message }),
+    onError: (error, { schedule }) => {
+      setNotice(null);
+      setRowNotice({ scheduleId: schedule.id, tone: 'error', text: error.message, scanId: null });
+    },
   });
 
   const items = schedules.data ?? [];
@@ -156,7 +183,7 @@ function ScheduledScans() {
     const index = visible.findIndex((row) => row.id === schedule.id);
     const next = visible[index + 1] ?? visible[index - 1];
     setConfirming(null);
-    act.mutate({ schedule, action: 'delete' });
+    act.mutate({ schedule, action: 'delete', nextId: next?.id });
     setFocusAfterDelete(next ? next.id : '');
   }
 
@@ -235,7 +262,9 @@ function ScheduledScans() {
             </div>
           </form>
           <p className="muted table-count" role="status" aria-live="polite">
-            <span>{filtered ? `${rows.length} of ${items.length} schedules match.` : `${items.length} schedules.`}</span>
+            <span>
+              {filtered ? `${rows.length} of ${plural(items.length, 'schedule')} match.` : `${plural(items.length, 'schedule')}.`}
+            </span>
             {filtered && (
               <>
                 {' '}
@@ -297,6 +326,7 @@ function ScheduledScans() {
                       canDelete={canDelete}
                       busy={act.isPending}
                       confirming={confirming === schedule.id}
+                      notice={rowNotice?.scheduleId === schedule.id ? rowNotice : null}
                       onAct={(action) => act.mutate({ schedule, action })}
                       onEdit={() => setEditing({ mode: 'edit', schedule })}
                       onAskDelete={() => setConfirming(schedule.id)}
@@ -349,6 +379,7 @@ function ScheduleRow({
   onAskDelete,
   onCancelDelete,
   onConfirmDelete,
+  notice,
 }: {
   schedule: Schedule;
   canOperate: boolean;
@@ -360,8 +391,14 @@ function ScheduleRow({
   onAskDelete: () => void;
   onCancelDelete: () => void;
   onConfirmDelete: () => void;
+  notice: RowNotice | null;
 }) {
   const nameId = `name-${schedule.id}`;
+  const noticeRef = useRef<HTMLTableRowElement>(null);
+  // In view: the row's notice is where the reader clicked, not at the table's top.
+  useEffect(() => {
+    noticeRef.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [notice]);
   const { cancelRef, openerRef: deleteRef } = useConfirmFocus(confirming);
   const target = displayTarget(schedule.target);
   const fullName = schedule.description ? `${schedule.name}: ${schedule.description}` : schedule.name;
@@ -456,6 +493,21 @@ function ScheduleRow({
           </td>
         )}
       </tr>
+      {notice && (
+        <tr className="row-notice" ref={noticeRef}>
+          <td colSpan={canOperate ? 8 : 7}>
+            <p className={`notice notice-${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'}>
+              {notice.text}
+              {notice.scanId && (
+                <>
+                  {' '}
+                  <Link to={`/scans/${notice.scanId}`}>Open the scan</Link>
+                </>
+              )}
+            </p>
+          </td>
+        </tr>
+      )}
       {confirming && (
         <tr className="confirm-row" id={`confirm-${schedule.id}`}>
           <td colSpan={canOperate ? 8 : 7}>
