@@ -153,7 +153,7 @@ describe.skipIf(!available)('scan page in Chromium', () => {
     ]);
     // Collapsed: the scanner's messages are there to open, not in the reader's way.
     const details = why.locator('details').first();
-    expect(await details.evaluate((element) => (element).open)).toBe(false);
+    expect(await details.evaluate((element: any) => element.open as boolean)).toBe(false);
     await details.locator('summary').click();
     await details.getByText('connect ECONNREFUSED 192.0.2.11:25').first().waitFor();
     expect(await details.textContent()).toContain('mx0.example, mx1.example');

@@ -68,9 +68,9 @@ describe.skipIf(!available)('an expired session in Chromium', () => {
     const notice = page.locator('tr.row-notice');
     await notice.getByText('Fleet 025 is running now.').waitFor();
     // The notice row follows the row that was clicked, and is on screen.
-    expect(await notice.evaluate((element) => element.previousElementSibling?.textContent ?? '')).toContain('Fleet 025');
+    expect(await notice.evaluate((element: any) => element.previousElementSibling?.textContent ?? '')).toContain('Fleet 025');
     expect(
-      await notice.evaluate((element) => {
+      await notice.evaluate((element: any) => {
         const box = element.getBoundingClientRect();
         return box.top >= 0 && box.bottom <= (globalThis as any).innerHeight;
       }),

@@ -121,7 +121,10 @@ describe('adversary steps through the local runtime', () => {
     await service.runtime.drain();
 
     const { body: listed } = await service.call('/api/scans/?source_type=adversary', { token });
-    const job = listed.items.find((item: { status: string }) => item.status === 'failed');
+    const summary = listed.items.find((item: { status: string }) => item.status === 'failed');
+    // The list carries summaries; the scan itself carries its errors.
+    const { body: job } = await service.call(`/api/scans/${summary.id}/`, { token });
+    expect(summary.error_count).toBe(1);
     expect(job.errors).toEqual([{ runner: 'dispatch', message: 'unsupported technique T1566' }]);
     expect(job.finding_count).toBe(0);
   });

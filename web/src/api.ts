@@ -50,7 +50,7 @@ export async function api<S extends z.ZodType>(path: string, schema: S | null, o
     throw new ApiError(response.status, 'invalid_response', `the server answered ${response.status} with a body that is not JSON`);
   }
   if (response.status === 401 && !path.startsWith('/api/session') && !path.startsWith('/api/me')) {
-    globalThis.dispatchEvent?.(new Event(SESSION_EXPIRED_EVENT));
+    (globalThis as { dispatchEvent?: (event: Event) => boolean }).dispatchEvent?.(new Event(SESSION_EXPIRED_EVENT));
     // In the reader's words, where the form shows it: nothing was sent, and it can be sent again.
     throw new ApiError(401, 'unauthenticated', 'Your session expired, so this was not sent: sign in again, then send it again.');
   }

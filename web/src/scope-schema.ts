@@ -1,10 +1,11 @@
 /**
  * A scan type's options from its scope's JSON Schema (GET /api/scan-types/, `engine.scope_schema`,
  * built from the engine's manifest): the fields a form shows, the text a user types back into a
- * scope, and the browser's check of that scope with the API's own messages (zod's wording, or the
+ * scope, and the browser's check of that scope with the API's own messages (plainWords, or the
  * schema's `x-pattern-message`). No engine is named here: a new engine's options come with its
  * manifest (docs/web-ui.md, "Scan options").
  */
+import { plainWords } from '../../shared/domain/errors.ts';
 import { fieldSentence } from './field-errors.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -183,7 +184,7 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
     if (text === '') continue;
     if (field.kind === 'number') {
       const value = Number(text);
-      if (!/^-?\d+(\.\d+)?$/.test(text) || !Number.isFinite(value)) issues.push({ field: field_, message: 'must be a number' });
+      if (!/^-?\d+(\.\d+)?$/.test(text) || !Number.isFinite(value)) issues.push({ field: field_, message: plainWords.type('number') });
       else scope[field.key] = value;
     } else if (field.kind === 'list') {
       scope[field.key] = text
@@ -204,19 +205,17 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
   return { scope, issues: [...issues, ...checkScopeAgainst(fields, scope)] };
 }
 
-/** A string against its schema, in zod's words (what the API answers for the same value). */
+/** A string against its schema, in the API's words for the same value (shared/domain/errors.ts plainWords). */
 function stringIssues(schema: JsonSchema, value: string, field: string): ScopeIssue[] {
   const issues: ScopeIssue[] = [];
   const min = num(schema.minLength);
   const max = num(schema.maxLength);
-  if (min !== undefined && value.length < min) issues.push({ field, message: `Too small: expected string to have >=${min} characters` });
-  if (max !== undefined && value.length > max) issues.push({ field, message: `Too big: expected string to have <=${max} characters` });
+  if (min !== undefined && value.length < min) issues.push({ field, message: plainWords.tooSmall('string', min) });
+  if (max !== undefined && value.length > max) issues.push({ field, message: plainWords.tooBig('string', max) });
   if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) {
     const own = schema['x-pattern-message'];
     const message =
-      typeof own === 'string'
-        ? own.replace('{{input}}', JSON.stringify(value.slice(0, 64)).slice(1, -1))
-        : `Invalid string: must match pattern /${schema.pattern}/`;
+      typeof own === 'string' ? own.replace('{{input}}', JSON.stringify(value.slice(0, 64)).slice(1, -1)) : plainWords.format('regex');
     issues.push({ field, message });
   }
   return issues;
@@ -235,23 +234,21 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
     const at = `scope.${field.key}`;
     if (value === undefined) continue;
     if (field.kind === 'number' && typeof value === 'number') {
-      if (field.integer && !Number.isInteger(value)) issues.push({ field: at, message: 'Invalid input: expected int, received number' });
-      if (field.min !== undefined && value < field.min)
-        issues.push({ field: at, message: `Too small: expected number to be >=${field.min}` });
-      if (field.max !== undefined && value > field.max)
-        issues.push({ field: at, message: `Too big: expected number to be <=${field.max}` });
+      if (field.integer && !Number.isInteger(value)) issues.push({ field: at, message: plainWords.type('int') });
+      if (field.min !== undefined && value < field.min) issues.push({ field: at, message: plainWords.tooSmall('number', field.min) });
+      if (field.max !== undefined && value > field.max) issues.push({ field: at, message: plainWords.tooBig('number', field.max) });
     } else if (field.kind === 'string' && typeof value === 'string') {
       issues.push(...stringIssues(field.schema, value, at));
     } else if (field.kind === 'enum' && !field.options.includes(textOf(value))) {
-      issues.push({ field: at, message: `Invalid option: expected one of ${field.options.map((o) => JSON.stringify(o)).join('|')}` });
+      issues.push({ field: at, message: plainWords.oneOf(field.options) });
     } else if (field.kind === 'list' && Array.isArray(value)) {
       if (field.minItems !== undefined && value.length < field.minItems)
-        issues.push({ field: at, message: `Too small: expected array to have >=${field.minItems} items` });
+        issues.push({ field: at, message: plainWords.tooSmall('array', field.minItems) });
       if (field.maxItems !== undefined && value.length > field.maxItems)
-        issues.push({ field: at, message: `Too big: expected array to have <=${field.maxItems} items` });
+        issues.push({ field: at, message: plainWords.tooBig('array', field.maxItems) });
       value.forEach((item, index) => issues.push(...stringIssues(field.item, textOf(item), `${at}.${index}`)));
     } else if (field.kind === 'json' && field.schema.type === 'array' && !Array.isArray(value)) {
-      issues.push({ field: at, message: `Invalid input: expected array, received ${value === null ? 'null' : typeof value}` });
+      issues.push({ field: at, message: plainWords.type('array') });
     }
   }
   return issues;
