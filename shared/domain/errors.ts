@@ -35,7 +35,8 @@ const TYPE_WORDS: Record<string, string> = {
 
 const count = (n: number | bigint, one: string, many: string) => `${n} ${Number(n) === 1 ? one : many}`;
 
-type Origin = 'string' | 'number' | 'array' | 'set' | string;
+/** What a bound applies to: 'string', 'number', 'array', 'set', or another of zod's origins. */
+type Origin = string;
 
 /**
  * The words of each kind of field issue, following the field's name ("Rate must be at most 20"):
