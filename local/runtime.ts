@@ -32,6 +32,7 @@ import { makeDeadLetterHandler, makeDispatchHandler } from '../functions/dispatc
 import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
 import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
 import { makeDynamoDbIssueRepository } from '../shared/adapters/dynamodb/dynamodb-issue-repository.ts';
+import { makeDynamoDbSlaRepository } from '../shared/adapters/dynamodb/dynamodb-sla-repository.ts';
 import type { FindingRepository } from '../shared/ports/finding-repository.ts';
 import type { RunnerRegistry, ScanRunner } from '../shared/ports/scan-runner.ts';
 import type { ScanType } from '../shared/domain/scan-types.ts';
@@ -277,7 +278,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     events: queueEventPublisher(notificationMessages),
     outputs: { store: artifactStore, repo: artifactRepo, ids },
   });
-  const issueService = makeIssueService({ issues, findings, scans, clock, logger });
+  const issueService = makeIssueService({
+    issues,
+    findings,
+    scans,
+    sla: makeDynamoDbSlaRepository(documentClient, LOCAL_TABLE_NAME),
+    clock,
+    logger,
+  });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts, credentials: credentialReferences });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;

@@ -415,6 +415,10 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('GET', '/api/issues/?target=Example.com&scan_type=email_security'), 200);
     await expectStatus(api('GET', '/api/issues/?rule_id=test.rule'), 200);
     await expectStatus(api('GET', '/api/issues/rules/'), 200);
+    // -- the SLA: its read and its write, then the overdue listing (one GetItem, then the status partitions)
+    await expectStatus(api('GET', '/api/settings/sla'), 200);
+    await expectStatus(api('PUT', '/api/settings/sla', { body: { critical: 7, high: 30, medium: 90, low: 180, info: null } }), 200);
+    await expectStatus(api('GET', '/api/issues/?overdue=true'), 200);
     await expectStatus(api('GET', `/api/issues/${issues.items[0].id}/`), 200);
     await expectStatus(
       api('PATCH', `/api/issues/${issues.items[0].id}/`, { body: { status: 'false_positive', reason: 'grant test' } }),
