@@ -41,6 +41,7 @@ type Source =
   | { kind: 'queue'; queue: 'scanQueue' | 'scanDeadLetterQueue' | 'notificationQueue' }
   | { kind: 'artifact object created' }
   | { kind: 'nightly reconcile' }
+  | { kind: 'hourly digest flush' }
   | { kind: 'backfill invocation' }
   | { kind: 'EventBridge Scheduler' }
   | { kind: 'local only'; what: string };
@@ -147,6 +148,11 @@ function servingFunction(synth: SynthesizedStack, source: Source): FunctionKey |
     }
     case 'nightly reconcile': {
       const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('NightlyReconcile'));
+      expect(rules).toHaveLength(1);
+      return functionOfLogicalId(synth, referencedId(rules[0][1].Properties.Targets[0].Arn));
+    }
+    case 'hourly digest flush': {
+      const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('NotificationsDigestFlush'));
       expect(rules).toHaveLength(1);
       return functionOfLogicalId(synth, referencedId(rules[0][1].Properties.Targets[0].Arn));
     }
@@ -300,6 +306,13 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
       api('POST', '/api/notifications/', { body: { name: 'mail', kind: 'email', address: 'a@example.com', events: ['scan.finished'] } }),
       201,
     );
+    // A digest rule: the notifier writes its events' entries at fan-out, and the hourly flush reads and deletes them.
+    await expectStatus(
+      api('POST', '/api/notifications/', {
+        body: { name: 'digest', kind: 'email', address: 'a@example.com', events: ['scan.finished'], delivery: 'digest_hourly' },
+      }),
+      201,
+    );
     await expectStatus(api('GET', '/api/notifications/'), 200);
     await expectStatus(api('GET', `/api/notifications/${rule.id}/`), 200);
     await expectStatus(api('GET', '/api/notifications/ntf_01HZ0000000000000000000000/'), 404);
@@ -394,6 +407,10 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     // -- the notifier (the notification queue's consumer): the scans' events fanned out to the
     // email rule (a Query of the tenant's rules), and each delivery (its rule's GetItem) to the outbox
     await serving({ kind: 'queue', queue: 'notificationQueue' }, 'events and their deliveries', () => runtime.notifier.drain());
+    // -- the notifier again, invoked by the hourly schedule: the digest rule's entries of the hour, sent and deleted
+    clock.advance(2 * 3_600_000);
+    const flushed = await serving({ kind: 'hourly digest flush' }, 'the digests due', () => runtime.digestTicker.tick());
+    expect(flushed?.sent).toBeGreaterThan(0);
 
     // -- the scans function again: reads with every filter and a cursor
     const scans = await expectStatus(api('GET', '/api/scans/?limit=1'), 200);
