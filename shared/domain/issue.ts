@@ -147,6 +147,8 @@ export const IssueList = z.lazy(() => z.object({ items: z.array(IssueView), next
 export const IssueRuleList = z.lazy(() => z.object({ items: z.array(z.object({ rule_id: z.string(), title: z.string() })) }));
 export type IssueRuleList = z.infer<typeof IssueRuleList>;
 
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@|-]{0,199}$/;
+
 /** PATCH /api/issues/{id}/: a person's triage, assignment or comment (DESIGN §15); at least one of them. */
 export const IssueStatusChange = z.lazy(() =>
   z
@@ -154,8 +156,11 @@ export const IssueStatusChange = z.lazy(() =>
       status: z.enum(['open', 'accepted_risk', 'false_positive']).optional(),
       reason: z.string().trim().min(1).max(2000).optional(),
       until: z.iso.datetime({ offset: true }).optional(),
+      // One message for both forms: a union would answer "Invalid input" for a typo in either.
       assignee: z
-        .union([z.email().max(320), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@|-]{0,199}$/, 'must be a user id or an email')])
+        .string()
+        .max(320, 'must be at most 320 characters')
+        .refine((value) => USER_ID.test(value) || z.email().safeParse(value).success, 'must be a user id or an email')
         .nullable()
         .optional()
         .describe('a user id or an email; null unassigns'),
