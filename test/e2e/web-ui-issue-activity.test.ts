@@ -81,6 +81,9 @@ describe.skipIf(!available)('SLA, issue activity and digest delivery in Chromium
 
   it('shows due dates and lists only the overdue issues when asked', async () => {
     service.clock.advance(8 * DAY);
+    // Eight days on, the session has expired: sign in again through a fresh link.
+    await page.goto(await service.runtime.signInUrl());
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
     await page.goto(url('/issues'));
     await expect.poll(rowTitles).toEqual(['No DMARC record', 'No SPF record']);
     const spf = table().locator('tbody tr').filter({ hasText: 'No SPF record' });
