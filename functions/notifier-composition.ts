@@ -1,5 +1,7 @@
+import type { SQSEvent } from 'aws-lambda';
 import { systemClock } from '../shared/adapters/clock/system-clock.ts';
 import { makeDocumentClient } from '../shared/adapters/dynamodb/document-client.ts';
+import { makeDynamoDbDigestStore } from '../shared/adapters/dynamodb/dynamodb-digest-store.ts';
 import { makeDynamoDbNotificationRuleRepository } from '../shared/adapters/dynamodb/dynamodb-notification-rule-repository.ts';
 import { makeUlidGenerator } from '../shared/adapters/ids/ulid-id-generator.ts';
 import { makeHttpPoster } from '../shared/adapters/notifications/http-poster.ts';
@@ -10,10 +12,10 @@ import { DEFAULT_TARGET_POLICY } from '../shared/domain/network-policy.ts';
 import type { Logger } from '../shared/ports/logger.ts';
 import { composeNotificationServices } from '../shared/services/compose/notification-service.ts';
 import type { NotificationDeliveryDeps } from '../shared/services/notification-delivery.ts';
-import { makeNotifierHandler } from './notifier-handler.ts';
+import { makeDigestFlushHandler, makeNotifierHandler, type DigestFlushEvent } from './notifier-handler.ts';
 
 /** What the notifier sends through: the rules, the queue deliveries go back on, HTTP and email. */
-export type NotifierAdapters = Pick<NotificationDeliveryDeps, 'rules' | 'queue' | 'http' | 'email'>;
+export type NotifierAdapters = Pick<NotificationDeliveryDeps, 'rules' | 'queue' | 'http' | 'email' | 'digests'>;
 
 /**
  * The notifier's adapters in AWS: the rules in the table, the notification queue (SQS), HTTP
@@ -26,8 +28,10 @@ export function awsNotifierAdapters(
   config: NotifierConfig,
   clients: { sqs?: Parameters<typeof makeSqsNotificationQueue>[0]; ses?: Parameters<typeof makeSesEmailSender>[0] } = {},
 ): NotifierAdapters {
+  const documents = makeDocumentClient();
   return {
-    rules: makeDynamoDbNotificationRuleRepository(makeDocumentClient(), config.TABLE_NAME),
+    rules: makeDynamoDbNotificationRuleRepository(documents, config.TABLE_NAME),
+    digests: makeDynamoDbDigestStore(documents, config.TABLE_NAME),
     queue: makeSqsNotificationQueue(clients.sqs ?? lazySqsClient(), config.NOTIFICATION_QUEUE_URL),
     http: makeHttpPoster({ policy: DEFAULT_TARGET_POLICY }),
     email: makeSesEmailSender(clients.ses ?? lazySesClient(), config.NOTIFICATION_SENDER),
@@ -48,5 +52,9 @@ export function composeNotifier(
     { clock: systemClock, ids: makeUlidGenerator(), logger },
     { ...adapters, appUrl: config.APP_URL, targetPolicy: DEFAULT_TARGET_POLICY, retryOptions },
   );
-  return { delivery, handler: makeNotifierHandler(delivery, logger) };
+  const deliver = makeNotifierHandler(delivery, logger);
+  const flush = makeDigestFlushHandler(delivery, logger);
+  // One function, two sources: the notification queue (SQS records) and the hourly digest schedule.
+  const handler = (event: SQSEvent | DigestFlushEvent) => ('Records' in event ? deliver(event) : flush(event));
+  return { delivery, handler };
 }

@@ -48,3 +48,27 @@ export function makeNotifierHandler(delivery: NotificationDelivery, logger: Logg
     return { batchItemFailures: failures };
   };
 }
+
+/** What the stack's hourly schedule sends the notifier (infra/constructs/notifications.ts): the schedule's fire time. */
+export interface DigestFlushEvent {
+  kind: 'flush_digests';
+  /** The scheduled event's `time` (ISO 8601). */
+  time: string;
+}
+
+/**
+ * The hourly digest flush (DESIGN §15, docs/digests-and-sla.md): sends the digests of the periods
+ * that ended before the fire time. A failure throws, so the asynchronous invocation is retried;
+ * what still fails is sent by a later hour's flush (it looks back a day).
+ */
+export function makeDigestFlushHandler(delivery: NotificationDelivery, logger: Logger) {
+  return async function flushDigests(event: DigestFlushEvent): Promise<{ sent: number; events: number }> {
+    if (event?.kind !== 'flush_digests' || typeof event.time !== 'string' || Number.isNaN(Date.parse(event.time))) {
+      logger.error('unreadable digest flush event', { event: JSON.stringify(event).slice(0, 500) });
+      throw new Error('not a digest flush event');
+    }
+    const { sent, events, periods } = await delivery.flushDue(event.time);
+    logger.info('digests flushed', { time: event.time, through: periods.at(-1), sent, events });
+    return { sent, events };
+  };
+}

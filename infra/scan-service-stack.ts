@@ -62,8 +62,10 @@ const TABLE_ACTIONS = {
   // scanned target (Query on GSI2), finding and issue writes (BatchWriteItem), a scan output's
   // artifact row (PutItem) and the target's previous scans for its inventory (Query on GSI3). No Delete.
   dispatch: ['GetItem', 'Query@GSI2', 'Query@GSI3', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
-  // The notifier: a tenant's rules for a fan-out (Query) and one rule for a delivery (GetItem).
-  notifier: ['GetItem', 'Query'],
+  // The notifier: a tenant's rules for a fan-out (Query) and one rule for a delivery (GetItem);
+  // digests: a digest rule's entries written at fan-out and deleted once sent (BatchWriteItem), and
+  // the hourly flush's read of a period's partition (Query).
+  notifier: ['GetItem', 'Query', 'BatchWriteItem'],
   // The artifact check: the row read and the conditional pending → ready/rejected update.
   artifactCheck: ['GetItem', 'UpdateItem'],
   // handleDeadLetter: the same reads, claim and writes, but it never touches findings.

@@ -32,6 +32,8 @@ import { makeDeadLetterHandler, makeDispatchHandler } from '../functions/dispatc
 import { makeDynamoDbFindingRepository } from '../shared/adapters/dynamodb/dynamodb-finding-repository.ts';
 import { makeDynamoDbScanRepository } from '../shared/adapters/dynamodb/dynamodb-scan-repository.ts';
 import { makeDynamoDbIssueRepository } from '../shared/adapters/dynamodb/dynamodb-issue-repository.ts';
+import { makeDynamoDbDigestStore } from '../shared/adapters/dynamodb/dynamodb-digest-store.ts';
+import { makeDynamoDbSlaRepository } from '../shared/adapters/dynamodb/dynamodb-sla-repository.ts';
 import type { FindingRepository } from '../shared/ports/finding-repository.ts';
 import type { RunnerRegistry, ScanRunner } from '../shared/ports/scan-runner.ts';
 import type { ScanType } from '../shared/domain/scan-types.ts';
@@ -42,6 +44,7 @@ import { makeArtifactService } from '../shared/services/artifact-service.ts';
 import { makeArtifactUploadEndpoint } from './artifact-upload.ts';
 import { makeFileScanLogs } from './file-scan-logs.ts';
 import { LocalQueueConsumer } from './queue-consumer.ts';
+import { LocalDigestTicker } from './digest-ticker.ts';
 import { startDynalite } from './dynalite.ts';
 import { makeLocalRequestListener, type LambdaLikeHandler } from './http-server.ts';
 import { makeInvocationScope } from './invocation-scope.ts';
@@ -268,8 +271,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       targetPolicy,
       allowLoopback: targetPolicy.allowLoopback,
       retryOptions: options.notificationRetry,
+      digests: makeDynamoDbDigestStore(documentClient, LOCAL_TABLE_NAME),
     },
   );
+  // The hourly digest flush (the stack's schedule in AWS): a clock tick, every minute under npm start.
+  const digestTicker = new LocalDigestTicker({ clock, delivery, onError: (error) => logger.error('digest flush failed', { error }) });
   const dispatch = services.dispatchService({
     runners,
     scanLogs,
@@ -277,7 +283,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     events: queueEventPublisher(notificationMessages),
     outputs: { store: artifactStore, repo: artifactRepo, ids },
   });
-  const issueService = makeIssueService({ issues, findings, scans, clock, logger });
+  const issueService = makeIssueService({
+    issues,
+    findings,
+    scans,
+    sla: makeDynamoDbSlaRepository(documentClient, LOCAL_TABLE_NAME),
+    clock,
+    logger,
+  });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts, credentials: credentialReferences });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
   const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
@@ -399,6 +412,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     consumer.start();
     deadLetterConsumer.start();
     notifier.start();
+    digestTicker.start();
   }
 
   /**
@@ -434,6 +448,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
     notifier,
     notificationDeadLetters,
     notificationRules,
+    /** The hourly digest flush: `tick()` sends the digests due by the clock (a timer ticks it under npm start). */
+    digestTicker,
     /** Where notification email goes without an SMTP server: one JSON line per message. */
     outboxFile: join(outboxDir, 'outbox.jsonl'),
     drain,
@@ -458,6 +474,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
       consumer.stop();
       deadLetterConsumer.stop();
       notifier.stop();
+      digestTicker.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       documentClient.destroy();

@@ -1,14 +1,15 @@
 import { ScanId } from '../../shared/domain/ids.ts';
 import {
-  Issue,
   IssueDetail,
   IssueId,
   IssueList,
   IssueListQuery,
   IssueRuleList,
   IssueStatusChange,
+  IssueView,
   ScanChangeList,
 } from '../../shared/domain/issue.ts';
+import { SlaSettings, SlaView } from '../../shared/domain/sla.ts';
 import { pageCursors } from '../../shared/http/page-cursor.ts';
 import type { Route, RouteFactory } from '../../shared/http/routes.ts';
 import type { ExportStore } from '../../shared/ports/export-store.ts';
@@ -21,6 +22,7 @@ const filtersOf = (query: IssueListQuery) => ({
   target: query.target,
   ruleId: query.rule_id,
   scheduleId: query.schedule_id,
+  overdue: query.overdue,
 });
 
 const CSV_NAME = 'issues.csv';
@@ -102,12 +104,31 @@ export function issueRoutes<D extends { issues: IssueService; exports?: ExportSt
       summary: 'Triage an issue: accept the risk (until a date), mark a false positive, or open it again',
       id: { schema: IssueId, noun: 'issue' },
       body: IssueStatusChange,
-      success: { status: 200, schema: Issue, description: 'the issue as changed' },
+      success: { status: 200, schema: IssueView, description: 'the issue as changed' },
       errors: [400, 401, 403, 404, 409, 413, 415],
       handle: async ({ identity, id, body }, { issues }) => ({
         status: 200,
         body: await issues.triage(identity.tenant, id, body, identity.sub),
       }),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/settings/sla',
+      role: 'viewer',
+      summary: "The tenant's per-severity SLA: days from an issue's first sighting to its due date (null: no due date)",
+      success: { status: 200, schema: SlaView, description: 'the SLA; every severity null until the tenant sets one' },
+      errors: [401, 403],
+      handle: async ({ identity }, { issues }) => ({ status: 200, body: await issues.getSla(identity.tenant) }),
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/settings/sla',
+      role: 'admin',
+      summary: "Set the tenant's SLA, every severity at once; every issue's due date follows at once",
+      body: SlaSettings,
+      success: { status: 200, schema: SlaView, description: 'the SLA as stored' },
+      errors: [400, 401, 403, 413, 415],
+      handle: async ({ identity, body }, { issues }) => ({ status: 200, body: await issues.setSla(identity.tenant, body, identity.sub) }),
     }),
     route({
       method: 'GET',

@@ -1,3 +1,4 @@
+import { makeDynamoDbSlaRepository } from '../../shared/adapters/dynamodb/dynamodb-sla-repository.ts';
 import { makeDocumentClient } from '../../shared/adapters/dynamodb/document-client.ts';
 import { makeDynamoDbArtifactRepository } from '../../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
 import { makeDynamoDbStore } from '../../shared/adapters/dynamodb/dynamodb-store.ts';
@@ -55,7 +56,14 @@ const scans = composeScanService(
   },
 );
 
-const issues = makeIssueService({ issues: store.issues, findings: store.findings, scans: store.scans, clock: systemClock, logger });
+const issues = makeIssueService({
+  issues: store.issues,
+  findings: store.findings,
+  scans: store.scans,
+  sla: makeDynamoDbSlaRepository(documents, config.TABLE_NAME),
+  clock: systemClock,
+  logger,
+});
 
 // An export past one buffered answer goes to S3 (docs/issues.md, "Export"): its multipart code is
 // loaded at the first such export, never at a cold start.

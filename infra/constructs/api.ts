@@ -88,7 +88,7 @@ export class Api extends Construct {
       createDefaultStage: false,
       corsPreflight: {
         allowOrigins: props.allowedOrigins,
-        allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PATCH, CorsHttpMethod.DELETE],
+        allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.PATCH, CorsHttpMethod.DELETE],
         allowHeaders: ['content-type', 'authorization'],
         exposeHeaders: ['location'],
         allowCredentials: true,

@@ -1,6 +1,6 @@
 import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { EventBus, EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
-import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { EventBus, EventField, Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -22,6 +22,12 @@ export const NOTIFICATION_MAX_RECEIVES = 5;
 export const NOTIFIER_MAX_CONCURRENCY = 10;
 /** Events and deliveries wait at most this long; each is retried within minutes, so four days only covers an outage. */
 const QUEUE_RETENTION = Duration.days(4);
+/**
+ * When digests are flushed: five minutes past every hour (UTC), so an event of the hour that was
+ * still being fanned out at its end is in its digest (DIGEST_GRACE_MS); a daily digest ends at
+ * midnight and goes out at 00:05 with that hour's.
+ */
+export const DIGEST_FLUSH_MINUTE = '5';
 
 export interface NotificationsProps {
   defaults: ServiceFunctionDefaults;
@@ -48,6 +54,8 @@ export class Notifications extends Construct {
   readonly deadLetterQueue: Queue;
   readonly rule: Rule;
   readonly notifierFunction: ServiceFunction;
+  /** The hourly schedule that has the notifier send the digests of the periods just ended. */
+  readonly digestFlush: Rule;
   /** `arn:…:ses:<region>:<account>:identity/<identity>`: what ses:SendEmail is allowed on. */
   readonly senderIdentityArn: string;
   private readonly sender: NotificationsProps['sender'];
@@ -94,6 +102,20 @@ export class Notifications extends Construct {
     this.notifierFunction.handler.addEventSource(
       new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: NOTIFIER_MAX_CONCURRENCY }),
     );
+    // Digests (docs/digests-and-sla.md): every hour the notifier is invoked with the schedule's
+    // fire time and sends the digests of the periods that ended before it. An invocation that
+    // throws is retried twice by EventBridge; what still failed goes out with a later hour's (each
+    // flush looks back a day).
+    this.digestFlush = new Rule(this, 'DigestFlush', {
+      description: 'Hourly: the notifier sends the notification digests of the periods just ended',
+      schedule: Schedule.cron({ minute: DIGEST_FLUSH_MINUTE }),
+      targets: [
+        new LambdaFunction(this.notifierFunction.handler, {
+          event: RuleTargetInput.fromObject({ kind: 'flush_digests', time: EventField.time }),
+          retryAttempts: 2,
+        }),
+      ],
+    });
     // Fan-out puts deliveries back on the queue.
     this.notifierFunction.sendsTo(this.queue, ENV.notificationQueueUrl);
     this.bindSender(this.notifierFunction);

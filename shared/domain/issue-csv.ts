@@ -1,4 +1,4 @@
-import type { Issue } from './issue.ts';
+import type { IssueView } from './issue.ts';
 
 /** The export's columns, in order (GET /api/issues/export.csv). */
 export const ISSUE_CSV_COLUMNS = [
@@ -20,7 +20,10 @@ export const ISSUE_CSV_COLUMNS = [
   'resolved_at',
   'status_reason',
   'status_until',
-] as const satisfies readonly (keyof Issue)[];
+  'assignee',
+  'due_at',
+  'overdue',
+] as const satisfies readonly (keyof IssueView)[];
 
 /**
  * One CSV cell (RFC 4180) that a spreadsheet shows as text. Every cell is quoted, so no importer

@@ -4,6 +4,7 @@ import { severityRank } from '../../lib/severity.ts';
 import { pageQueryFields } from './page-query.ts';
 import { ScanChanges, Severity } from './scan-job.ts';
 import { ScanType } from './scan-types.ts';
+import { dueAt, isOverdue, type SlaSettings } from './sla.ts';
 
 // Object schemas are z.lazy, built at their first parse (docs/cold-start.md).
 
@@ -95,8 +96,25 @@ export const IssueOccurrence = z.lazy(() =>
 );
 export type IssueOccurrence = z.infer<typeof IssueOccurrence>;
 
+/**
+ * An issue as the API answers it: the stored issue with its due date from the tenant's SLA as it
+ * is now (shared/domain/sla.ts), and whether it is overdue. Events carry the plain Issue: a
+ * payload is a snapshot, and a due date in it would go stale at the next SLA change.
+ */
+export const IssueView = z.lazy(() =>
+  Issue.and(
+    z.object({
+      /** First seen plus the severity's SLA days; null when the tenant's SLA has none for it. */
+      due_at: z.string().nullable(),
+      /** Open (as read now) and past due_at. */
+      overdue: z.boolean(),
+    }),
+  ),
+);
+export type IssueView = z.infer<typeof IssueView>;
+
 export const IssueDetail = z.lazy(() =>
-  Issue.and(z.object({ occurrences: z.array(IssueOccurrence), history: z.array(IssueHistoryEntry), comments: z.array(IssueComment) })),
+  IssueView.and(z.object({ occurrences: z.array(IssueOccurrence), history: z.array(IssueHistoryEntry), comments: z.array(IssueComment) })),
 );
 
 export const IssueListQuery = z.lazy(() =>
@@ -113,16 +131,23 @@ export const IssueListQuery = z.lazy(() =>
       .optional()
       .describe('rule id or a prefix of one (e.g. mailscan.spf)'),
     schedule_id: z.string().min(1).max(64).optional().describe('only issues last reported by this schedule'),
+    overdue: z
+      .literal('true', 'must be true (leave it out for every issue)')
+      .transform(() => true as const)
+      .optional()
+      .describe("true: only open issues past their due date (the tenant's SLA, GET /api/settings/sla)"),
     ...pageQueryFields(),
   }),
 );
 export type IssueListQuery = z.infer<typeof IssueListQuery>;
 
-export const IssueList = z.lazy(() => z.object({ items: z.array(Issue), next_cursor: z.string().nullable() }));
+export const IssueList = z.lazy(() => z.object({ items: z.array(IssueView), next_cursor: z.string().nullable() }));
 
 /** GET /api/issues/rules/: the catalogue rules the tenant has issues of (the Issues page's rule picker). */
 export const IssueRuleList = z.lazy(() => z.object({ items: z.array(z.object({ rule_id: z.string(), title: z.string() })) }));
 export type IssueRuleList = z.infer<typeof IssueRuleList>;
+
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@|-]{0,199}$/;
 
 /** PATCH /api/issues/{id}/: a person's triage, assignment or comment (DESIGN §15); at least one of them. */
 export const IssueStatusChange = z.lazy(() =>
@@ -131,8 +156,11 @@ export const IssueStatusChange = z.lazy(() =>
       status: z.enum(['open', 'accepted_risk', 'false_positive']).optional(),
       reason: z.string().trim().min(1).max(2000).optional(),
       until: z.iso.datetime({ offset: true }).optional(),
+      // One message for both forms: a union would answer "Invalid input" for a typo in either.
       assignee: z
-        .union([z.email().max(320), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@|-]{0,199}$/, 'must be a user id or an email')])
+        .string()
+        .max(320, 'must be at most 320 characters')
+        .refine((value) => USER_ID.test(value) || z.email().safeParse(value).success, 'must be a user id or an email')
         .nullable()
         .optional()
         .describe('a user id or an email; null unassigns'),
@@ -151,7 +179,7 @@ export const IssueStatusChange = z.lazy(() =>
 );
 export type IssueStatusChange = z.infer<typeof IssueStatusChange>;
 
-export const ScanChangeItem = z.lazy(() => z.object({ change: z.enum(['new', 'resolved', 'reopened']), issue: Issue }));
+export const ScanChangeItem = z.lazy(() => z.object({ change: z.enum(['new', 'resolved', 'reopened']), issue: IssueView }));
 export const ScanChangeList = z.lazy(() =>
   z.object({ scan_id: z.string(), changes: ScanChanges.nullable(), items: z.array(ScanChangeItem), truncated: z.boolean() }),
 );
@@ -220,4 +248,11 @@ export function issueOnWire(record: IssueRecord, now: string): Issue {
     ...issue
   } = record;
   return { ...issue, status: effectiveStatus(record, now) };
+}
+
+/** The issue as the API answers it: on the wire, with its due date under `sla` and whether it is overdue at `now`. */
+export function issueView(record: IssueRecord, now: string, sla: Pick<SlaSettings, Severity>): IssueView {
+  const issue = issueOnWire(record, now);
+  const due = dueAt(issue, sla);
+  return { ...issue, due_at: due, overdue: isOverdue(issue.status, due, now) };
 }

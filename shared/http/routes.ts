@@ -18,7 +18,7 @@ export type QuerySchema = z.ZodLazy<z.ZodObject<Record<string, z.ZodType>>>;
 
 /** What a route is, without the code that serves it: all the stack, the local server and OpenAPI read. */
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway path with `{param}` placeholders and the trailing slash of DESIGN §3. */
   path: string;
   handler: HandlerName;

@@ -14,6 +14,12 @@ export interface IssueFilter {
   /** A rule id or its beginning (shared/domain/rule-ids.ts). */
   ruleId?: string;
   scheduleId?: string;
+  /**
+   * Overdue only (DESIGN §15's SLA): issues of these severities first seen before their bound
+   * (shared/domain/sla.ts overdueBounds); the service sets `status: 'open'` with it. A severity
+   * absent here has no due date, so none of its issues match.
+   */
+  firstSeenBefore?: Partial<Record<Severity, string>>;
   /** The instant accepted risks are judged against (ISO 8601). */
   now: string;
 }

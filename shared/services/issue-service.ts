@@ -1,13 +1,15 @@
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 import {
   effectiveStatus,
-  issueOnWire,
   issueSortKey,
-  type Issue,
+  issueView,
   type IssueOccurrence,
   type IssueRecord,
   type IssueStatusChange,
+  type IssueView,
 } from '../domain/issue.ts';
+import { NO_SLA, overdueBounds, type SlaSettings, type SlaView } from '../domain/sla.ts';
+import type { SlaRepository } from '../ports/sla-repository.ts';
 import { csvLine, ISSUE_CSV_COLUMNS } from '../domain/issue-csv.ts';
 import { KNOWN_RULE_IDS, KNOWN_RULES } from '../domain/rule-ids.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -21,6 +23,8 @@ export interface IssueServiceDeps {
   issues: IssueRepository;
   findings: FindingRepository;
   scans: ScanRepository;
+  /** The tenant's per-severity SLA: due dates and the overdue filter. */
+  sla: SlaRepository;
   clock: Clock;
   logger: Logger;
 }
@@ -32,9 +36,25 @@ const EXPORT_PAGE = 200;
 
 export type IssueService = ReturnType<typeof makeIssueService>;
 
+/** The API's filters: the repository's, and `overdue` (open and past the due date under the tenant's SLA). */
+export type IssueListFilter = Omit<IssueFilter, 'now' | 'firstSeenBefore'> & { overdue?: boolean };
+
 /** The issues of DESIGN §15: list, read with occurrences, triage, export, and what a scan changed. */
-export function makeIssueService({ issues, findings, scans, clock, logger }: IssueServiceDeps) {
+export function makeIssueService({ issues, findings, scans, sla: slas, clock, logger }: IssueServiceDeps) {
   const now = () => clock.now().toISOString();
+  const slaOf = async (tenant: string): Promise<SlaView> => (await slas.get(tenant)) ?? NO_SLA;
+
+  /**
+   * The repository's filter for the API's: `overdue` becomes open issues first seen before their
+   * severity's bound; null when nothing can match (no severity has days, or another status asked).
+   */
+  function storedFilter(filter: IssueListFilter, sla: SlaView, at: string): IssueFilter | null {
+    const { overdue, ...rest } = filter;
+    if (!overdue) return { ...rest, now: at };
+    const bounds = overdueBounds(sla, at);
+    if (Object.keys(bounds).length === 0 || (rest.status !== undefined && rest.status !== 'open')) return null;
+    return { ...rest, status: 'open', firstSeenBefore: bounds, now: at };
+  }
 
   async function found(tenant: string, id: string): Promise<IssueRecord> {
     const issue = await issues.get(tenant, id);
@@ -43,20 +63,36 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
   }
 
   return {
-    async list(tenant: string, filter: Omit<IssueFilter, 'now'>, limit: number, cursor?: string): Promise<Page<Issue>> {
+    async list(tenant: string, filter: IssueListFilter, limit: number, cursor?: string): Promise<Page<IssueView>> {
       const at = now();
-      const page = await issues.list(tenant, { ...filter, now: at }, limit, cursor);
-      return { items: page.items.map((issue) => issueOnWire(issue, at)), nextCursor: page.nextCursor };
+      const sla = await slaOf(tenant);
+      const stored = storedFilter(filter, sla, at);
+      if (stored === null) return { items: [], nextCursor: null };
+      const page = await issues.list(tenant, stored, limit, cursor);
+      return { items: page.items.map((issue) => issueView(issue, at, sla)), nextCursor: page.nextCursor };
+    },
+
+    /** The tenant's SLA (every severity null until it sets one). */
+    async getSla(tenant: string): Promise<SlaView> {
+      return slaOf(tenant);
+    },
+
+    /** Replaces the tenant's SLA: every issue's due date follows at once (due dates are computed on read). */
+    async setSla(tenant: string, days: SlaSettings, actor: string): Promise<SlaView> {
+      const view: SlaView = { ...days, updated_at: now(), updated_by: actor };
+      await slas.put(tenant, view);
+      logger.info('sla set', { tenant, by: actor, ...days });
+      return view;
     },
 
     async get(
       tenant: string,
       id: string,
-    ): Promise<Issue & { occurrences: IssueOccurrence[]; history: IssueRecord['history']; comments: IssueRecord['comments'] }> {
-      const issue = await found(tenant, id);
+    ): Promise<IssueView & { occurrences: IssueOccurrence[]; history: IssueRecord['history']; comments: IssueRecord['comments'] }> {
+      const [issue, sla] = await Promise.all([found(tenant, id), slaOf(tenant)]);
       const sightings = await findings.occurrences(tenant, issue.fingerprint, OCCURRENCES_SHOWN);
       return {
-        ...issueOnWire(issue, now()),
+        ...issueView(issue, now(), sla),
         history: issue.history,
         comments: issue.comments,
         occurrences: sightings.map((finding) => ({
@@ -76,7 +112,7 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
      * A person's triage: accept the risk (until a date), mark a false positive, or open it again,
      * each recorded in the issue's history with who and why; assign it; comment on it.
      */
-    async triage(tenant: string, id: string, change: IssueStatusChange, actor: string): Promise<Issue> {
+    async triage(tenant: string, id: string, change: IssueStatusChange, actor: string): Promise<IssueView> {
       const at = now();
       if (change.until !== undefined && Date.parse(change.until) <= Date.parse(at))
         throw new ValidationError('until must be in the future', [{ field: 'until', message: 'must be in the future' }]);
@@ -108,7 +144,7 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
         commented: change.comment !== undefined,
         by: actor,
       });
-      return issueOnWire(updated, at);
+      return issueView(updated, at, await slaOf(tenant));
     },
 
     /** The catalogue rules the tenant has at least one issue of, by id (one probe per catalogue rule). */
@@ -118,14 +154,16 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
     },
 
     /** The filtered list as CSV, every page in listing order: one chunk per page read (the header with the first), so only a page is ever held. */
-    async *exportCsv(tenant: string, filter: Omit<IssueFilter, 'now'>): AsyncIterable<string> {
+    async *exportCsv(tenant: string, filter: IssueListFilter): AsyncIterable<string> {
       const at = now();
+      const sla = await slaOf(tenant);
+      const stored = storedFilter(filter, sla, at);
       let chunk = csvLine(ISSUE_CSV_COLUMNS);
       let cursor: string | undefined;
       do {
-        const page = await issues.list(tenant, { ...filter, now: at }, EXPORT_PAGE, cursor);
+        const page = stored === null ? { items: [], nextCursor: null } : await issues.list(tenant, stored, EXPORT_PAGE, cursor);
         for (const record of page.items) {
-          const issue = issueOnWire(record, at);
+          const issue = issueView(record, at, sla);
           chunk += csvLine(ISSUE_CSV_COLUMNS.map((column) => issue[column]));
         }
         if (chunk !== '') yield chunk;
@@ -143,6 +181,7 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
         (await issues.getMany(tenant, [...ids.new, ...ids.reopened, ...ids.resolved])).map((issue) => [issue.id, issue]),
       );
       const at = now();
+      const sla = await slaOf(tenant);
       const items = (['new', 'reopened', 'resolved'] as const).flatMap((change) =>
         ids[change]
           .flatMap((id) => {
@@ -150,7 +189,7 @@ export function makeIssueService({ issues, findings, scans, clock, logger }: Iss
             return issue ? [{ change, issue }] : [];
           })
           .sort((a, b) => (issueSortKey(a.issue) < issueSortKey(b.issue) ? -1 : 1))
-          .map(({ issue }) => ({ change, issue: issueOnWire(issue, at) })),
+          .map(({ issue }) => ({ change, issue: issueView(issue, at, sla) })),
       );
       return { scan_id: job.id, changes: job.changes, items, truncated: ids.truncated };
     },

@@ -173,6 +173,25 @@ export function describeIssueRepositoryContract(name: string, makeSubject: () =>
       expect(await listed({ scanType: 'vm' })).toEqual([]);
     });
 
+    it('filters overdue issues: per severity, first seen before its bound, on every listing index', async () => {
+      const seen = (day: number) => `2026-03-0${day}T00:00:00.000Z`;
+      await repo.save('acme', [
+        issue('acme', 1, { severity: 'high', first_seen_at: seen(1) }),
+        issue('acme', 2, { severity: 'high', first_seen_at: seen(5) }),
+        issue('acme', 3, { severity: 'low', first_seen_at: seen(1) }),
+        issue('acme', 4, { severity: 'medium', first_seen_at: seen(1) }),
+        issue('acme', 5, { severity: 'high', first_seen_at: seen(1), status: 'false_positive' }),
+      ]);
+      // high: due 3 days after first seen; medium: 10 days; low: no due date.
+      const firstSeenBefore = { high: seen(7), medium: '2026-02-28T00:00:00.000Z' };
+
+      expect(await listed({ status: 'open', firstSeenBefore })).toEqual(ids(2, 1));
+      expect(await listed({ status: 'open', firstSeenBefore, severity: 'high' }, 1)).toEqual(ids(2, 1));
+      expect(await listed({ status: 'open', firstSeenBefore, target: 'EXAMPLE.com' })).toEqual(ids(2, 1));
+      expect(await listed({ status: 'open', firstSeenBefore, ruleId: 'mailscan.spf' })).toEqual(ids(2, 1));
+      expect(await listed({ status: 'open', firstSeenBefore: { high: seen(3) } })).toEqual(ids(1));
+    });
+
     it('moves an issue between orders when it is seen again', async () => {
       await repo.save('acme', [issue('acme', 1), issue('acme', 2)]);
       await repo.save('acme', [issue('acme', 1, { last_seen_at: '2026-03-05T00:00:00.000Z', version: 2 })]);

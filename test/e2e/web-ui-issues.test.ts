@@ -156,7 +156,11 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     await table().getByRole('link', { name: 'No DMARC record' }).click();
     await page.getByRole('heading', { name: 'No DMARC record', level: 1 }).waitFor();
     expect(await page.getByRole('status', { name: 'Issue status' }).textContent()).toBe('Accepted risk');
-    await page.getByText('Mail for this domain goes through a gateway that enforces policy.').waitFor();
+    // The reason is shown under Reason (and again in the History).
+    await page
+      .getByRole('region', { name: 'Reason' })
+      .getByText('Mail for this domain goes through a gateway that enforces policy.')
+      .waitFor();
     const occurrences = page.getByRole('list', { name: 'Occurrences, newest first' });
     expect(await occurrences.getByRole('listitem').count()).toBe(1);
     const scanLink = occurrences.getByRole('link', { name: /^scan scan_/ });

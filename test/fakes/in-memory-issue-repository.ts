@@ -66,7 +66,8 @@ export class InMemoryIssueRepository implements IssueRepository {
           (filter.scanType === undefined || issue.scan_type === filter.scanType || (issue.scan_types ?? []).includes(filter.scanType)) &&
           (filter.target === undefined || targetKey(issue.target) === targetKey(filter.target)) &&
           (rules === undefined || rules.includes(issue.rule_id)) &&
-          (filter.scheduleId === undefined || issue.schedule_id === filter.scheduleId),
+          (filter.scheduleId === undefined || issue.schedule_id === filter.scheduleId) &&
+          (filter.firstSeenBefore === undefined || issue.first_seen_at < (filter.firstSeenBefore[issue.severity] ?? '')),
       )
       .map((issue) => ({ issue, sortKey: issueSortKey(issue) }))
       .filter(({ sortKey }) => after === undefined || sortKey > after)

@@ -8,7 +8,15 @@ import type { NotificationMessage } from '../../shared/ports/notification-channe
 import { InMemoryNotificationRuleRepository } from '../fakes/in-memory-notification-rule-repository.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { emailRule, scanFinishedEvent } from '../helpers/service-events.ts';
-import { NOTIFICATION_MAX_RECEIVES, NOTIFIER_MAX_CONCURRENCY, NOTIFIER_TIMEOUT } from '../../infra/constructs/notifications.ts';
+import {
+  DIGEST_FLUSH_MINUTE,
+  NOTIFICATION_MAX_RECEIVES,
+  NOTIFIER_MAX_CONCURRENCY,
+  NOTIFIER_TIMEOUT,
+} from '../../infra/constructs/notifications.ts';
+import type { DigestFlushEvent } from '../../functions/notifier-handler.ts';
+import { DIGEST_GRACE_MS } from '../../shared/services/notification-delivery.ts';
+import { InMemoryDigestStore } from '../fakes/in-memory-digest-store.ts';
 import { EVENT_SOURCE, EVENT_TYPES } from '../../shared/domain/notification.ts';
 import {
   allStatements,
@@ -150,8 +158,90 @@ describe.each(environments)('ScanService-%s notifications', (env) => {
       },
       { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, notifications.queue)] },
       { Effect: 'Allow', Action: ['ses:SendEmail'], Resource: [identityArn] },
-      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query'], Resource: [arnOf(stack, stack.storage.table)] },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'],
+        Resource: [arnOf(stack, stack.storage.table)],
+      },
     ]);
+  });
+
+  it('invokes the notifier five minutes past every hour (UTC) with the fire time, retried twice, on the default bus', () => {
+    const rule = resourceOf(notifications.digestFlush).Properties;
+    expect(rule).toEqual({
+      Description: expect.any(String),
+      ScheduleExpression: `cron(${DIGEST_FLUSH_MINUTE} * * * ? *)`,
+      State: 'ENABLED',
+      Tags: expect.any(Array),
+      Targets: [
+        {
+          Id: expect.any(String),
+          Arn: arnOf(stack, notifications.notifierFunction.handler),
+          InputTransformer: { InputPathsMap: { time: '$.time' }, InputTemplate: '{"kind":"flush_digests","time":<time>}' },
+          RetryPolicy: { MaximumRetryAttempts: 2 },
+        },
+      ],
+    });
+    expect(DIGEST_FLUSH_MINUTE).toBe(String(DIGEST_GRACE_MS / 60_000));
+    // The only invoke permission from EventBridge on the notifier is this rule's.
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+      (permission: Json) =>
+        JSON.stringify(permission.Properties.FunctionName) === JSON.stringify(arnOf(stack, notifications.notifierFunction.handler)),
+    );
+    expect(permissions.map((permission: Json) => permission.Properties)).toEqual([
+      {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: arnOf(stack, notifications.notifierFunction.handler),
+        Principal: 'events.amazonaws.com',
+        SourceArn: arnOf(stack, notifications.digestFlush),
+      },
+    ]);
+  });
+
+  it("has the notifier, given the schedule's input as synthesized, send the digest of the hour just ended once", async () => {
+    const { InputPathsMap, InputTemplate } = resourceOf(notifications.digestFlush).Properties.Targets[0].InputTransformer;
+    expect(InputPathsMap).toEqual({ time: '$.time' });
+    // An EventBridge scheduled event's `time` is the fire time, to the second.
+    const fire = (time: string) => JSON.parse((InputTemplate as string).replace('<time>', JSON.stringify(time))) as DigestFlushEvent;
+    const rules = new InMemoryNotificationRuleRepository();
+    await rules.create({ ...emailRule('ntf_digest'), delivery: 'digest_hourly' });
+    const digests = new InMemoryDigestStore();
+    const sent: { to: string; subject: string }[] = [];
+    const config = readConfig(NotifierConfig, {
+      TABLE_NAME: 't',
+      NOTIFICATION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q',
+      NOTIFICATION_SENDER: settings.notifications.sender,
+      APP_URL: 'https://scan.example.com',
+    });
+    const refused = async () => {
+      throw new Error('a digest rule queues no delivery');
+    };
+    const { handler } = composeNotifier(
+      config,
+      { rules, digests, queue: { send: refused }, http: { post: refused }, email: { send: async (message) => void sent.push(message) } },
+      silentLogger,
+    );
+    // The event at 10:00 is fanned out into the digest of 10:00-11:00.
+    const fanOut = await handler({
+      Records: [
+        {
+          messageId: 'm',
+          body: JSON.stringify({ kind: 'event', event: scanFinishedEvent(7) }),
+          attributes: { ApproximateReceiveCount: '1' },
+        },
+      ],
+    } as unknown as SQSEvent);
+
+    const beforeItsEnd = await handler(fire('2026-03-02T11:04:59Z'));
+    const atFivePast = await handler(fire('2026-03-02T11:05:00Z'));
+    const nextHour = await handler(fire('2026-03-02T12:05:00Z'));
+
+    expect(fanOut).toEqual({ batchItemFailures: [] });
+    expect(beforeItsEnd).toEqual({ sent: 0, events: 0 });
+    expect(atFivePast).toEqual({ sent: 1, events: 1 });
+    expect(nextHour).toEqual({ sent: 0, events: 0 });
+    expect(sent).toEqual([expect.objectContaining({ to: 'secops@example.com' })]);
+    await expect(handler({ kind: 'flush_digests', time: 'yesterday' })).rejects.toThrow('not a digest flush event');
   });
 
   it('gives dispatch the bus name, and lets only dispatch put events, on this bus only', () => {

@@ -41,6 +41,7 @@ type Source =
   | { kind: 'queue'; queue: 'scanQueue' | 'scanDeadLetterQueue' | 'notificationQueue' }
   | { kind: 'artifact object created' }
   | { kind: 'nightly reconcile' }
+  | { kind: 'hourly digest flush' }
   | { kind: 'backfill invocation' }
   | { kind: 'EventBridge Scheduler' }
   | { kind: 'local only'; what: string };
@@ -147,6 +148,11 @@ function servingFunction(synth: SynthesizedStack, source: Source): FunctionKey |
     }
     case 'nightly reconcile': {
       const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('NightlyReconcile'));
+      expect(rules).toHaveLength(1);
+      return functionOfLogicalId(synth, referencedId(rules[0][1].Properties.Targets[0].Arn));
+    }
+    case 'hourly digest flush': {
+      const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('NotificationsDigestFlush'));
       expect(rules).toHaveLength(1);
       return functionOfLogicalId(synth, referencedId(rules[0][1].Properties.Targets[0].Arn));
     }
@@ -300,6 +306,13 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
       api('POST', '/api/notifications/', { body: { name: 'mail', kind: 'email', address: 'a@example.com', events: ['scan.finished'] } }),
       201,
     );
+    // A digest rule: the notifier writes its events' entries at fan-out, and the hourly flush reads and deletes them.
+    await expectStatus(
+      api('POST', '/api/notifications/', {
+        body: { name: 'digest', kind: 'email', address: 'a@example.com', events: ['scan.finished'], delivery: 'digest_hourly' },
+      }),
+      201,
+    );
     await expectStatus(api('GET', '/api/notifications/'), 200);
     await expectStatus(api('GET', `/api/notifications/${rule.id}/`), 200);
     await expectStatus(api('GET', '/api/notifications/ntf_01HZ0000000000000000000000/'), 404);
@@ -394,6 +407,10 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     // -- the notifier (the notification queue's consumer): the scans' events fanned out to the
     // email rule (a Query of the tenant's rules), and each delivery (its rule's GetItem) to the outbox
     await serving({ kind: 'queue', queue: 'notificationQueue' }, 'events and their deliveries', () => runtime.notifier.drain());
+    // -- the notifier again, invoked by the hourly schedule: the digest rule's entries of the hour, sent and deleted
+    clock.advance(2 * 3_600_000);
+    const flushed = await serving({ kind: 'hourly digest flush' }, 'the digests due', () => runtime.digestTicker.tick());
+    expect(flushed?.sent).toBeGreaterThan(0);
 
     // -- the scans function again: reads with every filter and a cursor
     const scans = await expectStatus(api('GET', '/api/scans/?limit=1'), 200);
@@ -415,6 +432,10 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('GET', '/api/issues/?target=Example.com&scan_type=email_security'), 200);
     await expectStatus(api('GET', '/api/issues/?rule_id=test.rule'), 200);
     await expectStatus(api('GET', '/api/issues/rules/'), 200);
+    // -- the SLA: its read and its write, then the overdue listing (one GetItem, then the status partitions)
+    await expectStatus(api('GET', '/api/settings/sla'), 200);
+    await expectStatus(api('PUT', '/api/settings/sla', { body: { critical: 7, high: 30, medium: 90, low: 180, info: null } }), 200);
+    await expectStatus(api('GET', '/api/issues/?overdue=true'), 200);
     await expectStatus(api('GET', `/api/issues/${issues.items[0].id}/`), 200);
     await expectStatus(
       api('PATCH', `/api/issues/${issues.items[0].id}/`, { body: { status: 'false_positive', reason: 'grant test' } }),
@@ -487,6 +508,9 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     await expectStatus(api('GET', '/api/health', { token: null }), 200);
     await expectStatus(api('GET', '/api/openapi.json', { token: null }), 200);
     await expectStatus(api('POST', '/api/session', { headers: { origin: runtime.url } }), 204);
+    // A sign-in link's one-time code (issue 41 item 7): spent without the table (the code store is a file under npm start).
+    const code = new URL(await runtime.signInUrl()).hash.slice('#code='.length);
+    await expectStatus(api('POST', '/api/session/code', { token: null, body: { code }, headers: { origin: runtime.url } }), 204);
     await expectStatus(api('DELETE', '/api/session', { token: null, headers: { origin: runtime.url } }), 204);
   }, 120_000);
 

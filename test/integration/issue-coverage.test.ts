@@ -24,6 +24,7 @@ import { makeIssueService } from '../../shared/services/issue-service.ts';
 import { makeScanEngine } from '../../shared/services/scan-engine.ts';
 import { InMemoryFindingRepository } from '../fakes/in-memory-finding-repository.ts';
 import { InMemoryIssueRepository } from '../fakes/in-memory-issue-repository.ts';
+import { InMemorySlaRepository } from '../fakes/in-memory-sla-repository.ts';
 import { InMemoryScanRepository } from '../fakes/in-memory-scan-repository.ts';
 import { InMemoryScheduleRepository } from '../fakes/in-memory-schedule-repository.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
@@ -204,6 +205,7 @@ describe('one issue per problem across vm and vapt; a decision stands', () => {
       issues: path.issues,
       findings: new InMemoryFindingRepository(),
       scans: new InMemoryScanRepository(),
+      sla: new InMemorySlaRepository(),
       clock: path.clock,
       logger: silentLogger,
     });

@@ -160,7 +160,7 @@ describe('issues API (DESIGN §15)', () => {
 
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(lines[0]).toBe(
-      '"id","status","severity","rule_id","title","subject","scan_type","scan_types","target","first_seen_at","last_seen_at","occurrence_count","reopened_count","last_scan_id","schedule_id","resolved_at","status_reason","status_until"',
+      '"id","status","severity","rule_id","title","subject","scan_type","scan_types","target","first_seen_at","last_seen_at","occurrence_count","reopened_count","last_scan_id","schedule_id","resolved_at","status_reason","status_until","assignee","due_at","overdue"',
     );
     expect(lines).toHaveLength(231);
     expect(text).toContain(`"'=HYPERLINK(""http://evil"")"`);

@@ -25,6 +25,8 @@ import { InMemoryNotificationRuleRepository } from '../fakes/in-memory-notificat
 import { ManualClock } from '../fakes/manual-clock.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { freshTenant, startTestService } from '../helpers/local-service.ts';
+import { ScriptedRunner, finding } from '../helpers/test-runners.ts';
 
 const TABLE = 'digests';
 const ISSUES = 1000;
@@ -133,5 +135,56 @@ describe('notification digests', () => {
       title: expect.stringMatching(/^Database or cache reachable at 10\.20\.\d+\.\d+:6379$/),
       link: expect.stringMatching(/^https:\/\/scans\.example\/issues\/iss_/),
     });
+  });
+});
+
+describe("npm start's hourly digest tick", () => {
+  it('sends a digest rule its events once, at the first tick five minutes after the hour, on a clock the test moves', async () => {
+    const runner = new ScriptedRunner();
+    runner.behaviour = async () => ({
+      findings: [finding(1, { rule_id: 'mailscan.spf.missing', severity: 'high' }), finding(2, { rule_id: 'mailscan.dmarc.missing' })],
+    });
+    const service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['email_security', runner]]) });
+    const receiver = await startWebhookReceiver();
+    try {
+      const tenant = freshTenant('digest');
+      const admin = await service.token(tenant, 'admin');
+      const created = await service.call('/api/notifications/', {
+        method: 'POST',
+        token: admin,
+        body: { name: 'hourly', kind: 'webhook', url: receiver.url, events: ['scan.finished', 'issue.opened'], delivery: 'digest_hourly' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      receiver.useSecret(created.body.secret);
+      const { runtime, clock } = service;
+      // The service's clock starts at 10:00: the scan's events belong to the digest of 10:00-11:00.
+      await service.call('/api/scans/', { method: 'POST', token: admin, body: { scan_type: 'email_security', target: 'example.com' } });
+      await runtime.drain();
+      await runtime.notifier.drain();
+      clock.set('2026-03-02T10:30:00.000Z');
+      const theHourBefore = await runtime.digestTicker.tick();
+
+      clock.set('2026-03-02T11:04:59.000Z');
+      const beforeFivePast = await runtime.digestTicker.tick();
+      clock.set('2026-03-02T11:05:00.000Z');
+      const atFivePast = await runtime.digestTicker.tick();
+      clock.set('2026-03-02T11:06:00.000Z');
+      const aMinuteLater = await runtime.digestTicker.tick();
+
+      expect(theHourBefore).toEqual({ sent: 0, events: 0 });
+      expect(beforeFivePast).toBeNull();
+      expect(atFivePast).toEqual({ sent: 1, events: 3 });
+      expect(aMinuteLater).toBeNull();
+      expect(receiver.bodies).toHaveLength(1);
+      expect(receiver.badSignatures).toEqual([]);
+      expect(JSON.parse(receiver.bodies[0])).toMatchObject({
+        type: 'digest',
+        count: 3,
+        counts: { by_type: { 'issue.opened': 2, 'scan.finished': 1 } },
+      });
+    } finally {
+      await receiver.close();
+      await service.stop();
+    }
   });
 });

@@ -160,6 +160,7 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /api/scans/': () => validBody({ create: false, manual: true }),
   'POST /api/artifacts/': () => validBody({ create: false, manual: false, artifact: true }),
   'PATCH /api/issues/{iss}/': () => ({ status: 'false_positive', reason: 'generated' }),
+  'PUT /api/settings/sla': () => ({ critical: 3, high: 7, medium: 30, low: 90, info: null }),
   'POST /api/notifications/': () => ({ name: 'hook', kind: 'webhook', url: 'https://hooks.example.com/x', events: ['issue.opened'] }),
   'PATCH /api/notifications/{ntf}/': () => ({ name: 'patched', enabled: false }),
   'POST /api/credentials/': () => ({

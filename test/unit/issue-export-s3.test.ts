@@ -14,6 +14,7 @@ import { makeIssueService } from '../../shared/services/issue-service.ts';
 import type { ScanService } from '../../shared/services/scan-service.ts';
 import { InMemoryFindingRepository } from '../fakes/in-memory-finding-repository.ts';
 import { InMemoryIssueRepository } from '../fakes/in-memory-issue-repository.ts';
+import { InMemorySlaRepository } from '../fakes/in-memory-sla-repository.ts';
 import { InMemoryScanRepository } from '../fakes/in-memory-scan-repository.ts';
 import { ManualClock } from '../fakes/manual-clock.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
@@ -104,6 +105,7 @@ describe('the issue export in AWS (buffered answers, S3 past the limit)', () => 
       issues: repo,
       findings: new InMemoryFindingRepository(),
       scans: new InMemoryScanRepository(),
+      sla: new InMemorySlaRepository(),
       clock: new ManualClock('2026-06-01T00:00:00.000Z'),
       logger: silentLogger,
     });

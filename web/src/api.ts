@@ -19,7 +19,7 @@ export class ApiError extends Error {
 }
 
 interface CallOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   /** Sent as Authorization: Bearer (sign-in only). */
   bearer?: string;

@@ -5,7 +5,7 @@
 export const UI_ROUTE_PATTERNS: readonly RegExp[] = [
   /^\/$/,
   /^\/sign-in$/,
-  /^\/settings(?:\/scheduled-scans|\/notifications|\/credentials)?$/,
+  /^\/settings(?:\/scheduled-scans|\/notifications|\/credentials|\/sla)?$/,
   /^\/settings\/scheduled-scans\/[A-Za-z0-9_-]{1,64}$/,
   /^\/scans$/,
   /^\/scans\/[A-Za-z0-9_-]{1,64}$/,

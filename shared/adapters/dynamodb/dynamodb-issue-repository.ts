@@ -120,6 +120,16 @@ export function makeDynamoDbIssueRepository(client: DynamoDBDocumentClient, tabl
     }
     if (filter.scheduleId !== undefined)
       common.push(`${expression.name('schedule_id')} = ${expression.value('schedule_id', filter.scheduleId)}`);
+    if (filter.firstSeenBefore !== undefined) {
+      // Overdue: per severity, first seen before that severity's bound; an SLA without days for a
+      // severity has no bound for it (the service asks nothing when no severity has one). AND binds
+      // tighter than OR, and DynamoDB refuses the parentheses that would say so.
+      const bounds = Object.entries(filter.firstSeenBefore).map(
+        ([severity, bound], i) =>
+          `${expression.name('severity')} = ${expression.value(`due_sev${i}`, severity)} AND ${expression.name('first_seen_at')} < ${expression.value(`due_before${i}`, bound)}`,
+      );
+      common.push(`(${bounds.join(' OR ')})`);
+    }
     const status = expression.name('status');
     const until = expression.name('status_until');
     const now = () => expression.value('now', filter.now);

@@ -52,3 +52,8 @@ export const credentialKeys = {
   credential: (alias: string) => `CRD#${alias}`,
   prefix: 'CRD#',
 };
+
+/** A tenant's settings (docs/digests-and-sla.md), one item each in the tenant's partition. */
+export const settingsKeys = {
+  sla: 'SET#sla',
+};

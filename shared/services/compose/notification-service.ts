@@ -1,4 +1,5 @@
 import type { TargetPolicy } from '../../domain/network-policy.ts';
+import type { DigestStore } from '../../ports/digest-store.ts';
 import type { EmailSender, HttpPoster, NotificationQueue } from '../../ports/notification-channels.ts';
 import type { NotificationRuleRepository } from '../../ports/notification-rule-repository.ts';
 import { makeNotificationDelivery, type NotificationDeliveryDeps } from '../notification-delivery.ts';
@@ -27,6 +28,7 @@ export function composeNotificationServices(
     targetPolicy,
     allowLoopback = false,
     retryOptions,
+    digests,
   }: {
     rules: NotificationRuleRepository;
     http: HttpPoster;
@@ -39,9 +41,11 @@ export function composeNotificationServices(
     /** Loopback endpoints over plain http: the local runtime with ALLOW_LOOPBACK_TARGETS only. */
     allowLoopback?: boolean;
     retryOptions?: NotificationDeliveryDeps['retryOptions'];
+    /** Where digest rules' events wait (the notifier, the local runtime); without it every rule sends each event. */
+    digests?: DigestStore;
   },
 ) {
-  const delivery = makeNotificationDelivery({ rules, queue, http, email, logger, appUrl, retryOptions });
+  const delivery = makeNotificationDelivery({ rules, queue, http, email, logger, appUrl, retryOptions, digests });
   const notifications = makeNotificationService({ rules, delivery, ids, clock, logger, targetPolicy, allowLoopback });
   return { delivery, notifications };
 }

@@ -4,6 +4,7 @@ import { formatLocal } from '../cadence.ts';
 import { Breadcrumb, ErrorState, IssueStatusBadge, Loading, NotFoundPage, SeverityBadge, type Parent } from '../components.tsx';
 import { Evidence } from '../finding-card.tsx';
 import { displayTarget } from '../idn.ts';
+import { Assignee, Comments, History } from '../issue-activity.tsx';
 import { useTriageControls } from '../issue-triage.tsx';
 import { useIssue } from '../queries.ts';
 import { Link } from '../router.tsx';
@@ -101,6 +102,26 @@ export function IssuePage({ id }: { id: string }) {
             </dd>
           </div>
         )}
+        <div>
+          <dt>Due</dt>
+          <dd>
+            {data.due_at ? (
+              <>
+                <time dateTime={data.due_at}>{formatLocal(data.due_at)}</time>
+                {data.overdue && (
+                  <>
+                    {' '}
+                    <span className="badge badge-overdue">Overdue</span>
+                  </>
+                )}
+              </>
+            ) : (
+              <span className="muted">
+                No due date (<Link to="/settings/sla">the SLA</Link> sets none for {data.severity})
+              </span>
+            )}
+          </dd>
+        </div>
         {data.status === 'accepted_risk' && (
           <div>
             <dt>Accepted until</dt>
@@ -116,6 +137,7 @@ export function IssuePage({ id }: { id: string }) {
           <p className="pre-line">{data.status_reason}</p>
         </section>
       )}
+      <Assignee issue={data} canEdit={canTriage} />
       {latest && (
         <section aria-labelledby="about-title">
           <h2 id="about-title" className="section-title">
@@ -126,6 +148,8 @@ export function IssuePage({ id }: { id: string }) {
           <p>{latest.remediation}</p>
         </section>
       )}
+      <Comments issueId={data.id} comments={data.comments} canEdit={canTriage} />
+      <History history={data.history} />
       <section aria-labelledby="occurrences-title">
         <h2 id="occurrences-title" className="section-title">
           Occurrences

@@ -20,7 +20,7 @@ import { useIssueRules, useIssues } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
 import { useCan } from '../session.ts';
 
-const FILTERS = ['status', 'severity', 'scan_type', 'rule_id', 'target', 'schedule_id'] as const;
+const FILTERS = ['status', 'severity', 'scan_type', 'rule_id', 'target', 'schedule_id', 'overdue'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 /** Pages a sparse filter may follow on its own before asking for Load more (each page is bounded). */
@@ -123,6 +123,21 @@ export function IssuesPage() {
           onChange={(scan_type) => setFilters({ scan_type: scan_type || undefined })}
         />
         <RulePicker value={filters.rule_id} onChange={(rule_id) => setFilters({ rule_id })} />
+        <div className="field field-check">
+          <label htmlFor="issue-overdue" className="check">
+            <input
+              id="issue-overdue"
+              type="checkbox"
+              checked={filters.overdue === 'true'}
+              onChange={(event) => setFilters({ overdue: event.target.checked ? 'true' : undefined })}
+              aria-describedby="issue-overdue-hint"
+            />
+            Overdue
+          </label>
+          <span id="issue-overdue-hint" className="visually-hidden">
+            Only open issues past their due date under the tenant's SLA.
+          </span>
+        </div>
         {filters.schedule_id && (
           <p className="filter-chip">
             Last reported by schedule <span className="mono">{filters.schedule_id}</span>{' '}
@@ -194,6 +209,12 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
       {items.length === 0 && !issues.hasNextPage ? (
         filtered ? (
           <EmptyState title="No issues match these filters">
+            {filters.overdue === 'true' && (
+              <p className="muted">
+                Overdue counts open issues past their due date under the <Link to="/settings/sla">SLA</Link>; a severity without days is
+                never overdue.
+              </p>
+            )}
             {filters.target && (
               <p className="muted">
                 The target filter matches a whole target in any case (<code>Example.COM</code> finds <code>example.com</code>), not a part
@@ -227,6 +248,7 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                   <th scope="col">First seen</th>
                   <th scope="col">Last seen</th>
                   <th scope="col">Seen</th>
+                  <th scope="col">Due</th>
                   {canTriage && <th scope="col">Actions</th>}
                 </tr>
               </thead>
@@ -262,6 +284,11 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                           until {formatShort(issue.status_until)}
                         </span>
                       )}
+                      {issue.assignee && (
+                        <span className="cell-sub" title={`Assigned to ${issue.assignee}`}>
+                          → {issue.assignee}
+                        </span>
+                      )}
                     </td>
                     <td data-label="Target" className="cell-target" title={issue.target}>
                       <span className="mono">{displayTarget(issue.target)}</span>
@@ -275,6 +302,14 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                     <td data-label="Seen" className="cell-seen">
                       {issue.occurrence_count} {issue.occurrence_count === 1 ? 'time' : 'times'}
                       {issue.reopened_count > 0 && <span className="cell-sub">reopened {issue.reopened_count}×</span>}
+                    </td>
+                    <td data-label="Due" className="cell-date" title={issue.due_at ? formatLocal(issue.due_at) : 'No due date'}>
+                      {issue.due_at ? formatShort(issue.due_at) : <span className="muted">—</span>}
+                      {issue.overdue && (
+                        <span className="cell-sub">
+                          <span className="badge badge-overdue">Overdue</span>
+                        </span>
+                      )}
                     </td>
                     {canTriage && (
                       <td data-label="Actions" className="cell-actions">

@@ -3,10 +3,12 @@ import { useState, type FormEvent } from 'react';
 import {
   CreatedNotificationRule,
   CreateNotificationRule,
+  DELIVERIES,
   EVENT_TYPES,
   NOTIFICATION_KINDS,
   NotificationRule,
   UpdateNotificationRule,
+  type Delivery,
   type EventType,
   type NotificationKind,
 } from '../../../shared/domain/notification.ts';
@@ -26,6 +28,13 @@ export const EVENT_LABELS: Record<EventType, string> = {
   'issue.resolved': 'Issue resolved',
   'issue.reopened': 'Issue reopened',
 };
+/** How a rule's messages go out (DESIGN §15, docs/digests-and-sla.md). */
+export const DELIVERY_LABELS: Record<Delivery, string> = {
+  // Not "Hourly digest": playwright and people search labels by substring, and "hourly" holds "URL".
+  each: 'Immediately, one message per event',
+  digest_hourly: 'One digest an hour',
+  digest_daily: 'One digest a day (UTC)',
+};
 const SEVERITY_LABELS: Record<Severity, string> = { critical: 'Critical', high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
 
 /** The form's fields in page order: labels for messages, control ids for focus. */
@@ -36,6 +45,7 @@ const FIELDS: ReadonlyArray<[field: string, label: string, id: string]> = [
   ['address', 'Email address', 'n-address'],
   ['events', 'Events', 'n-event-scan.finished'],
   ['min_severity', 'Minimum severity', 'n-severity'],
+  ['delivery', 'Delivery', 'n-delivery-each'],
   ['scan_types', 'Scan types', 'n-scan-types-all'],
   ['schedule_ids', 'Schedules', 'n-schedules-all'],
   ['enabled', 'Enabled', 'n-enabled'],
@@ -72,6 +82,7 @@ export function NotificationRuleForm({
   const [minSeverity, setMinSeverity] = useState<Severity>(rule?.min_severity ?? 'high');
   const [chosenTypes, setChosenTypes] = useState<ScanType[] | null>(rule?.scan_types ?? null);
   const [chosenSchedules, setChosenSchedules] = useState<string[] | null>(rule?.schedule_ids ?? null);
+  const [delivery, setDelivery] = useState<Delivery>(rule?.delivery ?? 'each');
   const [enabled, setEnabled] = useState(rule?.enabled ?? true);
   const [attempted, setAttempted] = useState(false);
   const wantsUrl = kind !== 'email';
@@ -83,6 +94,7 @@ export function NotificationRuleForm({
     address,
     events,
     min_severity: minSeverity,
+    delivery,
     scan_types: chosenTypes,
     schedule_ids: chosenSchedules,
     enabled,
@@ -95,6 +107,7 @@ export function NotificationRuleForm({
       ...(wantsUrl ? { url: url.trim() } : { address: address.trim() }),
       events,
       min_severity: minSeverity,
+      delivery,
       enabled,
     };
     if (rule) {
@@ -244,6 +257,28 @@ export function NotificationRuleForm({
           Issue events below it are not sent. Scan finished has no severity and is always sent.
         </p>
       </Field>
+      <FieldGroup {...group('delivery')}>
+        <div className="choices">
+          {DELIVERIES.map((value) => (
+            <label key={value} className="check">
+              <input
+                type="radio"
+                id={`n-delivery-${value}`}
+                name="delivery"
+                value={value}
+                checked={delivery === value}
+                aria-describedby="n-delivery-hint"
+                onChange={() => setDelivery(value)}
+              />
+              {DELIVERY_LABELS[value]}
+            </label>
+          ))}
+        </div>
+        <p id="n-delivery-hint" className="hint">
+          A digest sends one message for all of the period's events (counts by type and severity, then the most severe first) a few minutes
+          after the hour, or after midnight UTC for a daily digest, instead of one message per event.
+        </p>
+      </FieldGroup>
       <FieldGroup {...group('scan_types')}>
         <div className="choices">
           <label className="check">

@@ -7,7 +7,7 @@ import { Dialog, EmptyState, ErrorState, Loading, type Notice, NoticeSlot } from
 import { InlineConfirm, useConfirmFocus } from '../inline-confirm.tsx';
 import { useNotificationRules, useSchedules } from '../queries.ts';
 import { useCan } from '../session.ts';
-import { EVENT_LABELS, KIND_LABELS, NotificationRuleForm, type Created } from './notification-rule-form.tsx';
+import { DELIVERY_LABELS, EVENT_LABELS, KIND_LABELS, NotificationRuleForm, type Created } from './notification-rule-form.tsx';
 
 type Editing = { mode: 'create' } | { mode: 'edit'; rule: NotificationRule } | { mode: 'secret'; created: Created } | null;
 type TestOutcome = { ruleId: string; result: NotificationTestResult } | { ruleId: string; failed: string };
@@ -265,6 +265,10 @@ function RuleCard({
               ? 'Every severity'
               : `${rule.min_severity[0].toUpperCase()}${rule.min_severity.slice(1)} and above`}
           </dd>
+        </div>
+        <div>
+          <dt>Delivery</dt>
+          <dd>{DELIVERY_LABELS[rule.delivery]}</dd>
         </div>
         <div>
           <dt>Scan types</dt>

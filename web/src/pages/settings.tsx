@@ -15,16 +15,18 @@ import { InlineConfirm, useConfirmFocus } from '../inline-confirm.tsx';
 import { Credentials } from './credentials.tsx';
 import { NotificationRules } from './notification-rules.tsx';
 import { ScheduleForm } from './schedule-form.tsx';
+import { SlaSettingsPanel } from './sla-settings.tsx';
 import { ScopeSummary } from '../scope-form.tsx';
 
 const TABS = [
   { id: 'scheduled-scans', label: 'Scheduled Scans', path: '/settings/scheduled-scans' },
   { id: 'notifications', label: 'Notifications', path: '/settings/notifications' },
   { id: 'credentials', label: 'Credentials', path: '/settings/credentials' },
+  { id: 'sla', label: 'SLA', path: '/settings/sla' },
 ] as const;
 
 /**
- * Settings and its tabs, Scheduled Scans, Notifications and Credentials (DESIGN §8, §15, §16). Each tab has its own
+ * Settings and its tabs, Scheduled Scans, Notifications, Credentials and SLA (DESIGN §8, §15, §16). Each tab has its own
  * address, so a tab can be linked and Back returns to the previous one; the arrow keys move
  * between tabs as in any tab list.
  */
@@ -65,7 +67,15 @@ export function SettingsPage() {
         ))}
       </div>
       <div role="tabpanel" id={`panel-${selected.id}`} aria-labelledby={`tab-${selected.id}`} className="tabpanel">
-        {selected.id === 'notifications' ? <NotificationRules /> : selected.id === 'credentials' ? <Credentials /> : <ScheduledScans />}
+        {selected.id === 'notifications' ? (
+          <NotificationRules />
+        ) : selected.id === 'credentials' ? (
+          <Credentials />
+        ) : selected.id === 'sla' ? (
+          <SlaSettingsPanel />
+        ) : (
+          <ScheduledScans />
+        )}
       </div>
     </section>
   );
