@@ -79,7 +79,7 @@ export function makeAwsClients(secret: AwsAccessKeySecret, where: AwsEndpoint, r
     credentials: { accessKeyId: secret.access_key_id, secretAccessKey: secret.secret_access_key },
     // One retry: the SDK's own backoff on throttling, bounded, then an error check.
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: requestTimeoutMs, requestTimeout: requestTimeoutMs },
+    requestHandler: { connectionTimeout: requestTimeoutMs, requestTimeout: requestTimeoutMs, throwOnRequestTimeout: true },
   };
   return { sts: new STSClient(config), iam: new IAMClient(config) };
 }
@@ -106,7 +106,11 @@ export async function reviewAws(
     call: string,
   ): Promise<T> => {
     try {
-      return await client.send(command as never, { abortSignal: signal });
+      // The SDK's own socket timeout does not always fire on a server that accepts and never
+      // answers: each call also has a deadline of its own (both attempts), on top of the scan's.
+      return await client.send(command as never, {
+        abortSignal: AbortSignal.any([signal, AbortSignal.timeout(context.requestTimeoutMs * 2)]),
+      });
     } catch (error) {
       throw classify(error, call);
     }
