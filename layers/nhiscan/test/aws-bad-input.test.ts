@@ -72,18 +72,18 @@ describe('nhiscan against an AWS that misbehaves', () => {
   });
 
   it.each([
-    ['answers 500', () => ({ status: 500, body: 'oops' }) as Answer, /HTTP 500/],
+    ['answers 500', () => ({ status: 500, body: 'oops' }), /HTTP 500/],
     [
       'throttles',
-      () => ({ status: 400, headers: { 'content-type': 'text/xml' }, body: awsError('Throttling', 'Rate exceeded') }) as Answer,
+      () => ({ status: 400, headers: { 'content-type': 'text/xml' }, body: awsError('Throttling', 'Rate exceeded') }),
       /throttled/,
     ],
     [
       'answers garbage',
-      () => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: '{"not": xml' }) as Answer,
+      () => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: '{"not": xml' }),
       /sts:GetCallerIdentity/,
     ],
-    ['hangs', () => 'hang' as Answer, /no answer in time|sts:GetCallerIdentity/],
+    ['hangs', () => 'hang', /no answer in time|sts:GetCallerIdentity/],
   ])('makes every AWS check an error with the reason when STS %s', async (_what, answer, reason) => {
     api.answer(answer);
     const { report } = await scan();

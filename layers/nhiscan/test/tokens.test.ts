@@ -76,11 +76,11 @@ describe('GitHub', () => {
     expect(failing(status, 'github')).toEqual(fails);
     expect(
       rulesOf('github')
-        .filter((rule) => !fails.includes(rule))
+        .filter((rule) => !(fails).includes(rule))
         .map((rule) => status[rule]),
     ).toEqual(
       rulesOf('github')
-        .filter((rule) => !fails.includes(rule))
+        .filter((rule) => !(fails).includes(rule))
         .map(() => 'pass'),
     );
     expect(status['nhi.credential.invalid']).toBe('pass');
@@ -145,7 +145,7 @@ describe('GitLab', () => {
     expect(status['nhi.credential.invalid']).toBe('pass');
     expect(
       rulesOf('gitlab')
-        .filter((rule) => !fails.includes(rule))
+        .filter((rule) => !(fails as string[]).includes(rule))
         .every((rule) => status[rule] === 'pass'),
     ).toBe(true);
   });
@@ -178,7 +178,7 @@ describe('Slack', () => {
     expect(failing(status, 'slack')).toEqual(fails);
     expect(
       rulesOf('slack')
-        .filter((rule) => !fails.includes(rule))
+        .filter((rule) => !(fails).includes(rule))
         .every((rule) => status[rule] === 'pass'),
     ).toBe(true);
   });
