@@ -71,20 +71,17 @@ describe('nhiscan against an AWS that misbehaves', () => {
     expect(api.seen.map((request) => actionOf(request.body)).every((action) => /^(Get|List)/.test(action))).toBe(true);
   });
 
-  it.each([
+  const failures: [string, () => Answer, RegExp][] = [
     ['answers 500', () => ({ status: 500, body: 'oops' }), /HTTP 500/],
     [
       'throttles',
       () => ({ status: 400, headers: { 'content-type': 'text/xml' }, body: awsError('Throttling', 'Rate exceeded') }),
       /throttled/,
     ],
-    [
-      'answers garbage',
-      () => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: '{"not": xml' }),
-      /sts:GetCallerIdentity/,
-    ],
+    ['answers garbage', () => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: '{"not": xml' }), /sts:GetCallerIdentity/],
     ['hangs', () => 'hang', /no answer in time|sts:GetCallerIdentity/],
-  ])('makes every AWS check an error with the reason when STS %s', async (_what, answer, reason) => {
+  ];
+  it.each(failures)('makes every AWS check an error with the reason when STS %s', async (_what, answer, reason) => {
     api.answer(answer);
     const { report } = await scan();
     const status = statuses(report);

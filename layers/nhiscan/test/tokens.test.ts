@@ -76,11 +76,11 @@ describe('GitHub', () => {
     expect(failing(status, 'github')).toEqual(fails);
     expect(
       rulesOf('github')
-        .filter((rule) => !(fails).includes(rule))
+        .filter((rule) => !fails.includes(rule))
         .map((rule) => status[rule]),
     ).toEqual(
       rulesOf('github')
-        .filter((rule) => !(fails).includes(rule))
+        .filter((rule) => !fails.includes(rule))
         .map(() => 'pass'),
     );
     expect(status['nhi.credential.invalid']).toBe('pass');
@@ -178,7 +178,7 @@ describe('Slack', () => {
     expect(failing(status, 'slack')).toEqual(fails);
     expect(
       rulesOf('slack')
-        .filter((rule) => !(fails).includes(rule))
+        .filter((rule) => !fails.includes(rule))
         .every((rule) => status[rule] === 'pass'),
     ).toBe(true);
   });
