@@ -12,6 +12,8 @@ export const NhiContext = z.object({
     .array(z.string().regex(/^[0-9a-f]{64}$/))
     .max(100_000)
     .optional(),
+  /** False when the tenant has more open secret issues than the runner read: no match is then not a pass. */
+  leaked_sha256_complete: z.boolean().optional(),
   /** The previous nhi scan of this alias: its start and, when it finished, its end (ISO 8601). */
   previous_scan: z
     .object({ started_at: z.iso.datetime({ offset: true }), finished_at: z.iso.datetime({ offset: true }).nullable() })

@@ -149,6 +149,11 @@ export function makeNhiscan(): EngineDefinition<NhiScope> {
           fingerprint_key: 'leaked',
           subject: 'the credential',
         });
+      } else if (context.leaked_sha256_complete === false) {
+        report.error(
+          'nhi.exposure.leaked',
+          `only ${known.size} open secret_scan hashes of the tenant were handed over (more exist): no match there`,
+        );
       } else
         report.pass('nhi.exposure.leaked', `not among ${known.size} open secret_scan hash${known.size === 1 ? '' : 'es'} of the tenant`);
     },
