@@ -248,7 +248,7 @@ export const catalogue: readonly Rule[] = texts.map(({ nhi, cwe, ...text }) => {
   const provider = family in REFERENCES ? (family as Provider) : 'any';
   return {
     ...text,
-    tags: [`provider:${provider}`, `owasp-nhi:${nhi}`],
+    tags: [`provider:${provider}`, `owasp-nhi:${nhi.toLowerCase()}`],
     references: REFERENCES[provider],
     ...(cwe ? { cwe } : {}),
     confidence: 'high' as const,
