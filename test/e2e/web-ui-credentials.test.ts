@@ -100,11 +100,11 @@ describe.skipIf(!available)('credentials in Chromium', () => {
       'release-bot (github_token)',
     ]);
     await nhi.getByLabel('Target').selectOption('release-bot');
+    await browser.audit('tile-nhi-target');
     await nhi.getByRole('button', { name: 'Start scan' }).click();
     await page.waitForURL(/\/scans\/[^/]+$/);
     const scanId = new URL(page.url()).pathname.split('/').pop()!;
     expect((await service.call(`/api/scans/${scanId}/`, { token: admin })).body).toMatchObject({ scan_type: 'nhi', target: 'release-bot' });
-    await browser.audit('tile-nhi-target');
 
     await page.goto(url('/settings/scheduled-scans'));
     await page.getByRole('button', { name: /New schedule/ }).click();
