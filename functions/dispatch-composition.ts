@@ -22,6 +22,7 @@ import { makeDynamoDbCredentialRepository } from '../shared/adapters/dynamodb/dy
 import { makeKmsClient } from '../shared/adapters/kms/kms-client.ts';
 import { makeKmsKeyWrapper } from '../shared/adapters/kms/kms-key-wrapper.ts';
 import { withCredential } from '../shared/adapters/runners/credential-resolving-runner.ts';
+import { withCredentialTarget } from '../shared/adapters/runners/credential-target-runner.ts';
 import { makeCredentialOpener, type CredentialOpener } from '../shared/services/credential-opener.ts';
 
 /**
@@ -66,17 +67,21 @@ export function composeDispatch(serviceName: string) {
           throw new Error(`credential ${alias} cannot be opened: this function has no vault key (CREDENTIAL_KEY_ARN)`);
         },
       };
+  const store = makeDynamoDbStore(documents, config.TABLE_NAME);
+  // nhi's target is a credential: opened for the run with the tenant's open secret hashes (DESIGN §20).
+  const targetSources = { issues: store.issues, findings: store.findings, scans: store.scans, clock: systemClock };
   const runners: RunnerRegistry = new Map(
     config.ENGINES_DIR && artifactStore
       ? [...makeEngineRunners({ binDir: config.ENGINES_DIR, operatorKeys, allowPrivate: config.ALLOW_PRIVATE_TARGETS })].map(
-          ([type, runner]) => [type, withCredential(withArtifacts(runner, artifactStore), opener)] as const,
+          ([type, runner]) =>
+            [type, withCredentialTarget(withCredential(withArtifacts(runner, artifactStore), opener), opener, targetSources)] as const,
         )
       : [],
   );
   const metrics = makeEmfMetrics({ environment: config.APP_ENV ?? 'unknown' });
   const dispatch = composeDispatchService(
     {
-      ...makeDynamoDbStore(documents, config.TABLE_NAME),
+      ...store,
       clock: systemClock,
       ids: makeUlidGenerator(),
       logger,

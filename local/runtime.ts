@@ -68,6 +68,7 @@ import { makeNotifierHandler } from '../functions/notifier-handler.ts';
 import { makeDynamoDbCredentialRepository } from '../shared/adapters/dynamodb/dynamodb-credential-repository.ts';
 import { makeLocalKeyWrapper } from '../shared/adapters/local/local-key-wrapper.ts';
 import { withCredential } from '../shared/adapters/runners/credential-resolving-runner.ts';
+import { withCredentialTarget } from '../shared/adapters/runners/credential-target-runner.ts';
 import { makeCredentialOpener } from '../shared/services/credential-opener.ts';
 import { makeCredentialReferences } from '../shared/services/credential-references.ts';
 import { makeCredentialService } from '../shared/services/credential-service.ts';
@@ -234,7 +235,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   // scope's credential, opened for the run (DESIGN §16).
   const runners: RunnerRegistry = new Map(
     [...(options.runners ?? new Map<never, never>()).entries()].map(
-      ([type, runner]: [ScanType, ScanRunner]) => [type, withCredential(withArtifacts(runner, artifactStore), credentialOpener)] as const,
+      ([type, runner]: [ScanType, ScanRunner]) =>
+        [
+          type,
+          withCredentialTarget(withCredential(withArtifacts(runner, artifactStore), credentialOpener), credentialOpener, {
+            issues,
+            findings: baseFindings,
+            scans,
+            clock,
+          }),
+        ] as const,
     ),
   );
   const targetPolicy = { allowPrivate: options.allowPrivateTargets ?? false, allowLoopback: options.allowLoopbackTargets ?? false };

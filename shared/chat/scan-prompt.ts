@@ -159,7 +159,7 @@ function parseSentence(input: string, context: PromptContext): PromptResult {
   const action = parseScheduleAction(lower, context);
   if (action) return action;
 
-  const target = findTarget(text);
+  const target = findAliasTarget(text, lower) ?? findTarget(text);
   if (!target.ok) return notUnderstood(target.message);
   // Scan-type words are looked for outside the target: mail.example.com is not a mail scan.
   const rest = lower.replace(target.raw.toLowerCase(), ' ');
@@ -266,6 +266,21 @@ const TARGET_PATTERNS = [
   /\b[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:\/\d{1,3})?/gi,
   /\b(?:[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?\.)+[a-z\u00a1-\uffff][a-z0-9\u00a1-\uffff-]*[a-z0-9\u00a1-\uffff](?::\d{1,5})?\b/gi,
 ];
+
+/**
+ * An nhi scan's target is a credential alias of the vault (DESIGN §20), which no host pattern
+ * finds: in a sentence that names nhi, the word after "credential", "alias", "of" or "for" that is
+ * written as an alias (`nhi scan of ci-deploy-key weekly`). Undefined otherwise.
+ */
+function findAliasTarget(text: string, lower: string): TargetFound | undefined {
+  if (!SCAN_TYPE_WORDS.some(([pattern, type]) => type === 'nhi' && pattern.test(lower))) return undefined;
+  const found = [...text.matchAll(/\b(?:credential|alias|of|for)\s+([a-z0-9][a-z0-9_-]{0,62})(?=[\s,.;!?]|$)/g)]
+    .map((match) => match[1])
+    .filter((alias) => !/^(?:nhi|the|a|an|my|our|credential|alias|key|token)$/.test(alias));
+  if (found.length === 0) return undefined;
+  if (new Set(found).size > 1) return { ok: false, message: `Name one credential at a time (found ${[...new Set(found)].join(', ')}).` };
+  return { ok: true, raw: found[0] };
+}
 
 /** The one target of the sentence, as written. Never guessed: none or several is a question back. */
 function findTarget(text: string): TargetFound {

@@ -25,6 +25,11 @@ export interface RunnerInput {
    * Never logged, never put in a result.
    */
   credential?: CredentialFile;
+  /**
+   * Facts the service hands the engine beside the scope, written to its `--config` file (never
+   * part of the scope, which the tenant writes): nhi's open secret_scan hashes and previous scan.
+   */
+  context?: Record<string, unknown>;
 }
 
 /** One check of the engine's report (docs/engine-contract.md): one per catalogue rule. */

@@ -1,4 +1,5 @@
 import { credentialAllowsHost } from '../../lib/credential.ts';
+import { manifestOfScanType } from '../../layers/manifests.ts';
 import { credentialKindsFor } from '../domain/credential-kinds.ts';
 import type { FieldIssue } from '../domain/errors.ts';
 import type { CredentialReferences } from '../ports/credential-references.ts';
@@ -30,6 +31,8 @@ export function targetHostOf(target: string): string {
 export function makeCredentialReferences(repo: CredentialRepository | undefined): CredentialReferences {
   return {
     async checkScope(tenant, scanType, scope, targets) {
+      // nhi (DESIGN §20): the target is itself an alias of the tenant's vault, of a kind the engine reviews.
+      if (manifestOfScanType(scanType)?.targetKind === 'credential_alias') return checkAliasTargets(tenant, scanType, targets);
       const alias = scope.credential;
       if (alias === undefined) return [];
       if (typeof alias !== 'string') return [{ field: 'scope.credential', message: 'must be the alias of a credential' }];
@@ -55,4 +58,22 @@ export function makeCredentialReferences(repo: CredentialRepository | undefined)
       return issues;
     },
   };
+
+  async function checkAliasTargets(
+    tenant: string,
+    scanType: Parameters<CredentialReferences['checkScope']>[1],
+    targets: readonly string[],
+  ) {
+    const kinds = credentialKindsFor(scanType);
+    const issues: FieldIssue[] = [];
+    for (const [index, alias] of targets.entries()) {
+      const field = index === 0 ? 'target' : `targets.${index - 1}`;
+      const record = repo ? await repo.get(tenant, alias) : null;
+      if (!record) issues.push({ field, message: `credential ${alias} not found` });
+      else if (!kinds.includes(record.kind)) {
+        issues.push({ field, message: `credential ${alias} is a ${record.kind}; a ${scanType} scan reviews ${kinds.join(', ')}` });
+      }
+    }
+    return issues;
+  }
 }

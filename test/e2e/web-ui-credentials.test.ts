@@ -14,7 +14,13 @@ describe.skipIf(!available)('credentials in Chromium', () => {
   const token = 'ghp_e2ePlantedToken0000000000000000000042';
 
   beforeAll(async () => {
-    ({ service, browser, page } = await startSignedIn(new Map([['secret_scan', new ScriptedRunner()]]), { allowLoopbackTargets: true }));
+    ({ service, browser, page } = await startSignedIn(
+      new Map([
+        ['secret_scan', new ScriptedRunner()],
+        ['nhi', new ScriptedRunner()],
+      ]),
+      { allowLoopbackTargets: true },
+    ));
   });
   afterAll(async () => {
     await browser?.close();
@@ -72,6 +78,44 @@ describe.skipIf(!available)('credentials in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' });
     const schedules = (await service.call('/api/scans/schedules/', { token: await service.token('local') })).body.items;
     expect(schedules[0].scope).toEqual({ credential: 'ci-bot' });
+  });
+
+  it('makes the NHI target a pick of the nhi-kind credentials, on the tile and in the schedule form', async () => {
+    const admin = await service.token('local');
+    const github = await service.call('/api/credentials/', {
+      method: 'POST',
+      token: admin,
+      body: { alias: 'release-bot', kind: 'github_token', secret: { token: 'ghp_e2eNhiToken0000000000000000000000044' } },
+    });
+    expect(github.status).toBe(201);
+    await page.goto(url('/'));
+    const nhi = page
+      .getByRole('region', { name: 'Launch a scan' })
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('heading', { name: 'NHI', exact: true }) });
+    await nhi.getByRole('button', { name: 'Scan a target' }).click();
+    // ci-bot is a git_token: not a machine identity nhi reviews, so not offered.
+    expect(await nhi.getByLabel('Target').locator('option').allTextContents()).toEqual([
+      'Choose a credential',
+      'release-bot (github_token)',
+    ]);
+    await nhi.getByLabel('Target').selectOption('release-bot');
+    await browser.audit('tile-nhi-target');
+    await nhi.getByRole('button', { name: 'Start scan' }).click();
+    await page.waitForURL(/\/scans\/[^/]+$/);
+    const scanId = new URL(page.url()).pathname.split('/').pop()!;
+    expect((await service.call(`/api/scans/${scanId}/`, { token: admin })).body).toMatchObject({ scan_type: 'nhi', target: 'release-bot' });
+
+    await page.goto(url('/settings/scheduled-scans'));
+    await page.getByRole('button', { name: /New schedule/ }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Scan type').selectOption('nhi');
+    expect(await dialog.getByLabel('Target').locator('option').allTextContents()).toEqual([
+      'Choose a credential',
+      'release-bot (github_token)',
+    ]);
+    await page.keyboard.press('Escape');
+    await service.call('/api/credentials/release-bot/', { method: 'DELETE', token: admin });
   });
 
   it('deletes after a confirmation', async () => {

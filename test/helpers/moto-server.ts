@@ -17,6 +17,12 @@ export interface MotoServer {
   close(): Promise<void>;
   /** The same as close() (the vault's KMS tests call it so). */
   stop(): Promise<void>;
+  /**
+   * Makes moto check signatures and evaluate IAM policies (DESIGN §7) after the next `free`
+   * actions, which it lets through unauthenticated (to create the first user and key): moto's
+   * `INITIAL_NO_AUTH_ACTION_COUNT`, reset for this server through its API.
+   */
+  enforceAuthAfter(free: number): Promise<void>;
 }
 
 const REGION = 'eu-west-1';
@@ -91,5 +97,9 @@ export async function startMotoServer(): Promise<MotoServer> {
     },
     close,
     stop: close,
+    async enforceAuthAfter(free) {
+      const response = await fetch(`${endpoint}/moto-api/reset-auth`, { method: 'POST', body: String(free) });
+      if (!response.ok) throw new Error(`moto reset-auth answered ${response.status}`);
+    },
   };
 }

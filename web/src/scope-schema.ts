@@ -58,7 +58,11 @@ export function labelOf(key: string, schema: JsonSchema): string {
 
 function hintOf(schema: JsonSchema, extra: string[]): string | undefined {
   const description = typeof schema.description === 'string' ? schema.description : '';
-  const parts = [description, ...extra].filter(Boolean).map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`);
+  // A description may end with its own full stop: the parts are joined with one, never two.
+  const parts = [description, ...extra]
+    .map((part) => part.replace(/\.$/, ''))
+    .filter(Boolean)
+    .map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`);
   return parts.length ? `${parts.join('. ')}.` : undefined;
 }
 

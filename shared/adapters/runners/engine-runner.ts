@@ -100,6 +100,11 @@ export function makeEngineRunner({
           await writeFile(credentialPath, JSON.stringify(input.credential), { mode: 0o600, flag: 'wx' });
           args.push(`--credential-file=${credentialPath}`);
         }
+        if (input.context !== undefined) {
+          const configPath = join(dir, 'config.json');
+          await writeFile(configPath, JSON.stringify(input.context), { mode: 0o600 });
+          args.push(`--config=${configPath}`);
+        }
         args.push('--', target);
         logger.info(`${engine} started`, { args, credential: input.credential?.alias });
         const keys = operatorKeys ? await operatorKeys() : {};

@@ -111,6 +111,12 @@ const understood: Array<[string, PromptRequest]> = [
     'scan ssl of api.example.com every day at 1:30 am',
     schedule({ name: 'SSL/TLS of api.example.com', scan_type: 'ssl', target: 'api.example.com', ...custom('30 1 * * *') }),
   ],
+  // nhi: the target is a credential alias of the vault (DESIGN §20), named after credential/of/for
+  ['nhi scan of ci-deploy-key', scan({ scan_type: 'nhi', target: 'ci-deploy-key' })],
+  [
+    'review the non-human identity credential release-bot every monday at 9',
+    schedule({ name: 'NHI of release-bot', scan_type: 'nhi', target: 'release-bot', ...custom('0 9 * * 1') }),
+  ],
   // schedule actions
   ['run Mail posture now', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/run/' }],
   ['run the "Mail posture" schedule now', { method: 'POST', path: '/api/scans/schedules/sch_01MAIL/run/' }],
@@ -143,6 +149,8 @@ const refused: Array<[string, RegExp]> = [
   ['schedule mail of example.com with cron 0 0 30 2 *', /never fires/],
   ['schedule mail of example.com with cron 0 0 */2 * 1', /cannot be scheduled: day-of-month and day-of-week/],
   ['check mail of example.com on the 1st on mondays', /not both/],
+  ['nhi ci-key', /Which target/],
+  ['nhi scan of ci-key for deploy-key', /one credential at a time/],
   ['run Backups now', /no schedule named "backups"/],
   ['run web app now', /names 2 schedules/],
   ['pause weekly tls', /already paused/],

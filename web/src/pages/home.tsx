@@ -16,6 +16,7 @@ import { useArtifactUploads } from '../uploads.ts';
 import { ArtifactUploads } from './artifact-uploads.tsx';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 import { ScopeFields, useCredentialChoices } from '../scope-form.tsx';
+import { CredentialTargetSelect } from '../credential-target.tsx';
 import {
   draftOf,
   optionsFromWords,
@@ -346,9 +347,10 @@ function Tile({
     if (scopeIssues.length) formRef.current?.querySelector<HTMLElement>('.scope-fields [aria-invalid="true"]')?.focus();
   }, [scopeIssues]);
   const targetRef = useRef<HTMLInputElement>(null);
+  const targetSelectRef = useRef<HTMLSelectElement>(null);
   // Opening a tile puts the cursor in its Target field.
   useEffect(() => {
-    if (open) targetRef.current?.focus();
+    if (open) (targetRef.current ?? targetSelectRef.current)?.focus();
   }, [open]);
   const id = `tile-${type.value}`;
   const reason = type.runner_available ? null : 'No runner in this deployment';
@@ -387,17 +389,30 @@ function Tile({
         >
           <div className="field">
             <label htmlFor={`${id}-target`}>Target</label>
-            <input
-              ref={targetRef}
-              id={`${id}-target`}
-              value={target}
-              onChange={(e) => setTarget(e.target.value)}
-              placeholder={type.target_hint}
-              spellCheck={false}
-              autoComplete="off"
-              aria-invalid={!!errorOf('target')}
-              aria-describedby={errorOf('target') ? `${id}-target-error` : undefined}
-            />
+            {type.engine?.target_kind === 'credential_alias' ? (
+              <CredentialTargetSelect
+                id={`${id}-target`}
+                value={target}
+                onChange={setTarget}
+                choices={credentials}
+                kinds={type.engine.credential_kinds ?? []}
+                selectRef={targetSelectRef}
+                invalid={!!errorOf('target')}
+                describedBy={errorOf('target') ? `${id}-target-error` : undefined}
+              />
+            ) : (
+              <input
+                ref={targetRef}
+                id={`${id}-target`}
+                value={target}
+                onChange={(e) => setTarget(e.target.value)}
+                placeholder={type.target_hint}
+                spellCheck={false}
+                autoComplete="off"
+                aria-invalid={!!errorOf('target')}
+                aria-describedby={errorOf('target') ? `${id}-target-error` : undefined}
+              />
+            )}
             <FieldError id={`${id}-target-error`} message={errorOf('target')} />
           </div>
           {type.value === 'email_security' && <EmailOptions idPrefix={id} values={email} onChange={setEmail} errorOf={errorOf} />}

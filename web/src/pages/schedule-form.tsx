@@ -12,6 +12,7 @@ import { useFormErrors } from '../form-errors.ts';
 import { useScanTypes } from '../queries.ts';
 import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
 import { ScopeFields, scopeControlId, useCredentialChoices } from '../scope-form.tsx';
+import { CredentialTargetSelect } from '../credential-target.tsx';
 import { draftOf, scopeErrorOf, scopeFieldsOf, scopeFromDraft, scopeSummary, type ScopeDraft } from '../scope-schema.ts';
 
 const CADENCE_LABELS: Record<Cadence, string> = {
@@ -100,7 +101,8 @@ export function ScheduleForm({
     [offered, scanType],
   );
   const [drafts, setDrafts] = useState<Record<string, ScopeDraft>>({});
-  const credentials = useCredentialChoices(offered.find((type) => type.value === scanType)?.engine?.credential_kinds);
+  const offeredEngine = offered.find((type) => type.value === scanType)?.engine;
+  const credentials = useCredentialChoices(offeredEngine?.credential_kinds);
   const draft = (scanType && drafts[scanType]) ?? draftOf(scopeFields, scanType === schedule?.scan_type ? schedule?.scope : {});
   const fromDraft = scopeFromDraft(scopeFields, draft);
   const optionKeys = new Set(scopeFields.map((f) => f.key));
@@ -233,15 +235,27 @@ export function ScheduleForm({
           </p>
         </Field>
         <Field {...field('target')}>
-          <input
-            {...control('target')}
-            value={target}
-            onChange={(e) => setTarget(e.target.value)}
-            placeholder={scanType ? scanTypes[scanType].targetHint : undefined}
-            required
-            spellCheck={false}
-            autoComplete="off"
-          />
+          {offeredEngine?.target_kind === 'credential_alias' ? (
+            <CredentialTargetSelect
+              id={control('target').id ?? 'f-target'}
+              invalid={control('target')['aria-invalid']}
+              describedBy={control('target')['aria-describedby']}
+              value={target}
+              onChange={setTarget}
+              choices={credentials}
+              kinds={offeredEngine.credential_kinds ?? []}
+            />
+          ) : (
+            <input
+              {...control('target')}
+              value={target}
+              onChange={(e) => setTarget(e.target.value)}
+              placeholder={scanType ? scanTypes[scanType].targetHint : undefined}
+              required
+              spellCheck={false}
+              autoComplete="off"
+            />
+          )}
         </Field>
       </div>
       <Field {...field('cadence')}>

@@ -1,0 +1,4 @@
+import { engineMain } from '../../../engine-kit/src/cli.ts';
+import { nhiscan } from '../engine.ts';
+
+await engineMain(nhiscan);

@@ -1,0 +1,1 @@
+export const NHISCAN_VERSION = '0.1.0';
