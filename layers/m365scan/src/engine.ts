@@ -128,23 +128,28 @@ async function scanDomain(domain: string, scope: M365Scope, deps: Deps, outcomes
   // The one fabricated address of this domain: random, so it names nobody.
   const address = `m365scan-${randomBytes(6).toString('hex')}@${domain}`;
   const selectors = scope.dkim_selectors ?? [...DEFAULT_DKIM_SELECTORS];
-  const [tenant, mx, dkim, cnames] = await Promise.all([
-    readTenant(http, settings.loginUrl, domain, address),
-    readMx(resolver, domain),
-    Promise.all(selectors.map((selector) => readDkimSelector(resolver, domain, selector))),
-    Promise.all(MICROSOFT_CNAME_LABELS.map((label) => readMicrosoftCname(resolver, `${label}.${domain}`))),
-  ]);
-  deps.progress('m365.domain', { domain, tenant: tenant.kind, mx: mx.kind });
-
-  const eopMx = mx.kind === 'found' && mx.hosts.some(isEopHost);
-  await Promise.all([
-    judgeTenant(domain, address, scope, tenant, initialDomainOf(dkim), http, deps, outcomes),
-    judgeSpf(domain, mx, eopMx, resolver, outcomes),
-    judgeMtaSts(domain, mx, resolver, http, outcomes),
-    judgeExchange(domain, mx, cnames, http, outcomes),
-  ]);
-  judgeDkim(domain, tenant, eopMx, mx, dkim, outcomes);
-  judgeDangling(domain, cnames, outcomes);
+  // The DNS checks are judged as their answers come, so a slow Microsoft endpoint never holds them back.
+  const tenantRead = readTenant(http, settings.loginUrl, domain, address);
+  const mxRead = readMx(resolver, domain);
+  const dkimRead = Promise.all(selectors.map((selector) => readDkimSelector(resolver, domain, selector)));
+  const cnamesRead = Promise.all(MICROSOFT_CNAME_LABELS.map((label) => readMicrosoftCname(resolver, `${label}.${domain}`)));
+  const dnsSide = (async () => {
+    const [mx, cnames] = await Promise.all([mxRead, cnamesRead]);
+    judgeDangling(domain, cnames, outcomes);
+    const eopMx = mx.kind === 'found' && mx.hosts.some(isEopHost);
+    await Promise.all([
+      judgeSpf(domain, mx, eopMx, resolver, outcomes),
+      judgeMtaSts(domain, mx, resolver, http, outcomes),
+      judgeExchange(domain, mx, cnames, http, outcomes),
+    ]);
+  })();
+  const tenantSide = (async () => {
+    const [tenant, mx, dkim] = await Promise.all([tenantRead, mxRead, dkimRead]);
+    deps.progress('m365.tenant', { domain, tenant: tenant.kind });
+    judgeDkim(domain, tenant, mx.kind === 'found' && mx.hosts.some(isEopHost), mx, dkim, outcomes);
+    await judgeTenant(domain, address, scope, tenant, initialDomainOf(dkim), http, deps, outcomes);
+  })();
+  await Promise.all([dnsSide, tenantSide]);
   deps.progress('m365.domain_done', { domain, requests: http.requests });
 }
 
