@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { runEngineCli } from '../../../engine-kit/src/cli.ts';
 import { engineReportSchema, type EngineReport } from '../../../../lib/report.ts';
 import { m365scan } from '../../src/engine.ts';
-import { startMicrosoftFakes, type MicrosoftFakes, type Site } from './microsoft.ts';
+import { startMicrosoftFakes, type MicrosoftFakes, type Site, type Tenant } from './microsoft.ts';
 import { startNsd, type RunningNsd } from './nsd.ts';
 import { makeTestCa } from './pki.ts';
 
@@ -21,6 +21,7 @@ const recorded = (name: string): Promise<string> =>
 
 export const CONTOSO_TENANT = '6f2b1c4e-8d3a-4b5f-9e7c-1a2b3c4d5e6f';
 export const FABRIKAM_TENANT = '0c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f';
+export const EXAMPLE_TENANT = '3d4e5f60-7182-4a3b-9c4d-5e6f708192a3';
 export const OWA_BUILD = '15.2.1118';
 
 export interface World {
@@ -29,6 +30,8 @@ export interface World {
   dir: string;
   caFile: string;
   env: Record<string, string>;
+  /** The tenants the login server knows, by domain: a test may change one between scans. */
+  tenants: Record<string, Tenant>;
   /** The signing certificates' days left as served (fabrikam's expires in 10 days). */
   scan(target: string, scope?: Record<string, unknown>, env?: Record<string, string>, timeoutSeconds?: number): Promise<ScanRun>;
   close(): Promise<void>;
@@ -79,22 +82,20 @@ export async function startWorld(hostAddress: string): Promise<World> {
     },
     'mx.plain.test': {},
   };
-  const fakes = await startMicrosoftFakes({
-    ca,
-    hostAddress,
-    tenants: {
-      'contoso.test': { tenantId: CONTOSO_TENANT, region: 'EU', brand: 'Contoso', namespace: 'Managed', desktopSso: false },
-      'fabrikam.test': {
-        tenantId: FABRIKAM_TENANT,
-        region: 'NA',
-        brand: 'Fabrikam Inc',
-        namespace: 'Federated',
-        authOrigin: 'https://sts.fabrikam.test',
-        desktopSso: true,
-      },
+  const tenants: Record<string, Tenant> = {
+    'contoso.test': { tenantId: CONTOSO_TENANT, region: 'EU', brand: 'Contoso', namespace: 'Managed', desktopSso: false },
+    // The end-to-end test's domain (the API takes only a domain under a public suffix).
+    'example.com': { tenantId: EXAMPLE_TENANT, region: 'EU', brand: 'Example', namespace: 'Managed', desktopSso: true },
+    'fabrikam.test': {
+      tenantId: FABRIKAM_TENANT,
+      region: 'NA',
+      brand: 'Fabrikam Inc',
+      namespace: 'Federated',
+      authOrigin: 'https://sts.fabrikam.test',
+      desktopSso: true,
     },
-    sites,
-  });
+  };
+  const fakes = await startMicrosoftFakes({ ca, hostAddress, tenants, sites });
   const dir = await mkdtemp(join(tmpdir(), 'm365scan-world-'));
   const caFile = join(dir, 'ca.pem');
   await writeFile(caFile, ca.rootPem);
@@ -110,6 +111,7 @@ export async function startWorld(hostAddress: string): Promise<World> {
     dir,
     caFile,
     env,
+    tenants,
     scan: (target, scope = {}, extraEnv = {}, timeoutSeconds = 30) => runScan(dir, target, scope, { ...env, ...extraEnv }, timeoutSeconds),
     async close() {
       await Promise.all([fakes.close(), nsd.stop()]);
