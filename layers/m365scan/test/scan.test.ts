@@ -128,10 +128,10 @@ describe('m365scan on NSD zones and recorded Microsoft shapes', () => {
     ])
       expect(status[rule], rule).toBe('pass');
     expect(status['m365.tenant.detected']).toBe('skipped');
-    // The tenant check asked the OpenID configuration only and stopped at its definite "no such tenant".
-    expect(world.fakes.loginLog.map((entry) => entry.path.split('?')[0])).toEqual([
-      '/plain.test/v2.0/.well-known/openid-configuration',
+    // The tenant check asked the OpenID configuration and the realm, nothing more.
+    expect(world.fakes.loginLog.map((entry) => entry.path.split('?')[0]).sort()).toEqual([
       '/getuserrealm.srf',
+      '/plain.test/v2.0/.well-known/openid-configuration',
     ]);
   });
 

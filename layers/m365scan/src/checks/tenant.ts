@@ -66,22 +66,14 @@ async function readRealm(http: DomainHttp, loginUrl: string, address: string): P
   };
 }
 
-/** The tenant behind `domain`, if any: OpenID first (a definite "no such tenant" ends it), then the realm. */
+/** The tenant behind `domain`, if any: OpenID's definite "no such tenant" with the realm's `Unknown` is not Microsoft. */
 export async function readTenant(http: DomainHttp, loginUrl: string, domain: string, address: string): Promise<TenantAnswer> {
-  let openId: OpenId | undefined;
-  let openIdError: string | undefined;
-  try {
-    openId = await readOpenId(http, loginUrl, domain);
-  } catch (error) {
-    openIdError = describeFailure('OpenID configuration', error);
-  }
-  let realm: Realm | undefined;
-  let realmError: string | undefined;
-  try {
-    realm = await readRealm(http, loginUrl, address);
-  } catch (error) {
-    realmError = describeFailure('user realm', error);
-  }
+  // Both asked at once: neither answer decides whether the other is needed.
+  const [openIdRead, realmRead] = await Promise.allSettled([readOpenId(http, loginUrl, domain), readRealm(http, loginUrl, address)]);
+  const openId = openIdRead.status === 'fulfilled' ? openIdRead.value : undefined;
+  const openIdError = openIdRead.status === 'rejected' ? describeFailure('OpenID configuration', openIdRead.reason) : undefined;
+  const realm = realmRead.status === 'fulfilled' ? realmRead.value : undefined;
+  const realmError = realmRead.status === 'rejected' ? describeFailure('user realm', realmRead.reason) : undefined;
   const realmKnows = realm?.namespace === 'Managed' || realm?.namespace === 'Federated';
   if (openId?.kind === 'unknown_tenant' && !realmKnows) {
     if (realm?.namespace === 'Unknown') return { kind: 'not_microsoft', why: 'not a Microsoft 365 domain (no Entra ID tenant knows it)' };
@@ -100,20 +92,20 @@ export async function readTenant(http: DomainHttp, loginUrl: string, domain: str
     openIdError,
     openId?.kind === 'unknown_tenant' ? 'the OpenID configuration knows no tenant although the realm does' : undefined,
   ].filter((value): value is string => value !== undefined);
-  const authHost = realm!.authUrl ? safeHost(realm!.authUrl) : null;
+  const authHost = realm.authUrl ? safeHost(realm.authUrl) : null;
   return {
     kind: 'tenant',
     partial,
     facts: {
       tenant_id: openId?.kind === 'tenant' ? openId.tenant_id : null,
       region: openId?.kind === 'tenant' ? openId.region : null,
-      cloud_instance: (openId?.kind === 'tenant' ? openId.cloud_instance : null) ?? realm!.cloudInstance,
-      namespace_type: realm!.namespace as 'Managed' | 'Federated',
-      brand: realm!.brand,
+      cloud_instance: (openId?.kind === 'tenant' ? openId.cloud_instance : null) ?? realm.cloudInstance,
+      namespace_type: realm.namespace as 'Managed' | 'Federated',
+      brand: realm.brand,
       initial_domain: null,
-      federation_host: realm!.namespace === 'Federated' ? authHost : null,
-      federation_protocol: realm!.namespace === 'Federated' ? realm!.protocol : null,
-      auth_url: realm!.namespace === 'Federated' ? realm!.authUrl : null,
+      federation_host: realm.namespace === 'Federated' ? authHost : null,
+      federation_protocol: realm.namespace === 'Federated' ? realm.protocol : null,
+      auth_url: realm.namespace === 'Federated' ? realm.authUrl : null,
     },
   };
 }
