@@ -20,11 +20,20 @@ const Selector = z
 export const M365Scope = z.lazy(() =>
   z.strictObject({
     /** Other domains of the tenant (Microsoft no longer lists them): each gets the same checks. */
-    extra_domains: z.array(Domain).max(10).optional(),
+    extra_domains: z
+      .array(Domain)
+      .max(10)
+      .describe("Other domains of the tenant, checked the same way (Microsoft no longer lists a tenant's domains).")
+      .optional(),
     /** Probe the federation server (ADFS) the realm answer names; true by default. */
-    adfs: z.boolean().optional(),
+    adfs: z.boolean().meta({ title: 'ADFS' }).describe('Probe the federation server a federated domain names (on by default).').optional(),
     /** DKIM selectors to check; selector1 and selector2 (Microsoft 365's) by default. */
-    dkim_selectors: z.array(Selector).min(1).max(10).optional(),
+    dkim_selectors: z
+      .array(Selector)
+      .min(1)
+      .max(10)
+      .describe("The DKIM selectors checked (Microsoft 365's selector1 and selector2 by default).")
+      .optional(),
   }),
 );
 export type M365Scope = z.infer<typeof M365Scope>;
