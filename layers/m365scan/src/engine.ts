@@ -7,6 +7,7 @@
  * The scan keeps time back so that it always records what it saw before the frame's deadline.
  */
 import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts';
 import { CouldNotStart } from '../../engine-kit/src/cli.ts';
 import type { Deadline } from '../../engine-kit/src/deadline.ts';
@@ -15,7 +16,7 @@ import { makeRawResolver } from '../../../lib/dns/raw-resolver.ts';
 import type { Resolver } from '../../../lib/dns/resolver.ts';
 import { normaliseDomain } from '../../../lib/domain-name.ts';
 import { lookupViaResolver } from '../../../lib/http/resolver-lookup.ts';
-import { makeSafeFetch } from '../../../lib/http/safe-fetch.ts';
+import { FetchError, makeSafeFetch, type HostLookup } from '../../../lib/http/safe-fetch.ts';
 import type { TargetPolicy } from '../../../lib/target-policy.ts';
 import { M365_RULE_IDS, catalogue, type M365RuleId } from './catalogue.ts';
 import { probeIdpInitiated, probeUsernameMixed, readSigningCertificates } from './checks/adfs.ts';
@@ -24,7 +25,7 @@ import { probeOwa } from './checks/exchange.ts';
 import { initialDomainOf, isEopHost, readDkimSelector, readMx, readSpf, spfIncludesEop, type Mx } from './checks/mail-dns.ts';
 import { mxMatches, readMtaSts } from './checks/mta-sts.ts';
 import { readDesktopSso, readTenant, type TenantAnswer } from './checks/tenant.ts';
-import { DomainHttp } from './http.ts';
+import { DomainHttp, policyLookup } from './http.ts';
 import { Outcomes } from './outcomes.ts';
 import { DEFAULT_DKIM_SELECTORS, M365Scope } from './scope.ts';
 import { readSettings, type M365Settings } from './settings.ts';
@@ -69,6 +70,7 @@ interface Deps {
   endpointFetch: ReturnType<typeof makeSafeFetch>;
   hostFetch: ReturnType<typeof makeSafeFetch>;
   now: () => Date;
+  policy: TargetPolicy;
   progress: ScanContext<M365Scope>['progress'];
 }
 
@@ -92,8 +94,9 @@ async function scanTenant({ target, scope, deadline, policy, report, progress, e
     settings,
     resolver,
     soft,
-    endpointFetch: makeSafeFetch(fetchOptions),
-    hostFetch: makeSafeFetch({ ...fetchOptions, lookup: lookupViaResolver(resolver) }),
+    endpointFetch: makeSafeFetch({ ...fetchOptions, lookup: policyLookup(systemLookup, policy) }),
+    hostFetch: makeSafeFetch({ ...fetchOptions, lookup: policyLookup(lookupViaResolver(resolver), policy) }),
+    policy,
     now,
     progress,
   };
@@ -112,7 +115,22 @@ async function scanTenant({ target, scope, deadline, policy, report, progress, e
   outcomes.flush(report);
 }
 
-/** Loopback and private hosts are fetched only where the target policy admits them (tests, private deployments). */
+/** The system resolver for the configured endpoints' names, in the form the vetted client takes. */
+const systemLookup: HostLookup = async (hostname) => {
+  try {
+    const addresses = await lookup(hostname, { all: true, order: 'verbatim' });
+    return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') throw new FetchError('host_not_found', `${hostname} does not resolve`);
+    throw new FetchError('dns_failed', `${hostname}: ${code ?? 'lookup failed'}`);
+  }
+};
+
+/**
+ * The vetted client's own switch (loopback and private together); policyLookup and DomainHttp
+ * then hold every address to the exact target policy.
+ */
 function allowsPrivate(policy: TargetPolicy): boolean {
   return policy.allowLoopback || policy.allowPrivate;
 }
@@ -124,6 +142,7 @@ async function scanDomain(domain: string, scope: M365Scope, deps: Deps, outcomes
     hostFetch: deps.hostFetch,
     remainingMs: () => deps.soft.remainingMs(),
     requestTimeoutMs: settings.requestTimeoutMs,
+    policy: deps.policy,
   });
   // The one fabricated address of this domain: random, so it names nobody.
   const address = `m365scan-${randomBytes(6).toString('hex')}@${domain}`;

@@ -6,8 +6,11 @@
  * read here is served through one, and following would spend requests nobody counted. Every request
  * spends one of the domain's 25 (DESIGN §19); a 429 is thrown as `Throttled`, never read as an answer.
  */
+import { isIP } from 'node:net';
+import { addressProblem, internalName } from '../../../lib/address-policy.ts';
 import type { Fetch, FetchOptions, FetchResponse } from '../../../lib/http/fetch.ts';
-import { FetchError } from '../../../lib/http/safe-fetch.ts';
+import { FetchError, type HostLookup } from '../../../lib/http/safe-fetch.ts';
+import type { TargetPolicy } from '../../../lib/target-policy.ts';
 
 export const REQUESTS_PER_DOMAIN = 25;
 
@@ -27,6 +30,26 @@ export interface DomainHttpOptions {
   /** Milliseconds left before the scan must stop asking. */
   remainingMs: () => number;
   requestTimeoutMs: number;
+  /** The target policy: an IP-literal URL (a realm's AuthURL may be one) is judged by it before anything is sent. */
+  policy: TargetPolicy;
+}
+
+/**
+ * `lookup` with every address judged by the exact target policy. The vetted client's own check
+ * admits loopback with private ranges alike (mailscan's one switch); this keeps a deployment that
+ * scans private networks from fetching a name that resolves to loopback.
+ */
+export function policyLookup(lookup: HostLookup, policy: TargetPolicy): HostLookup {
+  return async (hostname) => {
+    if (internalName(hostname) === 'loopback' && !policy.allowLoopback)
+      throw new FetchError('address_blocked', `${hostname} is this machine`);
+    const addresses = await lookup(hostname);
+    for (const { address } of addresses) {
+      const problem = addressProblem(address, policy);
+      if (problem) throw new FetchError('address_blocked', `${hostname} resolves to ${address} (${problem})`);
+    }
+    return addresses;
+  };
 }
 
 export class DomainHttp {
@@ -55,6 +78,11 @@ export class DomainHttp {
     if (this.spent >= REQUESTS_PER_DOMAIN) throw new BudgetSpent(`the ${REQUESTS_PER_DOMAIN} requests allowed for the domain are spent`);
     const left = this.options.remainingMs();
     if (left <= 0) throw new FetchError('timeout', "the scan's deadline passed");
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0) {
+      const problem = addressProblem(host, this.options.policy);
+      if (problem) throw new FetchError('address_blocked', `${host} is refused (${problem})`);
+    }
     this.spent += 1;
     const response = await fetch(url, { ...options, timeoutMs: Math.min(options.timeoutMs ?? this.options.requestTimeoutMs, left) });
     if (response.status === 429) {

@@ -167,8 +167,11 @@ describe('m365scan on NSD zones and recorded Microsoft shapes', () => {
     expect(world.fakes.requestsFor('sts.fabrikam.test')).toBe(0);
   });
 
-  it('refuses a loopback federation server unless the loopback setting admits it', async () => {
-    const { report } = await world.scan('fabrikam.test', {}, { M365SCAN_ALLOW_LOOPBACK: '0' });
+  it.each([
+    ['neither setting', { M365SCAN_ALLOW_LOOPBACK: '0' }],
+    ['private networks allowed', { M365SCAN_ALLOW_LOOPBACK: '0', M365SCAN_ALLOW_PRIVATE: '1' }],
+  ])('refuses loopback hosts unless the loopback setting admits them (%s)', async (_, env) => {
+    const { report } = await world.scan('fabrikam.test', {}, env);
     const status = statuses(report!);
     // The login URL is loopback here too: nothing about the tenant can be read, and nothing is claimed.
     expect(status['m365.tenant.detected']).toBe('error');
