@@ -70,5 +70,15 @@ describe("m365scan's catalogue", () => {
     expect(rules.scanner.name).toBe('m365scan');
     expect(rules.rules.map((rule) => rule.rule_id)).toEqual([...M365_RULE_IDS]);
     expect((await run(process.execPath, [bin, '--version'])).stdout.trim()).toMatch(/^m365scan \d+\.\d+\.\d+$/);
+    // A setting that is not an https:// endpoint stops the scan before it asks anything (exit 3); a URL is not a target (exit 2).
+    const exit = (args: string[], env: Record<string, string>) =>
+      run(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+    const http = await exit(['scan', 'contoso.test'], { M365SCAN_LOGIN_URL: 'http://login.example/' });
+    expect(http.code).toBe(3);
+    expect(http.stderr).toContain('M365SCAN_LOGIN_URL must be an https:// URL');
+    expect((await exit(['scan', 'https://contoso.test/'], {})).code).toBe(2);
   }, 60_000);
 });
