@@ -6,6 +6,7 @@
  */
 import type { EngineManifest } from '../lib/engine-manifest.ts';
 import llmscan from './llmscan/manifest.ts';
+import m365scan from './m365scan/manifest.ts';
 import mailscan from './mailscan/manifest.ts';
 import netscan from './netscan/manifest.ts';
 import nhiscan from './nhiscan/manifest.ts';
@@ -14,7 +15,7 @@ import sbomscan from './sbomscan/manifest.ts';
 import tlsscan from './tlsscan/manifest.ts';
 import webscan from './webscan/manifest.ts';
 
-export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan, llmscan, nhiscan];
+export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan, llmscan, m365scan, nhiscan];
 
 /** The manifest of the engine that runs `scanType`, if any. */
 export function manifestOfScanType(scanType: string): EngineManifest | undefined {

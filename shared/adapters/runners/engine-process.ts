@@ -10,8 +10,11 @@ export function engineTimeoutSeconds(timeoutMs: number): number {
   return Math.max(1, Math.floor(timeoutMs / 1000) - CLI_HEADROOM_SECONDS);
 }
 
-/** What a process needs to start, beside an engine's own `<PREFIX>_*` settings. */
-const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
+/**
+ * What a process needs to start, beside an engine's own `<PREFIX>_*` settings, and EXTRA_CA_FILE,
+ * the PEM bundle DESIGN §11 has every engine trust beside Node's roots (private PKI; tests).
+ */
+const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'EXTRA_CA_FILE'];
 
 /**
  * The environment an engine runs with: its `<PREFIX>_*` settings from the service's environment
