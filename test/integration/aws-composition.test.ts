@@ -387,7 +387,8 @@ describe('the AWS composition on moto and dynalite', () => {
           scan_type: 'ai_red_team',
           target: 'https://assistant.example.com/v1/chat/completions',
           cadence: 'daily',
-          scope: { families: ['system_prompt'], system_prompt_canary: SYSTEM_CANARY },
+          // At llmscan's highest rate (10 requests a second; its default 1 made this scan 17 s).
+          scope: { families: ['system_prompt'], system_prompt_canary: SYSTEM_CANARY, rate: 10 },
         },
         authorizer: identity,
       }),
