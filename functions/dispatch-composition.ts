@@ -12,6 +12,7 @@ import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runn
 import { makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
 import { DispatchConfig, readConfig } from '../shared/config/function-config.ts';
+import { RESOURCE_CLASSES } from '../shared/domain/resource-class.ts';
 import { makeOperatorKeysLoader } from '../shared/adapters/secrets/operator-keys.ts';
 import { makeLogger } from '../shared/observability/logger.ts';
 import { noEvents, type EventPublisher } from '../shared/ports/event-publisher.ts';
@@ -91,6 +92,9 @@ export function composeDispatch(serviceName: string) {
       runners,
       scanLogs,
       metrics,
+      // The class whose queue this function consumes: its scans end at the class's deadline
+      // (timeout − margin; standard 4 min 50 s, long 14 min), partial with what they found.
+      marginMs: RESOURCE_CLASSES[config.RESOURCE_CLASS].marginSeconds * 1000,
       events: eventPublisherOf(config.EVENT_BUS_NAME, logger),
       // A scan's documents (an SBOM) become artifacts of its tenant: bytes in the bucket, rows in the table.
       ...(artifactStore

@@ -1,3 +1,4 @@
+import { deployedResourceClasses, type ResourceClass } from '../shared/domain/resource-class.ts';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as z from 'zod';
 
@@ -61,6 +62,11 @@ export const EnvironmentSettings = z
          * source `ScalingConfig.MaximumConcurrency`, 2-1000): back-pressure for the 02:00 burst.
          */
         maxConcurrency: z.number().int().min(2).max(1000),
+        /**
+         * The same cap for the long resource class's dispatch function (DESIGN §11,
+         * docs/resource-classes.md): its scans hold 3 GB for up to 15 minutes, so fewer of them run at once.
+         */
+        longMaxConcurrency: z.number().int().min(2).max(1000).default(10),
         /**
          * The region's Lambda concurrency quota for the account (1,000 by default). Dispatch at its
          * cap, the dead-letter function and an API burst must fit in it together: invocations beyond
@@ -130,17 +136,30 @@ export const EnvironmentSettings = z
   })
   .strict()
   .superRefine((settings, context) => {
-    const needed = settings.dispatch.maxConcurrency + DEAD_LETTER_CONCURRENCY + settings.api.throttleBurstLimit;
+    // Each class's dispatch at its cap, the dead-letter function at its cap on each class's DLQ
+    // (one event source per DLQ, each with its own cap) and an API burst.
+    const classes = deployedResourceClasses();
+    const dispatching = classes.reduce((sum, name) => sum + dispatchConcurrency(settings, name), 0);
+    const deadLetters = DEAD_LETTER_CONCURRENCY * classes.length;
+    const needed = dispatching + deadLetters + settings.api.throttleBurstLimit;
     if (needed > settings.dispatch.accountConcurrency) {
       context.addIssue({
         code: 'custom',
         path: ['dispatch', 'maxConcurrency'],
         message:
-          `dispatch at ${settings.dispatch.maxConcurrency}, the dead-letter function at ${DEAD_LETTER_CONCURRENCY} and an API burst of ` +
+          `dispatch at ${classes.map((name) => `${dispatchConcurrency(settings, name)} (${name})`).join(' + ')}, the dead-letter function at ${deadLetters} and an API burst of ` +
           `${settings.api.throttleBurstLimit} need ${needed} concurrent executions, more than dispatch.accountConcurrency ${settings.dispatch.accountConcurrency}`,
       });
     }
   });
+
+/** A resource class's dispatch event source cap: `maxConcurrency` for standard, `longMaxConcurrency` for long. */
+export function dispatchConcurrency(
+  settings: { dispatch: { maxConcurrency: number; longMaxConcurrency: number } },
+  name: ResourceClass,
+): number {
+  return name === 'long' ? settings.dispatch.longMaxConcurrency : settings.dispatch.maxConcurrency;
+}
 export type EnvironmentSettings = z.infer<typeof EnvironmentSettings>;
 
 /** The app was started without a usable `-c env=...` or with invalid settings: an operator error. */

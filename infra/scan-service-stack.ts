@@ -10,7 +10,8 @@ import { Api } from './constructs/api.ts';
 import { Backfill } from './constructs/backfill.ts';
 import { CredentialKey } from './constructs/credential-key.ts';
 import { ServiceDashboard } from './constructs/dashboard.ts';
-import { DEAD_LETTER_VISIBILITY_TIMEOUT, DEPLOYED_RUNNERS, Dispatch } from './constructs/dispatch.ts';
+import { DEAD_LETTER_VISIBILITY_TIMEOUT, DEPLOYED_RUNNERS, Dispatch, classVisibilityTimeout } from './constructs/dispatch.ts';
+import { deployedResourceClasses, type ResourceClass } from '../shared/domain/resource-class.ts';
 import { Notifications } from './constructs/notifications.ts';
 import { OperatorKeys } from './constructs/operator-keys.ts';
 import { Scheduling } from './constructs/scheduling.ts';
@@ -20,7 +21,7 @@ import { SessionKey } from './constructs/session-key.ts';
 import { Storage, type TableAction } from './constructs/storage.ts';
 import { Artifacts } from './constructs/artifacts.ts';
 import { Ui } from './constructs/ui.ts';
-import type { EnvironmentName, EnvironmentSettings } from './environment-settings.ts';
+import { dispatchConcurrency, type EnvironmentName, type EnvironmentSettings } from './environment-settings.ts';
 import { repositoryRoot } from './paths.ts';
 import { bearerOnlyRouteKeys } from '../functions/api/routes.ts';
 
@@ -100,10 +101,12 @@ export class ScanServiceStack extends Stack {
   readonly artifacts: Artifacts;
   readonly dashboard: ServiceDashboard;
   readonly notifications: Notifications;
+  /** `dispatch` is the standard class's dispatch function; `longDispatch` the long class's, where a manifest names that class. */
   readonly functions: Record<
     'schedules' | 'scans' | 'meta' | 'authorizer' | 'reconcile' | 'dispatch' | 'dispatchDeadLetter' | 'artifactCheck' | 'notifier',
     ServiceFunction
-  >;
+  > &
+    Partial<Record<'longDispatch', ServiceFunction>>;
 
   constructor(scope: Construct, id: string, props: ScanServiceStackProps) {
     super(scope, id, props);
@@ -120,8 +123,12 @@ export class ScanServiceStack extends Stack {
     // Data: the single table (PITR on; retained and deletion-protected in prod).
     this.storage = new Storage(this, 'Storage', { removalPolicy });
 
-    // Triggers: schedule group → (execution role) → scan queue, with a DLQ on each hop.
+    // Triggers: schedule group → (execution role) → the scan queue of the schedule's resource class
+    // (DESIGN §11: one queue and DLQ per class a manifest names), with a DLQ on each hop.
+    const standardVisibility = Duration.seconds(settings.scanQueue.visibilityTimeoutSeconds);
+    const classes = deployedResourceClasses();
     this.scheduling = new Scheduling(this, 'Scheduling', {
+      classes: classes.map((name) => ({ name, visibilityTimeout: classVisibilityTimeout(name, standardVisibility) })),
       scheduleGroupName: settings.scheduleGroupName,
       removalPolicy,
       scanQueue: {
@@ -144,37 +151,46 @@ export class ScanServiceStack extends Stack {
     // so a missing engine build or a too-short visibility timeout fails before any bundling.
     this.dispatch = new Dispatch(this, 'Dispatch', {
       defaults,
-      scanQueue: this.scheduling.scanQueue,
-      scanQueueVisibilityTimeout: Duration.seconds(settings.scanQueue.visibilityTimeoutSeconds),
-      scanDeadLetterQueue: this.scheduling.scanDeadLetterQueue,
+      classQueues: this.scheduling.classQueues,
+      scanQueueVisibilityTimeout: standardVisibility,
       enginesLayerPath: props.enginesLayerPath ?? join(repositoryRoot, 'layers/dist'),
       allowPrivateTargets: settings.allowPrivateTargets,
-      maxConcurrency: settings.dispatch.maxConcurrency,
+      maxConcurrency: Object.fromEntries(classes.map((name) => [name, dispatchConcurrency(settings, name)])) as Record<
+        ResourceClass,
+        number
+      >,
     });
-    const dispatch = identify(this.dispatch.dispatchFunction);
-    this.storage.bindTableActions(dispatch, TABLE_ACTIONS.dispatch);
+    // Every class's dispatch function runs the same code on its own queue: the same grants each.
+    const dispatchers = [...this.dispatch.dispatchFunctions.values()].map(identify);
+    const dispatch = this.dispatch.dispatchFunction;
+    for (const fn of dispatchers) this.storage.bindTableActions(fn, TABLE_ACTIONS.dispatch);
     // The scanner's operator keys: read by dispatch only, passed to mailscan's environment only.
     this.operatorKeys = new OperatorKeys(this, 'OperatorKeys', { secretName: settings.operatorKeysSecretName, removalPolicy });
-    this.operatorKeys.bindReader(dispatch);
+    for (const fn of dispatchers) this.operatorKeys.bindReader(fn);
     // The tenant vault's key: dispatch unwraps a scope's credential for its run (Decrypt only).
     this.credentialKey = new CredentialKey(this, 'CredentialKey', { removalPolicy });
-    this.credentialKey.bindDecrypter(dispatch);
+    for (const fn of dispatchers) this.credentialKey.bindDecrypter(fn);
     const dispatchDeadLetter = identify(this.dispatch.deadLetterFunction);
     this.storage.bindTableActions(dispatchDeadLetter, TABLE_ACTIONS.deadLetter);
 
     // Dead letters page an operator: the scan DLQ's handler drains it within seconds, so for it
     // "received" is the signal a scan gave up and "waiting" means the handler is not draining.
     this.alarms = new Alarms(this, 'Alarms');
-    this.alarms.whenMessagesReceived(
-      'ScanDeadLettersReceived',
-      this.scheduling.scanDeadLetterQueue,
-      'A scan or fire message exhausted its receives (its job is marked failed), or the dead-letter function keeps failing on one. Runbook: docs/operations.md, "ScanDeadLettersReceived".',
-    );
-    this.alarms.whenMessagesWait(
-      'ScanDeadLettersWaiting',
-      this.scheduling.scanDeadLetterQueue,
-      'Messages wait in the scan DLQ: the dead-letter function is not draining it. Runbook: docs/operations.md, "ScanDeadLettersWaiting".',
-    );
+    for (const [name, { deadLetterQueue }] of this.scheduling.classQueues) {
+      // Standard keeps the alarm names it always had; another class's are prefixed with it.
+      const prefix = name === 'standard' ? '' : `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+      const which = name === 'standard' ? 'the scan DLQ' : `the ${name} class's scan DLQ`;
+      this.alarms.whenMessagesReceived(
+        `${prefix}ScanDeadLettersReceived`,
+        deadLetterQueue,
+        `A scan or fire message of ${which} exhausted its receives (its job is marked failed), or the dead-letter function keeps failing on one. Runbook: docs/operations.md, "${prefix}ScanDeadLettersReceived".`,
+      );
+      this.alarms.whenMessagesWait(
+        `${prefix}ScanDeadLettersWaiting`,
+        deadLetterQueue,
+        `Messages wait in ${which}: the dead-letter function is not draining it. Runbook: docs/operations.md, "${prefix}ScanDeadLettersWaiting".`,
+      );
+    }
     this.alarms.whenMessagesWait(
       'SchedulerDeadLettersWaiting',
       this.scheduling.schedulerDeadLetterQueue,
@@ -195,7 +211,7 @@ export class ScanServiceStack extends Stack {
     });
     const artifactCheck = identify(this.artifacts.checkFunction);
     this.storage.bindTableActions(artifactCheck, TABLE_ACTIONS.artifactCheck);
-    this.artifacts.bindReader(dispatch);
+    for (const fn of dispatchers) this.artifacts.bindReader(fn);
 
     // Schedule CRUD and toggle: items in the table, triggers in the group. No Scan, no listing.
     const schedules = identify(
@@ -316,12 +332,24 @@ export class ScanServiceStack extends Stack {
       sender: { address: settings.notifications.sender, identity: settings.notifications.senderIdentity },
       appUrl: this.ui.url,
     });
-    this.notifications.bindPublisher(dispatch);
+    for (const fn of dispatchers) this.notifications.bindPublisher(fn);
     // The schedules function serves the notification rules; its test endpoint sends one delivery.
     this.notifications.bindSender(schedules);
     const notifier = identify(this.notifications.notifierFunction);
     this.storage.bindTableActions(notifier, TABLE_ACTIONS.notifier);
-    this.functions = { schedules, scans, meta, authorizer, reconcile, dispatch, dispatchDeadLetter, artifactCheck, notifier };
+    const longDispatch = this.dispatch.dispatchFunctions.get('long');
+    this.functions = {
+      schedules,
+      scans,
+      meta,
+      authorizer,
+      reconcile,
+      dispatch,
+      dispatchDeadLetter,
+      artifactCheck,
+      notifier,
+      ...(longDispatch ? { longDispatch } : {}),
+    };
     this.alarms.whenMessagesWait(
       'NotificationDeadLettersWaiting',
       this.notifications.deadLetterQueue,
@@ -339,10 +367,13 @@ export class ScanServiceStack extends Stack {
     this.alarms.whenAtLeast(
       'DispatchErrors',
       new MathExpression({
-        expression: 'FILL(failures, 0) + FILL(errors, 0)',
+        expression: `FILL(failures, 0) + ${dispatchers.map((_, index) => `FILL(errors${index}, 0)`).join(' + ')}`,
         usingMetrics: {
           failures: metrics.metric('DispatchFailures', {}),
-          errors: dispatch.handler.metricErrors({ period: fiveMinutes, statistic: Stats.SUM }),
+          // Every class's dispatch function: a long scan that crashes pages like a standard one.
+          ...Object.fromEntries(
+            dispatchers.map((fn, index) => [`errors${index}`, fn.handler.metricErrors({ period: fiveMinutes, statistic: Stats.SUM })]),
+          ),
         },
         label: 'dispatch records failed + invocation errors',
         period: fiveMinutes,
@@ -392,6 +423,15 @@ export class ScanServiceStack extends Stack {
     new CfnOutput(this, 'ScansFunctionName', { value: scans.handler.functionName });
     new CfnOutput(this, 'DispatchFunctionName', { value: dispatch.handler.functionName });
     new CfnOutput(this, 'DispatchLogGroupName', { value: dispatch.logGroup.logGroupName });
+    for (const [name, fn] of this.dispatch.dispatchFunctions) {
+      if (name === 'standard') continue;
+      const prefix = `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+      const queues = this.scheduling.classQueues.get(name)!;
+      new CfnOutput(this, `${prefix}ScanQueueUrl`, { value: queues.queue.queueUrl });
+      new CfnOutput(this, `${prefix}ScanDeadLetterQueueUrl`, { value: queues.deadLetterQueue.queueUrl });
+      new CfnOutput(this, `${prefix}DispatchFunctionName`, { value: fn.handler.functionName });
+      new CfnOutput(this, `${prefix}DispatchLogGroupName`, { value: fn.logGroup.logGroupName });
+    }
     new CfnOutput(this, 'DispatchDeadLetterFunctionName', { value: dispatchDeadLetter.handler.functionName });
     new CfnOutput(this, 'EventBusName', { value: this.notifications.bus.eventBusName });
     new CfnOutput(this, 'NotificationQueueUrl', { value: this.notifications.queue.queueUrl });

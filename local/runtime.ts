@@ -20,7 +20,7 @@ import type { Metrics } from '../shared/ports/metrics.ts';
 import { makeLogMetrics } from '../shared/adapters/metrics/log-metrics.ts';
 import type { ScheduleRepository } from '../shared/ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
-import { desiredTrigger } from '../shared/domain/trigger.ts';
+import { targetedTrigger } from '../shared/domain/resource-class.ts';
 import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 import { makeIssueService } from '../shared/services/issue-service.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
@@ -198,7 +198,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   // Triggers live in memory: re-arm them from the table, the source of truth, at every start.
   let rearmed = 0;
   for await (const row of repo.listAll()) {
-    const trigger = desiredTrigger(row);
+    const trigger = targetedTrigger(row);
     if (trigger) {
       await scheduler.sync(row.tenant, row.id, trigger);
       rearmed += 1;

@@ -60,8 +60,9 @@ export function lambdaBundles(outDir: string): LambdaBundle[] {
 /** Plausible stand-ins for the values CloudFormation fills in at deploy time (Refs, GetAtts). */
 function standIn(name: string, value: unknown): string {
   if (typeof value === 'string') return value;
-  if (name.endsWith('_URL')) return 'https://sqs.eu-west-1.amazonaws.com/123456789012/stand-in';
-  if (name.endsWith('_ARN')) return 'arn:aws:sqs:eu-west-1:123456789012:stand-in';
+  // A resource class's variant (SCAN_QUEUE_URL_LONG, docs/resource-classes.md) is the same kind of value.
+  if (/_URL(_[A-Z]+)?$/.test(name)) return 'https://sqs.eu-west-1.amazonaws.com/123456789012/stand-in';
+  if (/_ARN(_[A-Z]+)?$/.test(name)) return 'arn:aws:sqs:eu-west-1:123456789012:stand-in';
   if (name === 'TABLE_NAME') return 'stand-in-table';
   return 'stand-in';
 }

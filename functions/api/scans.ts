@@ -10,7 +10,8 @@ import { makeS3ArtifactStore } from '../../shared/adapters/s3/s3-artifact-store.
 import { makeS3Client } from '../../shared/adapters/s3/s3-client.ts';
 import { SqsMessageQueue } from '../../shared/adapters/sqs/sqs-message-queue.ts';
 import { makeSqsClient } from '../../shared/adapters/sqs/sqs-client.ts';
-import { ScansConfig, readConfig } from '../../shared/config/function-config.ts';
+import { ScansConfig, byResourceClass, readConfig } from '../../shared/config/function-config.ts';
+import { ENV } from '../../shared/config/environment.ts';
 import { makeLogger } from '../../shared/observability/logger.ts';
 import { makeArtifactService } from '../../shared/services/artifact-service.ts';
 import { composeScanService } from '../../shared/services/compose/scan-service.ts';
@@ -47,9 +48,20 @@ const scans = composeScanService(
     runnerTypes: new Set(runnerScanTypes()),
   },
   {
-    queue: new SqsMessageQueue({ client: makeSqsClient(), queueUrl: config.SCAN_QUEUE_URL, logger }),
-    // Reads the dispatch function's log group back for GET /api/scans/{id}/log/ (logs:FilterLogEvents on it alone).
-    scanLogs: makeCloudWatchScanLogs(config.DISPATCH_LOG_GROUP, logger, lazyCloudWatchLogsClient()),
+    // A manual scan or run now lands on its type's class queue (DESIGN §11): SCAN_QUEUE_URL, SCAN_QUEUE_URL_LONG.
+    queue: new SqsMessageQueue({
+      client: makeSqsClient(),
+      queueUrl: config.SCAN_QUEUE_URL,
+      classQueueUrls: byResourceClass(config, ENV.scanQueueUrl),
+      logger,
+    }),
+    // Reads each class's dispatch log group back for GET /api/scans/{id}/log/ (logs:FilterLogEvents on those alone).
+    scanLogs: makeCloudWatchScanLogs(
+      config.DISPATCH_LOG_GROUP,
+      logger,
+      lazyCloudWatchLogsClient(),
+      byResourceClass(config, ENV.dispatchLogGroup),
+    ),
     artifacts,
     // scope.credential is checked against the vault's items (metadata only: no KMS grant here).
     credentials: makeCredentialReferences(makeDynamoDbCredentialRepository(documents, config.TABLE_NAME)),

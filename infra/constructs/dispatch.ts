@@ -2,7 +2,6 @@ import { Duration, Size } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { constants, accessSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,25 +10,38 @@ import { DEAD_LETTER_CONCURRENCY } from '../environment-settings.ts';
 import { ServiceFunction, type ServiceFunctionDefaults } from './service-function.ts';
 import { MANIFESTS } from '../../layers/manifests.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
-import { DEFAULT_TARGET_CONCURRENCY, DISPATCH_TARGET_MEMORY_MB } from '../../shared/services/scan-engine.ts';
+import { RESOURCE_CLASSES, targetsAtOnce, type ResourceClass } from '../../shared/domain/resource-class.ts';
+import { classVariable } from '../../shared/config/environment.ts';
+import type { ClassQueues } from './scheduling.ts';
 
 /**
- * The dispatch function's timeout: one scan job per invocation, its targets run up to four at a
- * time within it (docs/dispatch.md). local/runtime.ts DISPATCH_TIMEOUT_MS is the same 5 minutes.
+ * The standard class's dispatch timeout: one scan job per invocation, its targets run as many at a
+ * time as fit its memory (docs/resource-classes.md). local/runtime.ts DISPATCH_TIMEOUT_MS is the same 5 minutes.
  */
-export const DISPATCH_TIMEOUT = Duration.minutes(5);
+export const DISPATCH_TIMEOUT = Duration.seconds(RESOURCE_CLASSES.standard.timeoutSeconds);
 /** CPU, not memory: Lambda gives CPU in proportion to memory, and the CLI does TLS and X.509 work. */
-export const DISPATCH_MEMORY_MB = DISPATCH_TARGET_MEMORY_MB;
+export const DISPATCH_MEMORY_MB = RESOURCE_CLASSES.standard.memoryMb;
 /** Room in /tmp beside the packs: the engines' compile caches, mailscan's start-up snapshot (~9 MB, made once per environment) and anything else a scan writes. */
-export const DISPATCH_TMP_HEADROOM_MIB = 512;
+export const DISPATCH_TMP_HEADROOM_MIB = RESOURCE_CLASSES.standard.tmpBaseMib;
+
 /**
- * The dispatch function's /tmp. A job scans up to DEFAULT_TARGET_CONCURRENCY targets at once, and an
- * engine's scan may write up to its manifest's `tmpMbPerTarget` to /tmp (secretscan: its
- * repository's pack, up to the pack bound, 384 MiB): with Lambda's default 512 MiB, two large
- * repositories of one job would fail each other with a full disk.
+ * A class's dispatch function's /tmp: its base (DESIGN §11: standard 512 MiB, long 4 GiB), plus
+ * what the targets of one job may write at once: each of the class's engines runs
+ * targetsAtOnce of its targets together, each writing up to its manifest's `tmpMbPerTarget`
+ * (secretscan: its repository's pack, up to the pack bound, 384 MiB), so two large repositories of
+ * one job never fail each other with a full disk.
  */
-export const DISPATCH_EPHEMERAL_STORAGE_MIB =
-  DEFAULT_TARGET_CONCURRENCY * Math.max(0, ...MANIFESTS.map((manifest) => manifest.tmpMbPerTarget ?? 0)) + DISPATCH_TMP_HEADROOM_MIB;
+export function ephemeralStorageMib(resourceClass: ResourceClass): number {
+  const engines = MANIFESTS.filter((manifest) => manifest.resourceClass === resourceClass);
+  const packs = engines.map((manifest) => targetsAtOnce(manifest.scanTypes[0], undefined, manifest) * (manifest.tmpMbPerTarget ?? 0));
+  return RESOURCE_CLASSES[resourceClass].tmpBaseMib + Math.max(0, ...packs);
+}
+/** The standard class's /tmp (ephemeralStorageMib). */
+export const DISPATCH_EPHEMERAL_STORAGE_MIB = ephemeralStorageMib('standard');
+/** A class's dispatch timeout (RESOURCE_CLASSES). */
+export function dispatchTimeout(resourceClass: ResourceClass): Duration {
+  return Duration.seconds(RESOURCE_CLASSES[resourceClass].timeoutSeconds);
+}
 /** The SQS event source guidance: a queue's visibility timeout is at least 6x its consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** A batch of ten dead letters is a few dozen item reads and conditional writes. */
@@ -101,32 +113,44 @@ export function checkEnginesLayer(layerDirectory: string): void {
 
 export interface DispatchProps {
   defaults: ServiceFunctionDefaults;
-  scanQueue: IQueue;
-  /** The scan queue's visibility timeout, checked against DISPATCH_TIMEOUT. */
+  /** Each deployed resource class's scan queue and DLQ (Scheduling.classQueues), standard included. */
+  classQueues: ReadonlyMap<ResourceClass, ClassQueues>;
+  /** The standard scan queue's visibility timeout (cdk.json), checked against its function's timeout. */
   scanQueueVisibilityTimeout: Duration;
-  scanDeadLetterQueue: IQueue;
   /** Directory whose contents the layer mounts under /opt: bin/<engine>, lib/<engine>/, assets/. */
   enginesLayerPath: string;
   /** Private networks are in scope: the engines may connect to them. */
   allowPrivateTargets: boolean;
-  /** Most concurrent dispatch invocations (scan queue event source MaximumConcurrency). */
-  maxConcurrency: number;
+  /** Most concurrent dispatch invocations per class (each class queue's event source MaximumConcurrency). */
+  maxConcurrency: Readonly<Record<ResourceClass, number>>;
+}
+
+/** A non-standard class's queue visibility timeout: VISIBILITY_TIMEOUT_FACTOR x its function's timeout (long: 5,400 s). */
+export function classVisibilityTimeout(resourceClass: ResourceClass, standard: Duration): Duration {
+  return resourceClass === 'standard' ? standard : Duration.seconds(VISIBILITY_TIMEOUT_FACTOR * dispatchTimeout(resourceClass).toSeconds());
 }
 
 /**
- * The scan queue's consumers: the dispatch function (one scan per invocation, with the engines'
- * layer) and the dead-letter function that marks jobs and schedules failed once a message has
- * exhausted its receives. The table grants are the stack's: they follow each entry's code path.
+ * The scan queues' consumers: one dispatch function per resource class (DESIGN §11: one scan per
+ * invocation, the class's memory, timeout and /tmp, the engines' layer, its own queue only), and
+ * the dead-letter function that marks jobs and schedules failed once a message has exhausted its
+ * receives on any class's queue. The table grants are the stack's: they follow each entry's code path.
  */
 export class Dispatch extends Construct {
+  /** The standard class's dispatch function (the logical id it always had). */
   readonly dispatchFunction: ServiceFunction;
+  /** Every class's dispatch function, standard included. */
+  readonly dispatchFunctions: ReadonlyMap<ResourceClass, ServiceFunction>;
   readonly deadLetterFunction: ServiceFunction;
   readonly enginesLayer: LayerVersion;
 
   constructor(scope: Construct, id: string, props: DispatchProps) {
     super(scope, id);
     // Both checks run before any function is bundled, so a bad setting fails in a second.
-    checkVisibilityTimeout('scan queue', props.scanQueueVisibilityTimeout, DISPATCH_TIMEOUT);
+    for (const name of props.classQueues.keys()) {
+      const visibility = classVisibilityTimeout(name, props.scanQueueVisibilityTimeout);
+      checkVisibilityTimeout(name === 'standard' ? 'scan queue' : `${name} scan queue`, visibility, dispatchTimeout(name));
+    }
     checkEnginesLayer(props.enginesLayerPath);
 
     // The directory's contents land in /opt: bin/<engine> at /opt/bin/<engine>. Each CLI is a small
@@ -138,49 +162,67 @@ export class Dispatch extends Construct {
       description: `Scan engines (${MANIFESTS.map((manifest) => `/opt/bin/${manifest.name}`).join(', ')}) and their data files (/opt/assets)`,
     });
 
-    this.dispatchFunction = new ServiceFunction(this, 'DispatchFunction', {
-      defaults: props.defaults,
-      entry: 'functions/dispatch.ts',
-      description: 'Scan queue consumer: turns fires and scan messages into scan jobs and runs them',
-      timeout: DISPATCH_TIMEOUT,
-      memorySize: DISPATCH_MEMORY_MB,
-      ephemeralStorage: Size.mebibytes(DISPATCH_EPHEMERAL_STORAGE_MIB),
-    })
-      .setEnvironment(ENV.enginesDir, ENGINES_DIR)
-      .setEnvironment(ENV.allowPrivateTargets, String(props.allowPrivateTargets));
-    this.dispatchFunction.handler.addLayers(this.enginesLayer);
-    // One record per invocation: each record is a whole scan and gets the whole timeout. The
-    // concurrency cap queues the 02:00 burst instead of throttling it (docs/dispatch.md).
-    this.dispatchFunction.handler.addEventSource(
-      new SqsEventSource(props.scanQueue, {
-        batchSize: 1,
-        reportBatchItemFailures: true,
-        maxConcurrency: props.maxConcurrency,
-      }),
-    );
+    const functions = new Map<ResourceClass, ServiceFunction>();
+    for (const [name, { queue }] of props.classQueues) {
+      const spec = RESOURCE_CLASSES[name];
+      const engines = MANIFESTS.filter((manifest) => manifest.resourceClass === name).map((manifest) => manifest.name);
+      const fn = new ServiceFunction(
+        this,
+        name === 'standard' ? 'DispatchFunction' : `${name.charAt(0).toUpperCase()}${name.slice(1)}DispatchFunction`,
+        {
+          defaults: props.defaults,
+          entry: 'functions/dispatch.ts',
+          description: `Scan queue consumer of the ${name} class (${engines.join(', ') || 'no engine'}): turns fires and scan messages into scan jobs and runs them`,
+          timeout: dispatchTimeout(name),
+          memorySize: spec.memoryMb,
+          ephemeralStorage: Size.mebibytes(ephemeralStorageMib(name)),
+        },
+      )
+        .setEnvironment(ENV.enginesDir, ENGINES_DIR)
+        .setEnvironment(ENV.allowPrivateTargets, String(props.allowPrivateTargets))
+        .setEnvironment(ENV.resourceClass, name);
+      fn.handler.addLayers(this.enginesLayer);
+      // One record per invocation: each record is a whole scan and gets the whole timeout. The
+      // concurrency cap queues the 02:00 burst instead of throttling it (docs/dispatch.md). The
+      // event source grants this function its own queue's receive and delete, no other queue's.
+      fn.handler.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: 1,
+          reportBatchItemFailures: true,
+          maxConcurrency: props.maxConcurrency[name],
+        }),
+      );
+      functions.set(name, fn);
+    }
+    this.dispatchFunctions = functions;
+    this.dispatchFunction = functions.get('standard')!;
 
     this.deadLetterFunction = new ServiceFunction(this, 'DeadLetterFunction', {
       defaults: props.defaults,
       entry: 'functions/dispatch-dead-letter.ts',
-      description: 'Scan DLQ consumer: marks the job and its schedule failed',
+      description: 'Scan DLQs consumer (every class): marks the job and its schedule failed',
       timeout: DEAD_LETTER_TIMEOUT,
     });
-    this.deadLetterFunction.handler.addEventSource(
-      new SqsEventSource(props.scanDeadLetterQueue, {
-        batchSize: 10,
-        reportBatchItemFailures: true,
-        maxConcurrency: DEAD_LETTER_MAX_CONCURRENCY,
-      }),
-    );
+    for (const { deadLetterQueue } of props.classQueues.values()) {
+      this.deadLetterFunction.handler.addEventSource(
+        new SqsEventSource(deadLetterQueue, {
+          batchSize: 10,
+          reportBatchItemFailures: true,
+          maxConcurrency: DEAD_LETTER_MAX_CONCURRENCY,
+        }),
+      );
+    }
   }
 
   /**
-   * Let `fn` read a scan's log lines back (GET /api/scans/{id}/log/): the dispatch log group's
-   * name, and logs:FilterLogEvents on that log group and no other.
+   * Let `fn` read a scan's log lines back (GET /api/scans/{id}/log/): each class's dispatch log
+   * group's name (classVariable of DISPATCH_LOG_GROUP), and logs:FilterLogEvents on those log
+   * groups and no other.
    */
   bindLogReader(fn: ServiceFunction): void {
-    const { logGroup } = this.dispatchFunction;
-    fn.setEnvironment(ENV.dispatchLogGroup, logGroup.logGroupName);
-    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['logs:FilterLogEvents'], resources: [logGroup.logGroupArn] }));
+    for (const [name, { logGroup }] of this.dispatchFunctions) {
+      fn.setEnvironment(classVariable(ENV.dispatchLogGroup, name), logGroup.logGroupName);
+      fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['logs:FilterLogEvents'], resources: [logGroup.logGroupArn] }));
+    }
   }
 }

@@ -3,13 +3,25 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../../shared/config/environment.ts';
+import { ENV, classVariable } from '../../shared/config/environment.ts';
+import type { ResourceClass } from '../../shared/domain/resource-class.ts';
 import type { ServiceFunction } from './service-function.ts';
+
+/** One resource class's scan queue and its DLQ (DESIGN §11): its dispatch function consumes the queue. */
+export interface ClassQueues {
+  queue: Queue;
+  deadLetterQueue: Queue;
+}
 
 export interface SchedulingProps {
   scheduleGroupName: string;
   removalPolicy: RemovalPolicy;
   scanQueue: { visibilityTimeout: Duration; retentionPeriod: Duration; maxReceiveCount: number };
+  /**
+   * The resource classes to build a queue for, standard first, each with its queue's visibility
+   * timeout (standard: `scanQueue.visibilityTimeout`); the other settings are `scanQueue`'s.
+   */
+  classes: readonly { name: ResourceClass; visibilityTimeout: Duration }[];
   /** The scan DLQ has a consumer (the dead-letter function): 6x its timeout, like the scan queue. */
   scanDeadLetterVisibilityTimeout: Duration;
   deadLetterRetentionPeriod: Duration;
@@ -23,12 +35,15 @@ const TRIGGER_ACTIONS = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule',
  * the environment's EventBridge Scheduler group, the scan queue (with its DLQ), the DLQ for fires
  * the scheduler could not deliver, and the execution role the scheduler assumes to deliver them.
  *
- * The dispatch construct consumes `scanQueue` and `scanDeadLetterQueue`.
+ * The dispatch construct consumes each class's queue (`classQueues`) and DLQ.
  */
 export class Scheduling extends Construct {
   readonly group: ScheduleGroup;
+  /** The standard class's scan queue and DLQ (the names the stack always had). */
   readonly scanQueue: Queue;
   readonly scanDeadLetterQueue: Queue;
+  /** Every deployed class's scan queue and DLQ, standard included. */
+  readonly classQueues: ReadonlyMap<ResourceClass, ClassQueues>;
   readonly schedulerDeadLetterQueue: Queue;
   readonly executionRole: iam.Role;
   /** `arn:…:schedule/<group>/*`: every schedule (trigger) in the group. */
@@ -52,17 +67,29 @@ export class Scheduling extends Construct {
       enforceSSL: true,
       removalPolicy: props.removalPolicy,
     };
-    this.scanDeadLetterQueue = new Queue(this, 'ScanDeadLetterQueue', {
-      ...queueDefaults,
-      visibilityTimeout: props.scanDeadLetterVisibilityTimeout,
-      retentionPeriod: props.deadLetterRetentionPeriod,
-    });
-    this.scanQueue = new Queue(this, 'ScanQueue', {
-      ...queueDefaults,
-      visibilityTimeout: props.scanQueue.visibilityTimeout,
-      retentionPeriod: props.scanQueue.retentionPeriod,
-      deadLetterQueue: { queue: this.scanDeadLetterQueue, maxReceiveCount: props.scanQueue.maxReceiveCount },
-    });
+    // One queue and DLQ per resource class: standard keeps the ids it always had, another class's
+    // are prefixed with its name (LongScanQueue), so adding a class replaces nothing deployed.
+    const classQueues = new Map<ResourceClass, ClassQueues>();
+    for (const { name, visibilityTimeout } of props.classes) {
+      const prefix = name === 'standard' ? '' : name.charAt(0).toUpperCase() + name.slice(1);
+      const deadLetterQueue = new Queue(this, `${prefix}ScanDeadLetterQueue`, {
+        ...queueDefaults,
+        visibilityTimeout: props.scanDeadLetterVisibilityTimeout,
+        retentionPeriod: props.deadLetterRetentionPeriod,
+      });
+      const queue = new Queue(this, `${prefix}ScanQueue`, {
+        ...queueDefaults,
+        visibilityTimeout,
+        retentionPeriod: props.scanQueue.retentionPeriod,
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: props.scanQueue.maxReceiveCount },
+      });
+      classQueues.set(name, { queue, deadLetterQueue });
+    }
+    const standard = classQueues.get('standard');
+    if (standard === undefined) throw new Error('the standard resource class always has a queue');
+    this.classQueues = classQueues;
+    this.scanQueue = standard.queue;
+    this.scanDeadLetterQueue = standard.deadLetterQueue;
     // Fires EventBridge Scheduler could not deliver after its retries (queue missing, throttled,
     // role broken). A standard queue: the scheduler does not support FIFO dead-letter queues.
     this.schedulerDeadLetterQueue = new Queue(this, 'SchedulerDeadLetterQueue', {
@@ -89,12 +116,13 @@ export class Scheduling extends Construct {
         ArnLike: { 'aws:SourceArn': [groupArn, this.schedulesInGroupArn] },
       }),
     });
-    // The target send, and the dead-letter send: the scheduler delivers dead-letter events with
-    // the schedule's execution role too, so without the second ARN undeliverable fires are lost.
+    // The target sends (each class's scan queue: a trigger targets its type's class), and the
+    // dead-letter send: the scheduler delivers dead-letter events with the schedule's execution
+    // role too, so without that ARN undeliverable fires are lost. Never a class's DLQ.
     this.executionRole.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['sqs:SendMessage'],
-        resources: [this.scanQueue.queueArn, this.schedulerDeadLetterQueue.queueArn],
+        resources: [...[...classQueues.values()].map(({ queue }) => queue.queueArn), this.schedulerDeadLetterQueue.queueArn],
       }),
     );
   }
@@ -106,10 +134,12 @@ export class Scheduling extends Construct {
    * `list` adds scheduler:ListSchedules for reconcile.
    */
   bindTriggerManagement(fn: ServiceFunction, options: { list: boolean }): void {
-    fn.setEnvironment(ENV.scheduleGroupName, this.group.scheduleGroupName)
-      .setEnvironment(ENV.scanQueueArn, this.scanQueue.queueArn)
-      .setEnvironment(ENV.schedulerRoleArn, this.executionRole.roleArn)
-      .setEnvironment(ENV.schedulerDlqArn, this.schedulerDeadLetterQueue.queueArn);
+    fn.setEnvironment(ENV.scheduleGroupName, this.group.scheduleGroupName);
+    for (const [name, { queue }] of this.classQueues) fn.setEnvironment(classVariable(ENV.scanQueueArn, name), queue.queueArn);
+    fn.setEnvironment(ENV.schedulerRoleArn, this.executionRole.roleArn).setEnvironment(
+      ENV.schedulerDlqArn,
+      this.schedulerDeadLetterQueue.queueArn,
+    );
 
     fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: TRIGGER_ACTIONS, resources: [this.schedulesInGroupArn] }));
     Validations.of(fn.role).acknowledge({
@@ -150,8 +180,11 @@ export class Scheduling extends Construct {
     return role;
   }
 
-  /** Let `fn` put scan messages on the scan queue (run now, manual scans): ServiceFunction.sendsTo. */
+  /**
+   * Let `fn` put scan messages on every class's scan queue (run now, manual scans land on their
+   * type's class queue): ServiceFunction.sendsTo, one URL variable per class.
+   */
   bindScanQueueSender(fn: ServiceFunction): void {
-    fn.sendsTo(this.scanQueue, ENV.scanQueueUrl);
+    for (const [name, { queue }] of this.classQueues) fn.sendsTo(queue, classVariable(ENV.scanQueueUrl, name));
   }
 }

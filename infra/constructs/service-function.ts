@@ -11,7 +11,7 @@ import { LAMBDA_BUNDLE } from '../bundling/lambda-bundle.ts';
 import { repositoryRoot } from '../paths.ts';
 
 /** A variable name from shared/config/environment.ts: the only names our handlers read. */
-export type ServiceEnvName = (typeof ENV)[keyof typeof ENV];
+export type ServiceEnvName = (typeof ENV)[keyof typeof ENV] | `${(typeof ENV)[keyof typeof ENV]}_${string}`;
 
 /** Settings every function of one environment shares. */
 export interface ServiceFunctionDefaults {

@@ -7,10 +7,12 @@ export const ENV = {
   tableName: 'TABLE_NAME',
   /** EventBridge Scheduler group holding one schedule per enabled row. */
   scheduleGroupName: 'SCHEDULE_GROUP_NAME',
-  /** ARN of the scan queue: the trigger target. */
+  /** ARN of the standard class's scan queue: the trigger target (another class's: classVariable). */
   scanQueueArn: 'SCAN_QUEUE_ARN',
-  /** URL of the scan queue (run now, manual scans). */
+  /** URL of the standard class's scan queue (run now, manual scans; another class's: classVariable). */
   scanQueueUrl: 'SCAN_QUEUE_URL',
+  /** The resource class (DESIGN §11) of a dispatch function: its scan deadline and memory. */
+  resourceClass: 'RESOURCE_CLASS',
   /** Role EventBridge Scheduler assumes to send to the scan queue. */
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   /** Queue for fires the scheduler could not deliver. */
@@ -29,7 +31,7 @@ export const ENV = {
   scheduleQuota: 'SCHEDULE_QUOTA',
   /** dev | prod. */
   environment: 'APP_ENV',
-  /** Log group of the dispatch function: where a ScanJob's log lines are (its `log` field). */
+  /** Log group of the standard class's dispatch function: where a ScanJob's log lines are (its `log` field; another class's: classVariable). */
   dispatchLogGroup: 'DISPATCH_LOG_GROUP',
   /** Path of the mailscan executable (the layer mounts it at /opt/bin/mailscan). */
   enginesDir: 'ENGINES_DIR',
@@ -52,3 +54,14 @@ export const ENV = {
   /** Service version shown by /api/health. */
   serviceVersion: 'SERVICE_VERSION',
 } as const;
+
+/** The resource classes of DESIGN §11, in order (shared/domain/resource-class.ts has their settings). */
+export const RESOURCE_CLASS_NAMES = ['standard', 'long'] as const;
+
+/**
+ * The variable that holds `base` for `resourceClass`: `base` itself for the standard class (the
+ * names the stack has always set), `<base>_<CLASS>` for another (`SCAN_QUEUE_URL_LONG`).
+ */
+export function classVariable<B extends string>(base: B, resourceClass: (typeof RESOURCE_CLASS_NAMES)[number]): B | `${B}_${string}` {
+  return resourceClass === 'standard' ? base : `${base}_${resourceClass.toUpperCase()}`;
+}

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ENV } from './environment.ts';
+import { ENV, RESOURCE_CLASS_NAMES, classVariable } from './environment.ts';
 
 // Configuration of every Lambda function (one schema each, not only the API's), parsed once at
 // cold start: a missing variable fails the first invocation after a deploy rather than a
@@ -27,10 +27,33 @@ const api = {
       .transform((value) => value === 'true'),
 };
 
+type ResourceClassName = (typeof RESOURCE_CLASS_NAMES)[number];
+
+/**
+ * `base` for each resource class other than standard (`SCAN_QUEUE_URL_LONG`), each optional: a
+ * stack whose engines name no such class sets none (docs/resource-classes.md).
+ */
+function otherClassFields(base: string, schema: () => z.ZodType<string>): Record<string, z.ZodOptional<z.ZodType<string>>> {
+  return Object.fromEntries(
+    RESOURCE_CLASS_NAMES.filter((name) => name !== 'standard').map((name) => [classVariable(base, name), schema().optional()]),
+  );
+}
+
+/** A per-class value of a parsed config: the standard class's under `base`, the others' under classVariable. */
+export function byResourceClass(config: Record<string, unknown>, base: string): Partial<Record<ResourceClassName, string>> {
+  const values: Partial<Record<ResourceClassName, string>> = {};
+  for (const name of RESOURCE_CLASS_NAMES) {
+    const value = config[classVariable(base, name)];
+    if (typeof value === 'string') values[name] = value;
+  }
+  return values;
+}
+
 /** What the EventBridge Scheduler adapter needs (schedules, reconcile, backfill). */
 const triggerFields = () => ({
   [ENV.scheduleGroupName]: z.string().min(1),
   [ENV.scanQueueArn]: z.string().startsWith('arn:'),
+  ...otherClassFields(ENV.scanQueueArn, () => z.string().startsWith('arn:')),
   [ENV.schedulerRoleArn]: z.string().startsWith('arn:'),
   [ENV.schedulerDlqArn]: z.string().startsWith('arn:'),
 });
@@ -71,7 +94,9 @@ export const ScansConfig = () =>
     [ENV.allowedOrigins]: api.ALLOWED_ORIGINS(),
     [ENV.allowPrivateTargets]: api.ALLOW_PRIVATE_TARGETS(),
     [ENV.scanQueueUrl]: z.string().url(),
+    ...otherClassFields(ENV.scanQueueUrl, () => z.string().url()),
     [ENV.dispatchLogGroup]: z.string().min(1),
+    ...otherClassFields(ENV.dispatchLogGroup, () => z.string().min(1)),
     [ENV.artifactBucket]: z.string().min(3),
   });
 
@@ -110,6 +135,8 @@ export const DispatchConfig = () =>
     [ENV.eventBusName]: z.string().min(1).optional(),
     /** The vault's KMS key (Decrypt only); without it a scope.credential fails its target. */
     [ENV.credentialKeyArn]: z.string().startsWith('arn:').optional(),
+    /** The resource class whose queue this function consumes (DESIGN §11): its scan deadline and memory. */
+    [ENV.resourceClass]: z.enum(RESOURCE_CLASS_NAMES).default('standard'),
     /** Set by Lambda: the function's own log group, where a job's log lines are. */
     AWS_LAMBDA_LOG_GROUP_NAME: z.string().min(1).optional(),
   });

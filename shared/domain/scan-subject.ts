@@ -3,6 +3,9 @@ import type { TargetPolicy } from './network-policy.ts';
 import { targetRuleFor } from './scan-targets.ts';
 import type { ScanType } from './scan-types.ts';
 import { checkScope, type Scope } from './scope.ts';
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
+import { MANIFESTS } from '../../layers/manifests.ts';
+import { admissionProblem } from './resource-class.ts';
 
 /** What a scan is of: the fields a schedule and a manual scan share (DESIGN §4). */
 export interface ScanSubject {
@@ -20,6 +23,8 @@ export interface SubjectRules {
    * (DESIGN §4); left out where the type is not being chosen (a PATCH that keeps it).
    */
   runnerTypes?: ReadonlySet<ScanType>;
+  /** The engines' manifests whose resource class and `memoryMbPerTarget` admit the job (DESIGN §11); default MANIFESTS. */
+  manifests?: readonly EngineManifest[];
 }
 
 /** Why a scan type is refused here, or null. */
@@ -30,7 +35,8 @@ export function runnerIssue(scanType: ScanType, runnerTypes: ReadonlySet<ScanTyp
 /**
  * The one check of a scan's subject, for schedules and manual scans alike: the target and each
  * `targets` entry per scan type (normalised) and the deployment's target policy (nothing inside the
- * deployment), no repeated target, and the scope per scan type.
+ * deployment), no repeated target, the scope per scan type, and admission by the engine's memory
+ * per target in its resource class.
  * Returns the normalised subject and every issue, so callers can add their own before throwing.
  */
 export async function validateScanSubject(
@@ -54,6 +60,12 @@ export async function validateScanSubject(
   if (new Set(targets).size !== targets.length) issues.push({ field: 'targets', message: 'must not repeat a target' });
 
   issues.push(...checkScope(subject.scan_type, subject.scope, { allowLegacyKeys: options.allowLegacyScopeKeys ?? false }));
+
+  // Admission by memory (DESIGN §11, docs/resource-classes.md): a target whose engine needs more
+  // than its class's dispatch function has can never run; refused here, before anything is stored.
+  const manifest = (options.manifests ?? MANIFESTS).find((candidate) => candidate.scanTypes.includes(subject.scan_type));
+  const unfit = admissionProblem(subject.scan_type, 1 + subject.targets.length, manifest);
+  if (unfit !== null) issues.push({ field: 'targets', message: unfit });
 
   return {
     subject: { ...subject, target: target.ok ? target.value : subject.target, targets },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ResourceClass } from '../../lib/engine-manifest.ts';
 
 // A row's trigger: its shape and which one a row wants. Apart from schedule.ts, whose module builds
 // every schedule schema: reconcile needs this rule and none of those schemas, and each module a
@@ -17,6 +18,12 @@ export const Trigger = z.lazy(() =>
   }),
 );
 export type Trigger = z.infer<typeof Trigger>;
+
+/**
+ * A trigger as a scheduler provisions it: the row's Trigger and the resource class (DESIGN §11)
+ * whose scan queue its fires go to, its scan type's class; absent, standard.
+ */
+export type TargetedTrigger = Trigger & { queue?: ResourceClass };
 
 /** The trigger a row owns: its definition while enabled, none while disabled. */
 export function desiredTrigger(record: { enabled: boolean; trigger_definition: Trigger }): Trigger | null {

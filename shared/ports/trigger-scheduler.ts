@@ -1,4 +1,5 @@
-import type { Trigger } from '../domain/trigger.ts';
+import type { TargetedTrigger } from '../domain/trigger.ts';
+import type { ResourceClass } from '../../lib/engine-manifest.ts';
 
 /**
  * What a trigger scheduler holds for one trigger name: a row's Trigger (shared/domain/trigger.ts)
@@ -12,6 +13,11 @@ export interface ProvisionedTrigger {
   scheduleId: string;
   expression: string;
   timezone: string;
+  /**
+   * The resource class whose scan queue the trigger delivers to (DESIGN §11): its schedule's scan
+   * type's class. Absent: standard (a scheduler with one queue).
+   */
+  queue?: ResourceClass;
 }
 
 /**
@@ -21,7 +27,8 @@ export interface ProvisionedTrigger {
 export interface TriggerScheduler {
   /**
    * Make the triggers of `scheduleId` exactly `definition`: create or update the named triggers,
-   * delete names that are no longer emitted. `null` removes every trigger of the schedule.
+   * delete names that are no longer emitted. `null` removes every trigger of the schedule. Each
+   * trigger delivers to the scan queue of `definition.queue` (standard when absent).
    *
    * `previous` is what the caller knows the scheduler holds for the schedule (the trigger of the
    * row as stored before this write; null: none). Given, an adapter may touch only the names that
@@ -30,7 +37,7 @@ export interface TriggerScheduler {
    * the adapter assumes nothing and removes every name the schedule could have that `definition`
    * does not emit: the repair path, after a failure or a concurrent change.
    */
-  sync(tenant: string, scheduleId: string, definition: Trigger | null, previous?: Trigger | null): Promise<void>;
+  sync(tenant: string, scheduleId: string, definition: TargetedTrigger | null, previous?: TargetedTrigger | null): Promise<void>;
   /** Every trigger the scheduler currently holds (all tenants). */
   list(): Promise<ProvisionedTrigger[]>;
 }

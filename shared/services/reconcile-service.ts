@@ -2,7 +2,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { triggerNames } from '../domain/trigger-names.ts';
 import type { ProvisionedTrigger, TriggerScheduler, UnrecognisedTriggers } from '../ports/trigger-scheduler.ts';
-import { desiredTrigger } from '../domain/trigger.ts';
+import { targetedTrigger } from '../domain/resource-class.ts';
 import type { FireMessage } from '../domain/messages.ts';
 import type { RunRecovery } from './run-recovery.ts';
 
@@ -30,8 +30,9 @@ export interface ReconcileReport {
   failures: (ReconcileAction & { error: string })[];
 }
 
-function describe(triggers: ProvisionedTrigger[]): string {
-  return JSON.stringify(triggers.map((t) => [t.name, t.expression, t.timezone]).sort());
+/** What reconcile compares: each name's expression, timezone and target queue (its resource class, DESIGN §11). */
+function describe(triggers: Pick<ProvisionedTrigger, 'name' | 'expression' | 'timezone' | 'queue'>[]): string {
+  return JSON.stringify(triggers.map((t) => [t.name, t.expression, t.timezone, t.queue ?? 'standard']).sort());
 }
 
 /**
@@ -77,7 +78,7 @@ export function makeReconcileService({
           if (run.kind === 'record_finished') runRepairs.push(() => recovery!.repair(run));
           else if (run.fire && requeueFire) runRepairs.push(() => requeueFire(run.fire!));
         }
-        const want = desiredTrigger(row);
+        const want = targetedTrigger(row);
         const have = (bySchedule.get(row.id) ?? []).filter((t) => t.tenant === row.tenant);
         bySchedule.delete(row.id);
         const expected = want
@@ -85,16 +86,24 @@ export function makeReconcileService({
               name,
               expression: want.expressions[i],
               timezone: want.timezone,
+              queue: want.queue,
             }))
           : [];
-        if (describe(have) === JSON.stringify(expected.map((t) => [t.name, t.expression, t.timezone]).sort())) continue;
+        if (describe(have) === describe(expected)) continue;
+        // Only the target differs: the trigger fires into another class's queue than its type's (drift).
+        const wrongQueue =
+          want !== null && describe(have.map((t) => ({ ...t, queue: want.queue }))) === describe(expected)
+            ? have.find((t) => (t.queue ?? 'standard') !== want.queue)
+            : undefined;
         const kind = have.length === 0 ? 'provision' : want === null ? 'remove' : 'update';
         const reason =
           want === null
             ? 'the row is disabled but has triggers'
             : have.length === 0
               ? 'the enabled row has no trigger'
-              : 'the trigger differs from the row';
+              : wrongQueue !== undefined
+                ? `the trigger targets the ${wrongQueue.queue ?? 'standard'} scan queue; ${row.scan_type} runs in the ${want.queue} class`
+                : 'the trigger differs from the row';
         actions.push({ kind, tenant: row.tenant, schedule_id: row.id, reason });
         repairs.push(() => triggers.sync(row.tenant, row.id, want));
       }

@@ -27,7 +27,7 @@ import type { ScanLogs } from '../ports/scan-log.ts';
 import type { ScanRepository } from '../ports/scan-repository.ts';
 import type { ScheduleRepository } from '../ports/schedule-repository.ts';
 import { mapBounded } from '../../lib/concurrency.ts';
-import { manifestOfScanType } from '../../layers/manifests.ts';
+import { targetsAtOnce } from '../domain/resource-class.ts';
 import { makeScanOutputs, type OutputArtifacts } from './scan-outputs.ts';
 
 export interface ScanEngineDeps {
@@ -44,31 +44,18 @@ export interface ScanEngineDeps {
   events?: EventPublisher;
   /** Time kept back from the invocation for writing findings and the final status. */
   marginMs?: number;
-  /** Most targets of one job scanned at once (DEFAULT_TARGET_CONCURRENCY). */
+  /** A cap on the targets of one job scanned at once; by default as many as fit the class's memory (targetsAtOnce). */
   targetConcurrency?: number;
   /** Where the documents runners return are kept (artifacts); without it a returned document is an error. */
   outputs?: OutputArtifacts;
 }
 
 /**
- * Targets of one multi-target job run at most this many at a time. Each email_security target is
- * a mailscan child process of roughly 100-200 MB beside the handler's own, so four fit the
- * dispatch function's 1024 MB with room to spare, and a 100-target job takes about 25 scans' time
- * instead of 100 (docs/dispatch.md).
+ * Reads of the scanned targets' issues in flight at once (one Query each), and the cap tests use.
+ * Targets themselves run as many at once as fit the class's memory (targetsAtOnce,
+ * shared/domain/resource-class.ts): four of a standard engine's 256 MB in 1,024 MB (docs/resource-classes.md).
  */
 export const DEFAULT_TARGET_CONCURRENCY = 4;
-
-/** The memory one job's targets share: the dispatch function's (infra/constructs/dispatch.ts DISPATCH_MEMORY_MB). */
-export const DISPATCH_TARGET_MEMORY_MB = 1024;
-
-/**
- * How many of a job's targets run at once: at most `cap`, and no more than fit the dispatch
- * function's memory at the engine manifest's `memoryMbPerTarget` (at least one).
- */
-export function targetsAtOnce(scanType: string, cap: number): number {
-  const perTarget = manifestOfScanType(scanType)?.memoryMbPerTarget;
-  return perTarget ? Math.max(1, Math.min(cap, Math.floor(DISPATCH_TARGET_MEMORY_MB / perTarget))) : cap;
-}
 
 /**
  * The checks a job stores (they live on the job's item, under DynamoDB's 400 KB item limit): a
@@ -154,7 +141,7 @@ export function makeScanEngine({
   metrics = noMetrics,
   events = noEvents,
   marginMs = 10_000,
-  targetConcurrency = DEFAULT_TARGET_CONCURRENCY,
+  targetConcurrency,
   outputs: outputArtifacts,
 }: ScanEngineDeps) {
   const scanOutputs = makeScanOutputs({ artifacts: outputArtifacts, scans, clock });
@@ -257,7 +244,7 @@ export function makeScanEngine({
     const targets = [
       ...new Set(runs.filter((run) => reporting.has(run.target) || (run.complete && run.checks.size > 0)).map((run) => run.target)),
     ];
-    const found = await mapBounded(targets, targetConcurrency, (target) => issues.ofTarget(job.tenant, target));
+    const found = await mapBounded(targets, DEFAULT_TARGET_CONCURRENCY, (target) => issues.ofTarget(job.tenant, target));
     return found.flat();
   }
 

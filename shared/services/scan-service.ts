@@ -28,6 +28,8 @@ import type { ArtifactReferences } from '../ports/artifact-references.ts';
 import type { CredentialReferences } from '../ports/credential-references.ts';
 import { scopeArtifactIssues } from './artifact-references.ts';
 import { makeCredentialReferences } from './credential-references.ts';
+import { resourceClassOf } from '../domain/resource-class.ts';
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
 
 /** Without a vault every scope.credential reads as missing: refused, never passed on unchecked. */
 const makeNoCredentials = () => makeCredentialReferences(undefined);
@@ -49,6 +51,8 @@ export interface ScanServiceDeps {
   runnerTypes?: ReadonlySet<ScanType>;
   /** Checks scope.credential against the tenant's vault (DESIGN §16). Unset: any scope.credential is refused. */
   credentials?: CredentialReferences;
+  /** The engines' manifests (resource class, memory per target) a job is admitted by; default MANIFESTS. */
+  manifests?: readonly EngineManifest[];
 }
 
 export type ScanService = ReturnType<typeof makeScanService>;
@@ -76,6 +80,7 @@ export function makeScanService({
   targetPolicy,
   runnerTypes,
   credentials = makeNoCredentials(),
+  manifests,
 }: ScanServiceDeps) {
   /**
    * Puts the scan message on the queue after the job is stored. When the queue refuses, the job
@@ -83,7 +88,7 @@ export function makeScanService({
    */
   async function dispatch(job: ScanJobRecord): Promise<void> {
     try {
-      await queue.send({ kind: 'scan', tenant: job.tenant, scan_id: job.id });
+      await queue.send({ kind: 'scan', tenant: job.tenant, scan_id: job.id }, resourceClassOf(job.scan_type));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       await scans.transition(job.tenant, job.id, ['queued'], {
@@ -106,7 +111,7 @@ export function makeScanService({
           targets: request.targets ?? [],
           scope: request.scope ?? {},
         },
-        { targetPolicy, runnerTypes },
+        { targetPolicy, runnerTypes, manifests },
       );
       // The scope's artifact fields (email_security: scope.rua, scope.header; the engine's manifest
       // names them) must name ready artifacts of this tenant with the right purpose.
@@ -130,7 +135,7 @@ export function makeScanService({
         trigger: 'manual',
         scheduled_time: null,
         created_at: clock.now().toISOString(),
-        log: scanLogs.location(id),
+        log: scanLogs.location(id, resourceClassOf(request.scan_type)),
       });
       await scans.create(job);
       await dispatch(job);
@@ -147,7 +152,13 @@ export function makeScanService({
       if (waiting) throw new ConflictError(`scan ${waiting.id} of this schedule is still queued; run now again once it has started`);
       const now = clock.now().toISOString();
       const id = ids.newId('scan');
-      const job = jobForSchedule(schedule, { id, trigger: 'run_now', scheduled_time: now, created_at: now, log: scanLogs.location(id) });
+      const job = jobForSchedule(schedule, {
+        id,
+        trigger: 'run_now',
+        scheduled_time: now,
+        created_at: now,
+        log: scanLogs.location(id, resourceClassOf(schedule.scan_type)),
+      });
       await scans.create(job);
       await schedules.recordRun(tenant, scheduleId, { last_run_at: now, last_run_status: 'running', last_scan_id: job.id });
       await dispatch(job);
@@ -166,7 +177,7 @@ export function makeScanService({
     async getScanLog(tenant: string, id: string): Promise<ScanLogView> {
       const job = await scans.get(tenant, id);
       if (!job) throw new NotFoundError(`scan ${id} not found`);
-      const read = await scanLogs.read(tenant, id, MAX_SCAN_LOG_LINES);
+      const read = await scanLogs.read(tenant, id, MAX_SCAN_LOG_LINES, job.log);
       return { scan_id: id, readable: read !== null, items: read?.lines ?? [], truncated: read?.truncated ?? false, location: job.log };
     },
 

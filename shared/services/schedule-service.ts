@@ -1,7 +1,9 @@
 import type { ScanType } from '../domain/scan-types.ts';
 import type { TargetPolicy } from '../domain/network-policy.ts';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../domain/errors.ts';
-import { desiredTrigger, type Trigger } from '../domain/trigger.ts';
+import type { TargetedTrigger } from '../domain/trigger.ts';
+import { targetedTrigger } from '../domain/resource-class.ts';
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
 import {
   scheduleToWire,
   type Schedule,
@@ -36,13 +38,15 @@ export interface ScheduleServiceDeps {
   targetPolicy?: TargetPolicy;
   /** Scan types with a runner here; another type is refused on create (DESIGN §4). Unset: every type. */
   runnerTypes?: ReadonlySet<ScanType>;
+  /** The engines' manifests (resource class, memory per target) a schedule is admitted by; default MANIFESTS. */
+  manifests?: readonly EngineManifest[];
   /** Checks scope.credential against the tenant's vault (DESIGN §16). Unset: any scope.credential is refused. */
   credentials?: CredentialReferences;
 }
 
 export type ScheduleService = ReturnType<typeof makeScheduleService>;
 
-function sameTrigger(a: Trigger | null, b: Trigger | null): boolean {
+function sameTrigger(a: TargetedTrigger | null, b: TargetedTrigger | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
@@ -65,6 +69,7 @@ export function makeScheduleService({
   artifacts,
   targetPolicy,
   runnerTypes,
+  manifests,
   credentials = makeCredentialReferences(undefined),
 }: ScheduleServiceDeps) {
   const toWire = (record: ScheduleRecord): Schedule => scheduleToWire(record, clock.now());
@@ -91,7 +96,7 @@ export function makeScheduleService({
       let current = written === undefined ? await repo.get(tenant, id) : written;
       let synced = written !== undefined;
       for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
-        if (!synced) await triggers.sync(tenant, id, current ? desiredTrigger(current) : null);
+        if (!synced) await triggers.sync(tenant, id, current ? targetedTrigger(current) : null);
         const now = await repo.get(tenant, id);
         if ((now?.version ?? null) === (current?.version ?? null)) return;
         current = now;
@@ -114,8 +119,8 @@ export function makeScheduleService({
     write: () => Promise<void>,
     id: { tenant: string; id: string },
   ): Promise<void> {
-    const before = previous ? desiredTrigger(previous) : null;
-    const after = next ? desiredTrigger(next) : null;
+    const before = previous ? targetedTrigger(previous) : null;
+    const after = next ? targetedTrigger(next) : null;
     const changes = !sameTrigger(before, after);
     if (changes) {
       try {
@@ -178,7 +183,7 @@ export function makeScheduleService({
     // Legacy rows carry no artifact ids, so the backfill's path checks nothing more unless ids are there.
     const fields = { scan_type: input.scan_type, scope: input.scope ?? {}, target: input.target, targets: input.targets ?? [] };
     const valid = await validateWithArtifacts(tenant, fields, undefined, () =>
-      validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy, runnerTypes }),
+      validateCreateRequest(input, { allowLegacyScopeKeys: legacy, targetPolicy, runnerTypes, manifests }),
     );
     // Fail fast before provisioning anything; the conditional write below is the real guard.
     if ((await repo.count(tenant)) >= quota) throw new QuotaExceededError(`the tenant has reached its quota of ${quota} schedules`);
@@ -231,7 +236,7 @@ export function makeScheduleService({
     async checkLegacy(tenant: string, input: ScheduleCreateRequest): Promise<void> {
       const fields = { scan_type: input.scan_type, scope: input.scope ?? {}, target: input.target, targets: input.targets ?? [] };
       await validateWithArtifacts(tenant, fields, [], () =>
-        validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy, runnerTypes }),
+        validateCreateRequest(input, { allowLegacyScopeKeys: true, targetPolicy, runnerTypes, manifests }),
       );
     },
 
@@ -256,6 +261,7 @@ export function makeScheduleService({
           targetPolicy,
           // A patch that keeps the type keeps working for a type whose runner went away; choosing one is refused.
           runnerTypes: merged.scan_type === current.scan_type ? undefined : runnerTypes,
+          manifests,
         }),
       );
       const next: ScheduleRecord = { ...current, ...valid, version: current.version + 1, updated_at: clock.now().toISOString() };

@@ -68,6 +68,25 @@ describe('SQS adapters on moto', () => {
     ]);
   });
 
+  it("puts each message on its resource class's queue, and refuses a class without one (DESIGN §11)", async () => {
+    const [standard, long] = [await queue('scan-queue-standard'), await queue('scan-queue-long')];
+    const adapter = new SqsMessageQueue({
+      client: makeSqsClient(moto.clientConfig),
+      queueUrl: standard.url,
+      classQueueUrls: { long: long.url },
+    });
+    const standardOnly = new SqsMessageQueue({ client: makeSqsClient(moto.clientConfig), queueUrl: standard.url });
+
+    await adapter.send({ kind: 'scan', tenant: 'acme', scan_id: 'scan_01KB1V0T4K0000000000000001' }, 'long');
+    await adapter.send({ kind: 'scan', tenant: 'acme', scan_id: 'scan_01KB1V0T4K0000000000000002' });
+    await expect(standardOnly.send({ kind: 'scan', tenant: 'acme', scan_id: 'scan_01KB1V0T4K0000000000000003' }, 'long')).rejects.toThrow(
+      new DispatchFailedError('no scan queue is configured for the long resource class'),
+    );
+
+    expect((await long.receive()).map((body) => JSON.parse(body).scan_id)).toEqual(['scan_01KB1V0T4K0000000000000001']);
+    expect((await standard.receive()).map((body) => JSON.parse(body).scan_id)).toEqual(['scan_01KB1V0T4K0000000000000002']);
+  });
+
   it('turns a refused send (no such queue) into DispatchFailedError', async () => {
     const adapter = new SqsMessageQueue({
       client: makeSqsClient(moto.clientConfig),

@@ -1,5 +1,5 @@
-import { CreateScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CreateScheduleGroupCommand, GetScheduleCommand, SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EventBridgeTriggerScheduler } from '../../shared/adapters/eventbridge/eventbridge-trigger-scheduler.ts';
 import { makeArtifactReferences } from '../../shared/services/artifact-references.ts';
 import { makeReconcileService } from '../../shared/services/reconcile-service.ts';
@@ -174,5 +174,126 @@ describe('EventBridge Scheduler calls per schedule write (through the schedule s
 
     // One ListSchedules page, one GetSchedule per schedule in the group (its expression and target input).
     expect(run).toEqual({ ListSchedules: 1, GetSchedule: 2 });
+  });
+});
+
+describe('resource classes: each schedule targets its scan type’s class queue (DESIGN §11, on moto)', () => {
+  const arn = (name: string) => `arn:aws:sqs:${moto.region}:${moto.accountId}:${name}`;
+  let client: SchedulerClient;
+  let scheduler: EventBridgeTriggerScheduler;
+  let service: ReturnType<typeof makeScheduleService>;
+  let repo: InMemoryScheduleRepository;
+
+  beforeEach(async () => {
+    client = new SchedulerClient({ ...moto.clientConfig, maxAttempts: 1 });
+    await moto.reset();
+    await client.send(new CreateScheduleGroupCommand({ Name: GROUP }));
+    scheduler = new EventBridgeTriggerScheduler({
+      client,
+      groupName: GROUP,
+      queueArn: arn('scan-queue'),
+      classQueueArns: { long: arn('long-scan-queue') },
+      roleArn: `arn:aws:iam::${moto.accountId}:role/scheduler`,
+      deadLetterArn: arn('fire-dlq'),
+      sleep: async () => {},
+    });
+    const clock = new ManualClock('2026-03-02T10:00:00Z');
+    repo = new InMemoryScheduleRepository();
+    let n = 0;
+    service = makeScheduleService({
+      repo,
+      triggers: scheduler,
+      clock,
+      ids: { newId: (prefix: string) => `${prefix}_${String(++n).padStart(26, '0')}`, forFire: () => 'scan_unused' },
+      logger: silentLogger,
+      quota: 10,
+      artifacts: makeArtifactReferences(new InMemoryArtifactRepository(), clock),
+    });
+  });
+  afterEach(() => client.destroy());
+
+  const targetOf = async (name: string) => (await client.send(new GetScheduleCommand({ Name: name, GroupName: GROUP }))).Target!.Arn;
+  const mail = { name: 'mail', scan_type: 'email_security', target: 'example.com', cadence: 'daily' } as const;
+  // llmscan's manifest names the long class.
+  const llm = { name: 'llm', scan_type: 'ai_red_team', target: 'https://llm.example.com/v1/chat/completions', cadence: 'daily' } as const;
+
+  it('creates a standard type’s trigger on the standard queue and a long type’s on the long queue', async () => {
+    const standard = await service.create('acme', mail);
+    const long = await service.create('acme', llm);
+
+    expect(await targetOf(standard.id)).toBe(arn('scan-queue'));
+    expect(await targetOf(long.id)).toBe(arn('long-scan-queue'));
+    expect((await scheduler.list()).map((trigger) => [trigger.scheduleId, trigger.queue])).toEqual([
+      [standard.id, 'standard'],
+      [long.id, 'long'],
+    ]);
+  });
+
+  it('moves the trigger to the long queue when a patch changes the type to a long one', async () => {
+    const { id } = await service.create('acme', mail);
+    await service.update('acme', id, { scan_type: 'ai_red_team', target: llm.target });
+
+    expect(await targetOf(id)).toBe(arn('long-scan-queue'));
+  });
+
+  it('treats a trigger on the wrong class queue as drift: reported by a dry run, repaired by a run', async () => {
+    const long = await service.create('acme', llm);
+    const standard = await service.create('acme', mail);
+    // Drift: the long schedule's trigger fires into the standard queue (an old deploy, a hand edit).
+    const stored = await client.send(new GetScheduleCommand({ Name: long.id, GroupName: GROUP }));
+    await client.send(
+      new UpdateScheduleCommand({
+        Name: long.id,
+        GroupName: GROUP,
+        ScheduleExpression: stored.ScheduleExpression,
+        FlexibleTimeWindow: stored.FlexibleTimeWindow,
+        Target: { ...stored.Target!, Arn: arn('scan-queue') },
+      }),
+    );
+    const reconciler = makeReconcileService({ repo, triggers: scheduler, unrecognised: scheduler, logger: silentLogger });
+
+    const dry = await reconciler.reconcile({ dryRun: true });
+    expect(dry.actions).toEqual([
+      {
+        kind: 'update',
+        tenant: 'acme',
+        schedule_id: long.id,
+        reason: 'the trigger targets the standard scan queue; ai_red_team runs in the long class',
+      },
+    ]);
+    expect(await targetOf(long.id)).toBe(arn('scan-queue'));
+
+    const run = await reconciler.reconcile({ dryRun: false });
+    expect(run.failures).toEqual([]);
+    expect(await targetOf(long.id)).toBe(arn('long-scan-queue'));
+    expect(await targetOf(standard.id)).toBe(arn('scan-queue'));
+    expect((await reconciler.reconcile({ dryRun: true })).actions).toEqual([]);
+  });
+
+  it('reports a trigger whose target is no class queue as unreadable, and refuses a class without a queue', async () => {
+    const { id } = await service.create('acme', mail);
+    const stored = await client.send(new GetScheduleCommand({ Name: id, GroupName: GROUP }));
+    await client.send(
+      new UpdateScheduleCommand({
+        Name: id,
+        GroupName: GROUP,
+        ScheduleExpression: stored.ScheduleExpression,
+        FlexibleTimeWindow: stored.FlexibleTimeWindow,
+        Target: { ...stored.Target!, Arn: arn('somebody-elses-queue') },
+      }),
+    );
+    expect((await scheduler.inventory()).unrecognised).toEqual([{ name: id, reason: 'target is not a scan queue' }]);
+
+    const standardOnly = new EventBridgeTriggerScheduler({
+      client,
+      groupName: GROUP,
+      queueArn: arn('scan-queue'),
+      roleArn: `arn:aws:iam::${moto.accountId}:role/scheduler`,
+      deadLetterArn: arn('fire-dlq'),
+      sleep: async () => {},
+    });
+    await expect(
+      standardOnly.sync('acme', 'sch_long', { expressions: ['cron(0 2 * * ? *)'], timezone: 'UTC', queue: 'long' }),
+    ).rejects.toThrow('no scan queue is configured for the long resource class');
   });
 });

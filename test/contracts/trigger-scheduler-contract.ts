@@ -38,7 +38,14 @@ export function describeTriggerSchedulerContract(name: string, makeSubject: () =
       await scheduler.sync('acme', 'sch_01A', WEEKLY_IN_TOKYO);
 
       expect(await scheduler.list()).toEqual([
-        { name: 'sch_01A', tenant: 'acme', scheduleId: 'sch_01A', expression: 'cron(30 9 ? * MON-FRI *)', timezone: 'Asia/Tokyo' },
+        {
+          name: 'sch_01A',
+          tenant: 'acme',
+          scheduleId: 'sch_01A',
+          expression: 'cron(30 9 ? * MON-FRI *)',
+          timezone: 'Asia/Tokyo',
+          queue: 'standard',
+        },
       ]);
     });
 
@@ -49,8 +56,22 @@ export function describeTriggerSchedulerContract(name: string, makeSubject: () =
       await scheduler.sync('acme', 'sch_01A', SPLIT);
 
       expect(byName(await scheduler.list())).toEqual([
-        { name: 'sch_01A-dom', tenant: 'acme', scheduleId: 'sch_01A', expression: 'cron(0 0 1,15 * ? *)', timezone: 'Europe/Berlin' },
-        { name: 'sch_01A-dow', tenant: 'acme', scheduleId: 'sch_01A', expression: 'cron(0 0 ? * MON *)', timezone: 'Europe/Berlin' },
+        {
+          name: 'sch_01A-dom',
+          tenant: 'acme',
+          scheduleId: 'sch_01A',
+          expression: 'cron(0 0 1,15 * ? *)',
+          timezone: 'Europe/Berlin',
+          queue: 'standard',
+        },
+        {
+          name: 'sch_01A-dow',
+          tenant: 'acme',
+          scheduleId: 'sch_01A',
+          expression: 'cron(0 0 ? * MON *)',
+          timezone: 'Europe/Berlin',
+          queue: 'standard',
+        },
       ]);
     });
 
@@ -61,7 +82,7 @@ export function describeTriggerSchedulerContract(name: string, makeSubject: () =
       await scheduler.sync('acme', 'sch_01A', DAILY);
 
       expect(await scheduler.list()).toEqual([
-        { name: 'sch_01A', tenant: 'acme', scheduleId: 'sch_01A', expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
+        { name: 'sch_01A', tenant: 'acme', scheduleId: 'sch_01A', expression: 'cron(0 2 * * ? *)', timezone: 'UTC', queue: 'standard' },
       ]);
     });
 
@@ -72,7 +93,14 @@ export function describeTriggerSchedulerContract(name: string, makeSubject: () =
       await scheduler.sync('acme', 'sch_01A', WEEKLY_IN_TOKYO);
 
       expect(await scheduler.list()).toEqual([
-        { name: 'sch_01A', tenant: 'acme', scheduleId: 'sch_01A', expression: 'cron(30 9 ? * MON-FRI *)', timezone: 'Asia/Tokyo' },
+        {
+          name: 'sch_01A',
+          tenant: 'acme',
+          scheduleId: 'sch_01A',
+          expression: 'cron(30 9 ? * MON-FRI *)',
+          timezone: 'Asia/Tokyo',
+          queue: 'standard',
+        },
       ]);
     });
 

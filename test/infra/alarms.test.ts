@@ -73,21 +73,29 @@ describe.each(environments)('ScanService-%s', (env) => {
         TreatMissingData: 'notBreaching',
         AlarmActions: [ref(stack, stack.alarms.topic)],
       });
-      expect(Object.values(queries).find((query) => query.ReturnData !== false)?.Expression).toBe('FILL(failures, 0) + FILL(errors, 0)');
+      // One errors metric per resource class's dispatch function (docs/resource-classes.md).
+      expect(Object.values(queries).find((query) => query.ReturnData !== false)?.Expression).toBe(
+        'FILL(failures, 0) + FILL(errors0, 0) + FILL(errors1, 0)',
+      );
       expect(queries.failures.MetricStat).toMatchObject({
         Metric: { Namespace: 'ScanService', MetricName: 'DispatchFailures' },
         Period: 300,
         Stat: 'Sum',
       });
       expect(sortedDimensions(queries.failures)).toEqual(serviceDimensions());
-      expect(queries.errors.MetricStat).toMatchObject({
-        Metric: {
-          Namespace: 'AWS/Lambda',
-          MetricName: 'Errors',
-          Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, stack.functions.dispatch.handler) } }],
-        },
-        Stat: 'Sum',
-      });
+      for (const [query, fn] of [
+        [queries.errors0, stack.functions.dispatch],
+        [queries.errors1, stack.functions.longDispatch!],
+      ] as const) {
+        expect(query.MetricStat).toMatchObject({
+          Metric: {
+            Namespace: 'AWS/Lambda',
+            MetricName: 'Errors',
+            Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, fn.handler) } }],
+          },
+          Stat: 'Sum',
+        });
+      }
     });
 
     it('alarms when half the scans of an hour failed, once at least 5 finished', () => {
@@ -120,15 +128,18 @@ describe.each(environments)('ScanService-%s', (env) => {
       });
     });
 
-    it('has exactly these seven alarms, all notifying the alarm topic, each pointing at its runbook line', () => {
+    it('has exactly these nine alarms, all notifying the alarm topic, each pointing at its runbook line', () => {
       const runbook = readFileSync(join(repositoryRoot, 'docs/operations.md'), 'utf8');
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
       template.resourceCountIs('AWS::SNS::Topic', 1);
       const ids = stack.alarms.all.map((alarm) => alarm.node.id);
 
       expect(ids.sort()).toEqual([
         'Api5xx',
         'DispatchErrors',
+        // The long resource class's scan DLQ (docs/resource-classes.md).
+        'LongScanDeadLettersReceived',
+        'LongScanDeadLettersWaiting',
         'NotificationDeadLettersWaiting',
         'ScanDeadLettersReceived',
         'ScanDeadLettersWaiting',

@@ -74,6 +74,8 @@ describe.each(environments)('cdk-nag AwsSolutions on ScanService-%s', (env) => {
         'Artifacts/Bucket AwsSolutions-S1',
         `Artifacts/CheckFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/*]`,
         `Dispatch/DispatchFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/*]`,
+        // The long class's dispatch function reads and writes artifacts as the standard one does (docs/resource-classes.md).
+        `Dispatch/LongDispatchFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/*]`,
         `ScansFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/*]`,
         `ScansFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/_exports/*]`,
         'Api/HttpApi/GET--api--health AwsSolutions-APIG4',

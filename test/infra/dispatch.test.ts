@@ -134,21 +134,29 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(ENGINES_DIR).toBe('/opt/bin');
       expect(dispatch.Environment.Variables[ENV.allowPrivateTargets]).toBe(String(settings.allowPrivateTargets));
       const withLayers = Object.entries<Json>(template.findResources('AWS::Lambda::Function')).filter(([, fn]) => fn.Properties.Layers);
-      expect(withLayers.map(([id]) => id)).toEqual([logicalId(stack, stack.functions.dispatch.handler)]);
+      // Every resource class's dispatch function (docs/resource-classes.md), and nothing else.
+      expect(withLayers.map(([id]) => id).sort()).toEqual(
+        [...stack.dispatch.dispatchFunctions.values()].map((fn) => logicalId(stack, fn.handler)).sort(),
+      );
     });
   });
 
   describe('queue consumers', () => {
-    function mappingOf(fn: keyof ScanServiceStack['functions']): Json {
-      const mappings = Object.values<Json>(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
-        (mapping) => mapping.Properties.FunctionName.Ref === logicalId(stack, stack.functions[fn].handler),
-      );
-      expect(mappings, fn).toHaveLength(1);
-      return mappings[0].Properties;
+    function mappingsOf(fn: keyof ScanServiceStack['functions']): Json[] {
+      return Object.values<Json>(template.findResources('AWS::Lambda::EventSourceMapping'))
+        .filter((mapping) => mapping.Properties.FunctionName.Ref === logicalId(stack, stack.functions[fn]!.handler))
+        .map((mapping) => mapping.Properties);
     }
+    function mappingOf(fn: keyof ScanServiceStack['functions']): Json {
+      const mappings = mappingsOf(fn);
+      expect(mappings, fn).toHaveLength(1);
+      return mappings[0];
+    }
+    const classes = [...stack.scheduling.classQueues.keys()];
 
-    it('has exactly three event source mappings: the scan queue, the scan DLQ and the notification queue', () => {
-      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    it('has exactly the event source mappings of each class (its scan queue, its scan DLQ) and the notification queue', () => {
+      expect(classes).toEqual(['standard', 'long']);
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2 * classes.length + 1);
     });
 
     it(`feeds dispatch one scan at a time, reports item failures, and caps concurrency at ${settings.dispatch.maxConcurrency}`, () => {
@@ -161,12 +169,12 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(mappingOf('dispatch').MaximumBatchingWindowInSeconds).toBeUndefined();
     });
 
-    it('feeds the dead-letter function the scan DLQ ten at a time with item failures reported', () => {
-      expect(mappingOf('dispatchDeadLetter')).toMatchObject({
-        EventSourceArn: arnOf(stack, stack.scheduling.scanDeadLetterQueue),
-        BatchSize: 10,
-        FunctionResponseTypes: ['ReportBatchItemFailures'],
-      });
+    it("feeds the dead-letter function every class's scan DLQ ten at a time with item failures reported", () => {
+      const mappings = mappingsOf('dispatchDeadLetter');
+      expect(mappings.map((mapping) => mapping.EventSourceArn)).toEqual(
+        [...stack.scheduling.classQueues.values()].map(({ deadLetterQueue }) => arnOf(stack, deadLetterQueue)),
+      );
+      for (const mapping of mappings) expect(mapping).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     });
 
     it('leaves the scheduler DLQ without a consumer, for an operator to inspect and resend', () => {

@@ -24,7 +24,9 @@ describe('environment selection', () => {
   it('rejects a dispatch cap that, with the dead-letter function and an API burst, exceeds the account concurrency', () => {
     const prod = cdkContext.environments.prod;
     const broken = { ...cdkContext.environments, prod: { ...prod, dispatch: { maxConcurrency: 900, accountConcurrency: 1000 } } };
-    expect(() => resolveEnvironment('prod', broken)).toThrow(/need 1305 concurrent executions, more than dispatch.accountConcurrency 1000/);
+    expect(() => resolveEnvironment('prod', broken)).toThrow(
+      /dispatch at 900 \(standard\) \+ 10 \(long\), the dead-letter function at 10 and an API burst of 400 need 1320 concurrent executions, more than dispatch.accountConcurrency 1000/,
+    );
   });
 
   it('rejects a notification sender its SES identity does not authorise', () => {

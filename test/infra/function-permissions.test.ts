@@ -21,7 +21,7 @@ function logStatement(stack: ScanServiceStack, fn: FunctionName): Statement {
   return {
     Effect: 'Allow',
     Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-    Resource: [arnOf(stack, stack.functions[fn].logGroup)],
+    Resource: [arnOf(stack, stack.functions[fn]!.logGroup)],
   };
 }
 
@@ -109,7 +109,8 @@ describe.each(environments)('ScanService-%s', (env) => {
       ]);
     });
 
-    it('gives the scans function its table reads and writes, Query on the indexes, and SendMessage to the scan queue', () => {
+    it("gives the scans function its table reads and writes, Query on the indexes, and SendMessage to each class's scan queue", () => {
+      const long = stack.scheduling.classQueues.get('long')!.queue;
       expect(statementsOfRole(template, logicalId(stack, stack.functions.scans.role))).toEqual([
         logStatement(stack, 'scans'),
         tableItemStatement(stack, [
@@ -121,6 +122,8 @@ describe.each(environments)('ScanService-%s', (env) => {
         ]),
         indexQueryStatement(stack, ['GSI1', 'GSI2', 'GSI3']),
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, stack.scheduling.scanQueue)] },
+        // A manual scan of a long type goes to the long class's queue (docs/resource-classes.md).
+        { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [arnOf(stack, long)] },
         artifactObjectStatement(stack, ['s3:PutObject', 's3:GetObject']),
         {
           Effect: 'Allow',
@@ -128,21 +131,28 @@ describe.each(environments)('ScanService-%s', (env) => {
           Resource: [stack.resolve(stack.artifacts.exportsArn)],
         },
         { Effect: 'Allow', Action: ['logs:FilterLogEvents'], Resource: [arnOf(stack, stack.dispatch.dispatchFunction.logGroup)] },
+        { Effect: 'Allow', Action: ['logs:FilterLogEvents'], Resource: [arnOf(stack, stack.functions.longDispatch!.logGroup)] },
       ]);
     });
 
-    it('lets the dispatch function consume the scan queue, read and write items, read the operator keys and put events, nothing else', () => {
-      expect(statementsOfRole(template, logicalId(stack, stack.functions.dispatch.role))).toEqual([
-        logStatement(stack, 'dispatch'),
-        consumeStatement(stack, stack.scheduling.scanQueue),
-        tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
-        indexQueryStatement(stack, ['GSI2', 'GSI3']),
-        { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.operatorKeys.secret)] },
-        credentialKeyStatement(stack, 'kms:Decrypt'),
-        artifactObjectStatement(stack, ['s3:GetObject', 's3:PutObject']),
-        { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, stack.notifications.bus)] },
-      ]);
-    });
+    it.each([
+      ['dispatch', 'standard'],
+      ['longDispatch', 'long'],
+    ] as const)(
+      'lets the %s function consume its own class queue (%s), read and write items, read the operator keys and put events, nothing else',
+      (fn, resourceClass) => {
+        expect(statementsOfRole(template, logicalId(stack, stack.functions[fn]!.role))).toEqual([
+          logStatement(stack, fn),
+          consumeStatement(stack, stack.scheduling.classQueues.get(resourceClass)!.queue),
+          tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']),
+          indexQueryStatement(stack, ['GSI2', 'GSI3']),
+          { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [ref(stack, stack.operatorKeys.secret)] },
+          credentialKeyStatement(stack, 'kms:Decrypt'),
+          artifactObjectStatement(stack, ['s3:GetObject', 's3:PutObject']),
+          { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, stack.notifications.bus)] },
+        ]);
+      },
+    );
 
     it('lets only the schedules function Encrypt and only dispatch Decrypt with the vault key, and the key rotates', () => {
       const key = JSON.stringify(arnOf(stack, stack.credentialKey.key));
@@ -153,9 +163,10 @@ describe.each(environments)('ScanService-%s', (env) => {
         expect.arrayContaining([
           [logicalId(stack, stack.functions.schedules.role), ['kms:Encrypt']],
           [logicalId(stack, stack.functions.dispatch.role), ['kms:Decrypt']],
+          [logicalId(stack, stack.functions.longDispatch!.role), ['kms:Decrypt']],
         ]),
       );
-      expect(onKey).toHaveLength(2);
+      expect(onKey).toHaveLength(3);
       template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, PendingWindowInDays: 30 });
       expect(functionResource(env, 'schedules').Properties.Environment.Variables.CREDENTIAL_KEY_ARN).toEqual(
         arnOf(stack, stack.credentialKey.key),
@@ -184,15 +195,10 @@ describe.each(environments)('ScanService-%s', (env) => {
           .map(({ owner }) => owner)
           .sort();
       const artifacts = JSON.stringify([stack.resolve(stack.artifacts.objectsArn)]);
-      expect(byAction('s3:PutObject', artifacts)).toEqual(
-        [logicalId(stack, stack.functions.scans.role), logicalId(stack, stack.functions.dispatch.role)].sort(),
-      );
+      const dispatchers = [stack.functions.dispatch, stack.functions.longDispatch!].map((fn) => logicalId(stack, fn.role));
+      expect(byAction('s3:PutObject', artifacts)).toEqual([logicalId(stack, stack.functions.scans.role), ...dispatchers].sort());
       expect(byAction('s3:GetObject', artifacts)).toEqual(
-        [
-          logicalId(stack, stack.functions.scans.role),
-          logicalId(stack, stack.functions.dispatch.role),
-          logicalId(stack, stack.functions.artifactCheck.role),
-        ].sort(),
+        [logicalId(stack, stack.functions.scans.role), ...dispatchers, logicalId(stack, stack.functions.artifactCheck.role)].sort(),
       );
       // Every grant on the bucket names its objects or the exports under them, never the bucket or a wider pattern.
       const onBucket = allStatements(template).filter(({ statement }) => JSON.stringify(statement.Resource).includes('-artifacts-'));
@@ -210,10 +216,11 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(JSON.stringify(stack.resolve(stack.artifacts.exportsArn))).toMatch(/-artifacts-.*\/_exports\/\*"/);
     });
 
-    it('lets the dead-letter function consume the scan DLQ and read and write items, nothing else', () => {
+    it("lets the dead-letter function consume every class's scan DLQ and read and write items, nothing else", () => {
       expect(statementsOfRole(template, logicalId(stack, stack.functions.dispatchDeadLetter.role))).toEqual([
         logStatement(stack, 'dispatchDeadLetter'),
         consumeStatement(stack, stack.scheduling.scanDeadLetterQueue),
+        consumeStatement(stack, stack.scheduling.classQueues.get('long')!.deadLetterQueue),
         tableItemStatement(stack, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
       ]);
     });
@@ -238,13 +245,38 @@ describe.each(environments)('ScanService-%s', (env) => {
       );
     });
 
-    it('lets only the three consumers receive from a queue, each from its own', () => {
+    it("lets only the scheduler execution role and the scans function send to the long class's queue", () => {
+      const longQueue = JSON.stringify(arnOf(stack, stack.scheduling.classQueues.get('long')!.queue));
+      const senders = allStatements(template)
+        .filter(
+          ({ statement }) =>
+            statement.Effect === 'Allow' &&
+            statement.Action.includes('sqs:SendMessage') &&
+            statement.Resource.some((resource) => JSON.stringify(resource) === longQueue),
+        )
+        .map(({ owner }) => owner);
+      // No adversary engine: its steps are mailscan's, a standard engine.
+      expect(senders.sort()).toEqual(
+        [logicalId(stack, stack.scheduling.executionRole), logicalId(stack, stack.functions.scans.role)].sort(),
+      );
+    });
+
+    it('lets only the queue consumers receive from a queue, each from its own', () => {
       const receivers = allStatements(template)
         .filter(({ statement }) => statement.Effect === 'Allow' && statement.Action.includes('sqs:ReceiveMessage'))
         .map(({ owner, statement }) => ({ owner, queues: statement.Resource }));
       expect(receivers).toEqual([
         { owner: logicalId(stack, stack.functions.dispatch.role), queues: [arnOf(stack, stack.scheduling.scanQueue)] },
+        // The long class's dispatch function reads its own queue, never the standard one.
+        {
+          owner: logicalId(stack, stack.functions.longDispatch!.role),
+          queues: [arnOf(stack, stack.scheduling.classQueues.get('long')!.queue)],
+        },
         { owner: logicalId(stack, stack.functions.dispatchDeadLetter.role), queues: [arnOf(stack, stack.scheduling.scanDeadLetterQueue)] },
+        {
+          owner: logicalId(stack, stack.functions.dispatchDeadLetter.role),
+          queues: [arnOf(stack, stack.scheduling.classQueues.get('long')!.deadLetterQueue)],
+        },
         { owner: logicalId(stack, stack.functions.notifier.role), queues: [arnOf(stack, stack.notifications.queue)] },
       ]);
     });

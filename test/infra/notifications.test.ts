@@ -244,13 +244,18 @@ describe.each(environments)('ScanService-%s notifications', (env) => {
     await expect(handler({ kind: 'flush_digests', time: 'yesterday' })).rejects.toThrow('not a digest flush event');
   });
 
-  it('gives dispatch the bus name, and lets only dispatch put events, on this bus only', () => {
+  it("gives each class's dispatch the bus name, and lets only dispatch put events, on this bus only", () => {
     expect(functionResource(env, 'dispatch').Properties.Environment.Variables.EVENT_BUS_NAME).toEqual(ref(stack, notifications.bus));
+    expect(functionResource(env, 'longDispatch').Properties.Environment.Variables.EVENT_BUS_NAME).toEqual(ref(stack, notifications.bus));
     expect(functionResource(env, 'dispatchDeadLetter').Properties.Environment.Variables.EVENT_BUS_NAME).toBeUndefined();
     const putters = allStatements(template).filter(({ statement }) => statement.Action.some((action) => action.startsWith('events:')));
     expect(putters).toEqual([
       {
         owner: logicalId(stack, stack.functions.dispatch.role),
+        statement: { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, notifications.bus)] },
+      },
+      {
+        owner: logicalId(stack, stack.functions.longDispatch!.role),
         statement: { Effect: 'Allow', Action: ['events:PutEvents'], Resource: [arnOf(stack, notifications.bus)] },
       },
     ]);

@@ -56,6 +56,9 @@ describe.each(environments)('ScanService-%s', (env) => {
       const pairs = [
         { queue: stack.scheduling.scanQueue, consumer: stack.functions.dispatch },
         { queue: stack.scheduling.scanDeadLetterQueue, consumer: stack.functions.dispatchDeadLetter },
+        // The long resource class's queue and DLQ (docs/resource-classes.md).
+        { queue: stack.scheduling.classQueues.get('long')!.queue, consumer: stack.functions.longDispatch! },
+        { queue: stack.scheduling.classQueues.get('long')!.deadLetterQueue, consumer: stack.functions.dispatchDeadLetter },
       ];
       for (const { queue, consumer } of pairs) {
         const visibility = resources[logicalId(stack, queue)].Properties.VisibilityTimeout;
@@ -72,8 +75,9 @@ describe.each(environments)('ScanService-%s', (env) => {
 
     it('encrypts every queue with SQS-managed keys and denies plain HTTP', () => {
       const queues = template.findResources('AWS::SQS::Queue');
-      // The scan queue, its DLQ, the scheduler DLQ; the notification queue and its DLQ.
-      expect(Object.keys(queues)).toHaveLength(5);
+      // Each resource class's scan queue and its DLQ (standard, long), the scheduler DLQ; the
+      // notification queue and its DLQ.
+      expect(Object.keys(queues)).toHaveLength(7);
       for (const [id, queue] of Object.entries<Json>(queues)) {
         expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -101,12 +105,16 @@ describe.each(environments)('ScanService-%s', (env) => {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     });
 
-    it('allows the execution role only sqs:SendMessage to the scan queue and the scheduler DLQ', () => {
+    it("allows the execution role only sqs:SendMessage to each class's scan queue and the scheduler DLQ", () => {
       expect(statementsOfRole(template, logicalId(stack, stack.scheduling.executionRole))).toEqual([
         {
           Effect: 'Allow',
           Action: ['sqs:SendMessage'],
-          Resource: [arnOf(stack, stack.scheduling.scanQueue), arnOf(stack, stack.scheduling.schedulerDeadLetterQueue)],
+          Resource: [
+            arnOf(stack, stack.scheduling.scanQueue),
+            arnOf(stack, stack.scheduling.classQueues.get('long')!.queue),
+            arnOf(stack, stack.scheduling.schedulerDeadLetterQueue),
+          ],
         },
       ]);
     });

@@ -62,7 +62,7 @@ describe.each(environments)('secrets in the ScanService-%s template (DESIGN §10
     }
   });
 
-  it('lets only the dispatch function read the operator keys, by their ARN in OPERATOR_KEYS_SECRET_ARN', () => {
+  it("lets only each class's dispatch function read the operator keys, by their ARN in OPERATOR_KEYS_SECRET_ARN", () => {
     const { stack, template } = synth();
     const secretRef = { Ref: logicalIdOf(stack.operatorKeys.secret) };
     const dispatch = template.toJSON().Resources[logicalIdOf(stack.functions.dispatch.handler)];
@@ -73,11 +73,16 @@ describe.each(environments)('secrets in the ScanService-%s template (DESIGN §10
     );
 
     expect(dispatch.Properties.Environment.Variables.OPERATOR_KEYS_SECRET_ARN).toEqual(secretRef);
-    expect(readers.map(([, policy]) => policy.Properties.Roles[0].Ref)).toEqual([logicalIdOf(stack.functions.dispatch.role)]);
-    expect(
-      readers[0][1].Properties.PolicyDocument.Statement.filter(
-        (statement: Json) => JSON.stringify(statement.Resource) === JSON.stringify(secretRef),
-      ),
-    ).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretRef }]);
+    expect(readers.map(([, policy]) => policy.Properties.Roles[0].Ref)).toEqual([
+      logicalIdOf(stack.functions.dispatch.role),
+      logicalIdOf(stack.functions.longDispatch!.role),
+    ]);
+    for (const [, reader] of readers) {
+      expect(
+        reader.Properties.PolicyDocument.Statement.filter(
+          (statement: Json) => JSON.stringify(statement.Resource) === JSON.stringify(secretRef),
+        ),
+      ).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretRef }]);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MANIFESTS } from '../../layers/manifests.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
-import { ENV } from '../../shared/config/environment.ts';
+import { ENV, classVariable } from '../../shared/config/environment.ts';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,8 +30,9 @@ describe.each(environments)('ScanService-%s', (env) => {
   describe('functions', () => {
     it('runs every function on nodejs24.x and arm64', () => {
       const functions = Object.values<Json>(template.findResources('AWS::Lambda::Function'));
-      // Seven service functions, the artifact check, the notifier, and the session key's rotation function.
-      expect(functions).toHaveLength(10);
+      // Seven service functions, the long class's dispatch function, the artifact check, the notifier,
+      // and the session key's rotation function.
+      expect(functions).toHaveLength(11);
       for (const fn of functions) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -44,7 +45,7 @@ describe.each(environments)('ScanService-%s', (env) => {
         expect(logGroup.Properties.RetentionInDays).toBe(settings.logRetentionDays);
         expect(logGroup.DeletionPolicy).toBe(env === 'prod' ? 'Retain' : 'Delete');
       }
-      for (const fn of Object.values(stack.functions)) {
+      for (const fn of Object.values(stack.functions).filter((each) => each !== undefined)) {
         const resource = template.toJSON().Resources[logicalId(stack, fn.handler)];
         expect(resource.Properties.LoggingConfig).toEqual({ LogGroup: ref(stack, fn.logGroup) });
       }
@@ -52,7 +53,26 @@ describe.each(environments)('ScanService-%s', (env) => {
 
     it('sets exactly the environment each function reads', () => {
       const powertools = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', ENV.environment, ENV.serviceVersion];
-      const triggers = [ENV.tableName, ENV.scheduleGroupName, ENV.scanQueueArn, ENV.schedulerRoleArn, ENV.schedulerDlqArn];
+      // Each resource class's queue (docs/resource-classes.md): SCAN_QUEUE_ARN and SCAN_QUEUE_ARN_LONG.
+      const triggers = [
+        ENV.tableName,
+        ENV.scheduleGroupName,
+        ENV.scanQueueArn,
+        classVariable(ENV.scanQueueArn, 'long'),
+        ENV.schedulerRoleArn,
+        ENV.schedulerDlqArn,
+      ];
+      const dispatch = [
+        ...powertools,
+        ENV.tableName,
+        ENV.enginesDir,
+        ENV.allowPrivateTargets,
+        ENV.resourceClass,
+        ENV.artifactBucket,
+        ENV.operatorKeysSecretArn,
+        ENV.eventBusName,
+        ENV.credentialKeyArn,
+      ];
       const expected = {
         schedules: [
           ...powertools,
@@ -68,7 +88,9 @@ describe.each(environments)('ScanService-%s', (env) => {
           ...powertools,
           ENV.tableName,
           ENV.scanQueueUrl,
+          classVariable(ENV.scanQueueUrl, 'long'),
           ENV.dispatchLogGroup,
+          classVariable(ENV.dispatchLogGroup, 'long'),
           ENV.allowedOrigins,
           ENV.scheduleQuota,
           ENV.allowPrivateTargets,
@@ -77,16 +99,8 @@ describe.each(environments)('ScanService-%s', (env) => {
         reconcile: [...powertools, ...triggers],
         meta: [...powertools, ENV.allowedOrigins, ENV.scanRunners, ENV.allowPrivateTargets],
         authorizer: [...powertools, ENV.sessionKeySecretArn, ENV.bearerOnlyRoutes],
-        dispatch: [
-          ...powertools,
-          ENV.tableName,
-          ENV.enginesDir,
-          ENV.allowPrivateTargets,
-          ENV.artifactBucket,
-          ENV.operatorKeysSecretArn,
-          ENV.eventBusName,
-          ENV.credentialKeyArn,
-        ],
+        dispatch,
+        longDispatch: dispatch,
         artifactCheck: [...powertools, ENV.tableName, ENV.artifactBucket],
         dispatchDeadLetter: [...powertools, ENV.tableName],
         notifier: [...powertools, ENV.tableName, ENV.notificationQueueUrl, ENV.notificationSender, ENV.appUrl],

@@ -165,7 +165,7 @@ export function allStatements(template: Template): Array<{ owner: string; statem
 /** The Lambda function resource behind one of the stack's service functions. */
 export function functionResource(env: EnvironmentName, fn: FunctionName): Json {
   const { stack, template } = synthesizedStack(env);
-  return template.toJSON().Resources[logicalId(stack, stack.functions[fn].handler)];
+  return template.toJSON().Resources[logicalId(stack, stack.functions[fn]!.handler)];
 }
 
 /** Where the synth wrote a function's bundle (index.mjs and its map). */

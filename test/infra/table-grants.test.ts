@@ -99,10 +99,11 @@ function routeKeyFor(method: string, path: string): string {
 
 type FunctionKey = keyof ScanServiceStack['functions'] | 'backfill';
 
-function functionsOf(stack: ScanServiceStack): Array<[FunctionKey, ScanServiceStack['functions'][keyof ScanServiceStack['functions']]]> {
-  const entries = Object.entries(stack.functions) as Array<
-    [FunctionKey, ScanServiceStack['functions'][keyof ScanServiceStack['functions']]]
-  >;
+type ServiceFunctionOf = NonNullable<ScanServiceStack['functions'][keyof ScanServiceStack['functions']]>;
+function functionsOf(stack: ScanServiceStack): Array<[FunctionKey, ServiceFunctionOf]> {
+  const entries = (Object.entries(stack.functions) as Array<[FunctionKey, ServiceFunctionOf | undefined]>).filter(
+    (entry): entry is [FunctionKey, ServiceFunctionOf] => entry[1] !== undefined,
+  );
   return stack.backfill ? [...entries, ['backfill', stack.backfill.fn]] : entries;
 }
 
@@ -174,7 +175,7 @@ interface Grant {
 /** The DynamoDB actions the function's role allows on the table and on each index. */
 function grantOf(synth: SynthesizedStack, fn: FunctionKey): Grant {
   const { stack, template } = synth;
-  const role = fn === 'backfill' ? stack.backfill!.fn.role : stack.functions[fn].role;
+  const role = fn === 'backfill' ? stack.backfill!.fn.role : stack.functions[fn]!.role;
   const table = JSON.stringify(arnOf(stack, stack.storage.table));
   const grant: Grant = { table: new Set(), indexes: new Set() };
   for (const statement of statementsOfRole(template, logicalId(stack, role))) {
@@ -540,8 +541,27 @@ describe('DynamoDB commands per function against the IAM grants of the synthesiz
     for (const call of calls) {
       const fn = call.source === null ? null : servingFunction(synth, call.source);
       if (fn !== null) byFunction.set(fn, [...(byFunction.get(fn) ?? []), call]);
+      // Every resource class's scan queue has a dispatch function running the same code (locally
+      // there is one queue): what the scan queue's consumer calls, each class's consumer calls.
+      if (call.source?.kind === 'queue' && call.source.queue === 'scanQueue') {
+        for (const consumer of classConsumers(synth)) byFunction.set(consumer, [...(byFunction.get(consumer) ?? []), call]);
+      }
     }
     return byFunction;
+  }
+
+  /** The consumers of the scan queues of the classes other than standard (docs/resource-classes.md). */
+  function classConsumers(synth: SynthesizedStack): FunctionKey[] {
+    const { stack, template } = synth;
+    const mappings = Object.values<Json>(template.findResources('AWS::Lambda::EventSourceMapping'));
+    return [...stack.scheduling.classQueues]
+      .filter(([name]) => name !== 'standard')
+      .map(([, { queue }]) => {
+        const arn = JSON.stringify(arnOf(stack, queue));
+        const found = mappings.filter((m) => JSON.stringify(m.Properties.EventSourceArn) === arn);
+        expect(found).toHaveLength(1);
+        return functionOfLogicalId(synth, referencedId(found[0].Properties.FunctionName));
+      });
   }
 
   function checkGrants(synth: SynthesizedStack, name: string): void {

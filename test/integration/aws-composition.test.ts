@@ -28,6 +28,10 @@ import { DEFAULT_TARGET_POLICY } from '../../shared/domain/network-policy.ts';
 import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
 import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
+import { buildLlmscan } from '../../layers/llmscan/build.ts';
+import { startFakeModel, type FakeModelServer } from '../../layers/llmscan/test/helpers/fake-model-server.ts';
+import { DOCUMENTS, SYSTEM_CANARY, SYSTEM_PROMPT } from '../../layers/llmscan/test/helpers/planted.ts';
+import { makeDynamoDbScheduleRepository } from '../../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
 import { apiGatewayEvent, lambdaContext } from '../helpers/api-gateway-event.ts';
 import { startMotoServer, type MotoServer } from '../helpers/moto-server.ts';
 import { emailRule, notificationRule } from '../helpers/service-events.ts';
@@ -51,6 +55,7 @@ let moto: MotoServer;
 let dynamo: LocalDynamo;
 let dns: TestDnsServer;
 let webhook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let model: FakeModelServer;
 let sqs: SQSClient;
 const physical = new Map<string, Record<string, string>>();
 
@@ -183,10 +188,13 @@ beforeAll(async () => {
     }),
     startWebhookReceiver(),
   ]);
+  model = await startFakeModel({ behaviour: 'vulnerable', systemPrompt: SYSTEM_PROMPT, documents: DOCUMENTS });
   sqs = new SQSClient(moto.clientConfig);
   // The layer mounts the engines at /opt/bin; here that is a folder holding this checkout's mailscan build.
   const enginesDir = mkdtempSync(join(tmpdir(), 'engines-'));
   symlinkSync(await buildCli(), join(enginesDir, 'mailscan'));
+  // llmscan, the engine of the long resource class (DESIGN §11), for the long-class fire below.
+  await buildLlmscan(join(enginesDir, 'llmscan'));
   machineSettings = {
     AWS_REGION: moto.region,
     AWS_ACCESS_KEY_ID: 'testing',
@@ -196,6 +204,8 @@ beforeAll(async () => {
     ENGINES_DIR: enginesDir,
     MAILSCAN_NAMESERVERS: dns.address,
     MAILSCAN_ALLOW_PRIVATE: '1',
+    // The loopback model server stands in for the tenant's assistant (no test touches the internet).
+    LLMSCAN_ALLOW_LOOPBACK: '1',
     LOG_LEVEL: 'SILENT',
   };
   Object.assign(process.env, machineSettings);
@@ -203,7 +213,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   sqs?.destroy();
-  await Promise.all([moto?.close(), dynamo?.close(), dns?.close(), webhook?.close()]);
+  await Promise.all([moto?.close(), dynamo?.close(), dns?.close(), webhook?.close(), model?.close()]);
 });
 
 describe('the AWS composition on moto and dynalite', () => {
@@ -338,5 +348,84 @@ describe('the AWS composition on moto and dynalite', () => {
     expect([...webhook.accepted.values()].map((delivery) => delivery.eventType)).toContain('scan.finished');
     s3.destroy();
     events.destroy();
+  }, 120_000);
+
+  it('lands a long-class fire on the long queue, where the long dispatch function runs it (DESIGN §11)', async () => {
+    // Runs after the test above: the schedule group, the table and the resources it made are there.
+    const group = Object.values(template.Resources).find((r) => r.Type === 'AWS::Scheduler::ScheduleGroup')!.Properties.Name as string;
+    const schedules = await coldStart('SchedulesFunction', '../../functions/api/schedules.ts');
+    const scans = await coldStart('ScansFunction', '../../functions/api/scans.ts');
+    // The long class's dispatch function: its environment from the template (RESOURCE_CLASS=long) and
+    // its own log group, as Lambda sets it; composed as functions/dispatch.ts composes it (that
+    // module is already loaded here with the standard function's environment).
+    const long = functionOf('DispatchLongDispatchFunction');
+    for (const [name, value] of Object.entries<Json>(long.props.Environment.Variables)) process.env[name] = await resolve(value);
+    process.env.AWS_LAMBDA_LOG_GROUP_NAME = await resolve(long.props.LoggingConfig.LogGroup);
+    Object.assign(process.env, machineSettings);
+    expect(process.env.RESOURCE_CLASS).toBe('long');
+    const { composeDispatch } = await import('../../functions/dispatch-composition.ts');
+    const { makeDispatchHandler } = await import('../../functions/dispatch-handler.ts');
+    const composed = composeDispatch('dispatch');
+    const longDispatch = makeDispatchHandler(composed.dispatch, composed.logger, composed.metrics) as Handler;
+    delete process.env.AWS_LAMBDA_LOG_GROUP_NAME;
+
+    const sessionKey = [...physical.entries()].find(([id]) => id.startsWith('SessionKey'))![1].value;
+    const token = await signSessionToken({ sub: 'user-1', tenant: TENANT, role: 'admin' }, sessionKey);
+    const authorizer = await coldStart('AuthorizerFunction', '../../functions/authorizer.ts');
+    const identity = (
+      await authorizer(
+        { type: 'REQUEST', routeKey: 'POST /api/scans/schedules/', headers: { authorization: `Bearer ${token}` }, cookies: [] },
+        lambdaContext('authorizer'),
+      )
+    ).context;
+
+    // An ai_red_team schedule (llmscan: the long class) through the schedules API.
+    const created = await schedules(
+      apiGatewayEvent('POST', '/api/scans/schedules/', {
+        body: {
+          name: 'assistant',
+          scan_type: 'ai_red_team',
+          target: 'https://assistant.example.com/v1/chat/completions',
+          cadence: 'daily',
+          // At llmscan's highest rate (10 requests a second; its default 1 made this scan 17 s).
+          scope: { families: ['system_prompt'], system_prompt_canary: SYSTEM_CANARY, rate: 10 },
+        },
+        authorizer: identity,
+      }),
+      lambdaContext('schedules'),
+    );
+    expect(created.statusCode).toBe(201);
+    const schedule = JSON.parse(created.body);
+    // The assistant as this machine reaches it: the loopback model server. The API refuses loopback
+    // in AWS (and no test resolves a public name), so the stored row's target is pointed at it here.
+    const rows = makeDynamoDbScheduleRepository(makeDocumentClient(dynamo.clientConfig), process.env.TABLE_NAME!);
+    const row = (await rows.get(TENANT, schedule.id))!;
+    await rows.update({ ...row, target: `${model.origin}/v1/chat/completions`, version: row.version + 1 });
+
+    // Its EventBridge schedule targets the long queue, not the standard one.
+    const stored = await new SchedulerClient(moto.clientConfig).send(new GetScheduleCommand({ Name: schedule.id, GroupName: group }));
+    const queues = functionOf('SchedulesFunction').props.Environment.Variables;
+    expect(stored.Target!.Arn).toBe(await resolve(queues.SCAN_QUEUE_ARN_LONG));
+    expect(stored.Target!.Arn).not.toBe(await resolve(queues.SCAN_QUEUE_ARN));
+
+    // The fire, played from the stored target, lands on the long queue; the long function runs llmscan.
+    const queueUrl = [...physical.values()].find((made) => made.Arn === stored.Target!.Arn)!.Ref;
+    const scheduledTime = '2026-11-28T02:00:00Z';
+    const fire = stored
+      .Target!.Input!.replace('<aws.scheduler.scheduled-time>', scheduledTime)
+      .replace('<aws.scheduler.execution-id>', randomUUID());
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: fire }));
+    const delivered = await receiveAll(queueUrl);
+    expect(delivered).toHaveLength(1);
+    expect(await longDispatch({ Records: delivered }, lambdaContext('dispatch', 900_000))).toEqual({ batchItemFailures: [] });
+
+    const read = async (path: string) =>
+      JSON.parse((await scans(apiGatewayEvent('GET', path, { authorizer: identity }), lambdaContext('scans'))).body);
+    const jobs = (await read(`/api/scans/?schedule_id=${schedule.id}`)).items;
+    expect(jobs).toEqual([expect.objectContaining({ scan_type: 'ai_red_team', trigger: 'cron', status: 'succeeded' })]);
+    // Its lines are in the long function's log group, and llmscan's system-prompt probe found the leak.
+    expect(jobs[0].log.log_group).toBe(await resolve(long.props.LoggingConfig.LogGroup));
+    const findings = (await read(`/api/findings/?scan_id=${jobs[0].id}`)).items;
+    expect(findings.map((finding: { rule_id: string }) => finding.rule_id)).toContain('llm.system_prompt.leak');
   }, 120_000);
 });

@@ -46,7 +46,7 @@ describe('schedule API', () => {
     expect(reply.body.id).toMatch(/^sch_[0-9A-Z]{26}$/);
     const triggers = await service.runtime.scheduler.list();
     expect(triggers.filter((t) => t.scheduleId === reply.body.id)).toEqual([
-      { name: reply.body.id, tenant, scheduleId: reply.body.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
+      { name: reply.body.id, tenant, scheduleId: reply.body.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC', queue: 'standard' },
     ]);
   });
 

@@ -419,7 +419,7 @@ describe('EventBridgeTriggerScheduler', () => {
       { name: 'not-json', reason: 'target input is not JSON' },
       { name: 'sch_01B', reason: 'target input lacks the scheduler context attributes' },
       { name: 'sch_01C', reason: 'target input names another schedule' },
-      { name: 'sch_01D', reason: 'target is not the scan queue' },
+      { name: 'sch_01D', reason: 'target is not a scan queue' },
     ]);
     expect(await scheduler.list()).toEqual(inventory.triggers);
     expect(warnings.filter((warning) => warning.message === 'unrecognised trigger')).toHaveLength(10);

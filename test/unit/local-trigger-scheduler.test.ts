@@ -168,7 +168,7 @@ describe('LocalTriggerScheduler', () => {
 
     // assert: 06:00 IST on 1 January is 00:30Z
     expect(await scheduler.list()).toEqual([
-      { name: 'sch1', tenant: 't1', scheduleId: 'sch1', expression: 'cron(0 6 * * ? *)', timezone: 'Asia/Kolkata' },
+      { name: 'sch1', tenant: 't1', scheduleId: 'sch1', expression: 'cron(0 6 * * ? *)', timezone: 'Asia/Kolkata', queue: 'standard' },
     ]);
     expect(queue.sent.map((m) => (m.kind === 'fire' ? m.scheduled_time : ''))).toEqual(['2026-01-01T00:30:00Z']);
   });
@@ -213,9 +213,23 @@ describe('LocalTriggerScheduler', () => {
 
     // assert
     expect(triggers).toEqual([
-      { name: 'sch1-dom', tenant: 't1', scheduleId: 'sch1', expression: 'cron(0 0 1,15 * ? *)', timezone: 'Europe/Paris' },
-      { name: 'sch1-dow', tenant: 't1', scheduleId: 'sch1', expression: 'cron(0 0 ? * MON *)', timezone: 'Europe/Paris' },
-      { name: 'sch2', tenant: 't2', scheduleId: 'sch2', expression: 'cron(0 3 ? * MON *)', timezone: 'UTC' },
+      {
+        name: 'sch1-dom',
+        tenant: 't1',
+        scheduleId: 'sch1',
+        expression: 'cron(0 0 1,15 * ? *)',
+        timezone: 'Europe/Paris',
+        queue: 'standard',
+      },
+      {
+        name: 'sch1-dow',
+        tenant: 't1',
+        scheduleId: 'sch1',
+        expression: 'cron(0 0 ? * MON *)',
+        timezone: 'Europe/Paris',
+        queue: 'standard',
+      },
+      { name: 'sch2', tenant: 't2', scheduleId: 'sch2', expression: 'cron(0 3 ? * MON *)', timezone: 'UTC', queue: 'standard' },
     ]);
   });
 

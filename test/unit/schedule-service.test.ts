@@ -50,7 +50,7 @@ describe('schedule service', () => {
     expect(world.calls).toEqual(['repo.count', 'triggers.sync', 'repo.create', 'repo.get']);
     expect(world.repo.rows.size).toBe(1);
     expect(await world.scheduler.list()).toEqual([
-      { name: created.id, tenant: 'acme', scheduleId: created.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC' },
+      { name: created.id, tenant: 'acme', scheduleId: created.id, expression: 'cron(0 2 * * ? *)', timezone: 'UTC', queue: 'standard' },
     ]);
   });
 

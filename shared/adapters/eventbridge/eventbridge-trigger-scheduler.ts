@@ -12,7 +12,8 @@ import { mapBounded } from '../../../lib/concurrency.ts';
 import { retry, type RetryOptions } from '../../../lib/retry.ts';
 import { TriggerUnavailableError } from '../../domain/errors.ts';
 import { triggerNames } from '../../domain/trigger-names.ts';
-import type { Trigger } from '../../domain/trigger.ts';
+import type { TargetedTrigger } from '../../domain/trigger.ts';
+import type { ResourceClass } from '../../../lib/engine-manifest.ts';
 import type { ProvisionedTrigger, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 import { matchesRequest, readTrigger, scheduleRequest, type TriggerTarget } from './schedule-request.ts';
 import { errorName, isRetryable } from './retryable-errors.ts';
@@ -29,8 +30,13 @@ export interface EventBridgeTriggerSchedulerOptions {
   client: SchedulerClient;
   /** The environment's schedule group; every trigger lives there. */
   groupName: string;
-  /** The scan queue, the target of every trigger. */
+  /** The standard class's scan queue: the target of every trigger of a standard type. */
   queueArn: string;
+  /**
+   * The other resource classes' scan queues (DESIGN §11): a trigger of a long type targets the long
+   * queue. A trigger of a class without one here is refused (TriggerUnavailableError).
+   */
+  classQueueArns?: Partial<Record<ResourceClass, string>>;
   /** The execution role that may only sqs:SendMessage to the scan queue. */
   roleArn: string;
   /** The queue that receives fires EventBridge could not deliver. */
@@ -84,7 +90,10 @@ type ExpectedError = 'ConflictException' | 'ResourceNotFoundException';
  */
 export class EventBridgeTriggerScheduler implements TriggerScheduler {
   readonly #client: SchedulerClient;
-  readonly #target: TriggerTarget;
+  readonly #target: Omit<TriggerTarget, 'queueArn'>;
+  /** Each resource class's scan queue ARN, and back. */
+  readonly #queueArns: ReadonlyMap<ResourceClass, string>;
+  readonly #classOfQueue: ReadonlyMap<string, ResourceClass>;
   /** The retry loop's policy (engine kit): attempts, full-jitter backoff, the injected sleep and random. */
   readonly #retry: Omit<RetryOptions, 'retryable'>;
   readonly #listConcurrency: number;
@@ -95,12 +104,13 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
 
   constructor(options: EventBridgeTriggerSchedulerOptions) {
     this.#client = options.client;
-    this.#target = {
-      groupName: options.groupName,
-      queueArn: options.queueArn,
-      roleArn: options.roleArn,
-      deadLetterArn: options.deadLetterArn,
-    };
+    this.#target = { groupName: options.groupName, roleArn: options.roleArn, deadLetterArn: options.deadLetterArn };
+    const queueArns = new Map<ResourceClass, string>([['standard', options.queueArn]]);
+    for (const [name, arn] of Object.entries(options.classQueueArns ?? {}) as [ResourceClass, string | undefined][]) {
+      if (arn !== undefined) queueArns.set(name, arn);
+    }
+    this.#queueArns = queueArns;
+    this.#classOfQueue = new Map([...queueArns].map(([name, arn]) => [arn, name]));
     const sleep = options.sleep ?? ((ms: number) => delay(ms));
     this.#retry = {
       attempts: options.maxAttempts ?? 5,
@@ -128,7 +138,7 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
    * missing one, still ends at the wanted schedule (#put, #update). Without it, every wanted name
    * is written and every other name the schedule could have is deleted, whether or not it exists.
    */
-  async sync(tenant: string, scheduleId: string, definition: Trigger | null, previous?: Trigger | null): Promise<void> {
+  async sync(tenant: string, scheduleId: string, definition: TargetedTrigger | null, previous?: TargetedTrigger | null): Promise<void> {
     const wanted = this.#triggersOf(tenant, scheduleId, definition);
     const wantedNames = new Set(wanted.map((trigger) => trigger.name));
     if (previous === undefined) {
@@ -141,12 +151,13 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
     for (const trigger of wanted) {
       const before = held.get(trigger.name);
       if (before === undefined) await this.#put(trigger);
-      else if (before.expression !== trigger.expression || before.timezone !== trigger.timezone) await this.#update(trigger);
+      else if (before.expression !== trigger.expression || before.timezone !== trigger.timezone || before.queue !== trigger.queue)
+        await this.#update(trigger);
     }
     for (const name of held.keys()) if (!wantedNames.has(name)) await this.deleteTrigger(name);
   }
 
-  #triggersOf(tenant: string, scheduleId: string, definition: Trigger | null): ProvisionedTrigger[] {
+  #triggersOf(tenant: string, scheduleId: string, definition: TargetedTrigger | null): ProvisionedTrigger[] {
     if (definition === null) return [];
     return triggerNames(scheduleId, definition.expressions.length).map((name, index) => ({
       name,
@@ -154,7 +165,17 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
       scheduleId,
       expression: definition.expressions[index],
       timezone: definition.timezone,
+      queue: definition.queue ?? 'standard',
     }));
+  }
+
+  /** The full target of one trigger: its resource class's scan queue, or why there is none. */
+  #targetOf(trigger: ProvisionedTrigger): TriggerTarget {
+    const queueArn = this.#queueArns.get(trigger.queue ?? 'standard');
+    if (queueArn === undefined) {
+      throw new TriggerUnavailableError(`no scan queue is configured for the ${trigger.queue} resource class`);
+    }
+    return { ...this.#target, queueArn };
   }
 
   /**
@@ -175,15 +196,15 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
     const names = await this.#listNames();
     const described = await mapBounded(names, this.#listConcurrency, async (name) => {
       const schedule = await this.#get(name);
-      return schedule === null ? null : { name, read: readTrigger(this.#target.queueArn, name, schedule) };
+      return schedule === null ? null : { name, read: readTrigger(this.#classOfQueue, name, schedule) };
     });
     const inventory: TriggerInventory = { triggers: [], unrecognised: [] };
     for (const entry of described) {
       if (entry === null) continue;
       const { name, read } = entry;
       if (read.ok) {
-        const { tenant, scheduleId, expression, timezone } = read;
-        inventory.triggers.push({ name, tenant, scheduleId, expression, timezone });
+        const { tenant, scheduleId, expression, timezone, queue } = read;
+        inventory.triggers.push({ name, tenant, scheduleId, expression, timezone, queue });
       } else {
         this.#logger?.warn('unrecognised trigger', { name, reason: read.reason });
         inventory.unrecognised.push({ name, reason: read.reason });
@@ -207,7 +228,7 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
    * concurrent delete between our calls (Get or Update then answers ResourceNotFound).
    */
   async #put(trigger: ProvisionedTrigger): Promise<void> {
-    const request = scheduleRequest(this.#target, trigger);
+    const request = scheduleRequest(this.#targetOf(trigger), trigger);
     for (let round = 1; ; round++) {
       const lastRound = round === 2;
       try {
@@ -230,7 +251,7 @@ export class EventBridgeTriggerScheduler implements TriggerScheduler {
 
   /** UpdateSchedule on a name the caller knows exists; one that is gone is created instead. */
   async #update(trigger: ProvisionedTrigger): Promise<void> {
-    const request = scheduleRequest(this.#target, trigger);
+    const request = scheduleRequest(this.#targetOf(trigger), trigger);
     try {
       await this.#send('UpdateSchedule', () => this.#client.send(new UpdateScheduleCommand(request)), ['ResourceNotFoundException']);
     } catch (error) {

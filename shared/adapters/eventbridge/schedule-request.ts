@@ -2,6 +2,7 @@ import type { CreateScheduleInput, GetScheduleOutput } from '@aws-sdk/client-sch
 import { FireMessage } from '../../domain/messages.ts';
 import { scheduleIdOfTrigger } from '../../domain/trigger-names.ts';
 import type { ProvisionedTrigger } from '../../ports/trigger-scheduler.ts';
+import type { ResourceClass } from '../../../lib/engine-manifest.ts';
 
 /** EventBridge Scheduler context attributes, substituted into the target input at each fire. */
 export const SCHEDULED_TIME_PLACEHOLDER = '<aws.scheduler.scheduled-time>';
@@ -16,7 +17,7 @@ export const EXECUTION_ID_PLACEHOLDER = '<aws.scheduler.execution-id>';
  */
 export const FIRE_RETRY_POLICY = { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 3_600 } as const;
 
-/** Where every trigger delivers, identical for all rows of one environment. */
+/** Where a trigger delivers: the environment's group, role and DLQ, and its resource class's scan queue. */
 export interface TriggerTarget {
   groupName: string;
   queueArn: string;
@@ -89,17 +90,21 @@ export function matchesRequest(existing: GetScheduleOutput, request: CreateSched
 
 /** A stored schedule read back as the fire it will deliver, or why it cannot be one of ours. */
 export type ReadTrigger =
-  { ok: true; tenant: string; scheduleId: string; expression: string; timezone: string } | { ok: false; reason: string };
+  | { ok: true; tenant: string; scheduleId: string; expression: string; timezone: string; queue: ResourceClass }
+  | { ok: false; reason: string };
 
 /**
- * Read tenant and schedule id back from a stored schedule's target input. Anything that would not
+ * Read tenant, schedule id and the resource class of its target queue (`queues`: each class's scan
+ * queue ARN) back from a stored schedule. Anything that would not
  * deliver a well-formed fire for the schedule its name claims is rejected with a reason: another
  * target, unparseable input, fixed values where the context attributes belong (every fire would
  * carry the same scheduled_time and be deduplicated away), or a schedule id that does not match
  * the name.
  */
-export function readTrigger(queueArn: string, name: string, schedule: GetScheduleOutput): ReadTrigger {
-  if (schedule.Target?.Arn !== queueArn) return { ok: false, reason: 'target is not the scan queue' };
+export function readTrigger(queues: ReadonlyMap<string, ResourceClass>, name: string, schedule: GetScheduleOutput): ReadTrigger {
+  const queue = queues.get(schedule.Target?.Arn ?? '');
+  if (queue === undefined) return { ok: false, reason: 'target is not a scan queue' };
+  if (schedule.Target === undefined) return { ok: false, reason: 'target is not a scan queue' };
   if (schedule.ScheduleExpression === undefined) return { ok: false, reason: 'no schedule expression' };
   let input: unknown;
   try {
@@ -124,5 +129,6 @@ export function readTrigger(queueArn: string, name: string, schedule: GetSchedul
     expression: schedule.ScheduleExpression,
     // The service evaluates a schedule without a timezone in UTC.
     timezone: schedule.ScheduleExpressionTimezone ?? 'UTC',
+    queue,
   };
 }

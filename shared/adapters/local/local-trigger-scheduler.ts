@@ -6,7 +6,7 @@ import type { FireMessage } from '../../domain/messages.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MessageQueue } from '../../ports/message-queue.ts';
 import { triggerNames } from '../../domain/trigger-names.ts';
-import type { Trigger } from '../../domain/trigger.ts';
+import type { TargetedTrigger } from '../../domain/trigger.ts';
 import type { ProvisionedTrigger, TriggerScheduler } from '../../ports/trigger-scheduler.ts';
 
 export interface LocalTriggerSchedulerOptions {
@@ -46,7 +46,7 @@ export class LocalTriggerScheduler implements TriggerScheduler {
     this.#onError = options.onError ?? ((err) => console.error('local trigger scheduler run failed', err));
   }
 
-  async sync(tenant: string, scheduleId: string, definition: Trigger | null): Promise<void> {
+  async sync(tenant: string, scheduleId: string, definition: TargetedTrigger | null): Promise<void> {
     const armed = definition === null ? [] : this.#arm(tenant, scheduleId, definition);
     for (const [key, trigger] of this.#triggers) {
       if (trigger.tenant === tenant && trigger.scheduleId === scheduleId) this.#triggers.delete(key);
@@ -55,12 +55,13 @@ export class LocalTriggerScheduler implements TriggerScheduler {
   }
 
   async list(): Promise<ProvisionedTrigger[]> {
-    return [...this.#triggers.values()].map(({ name, tenant, scheduleId, expression, timezone }) => ({
+    return [...this.#triggers.values()].map(({ name, tenant, scheduleId, expression, timezone, queue }) => ({
       name,
       tenant,
       scheduleId,
       expression,
       timezone,
+      queue,
     }));
   }
 
@@ -89,7 +90,7 @@ export class LocalTriggerScheduler implements TriggerScheduler {
     this.#timer = undefined;
   }
 
-  #arm(tenant: string, scheduleId: string, definition: Trigger): ArmedTrigger[] {
+  #arm(tenant: string, scheduleId: string, definition: TargetedTrigger): ArmedTrigger[] {
     // Refuse here what EventBridge would refuse on create, so a bad definition fails the request.
     if (!isValidTimeZone(definition.timezone)) {
       throw new TriggerUnavailableError(`unknown time zone ${definition.timezone}`);
@@ -102,7 +103,8 @@ export class LocalTriggerScheduler implements TriggerScheduler {
       } catch (err) {
         throw new TriggerUnavailableError(err instanceof Error ? err.message : String(err));
       }
-      return { name: names[i], tenant, scheduleId, expression, timezone: definition.timezone, checkedUntil: now };
+      const queue = definition.queue ?? 'standard';
+      return { name: names[i], tenant, scheduleId, expression, timezone: definition.timezone, queue, checkedUntil: now };
     });
   }
 
@@ -127,7 +129,7 @@ export class LocalTriggerScheduler implements TriggerScheduler {
         scheduled_time: at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
         execution_id: randomUUID(),
       };
-      await this.#queue.send(message);
+      await this.#queue.send(message, trigger.queue);
       // Advanced per message: after a failed send, the next run resumes with the unsent fires.
       trigger.checkedUntil = at;
       sent.push(message);

@@ -3,6 +3,7 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { decodeTime } from 'ulid';
 import { scanLogLineOf, type ScanLogLine } from '../../domain/scan-log.ts';
 import type { ScanLogs } from '../../ports/scan-log.ts';
+import type { ResourceClass } from '../../../lib/engine-manifest.ts';
 
 /** Pages of FilterLogEvents one read follows at most: a scan logs tens of lines, a runaway one is cut. */
 const MAX_PAGES = 20;
@@ -16,18 +17,28 @@ const LEAD_MS = 60_000;
  * for GET /api/scans/{id}/log/; without one (dispatch, which only writes) `read` says it cannot.
  */
 export function makeCloudWatchScanLogs(
-  logGroup: string,
+  defaultLogGroup: string,
   base: PowertoolsLogger,
   client?: () => Promise<Pick<CloudWatchLogsClient, 'send'>>,
+  /**
+   * Each resource class's dispatch log group (DESIGN §11; the scans function's DISPATCH_LOG_GROUP
+   * and DISPATCH_LOG_GROUP_LONG): a job's lines are in its class's group. Absent: `defaultLogGroup` for all.
+   */
+  classLogGroups: Partial<Record<ResourceClass, string>> = {},
 ): ScanLogs {
+  const readable = new Set([defaultLogGroup, ...Object.values(classLogGroups)]);
   return {
-    location: (scanId) => ({
-      log_group: logGroup,
+    location: (scanId, resourceClass) => ({
+      log_group: (resourceClass && classLogGroups[resourceClass]) || defaultLogGroup,
       insights_query: `fields @timestamp, level, message | filter scan_id = '${scanId}' | sort @timestamp asc`,
     }),
     loggerFor: (keys) => base.createChild({ persistentKeys: keys }),
-    async read(tenant, scanId, maxLines) {
+    async read(tenant, scanId, maxLines, stored) {
       if (!client) return null;
+      // The job's own group when it is one of the dispatch groups this function may read; a stored
+      // location is data, so any other name falls back to the default group rather than being read.
+      const named = stored !== undefined && 'log_group' in stored ? stored.log_group : undefined;
+      const logGroup = named !== undefined && readable.has(named) ? named : defaultLogGroup;
       const logs = await client();
       const { FilterLogEventsCommand } = await import('@aws-sdk/client-cloudwatch-logs');
       // Both values are checked ids (scan_ + ULID, the tenant pattern of DESIGN §3): nothing in them can

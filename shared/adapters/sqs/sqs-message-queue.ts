@@ -2,6 +2,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DispatchFailedError } from '../../domain/errors.ts';
 import { QueueMessage } from '../../domain/messages.ts';
 import type { MessageQueue } from '../../ports/message-queue.ts';
+import type { ResourceClass } from '../../../lib/engine-manifest.ts';
 
 /** The slice of a structured logger (Powertools Logger fits) this adapter writes to. */
 export interface QueueLogger {
@@ -12,12 +13,16 @@ export interface QueueLogger {
 export interface SqsMessageQueueOptions {
   /** Build it with makeSqsClient(). */
   client: SQSClient;
+  /** The standard class's scan queue. */
   queueUrl: string;
+  /** The other resource classes' scan queues (SCAN_QUEUE_URL_LONG); a message for a class without one is refused. */
+  classQueueUrls?: Partial<Record<ResourceClass, string>>;
   logger?: QueueLogger;
 }
 
 /**
- * MessageQueue on an SQS standard queue: one SendMessage per message, the body the message's JSON.
+ * MessageQueue on SQS standard queues, one per resource class (DESIGN §11): one SendMessage per
+ * message to its class's queue, the body the message's JSON.
  *
  * A message that does not match the QueueMessage schema is a programming error and throws the
  * schema's error before anything is sent. A refusal by SQS becomes DispatchFailedError naming the
@@ -25,19 +30,24 @@ export interface SqsMessageQueueOptions {
  */
 export class SqsMessageQueue implements MessageQueue {
   readonly #client: SQSClient;
-  readonly #queueUrl: string;
+  readonly #queueUrls: Partial<Record<ResourceClass, string>>;
   readonly #logger: QueueLogger | undefined;
 
   constructor(options: SqsMessageQueueOptions) {
     this.#client = options.client;
-    this.#queueUrl = options.queueUrl;
+    this.#queueUrls = { ...options.classQueueUrls, standard: options.queueUrl };
     this.#logger = options.logger;
   }
 
-  async send(message: QueueMessage): Promise<void> {
+  async send(message: QueueMessage, resourceClass: ResourceClass = 'standard'): Promise<void> {
     const body = JSON.stringify(QueueMessage.parse(message));
+    const queueUrl = this.#queueUrls[resourceClass];
+    if (queueUrl === undefined) {
+      this.#logger?.warn('queue send failed', { operation: 'SendMessage', error: 'NoQueueForClass', detail: resourceClass });
+      throw new DispatchFailedError(`no scan queue is configured for the ${resourceClass} resource class`);
+    }
     try {
-      await this.#client.send(new SendMessageCommand({ QueueUrl: this.#queueUrl, MessageBody: body }));
+      await this.#client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
     } catch (error) {
       const name = error instanceof Error && error.name ? error.name : 'UnknownError';
       this.#logger?.warn('queue send failed', {

@@ -16,8 +16,17 @@ export function composeDispatchService(
     metrics,
     events,
     outputs,
-  }: { runners: RunnerRegistry; scanLogs: ScanLogs; metrics?: Metrics; events?: EventPublisher; outputs?: OutputArtifacts },
+    marginMs,
+  }: {
+    runners: RunnerRegistry;
+    scanLogs: ScanLogs;
+    metrics?: Metrics;
+    events?: EventPublisher;
+    outputs?: OutputArtifacts;
+    /** Time kept back from each invocation: its resource class's (DESIGN §11), so a scan ends at the class's deadline. */
+    marginMs?: number;
+  },
 ) {
-  const engine = makeScanEngine({ scans, findings, issues, schedules, runners, clock, scanLogs, metrics, events, outputs });
+  const engine = makeScanEngine({ scans, findings, issues, schedules, runners, clock, scanLogs, metrics, events, outputs, marginMs });
   return makeDispatchService({ scans, schedules, engine, ids, clock, scanLogs, logger, metrics });
 }
