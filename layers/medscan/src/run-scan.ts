@@ -54,12 +54,13 @@ export function makeMedscanScan(dependencies: MedscanDependencies = {}) {
 
     if (target.kind === 'url') report.skip([...DICOM_RULE_IDS, ...HL7_RULE_IDS], 'a URL target is probed over HTTP only');
     else if (target.kind === 'host') {
+      if (dicomPorts.length === 0) report.skip(DICOM_RULE_IDS, 'no dicom_ports in the scope');
       const results: DicomPortResult[] = [];
       for (const port of dicomPorts) {
         progress('dicom port', { port });
         results.push(await probeDicomPort(port, scope.called_ae, { address, timeoutMs, signal }));
       }
-      recordDicom(report, target.host, results, scope.called_ae.length > 0);
+      if (dicomPorts.length > 0) recordDicom(report, target.host, results, scope.called_ae.length > 0);
       const answers: { port: number; answer: MllpAnswer }[] = [];
       for (const port of hl7Ports) answers.push({ port, answer: await probeMllp(address, port, timeoutMs, signal) });
       recordHl7(report, target.host, answers);

@@ -25,7 +25,6 @@ export const MedscanScope = z.lazy(() =>
   z.strictObject({
     dicom_ports: z
       .array(Port)
-      .min(1)
       .max(16)
       .default([...DEFAULT_DICOM_PORTS]),
     called_ae: z.array(AeTitle).max(5).default([]),
