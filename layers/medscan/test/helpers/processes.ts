@@ -39,8 +39,8 @@ export interface Started {
 export function start(command: string, args: readonly string[], cwd?: string): Started {
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('latin1')));
-  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString('latin1')));
+  child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString('latin1')));
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('latin1')));
   return {
     child,
     log: () => log,
