@@ -4,7 +4,7 @@
  */
 import { portRanges, type Coverage, type ReportBuilder } from '../../../../lib/report.ts';
 import { DICOM_RULE_IDS, MED_RULES } from '../catalogue.ts';
-import type { AcceptedProbe, AssociationProbe, DicomPortResult } from './dicom.ts';
+import { FIND_ABORTED, type AcceptedProbe, type AssociationProbe, type DicomPortResult } from './dicom.ts';
 
 const hex = (status: number): string => `0x${status.toString(16).padStart(4, '0')}`;
 
@@ -56,6 +56,8 @@ export function recordDicom(report: ReportBuilder, host: string, results: readon
           matches: probe.find.matches,
         },
       });
+    else if (probe.find.status === FIND_ABORTED)
+      pass(MED_RULES.queryOpen, `port ${port}: the peer aborted or closed the association at the C-FIND (query refused)`);
     else pass(MED_RULES.queryOpen, `port ${port}: C-FIND refused with status ${hex(probe.find.status)}`);
     if (probe.storageAccepted.length > 0)
       report.fail(MED_RULES.storeOpen, {

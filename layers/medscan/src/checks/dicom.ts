@@ -10,7 +10,7 @@ import type { VettedAddress } from '../../../../lib/target-policy.ts';
 import { ReadLimit, ReadTimeout, ConnectionClosed } from '../../../engine-kit/src/socket-reader.ts';
 import { requestAssociation, type Association } from '../dicom/association.ts';
 import { PATIENT_ROOT_FIND, STORAGE_SOPS, STUDY_ROOT_FIND, VERIFICATION_SOP } from '../dicom/dimse.ts';
-import { EXPLICIT_VR_LE, IMPLICIT_VR_LE, PduError, type PresentationContextRq } from '../dicom/pdu.ts';
+import { EXPLICIT_VR_LE, IMPLICIT_VR_LE, PduError, PeerAborted, type PresentationContextRq } from '../dicom/pdu.ts';
 import { randomAeTitle, randomPatientId } from '../random.ts';
 
 const TRANSFER = [IMPLICIT_VR_LE, EXPLICIT_VR_LE];
@@ -21,6 +21,9 @@ export const PROPOSED_CONTEXTS: readonly PresentationContextRq[] = [
   { id: CONTEXT.patientFind, abstractSyntax: PATIENT_ROOT_FIND, transferSyntaxes: [IMPLICIT_VR_LE] },
   ...STORAGE_SOPS.map((sop, index) => ({ id: CONTEXT.storage[index], abstractSyntax: sop, transferSyntaxes: TRANSFER })),
 ];
+
+/** The C-FIND's "status" when the peer aborted the association instead of answering it. */
+export const FIND_ABORTED = -1;
 
 /** What one accepted association showed. */
 export interface AcceptedProbe {
@@ -69,10 +72,21 @@ async function useAssociation(association: Association, calledAe: AcceptedProbe[
     if (echo !== undefined) probe.echoStatus = await association.echo(echo);
     const study = association.acceptedContext([CONTEXT.studyFind]);
     const patient = association.acceptedContext([CONTEXT.patientFind]);
-    if (study !== undefined)
-      probe.find = { ...(await association.find(study, STUDY_ROOT_FIND, randomPatientId(), 'STUDY')), model: 'study_root' };
-    else if (patient !== undefined)
-      probe.find = { ...(await association.find(patient, PATIENT_ROOT_FIND, randomPatientId(), 'PATIENT')), model: 'patient_root' };
+    const model = study !== undefined ? 'study_root' : 'patient_root';
+    const contextId = study ?? patient;
+    if (contextId !== undefined) {
+      try {
+        const sopClass = model === 'study_root' ? STUDY_ROOT_FIND : PATIENT_ROOT_FIND;
+        probe.find = {
+          ...(await association.find(contextId, sopClass, randomPatientId(), model === 'study_root' ? 'STUDY' : 'PATIENT')),
+          model,
+        };
+      } catch (error) {
+        // An abort (or a hang-up, as Orthanc does) answering the C-FIND refuses the query; the probe did not fail.
+        if (!(error instanceof PeerAborted || error instanceof ConnectionClosed)) throw error;
+        probe.find = { status: FIND_ABORTED, matches: 0, model };
+      }
+    }
   } finally {
     probe.ending = await association.close();
   }

@@ -17,6 +17,7 @@ import {
   pduFramer,
   PduError,
   PDU,
+  PeerAborted,
   pDataTf,
   releaseRq,
   type AssociationAnswer,
@@ -71,7 +72,7 @@ export class Association {
     for (;;) {
       const message = await this.reader.read(pduFramer(MAX_RECEIVE_PDU), this.options.timeoutMs, this.options.signal);
       const type = message.readUInt8(0);
-      if (type === PDU.abort) throw new PduError('the peer aborted the association');
+      if (type === PDU.abort) throw new PeerAborted('the peer aborted the association');
       if (type !== PDU.pData) throw new PduError(`the peer sent PDU type ${type} instead of a DIMSE response`);
       for (const pdv of parsePData(message)) {
         if (pdv.isCommand) {

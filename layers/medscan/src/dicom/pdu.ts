@@ -16,7 +16,12 @@ export const IMPLEMENTATION_VERSION = 'MEDSCAN_010';
 export const MAX_RECEIVE_PDU = 64 * 1024;
 
 export class PduError extends Error {
-  override readonly name = 'PduError';
+  override readonly name: string = 'PduError';
+}
+
+/** The peer sent an A-ABORT in the middle of an association (Orthanc does, to refuse a C-FIND from a peer it does not know). */
+export class PeerAborted extends PduError {
+  override readonly name = 'PeerAborted';
 }
 
 export interface PresentationContextRq {
