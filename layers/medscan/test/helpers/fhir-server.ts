@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from './processes.ts';
 
 const require = createRequire(import.meta.url);
-const STRATEGY = fileURLToPath(new URL('../fixtures/fhir-bearer-strategy.cjs', import.meta.url));
+const STRATEGY = fileURLToPath(new URL('../fixtures/fhir-bearer-strategy.ts', import.meta.url));
 
 /** The fixture patients: their names and ids must appear in no scan output. */
 export const FHIR_PATIENTS = [
@@ -19,6 +19,16 @@ export const FHIR_PATIENTS = [
   { resourceType: 'Patient', id: 'fixpat-5522', name: [{ family: 'Kubricek', given: ['Ottokar'] }], birthDate: '1958-07-09' },
 ];
 export const FHIR_PATIENT_STRINGS = ['fixpat-5521', 'fixpat-5522', 'Vlastimilova', 'Zdenka', 'Kubricek', 'Ottokar', '1961-02-03'];
+
+/** The little of express the helper uses (the package ships no types here). */
+interface Request {
+  method: string;
+  originalUrl: string;
+}
+interface ExpressApp {
+  use: (handler: (req: Request, res: unknown, next: () => void) => void) => void;
+  get: (path: string, handler: (req: Request, res: { json: (body: unknown) => void }) => void) => void;
+}
 
 export interface FhirServer {
   base: string;
@@ -31,7 +41,7 @@ export interface FhirOptions {
 }
 
 export async function startFhirServer(options: FhirOptions = {}): Promise<FhirServer> {
-  const express = require('express') as typeof import('express');
+  const express = require('express') as () => ExpressApp;
   const { initialize, constants } = require('@asymmetrik/node-fhir-server-core') as {
     initialize: (config: unknown, app: unknown) => { listen: (port: number, host: string, callback: () => void) => void; app: Server };
     constants: { VERSIONS: Record<string, string> };
