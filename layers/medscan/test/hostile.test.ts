@@ -125,8 +125,9 @@ describe('HL7 MLLP', () => {
     const port = await freePort();
     const messages: string[] = [];
     const server = new Hl7Server({ bindAddress: '127.0.0.1' });
-    const inbound = server.createInbound({ port }, async (req) => {
+    const inbound = server.createInbound({ port }, (req) => {
       messages.push(String(req.getMessage().get('MSH.9')));
+      return Promise.resolve();
     });
     inbound.on('data.error', () => {});
     try {
