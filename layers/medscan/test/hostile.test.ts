@@ -127,7 +127,6 @@ describe('HL7 MLLP', () => {
     const server = new Hl7Server({ bindAddress: '127.0.0.1' });
     const inbound = server.createInbound({ port }, (req) => {
       messages.push(String(req.getMessage().get('MSH.9')));
-      return Promise.resolve();
     });
     inbound.on('data.error', () => {});
     try {
