@@ -7,13 +7,14 @@
 import type { EngineManifest } from '../lib/engine-manifest.ts';
 import llmscan from './llmscan/manifest.ts';
 import mailscan from './mailscan/manifest.ts';
+import medscan from './medscan/manifest.ts';
 import netscan from './netscan/manifest.ts';
 import secretscan from './secretscan/manifest.ts';
 import sbomscan from './sbomscan/manifest.ts';
 import tlsscan from './tlsscan/manifest.ts';
 import webscan from './webscan/manifest.ts';
 
-export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan, llmscan];
+export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan, llmscan, medscan];
 
 /** The manifest of the engine that runs `scanType`, if any. */
 export function manifestOfScanType(scanType: string): EngineManifest | undefined {
