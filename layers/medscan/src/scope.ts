@@ -26,19 +26,30 @@ export const MedscanScope = z.lazy(() =>
     dicom_ports: z
       .array(Port)
       .max(16)
+      .meta({ title: 'DICOM ports', description: 'DICOM ports to probe when the target is a host (default [104, 11112, 2762, 4242])' })
       .default([...DEFAULT_DICOM_PORTS]),
-    called_ae: z.array(AeTitle).max(5).default([]),
+    called_ae: z
+      .array(AeTitle)
+      .max(5)
+      .meta({
+        title: 'Called AE titles',
+        description: 'AE titles you know the node answers to; tried only when a random called AE is refused, never guessed',
+      })
+      .default([]),
     fhir_bases: z
       .array(BasePath)
       .max(8)
+      .meta({ title: 'FHIR base paths', description: 'Paths probed for a FHIR server (default /fhir, /fhir/R4, /baseR4, /r4)' })
       .default([...DEFAULT_FHIR_BASES]),
     dicomweb_bases: z
       .array(BasePath)
       .max(8)
+      .meta({ title: 'DICOMweb base paths', description: 'Paths probed for QIDO-RS (default /dicom-web, /dicomweb, /rs)' })
       .default([...DEFAULT_DICOMWEB_BASES]),
     hl7_ports: z
       .array(Port)
       .max(8)
+      .meta({ title: 'HL7 MLLP ports', description: 'Ports probed with an empty MLLP frame when the target is a host (default [2575])' })
       .default([...DEFAULT_HL7_PORTS]),
     connect_timeout_ms: z.number().int().min(100).max(30_000).default(3000),
   }),
