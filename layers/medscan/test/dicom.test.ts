@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, start, waitForPort, type Started } from './helpers/processes.ts';
+import { dicomPing, echoscu, findscu } from './helpers/references.ts';
 import { outputs, runMedscan, statuses } from './helpers/run.ts';
 
 const run = promisify(execFile);
@@ -61,42 +62,6 @@ afterAll(async () => {
   await Promise.all([storescp?.stop(), dcmqrscp?.stop()]);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-async function echoscu(port: number, calledAe: string): Promise<boolean> {
-  return run('echoscu', ['-aet', 'REFCHECK', '-aec', calledAe, '127.0.0.1', String(port)]).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** findscu for a random patient id: true when the query completes (exit 0), whatever it matched. */
-async function findscu(port: number, calledAe: string): Promise<boolean> {
-  return run('findscu', [
-    '-S',
-    '-aet',
-    'REFCHECK',
-    '-aec',
-    calledAe,
-    '-k',
-    'QueryRetrieveLevel=STUDY',
-    '-k',
-    `PatientID=NOMATCH${Date.now()}`,
-    '127.0.0.1',
-    String(port),
-  ]).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function dicomPing(port: number): Promise<'any_aet' | 'called_aet_checked' | 'none'> {
-  const { stdout } = await run('nmap', ['-n', '-Pn', '-sT', '-p', String(port), '--script', '+dicom-ping', '127.0.0.1'], {
-    timeout: 60_000,
-  });
-  if (/Any AET is accepted/.test(stdout)) return 'any_aet';
-  if (/Called AET check enabled/.test(stdout)) return 'called_aet_checked';
-  return 'none';
-}
 
 describe('medscan on storescp (accepts any AE)', () => {
   it('fails any_called_ae, any_calling_ae, store_open and cleartext, and passes query_open (no FIND context)', async () => {

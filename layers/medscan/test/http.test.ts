@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FHIR_PATIENT_STRINGS, startFhirServer, type FhirServer } from './helpers/fhir-server.ts';
 import { startOrthanc, uploadToOrthanc, type Orthanc } from './helpers/orthanc.ts';
+import { dicomPing, echoscu } from './helpers/references.ts';
 import { outputs, runMedscan, statuses } from './helpers/run.ts';
 
 const run = promisify(execFile);
@@ -63,7 +64,7 @@ describe('medscan on Orthanc', () => {
     expect(report.checks.find((check) => check.id === 'med.orthanc.rest_unauthenticated')!.detail).toMatch(/401/);
   });
 
-  it('reads Orthanc’s DICOM port as open to any AE, where it refuses the unknown peer’s C-FIND (as findscu sees)', async () => {
+  it('reads Orthanc’s DICOM port as open to any AE, where it refuses the unknown peer’s C-FIND, as findscu, echoscu and nmap see', async () => {
     const { report } = await runMedscan(`127.0.0.1:${open.dicomPort}`);
     expect(statuses(report)).toMatchObject({
       'med.dicom.any_called_ae': 'fail',
@@ -86,6 +87,8 @@ describe('medscan on Orthanc', () => {
     ]);
     expect(`${stdout}${stderr}`).toMatch(/Peer aborted Association/);
     expect(open.process.log()).toMatch(/Rejected Find request/);
+    expect(await echoscu(open.dicomPort, 'ANYAE')).toBe(true);
+    expect(await dicomPing(open.dicomPort)).toBe('any_aet');
     expect(open.process.log()).not.toMatch(/Incoming (Store|Move|Get) request from AET MS/);
   });
 });
