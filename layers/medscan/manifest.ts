@@ -18,8 +18,8 @@ const manifest = {
   entry: 'src/bin/medscan.ts',
   bundleBudgetKiB: 200,
   testNeeds: {
-    debian: ['dcmtk', 'orthanc', 'orthanc-dicomweb', 'nmap'],
-    binaries: ['storescp', 'dcmqrscp', 'echoscu', 'findscu', 'dump2dcm', 'storescu', 'Orthanc', 'nmap'],
+    debian: ['dcmtk', 'orthanc', 'orthanc-dicomweb', 'nmap', 'openssl'],
+    binaries: ['storescp', 'dcmqrscp', 'echoscu', 'findscu', 'dump2dcm', 'storescu', 'Orthanc', 'nmap', 'openssl'],
   },
   doc: 'docs/medscan.md',
   summary: 'medical: DICOM, DICOMweb, Orthanc, FHIR and HL7 MLLP exposed without access control, proven without touching patient data',

@@ -24,13 +24,15 @@ let storePort: number;
 let qrPort: number;
 let storescp: Started;
 let dcmqrscp: Started;
+let tlsPort: number;
+let storescpTls: Started;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'medscan-dicom-'));
   await mkdir(join(dir, 'store'));
   await mkdir(join(dir, 'db1'));
   await mkdir(join(dir, 'db2'));
-  [storePort, qrPort] = [await freePort(), await freePort()];
+  [storePort, qrPort, tlsPort] = [await freePort(), await freePort(), await freePort()];
   await writeFile(
     join(dir, 'qr.cfg'),
     [
@@ -53,13 +55,29 @@ beforeAll(async () => {
   await run('dump2dcm', ['+te', FIXTURE, join(dir, 'study.dcm')]);
   storescp = start('storescp', ['-v', '-od', join(dir, 'store'), String(storePort)]);
   dcmqrscp = start('dcmqrscp', ['-v', '-c', join(dir, 'qr.cfg'), String(qrPort)]);
-  await Promise.all([waitForPort(storePort, storescp.child), waitForPort(qrPort, dcmqrscp.child)]);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(dir, 'key.pem'),
+    '-out',
+    join(dir, 'cert.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=localhost',
+  ]);
+  storescpTls = start('storescp', ['+tls', join(dir, 'key.pem'), join(dir, 'cert.pem'), '-od', join(dir, 'store'), String(tlsPort)]);
+  await Promise.all([waitForPort(storePort, storescp.child), waitForPort(qrPort, dcmqrscp.child), waitForPort(tlsPort, storescpTls.child)]);
   // The test study goes in at setup, by the known peer: the scan itself never stores anything.
   await run('storescu', ['-aet', 'LOADER', '-aec', 'OPENQR', '127.0.0.1', String(qrPort), join(dir, 'study.dcm')]);
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([storescp?.stop(), dcmqrscp?.stop()]);
+  await Promise.all([storescp?.stop(), dcmqrscp?.stop(), storescpTls?.stop()]);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -86,6 +104,18 @@ describe('medscan on storescp (accepts any AE)', () => {
     expect(await echoscu(storePort, 'NOSUCHAE')).toBe(statuses(report)['med.dicom.any_called_ae'] === 'fail');
     expect(await dicomPing(storePort)).toBe('any_aet');
   }, 60_000);
+});
+
+describe('DICOM-TLS beside plain DICOM', () => {
+  it('passes cleartext when a scanned DICOM port completes a TLS handshake (storescp +tls), and fails it without that port', async () => {
+    const both = await runMedscan('127.0.0.1', { dicom_ports: [storePort, tlsPort] });
+    expect(statuses(both.report)).toMatchObject({ 'med.dicom.cleartext': 'pass', 'med.dicom.any_called_ae': 'fail' });
+    expect(both.report.checks.find((check) => check.id === 'med.dicom.cleartext')!.detail).toBe(
+      `plain DICOM on ${storePort}, TLS offered on ${tlsPort}`,
+    );
+    const plain = await runMedscan('127.0.0.1', { dicom_ports: [storePort] });
+    expect(statuses(plain.report)['med.dicom.cleartext']).toBe('fail');
+  });
 });
 
 describe('medscan on dcmqrscp (an AE table and a study in its database)', () => {
