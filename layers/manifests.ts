@@ -8,6 +8,7 @@ import type { EngineManifest } from '../lib/engine-manifest.ts';
 import llmscan from './llmscan/manifest.ts';
 import m365scan from './m365scan/manifest.ts';
 import mailscan from './mailscan/manifest.ts';
+import medscan from './medscan/manifest.ts';
 import netscan from './netscan/manifest.ts';
 import nhiscan from './nhiscan/manifest.ts';
 import secretscan from './secretscan/manifest.ts';
@@ -15,7 +16,18 @@ import sbomscan from './sbomscan/manifest.ts';
 import tlsscan from './tlsscan/manifest.ts';
 import webscan from './webscan/manifest.ts';
 
-export const MANIFESTS: readonly EngineManifest[] = [mailscan, tlsscan, netscan, secretscan, sbomscan, webscan, llmscan, m365scan, nhiscan];
+export const MANIFESTS: readonly EngineManifest[] = [
+  mailscan,
+  tlsscan,
+  netscan,
+  secretscan,
+  sbomscan,
+  webscan,
+  llmscan,
+  m365scan,
+  nhiscan,
+  medscan,
+];
 
 /** The manifest of the engine that runs `scanType`, if any. */
 export function manifestOfScanType(scanType: string): EngineManifest | undefined {

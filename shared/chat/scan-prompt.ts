@@ -90,7 +90,7 @@ const SCAN_TYPE_WORDS: Array<[RegExp, ScanType]> = [
   [/\b(?:vm|vulnerabilit(?:y|ies)|vuln)\b/, 'vm'],
   [/\b(?:sbom|software bill of materials|dependency (?:scan|inventory))\b/, 'sbom'],
   [/\bvdi\b/, 'vdi'],
-  [/\bmedical\b/, 'medical'],
+  [/\b(?:medical|dicom|pacs|fhir|hl7)\b/, 'medical'],
   [/\b(?:ai red[ -]?team(?:ing)?|red[ -]?team|llm)\b/, 'ai_red_team'],
 ];
 

@@ -68,7 +68,7 @@ export function urlHostProblem(url: string, policy: TargetPolicy): string | null
 }
 
 /** How a scan type's target reaches the network, which decides how it is checked. */
-export type TargetReach = 'none' | 'host' | 'url' | 'repository' | 'network';
+export type TargetReach = 'none' | 'host' | 'url' | 'host_or_url' | 'repository' | 'network';
 
 /** Why a normalised target of this reach is refused by the policy, or null. */
 export function reachProblem(reach: TargetReach, target: string, policy: TargetPolicy): string | null {
@@ -81,6 +81,8 @@ export function reachProblem(reach: TargetReach, target: string, policy: TargetP
     }
     case 'url':
       return urlHostProblem(target, policy);
+    case 'host_or_url':
+      return /^https?:\/\//i.test(target) ? reachProblem('url', target, policy) : reachProblem('host', target, policy);
     case 'repository': {
       const scp = /^[^@/]+@([^:]+):/.exec(target);
       if (scp) return hostnameProblem(scp[1], policy);

@@ -39,6 +39,6 @@ export const scanTypes: Record<ScanType, ScanTypeInfo> = {
   vm: { label: 'VM', targetHint: 'IP, CIDR or hostname' },
   sbom: { label: 'SBOM', targetHint: 'repository URL' },
   vdi: { label: 'VDI', targetHint: 'IP, CIDR or hostname' },
-  medical: { label: 'Medical', targetHint: 'IP, CIDR or hostname' },
+  medical: { label: 'Medical', targetHint: 'host, host:port or FHIR/DICOMweb URL, e.g. pacs.example.org:11112' },
   ai_red_team: { label: 'AI Red-Team', targetHint: 'http(s) URL of the model endpoint' },
 };

@@ -59,6 +59,11 @@ export function httpUrl(input: string): TargetResult {
   return { ok: true, value: url.toString() };
 }
 
+/** A host, host:port or an http(s) URL (medical, DESIGN §22: DICOM and MLLP by host and port, FHIR and DICOMweb by URL). */
+export function hostPortOrHttpUrl(input: string): TargetResult {
+  return /^https?:\/\//i.test(input.trim()) ? httpUrl(input) : hostnameWithOptionalPort(input);
+}
+
 /**
  * `https://host/org/repo(.git)`, a repository at the host's top (`https://git.example.com/repo.git`,
  * as a self-hosted git server or `git http-backend` serves it), or the scp-like `git@host:org/repo.git`.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { engineLessRunners, freshTenant, scheduleBody, startTestService, type TestService } from '../helpers/local-service.ts';
 import { runnerScanTypes } from '../../shared/domain/runner-types.ts';
 import { SCAN_TYPES } from '../../shared/domain/scan-types.ts';
+import { manifestOfScanType } from '../../layers/manifests.ts';
 
 describe('schedule API', () => {
   let service: TestService;
@@ -198,8 +199,15 @@ describe('schedule API', () => {
       resource_class: 'long',
       doc: 'docs/llmscan.md',
     });
+    expect(reply.body.items.find((item: { value: string }) => item.value === 'medical').engine).toMatchObject({
+      name: 'medscan',
+      target_kind: 'host_port_or_url',
+      doc: 'docs/medscan.md',
+    });
     // A type no engine of this build runs has none.
-    expect(reply.body.items.find((item: { value: string }) => item.value === 'medical').engine).toBeNull();
+    for (const item of reply.body.items as { value: string; engine: unknown }[]) {
+      if (!manifestOfScanType(item.value)) expect(item.engine).toBeNull();
+    }
     const available = reply.body.items.filter((item: { runner_available: boolean }) => item.runner_available);
     expect(available.map((item: { value: string }) => item.value).sort()).toEqual(runnerScanTypes().sort());
     expect(reply.body.items.map((item: { value: string }) => item.value)).toContain('ai_red_team');

@@ -57,6 +57,8 @@ const understood: Array<[string, PromptRequest]> = [
   ['check m365 for contoso.com', scan({ scan_type: 'm365', target: 'contoso.com' })],
   ['ai red team https://llm.example.com/v1/chat', scan({ scan_type: 'ai_red_team', target: 'https://llm.example.com/v1/chat' })],
   ['medical device scan 93.184.215.7', scan({ scan_type: 'medical', target: '93.184.215.7' })],
+  ['scan the PACS at pacs.example.org:11112', scan({ scan_type: 'medical', target: 'pacs.example.org:11112' })],
+  ['check the FHIR server https://fhir.example.org/fhir', scan({ scan_type: 'medical', target: 'https://fhir.example.org/fhir' })],
   ['vdi scan of vdi.example.com', scan({ scan_type: 'vdi', target: 'vdi.example.com' })],
   // preset cadences (UTC, DESIGN §5)
   ['schedule a daily mail scan of example.com', schedule(mail('example.com', { cadence: 'daily' }))],
