@@ -5,7 +5,7 @@ import { NetscanRequestScope } from './src/scope.ts';
 
 const manifest = {
   name: 'netscan',
-  // One engine for two scan types: the job's type becomes the scope's `mode` (vm: OSV lookups of
+  // One engine for two scan types: the job's type becomes the scope's `mode` (vm: NVD and OSV lookups of
   // detected versions; vapt: unauthenticated-access probes).
   scanTypes: ['vm', 'vapt'],
   scanTypeScopeKey: 'mode',
@@ -23,7 +23,7 @@ const manifest = {
     binaries: ['nmap', 'openssl', 'redis-server', '/usr/sbin/sshd', '/usr/bin/python3'],
   },
   doc: 'docs/netscan.md',
-  summary: 'Open ports, exposed services and cleartext protocols (vapt), and known-vulnerable versions from OSV (vm)',
+  summary: 'Open ports, exposed services and cleartext protocols (vapt), and known-vulnerable versions from NVD and OSV (vm)',
 } as const satisfies EngineManifest;
 
 export default manifest;

@@ -64,8 +64,45 @@ type OsvRecord = {
   summary?: unknown;
   severity?: { type?: unknown; score?: unknown }[];
   database_specific?: { severity?: unknown };
-  affected?: { package?: { name?: unknown; ecosystem?: unknown }; ranges?: { events?: Record<string, unknown>[] }[] }[];
+  affected?: {
+    package?: { name?: unknown; ecosystem?: unknown };
+    versions?: unknown;
+    ranges?: { type?: unknown; events?: Record<string, unknown>[] }[];
+  }[];
 };
+
+/**
+ * Whether a record's own ranges put the package version among the affected (OSV schema,
+ * "Evaluation"): the events of each ECOSYSTEM range in the ecosystem's order, `introduced` opening,
+ * `fixed` and `last_affected` closing, or the version listed in `versions`. A record with no entry
+ * for the package does not affect it: the service's match is not taken on trust.
+ */
+export function affectsVersion(record: OsvRecord, pkg: OsvPackageVersion, order: (a: string, b: string) => number): boolean {
+  return (record.affected ?? []).some((affected) => {
+    if (affected.package?.name !== pkg.name || affected.package.ecosystem !== pkg.ecosystem) return false;
+    if (Array.isArray(affected.versions) && affected.versions.includes(pkg.version)) return true;
+    return (affected.ranges ?? []).some((range) => {
+      if (range.type !== 'ECOSYSTEM') return false;
+      const events = (range.events ?? [])
+        .map((event) => {
+          const [kind, value] = Object.entries(event)[0] ?? [];
+          return typeof value === 'string' && (kind === 'introduced' || kind === 'fixed' || kind === 'last_affected')
+            ? { kind, value }
+            : undefined;
+        })
+        .filter((event) => event !== undefined)
+        .sort((a, b) => (a.value === '0' ? -1 : b.value === '0' ? 1 : order(a.value, b.value)));
+      let affectedNow = false;
+      for (const { kind, value } of events) {
+        const at = value === '0' && kind === 'introduced' ? 1 : order(pkg.version, value);
+        if (kind === 'introduced' && at >= 0) affectedNow = true;
+        else if (kind === 'fixed' && at >= 0) affectedNow = false;
+        else if (kind === 'last_affected' && at > 0) affectedNow = false;
+      }
+      return affectedNow;
+    });
+  });
+}
 
 const LABELS: Record<string, CvssSeverity> = { CRITICAL: 'critical', HIGH: 'high', MODERATE: 'medium', MEDIUM: 'medium', LOW: 'low' };
 
@@ -115,7 +152,16 @@ export async function boundedJson(response: Response, maxBytes = MAX_BODY_BYTES)
 export async function queryOsv(
   baseUrl: string,
   pkg: OsvPackageVersion,
-  options: { signal: AbortSignal; fetch?: typeof fetch },
+  options: {
+    signal: AbortSignal;
+    fetch?: typeof fetch;
+    /**
+     * The ecosystem's version order: each record is re-checked against its own ranges and dropped
+     * (its id pushed to `excluded`) when they leave the version out.
+     */
+    versionOrder?: (a: string, b: string) => number;
+    excluded?: string[];
+  },
 ): Promise<KnownVulnerability[]> {
   const doFetch = options.fetch ?? fetch;
   const url = new URL('v1/query', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
@@ -144,7 +190,10 @@ export async function queryOsv(
         `${url.origin} answered more than ${MAX_RECORDS_PER_PACKAGE} records for ${pkg.ecosystem}/${pkg.name} ${pkg.version}`,
       );
     }
-    for (const record of vulns) found.push(summarise(record, pkg));
+    for (const record of vulns) {
+      if (options.versionOrder && !affectsVersion(record, pkg, options.versionOrder)) options.excluded?.push(String(record.id));
+      else found.push(summarise(record, pkg));
+    }
     if (next === undefined) return found;
     pageToken = next;
   }

@@ -104,7 +104,7 @@ const OWN_RULE_TEXT: readonly OwnRule[] = [
     computed_severity: true,
     title: 'Known-vulnerable version',
     description:
-      '(vm) A detected product version has a known vulnerability in the configured OSV-compatible service (NETSCAN_OSV_URL); severity from the CVSS v3 base score bands.',
+      '(vm) A version a service announces has a known vulnerability: an upstream product by its CPE in an NVD CVE API 2.0 service (NETSCAN_NVD_URL; version ranges re-checked), a Debian package named by the banner in an OSV-compatible service (NETSCAN_OSV_URL); severity from the CVSS v3 base score bands.',
     remediation: 'Upgrade to a fixed version (evidence: fixed) or apply the vendor’s mitigation.',
   },
 ];

@@ -225,6 +225,8 @@ export function makeNetscanScan(dependencies: NetscanDependencies = {}) {
     if (scope.mode === 'vm') {
       versions = await lookUpVersions(identified, {
         osvUrl: context.env.NETSCAN_OSV_URL,
+        nvdUrl: context.env.NETSCAN_NVD_URL,
+        nvdKey: context.env.NETSCAN_NVD_KEY,
         upstreamEcosystem: context.env.NETSCAN_OSV_UPSTREAM_ECOSYSTEM,
         signal: deadline.signal,
         fetch: dependencies.fetch,

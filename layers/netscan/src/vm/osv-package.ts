@@ -32,14 +32,19 @@ const UPSTREAM_NAMES: Record<string, string> = {
   lighttpd: 'lighttpd',
 };
 
+/** The Debian package a banner names (OpenSSH's `Debian-10+deb9u7` comment), if it names one. */
+export function debianPackageOf(identity: ServiceIdentity): OsvPackageVersion | undefined {
+  const comment = typeof identity.details?.comment === 'string' ? identity.details.comment : '';
+  const debian = /^Debian-([\w.~+]+?\+deb(\d+)u\d+)$/.exec(comment);
+  if (identity.product !== 'OpenSSH' || !identity.version || !debian) return undefined;
+  return { name: 'openssh', ecosystem: `Debian:${debian[2]}`, version: `1:${identity.version}-${debian[1]}` };
+}
+
 /** The package version to query for an identity, or the reason there is none. */
 export function osvPackageOf(identity: ServiceIdentity, upstreamEcosystem: string | undefined): OsvPackageVersion | { none: string } {
   if (!identity.product || !identity.version) return { none: 'no product version detected' };
-  const comment = typeof identity.details?.comment === 'string' ? identity.details.comment : '';
-  const debian = /^Debian-([\w.~+]+?\+deb(\d+)u\d+)$/.exec(comment);
-  if (identity.product === 'OpenSSH' && debian) {
-    return { name: 'openssh', ecosystem: `Debian:${debian[2]}`, version: `1:${identity.version}-${debian[1]}` };
-  }
+  const debian = debianPackageOf(identity);
+  if (debian) return debian;
   const name = UPSTREAM_NAMES[identity.product];
   if (!name) return { none: `no OSV package known for ${identity.product}` };
   if (!upstreamEcosystem) return { none: `${identity.product} is an upstream product and NETSCAN_OSV_UPSTREAM_ECOSYSTEM is unset` };
