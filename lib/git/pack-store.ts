@@ -5,6 +5,7 @@ import { ByteArena } from './byte-arena.ts';
 import { ByteLru } from './byte-lru.ts';
 import { applyDelta, CorruptPack, deltaTargetSize } from './delta.ts';
 import { eventLoopTurns } from './event-loop-turns.ts';
+import { OidIndex } from './oid-index.ts';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 const TYPE_NAMES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
@@ -74,6 +75,15 @@ function compressedGuess(size: number): number {
   return size + (size >> 12) + (size >> 14) + 64;
 }
 
+/**
+ * What a cached object costs besides its bytes: its own ArrayBuffer (the JS object, V8's backing
+ * store record, the malloc'd bytes), the Buffer view and the cache's entry. 100,000 live 25-byte
+ * buffers took 83 MB of RSS in node 24, about 850 bytes each: charged as 1 KiB.
+ */
+const CACHE_ENTRY_OVERHEAD_BYTES = 1024;
+/** Objects smaller than this are not cached as delta bases (see `remember`). */
+const MIN_CACHED_BYTES = 256;
+
 /** The largest compressed stream readAt reads into its reused buffer. */
 const SCRATCH_BYTES = 1 << 20;
 
@@ -86,7 +96,8 @@ function isTruncation(error: unknown): boolean {
  * (`index()`): each object inflated with node:zlib, deltas (OFS and REF) resolved against a base
  * cache bounded in bytes, each object hashed once for its id. What stays in memory is per object
  * a few numbers and its id; contents are read back by offset (`read()`), a delta's base from the
- * cache or, when it was evicted, re-read from the file.
+ * cache or, when it was evicted, re-read from the file. Per object that is about 70 bytes
+ * (typed arrays by ordinal and the id index), so two million tiny objects hold about 140 MB.
  */
 export class PackStore {
   private readonly fd: number;
@@ -94,22 +105,22 @@ export class PackStore {
   private readonly cache: ByteLru<number>;
   private readonly arena: ByteArena;
   private count = 0;
-  /** Per object, in pack order: where its header starts, where its zlib stream starts. */
+  /** Per object, in pack order: where its header starts, and its length (the zlib stream follows). */
   private offsets = new Float64Array(0);
-  private dataOffsets = new Float64Array(0);
+  private headerLengths = new Uint8Array(0);
   /** The pack type (1–4, 6 OFS, 7 REF), the resolved type (1–4), the resolved size. */
   private kinds = new Uint8Array(0);
   private types = new Uint8Array(0);
   private sizes = new Float64Array(0);
   /** A delta's base, as an ordinal (-1 until a REF_DELTA's base is known). */
   private bases = new Int32Array(0);
-  /** A delta's own inflated size (its header's), for re-reads. */
-  private deltaSizes = new Float64Array(0);
-  /** Where the arena holds the object's inflated pack data, plus one (0: not kept). */
-  private kept = new Float64Array(0);
+  /** A delta's own inflated size (its header's, at most maxObjectBytes), for re-reads. */
+  private deltaSizes = new Uint32Array(0);
+  /** Where the arena holds the object's inflated pack data, plus one (0: not kept; the arena is far under 4 GiB). */
+  private kept = new Uint32Array(0);
   /** Objects over maxObjectBytes: known by id and size only. */
   private readonly large = new Set<number>();
-  private readonly ordinals = new Map<string, number>();
+  private readonly ids = new OidIndex();
   private readonly pendingRefs = new Map<number, string>();
 
   private constructor(
@@ -119,7 +130,7 @@ export class PackStore {
   ) {
     this.fd = openSync(path, 'r');
     this.source = source ?? completeFile(fstatSync(this.fd).size);
-    this.cache = new ByteLru(options.cacheBytes);
+    this.cache = new ByteLru(options.cacheBytes, CACHE_ENTRY_OVERHEAD_BYTES);
     this.arena = new ByteArena(options.keptBytes ?? 0);
   }
 
@@ -158,14 +169,20 @@ export class PackStore {
   }
 
   has(oid: string): boolean {
-    return this.ordinals.has(oid);
+    return this.ids.get(oid) !== undefined;
   }
 
   /** Pack order of an object (reading in this order finds delta bases in the cache). */
   ordinal(oid: string): number {
-    const ordinal = this.ordinals.get(oid);
+    const ordinal = this.ids.get(oid);
     if (ordinal === undefined) throw new ObjectNotFound(oid);
     return ordinal;
+  }
+
+  /** The id of the object at `ordinal` (hex). */
+  oidOf(ordinal: number): string {
+    if (!(ordinal >= 0 && ordinal < this.count)) throw new ObjectNotFound(`#${ordinal}`);
+    return this.ids.hex(ordinal);
   }
 
   typeOf(oid: string): ObjectType {
@@ -211,7 +228,7 @@ export class PackStore {
   private inflateAt(ordinal: number, size: number): Buffer {
     const kept = this.kept[ordinal];
     if (kept > 0) return this.arena.view(kept - 1, size);
-    const start = this.dataOffsets[ordinal];
+    const start = this.offsets[ordinal] + this.headerLengths[ordinal];
     const stop = ordinal + 1 < this.count ? this.offsets[ordinal + 1] : this.end;
     return this.inflate(this.readAt(start, stop - start), size);
   }
@@ -233,11 +250,23 @@ export class PackStore {
     const { buffer, engine } = inflated;
     if (buffer.length !== size) throw new CorruptPack(`an object inflates to ${buffer.length} bytes, not the ${size} its header says`);
     this.consumed = engine.bytesWritten;
-    if (buffer.buffer.byteLength <= buffer.length * 2) return buffer;
-    // zlib's small outputs are views of node's shared pool: a cached one would pin a whole slab.
-    const own = Buffer.allocUnsafeSlow(buffer.length);
-    buffer.copy(own);
-    return own;
+    return buffer;
+  }
+
+  /**
+   * Caches an object's content as a delta base. A tiny one is not cached: re-reading it from the
+   * file costs less than the buffer of its own it would need (about a kilobyte each; two million
+   * tiny objects churned through the cache held hundreds of megabytes).
+   */
+  private remember(ordinal: number, content: Uint8Array): void {
+    if (content.length < MIN_CACHED_BYTES) return;
+    let own = content;
+    if (content.buffer.byteLength > content.length * 2) {
+      // zlib's small outputs are views of node's shared pool: a cached one would pin a whole slab.
+      own = Buffer.allocUnsafeSlow(content.length);
+      own.set(content);
+    }
+    this.cache.set(ordinal, own);
   }
 
   /** Compressed bytes the last inflate() used. */
@@ -257,44 +286,44 @@ export class PackStore {
     }
     if (content === undefined) {
       content = this.inflateAt(at, this.sizes[at]);
-      this.cache.set(at, content);
+      this.remember(at, content);
     }
     for (let step = chain.length - 1; step >= 0; step -= 1) {
       const delta = chain[step];
       content = applyDelta(content, this.inflateAt(delta, this.deltaSizes[delta]));
-      this.cache.set(delta, content);
+      this.remember(delta, content);
     }
     return content;
   }
 
   private hash(ordinal: number, type: number, content: Uint8Array): void {
-    const oid = createHash('sha1').update(`${TYPE_NAMES[type]} ${content.length}\0`).update(content).digest('hex');
-    this.record(ordinal, type, content.length, oid);
+    const id = createHash('sha1').update(`${TYPE_NAMES[type]} ${content.length}\0`).update(content).digest();
+    this.record(ordinal, type, content.length, id);
     if (type === BLOB) this.options.onBlob?.(ordinal, content);
   }
 
-  private record(ordinal: number, type: number, size: number, oid: string): void {
+  private record(ordinal: number, type: number, size: number, id: Uint8Array): void {
     this.types[ordinal] = type;
     this.sizes[ordinal] = size;
-    if (!this.ordinals.has(oid)) this.ordinals.set(oid, ordinal);
+    this.ids.add(ordinal, id);
   }
 
   /** Room for `ordinal` in the per-object arrays (grown as the pass goes: the count is the server's word). */
   private reserve(ordinal: number): void {
     if (ordinal < this.offsets.length) return;
     const size = Math.min(this.count, Math.max(1024, this.offsets.length * 2));
-    const grow = <T extends Float64Array | Uint8Array | Int32Array>(old: T, make: (n: number) => T): T => {
+    const grow = <T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(old: T, make: (n: number) => T): T => {
       const next = make(size);
       next.set(old);
       return next;
     };
     this.offsets = grow(this.offsets, (n) => new Float64Array(n));
-    this.dataOffsets = grow(this.dataOffsets, (n) => new Float64Array(n));
+    this.headerLengths = grow(this.headerLengths, (n) => new Uint8Array(n));
     this.kinds = grow(this.kinds, (n) => new Uint8Array(n));
     this.types = grow(this.types, (n) => new Uint8Array(n));
     this.sizes = grow(this.sizes, (n) => new Float64Array(n));
-    this.deltaSizes = grow(this.deltaSizes, (n) => new Float64Array(n));
-    this.kept = grow(this.kept, (n) => new Float64Array(n));
+    this.deltaSizes = grow(this.deltaSizes, (n) => new Uint32Array(n));
+    this.kept = grow(this.kept, (n) => new Uint32Array(n));
     const bases = new Int32Array(size).fill(-1);
     bases.set(this.bases);
     this.bases = bases;
@@ -352,14 +381,13 @@ export class PackStore {
       } else if (kind === REF_DELTA) {
         head = window.bytes(position, at + 20);
         if (head.length < at + 20) throw new CorruptPack('a delta base id is cut');
-        const baseOid = head.toString('hex', at, at + 20);
-        at += 20;
-        const base = this.ordinals.get(baseOid);
-        if (base === undefined) this.pendingRefs.set(ordinal, baseOid);
+        const base = this.ids.find(head.subarray(at, at + 20));
+        if (base === undefined) this.pendingRefs.set(ordinal, head.toString('hex', at, at + 20));
         else this.bases[ordinal] = base;
+        at += 20;
       }
       const dataStart = position + at;
-      this.dataOffsets[ordinal] = dataStart;
+      this.headerLengths[ordinal] = at;
 
       if (kind < OFS_DELTA && size > this.options.maxObjectBytes) {
         // Rare: read as a stream from the file once it is complete.
@@ -371,7 +399,7 @@ export class PackStore {
       const data = await this.inflateFromWindow(window, dataStart, size);
       position = dataStart + this.consumed;
       if (kind < OFS_DELTA) {
-        this.cache.set(ordinal, data);
+        this.remember(ordinal, data);
         this.hash(ordinal, kind, data);
         this.keep(ordinal, data);
       } else {
@@ -387,7 +415,7 @@ export class PackStore {
     await this.need(Number.POSITIVE_INFINITY);
     if (position !== this.end) throw new CorruptPack(`${this.end - position} bytes after the last object`);
     window.verify();
-    this.resolvePendingRefs();
+    await this.resolvePendingRefs(turn);
   }
 
   /** Keeps a commit's or a tree's inflated pack data (`data`: its content, or its delta) while the budget lasts. */
@@ -405,16 +433,18 @@ export class PackStore {
     const base = this.bases[ordinal];
     if (this.large.has(base)) throw new ObjectTooLarge(this.sizes[base], this.options.maxObjectBytes);
     const content = applyDelta(this.resolve(base), delta);
-    this.cache.set(ordinal, content);
+    this.remember(ordinal, content);
     this.hash(ordinal, this.types[base], content);
   }
 
   /** REF_DELTAs whose base came later in the pack (or never): resolved now, or the pack is refused. */
-  private resolvePendingRefs(): void {
+  private async resolvePendingRefs(turn: () => Promise<boolean>): Promise<void> {
     while (this.pendingRefs.size > 0) {
       let progressed = false;
       for (const [ordinal, baseOid] of this.pendingRefs) {
-        const base = this.ordinals.get(baseOid);
+        // Long work of its own (a pack of REF_DELTAs in reverse order): the deadline is checked inside it.
+        if (await turn()) this.options.signal.throwIfAborted();
+        const base = this.ids.get(baseOid);
         if (base === undefined) continue;
         this.bases[ordinal] = base;
         this.pendingRefs.delete(ordinal);
@@ -482,7 +512,7 @@ export class PackStore {
     source.destroy();
     if (inflated !== size) throw new CorruptPack(`an object inflates to ${inflated} bytes, not the ${size} its header says`);
     this.large.add(ordinal);
-    this.record(ordinal, kind, size, hash.digest('hex'));
+    this.record(ordinal, kind, size, hash.digest());
     return inflater.bytesWritten;
   }
 }

@@ -24,10 +24,16 @@ export interface BlobSighting {
 export interface HistoryWalk {
   /** Commits walked, newest first. */
   commits: number;
-  /** Every distinct blob with every path it was seen at (oldest sighting per path). */
-  blobs: Map<string, BlobSighting[]>;
-  /** `blob oid \0 path` for every file of the tip's tree: what `in_head` means. */
-  head: Set<string>;
+  /**
+   * Every distinct blob, by its pack ordinal, with the paths it was seen at (oldest sighting per
+   * path; at most MAX_SIGHTINGS_PER_BLOB, the rest counted in `sightingsLeftOut`). One sighting is
+   * held as itself, not in an array: most blobs have one.
+   */
+  blobs: Map<number, BlobSighting | BlobSighting[]>;
+  /** Paths of blobs met past MAX_SIGHTINGS_PER_BLOB, not kept (a path met again may count twice). */
+  sightingsLeftOut: number;
+  /** Whether the tip's tree holds this blob at this path: what `in_head` means (looked up, not collected). */
+  inHead(ordinal: number, path: string): boolean;
   /** Paths of submodules (gitlinks) seen; their commits live elsewhere and are not fetched. */
   submodules: Set<string>;
   /** True when the walk stopped at `maxCommits` with older commits left. */
@@ -60,9 +66,16 @@ export class TooManyFiles extends Error {
 
 /** The last tree visited at each path, to decode only what a new version changed (bounded). */
 const PREVIOUS_TREES_BYTES = 32 * 1024 * 1024;
+/** Paths kept per blob: a secret is reported at up to MAX_LOCATIONS of them anyway (scan.ts). */
+export const MAX_SIGHTINGS_PER_BLOB = 64;
+/** Subtrees remembered as visited at a path; past it the oldest are forgotten (and re-read if met again). */
+const SEEN_TREES = 100_000;
+/** Tree entries between two looks at the deadline inside one commit's tree. */
+const ENTRIES_PER_CHECK = 1024;
 
-export function headKey(oid: string, path: string): string {
-  return `${oid}\u0000${path}`;
+/** The sightings of a blob as a list. */
+export function sightingsOf(value: BlobSighting | BlobSighting[]): BlobSighting[] {
+  return Array.isArray(value) ? value : [value];
 }
 
 interface LoggedCommit {
@@ -76,11 +89,20 @@ interface LoggedCommit {
  * server declared shallow; anywhere else the history is incomplete, and walking on would report a
  * cut history as whole (an error read as clean), so it is an error.
  */
-function log(store: PackStore, tip: string, limit: number, shallow: ReadonlySet<string>, cutAt: string[]): LoggedCommit[] {
+async function log(
+  store: PackStore,
+  tip: string,
+  limit: number,
+  shallow: ReadonlySet<string>,
+  cutAt: string[],
+  signal: AbortSignal,
+): Promise<LoggedCommit[]> {
   const seen = new Set<string>([tip]);
   const queue: LoggedCommit[] = [{ oid: tip, info: parseCommit(tip, store.read(tip, 'commit')) }];
   const out: LoggedCommit[] = [];
+  const turn = eventLoopTurns();
   while (queue.length > 0 && out.length < limit) {
+    if (await turn()) signal.throwIfAborted();
     const next = queue.shift()!;
     out.push(next);
     for (const parent of next.info.parents) {
@@ -108,6 +130,37 @@ function treeOf(store: PackStore, oid: string): TreeEntry[] {
 }
 
 /**
+ * `inHead` of the walk: the path looked up in the tip's tree, directory by directory, for the few
+ * places a secret was found, instead of a set of every file of the tip (a string per file: two
+ * million files held hundreds of megabytes).
+ */
+function headLookup(store: PackStore, tipTree: string | undefined): (ordinal: number, path: string) => boolean {
+  const directories = new Map<string, Map<string, TreeEntry>>();
+  const directory = (oid: string): Map<string, TreeEntry> => {
+    let entries = directories.get(oid);
+    if (!entries) {
+      if (directories.size >= 64) directories.clear();
+      entries = new Map(treeOf(store, oid).map((entry) => [entry.name, entry]));
+      directories.set(oid, entries);
+    }
+    return entries;
+  };
+  return (ordinal, path) => {
+    if (tipTree === undefined) return false;
+    let tree = tipTree;
+    const names = path.split('/');
+    for (const [at, name] of names.entries()) {
+      const entry = directory(tree).get(name);
+      if (!entry) return false;
+      if (at === names.length - 1) return entry.mode !== TREE_MODE && entry.mode !== GITLINK_MODE && store.ordinal(entry.oid) === ordinal;
+      if (entry.mode !== TREE_MODE) return false;
+      tree = entry.oid;
+    }
+    return false;
+  };
+}
+
+/**
  * Walks every commit reachable from `tip` (newest first, up to `maxCommits`), then visits their
  * trees oldest first, so each path's sighting of a blob names the oldest walked commit holding it:
  * the commit that brought the secret in, in a linear history. A subtree already visited at the
@@ -117,59 +170,72 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   const { store, signal } = options;
   // One more than asked tells a history that ends from one that was cut.
   const boundary: string[] = [];
-  const logged = log(store, options.tip, options.maxCommits + 1, options.shallow, boundary);
+  const logged = await log(store, options.tip, options.maxCommits + 1, options.shallow, boundary, signal);
   const truncated = logged.length > options.maxCommits;
   const commits = logged.slice(0, options.maxCommits);
   // A shallow boundary is ours only where our own depth put it, past `maxCommits`; inside the walk, the server cut it.
   const walked = new Set(commits.map((commit) => commit.oid));
   const cutAt = commits.length < options.maxCommits ? boundary.filter((oid) => walked.has(oid)) : [];
-  const blobs = new Map<string, BlobSighting[]>();
-  const seenPairs = new Set<string>();
+  const blobs = new Map<number, BlobSighting | BlobSighting[]>();
+  let sightingsLeftOut = 0;
+  // `treeOrdinal \0 path` of subtrees visited, forgotten oldest first past SEEN_TREES (a Set keeps insertion order).
   const seenTrees = new Set<string>();
   const submodules = new Set<string>();
   // Every entry of the tree last visited at a path was seen there: its equal in the next version is skipped.
   const previousTrees = new ByteLru<string, TreeVersion>(PREVIOUS_TREES_BYTES);
+  const turn = eventLoopTurns();
+  let entries = 0;
 
-  const visit = (treeOid: string, prefix: string, commit: string, authorDate: string): void => {
-    const treeKey = `${treeOid}\u0000${prefix}`;
+  const see = (ordinal: number, sighting: BlobSighting): void => {
+    const known = blobs.get(ordinal);
+    if (known === undefined) {
+      if (blobs.size >= options.maxBlobs) throw new TooManyFiles(options.maxBlobs);
+      blobs.set(ordinal, sighting);
+    } else if (!Array.isArray(known)) {
+      if (known.path !== sighting.path) blobs.set(ordinal, [known, sighting]);
+    } else if (!known.some((other) => other.path === sighting.path)) {
+      if (known.length < MAX_SIGHTINGS_PER_BLOB) known.push(sighting);
+      else sightingsLeftOut += 1;
+    }
+  };
+
+  // Long synchronous work (one commit may hold millions of files): the deadline is looked at every
+  // ENTRIES_PER_CHECK entries, not only between commits.
+  const visit = async (treeOid: string, prefix: string, commit: string, authorDate: string): Promise<void> => {
+    const treeKey = `${store.ordinal(treeOid)}\u0000${prefix}`;
     if (seenTrees.has(treeKey)) return;
+    if (seenTrees.size >= SEEN_TREES) seenTrees.delete(seenTrees.values().next().value!);
     seenTrees.add(treeKey);
     const content = store.read(treeOid, 'tree');
     const { changed, version } = parseTreeChanges(treeOid, content, previousTrees.get(prefix));
     for (const entry of changed) {
+      entries += 1;
+      if (entries % ENTRIES_PER_CHECK === 0 && (await turn())) signal.throwIfAborted();
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.mode === TREE_MODE) visit(entry.oid, path, commit, authorDate);
+      if (entry.mode === TREE_MODE) await visit(entry.oid, path, commit, authorDate);
       else if (entry.mode === GITLINK_MODE) submodules.add(path);
       else {
-        const pair = headKey(entry.oid, path);
-        if (seenPairs.has(pair)) continue;
-        seenPairs.add(pair);
-        let sightings = blobs.get(entry.oid);
-        if (!sightings) {
-          if (blobs.size >= options.maxBlobs) throw new TooManyFiles(options.maxBlobs);
-          blobs.set(entry.oid, (sightings = []));
-        }
-        sightings.push({ path, commit, authorDate });
+        // A file of a walked commit that the pack does not hold is history not read: never clean.
+        if (!store.has(entry.oid)) throw new CorruptPack(`${path} (${entry.oid}) of commit ${commit} is not in the pack`);
+        see(store.ordinal(entry.oid), { path, commit, authorDate });
       }
     }
     previousTrees.set(prefix, version);
   };
 
-  const turn = eventLoopTurns();
   for (const { oid, info } of [...commits].reverse()) {
     await turn();
     signal.throwIfAborted();
-    visit(info.tree, '', oid, new Date(info.authorTime * 1000).toISOString());
+    await visit(info.tree, '', oid, new Date(info.authorTime * 1000).toISOString());
   }
 
-  const head = new Set<string>();
-  const collectHead = (treeOid: string, prefix: string): void => {
-    for (const entry of treeOf(store, treeOid)) {
-      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.mode === TREE_MODE) collectHead(entry.oid, path);
-      else if (entry.mode !== GITLINK_MODE) head.add(headKey(entry.oid, path));
-    }
+  return {
+    commits: commits.length,
+    blobs,
+    sightingsLeftOut,
+    inHead: headLookup(store, commits[0]?.info.tree),
+    submodules,
+    truncated,
+    cutAt,
   };
-  if (commits.length > 0) collectHead(commits[0].info.tree, '');
-  return { commits: commits.length, blobs, head, submodules, truncated, cutAt };
 }

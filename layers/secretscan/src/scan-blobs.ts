@@ -3,7 +3,7 @@ import type { ClonedRepository } from '../../../lib/git/clone.ts';
 import { decodeBlob, type BlobTriage } from './blob-triage.ts';
 import { detectSecrets } from './detect.ts';
 import { eventLoopTurns } from '../../../lib/git/event-loop-turns.ts';
-import { headKey, type BlobSighting, type HistoryWalk } from './history.ts';
+import { sightingsOf, type BlobSighting, type HistoryWalk } from './history.ts';
 import { entropyGuardForPath, isBinary, looksMinified, type EntropyGuard } from './path-guards.ts';
 import { digestSecret, type SecretDigest } from './secret-evidence.ts';
 
@@ -69,14 +69,15 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
   const found = new Map<string, FoundSecret>();
   const total = walk.blobs.size;
   const { store } = repo;
-  const order = [...walk.blobs.keys()].sort((a, b) => store.ordinal(a) - store.ordinal(b));
+  const order = [...walk.blobs.keys()].sort((a, b) => a - b);
   let index = 0;
   const turn = eventLoopTurns();
-  for (const oid of order) {
+  for (const ordinal of order) {
     await turn();
     if (options.signal.aborted) return { secrets: [...found.values()], stats, unfinished: { scanned: index, total } };
     index += 1;
-    const allSightings = walk.blobs.get(oid)!;
+    const oid = store.oidOf(ordinal);
+    const allSightings = sightingsOf(walk.blobs.get(ordinal)!);
     const sightings = allSightings.filter(({ path }) => !options.pathsIgnore.some((glob) => matchesGlob(path, glob)));
     if (sightings.length === 0) {
       stats.skippedIgnoredPath += 1;
@@ -88,7 +89,7 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
       continue;
     }
     // The indexing pass's look at the blob, when it had one; else the blob is read here.
-    const verdict = options.triage?.verdict(store.ordinal(oid));
+    const verdict = options.triage?.verdict(ordinal);
     const blob = verdict ? undefined : store.read(oid, 'blob');
     if (verdict ? verdict.binary : isBinary(blob!)) {
       stats.skippedBinary += 1;
@@ -118,7 +119,7 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
           line: match.line,
           commit: place.commit,
           author_date: place.authorDate,
-          in_head: walk.head.has(headKey(oid, place.path)),
+          in_head: walk.inHead(ordinal, place.path),
         });
       }
     }

@@ -6,7 +6,7 @@ import type { LoadedCredential } from '../../../lib/credential.ts';
 import { redact, repositoryCredential, type RepositoryCredential } from '../../../lib/git/repository-credential.ts';
 import { GitHttpClient, type ResolveVetted } from '../../../lib/git/git-http.ts';
 import { GITLINK_MODE, parseCommit, parseTree, TREE_MODE } from '../../../lib/git/git-objects.ts';
-import { walkHistory } from './history.ts';
+import { MAX_SIGHTINGS_PER_BLOB, walkHistory } from './history.ts';
 import { IGNORE_FILE, parseIgnoreFile, type IgnoreList } from './ignore-file.ts';
 import { scanBlobs, type BlobScanResult, type FoundSecret } from './scan-blobs.ts';
 import type { ResolvedScope } from './scope.ts';
@@ -212,7 +212,11 @@ export async function scanRepository(target: URL, scope: ResolvedScope, report: 
       if (ignore && ignore.invalidLines.length > 0) {
         context.progress('ignore file has lines that are not fingerprints', { lines: ignore.invalidLines.slice(0, 20) });
       }
-      const detail = summary(result, walk.commits, walk.truncated, walk.submodules.size, result.secrets.length - kept.length);
+      const detail =
+        summary(result, walk.commits, walk.truncated, walk.submodules.size, result.secrets.length - kept.length) +
+        (walk.sightingsLeftOut > 0
+          ? `; ${walk.sightingsLeftOut} more paths of files seen at over ${MAX_SIGHTINGS_PER_BLOB} paths not listed`
+          : '');
       if (walk.cutAt.length > 0) {
         // A history the server cut is not a clean one: what it shows counts, nothing passes.
         report.error(

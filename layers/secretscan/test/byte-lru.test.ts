@@ -51,3 +51,13 @@ describe('ByteLru', () => {
     expect(held).toBe(cache.bytes);
   });
 });
+
+describe('ByteLru with an overhead per entry', () => {
+  it('charges each entry its overhead, so tiny entries cannot outnumber the budget', () => {
+    const cache = new ByteLru<number>(10_000, 256);
+    for (let key = 0; key < 1000; key += 1) cache.set(key, bytes(25));
+    // 10,000 / (25 + 256) = 35 entries fit, where 400 would by their bytes alone.
+    expect([...Array(1000).keys()].filter((key) => cache.get(key) !== undefined)).toHaveLength(35);
+    expect(cache.bytes).toBe(35 * 281);
+  });
+});

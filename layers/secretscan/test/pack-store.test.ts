@@ -128,9 +128,14 @@ describe.skipIf(!gitAvailable())('PackStore on packs made by git pack-objects', 
   }
 
   it('walks to a missing parent only below a commit the server declared shallow; elsewhere the history is incomplete, an error', async () => {
-    // The last five commits without their parent: what a shallow fetch of depth 5 sends.
+    // The last five commits without their parent, with every tree and blob they hold: what a shallow fetch of depth 5 sends.
     const base = join(work, 'cut');
-    const id = execFileSync('git', ['pack-objects', '--revs', base], { cwd: repo.dir, input: 'main\n^main~5\n', encoding: 'utf8' }).trim();
+    const older = new Set(repo.git('rev-list', 'main~5').split('\n'));
+    const objects = repo
+      .git('rev-list', '--objects', '--no-object-names', 'main')
+      .split('\n')
+      .filter((oid) => !older.has(oid));
+    const id = execFileSync('git', ['pack-objects', base], { cwd: repo.dir, input: `${objects.join('\n')}\n`, encoding: 'utf8' }).trim();
     const store = await PackStore.open(`${base}-${id}.pack`, options());
     try {
       const walk = (shallow: string[]) =>

@@ -119,7 +119,7 @@ describe.skipIf(!gitAvailable())('scanRepository against git http-backend', () =
     });
     try {
       const walk = await walkHistory({ store: repo.store, tip: repo.tip, shallow: repo.shallow, maxCommits: 100, maxBlobs: 1000, signal });
-      const verdicts = [...walk.blobs.keys()].map((oid) => triage.verdict(repo.store.ordinal(oid)));
+      const verdicts = [...walk.blobs.keys()].map((ordinal) => triage.verdict(ordinal));
       expect(verdicts.every((verdict) => verdict !== undefined)).toBe(true);
       expect(verdicts.filter((verdict) => verdict!.binary)).toHaveLength(1);
       expect(verdicts.filter((verdict) => !verdict!.binary && !verdict!.mayHoldSecrets).length).toBeGreaterThan(0);
