@@ -1,7 +1,7 @@
 /**
  * secretscan against a repository of many tiny objects (issue 33 item 7: "2 M tiny objects
  * reached 1.35 GB"): `npx tsx bench/secretscan-objects.ts [--objects 2000000] [--max-files N]
- * [--timeout 300] [--runs default|raised|both]`. Writes the pack (layers/secretscan/test/synthetic-pack.ts: one commit, N
+ * [--timeout 300] [--runs default|raised|both] [--node-options '--max-semi-space-size=2']`. Writes the pack (layers/secretscan/test/synthetic-pack.ts: one commit, N
  * one-line files, 1000 to a directory; written by a child process), serves it over smart HTTP on loopback, runs the built CLI
  * once with the default bounds and once with SECRETSCAN_MAX_FILES raised past N (the whole walk),
  * and prints the engine's peak RSS, wall time and verdict for each.
@@ -22,6 +22,8 @@ const { values } = parseArgs({
     'max-files': { type: 'string' },
     /** `default`, `raised` or `both`. */
     runs: { type: 'string', default: 'both' },
+    /** V8 options for the engine (NODE_OPTIONS), e.g. `--max-semi-space-size=2`. */
+    'node-options': { type: 'string' },
   },
 });
 const blobs = Number(values.objects);
@@ -52,7 +54,7 @@ try {
       ([name]) => values.runs === 'both' || name.startsWith(values.runs === 'raised' ? 'SECRETSCAN' : 'default'),
     )) {
       const run = await runEngine('secretscan', ['scan', server.url, '--format', 'json', '--timeout', String(timeout)], {
-        env: { SECRETSCAN_ALLOW_LOOPBACK: '1', ...env },
+        env: { SECRETSCAN_ALLOW_LOOPBACK: '1', ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}), ...env },
         killAfterMs: (timeout + 60) * 1000,
       });
       let verdict: string;
