@@ -10,27 +10,34 @@ import { serveSyntheticPack, type SyntheticPack } from './synthetic-pack.ts';
 
 /**
  * Issue 33 item 7: per-object state is bounded, and the deadline is looked at inside long
- * synchronous work. A pack of one commit holding 100,000 one-line files (synthetic-pack.ts,
+ * synchronous work. Packs of one commit holding 100,000 one-line files (synthetic-pack.ts,
  * written by a child process so this process stays small: a child's peak RSS starts from its
  * parent's at fork). The two-million-object case is bench/secretscan-objects.ts.
  */
 const FILES = 100_000;
+/** For the walk, ten files to a directory: 10,000 small trees make it long enough (~0.5 s idle) to be cut well inside. */
+const WALK_PER_TREE = 10;
 const MIB = 1024 * 1024;
 
 let work: string;
 let pack: SyntheticPack;
+let deep: SyntheticPack;
 
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'secretscan-many-'));
-  pack = JSON.parse(
+const writePack = (name: string, perTree: number): SyntheticPack =>
+  JSON.parse(
     execFileSync(
       process.execPath,
-      ['--import', 'tsx', 'layers/secretscan/test/synthetic-pack.ts', join(work, 'many.pack'), String(FILES)],
+      ['--import', 'tsx', 'layers/secretscan/test/synthetic-pack.ts', join(work, name), String(FILES), String(perTree)],
       {
         encoding: 'utf8',
       },
     ),
   ) as SyntheticPack;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'secretscan-many-'));
+  pack = writePack('many.pack', 1000);
+  deep = writePack('deep.pack', WALK_PER_TREE);
 }, 120_000);
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
@@ -38,14 +45,14 @@ afterAll(async () => {
 
 describe('secretscan with many tiny objects', () => {
   it('stops the history walk of one huge commit at its deadline, not after it', async () => {
-    const store = await PackStore.open(pack.path, {
+    const store = await PackStore.open(deep.path, {
       cacheBytes: 32 * MIB,
       maxObjectBytes: 64 * MIB,
       signal: new AbortController().signal,
     });
     try {
       const walk = (signal: AbortSignal) =>
-        walkHistory({ store, tip: pack.tip, shallow: new Set(), maxCommits: 1, maxBlobs: FILES, signal });
+        walkHistory({ store, tip: deep.tip, shallow: new Set(), maxCommits: 1, maxBlobs: FILES, signal });
       const started = performance.now();
       expect((await walk(new AbortController().signal)).blobs.size).toBe(FILES);
       const whole = performance.now() - started;

@@ -166,9 +166,9 @@ export async function serveSyntheticPack(pack: SyntheticPack): Promise<{ url: st
   };
 }
 
-// `npx tsx layers/secretscan/test/synthetic-pack.ts <path> <blobs>`: writes the pack in a process of
+// `npx tsx layers/secretscan/test/synthetic-pack.ts <path> <blobs> [perTree]`: writes the pack in a process of
 // its own (a child's peak RSS starts from its parent's at fork) and prints it as JSON.
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const [path, blobs] = process.argv.slice(2);
-  process.stdout.write(`${JSON.stringify(await writeSyntheticPack(path, Number(blobs)))}\n`);
+  const [path, blobs, perTree = '1000'] = process.argv.slice(2);
+  process.stdout.write(`${JSON.stringify(await writeSyntheticPack(path, Number(blobs), Number(perTree)))}\n`);
 }
