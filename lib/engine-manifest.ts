@@ -63,6 +63,13 @@ export interface EngineManifest {
   resourceClass: ResourceClass;
   /** Memory one target's scan may use, in MB: the dispatch admits a job's targets by it. */
   memoryMbPerTarget: number;
+  /**
+   * The least time one target's scan can take under `scope`, when the engine can say it from the
+   * scope alone (netscan: addresses × ports ÷ rate), with that arithmetic in words. A job whose
+   * target cannot finish inside its class's deadline is refused at create (DESIGN §11). `scope` is
+   * as sent (defaults not applied); an unreadable one returns null (the scope check reports it).
+   */
+  minimumSeconds?: (scope: Record<string, unknown>, target: string) => { seconds: number; arithmetic: string } | null;
   /** The credential kinds `scope.credential` may name for this engine (§16); none when absent. */
   credentialKinds?: readonly CredentialKind[];
   /** Scope fields that name artifacts, with the purpose each must have (mailscan: rua, header). */

@@ -1,6 +1,7 @@
 /** netscan's manifest (DESIGN §11, §14; docs/manifests.md): a leaf module of data. */
 import type { EngineManifest } from '../../lib/engine-manifest.ts';
 import { catalogue } from './src/catalogue.ts';
+import { minimumScanSeconds } from './src/duration.ts';
 import { NetscanRequestScope } from './src/scope.ts';
 
 const manifest = {
@@ -16,6 +17,7 @@ const manifest = {
   catalogue: () => catalogue,
   resourceClass: 'standard',
   memoryMbPerTarget: 256,
+  minimumSeconds: minimumScanSeconds,
   entry: 'src/bin/netscan.ts',
   bundleBudgetKiB: 264, // 244 KiB: + the NVD CVE API client, CPE matching and Debian version order (issue 33 item 11)
   testNeeds: {

@@ -85,6 +85,34 @@ export function admissionProblem(scanType: string, targetCount: number, manifest
   );
 }
 
+/** A class's deadline: the function's timeout less the time kept back to write the result. */
+export function deadlineSeconds(resourceClass: ResourceClass): number {
+  const spec = RESOURCE_CLASSES[resourceClass];
+  return spec.timeoutSeconds - spec.marginSeconds;
+}
+
+/**
+ * Why a target's scan cannot finish inside its class's deadline, or null (DESIGN §11): the
+ * engine's least time for it under `scope` (its manifest's minimumSeconds), against the deadline,
+ * with the arithmetic and what to change. Engines that cannot say it from the scope admit all.
+ */
+export function deadlineProblem(
+  scanType: string,
+  scope: Record<string, unknown>,
+  target: string,
+  manifest = manifestOfScanType(scanType),
+): string | null {
+  const least = manifest?.minimumSeconds?.(scope, target);
+  if (!manifest || !least) return null;
+  const deadline = deadlineSeconds(manifest.resourceClass);
+  if (least.seconds <= deadline) return null;
+  return (
+    `cannot finish in time: ${least.arithmetic}, more than the ${deadline} s a ${scanType} scan has ` +
+    `(its ${manifest.resourceClass} class's deadline); scan fewer ports, a smaller network (or split it ` +
+    `into smaller blocks as targets), or a higher rate`
+  );
+}
+
 /**
  * The trigger a row owns (desiredTrigger) with the queue its fires go to: the scan queue of its
  * scan type's class. The trigger scheduler provisions it; reconcile compares it.

@@ -5,7 +5,7 @@ import type { ScanType } from './scan-types.ts';
 import { checkScope, type Scope } from './scope.ts';
 import type { EngineManifest } from '../../lib/engine-manifest.ts';
 import { MANIFESTS } from '../../layers/manifests.ts';
-import { admissionProblem } from './resource-class.ts';
+import { admissionProblem, deadlineProblem } from './resource-class.ts';
 
 /** What a scan is of: the fields a schedule and a manual scan share (DESIGN §4). */
 export interface ScanSubject {
@@ -66,6 +66,14 @@ export async function validateScanSubject(
   const manifest = (options.manifests ?? MANIFESTS).find((candidate) => candidate.scanTypes.includes(subject.scan_type));
   const unfit = admissionProblem(subject.scan_type, 1 + subject.targets.length, manifest);
   if (unfit !== null) issues.push({ field: 'targets', message: unfit });
+  // Admission by time: a target whose least scan time is past its class's deadline would only ever
+  // end partial; refused with the arithmetic. Only when the scope itself is valid.
+  if (!issues.some((issue) => issue.field.startsWith('scope'))) {
+    [target.ok ? target.value : subject.target, ...targets].forEach((entry, index) => {
+      const late = deadlineProblem(subject.scan_type, subject.scope ?? {}, entry, manifest);
+      if (late !== null) issues.push({ field: index === 0 ? 'target' : `targets.${index - 1}`, message: late });
+    });
+  }
 
   return {
     subject: { ...subject, target: target.ok ? target.value : subject.target, targets },

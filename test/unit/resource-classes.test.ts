@@ -7,6 +7,8 @@ import type { QueueMessage } from '../../shared/domain/messages.ts';
 import {
   RESOURCE_CLASSES,
   admissionProblem,
+  deadlineProblem,
+  deadlineSeconds,
   deployedResourceClasses,
   resourceClassOf,
   targetsAtOnce,
@@ -73,31 +75,33 @@ describe('resource classes of the engines', () => {
   });
 });
 
+/** A scan service on in-memory stores whose queue records what it was sent and to which class. */
+function world(manifests?: readonly EngineManifest[]) {
+  const clock = new ManualClock('2026-03-02T10:00:00.000Z');
+  const scans = new InMemoryScanRepository();
+  const sent: { message: QueueMessage; resourceClass: ResourceClass | undefined }[] = [];
+  const queue: MessageQueue = { send: async (message, resourceClass) => void sent.push({ message, resourceClass }) };
+  const scanLogs: ScanLogs = {
+    location: (scanId, resourceClass) => ({ log_group: `/aws/lambda/dispatch-${resourceClass ?? 'own'}`, insights_query: scanId }),
+    loggerFor: () => silentLogger,
+    read: async () => null,
+  };
+  const service = makeScanService({
+    scans,
+    findings: new InMemoryFindingRepository(),
+    schedules: new InMemoryScheduleRepository(),
+    queue,
+    ids: makeUlidGenerator(() => clock.now().getTime()),
+    clock,
+    scanLogs,
+    logger: silentLogger,
+    artifacts: makeArtifactReferences(new InMemoryArtifactRepository(), clock),
+    manifests,
+  });
+  return { service, scans, sent };
+}
+
 describe('the scan service routes by class and admits by memory', () => {
-  function world(manifests?: readonly EngineManifest[]) {
-    const clock = new ManualClock('2026-03-02T10:00:00.000Z');
-    const scans = new InMemoryScanRepository();
-    const sent: { message: QueueMessage; resourceClass: ResourceClass | undefined }[] = [];
-    const queue: MessageQueue = { send: async (message, resourceClass) => void sent.push({ message, resourceClass }) };
-    const scanLogs: ScanLogs = {
-      location: (scanId, resourceClass) => ({ log_group: `/aws/lambda/dispatch-${resourceClass ?? 'own'}`, insights_query: scanId }),
-      loggerFor: () => silentLogger,
-      read: async () => null,
-    };
-    const service = makeScanService({
-      scans,
-      findings: new InMemoryFindingRepository(),
-      schedules: new InMemoryScheduleRepository(),
-      queue,
-      ids: makeUlidGenerator(() => clock.now().getTime()),
-      clock,
-      scanLogs,
-      logger: silentLogger,
-      artifacts: makeArtifactReferences(new InMemoryArtifactRepository(), clock),
-      manifests,
-    });
-    return { service, scans, sent };
-  }
   const llm = { scan_type: 'ai_red_team', target: 'https://llm.example.com/v1/chat/completions' } as const;
 
   it("puts a manual scan on its type's class queue and points its log at that class's dispatch log group", async () => {
@@ -168,5 +172,54 @@ describe('the schedule service admits by memory', () => {
     });
     expect(await repo.count('acme')).toBe(0);
     expect(await triggers.list()).toEqual([]);
+  });
+});
+
+describe('admission by time (DESIGN §11): a target that cannot finish inside its class’s deadline', () => {
+  const vapt = manifestOfScanType('vapt')!;
+
+  it('is refused with the arithmetic: a /24 × top1000 at 200 a second takes 1,280 s', () => {
+    const problem = deadlineProblem('vapt', { ports: 'top1000' }, '10.0.0.0/24', vapt);
+    expect(problem).toBe(
+      'cannot finish in time: 10.0.0.0/24 is 256 addresses × 1,000 ports at 200 connections a second = 1,280 s, ' +
+        `more than the ${deadlineSeconds(vapt.resourceClass)} s a vapt scan has (its ${vapt.resourceClass} class's deadline); ` +
+        'scan fewer ports, a smaller network (or split it into smaller blocks as targets), or a higher rate',
+    );
+  });
+
+  it.each([
+    [{}, '10.0.0.0/24', true], // top100 at the default rate: 256 × 100 ÷ 200 = 128 s
+    [{ ports: 'top1000', rate: 1000 }, '10.0.0.0/24', true], // 256 × 1,000 ÷ 1,000 = 256 s
+    [{ ports: 'top1000' }, '10.0.0.0/26', false], // 64 × 1,000 ÷ 200 = 320 s
+    [{ ports: 'top1000' }, '10.0.0.0/27', true], // 160 s
+    [{ ports: '1-65535' }, 'host.example', false], // 65,535 ÷ 200 = 328 s
+  ] as const)('%j on %s: admitted %s', (scope, target, admitted) => {
+    expect(deadlineProblem('vapt', scope, target, vapt) === null).toBe(admitted);
+  });
+
+  it('says nothing for engines that cannot tell their time from the scope, or for a scope it cannot read', () => {
+    expect(deadlineProblem('email_security', {}, 'example.com')).toBeNull();
+    expect(vapt.minimumSeconds!({ ports: 'not ports' }, '10.0.0.0/24')).toBeNull();
+  });
+
+  it('refuses such a scan at create, naming the target, and stores nothing; the same scope on one host is admitted', async () => {
+    const { service, scans, sent } = world();
+    await expect(
+      service.createManual('acme', {
+        scan_type: 'vapt',
+        target: '93.184.215.14',
+        targets: ['93.184.215.0/24'],
+        scope: { ports: 'top1000' },
+      }),
+    ).rejects.toMatchObject({
+      details: [{ field: 'targets.0', message: expect.stringContaining('93.184.215.0/24 is 256 addresses × 1,000 ports') }],
+    });
+    expect((await scans.list('acme', {}, 100)).items).toEqual([]);
+    expect(sent).toEqual([]);
+    await expect(
+      service.createManual('acme', { scan_type: 'vapt', target: '93.184.215.14', scope: { ports: 'top1000' } }),
+    ).resolves.toMatchObject({
+      status: 'queued',
+    });
   });
 });
