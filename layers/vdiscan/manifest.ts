@@ -1,0 +1,28 @@
+/** vdiscan's manifest (DESIGN §11, §21; docs/manifests.md): a leaf module of data. */
+import type { EngineManifest } from '../../lib/engine-manifest.ts';
+import { catalogue } from './src/catalogue.ts';
+import { VdiScope } from './src/scope.ts';
+
+const manifest = {
+  name: 'vdiscan',
+  scanTypes: ['vdi'],
+  settingsPrefix: 'VDISCAN_',
+  status: 'beta',
+  targetKind: 'host_port_or_url',
+  scope: () => VdiScope,
+  catalogue: () => catalogue,
+  // Six ports; an RDP port with TLS takes ~60 connections 200 ms apart (about 12 s): far inside 5 minutes.
+  resourceClass: 'standard',
+  // Reads are capped at 64 KiB a connection, 4 ports at once: the measured peak is under 128 MB (bench/vdiscan).
+  memoryMbPerTarget: 192,
+  entry: 'src/bin/vdiscan.ts',
+  bundleBudgetKiB: 240,
+  testNeeds: {
+    debian: ['xrdp', 'freerdp2-x11', 'freerdp2-shadow-x11', 'tigervnc-standalone-server', 'xvfb', 'nmap', 'openssl'],
+    binaries: ['xrdp', 'xfreerdp', 'freerdp-shadow-cli', 'Xvnc', 'Xvfb', 'nmap', 'openssl'],
+  },
+  doc: 'docs/vdiscan.md',
+  summary: 'vdi: RDP security negotiation (NLA, standard security, encryption, NTLM disclosure, TLS), VNC security types, desktop gateways',
+} as const satisfies EngineManifest;
+
+export default manifest;
