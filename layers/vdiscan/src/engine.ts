@@ -21,7 +21,7 @@ import { GATEWAY_RULE_IDS, RDP_RULE_IDS, RDP_TLS_RULE_IDS, VNC_RULE_IDS, catalog
 import { probeGateways, recordGatewayVerdicts } from './gateway.ts';
 import { endpointLabel, openLink, type PortContext } from './link.ts';
 import { Pacer } from './pacer.ts';
-import { checkRdpTls, continueFirst, negotiateRest, recordRdpVerdicts } from './rdp.ts';
+import { checkRdpTls, continueFirst, negotiateRest, recordRdpVerdicts, type RdpFacts } from './rdp.ts';
 import { DEFAULT_PORTS, VdiScope } from './scope.ts';
 import { formatVdiTarget, parseVdiTarget } from './target.ts';
 import { readSecurityTypes, recordVncVerdicts } from './vnc.ts';
@@ -143,6 +143,23 @@ export function vdiscanDefinition(dependencies: VdiDependencies = {}): EngineDef
   };
 }
 
+/** What each negotiation asked for and what the server answered (progress; the tests compare it with nmap and xfreerdp). */
+function negotiationsOf(facts: RdpFacts): Array<Record<string, unknown>> {
+  return [{ ok: true as const, value: facts.rdpOnly }, facts.tlsOnly, facts.tlsOrCredSsp].map((entry) =>
+    entry.ok
+      ? {
+          requested: entry.value.requested,
+          ...(entry.value.answer.kind === 'selected'
+            ? { selected: entry.value.answer.selected }
+            : entry.value.answer.kind === 'failure'
+              ? { failure: entry.value.answer.code }
+              : { legacy: true }),
+          ...(entry.value.security?.ok ? { encryption: entry.value.security.value } : {}),
+        }
+      : { error: entry.message },
+  );
+}
+
 async function scanPort(
   context: PortContext,
   report: ReportBuilder,
@@ -175,6 +192,7 @@ async function scanPort(
     case 'rdp': {
       report.skip([...VNC_RULE_IDS, ...GATEWAY_RULE_IDS], `${label}: an RDP service, not VNC or a gateway`);
       const facts = await negotiateRest(context, identity.first);
+      options.progress('vdi.rdp.negotiations', { endpoint: label, answers: negotiationsOf(facts) });
       recordRdpVerdicts(report, context, facts);
       await checkRdpTls(report, context, facts, { enabled: options.rdpTls, deadline: options.deadline, progress: options.progress });
       return;

@@ -51,7 +51,8 @@ const VERSION = /^RFB (\d{3})\.(\d{3})\n$/;
 const MAX_REASON = 4096;
 
 export const typeName = (type: number): string => `${SECURITY_TYPES[type] ?? 'unknown'} (${type})`;
-export const subtypeName = (type: number): string => `${VENCRYPT_SUBTYPES[type] ?? 'unknown'} (${type})`;
+/** VeNCrypt subtypes below 256 are the plain RFB security types (TigerVNC lists VncAuth as 2). */
+export const subtypeName = (type: number): string => (type < 256 ? typeName(type) : `${VENCRYPT_SUBTYPES[type] ?? 'unknown'} (${type})`);
 
 /** The 12-byte ProtocolVersion the server sent first, as the port's identification read it. */
 export function parseVersion(greeting: Buffer): { major: number; minor: number } {
@@ -109,7 +110,7 @@ async function readVeNCryptSubtypes(link: Link, context: PortContext): Promise<n
 }
 
 const TLS_SUBTYPES = new Set([257, 258, 259, 260, 261, 262, 263, 264]);
-const NO_AUTH_SUBTYPES = new Set([257, 260]);
+const NO_AUTH_SUBTYPES = new Set([1, 257, 260]);
 
 /** The VNC verdicts of one port. */
 export function recordVncVerdicts(report: ReportBuilder, context: Pick<PortContext, 'host' | 'port'>, facts: VncFacts): void {
@@ -135,8 +136,9 @@ export function recordVncVerdicts(report: ReportBuilder, context: Pick<PortConte
   if (noAuth.length > 0) report.fail(VDI_RULES.vncNoAuth, finding(`${label} offers VNC without authentication: ${noAuth.join(', ')}.`));
   else report.pass(VDI_RULES.vncNoAuth, `${label} offers ${offeredText}: none without authentication.`);
 
-  const authenticating = facts.types.filter((t) => t !== 1 && t !== 19);
-  const onlyVncAuth = !tls && authenticating.length === 1 && authenticating[0] === 2 && subtypes.every((s) => s === 258 || s === 261);
+  // What a client can authenticate with: the types and VeNCrypt's subtypes, None and VeNCrypt itself aside.
+  const authenticating = new Set([...facts.types, ...subtypes].filter((t) => t !== 1 && t !== 19));
+  const onlyVncAuth = !tls && authenticating.size === 1 && authenticating.has(2);
   if (onlyVncAuth)
     report.fail(VDI_RULES.vncWeakAuthOnly, finding(`${label}'s only authentication is VNC Authentication (offers ${offeredText}).`));
   else report.pass(VDI_RULES.vncWeakAuthOnly, `${label} offers ${offeredText}.`);
