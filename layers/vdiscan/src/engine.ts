@@ -200,7 +200,14 @@ async function scanPort(
     case 'vnc': {
       report.skip([...rdpRules, ...GATEWAY_RULE_IDS], `${label}: a VNC service, not RDP or a gateway`);
       try {
-        recordVncVerdicts(report, context, await readSecurityTypes(context));
+        const facts = await readSecurityTypes(context);
+        options.progress('vdi.vnc.types', {
+          endpoint: label,
+          version: facts.version,
+          types: facts.types,
+          vencrypt_subtypes: facts.subtypes,
+        });
+        recordVncVerdicts(report, context, facts);
       } catch (error) {
         report.error(VNC_RULE_IDS, `${label}: the VNC security types could not be read: ${(error as Error).message}`);
       }

@@ -10,7 +10,7 @@ export function nmapScript(port: number, scripts: string[], extra: string[] = []
       'nmap',
       [...extra, '-Pn', '-n', '-p', String(port), '--script', scripts.map((s) => `+${s}`).join(','), '127.0.0.1'],
       { timeout: 60_000 },
-      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      (error, stdout) => (error ? reject(new Error(`nmap failed: ${error.message}`)) : resolve(stdout)),
     );
   });
 }
