@@ -71,6 +71,13 @@ async function identify(context: PortContext): Promise<Identity> {
       answer = await link.reader.read(firstAnswerFramer, context.readTimeoutMs, context.signal);
     } catch (error) {
       if (error instanceof RdpProtocolError) return { kind: 'rdp_broken', why: error.message };
+      const partial = link.reader.buffered;
+      // A TPKT header that never completes is an RDP server that stalled, not another service.
+      if (partial.length > 0 && partial[0] === 3)
+        return { kind: 'rdp_broken', why: `a TPKT that never completed (${(error as Error).message})` };
+      if (partial.length > 0 && 'RFB '.startsWith(partial.subarray(0, 4).toString('latin1'))) {
+        return { kind: 'vnc' };
+      }
       return { kind: 'other', answer: `no answer to an RDP Connection Request (${(error as Error).message})` };
     }
     if (answer.subarray(0, 4).toString('latin1') === 'RFB ') return { kind: 'vnc' };
@@ -133,7 +140,7 @@ export function vdiscanDefinition(dependencies: VdiDependencies = {}): EngineDef
             rdpTls: scope.rdp_tls ?? true,
             deadline,
             progress,
-            rdpPort: port === 3389 || port === explicit,
+            rdpPort: port === 3389,
           });
         },
         { signal: deadline.signal },

@@ -10,7 +10,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { ReportBuilder } from '../../../lib/report.ts';
-import { bulletinsFor, severityOfCvss } from './bulletins.ts';
+import { BULLETINS, bulletinsFor, severityOfCvss } from './bulletins.ts';
 import { VDI_RULES } from './catalogue.ts';
 import { endpointLabel, type PortContext } from './link.ts';
 
@@ -215,7 +215,13 @@ export function recordGatewayVerdicts(report: ReportBuilder, context: Pick<PortC
       detail: `${label} serves a ${gateway.name} login${gateway.version ? ` (version ${gateway.version})` : ''}.`,
       evidence,
     });
-    if (gateway.version !== undefined) {
+    if (gateway.version !== undefined && !BULLETINS.some((b) => b.product === gateway.product)) {
+      report.skip(
+        VDI_RULES.gatewayVulnerable,
+        `${gateway.name} ${gateway.version} on ${label}: the bulletin table has no ${gateway.name} entries`,
+      );
+      versioned += 1;
+    } else if (gateway.version !== undefined) {
       versioned += 1;
       const hits = bulletinsFor(gateway.product, gateway.version);
       for (const bulletin of hits) {
