@@ -22,7 +22,7 @@ import { probeGateways, recordGatewayVerdicts } from './gateway.ts';
 import { endpointLabel, openLink, type PortContext } from './link.ts';
 import { Pacer } from './pacer.ts';
 import { checkRdpTls, continueFirst, negotiateRest, recordRdpVerdicts, type RdpFacts } from './rdp.ts';
-import { DEFAULT_PORTS, VdiScope } from './scope.ts';
+import { DEFAULT_PORTS, VdiScope, portsOf } from './scope.ts';
 import { formatVdiTarget, parseVdiTarget } from './target.ts';
 import { readSecurityTypes, recordVncVerdicts } from './vnc.ts';
 
@@ -116,7 +116,7 @@ export function vdiscanDefinition(dependencies: VdiDependencies = {}): EngineDef
       if (!parsed.ok) throw new Error(parsed.message);
       const { host } = parsed.target;
       const explicit = parsed.target.port;
-      const ports = explicit !== undefined ? [explicit] : [...new Set(scope.ports ?? DEFAULT_PORTS)];
+      const ports = explicit !== undefined ? [explicit] : scope.ports === undefined ? [...DEFAULT_PORTS] : portsOf(scope.ports);
       const [address] = await resolveTarget(host, policy);
       progress('vdi.target', { host, address: address.address, ports });
       report.covered({

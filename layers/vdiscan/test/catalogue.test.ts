@@ -8,7 +8,7 @@ import { runEngineCli } from '../../engine-kit/src/cli.ts';
 import { catalogue as tlsCatalogue } from '../../tlsscan/src/catalogue.ts';
 import { catalogue } from '../src/catalogue.ts';
 import { vdiscanDefinition } from '../src/engine.ts';
-import { VdiScope } from '../src/scope.ts';
+import { VdiScope, portsOf } from '../src/scope.ts';
 import { parseVdiTarget } from '../src/target.ts';
 import { bulletinsFor, compareVersions, severityOfCvss } from '../src/bulletins.ts';
 
@@ -59,6 +59,11 @@ describe('vdiscan catalogue (DESIGN §21)', () => {
     expect(parseVdiTarget('host:70000').ok).toBe(false);
     expect(VdiScope.safeParse({ ports: [3389, 5900] }).success).toBe(true);
     expect(VdiScope.safeParse({ ports: [0] }).success).toBe(false);
+    expect(VdiScope.safeParse({ ports: '3389, 5900-5903,443' }).success).toBe(true);
+    expect(portsOf('3389, 5900-5903,443')).toEqual([3389, 5900, 5901, 5902, 5903, 443]);
+    expect(VdiScope.safeParse({ ports: '1-40' }).success).toBe(false);
+    expect(VdiScope.safeParse({ ports: '5903-5900' }).success).toBe(false);
+    expect(VdiScope.safeParse({ ports: '3389; rm -rf' }).success).toBe(false);
     expect(VdiScope.safeParse({ depth: 2 }).success).toBe(false);
   });
 

@@ -190,9 +190,9 @@ export async function startShadowNla(): Promise<
 export const VNC_PASSWORD = 'vdi-test';
 
 /** TigerVNC's Xvnc offering `securityTypes` (e.g. `None`, `VncAuth`, `TLSVnc`, `X509Vnc,VncAuth`). */
-export async function startXvnc(securityTypes: string): Promise<Running> {
+export async function startXvnc(securityTypes: string, onPort?: number): Promise<Running> {
   const dir = await mkdtemp(join(tmpdir(), 'vdiscan-xvnc-'));
-  const port = await freePort();
+  const port = onPort ?? (await freePort());
   const passwordFile = join(dir, 'passwd');
   const encoded = spawn('vncpasswd', ['-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
   const chunks: Buffer[] = [];
