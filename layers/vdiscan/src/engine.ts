@@ -19,7 +19,8 @@ import {
 import { mapBounded } from '../../../lib/concurrency.ts';
 import { GATEWAY_RULE_IDS, RDP_RULE_IDS, RDP_TLS_RULE_IDS, VNC_RULE_IDS, catalogue } from './catalogue.ts';
 import { probeGateways, recordGatewayVerdicts } from './gateway.ts';
-import { endpointLabel, openLink, type PortContext } from './link.ts';
+import { endpointLabel, openLink, type Link, type PortContext } from './link.ts';
+import { ReadTimeout } from '../../engine-kit/src/socket-reader.ts';
 import { Pacer } from './pacer.ts';
 import { checkRdpTls, continueFirst, negotiateRest, recordRdpVerdicts, type RdpFacts } from './rdp.ts';
 import { DEFAULT_PORTS, VdiScope, portsOf } from './scope.ts';
@@ -33,10 +34,13 @@ export const RDP_CONNECTION_INTERVAL_MS = 200;
 /** Ports identified at once. */
 const PORTS_AT_ONCE = 4;
 const DEFAULT_READ_TIMEOUT_MS = 8000;
+/** How long a port may take to speak first (VNC greets at once) before the RDP request is sent. */
+const GREETING_WAIT_MS = 300;
 
 type Identity =
   | { kind: 'rdp'; first: Awaited<ReturnType<typeof continueFirst>> }
-  | { kind: 'vnc' }
+  /** The VNC server's greeting, and the connection it came on (kept open: the exchange goes on there). */
+  | { kind: 'vnc'; link?: Link; greeting?: Buffer }
   | { kind: 'closed'; why: string }
   | { kind: 'other'; answer: string }
   | { kind: 'rdp_broken'; why: string };
@@ -64,7 +68,23 @@ async function identify(context: PortContext): Promise<Identity> {
       return { kind: 'closed', why: error.code === 'refused' ? 'the port is closed' : `no connection: ${error.message}` };
     throw error;
   }
+  let keep = false;
   try {
+    // A server that speaks first (VNC's "RFB 003.008") is heard before anything is sent, so a VNC
+    // server never sees RDP bytes (TigerVNC counts a bad handshake against the client's address
+    // and blacklists it after five). 3389 is RDP's own port: no wait there.
+    if (context.port !== 3389) {
+      const greeting = await link.reader
+        .read(firstAnswerFramer, Math.min(GREETING_WAIT_MS, context.readTimeoutMs), context.signal)
+        .catch((error: unknown) => (error instanceof ReadTimeout ? null : Promise.reject(error as Error)));
+      if (greeting !== null) {
+        if (greeting.subarray(0, 4).toString('latin1') === 'RFB ') {
+          keep = true;
+          return { kind: 'vnc', link, greeting };
+        }
+        return { kind: 'other', answer: `speaks first: ${JSON.stringify(printable(greeting))}` };
+      }
+    }
     link.socket.write(connectionRequest(RdpProtocol.rdp));
     let answer: Buffer;
     try {
@@ -89,7 +109,7 @@ async function identify(context: PortContext): Promise<Identity> {
       return { kind: 'rdp_broken', why: (error as Error).message };
     }
   } finally {
-    link.socket.destroy();
+    if (!keep) link.socket.destroy();
   }
 }
 
@@ -207,7 +227,10 @@ async function scanPort(
     case 'vnc': {
       report.skip([...rdpRules, ...GATEWAY_RULE_IDS], `${label}: a VNC service, not RDP or a gateway`);
       try {
-        const facts = await readSecurityTypes(context);
+        const facts = await readSecurityTypes(
+          context,
+          identity.link && identity.greeting ? { link: identity.link, greeting: identity.greeting } : undefined,
+        );
         options.progress('vdi.vnc.types', {
           endpoint: label,
           version: facts.version,

@@ -67,11 +67,15 @@ async function failureReason(link: Link, context: PortContext): Promise<string> 
   return (await link.reader.exactly(length, context.readTimeoutMs, context.signal)).toString('utf8');
 }
 
-/** Reads the security types on a new connection. Throws on anything RFC 6143 does not allow. */
-export async function readSecurityTypes(context: PortContext): Promise<VncFacts> {
-  const link = await openLink(context);
+/**
+ * Reads the security types, on the connection that brought the greeting when there is one (a VNC
+ * server counts every unfinished connection towards its blacklist: one connection a scan, as
+ * nmap's vnc-info), else on a new one. Throws on anything RFC 6143 does not allow.
+ */
+export async function readSecurityTypes(context: PortContext, started?: { link: Link; greeting: Buffer }): Promise<VncFacts> {
+  const link = started?.link ?? (await openLink(context));
   try {
-    const greeting = await link.reader.exactly(12, context.readTimeoutMs, context.signal);
+    const greeting = started?.greeting ?? (await link.reader.exactly(12, context.readTimeoutMs, context.signal));
     const { major, minor } = parseVersion(greeting);
     const version = `${major}.${minor}`;
     // Answer with the highest version both speak: 3.8, 3.7, else 3.3 (RFC 6143 §7.1.1).

@@ -137,7 +137,12 @@ code=20
 
 /** An X server for the shadow server, on a display Xvfb picks. */
 async function startXvfb(): Promise<{ display: string; stop: () => Promise<void> }> {
-  const child = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', '640x480x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A display number of its own (from a free port), not -displayfd's first free one: Xvnc servers
+  // of other test files start at the same moment and race for the low numbers.
+  const number = 200 + ((await freePort()) % 700);
+  const child = spawn('Xvfb', [`:${number}`, '-displayfd', '1', '-screen', '0', '640x480x24', '-nolisten', 'tcp'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const output = collect(child);
@@ -190,7 +195,7 @@ export async function startShadowNla(): Promise<
 export const VNC_PASSWORD = 'vdi-test';
 
 /** TigerVNC's Xvnc offering `securityTypes` (e.g. `None`, `VncAuth`, `TLSVnc`, `X509Vnc,VncAuth`). */
-export async function startXvnc(securityTypes: string, onPort?: number): Promise<Running> {
+export async function startXvnc(securityTypes: string, onPort?: number, extra: readonly string[] = []): Promise<Running> {
   const dir = await mkdtemp(join(tmpdir(), 'vdiscan-xvnc-'));
   const port = onPort ?? (await freePort());
   const passwordFile = join(dir, 'passwd');
@@ -221,6 +226,7 @@ export async function startXvnc(securityTypes: string, onPort?: number): Promise
       '/etc/xrdp/key.pem',
       '-Log',
       '*:stderr:100',
+      ...extra,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
