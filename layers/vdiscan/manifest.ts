@@ -18,8 +18,9 @@ const manifest = {
   entry: 'src/bin/vdiscan.ts',
   bundleBudgetKiB: 240,
   testNeeds: {
-    debian: ['xrdp', 'freerdp2-x11', 'freerdp2-shadow-x11', 'tigervnc-standalone-server', 'xvfb', 'nmap', 'openssl'],
-    binaries: ['xrdp', 'xfreerdp', 'freerdp-shadow-cli', 'Xvnc', 'Xvfb', 'nmap', 'openssl'],
+    // xrdp needs no sesman for negotiation; Xvfb is the shadow server's screen; vncpasswd writes Xvnc's password file.
+    debian: ['xrdp', 'freerdp2-x11', 'freerdp2-shadow-x11', 'tigervnc-standalone-server', 'tigervnc-tools', 'xvfb', 'nmap', 'coreutils'],
+    binaries: ['xrdp', 'xfreerdp', 'freerdp-shadow-cli', 'Xvnc', 'vncpasswd', 'Xvfb', 'nmap', 'stdbuf'],
   },
   doc: 'docs/vdiscan.md',
   summary: 'vdi: RDP security negotiation (NLA, standard security, encryption, NTLM disclosure, TLS), VNC security types, desktop gateways',
