@@ -79,7 +79,7 @@ describe('vdiscan on xrdp (security_layer × crypt_level) and freerdp-shadow (NL
     const started = await Promise.all(XRDP.map(async (row) => [key(row.layer, row.crypt), await startXrdp(row.layer, row.crypt)] as const));
     for (const [name, server] of started) servers.set(name, server);
     shadow = await startShadowNla();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([...servers.values()].map((server) => server.stop()));
@@ -173,7 +173,7 @@ describe('vdiscan on xrdp (security_layer × crypt_level) and freerdp-shadow (NL
     });
     expect(scanned.check('vdi.rdp.tls.cert.untrusted').status).toBe('fail');
     expect(scanned.check('vdi.rdp.tls.protocol.no_modern').status).toBe('pass');
-  }, 60_000);
+  }, 120_000);
 
   it('stops at the MCS Connect Response and the NTLM CHALLENGE: the servers log no login', async () => {
     const xrdp = servers.get(key('rdp', 'low'))!;
@@ -192,7 +192,7 @@ describe('vdiscan on xrdp (security_layer × crypt_level) and freerdp-shadow (NL
     // followed, so no second AcceptSecurityContext and no client ever accepted.
     expect(shadowLog.match(/AcceptSecurityContext status SEC_I_CONTINUE_NEEDED/g)).toHaveLength(1);
     expect(shadowLog).not.toMatch(/Accepted client|SEC_E_LOGON_DENIED|logon/i);
-  }, 60_000);
+  }, 120_000);
 
   it('spaces connection starts to one RDP port 200 ms apart', async () => {
     const server = servers.get(key('rdp', 'high'))!;

@@ -37,7 +37,7 @@ describe('vdiscan on Xvnc security types, with nmap vnc-info as the reference', 
     for (const [types, server] of await Promise.all(CASES.map(async (c) => [c.types, await startXvnc(c.types)] as const))) {
       servers.set(types, server);
     }
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await Promise.all([...servers.values()].map((server) => server.stop()));
   });

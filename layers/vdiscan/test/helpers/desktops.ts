@@ -43,14 +43,14 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Resolves once `predicate(output)` holds; rejects when the process exits first or after 20 s. */
+/** Resolves once `predicate(output)` holds; rejects when the process exits first or after 45 s. */
 function waitFor(child: ChildProcess, output: () => string, predicate: (text: string) => boolean, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const check = (): void => {
       if (predicate(output())) return done(null);
     };
     const onExit = (): void => done(new Error(`${what} exited: ${output().slice(-2000)}`));
-    const timer = setTimeout(() => done(new Error(`${what} did not start within 20 s: ${output().slice(-2000)}`)), 20_000);
+    const timer = setTimeout(() => done(new Error(`${what} did not start within 45 s: ${output().slice(-2000)}`)), 45_000);
     function done(error: Error | null): void {
       clearTimeout(timer);
       child.stdout?.off('data', check);
@@ -82,7 +82,7 @@ async function waitForPort(child: ChildProcess, output: () => string, port: numb
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${what} exited: ${output().slice(-2000)}`);
     if (await accepts(port)) return;
-    if (Date.now() - started > 20_000) throw new Error(`${what} did not listen within 20 s: ${output().slice(-2000)}`);
+    if (Date.now() - started > 45_000) throw new Error(`${what} did not listen within 45 s: ${output().slice(-2000)}`);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
