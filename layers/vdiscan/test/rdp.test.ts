@@ -76,8 +76,8 @@ describe('vdiscan on xrdp (security_layer × crypt_level) and freerdp-shadow (NL
   const key = (layer: string, crypt: string) => `${layer}/${crypt}`;
 
   beforeAll(async () => {
-    const started = await Promise.all(XRDP.map(async (row) => [key(row.layer, row.crypt), await startXrdp(row.layer, row.crypt)] as const));
-    for (const [name, server] of started) servers.set(name, server);
+    // Each server is registered as it starts, so afterAll stops it even when another fails to start.
+    await Promise.all(XRDP.map(async (row) => servers.set(key(row.layer, row.crypt), await startXrdp(row.layer, row.crypt))));
     shadow = await startShadowNla();
   }, 120_000);
 

@@ -34,9 +34,8 @@ function nmapNumbers(output: string): { types: number[]; subtypes: number[]; war
 describe('vdiscan on Xvnc security types, with nmap vnc-info as the reference', () => {
   const servers = new Map<string, Running>();
   beforeAll(async () => {
-    for (const [types, server] of await Promise.all(CASES.map(async (c) => [c.types, await startXvnc(c.types)] as const))) {
-      servers.set(types, server);
-    }
+    // Registered as each starts, so afterAll stops it even when another fails to start.
+    await Promise.all(CASES.map(async (c) => servers.set(c.types, await startXvnc(c.types))));
   }, 120_000);
   afterAll(async () => {
     await Promise.all([...servers.values()].map((server) => server.stop()));

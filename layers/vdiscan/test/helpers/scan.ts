@@ -2,7 +2,7 @@
  * Runs vdiscan in-process through the kit's CLI frame (the same path as the executable), with
  * loopback allowed, and returns its report and a check lookup.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runEngineCli } from '../../../engine-kit/src/cli.ts';
@@ -29,7 +29,7 @@ export async function scan(target: string, scope: Record<string, unknown> = {}, 
     stderr: (text) => (stderr += text),
     env: { VDISCAN_ALLOW_LOOPBACK: '1' },
     now: () => new Date(),
-  });
+  }).finally(() => rm(dir, { recursive: true, force: true }));
   const ms = Date.now() - started;
   if (code !== 0) throw new Error(`vdiscan exited ${code}: ${stderr}`);
   const report = JSON.parse(stdout) as EngineReport;
