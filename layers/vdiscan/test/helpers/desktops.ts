@@ -154,13 +154,50 @@ async function startXvfb(): Promise<{ display: string; stop: () => Promise<void>
   ).catch((error: Error) => {
     throw new Error(`${error.message} ${output()}`);
   });
+  // The display number is written once Xvfb runs; its socket is what the shadow server opens, so
+  // wait until that accepts too (under load the number came first and the shadow server failed).
+  const socketPath = `/tmp/.X11-unix/X${stdout.trim()}`;
+  const started = Date.now();
+  while (!(await acceptsPath(socketPath))) {
+    if (child.exitCode !== null || Date.now() - started > 45_000) {
+      await stopChild(child);
+      throw new Error(`Xvfb's socket ${socketPath} never accepted: ${output().slice(-2000)}`);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   return { display: `:${stdout.trim()}`, stop: () => stopChild(child) };
 }
 
+function acceptsPath(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /** freerdp-shadow-cli requiring NLA (`/sec:nla`), sharing an Xvfb screen. */
-export async function startShadowNla(): Promise<
-  Running & { display: string; until: (predicate: (log: string) => boolean) => Promise<void> }
-> {
+type Shadow = Running & { display: string; until: (predicate: (log: string) => boolean) => Promise<void> };
+
+/**
+ * freerdp-shadow-cli requiring NLA (`/sec:nla`), sharing an Xvfb screen. About one start in ten
+ * on this machine, the shadow server cannot open a display whose socket already accepted
+ * ("failed to open display"; cause not found): that start is retried on a new Xvfb, twice at most.
+ */
+export async function startShadowNla(): Promise<Shadow> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startShadowOnce();
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes('failed to open display')) throw error;
+    }
+  }
+}
+
+async function startShadowOnce(): Promise<Shadow> {
   const xvfb = await startXvfb();
   const dir = await mkdtemp(join(tmpdir(), 'vdiscan-shadow-'));
   const port = await freePort();
@@ -175,6 +212,7 @@ export async function startShadowNla(): Promise<
   } catch (error) {
     await stopChild(child);
     await xvfb.stop();
+    await rm(dir, { recursive: true, force: true });
     throw error;
   }
   return {
