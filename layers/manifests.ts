@@ -14,6 +14,7 @@ import nhiscan from './nhiscan/manifest.ts';
 import secretscan from './secretscan/manifest.ts';
 import sbomscan from './sbomscan/manifest.ts';
 import tlsscan from './tlsscan/manifest.ts';
+import vdiscan from './vdiscan/manifest.ts';
 import webscan from './webscan/manifest.ts';
 
 export const MANIFESTS: readonly EngineManifest[] = [
@@ -27,6 +28,7 @@ export const MANIFESTS: readonly EngineManifest[] = [
   m365scan,
   nhiscan,
   medscan,
+  vdiscan,
 ];
 
 /** The manifest of the engine that runs `scanType`, if any. */

@@ -17,7 +17,7 @@ export type TargetRule = (input: string) => TargetResult;
 
 /**
  * The target rule of each scan type but m365. Types DESIGN §4 leaves open are decided in
- * docs/api.md: sbom takes a repository URL, vdi a host or network, medical a host, host:port or http(s) URL (§22), ai_red_team the URL
+ * docs/api.md: sbom takes a repository URL, vdi a host with an optional port (DESIGN §21), medical a host, host:port or http(s) URL (§22), ai_red_team the URL
  * of the model endpoint. m365 takes the tenant's apex domain by the public suffix list
  * (apex-domain.ts), which is ~120 KiB of data derived when its module loads: the services load it
  * at the first m365 target (targetRuleFor), so no Lambda pays for it at cold start, and a caller
@@ -32,7 +32,7 @@ export const targetRules: Record<Exclude<ScanType, 'm365'>, TargetRule> = {
   nhi: credentialAlias,
   vm: hostOrNetwork,
   sbom: repositoryUrl,
-  vdi: hostOrNetwork,
+  vdi: hostnameWithOptionalPort,
   medical: hostPortOrHttpUrl,
   ai_red_team: httpUrl,
 };
@@ -48,7 +48,7 @@ export const targetReach: Record<ScanType, TargetReach> = {
   nhi: 'none',
   vm: 'network',
   sbom: 'repository',
-  vdi: 'network',
+  vdi: 'host',
   medical: 'host_or_url',
   ai_red_team: 'url',
 };

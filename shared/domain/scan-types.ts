@@ -38,7 +38,7 @@ export const scanTypes: Record<ScanType, ScanTypeInfo> = {
   nhi: { label: 'NHI', targetHint: 'credential alias, e.g. ci-deploy-key' },
   vm: { label: 'VM', targetHint: 'IP, CIDR or hostname' },
   sbom: { label: 'SBOM', targetHint: 'repository URL' },
-  vdi: { label: 'VDI', targetHint: 'IP, CIDR or hostname' },
+  vdi: { label: 'VDI', targetHint: 'IP or hostname, optionally :port, e.g. rdp.example.com:3389' },
   medical: { label: 'Medical', targetHint: 'host, host:port or FHIR/DICOMweb URL, e.g. pacs.example.org:11112' },
   ai_red_team: { label: 'AI Red-Team', targetHint: 'http(s) URL of the model endpoint' },
 };

@@ -55,7 +55,7 @@ describe('the options form from a scope schema', () => {
     expect(vapt.get('rate')!.hint).toBe('From 1 to 5000. Default 200.');
     expect(vapt.get('connect_timeout_ms')!.label).toBe('Connect timeout (ms)');
     const ssl = byKey('ssl');
-    expect(ssl.get('starttls')).toMatchObject({ kind: 'enum', label: 'STARTTLS', options: ['smtp', 'imap', 'pop3', 'none'] });
+    expect(ssl.get('starttls')).toMatchObject({ kind: 'enum', label: 'STARTTLS', options: ['smtp', 'imap', 'pop3', 'rdp', 'none'] });
     // No default in the schema: Default/Yes/No, so an edit never turns "unset" into "off".
     expect(ssl.get('http')).toMatchObject({ kind: 'boolean', label: 'HTTP', default: undefined });
     expect(ssl.get('extra_roots')).toMatchObject({ kind: 'string', multiline: true });

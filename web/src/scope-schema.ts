@@ -43,7 +43,7 @@ const textOf = (value: unknown): string => (typeof value === 'string' ? value : 
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** Words a label spells in capitals. */
-const ACRONYMS = new Set(['sni', 'http', 'https', 'starttls', 'tls', 'dkim', 'dns', 'url', 'id', 'ids', 'osv', 'spdx', 'sbom']);
+const ACRONYMS = new Set(['sni', 'http', 'https', 'starttls', 'tls', 'dkim', 'dns', 'url', 'id', 'ids', 'osv', 'spdx', 'sbom', 'rdp']);
 
 /** `connect_timeout_ms` → "Connect timeout (ms)", `sni` → "SNI"; a schema's `title` wins. */
 export function labelOf(key: string, schema: JsonSchema): string {

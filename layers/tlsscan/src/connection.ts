@@ -16,6 +16,8 @@ export interface Endpoint {
   address: VettedAddress;
   port: number;
   starttls: StartTls;
+  /** Awaited before every connection (vdiscan spaces connections to an RDP port 200 ms apart). */
+  beforeConnect?: () => Promise<void>;
 }
 
 export interface ConnectionLimits {
@@ -31,6 +33,7 @@ export class StartTlsUnavailable extends StartTlsFailed {}
 
 /** A TCP connection past the STARTTLS preamble, with the reader that read the preamble. */
 async function open(endpoint: Endpoint, limits: ConnectionLimits): Promise<{ socket: Socket; reader: SocketReader }> {
+  await endpoint.beforeConnect?.();
   const socket = await connectTcp({
     address: endpoint.address,
     port: endpoint.port,

@@ -19,7 +19,7 @@ import { type Connector, type ProbeTiming, probeHello } from './probe.ts';
 import { ProtocolVersion, versionName } from './records.ts';
 import type { ServerHello } from './server-hello.ts';
 import { type RuleResult, RuleResults } from './rule-results.ts';
-import { type StartTls, defaultStartTls, negotiateStartTls } from './starttls.ts';
+import { type StartTls, defaultStartTls, negotiateStartTls, preambleName } from './starttls.ts';
 import { LEGACY_SUITES, type Suite, insecureReasons } from './suites.ts';
 import { SocketReader } from '../../engine-kit/src/socket-reader.ts';
 import { connectTcp } from '../../../lib/connect.ts';
@@ -36,6 +36,8 @@ export interface TlsEndpointOptions {
   sni?: string;
   /** Default from the port (DESIGN §12). */
   starttls?: StartTls;
+  /** Awaited before every connection to the endpoint (vdiscan's RDP pacing). */
+  beforeConnect?: () => Promise<void>;
   /** Check HTTP headers (HSTS); default true on port 443. */
   http?: boolean;
   /** PEM trust anchors added to Mozilla's roots. */
@@ -111,7 +113,7 @@ class EndpointScan {
     private readonly results: RuleResults,
   ) {
     const starttls = options.starttls ?? defaultStartTls(options.port);
-    this.endpoint = { address: options.address, port: options.port, starttls };
+    this.endpoint = { address: options.address, port: options.port, starttls, beforeConnect: options.beforeConnect };
     const readTimeoutMs = Math.max(1, Math.min(options.readTimeoutMs ?? 10_000, options.deadline.remainingMs()));
     this.limits = { connectTimeoutMs: readTimeoutMs, readTimeoutMs, signal: options.deadline.signal, maxBytes: MAX_CONNECTION_BYTES };
     this.connect = makeConnector(this.endpoint, this.limits);
@@ -229,7 +231,9 @@ class EndpointScan {
   /** Returns false when the scan cannot go on (no STARTTLS, or the preamble failed). */
   private async checkStartTls(): Promise<boolean> {
     const protocol = this.endpoint.starttls as Exclude<StartTls, 'none'>;
+    const name = preambleName(protocol);
     const outcome = await this.attempt(async () => {
+      await this.endpoint.beforeConnect?.();
       const socket = await connectTcp({
         address: this.endpoint.address,
         port: this.endpoint.port,
@@ -240,7 +244,7 @@ class EndpointScan {
         const reader = new SocketReader(socket, 64 * 1024);
         return await negotiateStartTls(protocol, {
           reader,
-          write: (text) => socket.write(text),
+          write: (bytes) => socket.write(bytes),
           timeoutMs: this.limits.readTimeoutMs,
           signal: this.limits.signal,
         });
@@ -249,30 +253,30 @@ class EndpointScan {
       }
     });
     if (!outcome.ok) {
-      this.results.error(['tls.starttls.unavailable', ...ALL_BUT_STARTTLS], `${protocol.toUpperCase()} STARTTLS: ${outcome.message}`);
+      this.results.error(['tls.starttls.unavailable', ...ALL_BUT_STARTTLS], `${name}: ${outcome.message}`);
       return false;
     }
     if (outcome.value.kind === 'unavailable') {
       this.results.fail(
         'tls.starttls.unavailable',
-        this.finding(`${this.label} speaks ${protocol.toUpperCase()} without offering STARTTLS.`, {
+        this.finding(`${this.label} speaks ${protocol.toUpperCase()} without offering ${protocol === 'rdp' ? 'TLS' : 'STARTTLS'}.`, {
           protocol,
           answer: outcome.value.evidence,
         }),
       );
-      this.results.skip(ALL_BUT_STARTTLS, 'the server does not offer STARTTLS, so there is no TLS to check');
+      this.results.skip(
+        ALL_BUT_STARTTLS,
+        `the server does not offer ${protocol === 'rdp' ? 'TLS' : 'STARTTLS'}, so there is no TLS to check`,
+      );
       return false;
     }
     if (outcome.value.kind === 'deferred') {
       // Offered, so no finding; refused for now, so nothing about the TLS behind it is known.
-      this.results.pass('tls.starttls.unavailable', `${protocol.toUpperCase()} STARTTLS is offered (${outcome.value.evidence}).`);
-      this.results.error(
-        ALL_BUT_STARTTLS,
-        `${protocol.toUpperCase()} STARTTLS is offered but was refused for now: ${outcome.value.evidence}`,
-      );
+      this.results.pass('tls.starttls.unavailable', `${name} is offered (${outcome.value.evidence}).`);
+      this.results.error(ALL_BUT_STARTTLS, `${name} is offered but was refused for now: ${outcome.value.evidence}`);
       return false;
     }
-    this.results.pass('tls.starttls.unavailable', `${protocol.toUpperCase()} STARTTLS is offered.`);
+    this.results.pass('tls.starttls.unavailable', `${name} is offered.`);
     return true;
   }
 

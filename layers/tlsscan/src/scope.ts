@@ -8,8 +8,8 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
 
 export const TlsScope = z.lazy(() =>
   z.strictObject({
-    /** The plaintext protocol to upgrade first; default from the port (25/587 smtp, 143 imap, 110 pop3). */
-    starttls: z.enum(['smtp', 'imap', 'pop3', 'none']).optional(),
+    /** The plaintext protocol to upgrade first; default from the port (25/587 smtp, 143 imap, 110 pop3, 3389 rdp). */
+    starttls: z.enum(['smtp', 'imap', 'pop3', 'rdp', 'none']).optional(),
     /** The server name to send and to match the certificate against; default the target host. */
     sni: z
       .string()

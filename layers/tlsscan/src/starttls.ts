@@ -1,12 +1,21 @@
 /**
- * The plaintext preambles that turn a mail connection into a TLS one: SMTP (RFC 3207), IMAP
- * (RFC 3501 §6.2.1) and POP3 (RFC 2595 §4). Each reads the greeting and capabilities with bounded
+ * The plaintext preambles that turn a connection into a TLS one: SMTP (RFC 3207), IMAP
+ * (RFC 3501 §6.2.1), POP3 (RFC 2595 §4), and RDP's security negotiation ([MS-RDPBCGR] 2.2.1.1:
+ * the X.224 Connection Request asking for TLS or CredSSP, TLS starting after a Connection Confirm
+ * that selects either). Each reads the greeting and capabilities with bounded
  * line reads, and either hands the connection over for the ClientHello or reports that the server
  * does not offer STARTTLS (a value, `tls.starttls.unavailable`), never confusing that with a failure.
  */
+import {
+  RdpProtocol,
+  connectionRequest,
+  describeAnswer,
+  parseConnectionConfirm,
+  tpktFramer,
+} from '../../engine-kit/src/rdp-negotiation.ts';
 import type { SocketReader } from '../../engine-kit/src/socket-reader.ts';
 
-export type StartTls = 'smtp' | 'imap' | 'pop3' | 'none';
+export type StartTls = 'smtp' | 'imap' | 'pop3' | 'rdp' | 'none';
 
 /** The server's protocol did not go as RFC'd (a bad greeting, an unexpected answer). */
 export class StartTlsFailed extends Error {
@@ -21,7 +30,7 @@ export type StartTlsOutcome = { kind: 'ready' } | { kind: 'unavailable'; evidenc
 
 export interface LineIo {
   reader: SocketReader;
-  write(text: string): void;
+  write(bytes: string | Buffer): void;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -109,6 +118,33 @@ async function pop3(io: LineIo): Promise<StartTlsOutcome> {
   return { kind: 'ready' };
 }
 
+/**
+ * RDP: ask for TLS or CredSSP (no standard RDP security); TLS starts when the server selects either.
+ * A server that selects standard RDP or refuses TLS does not offer TLS (a value, as a missing
+ * STARTTLS is); a server that answers anything but a Connection Confirm fails the preamble.
+ */
+async function rdp(io: LineIo): Promise<StartTlsOutcome> {
+  io.write(connectionRequest(RdpProtocol.ssl | RdpProtocol.hybrid));
+  let answer;
+  try {
+    answer = parseConnectionConfirm(await io.reader.read(tpktFramer, io.timeoutMs, io.signal));
+  } catch (error) {
+    throw new StartTlsFailed((error as Error).message);
+  }
+  if (answer.kind === 'selected' && (answer.selected & (RdpProtocol.ssl | RdpProtocol.hybrid | RdpProtocol.hybridEx)) !== 0) {
+    return { kind: 'ready' };
+  }
+  if (answer.kind === 'failure' && answer.name !== 'SSL_NOT_ALLOWED_BY_SERVER') {
+    throw new StartTlsFailed(`the RDP server refused TLS and CredSSP with ${describeAnswer(answer)}`);
+  }
+  return { kind: 'unavailable', evidence: `asked for TLS or CredSSP, the server answered ${describeAnswer(answer)}` };
+}
+
+/** The preamble's name in details: "SMTP STARTTLS", "RDP TLS negotiation". */
+export function preambleName(protocol: Exclude<StartTls, 'none'>): string {
+  return protocol === 'rdp' ? 'RDP TLS negotiation' : `${protocol.toUpperCase()} STARTTLS`;
+}
+
 /** Runs the preamble for `protocol` on a fresh connection. */
 export function negotiateStartTls(protocol: Exclude<StartTls, 'none'>, io: LineIo): Promise<StartTlsOutcome> {
   switch (protocol) {
@@ -118,11 +154,14 @@ export function negotiateStartTls(protocol: Exclude<StartTls, 'none'>, io: LineI
       return imap(io);
     case 'pop3':
       return pop3(io);
+    case 'rdp':
+      return rdp(io);
   }
 }
 
-/** DESIGN §12: the protocol a port implies when the scope does not say. */
+/** DESIGN §12: the protocol a port implies when the scope does not say (3389: RDP, DESIGN §21). */
 export function defaultStartTls(port: number): StartTls {
+  if (port === 3389) return 'rdp';
   if (port === 25 || port === 587) return 'smtp';
   if (port === 143) return 'imap';
   if (port === 110) return 'pop3';

@@ -134,7 +134,7 @@ describe('target and scope', () => {
   });
 
   it('defaults STARTTLS from the mail ports', () => {
-    expect([25, 587, 143, 110, 443, 465].map(defaultStartTls)).toEqual(['smtp', 'smtp', 'imap', 'pop3', 'none', 'none']);
+    expect([25, 587, 143, 110, 443, 465, 3389].map(defaultStartTls)).toEqual(['smtp', 'smtp', 'imap', 'pop3', 'none', 'none', 'rdp']);
   });
 
   it('accepts the §12 scope fields and nothing else', () => {

@@ -60,6 +60,7 @@ const understood: Array<[string, PromptRequest]> = [
   ['scan the PACS at pacs.example.org:11112', scan({ scan_type: 'medical', target: 'pacs.example.org:11112' })],
   ['check the FHIR server https://fhir.example.org/fhir', scan({ scan_type: 'medical', target: 'https://fhir.example.org/fhir' })],
   ['vdi scan of vdi.example.com', scan({ scan_type: 'vdi', target: 'vdi.example.com' })],
+  ['vdi scan of rdp.example.com:3389', scan({ scan_type: 'vdi', target: 'rdp.example.com:3389' })],
   // preset cadences (UTC, DESIGN §5)
   ['schedule a daily mail scan of example.com', schedule(mail('example.com', { cadence: 'daily' }))],
   ['check mail security of example.com every day', schedule(mail('example.com', { cadence: 'daily' }))],

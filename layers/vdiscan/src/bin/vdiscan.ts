@@ -1,0 +1,4 @@
+import { engineMain } from '../../../engine-kit/src/cli.ts';
+import { vdiscanDefinition } from '../engine.ts';
+
+await engineMain(vdiscanDefinition());
