@@ -80,6 +80,7 @@ describe.each(environments)('cdk-nag AwsSolutions on ScanService-%s', (env) => {
         `ScansFunction/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${group}-artifacts-<AWS::AccountId>-<AWS::Region>/_exports/*]`,
         'Api/HttpApi/GET--api--health AwsSolutions-APIG4',
         'Api/HttpApi/GET--api--openapi.json AwsSolutions-APIG4',
+        'Api/HttpApi/POST--api--session--code AwsSolutions-APIG4',
         'Api/NotFoundRoute AwsSolutions-APIG4',
         'OperatorKeys/Secret AwsSolutions-SMG4',
         `ReconcileFunction/Role AwsSolutions-IAM5[Resource::*]`,
