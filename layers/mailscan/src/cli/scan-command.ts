@@ -2,7 +2,7 @@ import { makeCachingResolver } from '../../../../lib/dns/caching-resolver.ts';
 import { makeRawResolver } from '../../../../lib/dns/raw-resolver.ts';
 import { lookupViaResolver } from '../../../../lib/http/resolver-lookup.ts';
 import { makeSafeFetch } from '../../../../lib/http/safe-fetch.ts';
-import { checksOf, placeFindings } from '../report-checks.ts';
+import { placeFindings } from '../report-checks.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
 import { scanDomain, type RunReputation } from '../scan/scan-domain.ts';
 import type { ScanArgs } from './args.ts';
@@ -83,7 +83,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
       log.error('scan could not start', { domain: args.domain, message: outcome.message });
       return EXIT.couldNotStart;
     }
-    const report = { ...placeFindings(outcome.report), checks: checksOf(outcome.report) };
+    const report = placeFindings(outcome.report);
     io.stdout(args.format === 'text' ? renderText(report) : `${JSON.stringify(report, null, 2)}\n`);
     return EXIT.ok;
   } finally {

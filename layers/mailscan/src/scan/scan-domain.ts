@@ -10,6 +10,8 @@ import { probeResolver, unansweredPosture } from './resolver-health.ts';
 import { loadDiscover, loadHeader, loadLeak, loadRua } from '../on-demand.ts';
 import type { ReportFinding } from '../catalogue.ts';
 import type { OptInContext } from '../external/services.ts';
+import { CheckRecorder, DNS_SURFACES } from './check-recorder.ts';
+import type { Surface } from '../catalogue.ts';
 
 /** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
 export type RunReputation = (
@@ -172,6 +174,34 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const header = await headerRun;
   if (dnsDown !== null) return { kind: 'report', report: offlineReport(request, deps, startedAt, posture.surface, dnsDown, rua, header) };
 
+  const findings = withAdversaryFindings(
+    request.domain,
+    optIn?.techniques ?? [],
+    [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep),
+    leak,
+  ).concat(rua?.findings ?? [], header?.findings ?? []);
+  const recorder = new CheckRecorder(request.domain, deps.now);
+  const requested = requestedSurfaces(request);
+  if (existence.exists) {
+    recorder
+      .surface(
+        'posture',
+        { status: posture.surface.status, data: {}, findings: posture.findings, errors: posture.errors, checks: posture.checks },
+        '',
+      )
+      .surface('reputation', request.reputation === null ? null : reputation, 'disabled with --no-reputation')
+      .surface('discover', discover, 'not requested')
+      .surface('leak', leak, 'not requested')
+      .adversary(optIn?.techniques ?? [], findings);
+  } else {
+    // A domain that does not exist has no records to judge: every check that asks DNS about it is an error, never a pass.
+    recorder.found(
+      findings.filter((item) => item.rule_id.split('.')[1] !== 'header' && item.rule_id !== 'mailscan.dmarc.rua_misalignment'),
+    );
+    recordNotRun(recorder, request, requested, `${request.domain} does not exist (NXDOMAIN)`);
+  }
+  recorder.surface('rua', rua, 'not requested').surface('header', header, 'not requested');
+
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
@@ -188,12 +218,8 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       rua: rua === null ? NOT_REQUESTED : { ...rua.data, status: rua.status },
       header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
     },
-    findings: withAdversaryFindings(
-      request.domain,
-      optIn?.techniques ?? [],
-      [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep),
-      leak,
-    ).concat(rua?.findings ?? [], header?.findings ?? []),
+    findings,
+    checks: recorder.finish().checks,
     ...(optIn && optIn.techniques.length > 0 ? { techniques: optIn.techniques } : {}),
     errors: [
       ...posture.errors,
@@ -228,6 +254,10 @@ function offlineReport(
       : surface === 'reputation'
         ? { status: 'skipped', reason: 'disabled with --no-reputation' }
         : NOT_REQUESTED;
+  // Nothing DNS said is evidence now: every check that asks DNS is an error with the resolver's reason.
+  const recorder = new CheckRecorder(request.domain, deps.now);
+  recordNotRun(recorder, request, requestedSurfaces(request), message);
+  recorder.surface('rua', rua, 'not requested').surface('header', header, 'not requested');
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
@@ -244,9 +274,38 @@ function offlineReport(
     },
     findings: [...(rua?.findings ?? []), ...(header?.findings ?? [])],
     errors: [{ surface: 'posture', check: 'dns', message }, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
+    checks: recorder.finish().checks,
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length, dns: 'unavailable' });
   return report;
+}
+
+/** The DNS surfaces this scan was asked to run. */
+function requestedSurfaces(request: ScanRequest): Set<Surface> {
+  const optIn = request.optIn ?? null;
+  return new Set<Surface>([
+    'posture',
+    ...(request.reputation === null ? [] : (['reputation'] as const)),
+    ...(optIn?.discover ? (['discover'] as const) : []),
+    ...(optIn?.leak ? (['leak'] as const) : []),
+    ...((optIn?.techniques.length ?? 0) > 0 ? (['adversary'] as const) : []),
+  ]);
+}
+
+/** Every requested DNS surface's checks are errors for `message`; the others say why they did not run. */
+function recordNotRun(recorder: CheckRecorder, request: ScanRequest, requested: ReadonlySet<Surface>, message: string): void {
+  for (const surface of DNS_SURFACES) {
+    if (requested.has(surface)) recorder.error([surface], message);
+    else
+      recorder.skip(
+        surface,
+        surface === 'reputation'
+          ? 'disabled with --no-reputation'
+          : surface === 'adversary'
+            ? 'no adversary technique requested'
+            : 'not requested',
+      );
+  }
 }
 
 /**
