@@ -23,6 +23,7 @@ const manifest = {
   summaryMetrics: ['score', 'grade'],
   entry: 'src/bin/mailscan.ts',
   build: 'build.ts',
+  startupSnapshot: true,
   bundleBudgetKiB: 2200, // 2,002 KiB (2,356 before zod's locales left with its namespace import): X.509, the public suffix list, yauzl, saxes, dns-packet
   testNeeds: {
     debian: ['dmarc-cat', 'python3-dkim', 'python3-authres', 'python3-spf', 'dnstwist'],

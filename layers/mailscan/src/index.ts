@@ -8,4 +8,3 @@
 export { reportSchema, type Report } from './report.ts';
 export { reportFingerprint } from './finding-fingerprint.ts';
 export { BUILT_SURFACES, catalogue, type Rule, type Surface } from './catalogue.ts';
-export { snapshotBlobFor, snapshotBuildArgs, snapshotScriptFor } from './snapshot-blob.ts';

@@ -1,9 +1,11 @@
 import { catalogue } from './catalogue.ts';
+import { canonicalJson, reportFingerprint } from './finding-fingerprint.ts';
 import type { Report } from './report.ts';
 
 /**
  * Each finding's subject (the record in words) and locations (its surface, and its DKIM selector
- * when it has one), so a later scan resolves it only when it ran that surface and read that selector.
+ * when it has one), so a later scan resolves it only when it ran that surface and read that selector;
+ * its kit `fingerprint_key`, and its `ref` for the adversary findings that name it.
  */
 export function placeFindings<T extends Pick<Report, 'domain' | 'findings'>>(report: T): T {
   const surfaceOf = new Map(catalogue.map((rule) => [rule.rule_id, rule.surface]));
@@ -21,7 +23,9 @@ export function placeFindings<T extends Pick<Report, 'domain' | 'findings'>>(rep
               ? `_mta-sts.${report.domain}`
               : `${report.domain} (${family})`;
       const locations = [`mail:${surfaceOf.get(finding.rule_id) ?? 'posture'}`, ...(selector !== undefined ? [`dkim:${selector}`] : [])];
-      return { ...finding, subject, locations };
+      // The kit's key is what the stored fingerprint always hashed: the evidence key, else the whole evidence.
+      const fingerprintKey = finding.evidence_key ?? canonicalJson(finding.evidence);
+      return { ...finding, subject, locations, fingerprint_key: fingerprintKey, ref: reportFingerprint(report.domain, finding) };
     }),
   };
 }

@@ -1,6 +1,7 @@
 import { parseNameservers } from '../../../../lib/dns/nameservers.ts';
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import { CheckRecorder } from '../scan/check-recorder.ts';
+import { placeFindings } from '../report-checks.ts';
 import { reportSchema } from '../report.ts';
 import { reputationConfigFromEnv } from '../reputation/config-from-env.ts';
 import { parseArgs } from './args.ts';
@@ -24,6 +25,8 @@ export function warmUp(): void {
   const report = reportSchema.parse({
     scanner: { name: 'mailscan', version: '0.0.0' },
     domain: 'example.com',
+    target: 'example.com',
+    status: 'partial',
     domain_exists: true,
     started_at: '2000-01-01T00:00:00.000Z',
     finished_at: '2000-01-01T00:00:01.000Z',
@@ -55,5 +58,9 @@ export function warmUp(): void {
     ],
     errors: [{ surface: 'posture', check: 'spf', message: 'message' }],
   });
-  JSON.stringify({ ...report, checks: new CheckRecorder(report.domain, () => new Date()).found(report.findings).finish().checks }, null, 2);
+  JSON.stringify(
+    placeFindings({ ...report, checks: new CheckRecorder(report.domain, () => new Date()).found(report.findings).finish().checks }),
+    null,
+    2,
+  );
 }

@@ -201,10 +201,17 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
     recordNotRun(recorder, request, requested, `${request.domain} does not exist (NXDOMAIN)`);
   }
   recorder.surface('rua', rua, 'not requested').surface('header', header, 'not requested');
+  const { checks, status } = recorder.finish();
+  const graded = existence.exists && posture.surface.score !== null && posture.surface.grade !== null;
 
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
+    target: request.domain,
+    status,
+    ...(graded ? { summary: { score: posture.surface.score, grade: posture.surface.grade } } : {}),
+    // Not a domain without records but no domain at all (a typo, an expired registration): the runner fails the target.
+    ...(existence.exists ? {} : { failure: `${request.domain} does not exist (NXDOMAIN)` }),
     domain_exists: existence.exists,
     ...(existence.exists ? {} : { nonexistence: existence.evidence }),
     started_at: startedAt.toISOString(),
@@ -219,7 +226,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
     },
     findings,
-    checks: recorder.finish().checks,
+    checks,
     ...(optIn && optIn.techniques.length > 0 ? { techniques: optIn.techniques } : {}),
     errors: [
       ...posture.errors,
@@ -258,9 +265,12 @@ function offlineReport(
   const recorder = new CheckRecorder(request.domain, deps.now);
   recordNotRun(recorder, request, requestedSurfaces(request), message);
   recorder.surface('rua', rua, 'not requested').surface('header', header, 'not requested');
+  const { checks, status } = recorder.finish();
   const report = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
+    target: request.domain,
+    status,
     domain_exists: null,
     started_at: startedAt.toISOString(),
     finished_at: deps.now().toISOString(),
@@ -274,7 +284,7 @@ function offlineReport(
     },
     findings: [...(rua?.findings ?? []), ...(header?.findings ?? [])],
     errors: [{ surface: 'posture', check: 'dns', message }, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
-    checks: recorder.finish().checks,
+    checks,
   });
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length, dns: 'unavailable' });
   return report;
