@@ -37,7 +37,7 @@ export const checkErrorSchema = z.object({
   message: z.string(),
 });
 
-/** One check per catalogue rule: pass, fail, error or skipped (layers/mailscan/src/report-checks.ts). */
+/** One check per catalogue rule: pass, fail, error or skipped, as the code that ran it recorded it (src/scan/check-recorder.ts). */
 export const checkSchema = z.object({
   id: z.string(),
   title: z.string(),

@@ -2,7 +2,7 @@ import { makeCachingResolver } from '../../../../lib/dns/caching-resolver.ts';
 import { makeRawResolver } from '../../../../lib/dns/raw-resolver.ts';
 import { lookupViaResolver } from '../../../../lib/http/resolver-lookup.ts';
 import { makeSafeFetch } from '../../../../lib/http/safe-fetch.ts';
-import { placeFindings } from '../report-checks.ts';
+import { placeFindings } from '../place-findings.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
 import { scanDomain, type RunReputation } from '../scan/scan-domain.ts';
 import type { ScanArgs } from './args.ts';

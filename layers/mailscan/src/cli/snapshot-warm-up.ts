@@ -1,7 +1,7 @@
 import { parseNameservers } from '../../../../lib/dns/nameservers.ts';
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
 import { CheckRecorder } from '../scan/check-recorder.ts';
-import { placeFindings } from '../report-checks.ts';
+import { placeFindings } from '../place-findings.ts';
 import { reportSchema } from '../report.ts';
 import { reputationConfigFromEnv } from '../reputation/config-from-env.ts';
 import { parseArgs } from './args.ts';
