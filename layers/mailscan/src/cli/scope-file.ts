@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+// node:fs, as config-file.ts: already loaded for the config, where fs/promises would cost its own start-up.
+import { readFileSync, statSync } from 'node:fs';
 import { TECHNIQUE_SURFACES } from '../adversary/technique-names.ts';
 import { EmailSecurityScopeFile } from '../scope.ts';
 import type { ScanArgs } from './args.ts';
@@ -15,12 +16,12 @@ export async function applyScopeFile(args: ScanArgs): Promise<{ ok: true; args: 
   if (args.scopeFile === null) return { ok: true, args };
   let text: string;
   try {
-    text = await readFile(args.scopeFile, 'utf8');
+    if (statSync(args.scopeFile).size > MAX_SCOPE_FILE_BYTES)
+      return { ok: false, message: `--scope-json: larger than ${MAX_SCOPE_FILE_BYTES} bytes` };
+    text = readFileSync(args.scopeFile, 'utf8');
   } catch (error) {
     return { ok: false, message: `--scope-json: ${(error as Error).message}` };
   }
-  if (Buffer.byteLength(text) > MAX_SCOPE_FILE_BYTES)
-    return { ok: false, message: `--scope-json: larger than ${MAX_SCOPE_FILE_BYTES} bytes` };
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -4,6 +4,7 @@ import { CheckRecorder } from '../scan/check-recorder.ts';
 import { placeFindings } from '../place-findings.ts';
 import { reportSchema } from '../report.ts';
 import { reputationConfigFromEnv } from '../reputation/config-from-env.ts';
+import { EmailSecurityScopeFile } from '../scope.ts';
 import { parseArgs } from './args.ts';
 
 /**
@@ -17,6 +18,9 @@ import { parseArgs } from './args.ts';
  */
 export function warmUp(): void {
   parseArgs(['scan', '--format=json', '--timeout=55', '--dkim-selector=s1', '--', 'example.com']);
+  // The one runner's frame: the scope file's schema, built and run once (cli/scope-file.ts reads the file).
+  parseArgs(['scan', '--scope-json=/run/scope.json', '--timeout=55', '--format=json', '--', 'example.com']);
+  EmailSecurityScopeFile.parse({ reputation: true, dkim_selectors: ['s1'], rua: ['/run/rua-0.xml'], header: '/run/eml' });
   parseNameservers(['192.0.2.1:53']);
   selectorsToProbe(undefined, ['s1']);
   const reputation = reputationConfigFromEnv({}, {}, () => []);

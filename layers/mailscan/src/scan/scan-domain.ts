@@ -204,7 +204,8 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const { checks, status } = recorder.finish();
   const graded = existence.exists && posture.surface.score !== null && posture.surface.grade !== null;
 
-  const report = reportSchema.parse({
+  // The checks are the ReportBuilder's (already the kit's shape): set beside the parsed report, not parsed again.
+  const parsed = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
     target: request.domain,
@@ -226,7 +227,6 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
     },
     findings,
-    checks,
     ...(optIn && optIn.techniques.length > 0 ? { techniques: optIn.techniques } : {}),
     errors: [
       ...posture.errors,
@@ -237,6 +237,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       ...(header?.errors ?? []),
     ],
   });
+  const report: Report = { ...parsed, checks };
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
   return { kind: 'report', report };
 }
@@ -266,7 +267,7 @@ function offlineReport(
   recordNotRun(recorder, request, requestedSurfaces(request), message);
   recorder.surface('rua', rua, 'not requested').surface('header', header, 'not requested');
   const { checks, status } = recorder.finish();
-  const report = reportSchema.parse({
+  const parsed = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
     target: request.domain,
@@ -284,8 +285,8 @@ function offlineReport(
     },
     findings: [...(rua?.findings ?? []), ...(header?.findings ?? [])],
     errors: [{ surface: 'posture', check: 'dns', message }, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
-    checks,
   });
+  const report: Report = { ...parsed, checks };
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length, dns: 'unavailable' });
   return report;
 }
