@@ -63,7 +63,27 @@ export function warmUp(): void {
     errors: [{ surface: 'posture', check: 'spf', message: 'message' }],
   });
   JSON.stringify(
-    placeFindings({ ...report, checks: new CheckRecorder(report.domain, () => new Date()).found(report.findings).finish().checks }),
+    placeFindings({
+      ...report,
+      checks: new CheckRecorder(report.domain, () => new Date())
+        .recorded('posture', [{ rules: ['mailscan.spf.missing'], outcome: 'ran', detail: 'warm', selectors: ['s1'] }])
+        .surface(
+          'reputation',
+          {
+            status: 'error',
+            data: {},
+            findings: [],
+            errors: [{ surface: 'reputation', check: 'dnsbl', message: 'warm' }],
+            checks: [{ rules: ['mailscan.reputation.mx_score_low'], outcome: 'skipped', detail: 'warm' }],
+          },
+          '',
+        )
+        .surface('leak', null, 'not requested')
+        .error(['discover'], 'warm')
+        .adversary([], [])
+        .found(report.findings)
+        .finish().checks,
+    }),
     null,
     2,
   );
