@@ -5,18 +5,6 @@ const ENGINE_INTERNALS = {
   regex: '(^|/)layers/[^/]+/src(/|$)',
   message: 'Read an engine through its manifest (layers/<engine>/manifest.ts, layers/manifests.ts), not its src/ (docs/manifests.md).',
 };
-/**
- * TEMPORARY: the files that still import an engine's internals, each for a known reason, to be
- * emptied, never added to. mailscan's runner, its start-up snapshot and the artifact check read
- * mailscan's report schema, snapshot paths and artifact parsers: issue 32 (mailscan on the kit's
- * contract, one runner for every engine) removes them.
- */
-const ENGINE_INTERNALS_ALLOWLIST = [
-  'shared/adapters/runners/mailscan-runner.ts',
-  'shared/adapters/runners/mailscan-snapshot.ts',
-  'shared/services/artifact-check.ts',
-];
-
 export default tseslint.config(
   { ignores: ['node_modules/**', 'cdk.out*/**', '.data/**', '**/dist/**', 'web/dist/**', 'web/.dist-*/**', 'test-results/**'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -50,18 +38,11 @@ export default tseslint.config(
     // The service reads an engine only through its manifest (DESIGN §11, docs/manifests.md): no
     // import of layers/<engine>/src/ from shared/, functions/, local/, infra/ or scripts/.
     files: ['shared/**/*.ts', 'functions/**/*.ts', 'local/**/*.ts', 'infra/**/*.ts', 'scripts/**/*.ts'],
-    ignores: ENGINE_INTERNALS_ALLOWLIST,
     rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_INTERNALS] }] },
   },
   {
     files: ['functions/**/*.ts', 'shared/domain/**/*.ts', 'shared/services/**/*.ts'],
-    ignores: ENGINE_INTERNALS_ALLOWLIST,
     rules: { 'no-restricted-imports': ['error', { patterns: [AWS_SDK, ENGINE_INTERNALS] }] },
-  },
-  {
-    // The allowlist's files keep the AWS SDK rule where it applies; only the manifest rule is lifted.
-    files: ENGINE_INTERNALS_ALLOWLIST.filter((file) => /^(functions|shared\/domain|shared\/services)\//.test(file)),
-    rules: { 'no-restricted-imports': ['error', { patterns: [AWS_SDK] }] },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'layers/*/test/**/*.ts'],

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { buildMailscan } from '../layers/mailscan/build.ts';
 import { reputationDefaults } from '../layers/mailscan/src/reputation/defaults.ts';
 import { snapshotBlobFor } from '../layers/mailscan/src/snapshot-blob.ts';
-import { mailscanArgs, mailscanEnv } from '../shared/adapters/runners/mailscan-runner.ts';
+import { engineEnv } from '../shared/adapters/runners/engine-process.ts';
 import { startDnsServerProcess } from '../layers/mailscan/test/helpers/dns-server-process.ts';
 import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
@@ -16,8 +16,8 @@ import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 // npm run bench:startup [-- --runs N --baseline PATH]: the mailscan CLI as whole processes: `--version`,
 // `rules`, and a real scan (reputation on) of bench.test behind the loopback DNS server (no added
 // delay), started as the dispatch function's runner starts it: the runner's own argv
-// (`mailscanArgs`: `scan --format=json --timeout=N -- bench.test`, no `--config`) and environment
-// (`mailscanEnv`: MAILSCAN_* only, the resolver in MAILSCAN_NAMESERVERS), so the built-in DKIM
+// (the one runner's: `scan --scope-json=FILE --timeout=N --format=json -- bench.test`, the scope `{}`,
+// no `--config`) and environment (`engineEnv`: MAILSCAN_* only, the resolver in MAILSCAN_NAMESERVERS), so the built-in DKIM
 // selectors and block lists; the DNS server serves those lists' zones as well as bench.test.
 // Every command runs in turn with a bare `node -e 0` (A B A B ...), and each is divided by the
 // `node -e 0` of its own round: a paired ratio, printed as median (min–max). For the scan, the
@@ -31,8 +31,12 @@ import { formatSpread, interleaved, pairedRatios } from './paired.ts';
 // runner starts it when its node accepts the blob), with the paired ratio snapshot ÷ mailscan.
 // --baseline PATH adds the same commands for another built CLI (say, one built from
 // an older commit) in the same rounds, and the paired ratio mailscan ÷ baseline; from its own
-// snapshot too when it has one (snapshot ÷ baseline-snapshot).
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' }, baseline: { type: 'string' } } });
+// snapshot too when it has one (snapshot ÷ baseline-snapshot). A baseline built before the one
+// runner (issue 32) takes no scope file: --baseline-flags scans it with the flags its own runner
+// gave it (`scan --format=json --timeout=55 -- bench.test`), the same scan.
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '15' }, baseline: { type: 'string' }, 'baseline-flags': { type: 'boolean' } },
+});
 const runs = Number(values.runs);
 const work = await mkdtemp(join(tmpdir(), 'bench-startup-'));
 const bin = await buildMailscan(join(work, 'bin', 'mailscan'));
@@ -54,8 +58,11 @@ const dns = await startDnsServerProcess({
     ...trustlist.zones.map((zone, i) => listZone(zone, i === 0 ? ['25.2.0.192 IN A 127.0.10.0'] : [])),
   ],
 });
-/** The runner's scan of bench.test with a 60-second budget (`--timeout=55`). */
-const scanArgs = mailscanArgs('bench.test', {}, 60_000);
+/** The runner's scan of bench.test with a 60-second budget (`--timeout=55`) and the scope `{}`. */
+const scopeFile = join(work, 'scope.json');
+await writeFile(scopeFile, '{}');
+const scanArgs = ['scan', `--scope-json=${scopeFile}`, '--timeout=55', '--format=json', '--', 'bench.test'];
+const flagScanArgs = ['scan', '--format=json', '--timeout=55', '--', 'bench.test'];
 
 interface Sample {
   wall: number;
@@ -71,7 +78,7 @@ const usageFile = join(work, 'usage.json');
 function timeOnce(args: string[], cache: string): Promise<Sample> {
   // The runner's environment for the CLI (MAILSCAN_* and what a process needs), and the CPU hook's file.
   const env = {
-    ...mailscanEnv({ PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_COMPILE_CACHE: cache }),
+    ...engineEnv('MAILSCAN', { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_COMPILE_CACHE: cache }),
     PEAK_RSS_FILE: usageFile,
   };
   const started = performance.now();
@@ -90,15 +97,16 @@ function timeOnce(args: string[], cache: string): Promise<Sample> {
 }
 
 /** `node` options before the executable: the snapshot's `--snapshot-blob`, or none. */
-const cliCommands = (label: string, path: string, nodeOptions: string[] = []): Record<string, () => Promise<Sample>> => {
+const cliCommands = (label: string, path: string, nodeOptions: string[] = [], scan = scanArgs): Record<string, () => Promise<Sample>> => {
   const cache = join(work, `cache-${label}`);
   const cli = [...nodeOptions, path];
   return {
     [`${label} --version`]: () => timeOnce([...cli, '--version'], cache),
     [`${label} rules`]: () => timeOnce([...cli, 'rules'], cache),
-    [`${label} scan`]: () => timeOnce([...cli, ...scanArgs], cache),
+    [`${label} scan`]: () => timeOnce([...cli, ...scan], cache),
   };
 };
+const baselineScan = values['baseline-flags'] ? flagScanArgs : scanArgs;
 const reference = 'node -e 0';
 const baselineSnapshot = values.baseline && existsSync(snapshotBlobFor(values.baseline)) ? snapshotBlobFor(values.baseline) : null;
 const samples = await interleaved(
@@ -107,8 +115,8 @@ const samples = await interleaved(
     ...cliCommands('mailscan', bin),
     // The same build started from its start-up snapshot, as the runner starts it when node accepts the blob.
     ...cliCommands('snapshot', bin, ['--snapshot-blob', snapshotBlobFor(bin)]),
-    ...(values.baseline ? cliCommands('baseline', values.baseline) : {}),
-    ...(baselineSnapshot ? cliCommands('baseline-snapshot', values.baseline!, ['--snapshot-blob', baselineSnapshot]) : {}),
+    ...(values.baseline ? cliCommands('baseline', values.baseline, [], baselineScan) : {}),
+    ...(baselineSnapshot ? cliCommands('baseline-snapshot', values.baseline!, ['--snapshot-blob', baselineSnapshot], baselineScan) : {}),
   },
   runs,
 );

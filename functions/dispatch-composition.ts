@@ -8,7 +8,6 @@ import { makeEventBridgePublisher } from '../shared/adapters/eventbridge/eventbr
 import { makeCloudWatchScanLogs } from '../shared/adapters/logs/cloudwatch-scan-logs.ts';
 import { makeEmfMetrics } from '../shared/adapters/metrics/emf-metrics.ts';
 import { makeEngineRunners } from '../shared/adapters/runners/engine-registry.ts';
-import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runner.ts';
 import { makeS3ArtifactStore } from '../shared/adapters/s3/s3-artifact-store.ts';
 import { makeS3Client } from '../shared/adapters/s3/s3-client.ts';
 import { DispatchConfig, readConfig } from '../shared/config/function-config.ts';
@@ -73,10 +72,14 @@ export function composeDispatch(serviceName: string) {
   const targetSources = { issues: store.issues, findings: store.findings, scans: store.scans, clock: systemClock };
   const runners: RunnerRegistry = new Map(
     config.ENGINES_DIR && artifactStore
-      ? [...makeEngineRunners({ binDir: config.ENGINES_DIR, operatorKeys, allowPrivate: config.ALLOW_PRIVATE_TARGETS })].map(
-          ([type, runner]) =>
-            [type, withCredentialTarget(withCredential(withArtifacts(runner, artifactStore), opener), opener, targetSources)] as const,
-        )
+      ? [
+          ...makeEngineRunners({
+            binDir: config.ENGINES_DIR,
+            operatorKeys,
+            allowPrivate: config.ALLOW_PRIVATE_TARGETS,
+            artifacts: artifactStore,
+          }),
+        ].map(([type, runner]) => [type, withCredentialTarget(withCredential(runner, opener), opener, targetSources)] as const)
       : [],
   );
   const metrics = makeEmfMetrics({ environment: config.APP_ENV ?? 'unknown' });

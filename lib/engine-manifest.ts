@@ -91,6 +91,12 @@ export interface EngineManifest {
    */
   build?: string;
   /**
+   * The build also makes a start-up snapshot (`snapshots/<name>.blob` and its script beside the
+   * executable, lib/startup-snapshot.ts): the runner starts the engine from it when its node
+   * accepts it, else makes one in the background (mailscan; docs/mailscan-startup.md).
+   */
+  startupSnapshot?: boolean;
+  /**
    * The scope key the runner sets to the job's scan type, for an engine that runs more than one
    * (netscan: `mode`, `vm` or `vapt`).
    */

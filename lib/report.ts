@@ -52,6 +52,12 @@ export interface EngineFinding {
   subject?: string;
   /** Where the problem was seen, in the location forms of `Coverage`; a later check resolves it only when it covers them all. */
   locations?: string[];
+  /**
+   * The engine's name for this finding within the report, where another finding refers to it: a
+   * finding whose `evidence.base_fingerprint` equals it gets this one's stored fingerprint there
+   * (mailscan's adversary findings name the finding they were derived from).
+   */
+  ref?: string;
 }
 
 export interface EngineError {
@@ -70,6 +76,13 @@ export interface EngineReport {
   errors: EngineError[];
   /** Documents a scan produces beside its findings (sbomscan's CycloneDX SBOM), by the manifest's output name. */
   outputs?: Record<string, unknown>;
+  /** Figures of the whole scan (mailscan's posture `score` and `grade`); the runner keeps those the manifest's `summaryMetrics` name. */
+  summary?: Record<string, string | number>;
+  /**
+   * The target turned out not to be scannable at all, in words (mailscan: the domain does not
+   * exist): the report still says what it saw, and the runner fails the target with this message.
+   */
+  failure?: string;
 }
 
 /** One entry of an engine's finding catalogue (printed by `<engine> rules`, docs/findings.md). */
@@ -164,14 +177,18 @@ export function engineReportSchema(): z.ZodType<EngineReport> {
           detail: Bounded(10_000),
           evidence: z.record(z.string(), z.unknown()),
           remediation: Bounded(10_000),
-          fingerprint_key: Bounded(1000),
+          // mailscan's key is its finding's evidence as canonical JSON where it names no shorter one, as the stored fingerprints always were.
+          fingerprint_key: Bounded(16_000),
           subject: Bounded(1000).optional(),
           locations: z.array(Bounded(1200)).max(100).optional(),
+          ref: Bounded(200).optional(),
         }),
       )
       .max(100_000),
     errors: z.array(z.object({ check: Bounded(200), message: Bounded(10_000) })).max(10_000),
     outputs: z.record(z.string().max(100), z.unknown()).optional(),
+    summary: z.record(Bounded(100), z.union([Bounded(1000), z.number()])).optional(),
+    failure: Bounded(10_000).optional(),
   }) as z.ZodType<EngineReport>);
 }
 

@@ -1,3 +1,4 @@
+import type { ArtifactStore } from '../shared/ports/artifact-store.ts';
 import { join } from 'node:path';
 import { buildEngines, LAYER_DIST } from '../layers/build.ts';
 import { MANIFESTS } from '../layers/manifests.ts';
@@ -43,15 +44,17 @@ for (const name of engines.keys()) {
   const variable = `${name.toUpperCase()}_COMPILE_CACHE`;
   engineEnv[variable] ??= join(dataDir, 'cache', name);
 }
-// Where the mailscan runner keeps a start-up snapshot it makes with this node when the build's
+// Where the runner keeps mailscan's start-up snapshot it makes with this node when the build's
 // blob is not one this node accepts (docs/mailscan-startup.md); the build's usually is, here.
 engineEnv.MAILSCAN_SNAPSHOT_CACHE ??= join(dataDir, 'cache', 'mailscan-snapshot');
-const runners = makeEngineRunners({
-  binDir: join(LAYER_DIST, 'bin'),
-  env: engineEnv,
-  allowLoopback: allowLoopbackTargets,
-  allowPrivate: allowPrivateTargets,
-});
+const runners = ({ artifacts }: { artifacts?: ArtifactStore } = {}) =>
+  makeEngineRunners({
+    binDir: join(LAYER_DIST, 'bin'),
+    env: engineEnv,
+    allowLoopback: allowLoopbackTargets,
+    allowPrivate: allowPrivateTargets,
+    artifacts,
+  });
 
 // The UI is built from web/ when web/dist is missing or older than its sources (a few seconds).
 const uiDir = await ensureUiBuilt({ log: (line) => process.stdout.write(`${line}\n`) });
@@ -75,7 +78,7 @@ const interactive = process.stdin.isTTY === true;
 process.stdout.write(
   `scan service listening on ${runtime.url}\n` +
     `  data: ${dataDir} (${runtime.rearmed} trigger(s) re-armed, ${runtime.requeued} unfinished scan(s) requeued)\n` +
-    `  scanners: ${[...runners].map(([type, runner]) => `${type} → ${runner.name}`).join(', ')} (in ${join(LAYER_DIST, 'bin')}; settings: <ENGINE>_* variables)\n` +
+    `  scanners: ${[...runners()].map(([type, runner]) => `${type} → ${runner.name}`).join(', ')} (in ${join(LAYER_DIST, 'bin')}; settings: <ENGINE>_* variables)\n` +
     (allowLoopbackTargets ? '  loopback targets allowed (ALLOW_LOOPBACK_TARGETS=true): engines may scan this machine\n' : '') +
     `  session token (another shell): ${commandFor('npm run session -- --tenant acme --role admin', { dataDir })}\n` +
     `  reconcile (another shell): ${commandFor('npm run reconcile', { dataDir, port: listening })}\n` +

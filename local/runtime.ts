@@ -39,7 +39,7 @@ import type { RunnerRegistry, ScanRunner } from '../shared/ports/scan-runner.ts'
 import type { ScanType } from '../shared/domain/scan-types.ts';
 import { makeDynamoDbArtifactRepository } from '../shared/adapters/dynamodb/dynamodb-artifact-repository.ts';
 import { makeLocalArtifactStore } from '../shared/adapters/local/local-artifact-store.ts';
-import { withArtifacts } from '../shared/adapters/runners/artifact-fetching-runner.ts';
+import type { ArtifactStore } from '../shared/ports/artifact-store.ts';
 import { makeArtifactService } from '../shared/services/artifact-service.ts';
 import { makeArtifactUploadEndpoint } from './artifact-upload.ts';
 import { makeFileScanLogs } from './file-scan-logs.ts';
@@ -108,8 +108,11 @@ export interface LocalRuntimeOptions {
   allowLoopbackTargets?: boolean;
   /** Wraps the trigger scheduler (tests inject faults with it). */
   wrapTriggers?: (scheduler: TriggerScheduler) => TriggerScheduler;
-  /** Scan runners by scan type; none by default (every scan then fails with "no runner"). */
-  runners?: RunnerRegistry;
+  /**
+   * Scan runners by scan type; none by default (every scan then fails with "no runner"). A function
+   * is given the runtime's artifact store, which the engines' runners fetch a scope's artifacts from.
+   */
+  runners?: RunnerRegistry | ((ports: { artifacts: ArtifactStore }) => RunnerRegistry);
   /** Wraps the finding repository (tests inject crashes with it). */
   wrapFindings?: (findings: FindingRepository) => FindingRepository;
   /** Function timeout the local consumer gives each invocation. */
@@ -231,14 +234,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const credentialKey = await makeLocalKeyWrapper(options.dataDir ?? tempDir!);
   const credentialReferences = makeCredentialReferences(credentialRepo);
   const credentialOpener = makeCredentialOpener({ repo: credentialRepo, wrapper: credentialKey, clock });
-  // Every runner sees the scope's artifacts as local files of its run (DESIGN §4), and the
-  // scope's credential, opened for the run (DESIGN §16).
+  // Every runner sees the scope's credential, opened for the run (DESIGN §16).
+  const given = typeof options.runners === 'function' ? options.runners({ artifacts: artifactStore }) : options.runners;
   const runners: RunnerRegistry = new Map(
-    [...(options.runners ?? new Map<never, never>()).entries()].map(
+    [...(given ?? new Map<never, never>()).entries()].map(
       ([type, runner]: [ScanType, ScanRunner]) =>
         [
           type,
-          withCredentialTarget(withCredential(withArtifacts(runner, artifactStore), credentialOpener), credentialOpener, {
+          withCredentialTarget(withCredential(runner, credentialOpener), credentialOpener, {
             issues,
             findings: baseFindings,
             scans,
@@ -397,7 +400,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
         meta: inScope(
           makeMetaHandler({
             version,
-            runners: new Set((options.runners ?? new Map()).keys()),
+            runners: new Set(runners.keys()),
             targetPolicy,
             logger,
             allowedOrigins,

@@ -45,7 +45,7 @@ export const RunnerFinding = z.lazy(() =>
     evidence: z.record(z.string(), z.unknown()),
     remediation: z.string().max(10_000),
     /** What makes two sightings the same finding; defaults to the whole evidence. */
-    evidence_key: z.string().max(1000).optional(),
+    evidence_key: z.string().max(16_000).optional(),
     /** Where, in words; defaults to the evidence key. */
     subject: z.string().max(1000).optional(),
     /** Where, in the coverage's location forms (shared/domain/coverage.ts). */

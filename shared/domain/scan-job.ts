@@ -35,7 +35,10 @@ export const ScanSummary = z.lazy(() =>
 );
 export type ScanSummary = z.infer<typeof ScanSummary>;
 
-export const ScanError = z.lazy(() => z.object({ runner: z.string(), message: z.string() }));
+/** An error of the scan: the runner's, and where an engine's check could not complete, which target and check. */
+export const ScanError = z.lazy(() =>
+  z.object({ runner: z.string(), message: z.string(), target: z.string().optional(), check: z.string().optional() }),
+);
 export type ScanError = z.infer<typeof ScanError>;
 
 export const CheckStatus = z.enum(CHECK_STATUSES);

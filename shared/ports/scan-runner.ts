@@ -17,8 +17,6 @@ export interface RunnerInput {
   /** Milliseconds the runner may use. */
   timeoutMs: number;
   logger: Logger;
-  /** Local copies of the scope's artifacts, made by the artifact-fetching runner for this run. */
-  artifactPaths?: { rua: string[]; header: string | null };
   /**
    * The tenant credential `scope.credential` names, decrypted by the dispatch for this run only
    * (DESIGN §16): the runner writes it to a 0600 file for `--credential-file` and removes it after.
@@ -54,12 +52,19 @@ export interface RunnerOutput {
  * What one runner returned for one target. `errors` with findings means partial results (a
  * runner that errored after returning findings); a runner that cannot produce anything throws.
  */
+/** A check that could not complete, as the engine said it (the stored job keeps which check). */
+export interface RunnerError {
+  check: string;
+  message: string;
+}
+
 export interface RunnerResult {
   findings: RunnerFinding[];
-  errors?: string[];
+  /** A runner's own words, or an engine's check errors as the engine structured them. */
+  errors?: (string | RunnerError)[];
   /** Every check the engine ran or skipped; a runner without them resolves no issue (DESIGN §15). */
   checks?: RunnerCheck[];
-  /** Extra summary fields, e.g. email_security's score and grade. */
+  /** Figures of the whole scan its manifest names (`summaryMetrics`). */
   summary?: { score?: number; grade?: string };
   /** The declared documents of the report (an SBOM): the scan engine stores each as an artifact. */
   outputs?: RunnerOutput[];

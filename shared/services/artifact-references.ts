@@ -8,10 +8,7 @@ import type { Clock } from '../ports/clock.ts';
 // Its own module, apart from the artifact service, so the schedules function's bundle gets the
 // row reads without the scanner's readers the artifact check imports (docs/cold-start.md).
 
-/**
- * The scope fields of `scanType` that name artifacts, with the purpose each must have: its engine
- * manifest's `artifactFields` (email_security: `rua` of purpose rua, `header` of purpose eml).
- */
+/** The scope fields of `scanType` that name artifacts, with the purpose each must have: its engine manifest's `artifactFields`. */
 export function artifactScopeFields(scanType: string): Readonly<Record<string, ArtifactPurpose>> {
   const fields = manifestOfScanType(scanType)?.artifactFields ?? {};
   return Object.fromEntries(Object.entries(fields).map(([field, { purpose }]) => [field, purpose as ArtifactPurpose]));
@@ -24,11 +21,11 @@ export function artifactScopeFields(scanType: string): Readonly<Record<string, A
  */
 export function makeArtifactReferences(repo: ArtifactRepository, clock: Clock): ArtifactReferences {
   return {
-    async checkReferences(tenant, field, artifactIds, purpose) {
+    async checkReferences(tenant, field, artifactIds, purpose, list = artifactIds.length > 1) {
       const issues: FieldIssue[] = [];
       for (const [index, id] of artifactIds.entries()) {
         const record = await repo.get(tenant, id);
-        const name = artifactIds.length > 1 || field.endsWith('rua') ? `${field}.${index}` : field;
+        const name = list ? `${field}.${index}` : field;
         // Another tenant's id reads as missing: the row is looked up under this tenant only.
         if (!record) issues.push({ field: name, message: `artifact ${id} not found` });
         else if (record.purpose !== purpose)
@@ -47,9 +44,9 @@ export function makeArtifactReferences(repo: ArtifactRepository, clock: Clock): 
 }
 
 /**
- * The issues of a scope's artifact ids (email_security: `scope.rua.N`, `scope.header`), for the
- * fields asked (every artifact field of the type by default). A field the scope does not set is
- * not checked. The caller has already validated the scope's shape (rua an array of ids, header one id).
+ * The issues of a scope's artifact ids (`scope.<field>.N` for a list, `scope.<field>` for one id),
+ * for the fields asked (every artifact field of the type by default). A field the scope does not
+ * set is not checked. The caller has already validated the scope's shape.
  */
 export async function scopeArtifactIssues(
   artifacts: ArtifactReferences,
@@ -64,7 +61,8 @@ export async function scopeArtifactIssues(
     const purpose = purposes[field];
     const value = scope[field];
     const ids = Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [];
-    if (purpose && ids.length > 0) issues.push(...(await artifacts.checkReferences(tenant, `scope.${field}`, ids, purpose)));
+    if (purpose && ids.length > 0)
+      issues.push(...(await artifacts.checkReferences(tenant, `scope.${field}`, ids, purpose, Array.isArray(value))));
   }
   return issues;
 }

@@ -1,7 +1,6 @@
-import { FINISHED_STATUSES, jobForSchedule, queuedJob, type ScanJobRecord } from '../domain/scan-job.ts';
+import { FINISHED_STATUSES, jobForSchedule, type ScanJobRecord } from '../domain/scan-job.ts';
 import type { AdversaryMessage, FireMessage, QueueMessage, ScanMessage } from '../domain/messages.ts';
-import { ADVERSARY_TECHNIQUES, type AdversaryTechnique } from '../domain/scope.ts';
-import { targetRuleOf } from '../domain/scan-targets.ts';
+import { adversaryRefusal, jobForAdversaryStep } from '../domain/adversary-steps.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/id-generator.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -31,46 +30,6 @@ export interface DispatchDeps {
  */
 export function adversaryJobId(ids: IdGenerator, message: Pick<AdversaryMessage, 'tenant' | 'run_id' | 'step_id'>): string {
   return ids.forFire(message.tenant, `adversary:${message.run_id}`, message.step_id);
-}
-
-/** The surfaces each technique needs (DESIGN §5): T1589.002 gathers addresses, T1598 looks for phishing ground. */
-export function adversaryScope(technique: AdversaryTechnique): Record<string, unknown> {
-  return technique === 'T1589.002'
-    ? { techniques: [technique], reputation: true, discover: true }
-    : { techniques: [technique], reputation: true, leak: true };
-}
-
-/** An adversary step's target: an email_security target. */
-const emailSecurityTarget = targetRuleOf('email_security');
-
-function isTechnique(value: string): value is AdversaryTechnique {
-  return (ADVERSARY_TECHNIQUES as readonly string[]).includes(value);
-}
-
-/** A fresh queued ScanJob for an adversary step; its scope names the technique (and nothing if unsupported). */
-export function jobForAdversaryStep(message: AdversaryMessage, id: string, now: string, scanLogs: ScanLogs): ScanJobRecord {
-  const target = emailSecurityTarget(message.target);
-  return queuedJob({
-    id,
-    tenant: message.tenant,
-    scan_type: 'email_security',
-    target: target.ok ? target.value : message.target,
-    targets: [],
-    scope: isTechnique(message.technique) ? adversaryScope(message.technique) : {},
-    source_type: 'adversary',
-    schedule_id: null,
-    trigger: 'adversary',
-    scheduled_time: null,
-    created_at: now,
-    log: scanLogs.location(id),
-  });
-}
-
-/** Why an adversary step cannot run, or null. */
-function adversaryRefusal(message: AdversaryMessage): string | null {
-  if (!isTechnique(message.technique)) return `unsupported technique ${message.technique}`;
-  const target = emailSecurityTarget(message.target);
-  return target.ok ? null : `invalid target for an adversary step: ${target.message}`;
 }
 
 /**
@@ -161,7 +120,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
       const jobId = adversaryJobId(ids, message);
       let job = await scans.get(tenant, jobId);
       if (!job) {
-        const fresh = jobForAdversaryStep(message, jobId, clock.now().toISOString(), scanLogs);
+        const fresh = jobForAdversaryStep(message, jobId, clock.now().toISOString(), scanLogs.location(jobId));
         // A concurrent delivery may have inserted it meanwhile: then read theirs.
         job = (await scans.create(fresh)) ? fresh : ((await scans.get(tenant, jobId)) ?? fresh);
         logger.info('adversary step accepted', {
@@ -216,7 +175,7 @@ export function makeDispatchService({ scans, schedules, engine, ids, clock, scan
         const jobId = adversaryJobId(ids, message);
         job = await scans.get(message.tenant, jobId);
         if (!job) {
-          job = jobForAdversaryStep(message, jobId, clock.now().toISOString(), scanLogs);
+          job = jobForAdversaryStep(message, jobId, clock.now().toISOString(), scanLogs.location(jobId));
           await scans.create(job);
         }
       } else {

@@ -153,7 +153,7 @@ export function makeIssueService({ issues, findings, scans, sla: slas, clock, lo
       return KNOWN_RULES.filter((rule) => present.has(rule.rule_id)).map((rule) => ({ ...rule }));
     },
 
-    /** The filtered list as CSV, every page in listing order: one chunk per page read (the header with the first), so only a page is ever held. */
+    /** The filtered list as CSV, every page in listing order: one chunk per page read (the column names with the first), so only a page is ever held. */
     async *exportCsv(tenant: string, filter: IssueListFilter): AsyncIterable<string> {
       const at = now();
       const sla = await slaOf(tenant);

@@ -1,3 +1,4 @@
+import { withoutLegacyKeys } from '../domain/scope.ts';
 import {
   FINISHED_STATUSES,
   Severity,
@@ -173,7 +174,9 @@ export function makeScanEngine({
     }
     logger.info('runner started', { runner: runner.name, target, timeout_ms: timeoutMs });
     try {
-      const result = await runBounded(runner, { tenant: job.tenant, scanType: job.scan_type, target, scope: job.scope, timeoutMs, logger });
+      // The backfill's provenance tags are taken off here, once, for whichever runner: no engine's scope knows them.
+      const scope = withoutLegacyKeys(job.scope);
+      const result = await runBounded(runner, { tenant: job.tenant, scanType: job.scan_type, target, scope, timeoutMs, logger });
       for (const [index, finding] of result.findings.entries()) {
         const parsed = RunnerFinding.safeParse(finding);
         if (parsed.success) outcome.reported.push({ target, finding: parsed.data });
@@ -183,7 +186,13 @@ export function makeScanEngine({
             message: `finding ${index} for ${target} is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
           });
       }
-      for (const message of result.errors ?? []) outcome.errors.push({ runner: runner.name, message: `${target}: ${message}` });
+      for (const error of result.errors ?? []) {
+        outcome.errors.push(
+          typeof error === 'string'
+            ? { runner: runner.name, message: `${target}: ${error}` }
+            : { runner: runner.name, message: `${target}: ${error.check}: ${error.message}`, target, check: error.check },
+        );
+      }
       outcome.checks = (result.checks ?? []).map((check) => ({
         target,
         id: check.id,

@@ -43,7 +43,7 @@ export interface ScanServiceDeps {
   clock: Clock;
   scanLogs: ScanLogs;
   logger: Logger;
-  /** Checks scope.rua / scope.header ids against this tenant's ready artifacts. */
+  /** Checks the scope's artifact ids (its engine's manifest names the fields) against this tenant's ready artifacts. */
   artifacts: ArtifactReferences;
   /** Which targets the deployment refuses (default: private networks refused). */
   targetPolicy?: TargetPolicy;
@@ -113,8 +113,8 @@ export function makeScanService({
         },
         { targetPolicy, runnerTypes, manifests },
       );
-      // The scope's artifact fields (email_security: scope.rua, scope.header; the engine's manifest
-      // names them) must name ready artifacts of this tenant with the right purpose.
+      // The scope's artifact fields (the engine's manifest names them) must name ready artifacts
+      // of this tenant with the right purpose.
       if (!issues.some((issue) => issue.field.startsWith('scope')))
         issues.push(...(await scopeArtifactIssues(artifacts, tenant, request.scan_type, request.scope ?? {})));
       // scope.credential must name a credential of this tenant, of a kind the type takes, allowed to every target's host.

@@ -32,7 +32,7 @@ export interface ScheduleServiceDeps {
   logger: Logger;
   /** Maximum schedules per tenant. */
   quota: number;
-  /** Checks scope.rua / scope.header ids against this tenant's ready artifacts. */
+  /** Checks the scope's artifact ids (its engine's manifest names the fields) against this tenant's ready artifacts. */
   artifacts: ArtifactReferences;
   /** Which targets the deployment refuses (default: private networks refused). */
   targetPolicy?: TargetPolicy;
@@ -143,7 +143,7 @@ export function makeScheduleService({
    * Runs the field rules, then checks that the scope's artifact ids in `artifactFields` name ready
    * artifacts of this tenant with the right purpose (as a manual scan does), and throws one
    * ValidationError listing both kinds of problem. The ids are checked only once the scope's shape
-   * is valid, and only for an email_security schedule.
+   * is valid, and only for a scan type whose engine has artifact fields.
    */
   async function validateWithArtifacts(
     tenant: string,
@@ -298,7 +298,7 @@ function legacyKeysUnchanged(current: ScheduleRecord, merged: ScheduleFields): b
   return LEGACY_SCOPE_KEYS.every((key) => !(key in merged.scope) || merged.scope[key] === current.scope[key]);
 }
 
-/** The artifact fields of the scope (its engine's manifest names them: rua, header) whose ids differ from the stored row's. */
+/** The artifact fields of the scope (its engine's manifest names them) whose ids differ from the stored row's. */
 function changedArtifactFields(current: ScheduleRecord, merged: ScheduleFields): string[] {
   const fields = Object.keys(artifactScopeFields(merged.scan_type));
   return fields.filter((field) => JSON.stringify(merged.scope[field]) !== JSON.stringify(current.scope[field]));

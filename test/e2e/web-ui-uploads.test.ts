@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import { ensureUiBuilt } from '../../local/web-ui.ts';
-import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
+import { runnerOf } from '../../shared/adapters/runners/engine-registry.ts';
+import mailscan from '../../layers/mailscan/manifest.ts';
 import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
 import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
@@ -30,7 +31,10 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
     dns = await startDnsServer({ zones: [{ text, origin: 'goodmail.com' }] });
     const [uiDir, bin] = await Promise.all([ensureUiBuilt(), buildCli()]);
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
-    service = await startTestService({ uiDir, runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
+    service = await startTestService({
+      uiDir,
+      runners: ({ artifacts }) => new Map([['email_security', runnerOf(mailscan, { bin, env, artifacts })]]),
+    });
     browser = await launchBrowser();
     page = browser.page;
     await page.goto(await service.runtime.signInUrl('acme'));

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
+import { runnerOf } from '../../shared/adapters/runners/engine-registry.ts';
+import mailscan from '../../layers/mailscan/manifest.ts';
 import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
 import { startDnsServerProcess, type DnsServerProcess } from '../../layers/mailscan/test/helpers/dns-server-process.ts';
 import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
@@ -48,7 +49,10 @@ describe('adversary steps through the local runtime', () => {
       ...vendors.urls,
       ...VENDOR_KEYS,
     };
-    service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin: await buildCli(), env })]]) });
+    const bin = await buildCli();
+    service = await startTestService({
+      runners: ({ artifacts }) => new Map([['email_security', runnerOf(mailscan, { bin, env, artifacts })]]),
+    });
   }, 120_000);
   afterAll(async () => {
     await service?.stop();

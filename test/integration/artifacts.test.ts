@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
+import { runnerOf } from '../../shared/adapters/runners/engine-registry.ts';
+import mailscan from '../../layers/mailscan/manifest.ts';
 import { deflatedZeros, zipOf } from '../../layers/mailscan/test/helpers/archives.ts';
 import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
@@ -40,7 +41,9 @@ describe('artifacts through the local server', () => {
     dns = await startDnsServer({ zones: [{ text, origin: 'goodmail.com' }] });
     const bin = await buildCli();
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
-    service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
+    service = await startTestService({
+      runners: ({ artifacts }) => new Map([['email_security', runnerOf(mailscan, { bin, env, artifacts })]]),
+    });
   });
   beforeEach(async () => {
     tenant = freshTenant('acme');

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseArgs as parseCliArgs } from '../../layers/mailscan/src/cli/args.ts';
-import { makeMailscanRunner, mailscanArgs, mailscanEnv } from '../../shared/adapters/runners/mailscan-runner.ts';
+import { readFile } from 'node:fs/promises';
+import mailscan from '../../layers/mailscan/manifest.ts';
+import { runnerOf } from '../../shared/adapters/runners/engine-registry.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
@@ -48,7 +49,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     });
     bin = await buildCli();
     const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
-    service = await startTestService({ runners: new Map([['email_security', makeMailscanRunner({ bin, env })]]) });
+    service = await startTestService({ runners: new Map([['email_security', runnerOf(mailscan, { bin, env })]]) });
   });
   afterAll(async () => {
     await service.stop();
@@ -106,7 +107,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
       runners: new Map([
         [
           'email_security',
-          makeMailscanRunner({
+          runnerOf(mailscan, {
             bin,
             env: {
               PATH: process.env.PATH,
@@ -132,8 +133,10 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
       expect(findings.map((f: { rule_id: string }) => f.rule_id)).not.toContain('mailscan.dnsbl.listed');
       expect(scan.errors).toContainEqual({
         runner: 'mailscan',
+        target: 'rep-refused.test',
+        check: 'dnsbl',
         message:
-          'rep-refused.test: reputation/dnsbl: bl.rep-unknown.test 203.0.113.202: 127.255.255.254: query refused (127.255.255.0/24 is reserved for errors)',
+          'rep-refused.test: dnsbl: bl.rep-unknown.test 203.0.113.202: 127.255.255.254: query refused (127.255.255.0/24 is reserved for errors)',
       });
     } finally {
       await configured.stop();
@@ -188,48 +191,49 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     }
   });
 
-  it('maps the scope to flags and passes only MAILSCAN_* variables, so keys never reach argv', () => {
-    const args = mailscanArgs('example.com', { reputation: false, dkim_selectors: ['s1', 's2'], source_legacy_id: 4 }, 60_000);
-    const env = mailscanEnv({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret', AWS_SECRET_ACCESS_KEY: 'aws', SESSION: 'x' });
+  it('writes the scope to a file, passes only MAILSCAN_* variables and puts the target after --, so keys never reach argv', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const envFile = join(await mkdtemp(join(tmpdir(), 'fake-mailscan-')), 'env.json');
+    const runner = runnerOf(mailscan, {
+      bin: join(import.meta.dirname, '../fixtures/mailscan-fake/record-env.ts'),
+      env: {
+        PATH: '/bin',
+        MAILSCAN_THREATINTEL_KEY: 'secret',
+        MAILSCAN_TEST_ENV_FILE: envFile,
+        AWS_SECRET_ACCESS_KEY: 'aws',
+        SESSION: 'x',
+      },
+    });
 
-    expect(args).toEqual([
+    const result = await runner.run({
+      tenant: 'acme',
+      scanType: 'email_security',
+      target: 'example.com',
+      scope: { reputation: false, dkim_selectors: ['s1', 's2'] },
+      signal: new AbortController().signal,
+      timeoutMs: 60_000,
+      logger: silentLogger,
+    });
+    const seen = JSON.parse(await readFile(envFile, 'utf8')) as { env: Record<string, string>; argv: string[]; scope: unknown };
+
+    expect(seen.argv).toEqual([
       'scan',
-      '--format=json',
+      expect.stringMatching(/^--scope-json=\/.+\/scope\.json$/),
       '--timeout=55',
-      '--no-reputation',
-      '--dkim-selector=s1',
-      '--dkim-selector=s2',
+      '--format=json',
       '--',
       'example.com',
     ]);
-    expect(args.join(' ')).not.toContain('secret');
-    expect(env).toEqual({ PATH: '/bin', MAILSCAN_THREATINTEL_KEY: 'secret' });
-  });
-
-  it('attaches every value to its flag and puts the target after --, so nothing is read as an option', () => {
-    const rua = 'art_01J0000000000000000000000A';
-    const header = 'art_01J0000000000000000000000B';
-    // Even a path that looks like an option stays a value: the CLI's own parser reads it so.
-    const artifactPaths = { rua: ['-h', '/run/a/rua-0.xml'], header: '--config=/etc/passwd' };
-    const args = mailscanArgs('example.com', { rua: [rua, rua], header, dkim_selectors: ['s1'] }, 60_000, artifactPaths);
-    const parsed = parseCliArgs(args);
-
-    expect(args.slice(-2)).toEqual(['--', 'example.com']);
-    expect(args).toContain('--rua=-h');
-    expect(args).toContain('--eml=--config=/etc/passwd');
-    expect(parsed).toMatchObject({
-      ok: true,
-      command: {
-        kind: 'scan',
-        domain: 'example.com',
-        rua: ['-h', '/run/a/rua-0.xml'],
-        eml: '--config=/etc/passwd',
-        configPath: null,
-        dkimSelectors: ['s1'],
-      },
-    });
-    expect(() => mailscanArgs('example.com', { rua: ['--config=/etc/passwd'] }, 60_000, { rua: ['/x'], header: null })).toThrow();
-    expect(() => mailscanArgs('example.com', { header: '-h' }, 60_000, { rua: [], header: '/x' })).toThrow();
+    expect(seen.scope).toEqual({ reputation: false, dkim_selectors: ['s1', 's2'] });
+    expect(seen.argv.join(' ')).not.toContain('secret');
+    expect(
+      Object.keys(seen.env)
+        .filter((name) => !name.startsWith('MAILSCAN_'))
+        .sort(),
+    ).toEqual(['PATH']);
+    expect(seen.env.MAILSCAN_THREATINTEL_KEY).toBe('secret');
+    expect(result.summary).toEqual({ score: 100, grade: 'A' });
   });
 
   it('fails the runner when the report does not parse or the CLI is missing', async () => {
@@ -249,12 +253,12 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
       logger: silentLogger,
     };
 
-    await expect(makeMailscanRunner({ bin: garbage, env: {} }).run(input)).rejects.toThrow('a report that does not parse');
-    await expect(makeMailscanRunner({ bin: join(dir, 'absent'), env: {} }).run(input)).rejects.toThrow('mailscan exited 1');
+    await expect(runnerOf(mailscan, { bin: garbage, env: {} }).run(input)).rejects.toThrow('a report that does not parse');
+    await expect(runnerOf(mailscan, { bin: join(dir, 'absent'), env: {} }).run(input)).rejects.toThrow('mailscan exited 1');
   });
 
   it("stops the CLI when the engine's time runs out", async () => {
-    const runner = makeMailscanRunner({ bin, env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address } });
+    const runner = runnerOf(mailscan, { bin, env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address } });
     const controller = new AbortController();
     dns.behave('slowmail.com', { delayMs: 5_000 });
     try {

@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotBlobFor, snapshotScriptFor } from '../../layers/mailscan/src/snapshot-blob.ts';
-import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
-import { snapshotBuildSettled, snapshotNodeOptions } from '../../shared/adapters/runners/mailscan-snapshot.ts';
+import mailscan from '../../layers/mailscan/manifest.ts';
+import { runnerOf } from '../../shared/adapters/runners/engine-registry.ts';
+import { snapshotBuildSettled, snapshotNodeOptions } from '../../shared/adapters/runners/startup-snapshot.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 import { silentLogger } from '../fakes/silent-logger.ts';
 import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
@@ -81,7 +82,7 @@ describe('mailscan runner: the start-up snapshot', () => {
   }
 
   async function scanWith({ bin, node, cache }: Layer, logger: Logger = silentLogger) {
-    const runner = makeMailscanRunner({
+    const runner = runnerOf(mailscan, {
       bin,
       node,
       env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' },
@@ -173,7 +174,9 @@ describe('mailscan runner: the start-up snapshot', () => {
     expect(builds(copy)[0]).toContain(snapshotScriptFor(copy.bin));
     // Renamed into place, nothing temporary left, and told to the first scan's logger.
     expect(cacheFiles(copy)).toEqual([expect.stringMatching(/^mailscan-[0-9a-f]{32}\.blob$/)]);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'mailscan snapshot built' }));
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'info', message: 'snapshot built', extra: expect.objectContaining({ engine: 'mailscan' }) }),
+    );
 
     const fromSnapshot = await scanWith(copy);
 

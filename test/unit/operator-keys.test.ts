@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeMailscanRunner } from '../../shared/adapters/runners/mailscan-runner.ts';
+import { runnerOf } from '../../shared/adapters/runners/engine-registry.ts';
+import mailscan from '../../layers/mailscan/manifest.ts';
 import { makeOperatorKeysLoader, parseOperatorKeys } from '../../shared/adapters/secrets/operator-keys.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
 
@@ -129,7 +130,7 @@ describe('mailscan runner with operator keys', () => {
   it("passes the keys to the scanner's environment only: not the command line, this process or a log line", async () => {
     const envFile = join(dir, 'env.json');
     const logger = recordingLogger();
-    const runner = makeMailscanRunner({
+    const runner = runnerOf(mailscan, {
       bin: fakeCli,
       env: { PATH: process.env.PATH, MAILSCAN_TEST_ENV_FILE: envFile, AWS_SECRET_ACCESS_KEY: 'not-for-the-scanner' },
       operatorKeys: async () => ({ MAILSCAN_SPAMHAUS_DQS_KEY: DQS }),

@@ -65,6 +65,31 @@ describe('scan engine on in-memory fakes', () => {
     });
   });
 
+  it("keeps an engine's check errors structured on the stored job: which target and which check", async () => {
+    const runner = new ScriptedRunner();
+    runner.behaviour = async () => ({ findings: [finding(1)], errors: [{ check: 'dnsbl', message: 'zen timed out' }, 'runner words'] });
+    const path = scanPath({ runner });
+
+    const finished = await path.engine.execute(await queued(path, manualJob(1, { target: 'a.example' })), ENOUGH_TIME);
+
+    expect(finished.errors).toEqual([
+      { runner: 'scripted', target: 'a.example', check: 'dnsbl', message: 'a.example: dnsbl: zen timed out' },
+      { runner: 'scripted', message: 'a.example: runner words' },
+    ]);
+  });
+
+  it("takes the backfill's provenance keys off the scope once, before the runner sees it", async () => {
+    const runner = new ScriptedRunner();
+    const path = scanPath({ runner });
+
+    await path.engine.execute(
+      await queued(path, manualJob(1, { scope: { reputation: false, source_legacy_model: 'EmailSecurityTask', source_legacy_id: 4 } })),
+      ENOUGH_TIME,
+    );
+
+    expect(runner.calls.map((call) => call.scope)).toEqual([{ reputation: false }]);
+  });
+
   it('keeps first_seen_at from the scan that first saw a finding and moves last_seen_at', async () => {
     const path = scanPath();
     await path.engine.execute(await queued(path, manualJob(1)), ENOUGH_TIME);

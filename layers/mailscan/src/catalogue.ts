@@ -1,4 +1,4 @@
-import type { Confidence } from '../../../lib/report.ts';
+import type { Confidence, Rule as KitRule } from '../../../lib/report.ts';
 import type { Severity } from '../../../lib/severity.ts';
 import { MAILSCAN_RULE_METADATA } from './rule-metadata.ts';
 
@@ -317,6 +317,27 @@ export const catalogue: readonly Rule[] = RULES.map((rule) => {
   if (!metadata) throw new Error(`${rule.rule_id} has no metadata in layers/mailscan/src/rule-metadata.ts`);
   return { ...rule, ...metadata };
 });
+
+let kit: readonly KitRule[] | undefined;
+/**
+ * The catalogue in the kit's `Rule` shape (DESIGN §11), the one the manifest, `mailscan rules` and
+ * the report's checks use: its most severe severity as the default (a finding picks one of
+ * `severities`), its surface and origin (SPEC §2.4 or this project's addition) as tags.
+ */
+export function kitRules(): readonly KitRule[] {
+  return (kit ??= catalogue.map((rule) => ({
+    rule_id: rule.rule_id,
+    severity: rule.severities[0] ?? 'info',
+    title: rule.title,
+    description: rule.fires_when,
+    remediation: rule.remediation,
+    ...(rule.severities.length > 1 ? { computed_severity: true, severities: rule.severities } : {}),
+    tags: [`surface:${rule.surface}`, rule.addition ? 'origin:addition' : 'origin:spec', ...rule.tags],
+    references: rule.references,
+    ...(rule.cwe ? { cwe: rule.cwe } : {}),
+    confidence: rule.confidence,
+  })));
+}
 
 /** One finding in a report (DESIGN §6). */
 export interface ReportFinding {

@@ -25,6 +25,10 @@ export const reportFindingSchema = z.object({
   /** The record in words, and where it was seen (lib/report.ts `Coverage`). */
   subject: z.string().max(1000).optional(),
   locations: z.array(z.string().max(1200)).max(100).optional(),
+  /** The kit's key for "the same problem" (lib/report.ts): `evidence_key`, else the evidence as canonical JSON. */
+  fingerprint_key: z.string().max(16_000).optional(),
+  /** This finding's name within the report, which an adversary finding's `base_fingerprint` refers to. */
+  ref: z.string().max(200).optional(),
 });
 
 export const checkErrorSchema = z.object({
@@ -33,7 +37,7 @@ export const checkErrorSchema = z.object({
   message: z.string(),
 });
 
-/** One check per catalogue rule: pass, fail, error or skipped (layers/mailscan/src/report-checks.ts). */
+/** One check per catalogue rule: pass, fail, error or skipped, as the code that ran it recorded it (src/scan/check-recorder.ts). */
 export const checkSchema = z.object({
   id: z.string(),
   title: z.string(),
@@ -87,6 +91,13 @@ export const nonexistenceSchema = z.looseObject({
 export const reportSchema = z.object({
   scanner: z.object({ name: z.literal('mailscan'), version: z.string() }),
   domain: z.string(),
+  /** The kit's report fields (lib/report.ts `EngineReport`): the domain as the target, the status of the checks. */
+  target: z.string(),
+  status: z.enum(['ok', 'partial', 'error']),
+  /** The posture score and grade, where the domain has them: the manifest's summary metrics. */
+  summary: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  /** Set when the domain does not exist: the runner fails the target with it. */
+  failure: z.string().optional(),
   /**
    * false when the domain itself answers NXDOMAIN; null when DNS could not be asked (a dead resolver:
    * only the offline surfaces report); a report without it (an older scanner) is read as true.

@@ -14,13 +14,14 @@ export type AdversaryTechnique = (typeof ADVERSARY_TECHNIQUES)[number];
 /** An artifact id as the service writes it (shared/domain/ids.ts): `art_` and a ULID. */
 const ArtifactId = z.string().regex(/^art_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id of the form art_<ULID>');
 
-export const EmailSecurityScope = z.lazy(() =>
-  z.strictObject({
+/** The scope's fields, with artifacts named as `artifact` says: ids for the API, local paths for the CLI. */
+function scopeFields(artifact: z.ZodString) {
+  return {
     reputation: z.boolean().optional(),
     discover: z.boolean().optional(),
     leak: z.boolean().optional(),
-    rua: z.array(ArtifactId).min(1).max(20).optional(),
-    header: ArtifactId.optional(),
+    rua: z.array(artifact).min(1).max(20).optional(),
+    header: artifact.optional(),
     dkim_selectors: z
       .array(
         z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
@@ -33,6 +34,14 @@ export const EmailSecurityScope = z.lazy(() =>
       .optional(),
     /** Set only by the dispatcher for an adversary step; the API refuses it. */
     techniques: z.array(z.enum(ADVERSARY_TECHNIQUES)).min(1).max(ADVERSARY_TECHNIQUES.length).optional(),
-  }),
-);
+  };
+}
+
+export const EmailSecurityScope = z.lazy(() => z.strictObject(scopeFields(ArtifactId)));
+
+/**
+ * The scope file the one runner writes for `mailscan scan --scope-json` (docs/engine-contract.md):
+ * the same fields, each artifact as the path of the local copy the runner fetched for this run.
+ */
+export const EmailSecurityScopeFile = z.lazy(() => z.strictObject(scopeFields(z.string().min(1).max(4096))));
 export type EmailSecurityScope = z.infer<typeof EmailSecurityScope>;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engineReportSchema, type EngineReport } from '../../../lib/report.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
+import type { ArtifactStore } from '../../ports/artifact-store.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
 import { engineEnv, engineTimeoutSeconds, runEngineProcess } from './engine-process.ts';
 
@@ -18,6 +19,10 @@ export interface EngineMapping {
   keyFilter?: (name: string) => boolean;
   /** The manifest's `outputs`: the report's documents passed on; others are dropped. */
   outputs?: Readonly<Record<string, { purpose: string; contentType: string }>>;
+  /** The manifest's `artifactFields`: scope fields holding artifact ids, fetched and handed over as local paths. */
+  artifactFields?: Readonly<Record<string, { purpose: string; many: boolean }>>;
+  /** The manifest's `summaryMetrics`: the report's `summary` figures kept on the job. */
+  summaryMetrics?: readonly string[];
 }
 
 export interface EngineRunnerOptions {
@@ -37,12 +42,20 @@ export interface EngineRunnerOptions {
   allowPrivate?: boolean;
   /** Operator keys, read from the operator secret in AWS; passed in the engine's environment only. */
   operatorKeys?: () => Promise<Readonly<Record<string, string>>>;
+  /** Where the scope's artifacts are fetched from, under the job's tenant (the manifest's `artifactFields`). */
+  artifacts?: ArtifactStore;
+  /**
+   * Options for `node` before the executable, asked at each run: an engine's start-up snapshot
+   * (startup-snapshot.ts) when this node accepts it, else none.
+   */
+  nodeOptions?: (node: string, bin: string, logger: RunnerInput['logger']) => Promise<string[]>;
 }
 
-/** An engine report as the runner's result: findings with their keys, checks, and check errors. */
+/** An engine report as the runner's result: findings with their keys, checks, check errors and the manifest's summary metrics. */
 export function resultOfEngineReport(
   report: EngineReport,
   declared: Readonly<Record<string, { purpose: string; contentType: string }>> = {},
+  summaryMetrics: readonly string[] = [],
 ): RunnerResult {
   const findings: RunnerFinding[] = report.findings.map((finding) => ({
     rule_id: finding.rule_id,
@@ -54,17 +67,60 @@ export function resultOfEngineReport(
     evidence_key: finding.fingerprint_key,
     subject: finding.subject ?? finding.fingerprint_key,
     ...(finding.locations === undefined ? {} : { locations: finding.locations }),
+    ...(finding.ref === undefined ? {} : { ref: finding.ref }),
   }));
   const outputs = Object.entries(report.outputs ?? {}).flatMap(([name, document]) => {
     const declaration = Object.hasOwn(declared, name) ? declared[name] : undefined;
     return declaration ? [{ name, purpose: declaration.purpose, contentType: declaration.contentType, document }] : [];
   });
+  const summary = Object.fromEntries(
+    summaryMetrics.flatMap((metric) => (report.summary && Object.hasOwn(report.summary, metric) ? [[metric, report.summary[metric]]] : [])),
+  ) as RunnerResult['summary'];
   return {
     findings,
     checks: report.checks,
-    errors: report.errors.map((error) => `${error.check}: ${error.message}`),
+    errors: report.errors.map((error) => ({ check: error.check, message: error.message })),
+    ...(summaryMetrics.length > 0 ? { summary } : {}),
     ...(outputs.length > 0 ? { outputs } : {}),
   };
+}
+
+/**
+ * The scope's artifacts (the manifest's `artifactFields`, ids of the job's tenant) fetched into
+ * `folder`, and the scope with each id replaced by its local copy's path. The store is asked with
+ * the job's tenant, so a scope cannot reach another tenant's object whatever id it holds.
+ */
+async function withLocalArtifacts(
+  scope: Record<string, unknown>,
+  fields: Readonly<Record<string, { purpose: string; many: boolean }>>,
+  store: ArtifactStore | undefined,
+  tenant: string,
+  folder: string,
+): Promise<Record<string, unknown>> {
+  const named = Object.keys(fields).filter((field) => scope[field] !== undefined);
+  if (named.length === 0) return scope;
+  if (!store) throw new Error(`the scope names artifacts (${named.join(', ')}) and this deployment has no artifact store`);
+  await mkdir(folder, { mode: 0o700 });
+  const local = { ...scope };
+  for (const field of named) {
+    const value = scope[field];
+    const ids = Array.isArray(value) ? value : [value];
+    const paths = await Promise.all(
+      ids.map(async (id, index) => {
+        if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(id))
+          throw new Error(`scope.${field} holds something that is not an artifact id`);
+        const path = join(folder, `${field}-${index}-${id}`);
+        try {
+          await store.fetchTo(tenant, id, path);
+        } catch (error) {
+          throw new Error(`artifact ${id} could not be fetched: ${(error as Error).message}`);
+        }
+        return path;
+      }),
+    );
+    local[field] = Array.isArray(value) ? paths : paths[0];
+  }
+  return local;
 }
 
 /**
@@ -82,6 +138,8 @@ export function makeEngineRunner({
   allowLoopback = false,
   allowPrivate = false,
   operatorKeys,
+  artifacts,
+  nodeOptions,
 }: EngineRunnerOptions): ScanRunner {
   const { engine, envPrefix } = mapping;
   return {
@@ -91,7 +149,14 @@ export function makeEngineRunner({
       const dir = await mkdtemp(join(tmpdir(), `${engine}-run-`));
       try {
         const scopePath = join(dir, 'scope.json');
-        await writeFile(scopePath, JSON.stringify(mapping.scopeFile(input)), { mode: 0o600 });
+        const scope = await withLocalArtifacts(
+          mapping.scopeFile(input),
+          mapping.artifactFields ?? {},
+          artifacts,
+          input.tenant,
+          join(dir, 'artifacts'),
+        );
+        await writeFile(scopePath, JSON.stringify(scope), { mode: 0o600 });
         const args = ['scan', `--scope-json=${scopePath}`, `--timeout=${engineTimeoutSeconds(timeoutMs)}`, '--format=json'];
         if (input.credential !== undefined) {
           // The run's folder is mkdtemp's (0700) and the file 0600: readable by this user alone, and
@@ -124,6 +189,7 @@ export function makeEngineRunner({
           engine,
           node,
           bin,
+          nodeOptions: nodeOptions ? await nodeOptions(node, bin, logger) : [],
           args,
           env: engineEnv(envPrefix, env, { ...passedKeys, ...switches }),
           signal,
@@ -136,8 +202,15 @@ export function makeEngineRunner({
         } catch {
           throw new Error(`${engine} printed a report that does not parse`);
         }
-        logger.info(`${engine} finished`, { status: report.status, findings: report.findings.length, errors: report.errors.length });
-        return resultOfEngineReport(report, mapping.outputs);
+        // The target itself could not be scanned (mailscan: a domain that does not exist): the target fails, in the engine's words.
+        if (report.failure !== undefined) throw new Error(report.failure);
+        logger.info(`${engine} finished`, {
+          status: report.status,
+          findings: report.findings.length,
+          errors: report.errors.length,
+          ...report.summary,
+        });
+        return resultOfEngineReport(report, mapping.outputs, mapping.summaryMetrics);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

@@ -6,6 +6,7 @@ export const USAGE = [
   '                       [--dkim-selector NAME ...] [--nameserver HOST[:PORT] ...]',
   '                       [--timeout SECONDS] [--config FILE] [--format json|text]',
   '                       [--discover] [--leak] [--technique T1589.002|T1598 ...]',
+  'mailscan scan <domain> --scope-json FILE [--nameserver ...] [--timeout SECONDS] [--config FILE] [--format json|text]',
   'mailscan rules',
   'mailscan --version',
 ].join('\n');
@@ -28,7 +29,15 @@ export interface ScanArgs {
   /** --leak, or a technique that needs it. */
   leak: boolean;
   techniques: Technique[];
+  /**
+   * The kit's frame (docs/engine-contract.md): the scope as the runner wrote it, its artifacts as
+   * local paths; read by the scan command (cli/scope-file.ts) in place of the scope's flags.
+   */
+  scopeFile: string | null;
 }
+
+/** Flags a scope file replaces: the scope says it once. */
+const SCOPE_FLAGS = ['no-reputation', 'discover', 'leak', 'rua', 'eml', 'dkim-selector', 'technique'] as const;
 
 export type Command = { kind: 'version' } | { kind: 'rules' } | { kind: 'help' } | ScanArgs;
 export type ParsedArgs = { ok: true; command: Command } | { ok: false; message: string };
@@ -61,6 +70,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         technique: { type: 'string', multiple: true },
+        'scope-json': { type: 'string' },
       },
     });
   } catch (error) {
@@ -89,6 +99,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       return { ok: false, message: `--timeout must be a number of seconds between 0 and ${MAX_TIMEOUT_SECONDS}` };
     }
   }
+  const scopeFile = values['scope-json'] ?? null;
+  if (scopeFile === '') return { ok: false, message: '--scope-json needs a file path' };
+  const mixed = SCOPE_FLAGS.find((flag) => values[flag] !== undefined);
+  if (scopeFile !== null && mixed !== undefined)
+    return { ok: false, message: `--${mixed} cannot be given with --scope-json: the scope file says it` };
   const rua = values.rua ?? [];
   if (rua.some((file) => file === '')) return { ok: false, message: '--rua needs a file path' };
   if (values.eml === '') return { ok: false, message: '--eml needs a file path' };
@@ -120,6 +135,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       format,
       rua,
       eml: values.eml ?? null,
+      scopeFile,
     },
   };
 }

@@ -18,9 +18,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.stdout(`${USAGE}\n`);
       return EXIT.ok;
     case 'rules': {
-      // Loaded on demand like the scan: --version should not parse the catalogue.
-      const { catalogue } = await import('../catalogue.ts');
-      io.stdout(`${JSON.stringify({ scanner: { name: SCANNER_NAME, version: SCANNER_VERSION }, rules: catalogue }, null, 2)}\n`);
+      // Loaded on demand like the scan: --version should not parse the catalogue. The kit's Rule
+      // shape (docs/engine-contract.md), the surface a tag, as every engine prints its rules.
+      const { kitRules } = await import('../catalogue.ts');
+      io.stdout(`${JSON.stringify({ scanner: { name: SCANNER_NAME, version: SCANNER_VERSION }, rules: kitRules() }, null, 2)}\n`);
       return EXIT.ok;
     }
     case 'scan': {

@@ -2,12 +2,13 @@ import { makeCachingResolver } from '../../../../lib/dns/caching-resolver.ts';
 import { makeRawResolver } from '../../../../lib/dns/raw-resolver.ts';
 import { lookupViaResolver } from '../../../../lib/http/resolver-lookup.ts';
 import { makeSafeFetch } from '../../../../lib/http/safe-fetch.ts';
-import { checksOf, placeFindings } from '../report-checks.ts';
+import { placeFindings } from '../place-findings.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
 import { scanDomain, type RunReputation } from '../scan/scan-domain.ts';
 import type { ScanArgs } from './args.ts';
 import { EXIT, makeStderrLog, type CliIo } from './io.ts';
 import { resolveSettings } from './scan-settings.ts';
+import { applyScopeFile } from './scope-file.ts';
 import { renderText } from './text-report.ts';
 
 /**
@@ -18,8 +19,14 @@ const runReputationWhenCalled: RunReputation = async (input, context) =>
   (await import('../reputation/index.ts')).runReputation(input, context);
 
 /** The composition root of `mailscan scan`: real resolver, real fetch, real reputation surface. */
-export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number> {
+export async function runScanCommand(given: ScanArgs, io: CliIo): Promise<number> {
   const log = makeStderrLog(io);
+  const scoped = await applyScopeFile(given);
+  if (!scoped.ok) {
+    log.error('usage error', { message: scoped.message });
+    return EXIT.usage;
+  }
+  const args = scoped.args;
   const resolved = await resolveSettings(args, io.env);
   if (!resolved.ok) {
     log.error(resolved.exit === 'usage' ? 'usage error' : 'scan could not start', { message: resolved.message });
@@ -83,7 +90,7 @@ export async function runScanCommand(args: ScanArgs, io: CliIo): Promise<number>
       log.error('scan could not start', { domain: args.domain, message: outcome.message });
       return EXIT.couldNotStart;
     }
-    const report = { ...placeFindings(outcome.report), checks: checksOf(outcome.report) };
+    const report = placeFindings(outcome.report);
     io.stdout(args.format === 'text' ? renderText(report) : `${JSON.stringify(report, null, 2)}\n`);
     return EXIT.ok;
   } finally {

@@ -1,8 +1,10 @@
 import { parseNameservers } from '../../../../lib/dns/nameservers.ts';
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
-import { checksOf } from '../report-checks.ts';
+import { CheckRecorder } from '../scan/check-recorder.ts';
+import { placeFindings } from '../place-findings.ts';
 import { reportSchema } from '../report.ts';
 import { reputationConfigFromEnv } from '../reputation/config-from-env.ts';
+import { EmailSecurityScopeFile } from '../scope.ts';
 import { parseArgs } from './args.ts';
 
 /**
@@ -16,6 +18,9 @@ import { parseArgs } from './args.ts';
  */
 export function warmUp(): void {
   parseArgs(['scan', '--format=json', '--timeout=55', '--dkim-selector=s1', '--', 'example.com']);
+  // The one runner's frame: the scope file's schema, built and run once (cli/scope-file.ts reads the file).
+  parseArgs(['scan', '--scope-json=/run/scope.json', '--timeout=55', '--format=json', '--', 'example.com']);
+  EmailSecurityScopeFile.parse({ reputation: true, dkim_selectors: ['s1'], rua: ['/run/rua-0.xml'], header: '/run/eml' });
   parseNameservers(['192.0.2.1:53']);
   selectorsToProbe(undefined, ['s1']);
   const reputation = reputationConfigFromEnv({}, {}, () => []);
@@ -24,6 +29,8 @@ export function warmUp(): void {
   const report = reportSchema.parse({
     scanner: { name: 'mailscan', version: '0.0.0' },
     domain: 'example.com',
+    target: 'example.com',
+    status: 'partial',
     domain_exists: true,
     started_at: '2000-01-01T00:00:00.000Z',
     finished_at: '2000-01-01T00:00:01.000Z',
@@ -55,5 +62,29 @@ export function warmUp(): void {
     ],
     errors: [{ surface: 'posture', check: 'spf', message: 'message' }],
   });
-  JSON.stringify({ ...report, checks: checksOf(report) }, null, 2);
+  JSON.stringify(
+    placeFindings({
+      ...report,
+      checks: new CheckRecorder(report.domain, () => new Date())
+        .recorded('posture', [{ rules: ['mailscan.spf.missing'], outcome: 'ran', detail: 'warm', selectors: ['s1'] }])
+        .surface(
+          'reputation',
+          {
+            status: 'error',
+            data: {},
+            findings: [],
+            errors: [{ surface: 'reputation', check: 'dnsbl', message: 'warm' }],
+            checks: [{ rules: ['mailscan.reputation.mx_score_low'], outcome: 'skipped', detail: 'warm' }],
+          },
+          '',
+        )
+        .surface('leak', null, 'not requested')
+        .error(['discover'], 'warm')
+        .adversary([], [])
+        .found(report.findings)
+        .finish().checks,
+    }),
+    null,
+    2,
+  );
 }

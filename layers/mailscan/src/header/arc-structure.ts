@@ -1,5 +1,5 @@
-import type { HeaderLimits } from './limits.ts';
-import { tagsOf, valueOf, type RawHeaderField } from './message-header.ts';
+import type { HeaderLimits } from '../../../../lib/mail-artifacts/header-limits.ts';
+import { tagsOf, valueOf, type RawHeaderField } from '../../../../lib/mail-artifacts/message-header.ts';
 
 const COMPONENTS = ['arc-authentication-results', 'arc-message-signature', 'arc-seal'] as const;
 const SHORT: Record<(typeof COMPONENTS)[number], string> = {

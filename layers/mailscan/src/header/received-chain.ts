@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { parseReceived } from 'mailauth/lib/parse-received.js';
-import type { HeaderLimits } from './limits.ts';
-import type { RawHeaderField } from './message-header.ts';
+import type { HeaderLimits } from '../../../../lib/mail-artifacts/header-limits.ts';
+import type { RawHeaderField } from '../../../../lib/mail-artifacts/message-header.ts';
 
 /** One Received hop, oldest first (hop 1 is where the message entered the first relay). */
 export interface ReceivedHop {

@@ -6,9 +6,9 @@ import { finding, type ReportFinding } from '../catalogue.ts';
 import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import type { CheckError, SurfaceResult } from '../reputation/context.ts';
 import { arcStructure } from './arc-structure.ts';
-import { HEADER_LIMITS, HeaderInputError, type HeaderLimits } from './limits.ts';
+import { HEADER_LIMITS, HeaderInputError, type HeaderLimits } from '../../../../lib/mail-artifacts/header-limits.ts';
 import { mailauthResolver } from './mailauth-resolver.ts';
-import { readHeaderFields, valueOf, type RawHeaderField } from './message-header.ts';
+import { readHeaderFields, valueOf, type RawHeaderField } from '../../../../lib/mail-artifacts/message-header.ts';
 import { receivedAnomalies, receivedHops } from './received-chain.ts';
 
 /** RSA keys under this many bits are refused as a policy result, as dkimpy's default minkey does. */

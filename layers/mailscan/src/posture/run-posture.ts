@@ -1,7 +1,7 @@
 import type { ReportFinding } from '../catalogue.ts';
 import { branch, derived } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../../../../lib/dns/resolver.ts';
-import type { CheckError, PendingReputationInput, ReputationInput } from '../reputation/context.ts';
+import type { CheckError, PendingReputationInput, RecordedCheck, ReputationInput } from '../reputation/context.ts';
 import { checkDkim, type DkimData } from './dkim-check.ts';
 import { checkDmarc, type DmarcData } from './dmarc-check.ts';
 import { checkMx, type MxData } from './mx-check.ts';
@@ -27,6 +27,23 @@ export interface PostureResult {
   reputationInput: ReputationInput;
   /** False when not one question about the domain itself got an answer: the scan could not start. */
   domainAnswered: boolean;
+  /** SPF, DMARC and DKIM as they ran (the report's `checks`). */
+  checks: RecordedCheck[];
+}
+
+const SPF_RULES = [
+  'mailscan.spf.missing',
+  'mailscan.spf.permissive_all',
+  'mailscan.spf.multiple_records',
+  'mailscan.spf.void_lookup_limit',
+];
+const DMARC_RULES = ['mailscan.dmarc.missing', 'mailscan.dmarc.policy_none'];
+const DKIM_RULES = ['mailscan.dkim.not_found', 'mailscan.dkim.unreadable_key'];
+
+/** One posture component's check: an error of that component, else what it read. */
+function recorded(rules: readonly string[], errors: readonly CheckError[], ran: string, selectors?: readonly string[]): RecordedCheck {
+  if (errors.length > 0) return { rules, outcome: 'error', detail: errors.map((error) => error.message).join('; ') };
+  return { rules, outcome: 'ran', detail: ran, ...(selectors ? { selectors } : {}) };
 }
 
 /** SPF, DMARC, DKIM and MX are independent: all four start at once. */
@@ -90,5 +107,27 @@ function assemble(
       dkimKeys: dkim.keysForReputation,
     } satisfies ReputationInput,
     domainAnswered: spf.answered || dmarc.answered || mx.answered,
+    checks: [
+      recorded(
+        SPF_RULES,
+        spf.errors,
+        spf.data.record === null
+          ? `no SPF record at ${domain}`
+          : `SPF record at ${domain}: ${spf.data.record} (${spf.data.lookups} lookups, ${spf.data.void_lookups} void)`,
+      ),
+      recorded(
+        DMARC_RULES,
+        dmarc.errors,
+        dmarc.data.record === null
+          ? `no DMARC record at _dmarc.${domain}`
+          : `DMARC record${dmarc.data.source === 'organizational' ? ' (organizational domain)' : ''}: ${dmarc.data.record}`,
+      ),
+      recorded(
+        DKIM_RULES,
+        dkim.errors,
+        `${dkim.data.selectors_probed} selectors probed; keys at ${dkim.data.keys.map((key) => key.selector).join(', ') || 'none'}`,
+        dkim.data.keys.map((key) => key.selector),
+      ),
+    ],
   };
 }

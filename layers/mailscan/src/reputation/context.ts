@@ -49,9 +49,24 @@ export interface ReputationContext {
   log: (event: string, fields?: Record<string, unknown>) => void;
 }
 
+/**
+ * One check as the code that ran it records it: the catalogue rules it decides, whether it ran,
+ * was skipped (and why, in words) or could not complete, what it found out, and what it examined
+ * (the DKIM selectors read, the block lists asked), for the report's `checks` (DESIGN §11, §15).
+ */
+export interface RecordedCheck {
+  rules: readonly string[];
+  outcome: 'ran' | 'skipped' | 'error';
+  detail: string;
+  selectors?: readonly string[];
+  lists?: readonly string[];
+}
+
 export interface SurfaceResult<T> {
   status: 'ok' | 'error' | 'skipped';
   data: T;
   findings: ReportFinding[];
   errors: CheckError[];
+  /** The surface's checks as they ran; a rule of the surface named by none is judged by the surface's status and errors. */
+  checks?: RecordedCheck[];
 }

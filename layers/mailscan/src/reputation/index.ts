@@ -1,5 +1,5 @@
 import { branch, dependency } from '../dns/dependency-depth.ts';
-import type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from './context.ts';
+import type { PendingReputationInput, RecordedCheck, ReputationContext, ReputationInput, SurfaceResult } from './context.ts';
 import { checkError, errorMessage, type CheckResult } from './check-result.ts';
 import { checkBimi } from './bimi.ts';
 import { checkDane } from './dane.ts';
@@ -20,20 +20,21 @@ type Check = (input: ReputationInput, ctx: ReputationContext) => Promise<CheckRe
 type PostureField = Exclude<keyof ReputationInput, 'domain'>;
 
 /**
- * Report key → check, with the posture results it waits for. No check depends on another's
- * answer; each starts as soon as the posture fields it names are ready (the domain always is).
+ * Report key → check, with the posture results it waits for and the catalogue rules it decides
+ * (none for the checks that only describe: trust list, DANE, MX provider). No check depends on
+ * another's answer; each starts as soon as the posture fields it names are ready (the domain always is).
  */
-const checks: Record<string, { needs: PostureField[]; run: Check }> = {
-  dnsbl: { needs: ['mx'], run: checkDnsbl },
-  trustlist: { needs: ['mx'], run: checkTrustlist },
-  bimi: { needs: [], run: checkBimi },
-  dane: { needs: ['mx'], run: checkDane },
-  dnssec: { needs: [], run: checkDnssec },
-  spf_lookup_limit: { needs: ['spfLookups'], run: checkSpfLookupLimit },
-  dkim_key_hygiene: { needs: ['dkimKeys'], run: checkDkimHygiene },
-  mx_provider: { needs: ['mx'], run: checkMxProvider },
-  sender_score: { needs: ['mx'], run: checkSenderScore },
-  threat_intel: { needs: [], run: checkThreatIntel },
+const checks: Record<string, { needs: PostureField[]; rules: readonly string[]; run: Check }> = {
+  dnsbl: { needs: ['mx'], rules: ['mailscan.dnsbl.listed'], run: checkDnsbl },
+  trustlist: { needs: ['mx'], rules: [], run: checkTrustlist },
+  bimi: { needs: [], rules: ['mailscan.bimi.vmc_invalid'], run: checkBimi },
+  dane: { needs: ['mx'], rules: [], run: checkDane },
+  dnssec: { needs: [], rules: ['mailscan.dnssec.unsigned'], run: checkDnssec },
+  spf_lookup_limit: { needs: ['spfLookups'], rules: ['mailscan.spf.lookup_limit'], run: checkSpfLookupLimit },
+  dkim_key_hygiene: { needs: ['dkimKeys'], rules: ['mailscan.dkim.weak_key'], run: checkDkimHygiene },
+  mx_provider: { needs: ['mx'], rules: [], run: checkMxProvider },
+  sender_score: { needs: ['mx'], rules: ['mailscan.reputation.mx_score_low'], run: checkSenderScore },
+  threat_intel: { needs: [], rules: ['mailscan.reputation.threatintel_blocked'], run: checkThreatIntel },
 };
 
 /**
@@ -77,7 +78,28 @@ export async function runReputation(
     errors: errors.length,
     skipped: results.filter(([, result]) => result.status === 'skipped').map(([name]) => name),
   });
-  return { status: errors.length > 0 ? 'error' : 'ok', data, findings, errors };
+  const recorded = results.flatMap(([name, result]) => recordCheck(name, result, ctx));
+  return { status: errors.length > 0 ? 'error' : 'ok', data, findings, errors, checks: recorded };
+}
+
+/**
+ * How a check ran, in the report's words: a check skipped says why (no key in this deployment),
+ * one that could not complete says what stopped it, one that ran says its verdict and what it asked.
+ */
+function recordCheck(name: string, result: CheckResult<object>, ctx: ReputationContext): RecordedCheck[] {
+  const rules = checks[name]?.rules ?? [];
+  if (rules.length === 0) return [];
+  const data = result.data as { status?: unknown; reason?: unknown };
+  const reason = typeof data.reason === 'string' ? data.reason : undefined;
+  if (result.status === 'skipped') return [{ rules, outcome: 'skipped', detail: reason ?? `${name} did not run` }];
+  if (result.status === 'error') {
+    const detail = result.errors.map((error) => error.message).join('; ') || reason || `${name} could not complete`;
+    return [{ rules, outcome: 'error', detail }];
+  }
+  const lists = name === 'dnsbl' ? [...ctx.config.dnsbl.ipZones, ...ctx.config.dnsbl.domainZones] : [];
+  const verdict = typeof data.status === 'string' ? data.status.replaceAll('_', ' ') : 'checked';
+  const detail = `${name.replaceAll('_', ' ')}: ${verdict}${lists.length > 0 ? ` (${lists.length} lists asked)` : ''}`;
+  return [{ rules, outcome: 'ran', detail, ...(lists.length > 0 ? { lists } : {}) }];
 }
 
 /** A check that throws is a bug or an infrastructure fault: it becomes that check's error, not the surface's. */

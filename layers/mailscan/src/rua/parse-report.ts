@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
-import { RuaInputError, type RuaLimits } from './limits.ts';
+import { RuaInputError, type RuaLimits } from '../../../../lib/mail-artifacts/rua-limits.ts';
 import { RecordBatch, type RuaRecord } from './record-batch.ts';
 
 export type { AlignedResult, Disposition, RuaRecord } from './record-batch.ts';

@@ -2,10 +2,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import type { CheckError, SurfaceResult } from '../reputation/context.ts';
-import { RUA_LIMITS, RuaInputError, type RuaLimits } from './limits.ts';
+import { RUA_LIMITS, RuaInputError, type RuaLimits } from '../../../../lib/mail-artifacts/rua-limits.ts';
 import { parseAggregateReport, type AggregateReport } from './parse-report.ts';
 import { RuaRollup, type RollupRow } from './rollup.ts';
-import { readReportFile } from './unpack.ts';
+import { readReportFile } from '../../../../lib/mail-artifacts/rua-unpack.ts';
 
 /** Failing messages from one IP at or above this are high severity (issue 9). */
 export const HIGH_SEVERITY_FAILING_MESSAGES = 100;

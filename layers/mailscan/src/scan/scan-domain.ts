@@ -10,6 +10,8 @@ import { probeResolver, unansweredPosture } from './resolver-health.ts';
 import { loadDiscover, loadHeader, loadLeak, loadRua } from '../on-demand.ts';
 import type { ReportFinding } from '../catalogue.ts';
 import type { OptInContext } from '../external/services.ts';
+import { CheckRecorder, DNS_SURFACES } from './check-recorder.ts';
+import type { Surface } from '../catalogue.ts';
 
 /** The reputation surface's entry point (reputation/index.ts), passed in so scans can run without it. */
 export type RunReputation = (
@@ -172,9 +174,45 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const header = await headerRun;
   if (dnsDown !== null) return { kind: 'report', report: offlineReport(request, deps, startedAt, posture.surface, dnsDown, rua, header) };
 
-  const report = reportSchema.parse({
+  const findings = withAdversaryFindings(
+    request.domain,
+    optIn?.techniques ?? [],
+    [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep),
+    leak,
+  ).concat(rua?.findings ?? [], header?.findings ?? []);
+  const recorder = new CheckRecorder(request.domain, deps.now);
+  const requested = requestedSurfaces(request);
+  if (existence.exists) {
+    recorder
+      .surface(
+        'posture',
+        { status: posture.surface.status, data: {}, findings: posture.findings, errors: posture.errors, checks: posture.checks },
+        '',
+      )
+      .surface('reputation', request.reputation === null ? null : reputation, 'disabled with --no-reputation')
+      .surface('discover', discover, 'not requested')
+      .surface('leak', leak, 'not requested')
+      .adversary(optIn?.techniques ?? [], findings);
+  } else {
+    // A domain that does not exist has no records to judge: every check that asks DNS about it is an error, never a pass.
+    recorder.found(
+      findings.filter((item) => item.rule_id.split('.')[1] !== 'header' && item.rule_id !== 'mailscan.dmarc.rua_misalignment'),
+    );
+    recordNotRun(recorder, request, requested, `${request.domain} does not exist (NXDOMAIN)`);
+  }
+  recorder.surface('rua', rua, 'not requested').surface('header', header, 'not requested');
+  const { checks, status } = recorder.finish();
+  const graded = existence.exists && posture.surface.score !== null && posture.surface.grade !== null;
+
+  // The checks are the ReportBuilder's (already the kit's shape): set beside the parsed report, not parsed again.
+  const parsed = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
+    target: request.domain,
+    status,
+    ...(graded ? { summary: { score: posture.surface.score, grade: posture.surface.grade } } : {}),
+    // Not a domain without records but no domain at all (a typo, an expired registration): the runner fails the target.
+    ...(existence.exists ? {} : { failure: `${request.domain} does not exist (NXDOMAIN)` }),
     domain_exists: existence.exists,
     ...(existence.exists ? {} : { nonexistence: existence.evidence }),
     started_at: startedAt.toISOString(),
@@ -188,12 +226,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       rua: rua === null ? NOT_REQUESTED : { ...rua.data, status: rua.status },
       header: header === null ? NOT_REQUESTED : { ...header.data, status: header.status },
     },
-    findings: withAdversaryFindings(
-      request.domain,
-      optIn?.techniques ?? [],
-      [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep),
-      leak,
-    ).concat(rua?.findings ?? [], header?.findings ?? []),
+    findings,
     ...(optIn && optIn.techniques.length > 0 ? { techniques: optIn.techniques } : {}),
     errors: [
       ...posture.errors,
@@ -204,6 +237,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       ...(header?.errors ?? []),
     ],
   });
+  const report: Report = { ...parsed, checks };
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
   return { kind: 'report', report };
 }
@@ -228,9 +262,16 @@ function offlineReport(
       : surface === 'reputation'
         ? { status: 'skipped', reason: 'disabled with --no-reputation' }
         : NOT_REQUESTED;
-  const report = reportSchema.parse({
+  // Nothing DNS said is evidence now: every check that asks DNS is an error with the resolver's reason.
+  const recorder = new CheckRecorder(request.domain, deps.now);
+  recordNotRun(recorder, request, requestedSurfaces(request), message);
+  recorder.surface('rua', rua, 'not requested').surface('header', header, 'not requested');
+  const { checks, status } = recorder.finish();
+  const parsed = reportSchema.parse({
     scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
     domain: request.domain,
+    target: request.domain,
+    status,
     domain_exists: null,
     started_at: startedAt.toISOString(),
     finished_at: deps.now().toISOString(),
@@ -245,8 +286,37 @@ function offlineReport(
     findings: [...(rua?.findings ?? []), ...(header?.findings ?? [])],
     errors: [{ surface: 'posture', check: 'dns', message }, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
   });
+  const report: Report = { ...parsed, checks };
   deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length, dns: 'unavailable' });
   return report;
+}
+
+/** The DNS surfaces this scan was asked to run. */
+function requestedSurfaces(request: ScanRequest): Set<Surface> {
+  const optIn = request.optIn ?? null;
+  return new Set<Surface>([
+    'posture',
+    ...(request.reputation === null ? [] : (['reputation'] as const)),
+    ...(optIn?.discover ? (['discover'] as const) : []),
+    ...(optIn?.leak ? (['leak'] as const) : []),
+    ...((optIn?.techniques.length ?? 0) > 0 ? (['adversary'] as const) : []),
+  ]);
+}
+
+/** Every requested DNS surface's checks are errors for `message`; the others say why they did not run. */
+function recordNotRun(recorder: CheckRecorder, request: ScanRequest, requested: ReadonlySet<Surface>, message: string): void {
+  for (const surface of DNS_SURFACES) {
+    if (requested.has(surface)) recorder.error([surface], message);
+    else
+      recorder.skip(
+        surface,
+        surface === 'reputation'
+          ? 'disabled with --no-reputation'
+          : surface === 'adversary'
+            ? 'no adversary technique requested'
+            : 'not requested',
+      );
+  }
 }
 
 /**

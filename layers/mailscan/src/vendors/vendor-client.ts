@@ -70,7 +70,14 @@ export function openVendor(
 ): OpenedVendor {
   const entry = (message: string): CheckError => ({ surface: use.surface, check: use.check, message: redact(message, config.key) });
   if (definition.key === 'required' && !config.key) {
-    return { ok: false, unavailable: { status: 'skipped', reason: `no operator key (${vendorVariable(definition, 'KEY')})`, errors: [] } };
+    return {
+      ok: false,
+      unavailable: {
+        status: 'skipped',
+        reason: `no ${definition.name} key in this deployment (${vendorVariable(definition, 'KEY')})`,
+        errors: [],
+      },
+    };
   }
   if (!config.endpoint) {
     const reason = config.key

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogue } from '../../src/catalogue.ts';
+import { kitRules } from '../../src/catalogue.ts';
 import { buildCli, runCli, scan } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
@@ -20,11 +20,13 @@ describe('mailscan commands and usage errors', () => {
     expect(run).toMatchObject({ code: 0, stdout: 'mailscan 0.1.0\n', stderr: '' });
   });
 
-  it('prints the whole finding catalogue', async () => {
+  it("prints the whole finding catalogue in the kit's Rule shape, the surface a tag", async () => {
     const run = await runCli(['rules']);
 
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ scanner: { name: 'mailscan', version: '0.1.0' }, rules: catalogue });
+    const printed = JSON.parse(run.stdout) as { scanner: unknown; rules: { rule_id: string; tags: string[] }[] };
+    expect(printed).toEqual({ scanner: { name: 'mailscan', version: '0.1.0' }, rules: JSON.parse(JSON.stringify(kitRules())) });
+    expect(printed.rules.find((rule) => rule.rule_id === 'mailscan.spf.missing')?.tags).toContain('surface:posture');
   });
 
   it.concurrent.each([
@@ -49,6 +51,12 @@ describe('mailscan commands and usage errors', () => {
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/invalid.json'], 'dnsbl.ip_zones'],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/unknown-key.json'], 'colour'],
     [['rules', 'extra'], 'rules takes no arguments'],
+    [
+      ['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/fast-dns.json', '--leak'],
+      '--leak cannot be given with --scope-json',
+    ],
+    [['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/fast-dns.json'], '--scope-json: scope'],
+    [['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/missing.json'], '--scope-json: ENOENT'],
   ])('exits 2 for %j', async (args, message) => {
     const run = await runCli(args, { MAILSCAN_NAMESERVERS: '127.0.0.1:9' });
 
@@ -100,6 +108,7 @@ describe('mailscan commands and usage errors', () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('mailscan 0.1.0: plusall.test');
-    expect(run.stdout).toContain('[high] mailscan.spf.permissive_all');
+    expect(run.stdout).toContain('[HIGH] mailscan.spf.permissive_all');
+    expect(run.stdout).toMatch(/^checks: \d+ passed, 3 failed, \d+ errored, \d+ skipped$/m);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUA_LIMITS } from '../../src/rua/limits.ts';
+import { RUA_LIMITS } from '../../../../lib/mail-artifacts/rua-limits.ts';
 import { reportSchema } from '../../src/report.ts';
 import { buildCli, runCliWithUsage } from '../helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';

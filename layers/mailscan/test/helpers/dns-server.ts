@@ -56,6 +56,8 @@ export interface TestDnsServerOptions {
   /** Where to listen: 127.0.0.1 and a random port by default. Tools that only speak port 53 (dnstwist) need e.g. 127.0.0.53:53, as root. */
   host?: string;
   port?: number;
+  /** Answer this many questions, then never again (UDP and TCP): a resolver that dies mid-session. */
+  dieAfter?: number;
 }
 
 export interface TestDnsServer {
@@ -112,6 +114,7 @@ export async function startDnsServer(options: TestDnsServerOptions = {}): Promis
     if (!question) return;
     const name = question.name.replace(/\.$/, '').toLowerCase();
     log.push({ name, type: question.type, transport });
+    if (options.dieAfter !== undefined && log.length > options.dieAfter) return;
     const behaviour = behaviours.get(`${name} ${question.type}`) ?? behaviours.get(name) ?? {};
     if (behaviour.drop) return;
     if (behaviour.dropFirst !== undefined && behaviour.dropFirst > 0) {

@@ -2,7 +2,7 @@
  * Hostile inputs shared by the tests and bench/hostile-inputs.ts (issue 19): each within every
  * documented bound, each once costly.
  */
-import { RUA_LIMITS } from '../../src/rua/limits.ts';
+import { RUA_LIMITS } from '../../../../lib/mail-artifacts/rua-limits.ts';
 import { generateReport } from './rua-reports.ts';
 
 /** `amplify.test`: `includes` includes of `terms` `a:` terms each (99 × 1,000 sent ~200,000 queries). */

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RUA_LIMITS } from '../../src/rua/limits.ts';
+import { RUA_LIMITS } from '../../../../lib/mail-artifacts/rua-limits.ts';
 import type { RollupRow } from '../../src/rua/rollup.ts';
 import { runRua } from '../../src/rua/run-rua.ts';
-import { readReportFile } from '../../src/rua/unpack.ts';
+import { readReportFile } from '../../../../lib/mail-artifacts/rua-unpack.ts';
 import { deflatedZeros, zipOf } from '../helpers/archives.ts';
 import { alignmentOf, generateReport, ipOf } from '../helpers/rua-reports.ts';
 

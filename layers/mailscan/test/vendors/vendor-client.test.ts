@@ -56,7 +56,7 @@ describe('openVendor', () => {
 
     expect(opened).toEqual({
       ok: false,
-      unavailable: { status: 'skipped', reason: 'no operator key (MAILSCAN_DEHASHED_KEY)', errors: [] },
+      unavailable: { status: 'skipped', reason: 'no dehashed key in this deployment (MAILSCAN_DEHASHED_KEY)', errors: [] },
     });
     expect(server.requests).toHaveLength(0);
   });

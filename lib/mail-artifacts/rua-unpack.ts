@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createGunzip, createInflateRaw, type Gunzip, type InflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
-import { RuaInputError, type RuaLimits } from './limits.ts';
+import { RuaInputError, type RuaLimits } from './rua-limits.ts';
 
 /** One XML document out of a report file: the file itself, a gzip member, or a zip entry. */
 export interface XmlDocument {

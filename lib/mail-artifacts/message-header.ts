@@ -1,4 +1,4 @@
-import { HeaderInputError, type HeaderLimits } from './limits.ts';
+import { HeaderInputError, type HeaderLimits } from './header-limits.ts';
 
 /** One header field as it appears in the message: name lowercased, raw bytes kept for canonicalisation. */
 export interface RawHeaderField {

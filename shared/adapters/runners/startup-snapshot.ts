@@ -3,11 +3,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { snapshotBlobFor, snapshotBuildArgs, snapshotScriptFor } from '../../../layers/mailscan/src/index.ts';
+import { snapshotBlobFor, snapshotBuildArgs, snapshotScriptFor } from '../../../lib/startup-snapshot.ts';
 import type { Logger } from '../../ports/logger.ts';
 
 /**
- * Whether the mailscan CLI starts from its start-up snapshot (docs/mailscan-startup.md): the
+ * Whether an engine's CLI starts from its start-up snapshot (docs/mailscan-startup.md; an option
+ * of the one runner, which the manifest's `startupSnapshot` turns on: mailscan's): the
  * `node` options that make it so, or none. A snapshot works only with the exact node binary that
  * built it, and a node given one it rejects (another version, a truncated or garbled file) dies
  * before the CLI runs. So a blob is used only after a probe with this node accepts it: `--version`
@@ -82,7 +83,7 @@ async function firstState(node: string, bin: string, settings: SnapshotSettings)
   // A blob is code every scan runs, with the operator keys in its environment: only from a folder
   // no one else can write to (the OS temporary folder is shared outside Lambda).
   if (!(await privateFolder(settings.cacheDir))) {
-    settings.logger?.warn('mailscan snapshot cache folder is not private to this user: scans run the plain bundle', {
+    settings.logger?.warn('snapshot cache folder is not private to this user: scans run the plain bundle', {
       folder: settings.cacheDir,
     });
     return { blob: null, build: null };
@@ -98,11 +99,11 @@ async function firstState(node: string, bin: string, settings: SnapshotSettings)
       }
       const wallMs = Math.round(performance.now() - started);
       if (failure !== null) {
-        settings.logger?.warn('mailscan snapshot not built: scans run the plain bundle', { message: failure, wallMs });
+        settings.logger?.warn('snapshot not built: scans run the plain bundle', { engine: basename(bin), message: failure, wallMs });
         return;
       }
       state.blob = cached;
-      settings.logger?.info('mailscan snapshot built', { blob: cached, wallMs });
+      settings.logger?.info('snapshot built', { engine: basename(bin), blob: cached, wallMs });
     })
     .catch(() => undefined);
   return state;
@@ -127,7 +128,7 @@ async function cachedBlobName(node: string, script: string): Promise<string> {
     .update(`\0${node}\0${binary.size}\0${binary.mtimeMs}\0${binary.ino}`)
     .digest('hex')
     .slice(0, 32);
-  return `mailscan-${hash}.blob`;
+  return `${basename(script).replace(/-snapshot\.cjs$/, '')}-${hash}.blob`;
 }
 
 /** Makes `blob` from `script` with `node`: null when it did, else why not. Never throws. */
@@ -167,7 +168,7 @@ async function removeStaleTemporaries(folder: string, timeoutMs: number): Promis
   const names = await readdir(folder).catch(() => [] as string[]);
   await Promise.all(
     names
-      .filter((name) => name.startsWith('mailscan-') && name.endsWith('.tmp'))
+      .filter((name) => name.endsWith('.tmp'))
       .map(async (name) => {
         const path = join(folder, name);
         const info = await stat(path).catch(() => null);
@@ -187,7 +188,7 @@ async function probeSnapshot(node: string, bin: string, blob: string): Promise<b
       node,
       ['--verify-snapshot-checksum', '--snapshot-blob', blob, bin, '--version'],
       { env: { PATH: process.env.PATH ?? '' }, timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' },
-      (error, stdout) => resolve(!error && /^mailscan \S+\n$/.test(stdout)),
+      (error, stdout) => resolve(!error && stdout.startsWith(`${basename(bin)} `) && /^\S+ \S+\n$/.test(stdout)),
     );
   });
 }

@@ -1,0 +1,116 @@
+import { ReportBuilder, type Check, type Coverage, type ReportStatus } from '../../../../lib/report.ts';
+import { catalogue, kitRules, type ReportFinding, type Surface } from '../catalogue.ts';
+import type { RecordedCheck, SurfaceResult } from '../reputation/context.ts';
+import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
+
+/** The surfaces whose checks ask DNS: a dead resolver makes every one of their checks an error. */
+export const DNS_SURFACES: readonly Surface[] = ['posture', 'reputation', 'discover', 'leak', 'adversary'];
+
+const rulesBySurface = new Map<Surface, string[]>();
+for (const rule of catalogue)
+  (rulesBySurface.get(rule.surface) ?? rulesBySurface.set(rule.surface, []).get(rule.surface)!).push(rule.rule_id);
+
+/** The part of a rule id naming what it checks: `mailscan.spf.missing` → `spf`. */
+const familyOf = (ruleId: string): string => ruleId.split('.')[1] ?? '';
+
+/**
+ * The report's `checks` (DESIGN §11, §15), recorded through the kit's `ReportBuilder` as each
+ * surface hands in what it ran: a check that ran says what it read and what it examined (its
+ * coverage), a skipped one why in words, one that could not complete what stopped it. A rule with
+ * a finding is `fail`; an error beats a pass, so a check is `pass` only when nothing in its way failed.
+ */
+export class CheckRecorder {
+  private readonly builder: ReportBuilder;
+
+  constructor(domain: string, now: () => Date) {
+    this.builder = new ReportBuilder({
+      scanner: { name: SCANNER_NAME, version: SCANNER_VERSION },
+      target: domain,
+      catalogue: kitRules(),
+      now,
+    });
+  }
+
+  /** Each finding fails its rule's check. */
+  found(findings: readonly ReportFinding[]): this {
+    for (const finding of findings) {
+      this.builder.fail(finding.rule_id, {
+        detail: finding.detail,
+        evidence: finding.evidence,
+        fingerprint_key: finding.evidence_key ?? finding.rule_id,
+        severity: finding.severity,
+        title: finding.title,
+      });
+    }
+    return this;
+  }
+
+  /** Checks as the code that ran them recorded them. */
+  recorded(surface: Surface, checks: readonly RecordedCheck[]): this {
+    for (const check of checks) {
+      if (check.outcome === 'skipped') this.builder.skip(check.rules, check.detail);
+      else if (check.outcome === 'error') this.builder.error(check.rules, check.detail);
+      else {
+        const coverage = mailCoverage(surface, check.selectors, check.lists);
+        for (const rule of check.rules) this.builder.pass(rule, check.detail, coverage);
+      }
+    }
+    return this;
+  }
+
+  /**
+   * A surface's result: its recorded checks, then the surface's rules that none of them decided,
+   * by the surface's status and errors (an error names a check family, `spf` → `mailscan.spf.*`;
+   * one that names no family of the surface spoils every rule of it). `null`: it did not run, for `notRun`.
+   */
+  surface(surface: Surface, result: SurfaceResult<Record<string, unknown>> | null, notRun: string): this {
+    const rules = rulesBySurface.get(surface) ?? [];
+    if (result === null) return this.skip(surface, notRun);
+    this.found(result.findings);
+    const decided = new Set((result.checks ?? []).flatMap((check) => check.rules));
+    this.recorded(surface, result.checks ?? []);
+    const families = new Set(rules.map(familyOf));
+    for (const rule of rules.filter((id) => !decided.has(id))) {
+      if (result.status === 'skipped') {
+        const reason = result.data.reason;
+        this.builder.skip(rule, typeof reason === 'string' ? reason : `the ${surface} surface did not run`);
+        continue;
+      }
+      const spoiled = result.errors.filter((error) => error.check === familyOf(rule) || !families.has(error.check));
+      if (spoiled.length > 0) this.builder.error(rule, spoiled.map((error) => `${error.check}: ${error.message}`).join('; '));
+      else if (result.status === 'error') this.builder.error(rule, `the ${surface} surface ended in an error`);
+      else this.builder.pass(rule, `the ${surface} surface ran`, mailCoverage(surface));
+    }
+    return this;
+  }
+
+  /** Every check of these surfaces could not complete, for `message` (a dead resolver, a domain that does not exist). */
+  error(surfaces: readonly Surface[], message: string): this {
+    for (const surface of surfaces) this.builder.error(rulesBySurface.get(surface) ?? [], message);
+    return this;
+  }
+
+  /** A surface that did not run, and why in words. */
+  skip(surface: Surface, why: string): this {
+    this.builder.skip(rulesBySurface.get(surface) ?? [], why);
+    return this;
+  }
+
+  /** The adversary checks ran on what the other surfaces found (no lookups of their own). */
+  adversary(techniques: readonly string[], findings: readonly ReportFinding[]): this {
+    if (techniques.length === 0) return this.skip('adversary', 'no adversary technique requested');
+    const coverage = mailCoverage('adversary');
+    for (const rule of rulesBySurface.get('adversary') ?? [])
+      this.builder.pass(rule, `techniques ${techniques.join(', ')} applied`, coverage);
+    return this.found(findings.filter((finding) => finding.rule_id.startsWith('adversary.')));
+  }
+
+  finish(): { checks: Check[]; status: ReportStatus } {
+    const { checks, status } = this.builder.finish();
+    return { checks, status };
+  }
+}
+
+function mailCoverage(surface: Surface, selectors: readonly string[] = [], lists: readonly string[] = []): Coverage {
+  return { kind: 'mail', surfaces: [surface], selectors: [...selectors], lists: [...lists] };
+}
