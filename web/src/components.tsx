@@ -129,6 +129,42 @@ export function ScanTypeFilter({ id, value, onChange }: { id: string; value: str
   );
 }
 
+/**
+ * A rule id that may wrap only between its words (after a dot or an underscore), never inside one:
+ * each word is its own unbreakable piece (`.rule-word`), with a break opportunity after it.
+ */
+export function RuleId({ id }: { id: string }) {
+  const words = id.match(/[^._]+[._]?|[._]/g) ?? [id];
+  return (
+    <span className="rule-id">
+      {words.map((word, index) => (
+        <span key={index}>
+          <span className="rule-word">{word}</span>
+          {index < words.length - 1 && <wbr />}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/**
+ * Text with a break opportunity after each dot, at sign, slash and hyphen (an address, a host name):
+ * a narrow column wraps it between its parts before it would cut one.
+ */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[.@/-])/);
+  return (
+    <>
+      {parts.map((part, index) => (
+        <span key={index}>
+          {part}
+          {index < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
+  );
+}
+
 /** The next page of a listing that pages by cursor (nothing once the last page is in). */
 export function LoadMore({
   query,
