@@ -90,6 +90,31 @@ export function checksOf(report: Omit<Report, 'checks'>): ReportCheck[] {
       const detail = spoiled.map((error) => `${error.check}: ${error.message}`).join('; ');
       return { ...base, status: 'error', detail: detail || `the ${rule.surface} surface ended in an error` };
     }
-    return { ...base, status: 'pass', detail: '', coverage };
+    return { ...base, status: 'pass', detail: passDetail(rule, report), coverage };
   });
+}
+
+/**
+ * Why a check passed, in words: what the scan read for it (the SPF and DMARC records, the DKIM
+ * selectors that answered) or, for the other surfaces, that the surface ran on the domain and this
+ * check raised nothing. Never empty (issue 41 item 4).
+ */
+export function passDetail(rule: Rule, report: Omit<Report, 'checks'>): string {
+  const { spf, dmarc, dkim } = report.surfaces.posture;
+  switch (rule.surface === 'posture' ? family(rule) : '') {
+    case 'spf':
+      return spf.record ? `SPF record read: ${spf.record}` : `${report.domain} publishes no SPF record to check`;
+    case 'dmarc':
+      return dmarc.record
+        ? `DMARC record read${dmarc.source === 'organizational' ? ' from the organizational domain' : ''}: ${dmarc.record}`
+        : `${report.domain} publishes no DMARC record to check`;
+    case 'dkim':
+      return dkim.keys.length > 0
+        ? `DKIM selector${dkim.keys.length === 1 ? '' : 's'} read: ${dkim.keys.map((key) => key.selector).join(', ')}`
+        : `${dkim.selectors_probed} DKIM selector${dkim.selectors_probed === 1 ? '' : 's'} asked; no key to check`;
+    default:
+      return rule.surface === 'adversary'
+        ? `techniques run on ${report.domain}: ${(report.techniques ?? []).join(', ')}; none found this`
+        : `the ${rule.surface} checks ran on ${report.domain} and found nothing for this rule`;
+  }
 }

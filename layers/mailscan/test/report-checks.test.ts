@@ -44,6 +44,37 @@ describe('mailscan checks (one per catalogue rule)', () => {
     expect(statusOf(checks, 'adversary.email.catch_all_enables_enumeration')).toBe('skipped');
   });
 
+  it('says why every passing check passed: the records read, the selectors that answered, the surface that ran', () => {
+    const ran = { status: 'ok' as const };
+    const everySurface = report({
+      surfaces: {
+        ...report().surfaces,
+        posture: {
+          ...report().surfaces.posture,
+          dkim: { status: 'ok', selectors_probed: 3, keys: [{ selector: 's1', key_type: 'rsa', bits: 2048, revoked: false }] },
+        },
+        discover: ran,
+        leak: ran,
+        rua: ran,
+        header: ran,
+      },
+      techniques: ['catch_all'],
+    });
+    const checks = checksOf(everySurface);
+    const passed = checks.filter((check) => check.status === 'pass');
+    expect(passed).toHaveLength(catalogue.length);
+    expect(passed.filter((check) => check.detail.trim() === '' || /^ok$/i.test(check.detail))).toEqual([]);
+    const detailOf = (id: string) => checks.find((check) => check.id === id)?.detail;
+    expect(detailOf('mailscan.spf.missing')).toBe('SPF record read: v=spf1 -all');
+    expect(detailOf('mailscan.dmarc.policy_none')).toBe('DMARC record read: v=DMARC1; p=reject');
+    expect(detailOf('mailscan.dkim.not_found')).toBe('DKIM selector read: s1');
+    expect(detailOf('mailscan.dnsbl.listed')).toBe('the reputation checks ran on example.test and found nothing for this rule');
+    // No key answered: the pass says how many selectors were asked.
+    expect(checksOf(report()).find((check) => check.id === 'mailscan.dkim.unreadable_key')?.detail).toBe(
+      '3 DKIM selectors asked; no key to check',
+    );
+  });
+
   it('fails a rule with a finding, and an error spoils only its own family, or the whole surface when it names none', () => {
     const checks = checksOf(
       report({
