@@ -5,7 +5,7 @@ import type { RunnerFinding } from '../../domain/finding.ts';
 import mailscan from '../../../layers/mailscan/manifest.ts';
 import { EmailSecurityScope, withoutLegacyKeys } from '../../domain/scope.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
-import { engineEnv, engineTimeoutSeconds, runEngineProcess } from './engine-process.ts';
+import { engineEnv, engineTimeoutSeconds, runEngineProcess, startedLine } from './engine-process.ts';
 import { snapshotNodeOptions } from './mailscan-snapshot.ts';
 
 export interface MailscanRunnerOptions {
@@ -114,7 +114,11 @@ export function makeMailscanRunner({
     name: 'mailscan',
     async run({ target, scope, signal, timeoutMs, logger, artifactPaths }: RunnerInput): Promise<RunnerResult> {
       const args = mailscanArgs(target, scope, timeoutMs, artifactPaths);
-      logger.info('mailscan started', { args });
+      // The options in the scope's words, not the command line (its upload paths are this server's temporary folder).
+      logger.info('mailscan started', {
+        ...startedLine({ target, scope, timeoutMs }),
+        uploads: (artifactPaths?.rua.length ?? 0) + (artifactPaths?.header ? 1 : 0),
+      });
       const childEnv = { ...mailscanEnv(env), ...(operatorKeys ? await operatorKeys() : {}) };
       // From the start-up snapshot when this node accepts it, else the plain bundle (same report).
       const nodeOptions = await snapshotNodeOptions(node, bin, { cacheDir: snapshotCache, logger });

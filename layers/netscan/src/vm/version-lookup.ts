@@ -28,7 +28,7 @@ export async function lookUpVersions(
   if (!options.osvUrl) {
     return {
       findings: [],
-      record: (report) => report.skip(rule, 'version lookups are not configured in this deployment (NETSCAN_OSV_URL is not set)'),
+      record: (report) => report.skip(rule, 'version lookups are not configured in this deployment'),
     };
   }
   const osvUrl = options.osvUrl;
