@@ -165,6 +165,25 @@ export function Breakable({ text }: { text: string }) {
   );
 }
 
+/**
+ * Who changed an issue, in words: the tracker records a scan as `system: ssl scan scan_01…`, shown
+ * as "an SSL/TLS scan" linked to it; another `system: …` (an accepted risk that expired) as its
+ * words; a person as their id.
+ */
+export function Actor({ by }: { by: string }) {
+  const scan = /^system: ([a-z_]+) scan (\S+)$/.exec(by);
+  if (scan && scan[1] in scanTypes) {
+    const label = scanTypes[scan[1] as keyof typeof scanTypes].label;
+    return (
+      <>
+        {/^[AEIOU]/.test(label) ? 'an' : 'a'} <Link to={`/scans/${scan[2]}`}>{label} scan</Link>
+      </>
+    );
+  }
+  if (by.startsWith('system: ')) return <>{by.slice('system: '.length)}</>;
+  return <span className="mono">{by}</span>;
+}
+
 /** The next page of a listing that pages by cursor (nothing once the last page is in). */
 export function LoadMore({
   query,
