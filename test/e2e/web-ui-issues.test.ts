@@ -201,7 +201,7 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
     await resolved.getByRole('link', { name: 'No SPF record' }).waitFor();
     expect(await page.getByText(/Not every changed issue is listed/).count()).toBe(0);
     expect(await page.getByRole('link', { name: 'Every issue of mail.example.com' }).getAttribute('href')).toBe(
-      '/issues?target=mail.example.com',
+      '/issues?target=mail.example.com&status=any',
     );
 
     const checks = page.getByRole('table', { name: 'Checks, errors and failures first' });
