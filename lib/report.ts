@@ -261,8 +261,12 @@ export class ReportBuilder {
     return rule;
   }
 
-  /** The rule's check ran (here: `detail` says where or what) and found nothing; `coverage` says what it examined. */
-  pass(ruleId: string, detail = '', coverage?: Coverage): this {
+  /**
+   * The rule's check ran and found nothing: `detail` says why it passed in words (what was read,
+   * where: "TLS 1.0 refused", "SPF record read: v=spf1 -all"), never empty or a bare "ok" (issue 41
+   * item 4); `coverage` says what it examined.
+   */
+  pass(ruleId: string, detail: string, coverage?: Coverage): this {
     const state = this.state(ruleId);
     state.passed.push(detail);
     if (coverage !== undefined) state.coverage = coverage;

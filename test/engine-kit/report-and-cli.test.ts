@@ -20,7 +20,7 @@ describe('ReportBuilder', () => {
     const report = new ReportBuilder({ scanner: { name: 'toy', version: '1' }, target: 't', catalogue })
       .pass('toy.a', 'port 1')
       .fail('toy.a', { detail: 'seen on port 2', evidence: { port: 2 }, fingerprint_key: 't:2' })
-      .pass('toy.b')
+      .pass('toy.b', 'nothing to report on the toy')
       .error('toy.b', 'port 3 timed out')
       .finish();
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
@@ -47,10 +47,10 @@ describe('ReportBuilder', () => {
 
   it('is ok without errors, error when nothing completed, and refuses a rule outside the catalogue', () => {
     const builder = () => new ReportBuilder({ scanner: { name: 'toy', version: '1' }, target: 't', catalogue });
-    expect(builder().pass('toy.a').skip(['toy.b', 'toy.c'], 'out of scope').finish().status).toBe('ok');
+    expect(builder().pass('toy.a', 'nothing to report on the toy').skip(['toy.b', 'toy.c'], 'out of scope').finish().status).toBe('ok');
     expect(builder().error(['toy.a', 'toy.b'], 'down').finish().status).toBe('error');
     expect(() => builder().fail('toy.typo', { detail: '', evidence: {}, fingerprint_key: '' })).toThrow('not in the catalogue');
-    const unfinished = builder().pass('toy.a').errorUnfinished('deadline').finish();
+    const unfinished = builder().pass('toy.a', 'nothing to report on the toy').errorUnfinished('deadline').finish();
     expect(unfinished.checks.map((check) => check.status)).toEqual(['pass', 'error', 'error']);
   });
 });
@@ -106,8 +106,8 @@ describe('runEngineCli', () => {
     const engine = toy(async ({ scope, report, progress }) => {
       progress('probing', { depth: scope.depth });
       report
-        .pass('toy.a')
-        .pass('toy.b')
+        .pass('toy.a', 'nothing to report on the toy')
+        .pass('toy.b', 'nothing to report on the toy')
         .fail('toy.c', { detail: `depth ${scope.depth}`, evidence: {}, fingerprint_key: 'x' });
     });
     const streams = io();
@@ -130,7 +130,10 @@ describe('runEngineCli', () => {
     const seen: unknown[] = [];
     const engine = toy(async ({ credential, report }) => {
       seen.push(credential);
-      report.pass('toy.a').pass('toy.b').pass('toy.c');
+      report
+        .pass('toy.a', 'nothing to report on the toy')
+        .pass('toy.b', 'nothing to report on the toy')
+        .pass('toy.c', 'nothing to report on the toy');
     });
     expect(await runEngineCli(engine, ['scan', 'example.test'], io())).toBe(0);
     const streams = io();
@@ -144,7 +147,7 @@ describe('runEngineCli', () => {
 
   it('ends at the deadline with the unfinished checks as errors, never a hang', async () => {
     const engine = toy(async ({ report }) => {
-      report.pass('toy.a');
+      report.pass('toy.a', 'nothing to report on the toy');
       await new Promise(() => {});
     });
     const streams = io();
@@ -203,7 +206,13 @@ describe('runEngineCli', () => {
   it('--format text says how many checks passed', async () => {
     const streams = io();
     await runEngineCli(
-      toy(async ({ report }) => void report.pass('toy.a').pass('toy.b').pass('toy.c')),
+      toy(
+        async ({ report }) =>
+          void report
+            .pass('toy.a', 'nothing to report on the toy')
+            .pass('toy.b', 'nothing to report on the toy')
+            .pass('toy.c', 'nothing to report on the toy'),
+      ),
       ['scan', 'x', '--format', 'text'],
       streams,
     );

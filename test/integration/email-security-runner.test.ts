@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
 import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
+import { expectPassesSayWhy } from '../helpers/pass-details.ts';
 
 /** A fixture zone served under another name (the tests were written when the API took only public apex domains). */
 function renamed(fixture: string, apex: string): { text: string; origin: string } {
@@ -76,6 +78,17 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
 
     expect(scan).toMatchObject({ status: 'succeeded', finding_count: 0, errors: [], summary: { score: 100, grade: 'A' } });
     expect(findings).toEqual([]);
+    // Every passing check says why; the log says what was asked in words, with no server path or CLI flag.
+    expectPassesSayWhy(scan.checks);
+    expect(scan.checks.find((check: { id: string }) => check.id === 'mailscan.spf.missing').detail).toMatch(/^SPF record read: v=spf1/);
+    const log = (await service.call(`/api/scans/${scan.id}/log/`, { token })).body.items;
+    const text = JSON.stringify(log);
+    expect(text).not.toContain(tmpdir());
+    expect(text).not.toMatch(/\/tmp\/|--format|--timeout|--no-reputation/);
+    expect(log.find((line: { message: string }) => line.message === 'mailscan started').fields).toMatchObject({
+      target: 'goodmail.com',
+      options: ['reputation'],
+    });
   });
 
   it('scans a subdomain in a private TLD, whose DMARC falls back to the organizational domain', async () => {

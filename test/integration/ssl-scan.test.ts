@@ -6,6 +6,7 @@ import { catalogue as tlsCatalogue } from '../../layers/tlsscan/src/index.ts';
 import { buildTlsscan } from '../../layers/tlsscan/build.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
+import { expectPassesSayWhy } from '../helpers/pass-details.ts';
 import { makeTestPki, writeServerFiles } from '../../layers/tlsscan/test/helpers/pki.ts';
 import { hasBinary, startOpenSslServer, type LocalServer } from '../../layers/tlsscan/test/helpers/servers.ts';
 
@@ -69,5 +70,17 @@ describe.skipIf(!hasBinary('openssl'))('a scheduled ssl scan through the local r
     expect(status['tls.hsts.missing']).toBe('fail');
     expect(status['tls.protocol.sslv3']).toBe('pass');
     expect(status['tls.starttls.unavailable']).toBe('skipped');
+    expectPassesSayWhy(scan.checks);
+
+    // The scan's log names no file of this server's temporary folder (the engine's scope file was
+    // logged as a command line before), and says what was asked in the scope's words.
+    const log = await service.call(`/api/scans/${scan.id}/log/`, { token });
+    expect(log.status).toBe(200);
+    const text = JSON.stringify(log.body.items);
+    expect(log.body.items.length).toBeGreaterThan(2);
+    expect(text).not.toContain(tmpdir());
+    expect(text).not.toMatch(/\/tmp\/|--scope-json|--timeout/);
+    const started = log.body.items.find((line: { message: string }) => line.message === 'tlsscan started');
+    expect(started.fields).toMatchObject({ target: `localhost:${server.port}`, options: ['extra_roots', 'http'] });
   });
 });

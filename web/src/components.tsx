@@ -129,6 +129,61 @@ export function ScanTypeFilter({ id, value, onChange }: { id: string; value: str
   );
 }
 
+/**
+ * A rule id that may wrap only between its words (after a dot or an underscore), never inside one:
+ * each word is its own unbreakable piece (`.rule-word`), with a break opportunity after it.
+ */
+export function RuleId({ id }: { id: string }) {
+  const words = id.match(/[^._]+[._]?|[._]/g) ?? [id];
+  return (
+    <span className="rule-id">
+      {words.map((word, index) => (
+        <span key={index}>
+          <span className="rule-word">{word}</span>
+          {index < words.length - 1 && <wbr />}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/**
+ * Text with a break opportunity after each dot, at sign, slash and hyphen (an address, a host name):
+ * a narrow column wraps it between its parts before it would cut one.
+ */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[.@/-])/);
+  return (
+    <>
+      {parts.map((part, index) => (
+        <span key={index}>
+          {part}
+          {index < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/**
+ * Who changed an issue, in words: the tracker records a scan as `system: ssl scan scan_01…`, shown
+ * as "an SSL/TLS scan" linked to it; another `system: …` (an accepted risk that expired) as its
+ * words; a person as their id.
+ */
+export function Actor({ by }: { by: string }) {
+  const scan = /^system: ([a-z_]+) scan (\S+)$/.exec(by);
+  if (scan && scan[1] in scanTypes) {
+    const label = scanTypes[scan[1] as keyof typeof scanTypes].label;
+    return (
+      <>
+        {/^[AEIOU]/.test(label) ? 'an' : 'a'} <Link to={`/scans/${scan[2]}`}>{label} scan</Link>
+      </>
+    );
+  }
+  if (by.startsWith('system: ')) return <>{by.slice('system: '.length)}</>;
+  return <span className="mono">{by}</span>;
+}
+
 /** The next page of a listing that pages by cursor (nothing once the last page is in). */
 export function LoadMore({
   query,

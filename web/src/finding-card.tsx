@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { Finding } from '../../shared/domain/finding.ts';
 import { SEVERITIES } from '../../lib/severity.ts';
 import { formatLocal } from './cadence.ts';
+import { evidenceLabel } from './evidence-labels.ts';
 import { SeverityBadge } from './components.tsx';
 import { recordToPublish } from './record-to-publish.ts';
 import { Link } from './router.tsx';
@@ -11,11 +12,7 @@ export function bySeverity(a: Finding, b: Finding): number {
   return SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.title.localeCompare(b.title);
 }
 
-/** `record_domain` → "Record domain". */
-function labelOf(key: string): string {
-  const words = key.replace(/[_-]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
+type Row = Record<string, string | number | boolean | null>;
 
 function isPlain(value: unknown): value is string | number | boolean | null {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value);
@@ -27,26 +24,79 @@ function plainText(value: string | number | boolean | null): string {
   return String(value);
 }
 
-/** One evidence value: text, a list, or one level of labelled fields; anything deeper as compact JSON. */
-function EvidenceValue({ value, depth }: { value: unknown; depth: number }): ReactNode {
-  if (isPlain(value)) return <span className="evidence-text">{plainText(value)}</span>;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+const COMMIT = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** A list of records with the same plain fields (a secret's locations): a table reads better than fields. */
+function isRows(value: unknown): value is Row[] {
+  if (!Array.isArray(value) || value.length === 0) return false;
+  return (value as unknown[]).every(
+    (row) => typeof row === 'object' && row !== null && !Array.isArray(row) && Object.values(row).every(isPlain),
+  );
+}
+
+/** One cell: a time in the reader's time zone, a commit shortened (whole in its title), else the text. */
+function Cell({ value }: { value: Row[string] | undefined }) {
+  if (value === undefined) return <span className="muted">—</span>;
+  if (typeof value === 'string' && ISO_TIME.test(value)) return <span title={value}>{formatLocal(value)}</span>;
+  if (typeof value === 'string' && COMMIT.test(value)) return <code title={value}>{value.slice(0, 12)}</code>;
+  return <>{plainText(value)}</>;
+}
+
+function EvidenceTable({ rows, label, ruleId }: { rows: Row[]; label: string; ruleId?: string }) {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  return (
+    <div className="evidence-table-wrap" tabIndex={0} role="region" aria-label={label}>
+      <table className="evidence-table">
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {evidenceLabel(column, ruleId)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row, index) => (
+            <tr key={index}>
+              {columns.map((column) => (
+                <td key={column} data-label={evidenceLabel(column, ruleId)}>
+                  <Cell value={row[column]} />
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** One evidence value: text, a list, a table, or one level of labelled fields; anything deeper as compact JSON. */
+function EvidenceValue({ name, value, depth, ruleId }: { name: string; value: unknown; depth: number; ruleId?: string }): ReactNode {
+  if (isPlain(value)) {
+    if (typeof value === 'string' && ISO_TIME.test(value)) return <Cell value={value} />;
+    return <span className="evidence-text">{plainText(value)}</span>;
+  }
   if (Array.isArray(value)) {
     if (value.length === 0) return <span className="muted">none</span>;
     if (value.every(isPlain)) return <span className="evidence-text">{value.map(plainText).join(', ')}</span>;
+    if (isRows(value)) return <EvidenceTable rows={value} label={evidenceLabel(name, ruleId)} ruleId={ruleId} />;
   }
   if (depth === 0 && typeof value === 'object' && !Array.isArray(value))
-    return <EvidenceFields evidence={value as Record<string, unknown>} depth={1} />;
+    return <EvidenceFields evidence={value as Record<string, unknown>} depth={1} ruleId={ruleId} />;
   return <code className="evidence-json">{JSON.stringify(value)}</code>;
 }
 
-function EvidenceFields({ evidence, depth }: { evidence: Record<string, unknown>; depth: number }) {
+function EvidenceFields({ evidence, depth, ruleId }: { evidence: Record<string, unknown>; depth: number; ruleId?: string }) {
   return (
     <dl className="evidence-fields">
       {Object.entries(evidence).map(([key, value]) => (
-        <div key={key}>
-          <dt>{labelOf(key)}</dt>
+        <div key={key} className={isRows(value) ? 'evidence-wide' : undefined}>
+          <dt>{evidenceLabel(key, ruleId)}</dt>
           <dd>
-            <EvidenceValue value={value} depth={depth} />
+            <EvidenceValue name={key} value={value} depth={depth} ruleId={ruleId} />
           </dd>
         </div>
       ))}
@@ -54,8 +104,11 @@ function EvidenceFields({ evidence, depth }: { evidence: Record<string, unknown>
   );
 }
 
-/** The evidence as labelled fields, with the raw JSON one click away. */
-export function Evidence({ finding }: { finding: Pick<Finding, 'id' | 'title' | 'evidence'> }) {
+/**
+ * The evidence as labelled fields (named in words for the finding's engine: web/src/evidence-labels.ts),
+ * a list of places as a table, with the raw JSON one click away.
+ */
+export function Evidence({ finding }: { finding: Pick<Finding, 'id' | 'title' | 'evidence'> & { rule_id?: string } }) {
   const titleId = `evidence-${finding.id}`;
   return (
     <div className="evidence" role="group" aria-labelledby={titleId}>
@@ -63,7 +116,7 @@ export function Evidence({ finding }: { finding: Pick<Finding, 'id' | 'title' | 
       {Object.keys(finding.evidence).length === 0 ? (
         <p className="muted">None recorded.</p>
       ) : (
-        <EvidenceFields evidence={finding.evidence} depth={0} />
+        <EvidenceFields evidence={finding.evidence} depth={0} ruleId={finding.rule_id} />
       )}
       <details className="evidence-raw">
         <summary>Evidence as JSON</summary>

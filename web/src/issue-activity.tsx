@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Issue, type IssueComment, type IssueHistoryEntry } from '../../shared/domain/issue.ts';
 import { api, ApiError } from './api.ts';
 import { formatLocal } from './cadence.ts';
-import { ISSUE_STATUS_TEXT } from './components.tsx';
+import { Actor, ISSUE_STATUS_TEXT } from './components.tsx';
 
 /** An assignment or a comment: one PATCH, then the issue and the lists read again. */
 function useIssueChange(id: string) {
@@ -179,7 +179,7 @@ export function History({ history }: { history: IssueHistoryEntry[] }) {
             <li key={`${entry.at}-${index}`} className="history-entry">
               <p>
                 <strong>{entry.from === null ? 'Opened' : `${ISSUE_STATUS_TEXT[entry.from]} → ${ISSUE_STATUS_TEXT[entry.to]}`}</strong> by{' '}
-                <span className="mono">{entry.by}</span> · <time dateTime={entry.at}>{formatLocal(entry.at)}</time>
+                <Actor by={entry.by} /> · <time dateTime={entry.at}>{formatLocal(entry.at)}</time>
               </p>
               {entry.reason && <p className="pre-line muted">{entry.reason}</p>}
             </li>

@@ -94,7 +94,7 @@ const RULES: readonly RuleText[] = [
     addition: true,
     title: 'No DKIM key found',
     fires_when: 'No probed selector publishes a DKIM key.',
-    remediation: 'Sign outgoing mail with DKIM and publish the selector; pass custom selectors with --dkim-selector.',
+    remediation: "Sign outgoing mail with DKIM and publish the selector; name a custom selector in the scan's options (DKIM selectors).",
   },
   {
     rule_id: 'mailscan.dkim.unreadable_key',

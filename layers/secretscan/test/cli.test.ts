@@ -12,6 +12,7 @@ import { RULE_IDS } from '../src/catalogue.ts';
 import { gitAvailable, startGitServer, type GitServer } from '../../../test/helpers/git-http-server.ts';
 import { plantedValues } from './planted.ts';
 import { buildRepositories, type Fixtures } from './repositories.ts';
+import { expectPassesSayWhy } from '../../../test/helpers/pass-details.ts';
 
 const run = promisify(execFile);
 
@@ -62,6 +63,7 @@ describe.skipIf(!gitAvailable())('the secretscan CLI', () => {
     expect(report.checks.map((check) => check.id)).toEqual(RULE_IDS);
     expect(report.checks.find((check) => check.id === 'secret.slack_token')).toMatchObject({ status: 'fail' });
     expect(report.checks.find((check) => check.id === 'secret.docker_token')).toMatchObject({ status: 'pass' });
+    expectPassesSayWhy(report.checks);
     expect(report.findings.find((finding) => finding.rule_id === 'secret.aws_access_key')).toMatchObject({ severity: 'critical' });
     expect(report.findings.find((finding) => finding.rule_id === 'secret.generic_high_entropy')).toMatchObject({ severity: 'medium' });
     expect(report.findings.every((finding) => /^[0-9a-f]{64}$/.test(finding.fingerprint_key))).toBe(true);

@@ -124,7 +124,13 @@ export class Ledger {
       const suppressedText = suppressed ? `; suppressed by ignore: ${suppressed}` : '';
       for (const message of state.errors) report.error(rule, message);
       // A check with findings still says what it covered: its other subjects resolve on it (DESIGN §15).
-      if (state.findings.size > 0 && state.errors.length === 0) report.pass(rule, '', this.coverage(rule, state, origin));
+      // (The check's status is fail; this pass only carries the coverage, and its detail is not shown.)
+      if (state.findings.size > 0 && state.errors.length === 0)
+        report.pass(
+          rule,
+          `examined ${state.examined.size} path${state.examined.size === 1 ? '' : 's'}`,
+          this.coverage(rule, state, origin),
+        );
       if (state.findings.size > 0 || state.errors.length > 0) {
         if (suppressedText && state.findings.size === 0) report.pass(rule, suppressedText.slice(2), this.coverage(rule, state, origin));
         continue;

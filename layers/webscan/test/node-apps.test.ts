@@ -9,6 +9,7 @@ import { closedTcpPort } from '../../../test/helpers/closed-port.ts';
 import type { EngineReport } from '../../../lib/report.ts';
 import { startApp, startHostile, startOsv, startRateLimited, startSoft404, type NodeApp } from './helpers/node-apps.ts';
 import { failed, runWebscan, statuses } from './helpers/run.ts';
+import { expectPassesSayWhy } from '../../../test/helpers/pass-details.ts';
 
 const PROBE_RULES = ['web.exposure.vcs', 'web.exposure.env_file', 'web.exposure.backup_or_config', 'web.exposure.status_page'];
 
@@ -71,6 +72,7 @@ describe('webscan on Node apps', () => {
     expect(keys('web.sri.missing')).toEqual(['https://cdn.example.com/lodash-4.17.4.min.js']);
     // lodash 4.17.4 was looked up too (from its file name) and has no record in this OSV.
     expect(report.checks.find((check) => check.id === 'web.js.vulnerable_library')!.detail).toBe('1 finding');
+    expectPassesSayWhy(report.checks);
   });
 
   it('never follows the redirect it provokes and sends no method but GET, HEAD, OPTIONS and TRACE', () => {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import type { RunnerInput } from '../../ports/scan-runner.ts';
 
 /** An engine's report is at most this large on stdout; a larger one fails the run. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
@@ -78,4 +79,19 @@ export function runEngineProcess(options: {
       },
     );
   });
+}
+
+/**
+ * A run's first log line: the target, the names of the options the tenant set (not their values:
+ * a scope may hold canaries or private roots, and the log goes to CloudWatch), the time limit in
+ * seconds and the credential's name. Never the command line, whose file names are this server's
+ * temporary folder (issue 41 item 4).
+ */
+export function startedLine(input: Pick<RunnerInput, 'target' | 'scope' | 'timeoutMs' | 'credential'>): Record<string, unknown> {
+  return {
+    target: input.target,
+    options: Object.keys(input.scope).sort(),
+    time_limit_seconds: engineTimeoutSeconds(input.timeoutMs),
+    ...(input.credential !== undefined ? { credential: input.credential.alias } : {}),
+  };
 }

@@ -5,7 +5,7 @@ import { engineReportSchema, type EngineReport } from '../../../lib/report.ts';
 import type { RunnerFinding } from '../../domain/finding.ts';
 import type { ArtifactStore } from '../../ports/artifact-store.ts';
 import type { RunnerInput, RunnerResult, ScanRunner } from '../../ports/scan-runner.ts';
-import { engineEnv, engineTimeoutSeconds, runEngineProcess } from './engine-process.ts';
+import { engineEnv, engineTimeoutSeconds, runEngineProcess, startedLine } from './engine-process.ts';
 
 /** What differs between engines that follow the kit's contract (docs/engine-contract.md). */
 export interface EngineMapping {
@@ -171,7 +171,9 @@ export function makeEngineRunner({
           args.push(`--config=${configPath}`);
         }
         args.push('--', target);
-        logger.info(`${engine} started`, { args, credential: input.credential?.alias });
+        // What was asked, in the scope's own words: never the command line, whose file names are this
+        // server's temporary folder (issue 41 item 4: no server paths in a scan's log).
+        logger.info(`${engine} started`, startedLine(input));
         const keys = operatorKeys ? await operatorKeys() : {};
         const passedKeys = Object.fromEntries(
           Object.entries(keys).filter(([name]) => name.startsWith(`${envPrefix}_`) && (mapping.keyFilter?.(name) ?? true)),
@@ -195,6 +197,10 @@ export function makeEngineRunner({
           signal,
           timeoutMs,
           target,
+        }).catch((error: unknown) => {
+          // An engine's last words may name its scope file: the scan's error says "the run's folder".
+          if (error instanceof Error) error.message = error.message.replaceAll(dir, "the run's folder");
+          throw error;
         });
         let report: EngineReport;
         try {

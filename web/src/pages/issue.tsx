@@ -1,7 +1,7 @@
 import { scanTypes } from '../../../shared/domain/scan-types.ts';
 import { ApiError } from '../api.ts';
 import { formatLocal } from '../cadence.ts';
-import { Breadcrumb, ErrorState, IssueStatusBadge, Loading, NotFoundPage, SeverityBadge, type Parent } from '../components.tsx';
+import { Actor, Breadcrumb, ErrorState, IssueStatusBadge, Loading, NotFoundPage, SeverityBadge, type Parent } from '../components.tsx';
 import { Evidence } from '../finding-card.tsx';
 import { displayTarget } from '../idn.ts';
 import { Assignee, Comments, History } from '../issue-activity.tsx';
@@ -98,7 +98,12 @@ export function IssuePage({ id }: { id: string }) {
             <dt>Status set</dt>
             <dd>
               {formatLocal(data.status_changed_at)}
-              {data.status_changed_by && <> by {data.status_changed_by}</>}
+              {data.status_changed_by && (
+                <>
+                  {' '}
+                  by <Actor by={data.status_changed_by} />
+                </>
+              )}
             </dd>
           </div>
         )}
@@ -172,7 +177,9 @@ export function IssuePage({ id }: { id: string }) {
                   </p>
                   <details>
                     <summary>Show evidence</summary>
-                    <Evidence finding={{ id: occurrence.finding_id, title: occurrence.title, evidence: occurrence.evidence }} />
+                    <Evidence
+                      finding={{ id: occurrence.finding_id, title: occurrence.title, evidence: occurrence.evidence, rule_id: data.rule_id }}
+                    />
                   </details>
                 </li>
               ))}

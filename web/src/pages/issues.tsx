@@ -4,12 +4,14 @@ import { SEVERITIES } from '../../../lib/severity.ts';
 import { queryString } from '../api.ts';
 import { formatLocal, formatShort } from '../cadence.ts';
 import {
+  Breakable,
   EmptyState,
   ErrorState,
   ISSUE_STATUS_TEXT,
   IssueStatusBadge,
   Loading,
   LoadMore,
+  RuleId,
   ScanTypeFilter,
   SeverityBadge,
 } from '../components.tsx';
@@ -22,6 +24,19 @@ import { useCan } from '../session.ts';
 
 const FILTERS = ['status', 'severity', 'scan_type', 'rule_id', 'target', 'schedule_id', 'overdue'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
+
+/**
+ * The status the page shows when the address bar names none: open issues, the ones to act on.
+ * `status=any` in the address bar shows every status.
+ */
+const DEFAULT_STATUS = 'open';
+const ANY_STATUS = 'any';
+
+/** What the API is asked for: the address bar's filters with the status default applied. */
+function queryFilters(filters: Filters): Filters {
+  const status = filters.status === undefined ? DEFAULT_STATUS : filters.status === ANY_STATUS ? undefined : filters.status;
+  return { ...filters, status };
+}
 
 /** Pages a sparse filter may follow on its own before asking for Load more (each page is bounded). */
 const AUTO_PAGES = 10;
@@ -61,12 +76,15 @@ export function IssuesPage() {
     setTarget(filters.target ?? '');
   }, [filters.target]);
 
-  const filtered = FILTERS.some((name) => filters[name] !== undefined);
+  // The default status is not a filter the reader chose: Clear filters appears for the others.
+  const filtered =
+    FILTERS.some((name) => name !== 'status' && filters[name] !== undefined) || (filters.status ?? DEFAULT_STATUS) !== DEFAULT_STATUS;
+  const query = queryFilters(filters);
   return (
     <section className="page">
       <div className="page-head">
         <h1>Issues</h1>
-        <a className="button button-secondary" href={`/api/issues/export.csv${queryString(filters)}`} download="issues.csv">
+        <a className="button button-secondary" href={`/api/issues/export.csv${queryString(query)}`} download="issues.csv">
           Export CSV
         </a>
       </div>
@@ -93,8 +111,12 @@ export function IssuesPage() {
         </div>
         <div className="field">
           <label htmlFor="issue-status">Status</label>
-          <select id="issue-status" value={filters.status ?? ''} onChange={(e) => setFilters({ status: e.target.value || undefined })}>
-            <option value="">Any status</option>
+          <select
+            id="issue-status"
+            value={filters.status ?? DEFAULT_STATUS}
+            onChange={(e) => setFilters({ status: e.target.value === DEFAULT_STATUS ? undefined : e.target.value })}
+          >
+            <option value={ANY_STATUS}>Any status</option>
             {ISSUE_STATUSES.map((status) => (
               <option key={status} value={status}>
                 {ISSUE_STATUS_TEXT[status]}
@@ -152,7 +174,12 @@ export function IssuesPage() {
           </button>
         )}
       </form>
-      <IssueTable filters={filters} filtered={filtered} onRule={(rule_id) => setFilters({ rule_id })} />
+      <IssueTable
+        filters={query}
+        filtered={filtered}
+        onRule={(rule_id) => setFilters({ rule_id })}
+        onAnyStatus={() => setFilters({ status: ANY_STATUS })}
+      />
     </section>
   );
 }
@@ -188,7 +215,23 @@ function RulePicker({ value, onChange }: { value: string | undefined; onChange: 
   );
 }
 
-function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered: boolean; onRule: (rule: string) => void }) {
+function IssueTable({
+  filters,
+  filtered,
+  onRule,
+  onAnyStatus,
+}: {
+  filters: Filters;
+  filtered: boolean;
+  onRule: (rule: string) => void;
+  onAnyStatus: () => void;
+}) {
+  const openOnly = filters.status === DEFAULT_STATUS;
+  const anyStatus = (
+    <button type="button" className="link-button" onClick={onAnyStatus}>
+      Show every status
+    </button>
+  );
   const issues = useIssues(filters);
   const canTriage = useCan('operator');
   const triage = useTriageControls();
@@ -208,7 +251,8 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
       {triage.view}
       {items.length === 0 && !issues.hasNextPage ? (
         filtered ? (
-          <EmptyState title="No issues match these filters">
+          <EmptyState title={openOnly ? 'No open issues match these filters' : 'No issues match these filters'}>
+            {openOnly && <p className="muted">Resolved, accepted and false positive ones are not listed here: {anyStatus}.</p>}
             {filters.overdue === 'true' && (
               <p className="muted">
                 Overdue counts open issues past their due date under the <Link to="/settings/sla">SLA</Link>; a severity without days is
@@ -223,18 +267,23 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
             )}
           </EmptyState>
         ) : (
-          <EmptyState title="No issues yet">
+          <EmptyState title="No open issues">
             <p className="muted">
-              Issues appear when a scan reports something. Start one from the <Link to="/">Scan</Link> page.
+              Issues appear when a scan reports something. Start one from the <Link to="/">Scan</Link> page. Resolved, accepted and false
+              positive ones are not listed here: {anyStatus}.
             </p>
           </EmptyState>
         )
       ) : (
         <div className="table-wrap">
-          <p className="muted table-count" role="status" aria-live="polite">
-            {items.length} {items.length === 1 ? 'issue' : 'issues'}
-            {issues.hasNextPage ? ' shown; more may match' : ''} · most severe first, then most recently seen
-          </p>
+          <div className="table-count">
+            <p className="muted" role="status" aria-live="polite">
+              {items.length} {openOnly ? 'open ' : ''}
+              {items.length === 1 ? 'issue' : 'issues'}
+              {issues.hasNextPage ? ' shown; more may match' : ''} · most severe first, then most recently seen
+            </p>
+            {openOnly && anyStatus}
+          </div>
           {items.length > 0 && (
             <table className="table issues-table">
               <caption className="visually-hidden">Issues, most severe first, then most recently seen</caption>
@@ -267,12 +316,14 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                           aria-label={`Filter by rule ${issue.rule_id}`}
                           onClick={() => onRule(issue.rule_id)}
                         >
-                          {issue.rule_id}
+                          <RuleId id={issue.rule_id} />
                         </button>
                       </span>
                     </th>
                     <td data-label="Subject" className="cell-subject" title={issue.subject}>
-                      <span className="mono">{issue.subject}</span>
+                      <span className="mono">
+                        <Breakable text={issue.subject} />
+                      </span>
                     </td>
                     <td data-label="Severity">
                       <SeverityBadge severity={issue.severity} />
@@ -285,13 +336,15 @@ function IssueTable({ filters, filtered, onRule }: { filters: Filters; filtered:
                         </span>
                       )}
                       {issue.assignee && (
-                        <span className="cell-sub" title={`Assigned to ${issue.assignee}`}>
-                          → {issue.assignee}
+                        <span className="cell-sub cell-assignee" title={`Assigned to ${issue.assignee}`}>
+                          → <Breakable text={issue.assignee} />
                         </span>
                       )}
                     </td>
                     <td data-label="Target" className="cell-target" title={issue.target}>
-                      <span className="mono">{displayTarget(issue.target)}</span>
+                      <span className="mono">
+                        <Breakable text={displayTarget(issue.target)} />
+                      </span>
                     </td>
                     <td data-label="First seen" className="cell-date" title={formatLocal(issue.first_seen_at)}>
                       {formatShort(issue.first_seen_at)}

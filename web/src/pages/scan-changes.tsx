@@ -62,13 +62,13 @@ export function WhatChanged({ job }: { job: ScanJob }) {
               ))}
               {changes.data.items.length > 0 && !changes.data.truncated && (
                 <p>
-                  <Link to={`/issues?target=${encodeURIComponent(job.target)}`}>Every issue of {job.target}</Link>
+                  <Link to={`/issues?target=${encodeURIComponent(job.target)}&status=any`}>Every issue of {job.target}</Link>
                 </p>
               )}
               {changes.data.truncated && (
                 <p className="notice notice-warning">
                   Not every changed issue is listed: a scan keeps the ids of the first 3,000. The counts above are exact; see{' '}
-                  <Link to={`/issues?target=${encodeURIComponent(job.target)}`}>the issues of {job.target}</Link> for the rest.
+                  <Link to={`/issues?target=${encodeURIComponent(job.target)}&status=any`}>the issues of {job.target}</Link> for the rest.
                 </p>
               )}
             </>

@@ -1,11 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ScanJob, ScanLogLocation } from '../../../shared/domain/scan-job.ts';
 import { ScanLogView, type ScanLogLine } from '../../../shared/domain/scan-log.ts';
+import { scanTypes, type ScanType } from '../../../shared/domain/scan-types.ts';
 import { api } from '../api.ts';
 import { ErrorState, Loading } from '../components.tsx';
 
 function fieldText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * A log field as a reader says it (issue 41 item 4): `scan_type=ssl` reads "scan type=SSL/TLS",
+ * `timeout_ms=289987` "time limit=290 s"; any other name with spaces for underscores.
+ */
+export function logField(key: string, value: unknown): [string, string] {
+  if (key === 'scan_type' && typeof value === 'string' && value in scanTypes) return ['scan type', scanTypes[value as ScanType].label];
+  if (key === 'timeout_ms' && typeof value === 'number') return ['time limit', `${Math.round(value / 1000)} s`];
+  if (key === 'time_limit_seconds' && typeof value === 'number') return ['time limit', `${value} s`];
+  return [key.replace(/_/g, ' '), fieldText(value)];
 }
 
 function Line({ line }: { line: ScanLogLine }) {
@@ -16,13 +28,16 @@ function Line({ line }: { line: ScanLogLine }) {
       <span className="log-message">{line.message}</span>
       {fields.length > 0 && (
         <span className="log-fields">
-          {fields.map(([key, value]) => (
-            <span key={key}>
-              {' '}
-              <span className="muted">{key}=</span>
-              {fieldText(value)}
-            </span>
-          ))}
+          {fields.map(([key, value]) => {
+            const [name, text] = logField(key, value);
+            return (
+              <span key={key}>
+                {' '}
+                <span className="muted">{name}=</span>
+                {text}
+              </span>
+            );
+          })}
         </span>
       )}
     </li>

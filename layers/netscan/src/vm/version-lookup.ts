@@ -80,7 +80,7 @@ export async function lookUpVersions(
     return {
       findings: [],
       record: (report) =>
-        report.skip(rule, 'version lookups are not configured in this deployment (NETSCAN_NVD_URL and NETSCAN_OSV_URL are not set)'),
+        report.skip(rule, 'version lookups are not configured in this deployment'),
     };
   }
   const notLookedUp: string[] = [];
