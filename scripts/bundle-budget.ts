@@ -16,16 +16,16 @@ import { buildHouseFloor, floorOf, initMs, lambdaBundles, medians, type InitSamp
  * fit under the largest function's size. A new function gets DEFAULT_BUDGET_KIB until it is listed.
  */
 const BUDGET_KIB: Record<string, number> = {
-  SchedulesFunction: 456, // 435 KiB in CI: + seven engines' manifests (scope schemas, catalogues with DESIGN §11 metadata, ~68 KiB) and the vault's credential checks and KMS client
-  ScansFunction: 472, // 450 KiB in CI: + seven engines' manifests (~68 KiB), the credentials routes, the SBOM route
-  MetaFunction: 144, // 130 KiB: the OpenAPI document is a file beside the bundle
-  ReconcileFunction: 256, // 242 KiB in CI: + seven engines' manifests through scope validation (~68 KiB)
-  DispatchDispatchFunction: 320, // 302 KiB in CI: + seven engines' manifests (~68 KiB), the credential opener, output storage, coverage
-  DispatchLongDispatchFunction: 320, // 304 KiB here: the long resource class's dispatch function, the same bundle as DispatchDispatchFunction (docs/resource-classes.md)
-  DispatchDeadLetterFunction: 320, // 302 KiB in CI: the same dispatch service
-  ArtifactsCheckFunction: 248, // 232 KiB in CI: + the manifests (artifact fields are manifest data)
+  SchedulesFunction: 496, // 474 KiB measured 2026-11-28: + eleven engines' manifests (the four of this landing, m365scan, nhiscan, vdiscan and medscan, ~8–10 KiB each: scope schemas and catalogues with DESIGN §11 metadata). Before: 435 KiB in CI: + seven engines' manifests (scope schemas, catalogues with DESIGN §11 metadata, ~68 KiB) and the vault's credential checks and KMS client
+  ScansFunction: 512, // 492 KiB measured 2026-11-28: + eleven engines' manifests (the four of this landing, m365scan, nhiscan, vdiscan and medscan, ~8–10 KiB each: scope schemas and catalogues with DESIGN §11 metadata). Before: 450 KiB in CI: + seven engines' manifests (~68 KiB), the credentials routes, the SBOM route
+  MetaFunction: 152, // 142 KiB measured 2026-11-28 (the sign-in code route). Before: 130 KiB: the OpenAPI document is a file beside the bundle
+  ReconcileFunction: 296, // 278 KiB measured 2026-11-28: + eleven engines' manifests (the four of this landing, m365scan, nhiscan, vdiscan and medscan, ~8–10 KiB each: scope schemas and catalogues with DESIGN §11 metadata). Before: 242 KiB in CI: + seven engines' manifests through scope validation (~68 KiB)
+  DispatchDispatchFunction: 360, // 340 KiB measured 2026-11-28: + eleven engines' manifests (the four of this landing, m365scan, nhiscan, vdiscan and medscan, ~8–10 KiB each: scope schemas and catalogues with DESIGN §11 metadata). Before: 302 KiB in CI: + seven engines' manifests (~68 KiB), the credential opener, output storage, coverage
+  DispatchLongDispatchFunction: 360, // 340 KiB measured 2026-11-28: the same bundle as DispatchDispatchFunction. Before: 304 KiB here: the long resource class's dispatch function, the same bundle as DispatchDispatchFunction (docs/resource-classes.md)
+  DispatchDeadLetterFunction: 360, // 339 KiB measured 2026-11-28: the same dispatch service. Before: 302 KiB in CI: the same dispatch service
+  ArtifactsCheckFunction: 280, // 263 KiB measured 2026-11-28: + eleven engines' manifests (the four of this landing, m365scan, nhiscan, vdiscan and medscan, ~8–10 KiB each: scope schemas and catalogues with DESIGN §11 metadata). Before: 232 KiB in CI: + the manifests (artifact fields are manifest data)
   AuthorizerFunction: 128, // 115 KiB
-  NotificationsNotifierFunction: 240, // 224 KiB in CI: + the manifests' catalogues (~68 KiB) and digests. Follow-up: a rule-id and scope registry written at build time, as the engine views already are, would take the catalogues out of every function
+  NotificationsNotifierFunction: 276, // 260 KiB measured 2026-11-28: + eleven engines' manifests (the four of this landing, m365scan, nhiscan, vdiscan and medscan, ~8–10 KiB each: scope schemas and catalogues with DESIGN §11 metadata). Before: 224 KiB in CI: + the manifests' catalogues (~68 KiB) and digests. Follow-up: a rule-id and scope registry written at build time, as the engine views already are, would take the catalogues out of every function
   SessionKeyRotationFunction: 32, // 26 KiB
 };
 const DEFAULT_BUDGET_KIB = 384;

@@ -79,8 +79,7 @@ export async function lookUpVersions(
   if (!osvUrl && !nvdUrl) {
     return {
       findings: [],
-      record: (report) =>
-        report.skip(rule, 'version lookups are not configured in this deployment'),
+      record: (report) => report.skip(rule, 'version lookups are not configured in this deployment'),
     };
   }
   const notLookedUp: string[] = [];
