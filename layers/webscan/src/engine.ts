@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { EngineDefinition, ScanContext } from '../../engine-kit/src/cli.ts';
+import { CouldNotStart, type EngineDefinition, type ScanContext } from '../../engine-kit/src/cli.ts';
+import { credentialAllowsHost, type HttpHeaderSecret, type LoadedCredential } from '../../../lib/credential.ts';
 import { resolveTarget } from '../../../lib/target-policy.ts';
 import { WEB_RULE_IDS, catalogue, type WebRuleId } from './catalogue.ts';
 import { runActiveChecks } from './checks/active.ts';
@@ -87,10 +88,30 @@ export const webscan: EngineDefinition<WebScope> = {
   scan: scanWebsite,
 };
 
-async function scanWebsite({ target, scope, deadline, policy, report, progress, env }: ScanContext<WebScope>): Promise<void> {
+/**
+ * The scope credential's header (an `http_header` credential, DESIGN §16), or undefined without
+ * one. Another kind, a missing file, or a target host the credential does not allow stops the scan
+ * before anything is sent; the messages name the alias, never the value.
+ */
+export function credentialHeader(
+  alias: string | undefined,
+  credential: LoadedCredential | undefined,
+  url: URL,
+): { name: string; value: string } | undefined {
+  if (alias === undefined) return undefined;
+  if (!credential) throw new CouldNotStart(`the scope names credential ${alias}, but no --credential-file was given`);
+  if (credential.kind !== 'http_header') throw new CouldNotStart(`credential ${alias} is a ${credential.kind}, not an http_header`);
+  if (!credentialAllowsHost(credential, url.hostname))
+    throw new CouldNotStart(`credential ${alias} is not allowed for ${url.hostname}: nothing was sent`);
+  const secret = credential.secret as HttpHeaderSecret;
+  return { name: secret.name, value: secret.value };
+}
+
+async function scanWebsite({ target, scope, deadline, policy, report, progress, env, credential }: ScanContext<WebScope>): Promise<void> {
   const parsed = parseWebTarget(target);
   if (!parsed.ok) throw new Error(parsed.message);
   const start = parsed.url;
+  const header = credentialHeader(scope.credential, credential, start);
   const [address] = await resolveTarget(start.hostname, policy);
   progress('web.target', { origin: start.origin, address: address.address });
 
@@ -109,6 +130,7 @@ async function scanWebsite({ target, scope, deadline, policy, report, progress, 
     extraCa,
     signal: soft.signal,
     userAgent: `webscan/${WEBSCAN_VERSION}`,
+    credentialHeader: header,
   });
   const clients = [client];
   try {

@@ -53,6 +53,8 @@ export interface OriginClientOptions {
   concurrency?: number;
   /** Milliseconds since an arbitrary start; injectable for the rate limiter's tests. */
   clock?: () => number;
+  /** The scope credential's header, sent on every request but TRACE (its answer echoes the request). */
+  credentialHeader?: { name: string; value: string };
 }
 
 /**
@@ -167,7 +169,12 @@ export class OriginClient {
       await this.limiter.take(this.options.signal);
       this.sent[method] += 1;
       this.sentAt.push(performance.now());
-      return await this.send(url, method, options.headers ?? {}, options.maxBodyBytes ?? this.options.maxBodyBytes);
+      const credential = this.options.credentialHeader;
+      const headers =
+        credential && method !== 'TRACE'
+          ? { [credential.name.toLowerCase()]: credential.value, ...options.headers }
+          : (options.headers ?? {});
+      return await this.send(url, method, headers, options.maxBodyBytes ?? this.options.maxBodyBytes);
     } finally {
       this.release();
     }

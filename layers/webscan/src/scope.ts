@@ -3,6 +3,7 @@
  * --scope-json both parse. Every field is optional.
  */
 import * as z from 'zod';
+import { CredentialAlias } from '../../../lib/credential.ts';
 import { WEB_RULE_IDS } from './catalogue.ts';
 
 /** A path glob: `*` within a segment, `**` across segments, starting with `/`. */
@@ -25,15 +26,11 @@ export const WebScope = z.lazy(() =>
       .max(200)
       .optional(),
     /**
-     * An `http_header` credential's alias (DESIGN §16). The vault is not part of this build yet, so
-     * a scope naming one is refused rather than scanned unauthenticated and reported as if it were.
+     * An `http_header` credential's alias (DESIGN §16): its header goes on every request to the
+     * target's origin (the only origin webscan ever sends to), never on TRACE, whose answer echoes
+     * the request.
      */
-    credential: z
-      .string()
-      .optional()
-      .refine((value) => value === undefined, {
-        message: 'credentials (http_header) are not supported by this build of webscan yet; remove scope.credential',
-      }),
+    credential: CredentialAlias.optional(),
     /** A URL on the target's origin: an OpenAPI (JSON) document whose paths seed the crawl. */
     openapi: z.url().max(2000).optional(),
     /** Enables the two safe active checks (open redirect, reflected marker). */

@@ -4,6 +4,8 @@
  * in Allow, a vulnerable library through an OSV-compatible service; and the bad input of the
  * issue: a soft-404 site, a rate limiter, a hostile site, a target that redirects away.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedTcpPort } from '../../../test/helpers/closed-port.ts';
 import type { EngineReport } from '../../../lib/report.ts';
@@ -159,12 +161,75 @@ describe('webscan on Node apps', () => {
     expect(check.detail).toContain(`the target redirects to ${other.url}, another origin: not followed`);
   });
 
-  it('refuses a credential, a metadata address and loopback targets when loopback is not allowed', async () => {
-    const credential = await runWebscan(app.url, { credential: 'shop-cookie' });
-    expect(credential.code).toBe(2);
-    expect(credential.stderr).toContain('credentials (http_header) are not supported by this build of webscan yet');
+  it('refuses a metadata address and loopback targets when loopback is not allowed', async () => {
     expect((await runWebscan('http://169.254.169.254/latest/')).code).toBe(3);
     expect((await runWebscan(app.url, {}, { WEBSCAN_ALLOW_LOOPBACK: '0' })).code).toBe(3);
     expect((await runWebscan('ftp://example.com/')).code).toBe(2);
+  });
+});
+
+describe('webscan with an http_header credential (DESIGN §16)', () => {
+  const SECRET = 'k3y-7f2a9c41e8b05d63';
+  const credential = (kind: string, hosts: string[]) => ({
+    alias: 'shop-api',
+    kind,
+    secret: kind === 'http_header' ? { name: 'X-Api-Key', value: SECRET } : { token: SECRET },
+    allowed_hosts: hosts,
+  });
+  let server: Server;
+  let url: string;
+  // What the site received, as it logs it: method, path, and whether the key came with it.
+  const received: { method: string; path: string; key: boolean }[] = [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const key = request.headers['x-api-key'] === SECRET;
+      received.push({ method: request.method ?? '', path: request.url ?? '', key });
+      if (!key) {
+        response.writeHead(401, { 'content-type': 'text/plain' }).end('send X-Api-Key');
+        return;
+      }
+      const links = request.url === '/' ? '<a href="/orders">orders</a> <a href="/account">account</a>' : '<a href="/">home</a>';
+      response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><body>${links}</body></html>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('sends the header on every request to the target but TRACE, crawls what it opens, and never prints the value', async () => {
+    received.length = 0;
+    const run = await runWebscan(
+      url,
+      { credential: 'shop-api', rate: 20, max_pages: 10 },
+      {},
+      60,
+      credential('http_header', ['127.0.0.1']),
+    );
+
+    expect(run.code).toBe(0);
+    // The pages behind the key were reached: the crawl got past the 401.
+    expect(received.filter((entry) => entry.key).map((entry) => entry.path)).toEqual(expect.arrayContaining(['/', '/orders', '/account']));
+    // Every request carried it, but the TRACE of the methods check, whose answer echoes the request.
+    expect(received.filter((entry) => !entry.key).map((entry) => entry.method)).toEqual(
+      received.filter((entry) => entry.method === 'TRACE').map(() => 'TRACE'),
+    );
+    expect(received.some((entry) => entry.method === 'TRACE')).toBe(true);
+    expect(JSON.stringify(run.report)).not.toContain(SECRET);
+    expect(run.stderr).not.toContain(SECRET);
+  });
+
+  it('sends nothing when the credential does not allow the target host, or is not an http_header', async () => {
+    received.length = 0;
+    const elsewhere = await runWebscan(url, { credential: 'shop-api' }, {}, 60, credential('http_header', ['shop.example.com']));
+    const wrongKind = await runWebscan(url, { credential: 'shop-api' }, {}, 60, credential('llm_api_key', ['127.0.0.1']));
+    const missing = await runWebscan(url, { credential: 'shop-api' });
+
+    expect([elsewhere.code, wrongKind.code, missing.code]).toEqual([3, 3, 3]);
+    expect(elsewhere.stderr).toContain('credential shop-api is not allowed for 127.0.0.1: nothing was sent');
+    expect(wrongKind.stderr).toContain('credential shop-api is a llm_api_key, not an http_header');
+    expect(missing.stderr).toContain('the scope names credential shop-api, but no --credential-file was given');
+    expect(received).toEqual([]);
+    expect(elsewhere.stderr + wrongKind.stderr).not.toContain(SECRET);
   });
 });

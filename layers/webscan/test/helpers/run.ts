@@ -18,14 +18,20 @@ export async function runWebscan(
   scope: Record<string, unknown> = {},
   env: Record<string, string> = {},
   timeoutSeconds = 60,
+  /** A tenant credential, written as the dispatch writes it (mode 0600) and passed as --credential-file. */
+  credential?: Record<string, unknown>,
 ): Promise<ScanRun> {
   const dir = await mkdtemp(join(tmpdir(), 'webscan-run-'));
   try {
     const scopeFile = join(dir, 'scope.json');
     await writeFile(scopeFile, JSON.stringify(scope));
+    const credentialFile = join(dir, 'credential.json');
+    if (credential) await writeFile(credentialFile, JSON.stringify(credential), { mode: 0o600 });
     let stdout = '';
     let stderr = '';
-    const code = await runEngineCli(webscan, ['scan', target, '--scope-json', scopeFile, '--timeout', String(timeoutSeconds)], {
+    const args = ['scan', target, '--scope-json', scopeFile, '--timeout', String(timeoutSeconds)];
+    if (credential) args.push('--credential-file', credentialFile);
+    const code = await runEngineCli(webscan, args, {
       stdout: (text) => (stdout += text),
       stderr: (text) => (stderr += text),
       env: { WEBSCAN_ALLOW_LOOPBACK: '1', ...env },
