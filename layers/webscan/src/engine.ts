@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { CouldNotStart, type EngineDefinition, type ScanContext } from '../../engine-kit/src/cli.ts';
-import { credentialAllowsHost, type HttpHeaderSecret, type LoadedCredential } from '../../../lib/credential.ts';
+import { credentialAllowsHost, type LoadedCredential } from '../../../lib/credential.ts';
 import { resolveTarget } from '../../../lib/target-policy.ts';
 import { WEB_RULE_IDS, catalogue, type WebRuleId } from './catalogue.ts';
 import { runActiveChecks } from './checks/active.ts';
@@ -103,7 +103,7 @@ export function credentialHeader(
   if (credential.kind !== 'http_header') throw new CouldNotStart(`credential ${alias} is a ${credential.kind}, not an http_header`);
   if (!credentialAllowsHost(credential, url.hostname))
     throw new CouldNotStart(`credential ${alias} is not allowed for ${url.hostname}: nothing was sent`);
-  const secret = credential.secret as HttpHeaderSecret;
+  const secret = credential.secret;
   return { name: secret.name, value: secret.value };
 }
 
