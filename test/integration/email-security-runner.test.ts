@@ -80,7 +80,9 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
     expect(findings).toEqual([]);
     // Every passing check says why; the log says what was asked in words, with no server path or CLI flag.
     expectPassesSayWhy(scan.checks);
-    expect(scan.checks.find((check: { id: string }) => check.id === 'mailscan.spf.missing').detail).toMatch(/^SPF record read: v=spf1/);
+    expect(scan.checks.find((check: { id: string }) => check.id === 'mailscan.spf.missing').detail).toMatch(
+      /^SPF record at goodmail\.com: v=spf1/,
+    );
     const log = (await service.call(`/api/scans/${scan.id}/log/`, { token })).body.items;
     const text = JSON.stringify(log);
     expect(text).not.toContain(tmpdir());
