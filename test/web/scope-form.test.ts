@@ -21,7 +21,9 @@ import {
 // GET /api/scan-types/ serves them (shared/domain/engine-views.ts): every field rendered, a scope
 // round-tripped through the form's text, and the browser's refusals worded as the API's.
 const views = engineViews();
-const fieldsOf = (scanType: string): ScopeField[] => scopeFieldsOf(views[scanType].scope_schema);
+// As the UI asks: an engine's artifact fields (email_security's rua, header) are file pickers, not typed.
+const fieldsOf = (scanType: string): ScopeField[] =>
+  scopeFieldsOf(views[scanType].scope_schema, Object.keys(views[scanType].artifact_fields));
 const apiIssues = (scanType: string, scope: Record<string, unknown>) =>
   checkScope(scanType as ScanType, scope, { allowLegacyKeys: false }).map(({ field, message }) => ({ field, message }));
 // The component is JSX, which the root tsconfig does not compile: imported by a path tsc does not follow.
@@ -38,7 +40,7 @@ describe('the options form from a scope schema', () => {
       expect(
         fields.map((field) => field.key),
         scanType,
-      ).toEqual(properties.filter((key) => key !== 'techniques'));
+      ).toEqual(properties.filter((key) => key !== 'techniques' && !(key in view.artifact_fields)));
       const html = render(fields);
       for (const field of fields) {
         expect(html, `${scanType}.${field.key}`).toContain(`id="t-scope-${field.key}"`);
@@ -163,11 +165,51 @@ describe('the options form from a scope schema', () => {
     });
   });
 
-  it('sums a scope up in one line', () => {
-    expect(scopeSummary({})).toBe('default options');
-    expect(scopeSummary({ ports: '22,6390', rate: 50, history: false, paths_ignore: ['a/**', 'b'] })).toBe(
-      'ports 22,6390 · rate 50 · history off · paths ignore a/**,b',
+  it("sums a scope up in one line, in the form's words", () => {
+    expect(scopeSummary({})).toBe('Default options');
+    const secrets = views.secret_scan.scope_schema;
+    expect(scopeSummary({ ports: '22,6390', rate: 50, connect_timeout_ms: 800 }, views.vapt.scope_schema)).toBe(
+      'Ports: 22,6390 · Rate: 50 · Connect timeout (ms): 800',
     );
-    expect(scopeSummary({ source_legacy_model: 'x', techniques: ['T1598'] })).toBe('default options');
+    expect(scopeSummary({ history: false, paths_ignore: ['a/**', 'b'] }, secrets)).toBe('History: off · Paths ignore: a/**, b');
+    const mail = views.email_security;
+    expect(
+      scopeSummary(
+        { reputation: false, dkim_selectors: ['s1', 'google'], rua: ['art_1', 'art_2'], header: 'art_3' },
+        mail.scope_schema,
+        mail.artifact_fields,
+      ),
+    ).toBe('Reputation: off · DKIM selectors: s1, google · DMARC aggregate reports: 2 files · Message (.eml): 1 file');
+    expect(scopeSummary({ ignore: [{ id: 'CVE-1' }], openapi: 'https://x/openapi.json' }, views.dast.scope_schema)).toBe(
+      'Ignore: 1 entry · OpenAPI: https://x/openapi.json',
+    );
+    expect(scopeSummary({ max_key_age_days: 90 }, views.nhi.scope_schema)).toBe('Max key age (days): 90');
+    expect(scopeSummary({ source_legacy_model: 'x', techniques: ['T1598'] })).toBe('Default options');
+  });
+
+  it("renders email_security's options as the other engines' (checkboxes by the schema's defaults), its selectors split on commas", () => {
+    const fields = fieldsOf('email_security');
+    expect(fields.map((field) => [field.key, field.kind, field.label])).toEqual([
+      ['reputation', 'boolean', 'Reputation'],
+      ['discover', 'boolean', 'Discover'],
+      ['leak', 'boolean', 'Leak'],
+      ['dkim_selectors', 'list', 'DKIM selectors'],
+    ]);
+    const draft = draftOf(fields);
+    expect(draft).toMatchObject({ reputation: true, discover: false, leak: false });
+    expect(scopeFromDraft(fields, draft).scope).toEqual({});
+    expect(scopeFromDraft(fields, { ...draft, reputation: false, dkim_selectors: 's1, google\nx' }).scope).toEqual({
+      reputation: false,
+      dkim_selectors: ['s1', 'google', 'x'],
+    });
+    const refused = scopeFromDraft(fields, { ...draft, dkim_selectors: 's1, bad!' }).issues;
+    expect(scopeErrorOf(fields, refused)('dkim_selectors')).toBe(
+      'DKIM selectors include "bad!", which is not a selector (letters, digits and ._- only).',
+    );
+    expect(apiIssues('email_security', { dkim_selectors: ['s1', 'bad!'] }).map((issue) => issue.message)).toEqual(
+      refused.map((issue) => issue.message),
+    );
+    // Globs may hold commas ("**/*.{snap,png}"): a list of them splits on lines only.
+    expect(fieldsOf('secret_scan').find((field) => field.key === 'paths_ignore')!.hint).toMatch(/One per line, at most 200/);
   });
 });

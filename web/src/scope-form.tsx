@@ -1,5 +1,5 @@
 import { FieldError } from './components.tsx';
-import { useCredentials } from './queries.ts';
+import { useCredentials, useScanTypes } from './queries.ts';
 import { useCan } from './session.ts';
 import { scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
 
@@ -167,12 +167,22 @@ function ScopeControl({
 }
 
 /**
- * A scope in one line ("ports 22,6390 · rate 50"), for the run history and the scan page; `inRow`
- * for the Scheduled Scans row: a muted <small> after the target, ellipsized with the row at desktop
- * width (its title has it all), on its own line on a phone.
+ * A scope in one line, in the form's words ("Ports: 22,6390 · Rate: 50"), for the run history, the
+ * edit dialog and the scan page; `inRow` for the Scheduled Scans row: a muted <small> after the
+ * target, ellipsized with the row at desktop width (its title has it all), on its own line on a
+ * phone. The scan type's schema (GET /api/scan-types/) names each option as its form labels it.
  */
-export function ScopeSummary({ scope, inRow = false }: { scope: Record<string, unknown> | undefined; inRow?: boolean }) {
-  const summary = scopeSummary(scope);
+export function ScopeSummary({
+  scope,
+  scanType,
+  inRow = false,
+}: {
+  scope: Record<string, unknown> | undefined;
+  scanType: string;
+  inRow?: boolean;
+}) {
+  const engine = useScanTypes().data?.items.find((type) => type.value === scanType)?.engine;
+  const summary = scopeSummary(scope, engine?.scope_schema, engine?.artifact_fields);
   return inRow ? (
     <small className="scope-summary scope-summary-row" title={summary}>
       {summary}

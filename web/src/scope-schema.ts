@@ -43,15 +43,17 @@ const textOf = (value: unknown): string => (typeof value === 'string' ? value : 
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** Words a label spells in capitals. */
-const ACRONYMS = new Set(['sni', 'http', 'https', 'starttls', 'tls', 'dkim', 'dns', 'url', 'id', 'ids', 'osv', 'spdx', 'sbom']);
+const ACRONYMS = new Set(['sni', 'http', 'https', 'starttls', 'tls', 'dkim', 'dns', 'url', 'id', 'ids', 'osv', 'spdx', 'sbom', 'api']);
+/** Words with their own spelling. */
+const SPELLED: Record<string, string> = { openapi: 'OpenAPI' };
 
 /** `connect_timeout_ms` → "Connect timeout (ms)", `sni` → "SNI"; a schema's `title` wins. */
 export function labelOf(key: string, schema: JsonSchema): string {
   if (typeof schema.title === 'string') return schema.title;
-  const unit = /_(ms|kb|mb|s)$/.exec(key);
+  const unit = /_(ms|kb|mb|s|days)$/.exec(key);
   const words = (unit ? key.slice(0, -unit[0].length) : key)
     .split('_')
-    .map((word) => (ACRONYMS.has(word) ? word.toUpperCase() : word))
+    .map((word) => SPELLED[word] ?? (ACRONYMS.has(word) ? word.toUpperCase() : word))
     .join(' ');
   return `${words.charAt(0).toUpperCase()}${words.slice(1)}${unit ? ` (${unit[1]})` : ''}`;
 }
@@ -72,12 +74,21 @@ function stringBranch(schema: JsonSchema): JsonSchema | undefined {
   return branches.find((branch) => branch.type === 'string');
 }
 
-/** The fields a form renders for a scope schema, in the schema's order. */
-export function scopeFieldsOf(schema: JsonSchema | null | undefined): ScopeField[] {
+/**
+ * The fields a form renders for a scope schema, in the schema's order. `artifactKeys` (the engine's
+ * `artifact_fields`) are left out: their ids come from uploaded files (web/src/uploads.ts), not typed.
+ */
+export function scopeFieldsOf(schema: JsonSchema | null | undefined, artifactKeys: Iterable<string> = []): ScopeField[] {
   const properties = schema && isObject(schema.properties) ? schema.properties : {};
+  const skipped = new Set(artifactKeys);
   return Object.entries(properties)
-    .filter(([key, property]) => !NOT_OFFERED.has(key) && isObject(property))
+    .filter(([key, property]) => !NOT_OFFERED.has(key) && !skipped.has(key) && isObject(property))
     .map(([key, raw]) => fieldOf(key, raw as JsonSchema));
+}
+
+/** A list whose items cannot hold a comma (DKIM selectors) also splits on commas: "s1, google". */
+export function splitsOnCommas(item: JsonSchema): boolean {
+  return typeof item.pattern === 'string' && !new RegExp(item.pattern).test(',') && !new RegExp(item.pattern).test('a,b');
 }
 
 function fieldOf(key: string, schema: JsonSchema): ScopeField {
@@ -145,7 +156,9 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
       item: schema.items,
       minItems: num(schema.minItems),
       maxItems,
-      hint: hintOf(schema, [`One per line${maxItems !== undefined ? `, at most ${maxItems}` : ''}`]),
+      hint: hintOf(schema, [
+        `${splitsOnCommas(schema.items) ? 'One per line or separated by commas' : 'One per line'}${maxItems !== undefined ? `, at most ${maxItems}` : ''}`,
+      ]),
     };
   }
   return { key, label, kind: 'json', schema, hint: hintOf(schema, ['As JSON']) };
@@ -192,7 +205,7 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
       else scope[field.key] = value;
     } else if (field.kind === 'list') {
       scope[field.key] = text
-        .split('\n')
+        .split(splitsOnCommas(field.item) ? /[\n,]/ : '\n')
         .map((line) => line.trim())
         .filter(Boolean);
     } else if (field.kind === 'json') {
@@ -258,25 +271,45 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
   return issues;
 }
 
-/** A scope in a line: `ports 22,6390 · rate 50` (what the schedule row, the dialog and the scan page show). */
-export function scopeSummary(scope: Record<string, unknown> | undefined): string {
+/** An artifact field of an engine (`artifact_fields` of GET /api/scan-types/). */
+export type ArtifactFields = Readonly<Record<string, { purpose: string; many: boolean }>>;
+
+/** A value in words: on/off, a list with commas, a long text cut, a list of objects counted. */
+function valueInWords(value: unknown): string {
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (Array.isArray(value))
+    return value.every((item) => typeof item !== 'object')
+      ? value.join(', ')
+      : `${value.length} ${value.length === 1 ? 'entry' : 'entries'}`;
+  const text = textOf(value);
+  return text.length > 40 ? `${text.slice(0, 37)}…` : text;
+}
+
+/**
+ * A scope in a line, in the form's words: `Ports: 22,6390 · Rate: 50 · History: off` (what the
+ * schedule row, the edit dialog, the run history and the scan page show). Each key is named by its
+ * field's label (the schema's title, else its key in words); an artifact field counts its files.
+ */
+export function scopeSummary(
+  scope: Record<string, unknown> | undefined,
+  schema?: JsonSchema | null,
+  artifacts: ArtifactFields = {},
+): string {
   const entries = Object.entries(scope ?? {}).filter(([key]) => !NOT_OFFERED.has(key));
-  if (entries.length === 0) return 'default options';
+  if (entries.length === 0) return 'Default options';
+  const properties = schema && isObject(schema.properties) ? schema.properties : {};
+  // In the form's order (the schema's), whatever order the scope was stored in.
+  const order = Object.keys(properties);
+  const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
   return entries
+    .sort(([a], [b]) => rank(a) - rank(b))
     .map(([key, value]) => {
-      const shown =
-        typeof value === 'boolean'
-          ? value
-            ? 'on'
-            : 'off'
-          : Array.isArray(value) && value.every((item) => typeof item !== 'object')
-            ? value.join(',')
-            : typeof value === 'string'
-              ? value.length > 40
-                ? `${value.slice(0, 37)}…`
-                : value
-              : JSON.stringify(value);
-      return `${key.replace(/_/g, ' ')} ${shown}`;
+      const label = labelOf(key, isObject(properties[key]) ? properties[key] : {});
+      if (key in artifacts) {
+        const count = Array.isArray(value) ? value.length : 1;
+        return `${label}: ${count} ${count === 1 ? 'file' : 'files'}`;
+      }
+      return `${label}: ${valueInWords(value)}`;
     })
     .join(' · ');
 }
@@ -309,6 +342,8 @@ export function optionsFromWords(fields: ScopeField[], words: string): Record<st
   const scope: Record<string, unknown> = {};
   for (const field of fields) {
     const name = literal(field.label.toLowerCase().replace(/\s*\([^)]*\)$/, ''));
+    // A number may carry its label's unit: "connect timeout 800ms", "max key age 90 days".
+    const unit = /\(([^)]*)\)$/.exec(field.label)?.[1];
     if (field.kind === 'boolean') {
       if (new RegExp(`\\b(?:without|no) ${name}\\b`, 'i').test(text)) scope[field.key] = false;
       else if (new RegExp(`\\bwith ${name}\\b`, 'i').test(text)) scope[field.key] = true;
@@ -319,9 +354,15 @@ export function optionsFromWords(fields: ScopeField[], words: string): Record<st
     if (!match) continue;
     const value = match[1].replace(/[,;]+$/, '');
     if (field.kind === 'number') {
-      if (/^\d+(\.\d+)?$/.test(value)) scope[field.key] = Number(value);
+      const number = new RegExp(`^(\\d+(?:\\.\\d+)?)(?:${unit ? literal(unit) : ''})?$`, 'i').exec(value);
+      if (number) scope[field.key] = Number(number[1]);
     } else if (field.kind === 'list') scope[field.key] = value.split(',').filter(Boolean);
-    else scope[field.key] = value;
+    else if (field.kind === 'enum') {
+      // "api openai" is openai_chat: a value's first word names the one option it starts.
+      const lower = value.toLowerCase();
+      const starting = field.options.filter((option) => option.toLowerCase().startsWith(`${lower}_`));
+      scope[field.key] = field.options.includes(lower) ? lower : starting.length === 1 ? starting[0] : value;
+    } else scope[field.key] = value;
   }
   return scope;
 }
