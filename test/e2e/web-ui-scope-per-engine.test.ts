@@ -137,7 +137,11 @@ describe.skipIf(!available)('every engine’s options, from its scope schema, in
     for (const field of fields) {
       const control = form.locator(`#${prefix}-scope-${field.key}`);
       const value = draft[field.key];
-      if (typeof value === 'boolean') await control.setChecked(value);
+      if (field.kind === 'choices') {
+        const checked = String(value).split('\n');
+        for (const option of field.options)
+          await control.locator(`#${prefix}-scope-${field.key}-${option}`).setChecked(checked.includes(option));
+      } else if (typeof value === 'boolean') await control.setChecked(value);
       else if (field.kind === 'boolean' || field.kind === 'enum' || field.key === 'credential') await control.selectOption(value);
       else await control.fill(value);
     }
@@ -149,7 +153,11 @@ describe.skipIf(!available)('every engine’s options, from its scope schema, in
     for (const field of fields) {
       const control = form.locator(`#${prefix}-scope-${field.key}`);
       const value = draft[field.key];
-      if (typeof value === 'boolean') expect(await control.isChecked(), field.key).toBe(value);
+      if (field.kind === 'choices') {
+        const checked = String(value).split('\n');
+        for (const option of field.options)
+          expect(await control.locator(`#${prefix}-scope-${field.key}-${option}`).isChecked(), option).toBe(checked.includes(option));
+      } else if (typeof value === 'boolean') expect(await control.isChecked(), field.key).toBe(value);
       else expect(await control.inputValue(), field.key).toBe(value);
     }
   }
@@ -169,7 +177,9 @@ describe.skipIf(!available)('every engine’s options, from its scope schema, in
     for (const field of fields) {
       const control = tile.locator(`#tile-${scanType}-scope-${field.key}`);
       expect(await control.count(), field.key).toBe(1);
-      expect(await tile.locator(`label[for="tile-${scanType}-scope-${field.key}"]`).textContent(), field.key).toContain(field.label);
+      // A label names the control; a group of checkboxes (an enum's values) is named by its legend.
+      const name = field.kind === 'choices' ? control.locator('legend') : tile.locator(`label[for="tile-${scanType}-scope-${field.key}"]`);
+      expect(await name.textContent(), field.key).toContain(field.label);
     }
     for (const key of Object.keys(views[scanType].artifact_fields))
       expect(await tile.locator(`#tile-${scanType}-${key}[type=file]`).count()).toBe(1);

@@ -44,7 +44,9 @@ describe('the options form from a scope schema', () => {
       const html = render(fields);
       for (const field of fields) {
         expect(html, `${scanType}.${field.key}`).toContain(`id="t-scope-${field.key}"`);
-        expect(html, `${scanType}.${field.key}`).toContain(`for="t-scope-${field.key}"`);
+        // A label names the control; an enum's checkboxes are a group named by its legend.
+        if (field.kind === 'choices') expect(html, `${scanType}.${field.key}`).toContain(`<legend>${field.label}</legend>`);
+        else expect(html, `${scanType}.${field.key}`).toContain(`for="t-scope-${field.key}"`);
       }
     }
   });
@@ -66,6 +68,13 @@ describe('the options form from a scope schema', () => {
     expect(secrets.get('branch')!.hint).toBe("The branch to scan; default the remote's default branch.");
     // An array of objects is a JSON text area, labelled so.
     expect(byKey('sbom').get('ignore')).toMatchObject({ kind: 'json' });
+    // A list of an enum's values is a checkbox per value, sent in the schema's order.
+    const families = byKey('ai_red_team').get('families')!;
+    expect(families).toMatchObject({ kind: 'choices', minItems: 1 });
+    expect(render([families])).toContain('<label for="t-scope-families-prompt_injection">Prompt injection</label>');
+    expect(scopeFromDraft([families], { families: 'system_prompt\nendpoint' }).scope).toEqual({ families: ['endpoint', 'system_prompt'] });
+    expect(scopeFromDraft([families], { families: '' }).scope).toEqual({});
+    expect(byKey('ai_red_team').get('max_tokens')!.hint).toMatch(/^max_tokens asked/);
     expect(render([byKey('sbom').get('ignore')!])).toContain('Ignore (JSON)');
     expect(render([ssl.get('http')!])).toMatch(/<option value="" selected="">Default<\/option><option value="true">Yes/);
     expect(labelOf('x', { title: 'Own title' })).toBe('Own title');
@@ -179,7 +188,7 @@ describe('the options form from a scope schema', () => {
         mail.scope_schema,
         mail.artifact_fields,
       ),
-    ).toBe('Reputation: off · DKIM selectors: s1, google · DMARC aggregate reports: 2 files · Message (.eml): 1 file');
+    ).toBe('Reputation: off · DMARC aggregate reports: 2 files · Message (.eml): 1 file · DKIM selectors: s1, google');
     expect(scopeSummary({ ignore: [{ id: 'CVE-1' }], openapi: 'https://x/openapi.json' }, views.dast.scope_schema)).toBe(
       'Ignore: 1 entry · OpenAPI: https://x/openapi.json',
     );

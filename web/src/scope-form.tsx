@@ -1,7 +1,7 @@
 import { FieldError } from './components.tsx';
 import { useCredentials, useScanTypes } from './queries.ts';
 import { useCan } from './session.ts';
-import { scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
+import { labelOf, scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
 
 /** The control id of a scope field in a form whose ids start with `idPrefix`. */
 export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-scope-${key}`;
@@ -79,6 +79,36 @@ function ScopeControl({
     </span>
   );
   const common = { id, 'aria-invalid': !!error, 'aria-describedby': describedBy };
+  if (field.kind === 'choices') {
+    // A checkbox per value of the enum, in a group named by the option: none checked keeps the default.
+    const checked = new Set(typeof value === 'string' && value !== '' ? value.split('\n') : []);
+    return (
+      <fieldset id={id} className="fieldset scope-choices" aria-describedby={describedBy} tabIndex={-1}>
+        <legend>{field.label}</legend>
+        <div className="scope-choice-list">
+          {field.options.map((option) => (
+            <div className="check" key={option}>
+              <input
+                id={`${id}-${option}`}
+                type="checkbox"
+                aria-invalid={!!error}
+                checked={checked.has(option)}
+                onChange={(e) => {
+                  const next = new Set(checked);
+                  if (e.target.checked) next.add(option);
+                  else next.delete(option);
+                  onChange(field.options.filter((each) => next.has(each)).join('\n'));
+                }}
+              />
+              <label htmlFor={`${id}-${option}`}>{labelOf(option, {})}</label>
+            </div>
+          ))}
+        </div>
+        {hint}
+        <FieldError id={`${id}-error`} message={error} />
+      </fieldset>
+    );
+  }
   if (field.kind === 'boolean' && field.default !== undefined) {
     return (
       <div className="check">

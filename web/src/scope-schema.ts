@@ -23,6 +23,8 @@ export type ScopeField = Common &
     | { kind: 'number'; integer: boolean; min?: number; max?: number; default?: number }
     | { kind: 'string'; schema: JsonSchema; multiline: boolean; default?: string }
     | { kind: 'list'; item: JsonSchema; minItems?: number; maxItems?: number }
+    /** A list of an enum's values (llmscan's `families`): a checkbox per value; the draft holds the checked ones, a line each. */
+    | { kind: 'choices'; options: string[]; minItems?: number }
     | { kind: 'json'; schema: JsonSchema }
   );
 
@@ -43,7 +45,23 @@ const textOf = (value: unknown): string => (typeof value === 'string' ? value : 
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** Words a label spells in capitals. */
-const ACRONYMS = new Set(['sni', 'http', 'https', 'starttls', 'tls', 'dkim', 'dns', 'url', 'id', 'ids', 'osv', 'spdx', 'sbom', 'api']);
+const ACRONYMS = new Set([
+  'sni',
+  'http',
+  'https',
+  'starttls',
+  'tls',
+  'dkim',
+  'dns',
+  'url',
+  'id',
+  'ids',
+  'osv',
+  'spdx',
+  'sbom',
+  'api',
+  'pii',
+]);
 /** Words with their own spelling. */
 const SPELLED: Record<string, string> = { openapi: 'OpenAPI' };
 
@@ -64,7 +82,8 @@ function hintOf(schema: JsonSchema, extra: string[]): string | undefined {
   const parts = [description, ...extra]
     .map((part) => part.replace(/\.$/, ''))
     .filter(Boolean)
-    .map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`);
+    // "max_tokens asked of…" starts with a name as the API spells it: kept so.
+    .map((part) => (/^\S*_/.test(part) ? part : `${part.charAt(0).toUpperCase()}${part.slice(1)}`));
   return parts.length ? `${parts.join('. ')}.` : undefined;
 }
 
@@ -161,6 +180,16 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
       ]),
     };
   }
+  if (type === 'array' && isObject(schema.items) && Array.isArray(schema.items.enum)) {
+    return {
+      key,
+      label,
+      kind: 'choices',
+      options: schema.items.enum.map(String),
+      minItems: num(schema.minItems),
+      hint: hintOf(schema, []),
+    };
+  }
   return { key, label, kind: 'json', schema, hint: hintOf(schema, ['As JSON']) };
 }
 
@@ -173,7 +202,7 @@ export function draftOf(fields: ScopeField[], scope: Record<string, unknown> = {
       draft[field.key] =
         field.default === undefined ? (value === undefined ? '' : textOf(value)) : value === undefined ? field.default : value === true;
     else if (value === undefined) draft[field.key] = '';
-    else if (field.kind === 'list' && Array.isArray(value)) draft[field.key] = value.map(textOf).join('\n');
+    else if ((field.kind === 'list' || field.kind === 'choices') && Array.isArray(value)) draft[field.key] = value.map(textOf).join('\n');
     else if (field.kind === 'json' || typeof value === 'object') draft[field.key] = JSON.stringify(value, null, 2);
     else draft[field.key] = textOf(value);
   }
@@ -203,6 +232,10 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
       const value = Number(text);
       if (!/^-?\d+(\.\d+)?$/.test(text) || !Number.isFinite(value)) issues.push({ field: field_, message: plainWords.type('number') });
       else scope[field.key] = value;
+    } else if (field.kind === 'choices') {
+      // In the schema's order, whatever order they were checked in.
+      const checked = new Set(text.split('\n'));
+      scope[field.key] = field.options.filter((option) => checked.has(option));
     } else if (field.kind === 'list') {
       scope[field.key] = text
         .split(splitsOnCommas(field.item) ? /[\n,]/ : '\n')
@@ -264,6 +297,9 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
       if (field.maxItems !== undefined && value.length > field.maxItems)
         issues.push({ field: at, message: plainWords.tooBig('array', field.maxItems) });
       value.forEach((item, index) => issues.push(...stringIssues(field.item, textOf(item), `${at}.${index}`)));
+    } else if (field.kind === 'choices' && Array.isArray(value)) {
+      if (field.minItems !== undefined && value.length < field.minItems)
+        issues.push({ field: at, message: plainWords.tooSmall('array', field.minItems) });
     } else if (field.kind === 'json' && field.schema.type === 'array' && !Array.isArray(value)) {
       issues.push({ field: at, message: plainWords.type('array') });
     }
@@ -349,7 +385,7 @@ export function optionsFromWords(fields: ScopeField[], words: string): Record<st
       else if (new RegExp(`\\bwith ${name}\\b`, 'i').test(text)) scope[field.key] = true;
       continue;
     }
-    if (field.kind === 'json') continue;
+    if (field.kind === 'json' || field.kind === 'choices') continue;
     const match = new RegExp(`\\b${name}:? (\\S+)`, 'i').exec(text);
     if (!match) continue;
     const value = match[1].replace(/[,;]+$/, '');
