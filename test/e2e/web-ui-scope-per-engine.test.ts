@@ -79,6 +79,11 @@ const CASES: Record<string, { target: string; created: Record<string, unknown>; 
     created: { adfs: false, extra_domains: ['contoso.net'] },
     edited: { dkim_selectors: ['selector1', 'selector2'] },
   },
+  medical: {
+    target: 'pacs.example.org:11112',
+    created: { dicom_ports: [104, 11112], called_ae: ['ORTHANC'], fhir_bases: ['/fhir/R4'], connect_timeout_ms: 2000 },
+    edited: { hl7_ports: [2575, 2576], dicomweb_bases: ['/dicom-web'] },
+  },
   nhi: { target: 'release-bot', created: { max_key_age_days: 90, new_key_grace_days: 3 }, edited: { expiry_warning_days: 14 } },
 };
 

@@ -75,6 +75,12 @@ describe('the options form from a scope schema', () => {
     expect(scopeFromDraft([families], { families: 'system_prompt\nendpoint' }).scope).toEqual({ families: ['endpoint', 'system_prompt'] });
     expect(scopeFromDraft([families], { families: '' }).scope).toEqual({});
     expect(byKey('ai_red_team').get('max_tokens')!.hint).toMatch(/^max_tokens asked/);
+    const ports = byKey('medical').get('dicom_ports')!;
+    expect(ports).toMatchObject({ kind: 'list', label: 'DICOM ports' });
+    expect(scopeFromDraft([ports], { dicom_ports: '104, 11112\n4242' }).scope).toEqual({ dicom_ports: [104, 11112, 4242] });
+    expect(scopeFromDraft([ports], { dicom_ports: '104, x' }).issues).toEqual([
+      { field: 'scope.dicom_ports.1', message: 'must be a number' },
+    ]);
     expect(render([byKey('sbom').get('ignore')!])).toContain('Ignore (JSON)');
     expect(render([ssl.get('http')!])).toMatch(/<option value="" selected="">Default<\/option><option value="true">Yes/);
     expect(labelOf('x', { title: 'Own title' })).toBe('Own title');
@@ -119,6 +125,8 @@ describe('the options form from a scope schema', () => {
       ['secret_scan', { branch: 'a..b', max_commits: 0, credential: '1token', paths_ignore: ['ok', 'x'.repeat(501)] }],
       ['sbom', { license_deny: ['AGPL 3'], credential: 'UPPER' }],
       ['email_security', { dkim_selectors: ['s1', 'bad!'] }],
+      // A list of numbers is typed as a list and checked item by item.
+      ['medical', { hl7_ports: [2575, 70000], dicom_ports: [1.5] }],
     ];
     for (const [scanType, scope] of bad) {
       const fields = fieldsOf(scanType);

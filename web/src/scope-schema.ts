@@ -105,8 +105,12 @@ export function scopeFieldsOf(schema: JsonSchema | null | undefined, artifactKey
     .map(([key, raw]) => fieldOf(key, raw as JsonSchema));
 }
 
+/** A list of numbers (medscan's `dicom_ports`): typed as a list, sent as numbers. */
+const isNumeric = (item: JsonSchema) => item.type === 'integer' || item.type === 'number';
+
 /** A list whose items cannot hold a comma (DKIM selectors) also splits on commas: "s1, google". */
 export function splitsOnCommas(item: JsonSchema): boolean {
+  if (isNumeric(item)) return true;
   return typeof item.pattern === 'string' && !new RegExp(item.pattern).test(',') && !new RegExp(item.pattern).test('a,b');
 }
 
@@ -166,7 +170,11 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
       hint: hintOf(schema, [fallback !== undefined ? `default ${fallback}` : '']),
     };
   }
-  if (type === 'array' && isObject(schema.items) && schema.items.type === 'string' && !Array.isArray(schema.items.enum)) {
+  if (
+    type === 'array' &&
+    isObject(schema.items) &&
+    ((schema.items.type === 'string' && !Array.isArray(schema.items.enum)) || isNumeric(schema.items))
+  ) {
     const maxItems = num(schema.maxItems);
     return {
       key,
@@ -237,10 +245,16 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
       const checked = new Set(text.split('\n'));
       scope[field.key] = field.options.filter((option) => checked.has(option));
     } else if (field.kind === 'list') {
-      scope[field.key] = text
+      const items = text
         .split(splitsOnCommas(field.item) ? /[\n,]/ : '\n')
         .map((line) => line.trim())
         .filter(Boolean);
+      if (!isNumeric(field.item)) scope[field.key] = items;
+      else {
+        const wrong = items.findIndex((item) => !/^-?\d+(\.\d+)?$/.test(item));
+        if (wrong >= 0) issues.push({ field: `${field_}.${wrong}`, message: plainWords.type('number') });
+        else scope[field.key] = items.map(Number);
+      }
     } else if (field.kind === 'json') {
       try {
         scope[field.key] = JSON.parse(text);
@@ -253,6 +267,17 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
     }
   }
   return { scope, issues: [...issues, ...checkScopeAgainst(fields, scope)] };
+}
+
+/** A number against its schema (a list's item), in the API's words. */
+function numberIssues(schema: JsonSchema, value: number, field: string): ScopeIssue[] {
+  const issues: ScopeIssue[] = [];
+  const min = num(schema.minimum);
+  const max = num(schema.maximum);
+  if (schema.type === 'integer' && !Number.isInteger(value)) issues.push({ field, message: plainWords.type('int') });
+  if (min !== undefined && value < min) issues.push({ field, message: plainWords.tooSmall('number', min) });
+  if (max !== undefined && value > max) issues.push({ field, message: plainWords.tooBig('number', max) });
+  return issues;
 }
 
 /** A string against its schema, in the API's words for the same value (shared/domain/errors.ts plainWords). */
@@ -296,7 +321,13 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
         issues.push({ field: at, message: plainWords.tooSmall('array', field.minItems) });
       if (field.maxItems !== undefined && value.length > field.maxItems)
         issues.push({ field: at, message: plainWords.tooBig('array', field.maxItems) });
-      value.forEach((item, index) => issues.push(...stringIssues(field.item, textOf(item), `${at}.${index}`)));
+      value.forEach((item, index) =>
+        issues.push(
+          ...(typeof item === 'number'
+            ? numberIssues(field.item, item, `${at}.${index}`)
+            : stringIssues(field.item, textOf(item), `${at}.${index}`)),
+        ),
+      );
     } else if (field.kind === 'choices' && Array.isArray(value)) {
       if (field.minItems !== undefined && value.length < field.minItems)
         issues.push({ field: at, message: plainWords.tooSmall('array', field.minItems) });
@@ -392,8 +423,10 @@ export function optionsFromWords(fields: ScopeField[], words: string): Record<st
     if (field.kind === 'number') {
       const number = new RegExp(`^(\\d+(?:\\.\\d+)?)(?:${unit ? literal(unit) : ''})?$`, 'i').exec(value);
       if (number) scope[field.key] = Number(number[1]);
-    } else if (field.kind === 'list') scope[field.key] = value.split(',').filter(Boolean);
-    else if (field.kind === 'enum') {
+    } else if (field.kind === 'list') {
+      const items = value.split(',').filter(Boolean);
+      scope[field.key] = isNumeric(field.item) && items.every((item) => /^\d+$/.test(item)) ? items.map(Number) : items;
+    } else if (field.kind === 'enum') {
       // "api openai" is openai_chat: a value's first word names the one option it starts.
       const lower = value.toLowerCase();
       const starting = field.options.filter((option) => option.toLowerCase().startsWith(`${lower}_`));

@@ -281,6 +281,8 @@ describe('options in words, for every engine', () => {
       { adfs: false, dkim_selectors: ['selector1'] },
     ],
     ['nhi scan of ci-deploy-key max key age 90 days', 'nhi', 'ci-deploy-key', { max_key_age_days: 90 }],
+    ['medical scan of pacs.example.org dicom ports 104,11112', 'medical', 'pacs.example.org', { dicom_ports: [104, 11112] }],
+    ['dicom scan of 10.0.0.7:4242 called ae titles ORTHANC', 'medical', '10.0.0.7:4242', { called_ae: ['ORTHANC'] }],
   ];
 
   it.each(PHRASES)('%s', (sentence, scanType, target, scope) => {
