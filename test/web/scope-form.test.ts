@@ -201,6 +201,9 @@ describe('the options form from a scope schema', () => {
       'Ignore: 1 entry · OpenAPI: https://x/openapi.json',
     );
     expect(scopeSummary({ max_key_age_days: 90 }, views.nhi.scope_schema)).toBe('Max key age (days): 90');
+    // An enum's value in words; a typed text as typed.
+    expect(scopeSummary({ api: 'openai_chat', model: 'gpt_4' }, views.ai_red_team.scope_schema)).toBe('API: OpenAI chat · Model: gpt_4');
+    expect(scopeSummary({ starttls: 'smtp' }, views.ssl.scope_schema)).toBe('STARTTLS: smtp');
     expect(scopeSummary({ source_legacy_model: 'x', techniques: ['T1598'] })).toBe('Default options');
   });
 

@@ -1,7 +1,7 @@
 import { FieldError } from './components.tsx';
 import { useCredentials, useScanTypes } from './queries.ts';
 import { useCan } from './session.ts';
-import { labelOf, scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
+import { labelOf, scopeSummary, valueWords, type ScopeDraft, type ScopeField } from './scope-schema.ts';
 
 /** The control id of a scope field in a form whose ids start with `idPrefix`. */
 export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-scope-${key}`;
@@ -124,7 +124,7 @@ function ScopeControl({
   if (credentials && field.kind === 'string') {
     control = (
       <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
-        <option value="">None (a public repository)</option>
+        <option value="">None</option>
         {credentials.map((entry) => (
           <option key={entry.alias} value={entry.alias}>
             {entry.alias} ({entry.allowed_hosts.join(', ')})
@@ -137,7 +137,7 @@ function ScopeControl({
     const options =
       field.kind === 'boolean'
         ? [['true', 'Yes'] as const, ['false', 'No'] as const]
-        : field.options.map((option) => [option, option] as const);
+        : field.options.map((option) => [option, valueWords(option)] as const);
     control = (
       <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
         <option value="">Default{field.kind === 'enum' && field.default ? ` (${field.default})` : ''}</option>

@@ -63,7 +63,7 @@ const ACRONYMS = new Set([
   'pii',
 ]);
 /** Words with their own spelling. */
-const SPELLED: Record<string, string> = { openapi: 'OpenAPI' };
+const SPELLED: Record<string, string> = { openapi: 'OpenAPI', openai: 'OpenAI' };
 
 /** `connect_timeout_ms` → "Connect timeout (ms)", `sni` → "SNI"; a schema's `title` wins. */
 export function labelOf(key: string, schema: JsonSchema): string {
@@ -341,14 +341,18 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
 /** An artifact field of an engine (`artifact_fields` of GET /api/scan-types/). */
 export type ArtifactFields = Readonly<Record<string, { purpose: string; many: boolean }>>;
 
+/** An enum's value as a reader says it: `openai_chat` → "OpenAI chat"; a one-word value (smtp) as it is. */
+export const valueWords = (value: string): string => (value.includes('_') ? labelOf(value, {}) : value);
+
 /** A value in words: on/off, a list with commas, a long text cut, a list of objects counted. */
-function valueInWords(value: unknown): string {
+function valueInWords(value: unknown, property: JsonSchema): string {
   if (typeof value === 'boolean') return value ? 'on' : 'off';
   if (Array.isArray(value))
     return value.every((item) => typeof item !== 'object')
       ? value.join(', ')
       : `${value.length} ${value.length === 1 ? 'entry' : 'entries'}`;
-  const text = textOf(value);
+  // An enum's value in words (openai_chat → "OpenAI chat"); any other text as typed (a branch feature_x).
+  const text = typeof value === 'string' && Array.isArray(property.enum) ? valueWords(value) : textOf(value);
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
 
@@ -371,12 +375,13 @@ export function scopeSummary(
   return entries
     .sort(([a], [b]) => rank(a) - rank(b))
     .map(([key, value]) => {
-      const label = labelOf(key, isObject(properties[key]) ? properties[key] : {});
+      const property = isObject(properties[key]) ? properties[key] : {};
+      const label = labelOf(key, property);
       if (key in artifacts) {
         const count = Array.isArray(value) ? value.length : 1;
         return `${label}: ${count} ${count === 1 ? 'file' : 'files'}`;
       }
-      return `${label}: ${valueInWords(value)}`;
+      return `${label}: ${valueInWords(value, property)}`;
     })
     .join(' · ');
 }
