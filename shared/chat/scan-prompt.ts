@@ -32,8 +32,8 @@ export interface PromptContext {
    */
   runnable?: ReadonlySet<ScanType>;
   /**
-   * The options a sentence names for a scan type other than email_security ("ports 22,6390",
-   * "branch dev", "without history"); the UI reads them with the type's scope schema
+   * The options a sentence names for a scan type ("ports 22,6390", "branch dev", "without
+   * history", "dkim selectors s1,google"); the UI reads them with the type's scope schema
    * (web/src/scope-schema.ts `optionsFromWords`). Absent: no options. The API checks what is sent.
    */
   optionsIn?: (scanType: ScanType, words: string) => Record<string, unknown>;
@@ -80,8 +80,9 @@ function targetRulesFor(policy: TargetPolicy | undefined): ReturnType<typeof tar
 }
 
 const SCAN_TYPE_WORDS: Array<[RegExp, ScanType]> = [
-  [/\b(?:e-?mail|mail|dmarc|spf|dkim)(?:\s+security)?\b/, 'email_security'],
+  // m365 first: "m365 scan of example.com dkim selectors s1" names DKIM as an option, not mail security.
   [/\b(?:m365|microsoft 365|office 365|o365)\b/, 'm365'],
+  [/\b(?:e-?mail|mail|dmarc|spf|dkim)(?:\s+security)?\b/, 'email_security'],
   [/\b(?:ssl|tls|certificates?)\b/, 'ssl'],
   [/\b(?:dast|web app(?:lication)?|web(?:site)? scan)\b/, 'dast'],
   [/\b(?:vapt|pen(?:etration)?[ -]?test(?:ing)?)\b/, 'vapt'],
@@ -177,7 +178,10 @@ function parseSentence(input: string, context: PromptContext): PromptResult {
   if (!checkedTarget.ok)
     return notUnderstood(`${target.raw} is not a target for ${scanTypes[scanType].label}: it ${checkedTarget.message}.`);
   const targetValue = checkedTarget.value;
-  const scope = scanType === 'email_security' ? emailScope(rest) : (context.optionsIn?.(scanType, text.replace(target.raw, ' ')) ?? {});
+  // Options by the type's schema ("ports 22,6390", "branch dev without history"); for mail security
+  // also its bare words ("with discover and leak", "skipping reputation").
+  const named = context.optionsIn?.(scanType, text.replace(target.raw, ' ')) ?? {};
+  const scope = scanType === 'email_security' ? { ...emailScope(rest), ...named } : named;
 
   const cadence = parseCadence(rest);
   if (!cadence.ok) return notUnderstood(cadence.message);
@@ -294,8 +298,15 @@ function findTarget(text: string): TargetFound {
     }
   }
   if (found.length === 0) return { ok: false, message: 'Which target? Name a domain, host, URL, IP or repository: nothing is guessed.' };
-  if (found.length > 1) return { ok: false, message: `Name one target at a time (found ${found.join(', ')}).` };
-  return { ok: true, raw: found[0] };
+  if (found.length === 1) return { ok: true, raw: found[0] };
+  // "ssl scan of 10.0.0.9:443 sni www.example.com": the one written after "of", "on" or "for" is
+  // the target, the other an option's value. Two such, or none, is a question back.
+  const before = (raw: string) => text.slice(0, text.indexOf(raw));
+  const named = found.filter((raw) => /\b(?:of|on|for|against)\s+$/i.test(before(raw)));
+  // The others each follow an option's name ("sni"), not "and" or a comma ("of a.com and b.com").
+  const optionValues = found.filter((raw) => raw !== named[0] && /\b(?!(?:and|or|plus|then|also)\b)[a-z]+:?\s+$/i.test(before(raw)));
+  if (named.length === 1 && optionValues.length === found.length - 1) return { ok: true, raw: named[0] };
+  return { ok: false, message: `Name one target at a time (found ${found.join(', ')}).` };
 }
 
 function emailScope(lower: string): Record<string, boolean> {

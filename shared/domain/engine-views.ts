@@ -21,6 +21,7 @@ export function engineViewOf(manifest: EngineManifest): EngineView {
     doc: manifest.doc,
     summary: manifest.summary,
     credential_kinds: [...(manifest.credentialKinds ?? [])],
+    artifact_fields: Object.fromEntries(Object.entries(manifest.artifactFields ?? {}).map(([key, field]) => [key, { ...field }])),
     scope_schema: z.toJSONSchema(manifest.scope(), { io: 'input', unrepresentable: 'any', override: withPatternMessage }),
   };
 }

@@ -17,6 +17,11 @@ export const EngineView = z.lazy(() =>
     summary: z.string(),
     /** The credential kinds `scope.credential` may name (DESIGN §16), for the UI's credential picker. */
     credential_kinds: z.array(z.string()),
+    /**
+     * Scope keys that hold artifact ids (DESIGN §4) and the purpose of the files they take
+     * (email_security: `rua` reports, one `header` message): the UI's file pickers, not text boxes.
+     */
+    artifact_fields: z.record(z.string(), z.object({ purpose: z.string(), many: z.boolean() })),
     scope_schema: z.record(z.string(), z.unknown()),
   }),
 );

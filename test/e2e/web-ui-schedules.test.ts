@@ -73,13 +73,13 @@ describe.skipIf(!available)('schedules, forms and the chat prompt in Chromium', 
     await dialog.getByLabel('Target').fill('example.com');
     await dialog.locator('#target-error').waitFor({ state: 'detached' });
 
-    // A rule only the server holds: its message lands under the field, and goes when the field changes.
+    // The schema's own rule, refused before sending in the API's words; it goes when the field changes.
     await dialog.getByLabel('DKIM selectors').fill('s1, bad!');
     await dialog.getByRole('button', { name: 'Create schedule' }).click();
-    const dkim = dialog.locator('#f-dkim-error');
+    const dkim = dialog.locator('#f-scope-dkim_selectors-error');
     await dkim.waitFor();
     expect(await dkim.textContent()).toBe('DKIM selectors include "bad!", which is not a selector (letters, digits and ._- only).');
-    expect(await focused()).toBe('f-dkim');
+    expect(await focused()).toBe('f-scope-dkim_selectors');
     await audit('schedule-form-errors');
     await page.keyboard.press('Backspace');
     await dkim.waitFor({ state: 'detached' });

@@ -61,7 +61,7 @@ describe.skipIf(!available)('scan options from the scope schema in Chromium', ()
     });
     expect(Object.keys((await api(`/api/scans/${scanId}/`)).scope).sort()).toEqual(['ports', 'rate']);
     // The scan page says which options it ran with.
-    await page.locator('.facts').getByText('ports 22,6390 · rate 50').waitFor();
+    await page.locator('.facts').getByText('Ports: 22,6390 · Rate: 50').waitFor();
   });
 
   it('sends an SSL/TLS enum and a Default/Yes/No choice as set, and leaves the rest to the scanner', async () => {
@@ -101,7 +101,7 @@ describe.skipIf(!available)('scan options from the scope schema in Chromium', ()
     expect(created.scope).toEqual({ ports: '22,2222,6390' });
 
     await page.getByRole('button', { name: /^Edit/ }).first().click();
-    await dialog.getByText('Saved options: ports 22,2222,6390').waitFor();
+    await dialog.getByText('Saved options: Ports: 22,2222,6390').waitFor();
     expect(await dialog.getByLabel('Ports').inputValue()).toBe('22,2222,6390');
     await dialog.getByLabel('Rate').fill('25');
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -109,11 +109,11 @@ describe.skipIf(!available)('scan options from the scope schema in Chromium', ()
     expect((await api(`/api/scans/schedules/${created.id}/`)).scope).toEqual({ ports: '22,2222,6390', rate: 25 });
     // The row says the options in a line: two schedules of one target no longer look alike.
     const row = page.getByRole('row').filter({ hasText: 'Redis and sshd' });
-    await row.getByText('ports 22,2222,6390 · rate 25').waitFor();
+    await row.getByText('Ports: 22,2222,6390 · Rate: 25').waitFor();
     await browser.audit('schedule-row-options');
     await row.getByRole('link', { name: /Redis and sshd/ }).click();
     await page.getByRole('heading', { name: 'Run history of Redis and sshd' }).waitFor();
-    await page.locator('.facts').getByText('ports 22,2222,6390 · rate 25').waitFor();
+    await page.locator('.facts').getByText('Ports: 22,2222,6390 · Rate: 25').waitFor();
   });
 
   it('reads options in words in Ask to scan and sends them', async () => {

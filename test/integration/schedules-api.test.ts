@@ -187,6 +187,11 @@ describe('schedule API', () => {
       runner_available: true,
       engine: expect.objectContaining({ name: 'mailscan', status: 'ga', target_kind: 'domain', doc: 'docs/mailscan.md' }),
     });
+    // Its scope keys that take uploaded files' ids, for the UI's file pickers; none for the others.
+    expect(reply.body.items[0].engine.artifact_fields).toEqual({
+      rua: { purpose: 'rua', many: true },
+      header: { purpose: 'eml', many: false },
+    });
     // The scope as the API parses it (strict), for the UI's scope form.
     const vapt = reply.body.items.find((item: { value: string }) => item.value === 'vapt');
     expect(vapt.engine.name).toBe('netscan');

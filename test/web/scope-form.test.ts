@@ -21,7 +21,9 @@ import {
 // GET /api/scan-types/ serves them (shared/domain/engine-views.ts): every field rendered, a scope
 // round-tripped through the form's text, and the browser's refusals worded as the API's.
 const views = engineViews();
-const fieldsOf = (scanType: string): ScopeField[] => scopeFieldsOf(views[scanType].scope_schema);
+// As the UI asks: an engine's artifact fields (email_security's rua, header) are file pickers, not typed.
+const fieldsOf = (scanType: string): ScopeField[] =>
+  scopeFieldsOf(views[scanType].scope_schema, Object.keys(views[scanType].artifact_fields));
 const apiIssues = (scanType: string, scope: Record<string, unknown>) =>
   checkScope(scanType as ScanType, scope, { allowLegacyKeys: false }).map(({ field, message }) => ({ field, message }));
 // The component is JSX, which the root tsconfig does not compile: imported by a path tsc does not follow.
@@ -38,11 +40,13 @@ describe('the options form from a scope schema', () => {
       expect(
         fields.map((field) => field.key),
         scanType,
-      ).toEqual(properties.filter((key) => key !== 'techniques'));
+      ).toEqual(properties.filter((key) => key !== 'techniques' && !(key in view.artifact_fields)));
       const html = render(fields);
       for (const field of fields) {
         expect(html, `${scanType}.${field.key}`).toContain(`id="t-scope-${field.key}"`);
-        expect(html, `${scanType}.${field.key}`).toContain(`for="t-scope-${field.key}"`);
+        // A label names the control; an enum's checkboxes are a group named by its legend.
+        if (field.kind === 'choices') expect(html, `${scanType}.${field.key}`).toContain(`<legend>${field.label}</legend>`);
+        else expect(html, `${scanType}.${field.key}`).toContain(`for="t-scope-${field.key}"`);
       }
     }
   });
@@ -64,6 +68,19 @@ describe('the options form from a scope schema', () => {
     expect(secrets.get('branch')!.hint).toBe("The branch to scan; default the remote's default branch.");
     // An array of objects is a JSON text area, labelled so.
     expect(byKey('sbom').get('ignore')).toMatchObject({ kind: 'json' });
+    // A list of an enum's values is a checkbox per value, sent in the schema's order.
+    const families = byKey('ai_red_team').get('families')!;
+    expect(families).toMatchObject({ kind: 'choices', minItems: 1 });
+    expect(render([families])).toContain('<label for="t-scope-families-prompt_injection">Prompt injection</label>');
+    expect(scopeFromDraft([families], { families: 'system_prompt\nendpoint' }).scope).toEqual({ families: ['endpoint', 'system_prompt'] });
+    expect(scopeFromDraft([families], { families: '' }).scope).toEqual({});
+    expect(byKey('ai_red_team').get('max_tokens')!.hint).toMatch(/^max_tokens asked/);
+    const ports = byKey('medical').get('dicom_ports')!;
+    expect(ports).toMatchObject({ kind: 'list', label: 'DICOM ports' });
+    expect(scopeFromDraft([ports], { dicom_ports: '104, 11112\n4242' }).scope).toEqual({ dicom_ports: [104, 11112, 4242] });
+    expect(scopeFromDraft([ports], { dicom_ports: '104, x' }).issues).toEqual([
+      { field: 'scope.dicom_ports.1', message: 'must be a number' },
+    ]);
     expect(render([byKey('sbom').get('ignore')!])).toContain('Ignore (JSON)');
     expect(render([ssl.get('http')!])).toMatch(/<option value="" selected="">Default<\/option><option value="true">Yes/);
     expect(labelOf('x', { title: 'Own title' })).toBe('Own title');
@@ -108,6 +125,8 @@ describe('the options form from a scope schema', () => {
       ['secret_scan', { branch: 'a..b', max_commits: 0, credential: '1token', paths_ignore: ['ok', 'x'.repeat(501)] }],
       ['sbom', { license_deny: ['AGPL 3'], credential: 'UPPER' }],
       ['email_security', { dkim_selectors: ['s1', 'bad!'] }],
+      // A list of numbers is typed as a list and checked item by item.
+      ['medical', { hl7_ports: [2575, 70000], dicom_ports: [1.5] }],
     ];
     for (const [scanType, scope] of bad) {
       const fields = fieldsOf(scanType);
@@ -163,11 +182,54 @@ describe('the options form from a scope schema', () => {
     });
   });
 
-  it('sums a scope up in one line', () => {
-    expect(scopeSummary({})).toBe('default options');
-    expect(scopeSummary({ ports: '22,6390', rate: 50, history: false, paths_ignore: ['a/**', 'b'] })).toBe(
-      'ports 22,6390 · rate 50 · history off · paths ignore a/**,b',
+  it("sums a scope up in one line, in the form's words", () => {
+    expect(scopeSummary({})).toBe('Default options');
+    const secrets = views.secret_scan.scope_schema;
+    expect(scopeSummary({ ports: '22,6390', rate: 50, connect_timeout_ms: 800 }, views.vapt.scope_schema)).toBe(
+      'Ports: 22,6390 · Rate: 50 · Connect timeout (ms): 800',
     );
-    expect(scopeSummary({ source_legacy_model: 'x', techniques: ['T1598'] })).toBe('default options');
+    expect(scopeSummary({ history: false, paths_ignore: ['a/**', 'b'] }, secrets)).toBe('History: off · Paths ignore: a/**, b');
+    const mail = views.email_security;
+    expect(
+      scopeSummary(
+        { reputation: false, dkim_selectors: ['s1', 'google'], rua: ['art_1', 'art_2'], header: 'art_3' },
+        mail.scope_schema,
+        mail.artifact_fields,
+      ),
+    ).toBe('Reputation: off · DMARC aggregate reports: 2 files · Message (.eml): 1 file · DKIM selectors: s1, google');
+    expect(scopeSummary({ ignore: [{ id: 'CVE-1' }], openapi: 'https://x/openapi.json' }, views.dast.scope_schema)).toBe(
+      'Ignore: 1 entry · OpenAPI: https://x/openapi.json',
+    );
+    expect(scopeSummary({ max_key_age_days: 90 }, views.nhi.scope_schema)).toBe('Max key age (days): 90');
+    // An enum's value in words; a typed text as typed.
+    expect(scopeSummary({ api: 'openai_chat', model: 'gpt_4' }, views.ai_red_team.scope_schema)).toBe('API: OpenAI chat · Model: gpt_4');
+    expect(scopeSummary({ starttls: 'smtp' }, views.ssl.scope_schema)).toBe('STARTTLS: smtp');
+    expect(scopeSummary({ source_legacy_model: 'x', techniques: ['T1598'] })).toBe('Default options');
+  });
+
+  it("renders email_security's options as the other engines' (checkboxes by the schema's defaults), its selectors split on commas", () => {
+    const fields = fieldsOf('email_security');
+    expect(fields.map((field) => [field.key, field.kind, field.label])).toEqual([
+      ['reputation', 'boolean', 'Reputation'],
+      ['discover', 'boolean', 'Discover'],
+      ['leak', 'boolean', 'Leak'],
+      ['dkim_selectors', 'list', 'DKIM selectors'],
+    ]);
+    const draft = draftOf(fields);
+    expect(draft).toMatchObject({ reputation: true, discover: false, leak: false });
+    expect(scopeFromDraft(fields, draft).scope).toEqual({});
+    expect(scopeFromDraft(fields, { ...draft, reputation: false, dkim_selectors: 's1, google\nx' }).scope).toEqual({
+      reputation: false,
+      dkim_selectors: ['s1', 'google', 'x'],
+    });
+    const refused = scopeFromDraft(fields, { ...draft, dkim_selectors: 's1, bad!' }).issues;
+    expect(scopeErrorOf(fields, refused)('dkim_selectors')).toBe(
+      'DKIM selectors include "bad!", which is not a selector (letters, digits and ._- only).',
+    );
+    expect(apiIssues('email_security', { dkim_selectors: ['s1', 'bad!'] }).map((issue) => issue.message)).toEqual(
+      refused.map((issue) => issue.message),
+    );
+    // Globs may hold commas ("**/*.{snap,png}"): a list of them splits on lines only.
+    expect(fieldsOf('secret_scan').find((field) => field.key === 'paths_ignore')!.hint).toMatch(/One per line, at most 200/);
   });
 });

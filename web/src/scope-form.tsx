@@ -1,7 +1,7 @@
 import { FieldError } from './components.tsx';
-import { useCredentials } from './queries.ts';
+import { useCredentials, useScanTypes } from './queries.ts';
 import { useCan } from './session.ts';
-import { scopeSummary, type ScopeDraft, type ScopeField } from './scope-schema.ts';
+import { labelOf, scopeSummary, valueWords, type ScopeDraft, type ScopeField } from './scope-schema.ts';
 
 /** The control id of a scope field in a form whose ids start with `idPrefix`. */
 export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-scope-${key}`;
@@ -79,6 +79,36 @@ function ScopeControl({
     </span>
   );
   const common = { id, 'aria-invalid': !!error, 'aria-describedby': describedBy };
+  if (field.kind === 'choices') {
+    // A checkbox per value of the enum, in a group named by the option: none checked keeps the default.
+    const checked = new Set(typeof value === 'string' && value !== '' ? value.split('\n') : []);
+    return (
+      <fieldset id={id} className="fieldset scope-choices" aria-describedby={describedBy} tabIndex={-1}>
+        <legend>{field.label}</legend>
+        <div className="scope-choice-list">
+          {field.options.map((option) => (
+            <div className="check" key={option}>
+              <input
+                id={`${id}-${option}`}
+                type="checkbox"
+                aria-invalid={!!error}
+                checked={checked.has(option)}
+                onChange={(e) => {
+                  const next = new Set(checked);
+                  if (e.target.checked) next.add(option);
+                  else next.delete(option);
+                  onChange(field.options.filter((each) => next.has(each)).join('\n'));
+                }}
+              />
+              <label htmlFor={`${id}-${option}`}>{labelOf(option, {})}</label>
+            </div>
+          ))}
+        </div>
+        {hint}
+        <FieldError id={`${id}-error`} message={error} />
+      </fieldset>
+    );
+  }
   if (field.kind === 'boolean' && field.default !== undefined) {
     return (
       <div className="check">
@@ -94,7 +124,7 @@ function ScopeControl({
   if (credentials && field.kind === 'string') {
     control = (
       <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
-        <option value="">None (a public repository)</option>
+        <option value="">None</option>
         {credentials.map((entry) => (
           <option key={entry.alias} value={entry.alias}>
             {entry.alias} ({entry.allowed_hosts.join(', ')})
@@ -107,7 +137,7 @@ function ScopeControl({
     const options =
       field.kind === 'boolean'
         ? [['true', 'Yes'] as const, ['false', 'No'] as const]
-        : field.options.map((option) => [option, option] as const);
+        : field.options.map((option) => [option, valueWords(option)] as const);
     control = (
       <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
         <option value="">Default{field.kind === 'enum' && field.default ? ` (${field.default})` : ''}</option>
@@ -167,12 +197,22 @@ function ScopeControl({
 }
 
 /**
- * A scope in one line ("ports 22,6390 · rate 50"), for the run history and the scan page; `inRow`
- * for the Scheduled Scans row: a muted <small> after the target, ellipsized with the row at desktop
- * width (its title has it all), on its own line on a phone.
+ * A scope in one line, in the form's words ("Ports: 22,6390 · Rate: 50"), for the run history, the
+ * edit dialog and the scan page; `inRow` for the Scheduled Scans row: a muted <small> after the
+ * target, ellipsized with the row at desktop width (its title has it all), on its own line on a
+ * phone. The scan type's schema (GET /api/scan-types/) names each option as its form labels it.
  */
-export function ScopeSummary({ scope, inRow = false }: { scope: Record<string, unknown> | undefined; inRow?: boolean }) {
-  const summary = scopeSummary(scope);
+export function ScopeSummary({
+  scope,
+  scanType,
+  inRow = false,
+}: {
+  scope: Record<string, unknown> | undefined;
+  scanType: string;
+  inRow?: boolean;
+}) {
+  const engine = useScanTypes().data?.items.find((type) => type.value === scanType)?.engine;
+  const summary = scopeSummary(scope, engine?.scope_schema, engine?.artifact_fields);
   return inRow ? (
     <small className="scope-summary scope-summary-row" title={summary}>
       {summary}

@@ -23,6 +23,8 @@ export type ScopeField = Common &
     | { kind: 'number'; integer: boolean; min?: number; max?: number; default?: number }
     | { kind: 'string'; schema: JsonSchema; multiline: boolean; default?: string }
     | { kind: 'list'; item: JsonSchema; minItems?: number; maxItems?: number }
+    /** A list of an enum's values (llmscan's `families`): a checkbox per value; the draft holds the checked ones, a line each. */
+    | { kind: 'choices'; options: string[]; minItems?: number }
     | { kind: 'json'; schema: JsonSchema }
   );
 
@@ -43,15 +45,34 @@ const textOf = (value: unknown): string => (typeof value === 'string' ? value : 
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** Words a label spells in capitals. */
-const ACRONYMS = new Set(['sni', 'http', 'https', 'starttls', 'tls', 'dkim', 'dns', 'url', 'id', 'ids', 'osv', 'spdx', 'sbom', 'rdp']);
+const ACRONYMS = new Set([
+  'sni',
+  'http',
+  'https',
+  'starttls',
+  'tls',
+  'dkim',
+  'dns',
+  'url',
+  'id',
+  'ids',
+  'osv',
+  'spdx',
+  'sbom',
+  'api',
+  'pii',
+  'rdp',
+]);
+/** Words with their own spelling. */
+const SPELLED: Record<string, string> = { openapi: 'OpenAPI', openai: 'OpenAI' };
 
 /** `connect_timeout_ms` → "Connect timeout (ms)", `sni` → "SNI"; a schema's `title` wins. */
 export function labelOf(key: string, schema: JsonSchema): string {
   if (typeof schema.title === 'string') return schema.title;
-  const unit = /_(ms|kb|mb|s)$/.exec(key);
+  const unit = /_(ms|kb|mb|s|days)$/.exec(key);
   const words = (unit ? key.slice(0, -unit[0].length) : key)
     .split('_')
-    .map((word) => (ACRONYMS.has(word) ? word.toUpperCase() : word))
+    .map((word) => SPELLED[word] ?? (ACRONYMS.has(word) ? word.toUpperCase() : word))
     .join(' ');
   return `${words.charAt(0).toUpperCase()}${words.slice(1)}${unit ? ` (${unit[1]})` : ''}`;
 }
@@ -62,7 +83,8 @@ function hintOf(schema: JsonSchema, extra: string[]): string | undefined {
   const parts = [description, ...extra]
     .map((part) => part.replace(/\.$/, ''))
     .filter(Boolean)
-    .map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`);
+    // "max_tokens asked of…" starts with a name as the API spells it: kept so.
+    .map((part) => (/^\S*_/.test(part) ? part : `${part.charAt(0).toUpperCase()}${part.slice(1)}`));
   return parts.length ? `${parts.join('. ')}.` : undefined;
 }
 
@@ -72,12 +94,25 @@ function stringBranch(schema: JsonSchema): JsonSchema | undefined {
   return branches.find((branch) => branch.type === 'string');
 }
 
-/** The fields a form renders for a scope schema, in the schema's order. */
-export function scopeFieldsOf(schema: JsonSchema | null | undefined): ScopeField[] {
+/**
+ * The fields a form renders for a scope schema, in the schema's order. `artifactKeys` (the engine's
+ * `artifact_fields`) are left out: their ids come from uploaded files (web/src/uploads.ts), not typed.
+ */
+export function scopeFieldsOf(schema: JsonSchema | null | undefined, artifactKeys: Iterable<string> = []): ScopeField[] {
   const properties = schema && isObject(schema.properties) ? schema.properties : {};
+  const skipped = new Set(artifactKeys);
   return Object.entries(properties)
-    .filter(([key, property]) => !NOT_OFFERED.has(key) && isObject(property))
+    .filter(([key, property]) => !NOT_OFFERED.has(key) && !skipped.has(key) && isObject(property))
     .map(([key, raw]) => fieldOf(key, raw as JsonSchema));
+}
+
+/** A list of numbers (medscan's `dicom_ports`): typed as a list, sent as numbers. */
+const isNumeric = (item: JsonSchema) => item.type === 'integer' || item.type === 'number';
+
+/** A list whose items cannot hold a comma (DKIM selectors) also splits on commas: "s1, google". */
+export function splitsOnCommas(item: JsonSchema): boolean {
+  if (isNumeric(item)) return true;
+  return typeof item.pattern === 'string' && !new RegExp(item.pattern).test(',') && !new RegExp(item.pattern).test('a,b');
 }
 
 function fieldOf(key: string, schema: JsonSchema): ScopeField {
@@ -136,7 +171,11 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
       hint: hintOf(schema, [fallback !== undefined ? `default ${fallback}` : '']),
     };
   }
-  if (type === 'array' && isObject(schema.items) && schema.items.type === 'string' && !Array.isArray(schema.items.enum)) {
+  if (
+    type === 'array' &&
+    isObject(schema.items) &&
+    ((schema.items.type === 'string' && !Array.isArray(schema.items.enum)) || isNumeric(schema.items))
+  ) {
     const maxItems = num(schema.maxItems);
     return {
       key,
@@ -145,7 +184,19 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
       item: schema.items,
       minItems: num(schema.minItems),
       maxItems,
-      hint: hintOf(schema, [`One per line${maxItems !== undefined ? `, at most ${maxItems}` : ''}`]),
+      hint: hintOf(schema, [
+        `${splitsOnCommas(schema.items) ? 'One per line or separated by commas' : 'One per line'}${maxItems !== undefined ? `, at most ${maxItems}` : ''}`,
+      ]),
+    };
+  }
+  if (type === 'array' && isObject(schema.items) && Array.isArray(schema.items.enum)) {
+    return {
+      key,
+      label,
+      kind: 'choices',
+      options: schema.items.enum.map(String),
+      minItems: num(schema.minItems),
+      hint: hintOf(schema, []),
     };
   }
   return { key, label, kind: 'json', schema, hint: hintOf(schema, ['As JSON']) };
@@ -160,7 +211,7 @@ export function draftOf(fields: ScopeField[], scope: Record<string, unknown> = {
       draft[field.key] =
         field.default === undefined ? (value === undefined ? '' : textOf(value)) : value === undefined ? field.default : value === true;
     else if (value === undefined) draft[field.key] = '';
-    else if (field.kind === 'list' && Array.isArray(value)) draft[field.key] = value.map(textOf).join('\n');
+    else if ((field.kind === 'list' || field.kind === 'choices') && Array.isArray(value)) draft[field.key] = value.map(textOf).join('\n');
     else if (field.kind === 'json' || typeof value === 'object') draft[field.key] = JSON.stringify(value, null, 2);
     else draft[field.key] = textOf(value);
   }
@@ -190,11 +241,21 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
       const value = Number(text);
       if (!/^-?\d+(\.\d+)?$/.test(text) || !Number.isFinite(value)) issues.push({ field: field_, message: plainWords.type('number') });
       else scope[field.key] = value;
+    } else if (field.kind === 'choices') {
+      // In the schema's order, whatever order they were checked in.
+      const checked = new Set(text.split('\n'));
+      scope[field.key] = field.options.filter((option) => checked.has(option));
     } else if (field.kind === 'list') {
-      scope[field.key] = text
-        .split('\n')
+      const items = text
+        .split(splitsOnCommas(field.item) ? /[\n,]/ : '\n')
         .map((line) => line.trim())
         .filter(Boolean);
+      if (!isNumeric(field.item)) scope[field.key] = items;
+      else {
+        const wrong = items.findIndex((item) => !/^-?\d+(\.\d+)?$/.test(item));
+        if (wrong >= 0) issues.push({ field: `${field_}.${wrong}`, message: plainWords.type('number') });
+        else scope[field.key] = items.map(Number);
+      }
     } else if (field.kind === 'json') {
       try {
         scope[field.key] = JSON.parse(text);
@@ -207,6 +268,17 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
     }
   }
   return { scope, issues: [...issues, ...checkScopeAgainst(fields, scope)] };
+}
+
+/** A number against its schema (a list's item), in the API's words. */
+function numberIssues(schema: JsonSchema, value: number, field: string): ScopeIssue[] {
+  const issues: ScopeIssue[] = [];
+  const min = num(schema.minimum);
+  const max = num(schema.maximum);
+  if (schema.type === 'integer' && !Number.isInteger(value)) issues.push({ field, message: plainWords.type('int') });
+  if (min !== undefined && value < min) issues.push({ field, message: plainWords.tooSmall('number', min) });
+  if (max !== undefined && value > max) issues.push({ field, message: plainWords.tooBig('number', max) });
+  return issues;
 }
 
 /** A string against its schema, in the API's words for the same value (shared/domain/errors.ts plainWords). */
@@ -250,7 +322,16 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
         issues.push({ field: at, message: plainWords.tooSmall('array', field.minItems) });
       if (field.maxItems !== undefined && value.length > field.maxItems)
         issues.push({ field: at, message: plainWords.tooBig('array', field.maxItems) });
-      value.forEach((item, index) => issues.push(...stringIssues(field.item, textOf(item), `${at}.${index}`)));
+      value.forEach((item, index) =>
+        issues.push(
+          ...(typeof item === 'number'
+            ? numberIssues(field.item, item, `${at}.${index}`)
+            : stringIssues(field.item, textOf(item), `${at}.${index}`)),
+        ),
+      );
+    } else if (field.kind === 'choices' && Array.isArray(value)) {
+      if (field.minItems !== undefined && value.length < field.minItems)
+        issues.push({ field: at, message: plainWords.tooSmall('array', field.minItems) });
     } else if (field.kind === 'json' && field.schema.type === 'array' && !Array.isArray(value)) {
       issues.push({ field: at, message: plainWords.type('array') });
     }
@@ -258,25 +339,50 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
   return issues;
 }
 
-/** A scope in a line: `ports 22,6390 · rate 50` (what the schedule row, the dialog and the scan page show). */
-export function scopeSummary(scope: Record<string, unknown> | undefined): string {
+/** An artifact field of an engine (`artifact_fields` of GET /api/scan-types/). */
+export type ArtifactFields = Readonly<Record<string, { purpose: string; many: boolean }>>;
+
+/** An enum's value as a reader says it: `openai_chat` → "OpenAI chat"; a one-word value (smtp) as it is. */
+export const valueWords = (value: string): string => (value.includes('_') ? labelOf(value, {}) : value);
+
+/** A value in words: on/off, a list with commas, a long text cut, a list of objects counted. */
+function valueInWords(value: unknown, property: JsonSchema): string {
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (Array.isArray(value))
+    return value.every((item) => typeof item !== 'object')
+      ? value.join(', ')
+      : `${value.length} ${value.length === 1 ? 'entry' : 'entries'}`;
+  // An enum's value in words (openai_chat → "OpenAI chat"); any other text as typed (a branch feature_x).
+  const text = typeof value === 'string' && Array.isArray(property.enum) ? valueWords(value) : textOf(value);
+  return text.length > 40 ? `${text.slice(0, 37)}…` : text;
+}
+
+/**
+ * A scope in a line, in the form's words: `Ports: 22,6390 · Rate: 50 · History: off` (what the
+ * schedule row, the edit dialog, the run history and the scan page show). Each key is named by its
+ * field's label (the schema's title, else its key in words); an artifact field counts its files.
+ */
+export function scopeSummary(
+  scope: Record<string, unknown> | undefined,
+  schema?: JsonSchema | null,
+  artifacts: ArtifactFields = {},
+): string {
   const entries = Object.entries(scope ?? {}).filter(([key]) => !NOT_OFFERED.has(key));
-  if (entries.length === 0) return 'default options';
+  if (entries.length === 0) return 'Default options';
+  const properties = schema && isObject(schema.properties) ? schema.properties : {};
+  // In the form's order (the schema's), whatever order the scope was stored in.
+  const order = Object.keys(properties);
+  const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
   return entries
+    .sort(([a], [b]) => rank(a) - rank(b))
     .map(([key, value]) => {
-      const shown =
-        typeof value === 'boolean'
-          ? value
-            ? 'on'
-            : 'off'
-          : Array.isArray(value) && value.every((item) => typeof item !== 'object')
-            ? value.join(',')
-            : typeof value === 'string'
-              ? value.length > 40
-                ? `${value.slice(0, 37)}…`
-                : value
-              : JSON.stringify(value);
-      return `${key.replace(/_/g, ' ')} ${shown}`;
+      const property = isObject(properties[key]) ? properties[key] : {};
+      const label = labelOf(key, property);
+      if (key in artifacts) {
+        const count = Array.isArray(value) ? value.length : 1;
+        return `${label}: ${count} ${count === 1 ? 'file' : 'files'}`;
+      }
+      return `${label}: ${valueInWords(value, property)}`;
     })
     .join(' · ');
 }
@@ -309,19 +415,29 @@ export function optionsFromWords(fields: ScopeField[], words: string): Record<st
   const scope: Record<string, unknown> = {};
   for (const field of fields) {
     const name = literal(field.label.toLowerCase().replace(/\s*\([^)]*\)$/, ''));
+    // A number may carry its label's unit: "connect timeout 800ms", "max key age 90 days".
+    const unit = /\(([^)]*)\)$/.exec(field.label)?.[1];
     if (field.kind === 'boolean') {
       if (new RegExp(`\\b(?:without|no) ${name}\\b`, 'i').test(text)) scope[field.key] = false;
       else if (new RegExp(`\\bwith ${name}\\b`, 'i').test(text)) scope[field.key] = true;
       continue;
     }
-    if (field.kind === 'json') continue;
+    if (field.kind === 'json' || field.kind === 'choices') continue;
     const match = new RegExp(`\\b${name}:? (\\S+)`, 'i').exec(text);
     if (!match) continue;
     const value = match[1].replace(/[,;]+$/, '');
     if (field.kind === 'number') {
-      if (/^\d+(\.\d+)?$/.test(value)) scope[field.key] = Number(value);
-    } else if (field.kind === 'list') scope[field.key] = value.split(',').filter(Boolean);
-    else scope[field.key] = value;
+      const number = new RegExp(`^(\\d+(?:\\.\\d+)?)(?:${unit ? literal(unit) : ''})?$`, 'i').exec(value);
+      if (number) scope[field.key] = Number(number[1]);
+    } else if (field.kind === 'list') {
+      const items = value.split(',').filter(Boolean);
+      scope[field.key] = isNumeric(field.item) && items.every((item) => /^\d+$/.test(item)) ? items.map(Number) : items;
+    } else if (field.kind === 'enum') {
+      // "api openai" is openai_chat: a value's first word names the one option it starts.
+      const lower = value.toLowerCase();
+      const starting = field.options.filter((option) => option.toLowerCase().startsWith(`${lower}_`));
+      scope[field.key] = field.options.includes(lower) ? lower : starting.length === 1 ? starting[0] : value;
+    } else scope[field.key] = value;
   }
   return scope;
 }

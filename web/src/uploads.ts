@@ -1,17 +1,13 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import {
-  ARTIFACT_CONTENT_TYPES,
-  Artifact,
-  CreatedArtifact,
-  MAX_ARTIFACT_BYTES,
-  type ArtifactPurpose,
-} from '../../shared/domain/artifact.ts';
+import { ARTIFACT_CONTENT_TYPES, Artifact, ArtifactPurpose, CreatedArtifact, MAX_ARTIFACT_BYTES } from '../../shared/domain/artifact.ts';
 import { api, ApiError } from './api.ts';
 
 /** One file on its way to becoming an artifact (DESIGN §4): announce, PUT the bytes, wait for the check. */
 export interface Upload {
   /** Local key for the list; the artifact id is known only once announced. */
   key: string;
+  /** The scope key the file's id goes to (an engine's `artifact_fields`, e.g. email_security's `rua`). */
+  field: string;
   purpose: ArtifactPurpose;
   filename: string;
   size: number;
@@ -20,6 +16,9 @@ export interface Upload {
   /** The check's reason (rejected) or what went wrong (failed). */
   message: string | null;
 }
+
+/** What one file of a purpose is called in a message. */
+const FILE_NOUN: Record<ArtifactPurpose, string> = { rua: 'a report', eml: 'a message', sbom: 'an SBOM' };
 
 /** Waits between looks at a checked artifact: quick first (the local server checks before answering), then up to 3 s; about a minute in all. */
 export const CHECK_POLL_DELAYS_MS = [200, 400, 800, 1_600, ...Array<number>(18).fill(3_000)];
@@ -50,12 +49,24 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** An engine's artifact fields (`artifact_fields` of GET /api/scan-types/): scope key → purpose, one file or many. */
+export type ArtifactFieldsView = Readonly<Record<string, { purpose: string; many: boolean }>>;
+
+/** The fields of purposes this client knows how to upload. */
+export function uploadFields(fields: ArtifactFieldsView): Array<[key: string, purpose: ArtifactPurpose, many: boolean]> {
+  return Object.entries(fields).flatMap(([key, field]) => {
+    const purpose = ArtifactPurpose.safeParse(field.purpose);
+    return purpose.success ? [[key, purpose.data, field.many] as [string, ArtifactPurpose, boolean]] : [];
+  });
+}
+
 /**
  * Uploads chosen files as artifacts and tracks each one's phase. `scope` holds the ids of the ready
- * ones (rua: every ready report; header: the ready message); `busy` is true while any is in flight.
- * Choosing a new message replaces the previous one; removing a file stops its work.
+ * ones under their field (email_security: `rua` every ready report, `header` the ready message);
+ * `busy` is true while any is in flight. For a one-file field a new file replaces the previous
+ * one; removing a file stops its work.
  */
-export function useArtifactUploads() {
+export function useArtifactUploads(fields: ArtifactFieldsView = {}) {
   const [uploads, setUploads] = useState<Upload[]>([]);
   const controllers = useRef(new Map<string, AbortController>());
   const sequence = useRef(0);
@@ -75,9 +86,7 @@ export function useArtifactUploads() {
     async (key: string, purpose: ArtifactPurpose, file: File, signal: AbortSignal) => {
       try {
         if (file.size > MAX_ARTIFACT_BYTES[purpose])
-          throw new Error(
-            `larger than the ${MAX_ARTIFACT_BYTES[purpose] / 1024 / 1024} MiB limit for ${purpose === 'rua' ? 'a report' : 'a message'}`,
-          );
+          throw new Error(`larger than the ${MAX_ARTIFACT_BYTES[purpose] / 1024 / 1024} MiB limit for ${FILE_NOUN[purpose]}`);
         if (file.size === 0) throw new Error('the file is empty');
         const contentType = declaredContentType(purpose, file);
         const created = await api('/api/artifacts/', CreatedArtifact, {
@@ -118,9 +127,10 @@ export function useArtifactUploads() {
   }, []);
 
   const add = useCallback(
-    (purpose: ArtifactPurpose, files: File[]) => {
-      const started: Upload[] = files.map((file) => ({
+    (field: string, purpose: ArtifactPurpose, many: boolean, files: File[]) => {
+      const started: Upload[] = (many ? files : files.slice(0, 1)).map((file) => ({
         key: `u${++sequence.current}`,
+        field,
         purpose,
         filename: file.name,
         size: file.size,
@@ -129,8 +139,8 @@ export function useArtifactUploads() {
         message: null,
       }));
       setUploads((list) => {
-        // One message per scan: a new one replaces the last.
-        const kept = purpose === 'eml' ? list.filter((upload) => upload.purpose !== 'eml') : list;
+        // One file for a one-file field (email_security's message): a new one replaces the last.
+        const kept = many ? list : list.filter((upload) => upload.field !== field);
         for (const gone of list.filter((upload) => !kept.includes(upload))) controllers.current.get(gone.key)?.abort();
         return [...kept, ...started];
       });
@@ -144,9 +154,11 @@ export function useArtifactUploads() {
   );
 
   const ready = uploads.filter((upload) => upload.phase === 'ready' && upload.id !== null);
-  const rua = ready.filter((upload) => upload.purpose === 'rua').map((upload) => upload.id!);
-  const header = ready.find((upload) => upload.purpose === 'eml')?.id;
-  const scope = { ...(rua.length ? { rua } : {}), ...(header ? { header } : {}) };
+  const scope: Record<string, string | string[]> = {};
+  for (const [key, , many] of uploadFields(fields)) {
+    const ids = ready.filter((upload) => upload.field === key).map((upload) => upload.id!);
+    if (ids.length) scope[key] = many ? ids : ids[ids.length - 1];
+  }
   const busy = uploads.some((upload) => upload.phase === 'uploading' || upload.phase === 'checking');
   return { uploads, add, remove, scope, busy };
 }

@@ -17,11 +17,21 @@ const ArtifactId = z.string().regex(/^art_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an 
 /** The scope's fields, with artifacts named as `artifact` says: ids for the API, local paths for the CLI. */
 function scopeFields(artifact: z.ZodString) {
   return {
-    reputation: z.boolean().optional(),
-    discover: z.boolean().optional(),
-    leak: z.boolean().optional(),
-    rua: z.array(artifact).min(1).max(20).optional(),
-    header: artifact.optional(),
+    // `default` in the JSON Schema only (the UI's checkbox starts so): the parsed scope keeps what was sent.
+    reputation: z.boolean().meta({ default: true }).describe('Block-lists and sender reputation (on by default).').optional(),
+    discover: z.boolean().meta({ default: false }).describe('Find addresses and subdomains from CT logs and DNS.').optional(),
+    leak: z.boolean().meta({ default: false }).describe('Breaches, code search and lookalike domains.').optional(),
+    rua: z
+      .array(artifact)
+      .min(1)
+      .max(20)
+      .meta({ title: 'DMARC aggregate reports' })
+      .describe('XML, .zip or .gz as reporters send them; up to 20 files, 25 MiB each.')
+      .optional(),
+    header: artifact
+      .meta({ title: 'Message (.eml)' })
+      .describe('One message with its full headers, up to 50 MiB; its Received chain, DKIM and ARC are checked.')
+      .optional(),
     dkim_selectors: z
       .array(
         z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
@@ -31,6 +41,7 @@ function scopeFields(artifact: z.ZodString) {
         }),
       )
       .max(50)
+      .describe('The DKIM selectors to look up besides the common ones (e.g. selector1, google).')
       .optional(),
     /** Set only by the dispatcher for an adversary step; the API refuses it. */
     techniques: z.array(z.enum(ADVERSARY_TECHNIQUES)).min(1).max(ADVERSARY_TECHNIQUES.length).optional(),

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseScanPrompt, PROMPT_EXAMPLES, type PromptRequest } from '../../../shared/chat/scan-prompt.ts';
+import { MANIFESTS } from '../../../layers/manifests.ts';
+import { engineViews } from '../../../shared/domain/engine-views.ts';
+import { checkScope } from '../../../shared/domain/scope.ts';
+import type { ScanType } from '../../../shared/domain/scan-types.ts';
+import { optionsFromWords, scopeFieldsOf } from '../../../web/src/scope-schema.ts';
 
 const schedules = [
   { id: 'sch_01MAIL', name: 'Mail posture', enabled: true },
@@ -217,5 +222,87 @@ describe('the deployment target policy', () => {
     });
     // Loopback stays refused where only private networks are allowed.
     expect(parseScanPrompt(sentence, { policy: { allowPrivate: true } })).toMatchObject({ kind: 'not_understood' });
+  });
+});
+
+describe('options in words, for every engine', () => {
+  // What the UI passes (web/src/pages/home.tsx): each type's options read by its scope schema.
+  const views = engineViews();
+  const optionsIn = (scanType: string, words: string) =>
+    optionsFromWords(scopeFieldsOf(views[scanType].scope_schema, Object.keys(views[scanType].artifact_fields)), words);
+  const context = { optionsIn, policy: { allowPrivate: true } };
+  // One sentence per scan type with its most used options, and the scope the API then receives.
+  const PHRASES: ReadonlyArray<[sentence: string, scanType: string, target: string, scope: Record<string, unknown>]> = [
+    ['scan ports 22,6390 on 10.0.0.5', 'vapt', '10.0.0.5', { ports: '22,6390' }],
+    ['vm scan of db.example.com ports top1000 rate 50', 'vm', 'db.example.com', { ports: 'top1000', rate: 50 }],
+    ['vapt of 10.0.0.0/28 connect timeout 800ms', 'vapt', '10.0.0.0/28', { connect_timeout_ms: 800 }],
+    [
+      'secret scan of https://git.example.com/repo.git branch dev without history',
+      'secret_scan',
+      'https://git.example.com/repo.git',
+      { branch: 'dev', history: false },
+    ],
+    [
+      'scan secrets of https://git.example.com/org/app max commits 500 credential gitlab-ci',
+      'secret_scan',
+      'https://git.example.com/org/app',
+      { max_commits: 500, credential: 'gitlab-ci' },
+    ],
+    ['tls scan of mail.example.com:25 starttls smtp', 'ssl', 'mail.example.com:25', { starttls: 'smtp' }],
+    ['ssl scan of 10.0.0.9:443 sni www.example.com without http', 'ssl', '10.0.0.9:443', { sni: 'www.example.com', http: false }],
+    ['scan mail security of example.com with discover and leak', 'email_security', 'example.com', { discover: true, leak: true }],
+    [
+      'scan mail of example.com without reputation dkim selectors s1,google',
+      'email_security',
+      'example.com',
+      { reputation: false, dkim_selectors: ['s1', 'google'] },
+    ],
+    [
+      'sbom of https://git.example.com/org/app branch release with include dev',
+      'sbom',
+      'https://git.example.com/org/app',
+      { branch: 'release', include_dev: true },
+    ],
+    [
+      'dast scan of https://app.example.com max pages 50 without active',
+      'dast',
+      'https://app.example.com/',
+      { max_pages: 50, active: false },
+    ],
+    [
+      'ai red team of https://llm.example.com/v1/chat/completions api openai model gpt-4o-mini max requests 40',
+      'ai_red_team',
+      'https://llm.example.com/v1/chat/completions',
+      { api: 'openai_chat', model: 'gpt-4o-mini', max_requests: 40 },
+    ],
+    [
+      'm365 scan of contoso.com without adfs dkim selectors selector1',
+      'm365',
+      'contoso.com',
+      { adfs: false, dkim_selectors: ['selector1'] },
+    ],
+    ['nhi scan of ci-deploy-key max key age 90 days', 'nhi', 'ci-deploy-key', { max_key_age_days: 90 }],
+    ['medical scan of pacs.example.org dicom ports 104,11112', 'medical', 'pacs.example.org', { dicom_ports: [104, 11112] }],
+    ['dicom scan of 10.0.0.7:4242 called ae titles ORTHANC', 'medical', '10.0.0.7:4242', { called_ae: ['ORTHANC'] }],
+  ];
+
+  it.each(PHRASES)('%s', (sentence, scanType, target, scope) => {
+    expect(parseScanPrompt(sentence, context)).toMatchObject({ kind: 'request', request: scan({ scan_type: scanType, target, scope }) });
+    // The API takes that scope as it is.
+    expect(checkScope(scanType as ScanType, scope, { allowLegacyKeys: false })).toEqual([]);
+  });
+
+  it('has a phrase for every scan type an engine runs', () => {
+    const covered = new Set(PHRASES.map(([, scanType]) => scanType));
+    expect(MANIFESTS.flatMap((manifest) => manifest.scanTypes).filter((scanType) => !covered.has(scanType))).toEqual([]);
+  });
+
+  it('keeps options on a schedule, and names none when the sentence names none', () => {
+    expect(parseScanPrompt('scan ports 22,2222 on 10.0.0.5 daily', context)).toMatchObject({
+      kind: 'request',
+      request: schedule({ scan_type: 'vapt', target: '10.0.0.5', cadence: 'daily', scope: { ports: '22,2222' } }),
+    });
+    const plain = parseScanPrompt('vapt scan of 10.0.0.5 now', context);
+    expect(plain.kind === 'request' && plain.request.body).not.toHaveProperty('scope');
   });
 });

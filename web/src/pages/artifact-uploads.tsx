@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { Badge, FieldError } from '../components.tsx';
-import type { Upload, useArtifactUploads } from '../uploads.ts';
+import type { ArtifactPurpose } from '../../../shared/domain/artifact.ts';
+import { labelOf, type JsonSchema } from '../scope-schema.ts';
+import { uploadFields, type ArtifactFieldsView, type Upload, type useArtifactUploads } from '../uploads.ts';
 
 const phaseBadge: Record<Upload['phase'], { tone: 'progress' | 'success' | 'danger'; text: string }> = {
   uploading: { tone: 'progress', text: 'Uploading' },
@@ -22,25 +24,53 @@ function announcement(upload: Upload): string {
   return upload.message ? `${text}, ${upload.message}` : text;
 }
 
+/** What the file picker of a purpose offers (the API checks the declared type and the bytes anyway). */
+const ACCEPT: Record<ArtifactPurpose, string> = {
+  rua: '.xml,.zip,.gz,.gzip,application/xml,text/xml,application/zip,application/gzip',
+  eml: '.eml,message/rfc822',
+  sbom: '.json,application/vnd.cyclonedx+json',
+};
+
+/** An artifact field as the tile shows it: its scope key, purpose, one file or many, and its words from the scope schema. */
+export interface ArtifactPicker {
+  key: string;
+  purpose: ArtifactPurpose;
+  many: boolean;
+  label: string;
+  hint?: string;
+}
+
+/** The pickers of an engine's `artifact_fields`, labelled and hinted by its scope schema (a field's title and description). */
+export function artifactPickers(fields: ArtifactFieldsView, schema: JsonSchema | null | undefined): ArtifactPicker[] {
+  const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+  return uploadFields(fields).map(([key, purpose, many]) => {
+    const own = properties[key] ?? {};
+    return { key, purpose, many, label: labelOf(key, own), hint: typeof own.description === 'string' ? own.description : undefined };
+  });
+}
+
 /**
- * The email_security tile's files (DESIGN §8): DMARC aggregate reports for the rua surface (several)
- * and one .eml for the header surface. Each file shows its phase; a rejected one its reason, and it
- * is not sent. The list is a polite live region, so each change of phase is announced.
+ * A tile's files (DESIGN §8), one picker per artifact field of the engine's manifest
+ * (email_security: DMARC aggregate reports for the rua surface, several, and one .eml for the
+ * header surface). Each file shows its phase; a rejected one its reason, and it is not sent. The
+ * list is a polite live region, so each change of phase is announced.
  */
 export function ArtifactUploads({
   idPrefix,
+  pickers,
   uploads,
   errorOf,
 }: {
   idPrefix: string;
+  pickers: ArtifactPicker[];
   uploads: ReturnType<typeof useArtifactUploads>;
   errorOf: (field: string) => string | undefined;
 }) {
-  const reports = useRef<HTMLInputElement>(null);
-  const message = useRef<HTMLInputElement>(null);
-  const choose = (purpose: 'rua' | 'eml', input: HTMLInputElement | null) => {
+  const inputs = useRef(new Map<string, HTMLInputElement>());
+  const choose = (picker: ArtifactPicker) => {
+    const input = inputs.current.get(picker.key);
     const files = [...(input?.files ?? [])];
-    if (files.length) uploads.add(purpose, files);
+    if (files.length) uploads.add(picker.key, picker.purpose, picker.many, files);
     // The same file may be chosen again after removing it.
     if (input) input.value = '';
   };
@@ -52,45 +82,40 @@ export function ArtifactUploads({
     phases.current = new Map(uploads.uploads.map((upload) => [upload.key, upload.phase]));
     if (changed.length) setNews(changed.map(announcement).join('. '));
   }, [uploads.uploads]);
-  const ruaError = errorOf('rua');
-  const headerError = errorOf('header');
+  if (pickers.length === 0) return null;
+  const labelOfField = new Map(pickers.map((picker) => [picker.key, picker.label]));
   return (
     <fieldset className="fieldset">
       <legend>Files to analyse</legend>
       <div className="field-row">
-        <div className="field">
-          <label htmlFor={`${idPrefix}-rua`}>DMARC aggregate reports</label>
-          <input
-            ref={reports}
-            id={`${idPrefix}-rua`}
-            type="file"
-            multiple
-            accept=".xml,.zip,.gz,.gzip,application/xml,text/xml,application/zip,application/gzip"
-            onChange={() => choose('rua', reports.current)}
-            aria-describedby={`${idPrefix}-rua-hint${ruaError ? ` ${idPrefix}-rua-error` : ''}`}
-            aria-invalid={!!ruaError}
-          />
-          <p id={`${idPrefix}-rua-hint`} className="hint">
-            XML, .zip or .gz as reporters send them; up to 20 files, 25 MiB each.
-          </p>
-          <FieldError id={`${idPrefix}-rua-error`} message={ruaError} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${idPrefix}-eml`}>Message (.eml)</label>
-          <input
-            ref={message}
-            id={`${idPrefix}-eml`}
-            type="file"
-            accept=".eml,message/rfc822"
-            onChange={() => choose('eml', message.current)}
-            aria-describedby={`${idPrefix}-eml-hint${headerError ? ` ${idPrefix}-eml-error` : ''}`}
-            aria-invalid={!!headerError}
-          />
-          <p id={`${idPrefix}-eml-hint`} className="hint">
-            One message with its full headers, up to 50 MiB; its Received chain, DKIM and ARC are checked.
-          </p>
-          <FieldError id={`${idPrefix}-eml-error`} message={headerError} />
-        </div>
+        {pickers.map((picker) => {
+          const id = `${idPrefix}-${picker.key}`;
+          const error = errorOf(picker.key);
+          return (
+            <div className="field" key={picker.key}>
+              <label htmlFor={id}>{picker.label}</label>
+              <input
+                ref={(element) => {
+                  if (element) inputs.current.set(picker.key, element);
+                  else inputs.current.delete(picker.key);
+                }}
+                id={id}
+                type="file"
+                multiple={picker.many}
+                accept={ACCEPT[picker.purpose]}
+                onChange={() => choose(picker)}
+                aria-describedby={[picker.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+                aria-invalid={!!error}
+              />
+              {picker.hint && (
+                <p id={`${id}-hint`} className="hint">
+                  {picker.hint}
+                </p>
+              )}
+              <FieldError id={`${id}-error`} message={error} />
+            </div>
+          );
+        })}
       </div>
       {uploads.uploads.length > 0 && (
         <ul className="uploads" aria-label="Uploaded files">
@@ -98,7 +123,7 @@ export function ArtifactUploads({
             <li key={upload.key} className={`upload upload-${upload.phase}`}>
               <span className="upload-name">{upload.filename}</span>
               <span className="upload-meta">
-                {upload.purpose === 'rua' ? 'DMARC report' : 'Message'} · {sizeText(upload.size)}
+                {labelOfField.get(upload.field) ?? upload.field} · {sizeText(upload.size)}
               </span>
               <Badge tone={phaseBadge[upload.phase].tone}>
                 {(upload.phase === 'uploading' || upload.phase === 'checking') && <span className="spinner" aria-hidden="true" />}

@@ -13,8 +13,7 @@ import { useScanTypes, useSchedules } from '../queries.ts';
 import { Link, useRouter } from '../router.tsx';
 import { useCan } from '../session.ts';
 import { useArtifactUploads } from '../uploads.ts';
-import { ArtifactUploads } from './artifact-uploads.tsx';
-import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
+import { ArtifactUploads, artifactPickers } from './artifact-uploads.tsx';
 import { ScopeFields, useCredentialChoices } from '../scope-form.tsx';
 import { CredentialTargetSelect } from '../credential-target.tsx';
 import {
@@ -98,8 +97,10 @@ function AskToScan() {
     setSent(null);
     setErrorText(null);
     // Options in words ("ports 22,6390", "branch dev without history") by the type's scope schema.
-    const optionsIn = (scanType: string, words: string) =>
-      optionsFromWords(scopeFieldsOf(scanTypeList.data?.items.find((type) => type.value === scanType)?.engine?.scope_schema), words);
+    const optionsIn = (scanType: string, words: string) => {
+      const engine = scanTypeList.data?.items.find((type) => type.value === scanType)?.engine;
+      return optionsFromWords(scopeFieldsOf(engine?.scope_schema, Object.keys(engine?.artifact_fields ?? {})), words);
+    };
     setResult(parseScanPrompt(text, { schedules: schedules.data ?? [], runnable, policy: targetPolicy, optionsIn }));
   }
 
@@ -275,16 +276,6 @@ function TileList({
   );
 }
 
-const TILE_LABELS: Record<string, string> = {
-  target: 'Target',
-  reputation: 'Reputation',
-  discover: 'Discover',
-  leak: 'Leak',
-  dkim_selectors: 'DKIM selectors',
-  rua: 'DMARC aggregate reports',
-  header: 'Message (.eml)',
-};
-
 function Tile({
   type,
   canOperate,
@@ -299,26 +290,24 @@ function Tile({
   const { navigate } = useRouter();
   const queryClient = useQueryClient();
   const [target, setTarget] = useState('');
-  const [email, setEmail] = useState<EmailOptionValues>({ reputation: true, discover: false, leak: false, dkimSelectors: '' });
-  const uploads = useArtifactUploads();
-  // Every other type's options come from its engine's scope schema (scope-schema.ts); email_security
-  // keeps its own options and uploads (docs/web-ui.md, "Scan options").
-  const scopeFields = useMemo(() => (type.value === 'email_security' ? [] : scopeFieldsOf(type.engine?.scope_schema)), [type]);
+  // Every type's options come from its engine's scope schema (scope-schema.ts), and its files from
+  // the manifest's artifact fields (docs/web-ui.md, "Scan options"): no engine is named here.
+  const artifactFields = type.engine?.artifact_fields;
+  const uploads = useArtifactUploads(artifactFields);
+  const pickers = useMemo(() => artifactPickers(artifactFields ?? {}, type.engine?.scope_schema), [artifactFields, type]);
+  const scopeFields = useMemo(() => scopeFieldsOf(type.engine?.scope_schema, Object.keys(artifactFields ?? {})), [type, artifactFields]);
   const [draft, setDraft] = useState<ScopeDraft>(() => draftOf(scopeFields));
   const [scopeIssues, setScopeIssues] = useState<ScopeIssue[]>([]);
   const credentials = useCredentialChoices(type.engine?.credential_kinds);
   const start = useMutation({
     // Only ready artifacts go into the scope: a rejected or failed file is listed but never sent.
-    mutationFn: ({ target: sentTarget, scope }: { target: string; scope?: Record<string, unknown> }) =>
-      api('/api/scans/', ScanJob, {
+    mutationFn: ({ target: sentTarget, scope }: { target: string; scope?: Record<string, unknown> }) => {
+      const sent = { ...scope, ...uploads.scope };
+      return api('/api/scans/', ScanJob, {
         method: 'POST',
-        body: {
-          scan_type: type.value,
-          target: sentTarget,
-          ...(type.value === 'email_security' ? { scope: { ...emailScopeFrom(email), ...uploads.scope } } : {}),
-          ...(scope && Object.keys(scope).length ? { scope } : {}),
-        },
-      }),
+        body: { scan_type: type.value, target: sentTarget, ...(Object.keys(sent).length ? { scope: sent } : {}) },
+      });
+    },
     onSuccess: (scan) => {
       void queryClient.invalidateQueries({ queryKey: ['scans'] });
       navigate(`/scans/${scan.id}`);
@@ -339,7 +328,8 @@ function Tile({
     const messages = issues
       .filter((issue) => issue.field === field || issue.field.startsWith(`scope.${field}`))
       .map((issue) => issue.message);
-    return messages.length ? fieldSentence(TILE_LABELS[field] ?? field, messages) : undefined;
+    const label = field === 'target' ? 'Target' : (pickers.find((picker) => picker.key === field)?.label ?? field);
+    return messages.length ? fieldSentence(label, messages) : undefined;
   };
   const formRef = useRef<HTMLFormElement>(null);
   // A refused option takes the cursor, as the other forms' first invalid field does.
@@ -415,7 +405,6 @@ function Tile({
             )}
             <FieldError id={`${id}-target-error`} message={errorOf('target')} />
           </div>
-          {type.value === 'email_security' && <EmailOptions idPrefix={id} values={email} onChange={setEmail} errorOf={errorOf} />}
           <ScopeFields
             idPrefix={id}
             fields={scopeFields}
@@ -428,7 +417,7 @@ function Tile({
             legend={`${type.label} options`}
             credentials={credentials}
           />
-          {type.value === 'email_security' && <ArtifactUploads idPrefix={id} uploads={uploads} errorOf={errorOf} />}
+          <ArtifactUploads idPrefix={id} pickers={pickers} uploads={uploads} errorOf={errorOf} />
           {start.isError && issues.length === 0 && (
             <p className="form-error" role="alert">
               {start.error.message}

@@ -53,7 +53,7 @@ export function ScanPage({ id }: { id: string }) {
         <div>
           <dt>Options</dt>
           <dd>
-            <ScopeSummary scope={job.scope} />
+            <ScopeSummary scope={job.scope} scanType={job.scan_type} />
           </dd>
         </div>
         <div>

@@ -10,10 +10,9 @@ import { formatInZone, previewCadence, timeZones } from '../cadence.ts';
 import { Field } from '../components.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import { useScanTypes } from '../queries.ts';
-import { EmailOptions, emailScopeFrom, type EmailOptionValues } from './email-options.tsx';
-import { ScopeFields, scopeControlId, useCredentialChoices } from '../scope-form.tsx';
+import { ScopeFields, ScopeSummary, scopeControlId, useCredentialChoices } from '../scope-form.tsx';
 import { CredentialTargetSelect } from '../credential-target.tsx';
-import { draftOf, scopeErrorOf, scopeFieldsOf, scopeFromDraft, scopeSummary, type ScopeDraft } from '../scope-schema.ts';
+import { draftOf, scopeErrorOf, scopeFieldsOf, scopeFromDraft, type ScopeDraft } from '../scope-schema.ts';
 
 const CADENCE_LABELS: Record<Cadence, string> = {
   daily: 'Daily (02:00 UTC)',
@@ -26,7 +25,6 @@ const CADENCE_LABELS: Record<Cadence, string> = {
 function formFieldOf(field: string, optionKeys: ReadonlySet<string>): string {
   const key = field.startsWith('scope.') ? field.slice('scope.'.length).split('.')[0] : '';
   if (optionKeys.has(key)) return `scope.${key}`;
-  if (field.startsWith('scope.dkim_selectors')) return 'dkim_selectors';
   if (field.startsWith('scope.')) return field.slice('scope.'.length).split('.')[0];
   return field.split('.')[0];
 }
@@ -40,10 +38,6 @@ const FIELDS: ReadonlyArray<[field: string, label: string, id: string]> = [
   ['cadence', 'Cadence', 'f-cadence'],
   ['cron_expression', 'Cron expression', 'f-cron'],
   ['timezone', 'Timezone', 'f-timezone'],
-  ['reputation', 'Reputation', 'f-reputation'],
-  ['discover', 'Discover', 'f-discover'],
-  ['leak', 'Leak', 'f-leak'],
-  ['dkim_selectors', 'DKIM selectors', 'f-dkim'],
 ];
 const LABELS = new Map(FIELDS.map(([field, label]) => [field, label]));
 
@@ -86,20 +80,12 @@ export function ScheduleForm({
   const [cadence, setCadence] = useState<Cadence>(schedule?.cadence ?? 'daily');
   const [cron, setCron] = useState(schedule?.cron_expression ?? '');
   const [timezone, setTimezone] = useState(schedule?.cadence === 'custom' ? schedule.timezone : 'UTC');
-  const [email, setEmail] = useState<EmailOptionValues>(() => ({
-    reputation: schedule?.scope.reputation !== false,
-    discover: schedule?.scope.discover === true,
-    leak: schedule?.scope.leak === true,
-    dkimSelectors: Array.isArray(schedule?.scope.dkim_selectors) ? (schedule.scope.dkim_selectors as string[]).join(', ') : '',
-  }));
-  // The other types' options from their engine's scope schema (scope-schema.ts), a draft per type.
-  const scopeFields = useMemo(
-    () =>
-      scanType === null || scanType === 'email_security'
-        ? []
-        : scopeFieldsOf(offered.find((type) => type.value === scanType)?.engine?.scope_schema),
-    [offered, scanType],
-  );
+  // Every type's options from its engine's scope schema (scope-schema.ts), a draft per type. Artifact
+  // fields (email_security's uploaded reports) are not typed: a schedule keeps those it has.
+  const scopeFields = useMemo(() => {
+    const engine = offered.find((type) => type.value === scanType)?.engine;
+    return scanType === null ? [] : scopeFieldsOf(engine?.scope_schema, Object.keys(engine?.artifact_fields ?? {}));
+  }, [offered, scanType]);
   const [drafts, setDrafts] = useState<Record<string, ScopeDraft>>({});
   const offeredEngine = offered.find((type) => type.value === scanType)?.engine;
   const credentials = useCredentialChoices(offeredEngine?.credential_kinds);
@@ -119,10 +105,6 @@ export function ScheduleForm({
     cadence,
     cron_expression: cron,
     timezone,
-    reputation: email.reputation,
-    discover: email.discover,
-    leak: email.leak,
-    dkim_selectors: email.dkimSelectors,
     ...Object.fromEntries(scopeFields.map((f) => [`scope.${f.key}`, draft[f.key]])),
   };
 
@@ -184,12 +166,8 @@ export function ScheduleForm({
       cron_expression: custom ? cron : null,
       timezone: custom ? timezone : 'UTC',
     };
-    const otherScope = Object.fromEntries(
-      Object.entries(schedule?.scope ?? {}).filter(([key]) => !['reputation', 'discover', 'leak', 'dkim_selectors'].includes(key)),
-    );
-    if (scanType === 'email_security') body.scope = { ...otherScope, ...emailScopeFrom(email) };
-    else if (scopeFields.length) {
-      // Keys the form does not offer (the backfill's tags) stay as they were.
+    if (scopeFields.length) {
+      // Keys the form does not offer (the backfill's tags, uploaded files' ids) stay as they were.
       const kept =
         schedule?.scan_type === scanType ? Object.fromEntries(Object.entries(schedule.scope).filter(([key]) => !optionKeys.has(key))) : {};
       body.scope = { ...kept, ...fromDraft.scope };
@@ -325,7 +303,6 @@ export function ScheduleForm({
           <p className="muted">The preview appears once the cron expression and the timezone are valid.</p>
         )}
       </div>
-      {scanType === 'email_security' && <EmailOptions values={email} onChange={setEmail} errorOf={errorOf} />}
       <ScopeFields
         idPrefix="f"
         fields={scopeFields}
@@ -337,7 +314,7 @@ export function ScheduleForm({
       />
       {schedule && (
         <p className="hint scope-now">
-          Saved options: <span className="scope-summary">{scopeSummary(schedule.scope)}</span>
+          Saved options: <ScopeSummary scope={schedule.scope} scanType={schedule.scan_type} />
         </p>
       )}
       {formError && (

@@ -57,7 +57,7 @@ export function ScheduleHistoryPage({ id }: { id: string }) {
         <div>
           <dt>Options</dt>
           <dd>
-            <ScopeSummary scope={row.scope} />
+            <ScopeSummary scope={row.scope} scanType={row.scan_type} />
           </dd>
         </div>
         <div>
@@ -135,7 +135,7 @@ function RunTable({ runs, posture, scope }: { runs: ScanListItem[]; posture: boo
                   {JSON.stringify(run.scope ?? {}) !== JSON.stringify(scope) && (
                     <>
                       {' '}
-                      <ScopeSummary scope={run.scope} inRow />
+                      <ScopeSummary scope={run.scope} scanType={run.scan_type} inRow />
                     </>
                   )}
                 </th>

@@ -434,7 +434,7 @@ function ScheduleRow({
               {target}
             </span>
           )}
-          <ScopeSummary scope={schedule.scope} inRow />
+          <ScopeSummary scope={schedule.scope} scanType={schedule.scan_type} inRow />
         </td>
         <td data-label="Cadence" className="cell-cadence" title={cadence}>
           {cadence}
