@@ -85,6 +85,7 @@ const CASES: Record<string, { target: string; created: Record<string, unknown>; 
     edited: { hl7_ports: [2575, 2576], dicomweb_bases: ['/dicom-web'] },
   },
   nhi: { target: 'release-bot', created: { max_key_age_days: 90, new_key_grace_days: 3 }, edited: { expiry_warning_days: 14 } },
+  vdi: { target: 'desktop.example.com', created: { ports: '3389,5900-5903', rdp_tls: false }, edited: { ports: '3389', rdp_tls: true } },
 };
 
 const fieldsOf = (scanType: string): ScopeField[] =>

@@ -284,6 +284,7 @@ describe('options in words, for every engine', () => {
     ['nhi scan of ci-deploy-key max key age 90 days', 'nhi', 'ci-deploy-key', { max_key_age_days: 90 }],
     ['medical scan of pacs.example.org dicom ports 104,11112', 'medical', 'pacs.example.org', { dicom_ports: [104, 11112] }],
     ['dicom scan of 10.0.0.7:4242 called ae titles ORTHANC', 'medical', '10.0.0.7:4242', { called_ae: ['ORTHANC'] }],
+    ['vdi scan of desktop.example.com ports 3389,5900-5903', 'vdi', 'desktop.example.com', { ports: '3389,5900-5903' }],
   ];
 
   it.each(PHRASES)('%s', (sentence, scanType, target, scope) => {
