@@ -70,7 +70,7 @@ describe.skipIf(!available)('credentials in Chromium', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Scan type').selectOption('secret_scan');
     const options = await dialog.getByLabel('Credential').locator('option').allTextContents();
-    expect(options).toEqual(['None (a public repository)', 'ci-bot (git.example.com)']);
+    expect(options).toEqual(['None', 'ci-bot (git.example.com)']);
     await dialog.getByLabel('Name').fill('Private repo');
     await dialog.getByLabel('Target').fill('https://git.example.com/acme/app.git');
     await dialog.getByLabel('Credential').selectOption('ci-bot');

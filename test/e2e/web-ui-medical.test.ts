@@ -49,14 +49,14 @@ describe.skipIf(!available)('medical scans from the UI in Chromium', () => {
     await tile.getByRole('button', { name: 'Scan a target' }).click();
     await tile.getByLabel('Target').fill(`localhost:${port}`);
     await tile.getByLabel('Called AE titles').fill('PACS1\nPACS2');
-    await tile.getByLabel('HL7 MLLP ports').fill('[]');
+    await tile.getByLabel('HL7 MLLP ports').fill('2576');
     await tile.getByRole('button', { name: 'Start scan' }).click();
     await page.waitForURL(/\/scans\/[^/]+$/);
     const scanId = new URL(page.url()).pathname.split('/').pop()!;
     expect(await api(`/api/scans/${scanId}/`)).toMatchObject({
       scan_type: 'medical',
       target: `localhost:${port}`,
-      scope: { called_ae: ['PACS1', 'PACS2'], hl7_ports: [] },
+      scope: { called_ae: ['PACS1', 'PACS2'], hl7_ports: [2576] },
     });
     await service.runtime.drain();
     await expect.poll(async () => (await api(`/api/scans/${scanId}/`)).status).toBe('succeeded');
