@@ -162,7 +162,14 @@ describe('mailscan runner: the start-up snapshot', () => {
     const plain = layer(({ blob, script }) => [blob, script].forEach((path) => rmSync(path)));
     const logger = recordingLogger();
 
-    const [first, ...others] = await Promise.all([scanWith(copy, logger), scanWith(copy), scanWith(copy), scanWith(copy)]);
+    // Every scan of the batch logs to the one logger: whichever asks first starts the build and its
+    // logger hears how it ended (which of four concurrent runs asks first is not fixed).
+    const [first, ...others] = await Promise.all([
+      scanWith(copy, logger),
+      scanWith(copy, logger),
+      scanWith(copy, logger),
+      scanWith(copy, logger),
+    ]);
     const fromBundle = await scanWith(plain);
 
     // Every scan of the first batch ran the plain bundle, while one build ran beside them.
@@ -172,7 +179,7 @@ describe('mailscan runner: the start-up snapshot', () => {
     await snapshotBuildSettled(copy.node, copy.bin, { cacheDir: copy.cache });
     expect(builds(copy)).toHaveLength(1);
     expect(builds(copy)[0]).toContain(snapshotScriptFor(copy.bin));
-    // Renamed into place, nothing temporary left, and told to the first scan's logger.
+    // Renamed into place, nothing temporary left, and told to the logger of the scan that started the build.
     expect(cacheFiles(copy)).toEqual([expect.stringMatching(/^mailscan-[0-9a-f]{32}\.blob$/)]);
     expect(logger.lines).toContainEqual(
       expect.objectContaining({ level: 'info', message: 'snapshot built', extra: expect.objectContaining({ engine: 'mailscan' }) }),
