@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawnTimed } from './timed-process.ts';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,18 +26,6 @@ await waitForPort(port, storescp.child);
 const bin = await buildMedscan(join(work, 'dist', 'bin', 'medscan'));
 const hook = writePeakRssHook(work);
 
-function spawnTimed(command: string, args: string[], env: Record<string, string>): Promise<{ ms: number; stdout: string }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) =>
-    execFile(
-      command,
-      args,
-      { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
-      (error, stdout) => (error ? reject(new Error(error.message)) : resolve({ ms: performance.now() - started, stdout })),
-    ),
-  );
-}
-
 const times = { medscan: [] as number[], nmap: [] as number[] };
 const rss: number[] = [];
 const disagreements: string[] = [];
@@ -47,8 +35,12 @@ async function runMedscan(round: number): Promise<boolean> {
   const scope = join(work, 'scope.json');
   await writeFile(scope, JSON.stringify({ connect_timeout_ms: 3000 }));
   const { ms, stdout } = await spawnTimed(process.execPath, ['--require', hook, bin, 'scan', `127.0.0.1:${port}`, '--scope-json', scope], {
-    MEDSCAN_ALLOW_LOOPBACK: '1',
-    PEAK_RSS_FILE: usage,
+    env: {
+      MEDSCAN_ALLOW_LOOPBACK: '1',
+      PEAK_RSS_FILE: usage,
+    },
+    maxBufferBytes: 16 * 1024 * 1024,
+    timeoutMs: 120_000,
   });
   times.medscan.push(ms);
   rss.push((JSON.parse(await readFile(usage, 'utf8')) as { maxRssKiB: number }).maxRssKiB / 1024);
@@ -57,7 +49,11 @@ async function runMedscan(round: number): Promise<boolean> {
 }
 
 async function runNmap(): Promise<boolean> {
-  const { ms, stdout } = await spawnTimed('nmap', ['-n', '-Pn', '-sT', '-p', String(port), '--script', '+dicom-ping', '127.0.0.1'], {});
+  const { ms, stdout } = await spawnTimed('nmap', ['-n', '-Pn', '-sT', '-p', String(port), '--script', '+dicom-ping', '127.0.0.1'], {
+    env: {},
+    maxBufferBytes: 16 * 1024 * 1024,
+    timeoutMs: 120_000,
+  });
   times.nmap.push(ms);
   return /Any AET is accepted/.test(stdout);
 }

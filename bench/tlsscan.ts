@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawnTimed } from './timed-process.ts';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,18 +32,6 @@ const bin = await buildTlsscan(join(work, 'dist', 'bin', 'tlsscan'));
 const hook = writePeakRssHook(work);
 const target = `127.0.0.1:${server.port}`;
 
-function spawnTimed(command: string, args: string[], env: Record<string, string> = {}): Promise<{ ms: number; stdout: string }> {
-  const started = performance.now();
-  return new Promise((resolve) =>
-    execFile(
-      command,
-      args,
-      { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
-      (_error, stdout) => resolve({ ms: performance.now() - started, stdout }),
-    ),
-  );
-}
-
 type Tool = 'tlsscan' | 'sslscan' | 'testssl';
 const times: Record<Tool, number[]> = { tlsscan: [], sslscan: [], testssl: [] };
 const rss: number[] = [];
@@ -55,8 +43,8 @@ async function runTlsscan(round: number): Promise<Record<Protocol, boolean>> {
   const scope = join(work, 'scope.json');
   await writeFile(scope, JSON.stringify({ http: true, extra_roots: pki.root.pem }));
   const { ms, stdout } = await spawnTimed(process.execPath, ['--require', hook, bin, 'scan', target, '--scope-json', scope], {
-    TLSSCAN_ALLOW_LOOPBACK: '1',
-    PEAK_RSS_FILE: usage,
+    env: { TLSSCAN_ALLOW_LOOPBACK: '1', PEAK_RSS_FILE: usage },
+    resolveOnError: true,
   });
   times.tlsscan.push(ms);
   const measured = JSON.parse(await readFile(usage, 'utf8')) as { maxRssKiB: number; cpuMs: number };

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawnTimed } from './timed-process.ts';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,18 +64,6 @@ const target = `http://127.0.0.1:${port}/`;
 const bin = await buildWebscan(join(work, 'dist', 'bin', 'webscan'));
 const hook = writePeakRssHook(work);
 
-function spawnTimed(command: string, args: string[], env: Record<string, string>): Promise<{ ms: number; stdout: string }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) =>
-    execFile(
-      command,
-      args,
-      { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 900_000 },
-      (error, stdout) => (error ? reject(new Error(error.message)) : resolve({ ms: performance.now() - started, stdout })),
-    ),
-  );
-}
-
 const times = { webscan: [] as number[], wapiti: [] as number[] };
 const rss: number[] = [];
 const cpu = { webscan: [] as number[], wapiti: [] as number[] };
@@ -96,8 +84,11 @@ async function runWebscan(round: number): Promise<Set<string>> {
   await writeFile(scope, JSON.stringify({ max_pages: 250, max_depth: 3, rate }));
   const since = Date.now();
   const { ms, stdout } = await spawnTimed(process.execPath, ['--require', hook, bin, 'scan', target, '--scope-json', scope], {
-    WEBSCAN_ALLOW_LOOPBACK: '1',
-    PEAK_RSS_FILE: usage,
+    env: {
+      WEBSCAN_ALLOW_LOOPBACK: '1',
+      PEAK_RSS_FILE: usage,
+    },
+    timeoutMs: 900_000,
   });
   times.webscan.push(ms);
   const measured = JSON.parse(await readFile(usage, 'utf8')) as { maxRssKiB: number; cpuMs: number };
@@ -125,7 +116,10 @@ async function runWapiti(): Promise<Set<string>> {
     // GNU time reports wapiti's CPU (user and system seconds) to a file of its own.
     const cpuFile = join(wapitiDir, 'cpu.txt');
     const { ms } = await spawnTimed('/usr/bin/time', ['-f', '%U %S', '-o', cpuFile, 'wapiti', ...wapitiArgs(target, wapitiDir, 3)], {
-      HOME: wapitiDir,
+      env: {
+        HOME: wapitiDir,
+      },
+      timeoutMs: 900_000,
     });
     times.wapiti.push(ms);
     const [user, system] = (await readFile(cpuFile, 'utf8')).trim().split(/\s+/).slice(-2).map(Number);
