@@ -101,6 +101,23 @@ export function freshTenant(prefix = 'tenant'): string {
 }
 
 /** A valid create body; override any field. */
+/**
+ * Moves the clock by `ms` (a schedule's next fire), drains the queues, and reads the schedule and
+ * the scan its last run made: what every "a scheduled scan end to end" test does after each fire.
+ */
+export async function fireAndRead(
+  service: TestService,
+  token: string,
+  scheduleId: string,
+  ms: number,
+): Promise<{ schedule: Record<string, any>; scan: Record<string, any> }> {
+  service.clock.advance(ms);
+  await service.runtime.drain();
+  const schedule = (await service.call(`/api/scans/schedules/${scheduleId}/`, { token })).body;
+  const scan = (await service.call(`/api/scans/${schedule.last_scan_id}/`, { token })).body;
+  return { schedule, scan };
+}
+
 export function scheduleBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { name: 'Mail posture', scan_type: 'email_security', target: 'example.com', cadence: 'daily', ...overrides };
 }

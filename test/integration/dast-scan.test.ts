@@ -8,7 +8,7 @@ import { buildWebscan } from '../../layers/webscan/build.ts';
 import { catalogue as webCatalogue } from '../../layers/webscan/src/index.ts';
 import { freePort, makeServerDir, startNginx, writeTree, type RunningServer } from '../../layers/webscan/test/helpers/servers.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
-import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
+import { fireAndRead, freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const MINUTE = 60_000;
 
@@ -102,10 +102,7 @@ describe('a scheduled dast scan through the local runtime', () => {
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.details[0].field).toBe('scope.rate');
 
-    service.clock.advance(5 * MINUTE);
-    await service.runtime.drain();
-    const first = (await service.call(`/api/scans/schedules/${created.body.id}/`, { token })).body;
-    const scan = (await service.call(`/api/scans/${first.last_scan_id}/`, { token })).body;
+    const { schedule: first, scan } = await fireAndRead(service, token, created.body.id, 5 * MINUTE);
     expect(scan.errors).toEqual([]);
     expect(scan).toMatchObject({ status: 'succeeded', scan_type: 'dast', trigger: 'cron' });
     expect(scan.checks.map((check: { id: string }) => check.id)).toEqual(webCatalogue.map((rule) => rule.rule_id));

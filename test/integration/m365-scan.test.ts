@@ -6,7 +6,7 @@ import { buildM365scan } from '../../layers/m365scan/build.ts';
 import { catalogue as m365Catalogue } from '../../layers/m365scan/src/index.ts';
 import { startWorld, type World } from '../../layers/m365scan/test/helpers/world.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
-import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
+import { fireAndRead, freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const MINUTE = 60_000;
 
@@ -60,10 +60,7 @@ describe('a scheduled m365 scan through the local runtime', () => {
     const created = await service.call('/api/scans/schedules/', { method: 'POST', token, body });
     expect(created.status).toBe(201);
 
-    service.clock.advance(5 * MINUTE);
-    await service.runtime.drain();
-    const first = (await service.call(`/api/scans/schedules/${created.body.id}/`, { token })).body;
-    const scan = (await service.call(`/api/scans/${first.last_scan_id}/`, { token })).body;
+    const { schedule: first, scan } = await fireAndRead(service, token, created.body.id, 5 * MINUTE);
     expect(scan.errors).toEqual([]);
     expect(scan).toMatchObject({ status: 'succeeded', scan_type: 'm365', trigger: 'cron' });
     expect(scan.checks.map((check: { id: string }) => check.id)).toEqual(m365Catalogue.map((rule) => rule.rule_id));

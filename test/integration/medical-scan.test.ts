@@ -6,7 +6,7 @@ import { buildMedscan } from '../../layers/medscan/build.ts';
 import { catalogue as medCatalogue } from '../../layers/medscan/src/index.ts';
 import { freePort, start, waitForPort, type Started } from '../../layers/medscan/test/helpers/processes.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
-import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
+import { fireAndRead, freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const MINUTE = 60_000;
 
@@ -66,11 +66,7 @@ describe('a scheduled medical scan through the local runtime', () => {
     });
     expect(created.status).toBe(201);
 
-    service.clock.advance(5 * MINUTE);
-    await service.runtime.drain();
-
-    const schedule = (await service.call(`/api/scans/schedules/${created.body.id}/`, { token })).body;
-    const scan = (await service.call(`/api/scans/${schedule.last_scan_id}/`, { token })).body;
+    const { scan } = await fireAndRead(service, token, created.body.id, 5 * MINUTE);
     expect(scan).toMatchObject({ status: 'succeeded', scan_type: 'medical', trigger: 'cron', errors: [] });
     expect(scan.checks.map((check: { id: string }) => check.id)).toEqual(medCatalogue.map((rule) => rule.rule_id));
     const issues = (await service.call('/api/issues/?limit=100', { token })).body.items as { rule_id: string; subject: string }[];

@@ -6,7 +6,7 @@ import { buildVdiscan } from '../../layers/vdiscan/build.ts';
 import { catalogue as vdiCatalogue } from '../../layers/vdiscan/src/index.ts';
 import { startXrdp, startXvnc, type Running } from '../../layers/vdiscan/test/helpers/desktops.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
-import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
+import { fireAndRead, freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 
 const MINUTE = 60_000;
 
@@ -57,10 +57,7 @@ describe('a scheduled vdi scan through the local runtime', () => {
     const created = await service.call('/api/scans/schedules/', { method: 'POST', token, body });
     expect(created.status).toBe(201);
 
-    service.clock.advance(5 * MINUTE);
-    await service.runtime.drain();
-    const first = (await service.call(`/api/scans/schedules/${created.body.id}/`, { token })).body;
-    const scan = (await service.call(`/api/scans/${first.last_scan_id}/`, { token })).body;
+    const { schedule: first, scan } = await fireAndRead(service, token, created.body.id, 5 * MINUTE);
     expect(scan.errors).toEqual([]);
     expect(scan).toMatchObject({ status: 'succeeded', scan_type: 'vdi', trigger: 'cron' });
     expect(scan.checks.map((check: { id: string }) => check.id)).toEqual(vdiCatalogue.map((rule) => rule.rule_id));
