@@ -39,7 +39,12 @@ export class LocalQueueConsumer {
     private readonly handler: SqsHandler,
     private readonly options: {
       batchSize?: number;
-      functionTimeoutMs: number;
+      /**
+       * The function's timeout for one batch: a number, or one read from the batch (the local scan
+       * queue carries every resource class; each message gets its class's timeout, as its own
+       * dispatch function would give it in AWS).
+       */
+      functionTimeoutMs: number | ((batch: readonly ReceivedMessage[]) => number);
       /**
        * Most batches handled at once, like the event source's MaximumConcurrency: each worker
        * receives its own batch, so a message is never handled twice at the same time. Default 1.
@@ -69,7 +74,8 @@ export class LocalQueueConsumer {
     for (;;) {
       const batch = this.queue.receive(this.options.batchSize ?? 1);
       if (batch.length === 0) return handled;
-      const deadline = Date.now() + this.options.functionTimeoutMs;
+      const timeout = this.options.functionTimeoutMs;
+      const deadline = Date.now() + (typeof timeout === 'number' ? timeout : timeout(batch));
       const context = {
         awsRequestId: randomUUID(),
         functionName: `local-${this.queue.name}`,

@@ -20,7 +20,7 @@ import type { Metrics } from '../shared/ports/metrics.ts';
 import { makeLogMetrics } from '../shared/adapters/metrics/log-metrics.ts';
 import type { ScheduleRepository } from '../shared/ports/schedule-repository.ts';
 import type { TriggerScheduler } from '../shared/ports/trigger-scheduler.ts';
-import { targetedTrigger } from '../shared/domain/resource-class.ts';
+import { RESOURCE_CLASSES, resourceClassOf, targetedTrigger, type ResourceClass } from '../shared/domain/resource-class.ts';
 import { composeScanServices } from '../shared/services/compose-scan-services.ts';
 import { makeIssueService } from '../shared/services/issue-service.ts';
 import { makeMetaHandler } from '../functions/api/meta-handler.ts';
@@ -80,9 +80,18 @@ export const LOCAL_TABLE_NAME = 'scan-service-local';
  */
 export const DEFAULT_DISPATCH_CONCURRENCY = 4;
 
-/** The deployed settings (infra/, cdk.json): dispatch timeout, visibility 6 × that, 5 receives. */
-export const DISPATCH_TIMEOUT_MS = 5 * 60 * 1000;
+/**
+ * The deployed settings (infra/, cdk.json): the standard class's dispatch timeout, visibility 6 ×
+ * that, 5 receives. One local scan queue carries every resource class: a message of another class
+ * (llmscan's long) gets that class's function timeout and 6 × it as its visibility, as its own
+ * queue and dispatch function give it in AWS (docs/resource-classes.md).
+ */
+export const DISPATCH_TIMEOUT_MS = RESOURCE_CLASSES.standard.timeoutSeconds * 1000;
 const QUEUE_VISIBILITY_MS = 6 * DISPATCH_TIMEOUT_MS;
+const classTimeoutMs = (resourceClass: ResourceClass): number => RESOURCE_CLASSES[resourceClass].timeoutSeconds * 1000;
+const CLASS_VISIBILITY_MS = Object.fromEntries(
+  (Object.keys(RESOURCE_CLASSES) as ResourceClass[]).map((name) => [name, 6 * classTimeoutMs(name)]),
+) as Record<ResourceClass, number>;
 const QUEUE_MAX_RECEIVES = 5;
 /** The notification queue: a delivery's three attempts fit well inside it before it reappears. */
 const NOTIFICATION_VISIBILITY_MS = 2 * 60 * 1000;
@@ -115,7 +124,7 @@ export interface LocalRuntimeOptions {
   runners?: RunnerRegistry | ((ports: { artifacts: ArtifactStore }) => RunnerRegistry);
   /** Wraps the finding repository (tests inject crashes with it). */
   wrapFindings?: (findings: FindingRepository) => FindingRepository;
-  /** Function timeout the local consumer gives each invocation. */
+  /** Function timeout the local consumer gives each invocation; by default its message's resource class's. */
   dispatchTimeoutMs?: number;
   /**
    * Scan messages handled at once (DEFAULT_DISPATCH_CONCURRENCY), the local counterpart of the
@@ -185,12 +194,29 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   const repo: ScheduleRepository = makeDynamoDbScheduleRepository(documentClient, LOCAL_TABLE_NAME);
 
   /** A queue whose messages go to its dead-letter queue after QUEUE_MAX_RECEIVES receives, as the stack's SQS queues do. */
-  const queueWithDeadLetters = (name: string, deadLetterName: string, visibilityTimeoutMs: number) => {
+  const queueWithDeadLetters = (
+    name: string,
+    deadLetterName: string,
+    visibilityTimeoutMs: number,
+    visibilityTimeoutMsByClass?: Partial<Record<ResourceClass, number>>,
+  ) => {
     const deadLetters = new LocalQueue({ name: deadLetterName, clock, visibilityTimeoutMs });
-    const queue = new LocalQueue({ name, clock, visibilityTimeoutMs, maxReceiveCount: QUEUE_MAX_RECEIVES, deadLetterQueue: deadLetters });
+    const queue = new LocalQueue({
+      name,
+      clock,
+      visibilityTimeoutMs,
+      visibilityTimeoutMsByClass,
+      maxReceiveCount: QUEUE_MAX_RECEIVES,
+      deadLetterQueue: deadLetters,
+    });
     return { queue, deadLetters };
   };
-  const { queue: scanQueue, deadLetters: deadLetterQueue } = queueWithDeadLetters('scan', 'scan-dlq', QUEUE_VISIBILITY_MS);
+  const { queue: scanQueue, deadLetters: deadLetterQueue } = queueWithDeadLetters(
+    'scan',
+    'scan-dlq',
+    QUEUE_VISIBILITY_MS,
+    CLASS_VISIBILITY_MS,
+  );
   const scheduler = new LocalTriggerScheduler({
     clock,
     queue: scanQueue,
@@ -306,9 +332,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   });
   const scanService = services.scanService({ queue: scanQueue, scanLogs, artifacts, credentials: credentialReferences });
   const onError = (error: unknown) => logger.error('local consumer failed', { error });
-  const dispatchTimeoutMs = options.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS;
+  const dispatchTimeoutMs = options.dispatchTimeoutMs;
   const consumer = new LocalQueueConsumer(scanQueue, makeDispatchHandler(dispatch, logger, metrics), {
-    functionTimeoutMs: dispatchTimeoutMs,
+    functionTimeoutMs: dispatchTimeoutMs ?? ((batch) => Math.max(...batch.map((message) => classTimeoutMs(message.resourceClass)))),
     concurrency: options.dispatchConcurrency ?? DEFAULT_DISPATCH_CONCURRENCY,
     onError,
   });
@@ -333,7 +359,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}) {
   // each exactly once, as it would a redelivery.
   let requeued = 0;
   for await (const job of scans.listUnfinished()) {
-    scanQueue.sendRaw(JSON.stringify({ kind: 'scan', tenant: job.tenant, scan_id: job.id }));
+    scanQueue.sendRaw(JSON.stringify({ kind: 'scan', tenant: job.tenant, scan_id: job.id }), resourceClassOf(job.scan_type));
     requeued += 1;
   }
 

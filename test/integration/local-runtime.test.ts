@@ -221,3 +221,43 @@ describe('reconcile', () => {
     expect(await accepted.json()).toMatchObject({ dry_run: true, actions: [] });
   });
 });
+
+describe('local resource classes', () => {
+  it("gives each scan its resource class's time, as that class's dispatch function does in AWS", async () => {
+    const given = new Map<string, number>();
+    const recording = {
+      name: 'recording',
+      async run({ scanType, timeoutMs }: { scanType: string; timeoutMs: number }) {
+        given.set(scanType, timeoutMs);
+        return { findings: [] };
+      },
+    };
+    const service = await startTestService({
+      allowLoopbackTargets: true,
+      runners: new Map([
+        ['ssl', recording],
+        ['ai_red_team', recording],
+      ]),
+    });
+    try {
+      const token = await service.token(freshTenant('classes'), 'operator');
+      for (const body of [
+        { scan_type: 'ssl', target: 'example.com' },
+        { scan_type: 'ai_red_team', target: 'http://127.0.0.1:9/v1/chat/completions' },
+      ]) {
+        const created = await service.call('/api/scans/', { method: 'POST', token, body });
+        expect(created.status, JSON.stringify(created.body)).toBe(202);
+      }
+      await service.runtime.drain();
+
+      // standard: a 5-minute function less its 10 s margin; llmscan's long class: 15 minutes less
+      // the margin. Before, every local scan had the standard 5 minutes.
+      expect(given.get('ssl')).toBeGreaterThan(4 * MINUTE);
+      expect(given.get('ssl')).toBeLessThanOrEqual(290_000);
+      expect(given.get('ai_red_team')).toBeGreaterThan(14 * MINUTE);
+      expect(given.get('ai_red_team')).toBeLessThanOrEqual(890_000);
+    } finally {
+      await service.stop();
+    }
+  });
+});

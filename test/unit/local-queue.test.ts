@@ -36,7 +36,33 @@ describe('LocalQueue', () => {
         body: '{"kind":"fire","tenant":"acme","schedule_id":"sch_01A","scheduled_time":"2025-03-01T02:00:00Z","execution_id":"e-1"}',
         receiveCount: 1,
         sentAt: new Date(START),
+        resourceClass: 'standard',
       },
+    ]);
+  });
+
+  it("keeps the resource class a message was sent with, through redrive, and hides it for its class's visibility", async () => {
+    const clock = new ManualClock(START);
+    const deadLetterQueue = new LocalQueue({ name: 'scan-dlq', clock, visibilityTimeoutMs: 30_000 });
+    const queue = new LocalQueue({
+      name: 'scan',
+      clock,
+      visibilityTimeoutMs: 30_000,
+      visibilityTimeoutMsByClass: { long: 90_000 },
+      maxReceiveCount: 1,
+      deadLetterQueue,
+    });
+    await queue.send(SCAN, 'long');
+    await queue.send(FIRE);
+
+    expect(queue.receive().map((message) => message.resourceClass)).toEqual(['long', 'standard']);
+    clock.advance(30_000);
+    expect(queue.stats()).toEqual({ visible: 1, inFlight: 1 });
+    clock.advance(60_000);
+    expect(queue.receive()).toEqual([]);
+    expect(deadLetterQueue.receive().map((message) => [message.body, message.resourceClass])).toEqual([
+      [JSON.stringify(FIRE), 'standard'],
+      [JSON.stringify(SCAN), 'long'],
     ]);
   });
 
@@ -145,6 +171,7 @@ describe('LocalQueue', () => {
         body: '{"kind":"scan","tenant":"acme","scan_id":"scan_01A"}',
         receiveCount: 1,
         sentAt: new Date(START),
+        resourceClass: 'standard',
       },
     ]);
   });

@@ -2,6 +2,7 @@ import { DispatchFailedError } from '../../domain/errors.ts';
 import { QueueMessage } from '../../domain/messages.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { MessageQueue } from '../../ports/message-queue.ts';
+import type { ResourceClass } from '../../domain/resource-class.ts';
 
 /** SQS caps a visibility timeout at 12 hours; the local queue keeps the same bound. */
 const MAX_VISIBILITY_TIMEOUT_MS = 12 * 60 * 60 * 1_000;
@@ -13,6 +14,8 @@ export interface LocalQueueOptions {
   /** Drives visibility: nothing reappears until this clock passes the timeout. */
   clock: Clock;
   visibilityTimeoutMs: number;
+  /** Another visibility timeout for messages of these classes (the local scan queue: 6 × each class's function timeout, as each class's queue has in AWS). */
+  visibilityTimeoutMsByClass?: Partial<Record<ResourceClass, number>>;
   /** Receives after which a message moves to `deadLetterQueue`; requires one, like SQS's redrive policy. */
   maxReceiveCount?: number;
   deadLetterQueue?: LocalQueue;
@@ -27,6 +30,11 @@ export interface ReceivedMessage {
   /** How many times the message has been received, this delivery included. */
   receiveCount: number;
   sentAt: Date;
+  /**
+   * The resource class the sender named (DESIGN §11): in AWS each class has its own queue; locally
+   * one queue carries every class and the consumer gives each message its class's function timeout.
+   */
+  resourceClass: ResourceClass;
 }
 
 /** Counts like SQS's ApproximateNumberOfMessages / ...NotVisible, but exact. */
@@ -38,6 +46,7 @@ export interface LocalQueueStats {
 interface StoredMessage {
   messageId: string;
   body: string;
+  resourceClass: ResourceClass;
   sentAt: Date;
   sequence: number;
   receiveCount: number;
@@ -60,6 +69,7 @@ export class LocalQueue implements MessageQueue {
   readonly name: string;
   readonly #clock: Clock;
   readonly #visibilityTimeoutMs: number;
+  readonly #visibilityTimeoutMsByClass: Partial<Record<ResourceClass, number>>;
   readonly #maxReceiveCount: number | undefined;
   readonly #deadLetterQueue: LocalQueue | undefined;
   readonly #messages = new Map<string, StoredMessage>();
@@ -72,6 +82,7 @@ export class LocalQueue implements MessageQueue {
 
   constructor(options: LocalQueueOptions) {
     checkVisibilityTimeout(options.visibilityTimeoutMs);
+    for (const timeoutMs of Object.values(options.visibilityTimeoutMsByClass ?? {})) checkVisibilityTimeout(timeoutMs);
     if (options.maxReceiveCount !== undefined) {
       if (!Number.isInteger(options.maxReceiveCount) || options.maxReceiveCount < 1) {
         throw new RangeError('maxReceiveCount must be a positive integer');
@@ -81,24 +92,25 @@ export class LocalQueue implements MessageQueue {
     this.name = options.name;
     this.#clock = options.clock;
     this.#visibilityTimeoutMs = options.visibilityTimeoutMs;
+    this.#visibilityTimeoutMsByClass = options.visibilityTimeoutMsByClass ?? {};
     this.#maxReceiveCount = options.maxReceiveCount;
     this.#deadLetterQueue = options.deadLetterQueue;
   }
 
   /** Validate and enqueue; throws DispatchFailedError while refusing (see setRefusing). */
-  async send(message: QueueMessage): Promise<void> {
+  async send(message: QueueMessage, resourceClass: ResourceClass = 'standard'): Promise<void> {
     const body = JSON.stringify(QueueMessage.parse(message));
-    this.sendRaw(body);
+    this.sendRaw(body, resourceClass);
   }
 
   /**
    * Enqueue a body as-is, unvalidated: how tests put a poison message on the queue. Returns the
    * message id. Throws DispatchFailedError while refusing.
    */
-  sendRaw(body: string): string {
+  sendRaw(body: string, resourceClass: ResourceClass = 'standard'): string {
     if (this.#refusing !== null) throw new DispatchFailedError(`local queue ${this.name} refused the message: ${this.#refusing}`);
     const messageId = `${this.name}-${++this.#ids}`;
-    this.#store({ messageId, body, sentAt: this.#clock.now() });
+    this.#store({ messageId, body, sentAt: this.#clock.now(), resourceClass });
     return messageId;
   }
 
@@ -127,9 +139,9 @@ export class LocalQueue implements MessageQueue {
       if (message.receiptHandle !== null) this.#receiptIndex.delete(message.receiptHandle);
       message.receiptHandle = `${this.name}-receipt-${++this.#receipts}`;
       this.#receiptIndex.set(message.receiptHandle, message.messageId);
-      message.visibleAt = now + this.#visibilityTimeoutMs;
-      const { messageId, receiptHandle, body, receiveCount, sentAt } = message;
-      received.push({ messageId, receiptHandle, body, receiveCount, sentAt: new Date(sentAt) });
+      message.visibleAt = now + (this.#visibilityTimeoutMsByClass[message.resourceClass] ?? this.#visibilityTimeoutMs);
+      const { messageId, receiptHandle, body, receiveCount, sentAt, resourceClass } = message;
+      received.push({ messageId, receiptHandle, body, receiveCount, sentAt: new Date(sentAt), resourceClass });
     }
     return received;
   }
@@ -171,12 +183,13 @@ export class LocalQueue implements MessageQueue {
     this.#refusing = reason;
   }
 
-  /** Enqueue a new message, or one redriven from a source queue: id, body and sent time are kept. */
-  #store(message: Pick<StoredMessage, 'messageId' | 'body' | 'sentAt'>): void {
+  /** Enqueue a new message, or one redriven from a source queue: id, body, sent time and class are kept. */
+  #store(message: Pick<StoredMessage, 'messageId' | 'body' | 'sentAt' | 'resourceClass'>): void {
     this.#messages.set(message.messageId, {
       messageId: message.messageId,
       body: message.body,
       sentAt: message.sentAt,
+      resourceClass: message.resourceClass,
       sequence: ++this.#sequence,
       receiveCount: 0,
       visibleAt: this.#clock.now().getTime(),

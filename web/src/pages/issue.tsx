@@ -172,8 +172,8 @@ export function IssuePage({ id }: { id: string }) {
               {data.occurrences.map((occurrence) => (
                 <li key={occurrence.finding_id} className="occurrence">
                   <p className="occurrence-head">
-                    <SeverityBadge severity={occurrence.severity} /> Seen {formatLocal(occurrence.seen_at)} in{' '}
-                    <Link to={`/scans/${occurrence.scan_id}`}>scan {occurrence.scan_id}</Link>
+                    <SeverityBadge severity={occurrence.severity} /> Seen {formatLocal(occurrence.seen_at)} ·{' '}
+                    <Link to={`/scans/${occurrence.scan_id}`}>Open the scan</Link>
                   </p>
                   <details>
                     <summary>Show evidence</summary>
