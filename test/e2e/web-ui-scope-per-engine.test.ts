@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { MANIFESTS } from '../../layers/manifests.ts';
 import { engineViews } from '../../shared/domain/engine-views.ts';
 import type { ScanType } from '../../shared/domain/scan-types.ts';
-import { draftOf, scopeFieldsOf, scopeSummary, type ScopeField } from '../../web/src/scope-schema.ts';
+import { draftOf, rowsOf, scopeFieldsOf, scopeSummary, type ScopeField } from '../../web/src/scope-schema.ts';
 import { ScriptedRunner } from '../helpers/test-runners.ts';
 import type { TestService } from '../helpers/local-service.ts';
 import { available, startSignedIn, type Browser } from './browser.ts';
@@ -67,12 +67,16 @@ const CASES: Record<string, { target: string; created: Record<string, unknown>; 
       credential: 'llm-key',
       system_prompt_canary: 'CANARY-7f3a9c21',
       secret_canaries: ['FAKE-SECRET-0001'],
+      tools: [
+        { name: 'delete_user', forbidden: true },
+        { name: 'search', forbidden: false },
+      ],
       families: ['prompt_injection', 'system_prompt'],
       max_requests: 40,
       rate: 0.5,
       seed: 42,
     },
-    edited: { api: 'openai_chat', model: 'gpt-4o', repeats: 2 },
+    edited: { api: 'openai_chat', model: 'gpt-4o', repeats: 2, tools: [{ name: 'refund', forbidden: true }] },
   },
   m365: {
     target: 'contoso.com',
@@ -147,6 +151,20 @@ describe.skipIf(!available)('every engine’s options, from its scope schema, in
         const checked = String(value).split('\n');
         for (const option of field.options)
           await control.locator(`#${prefix}-scope-${field.key}-${option}`).setChecked(checked.includes(option));
+      } else if (field.kind === 'rows') {
+        // Rows as a user makes them: remove what is there, then Add a row and fill it, per record.
+        const remove = control.getByRole('button', { name: /^Remove row 1 of/ });
+        while ((await remove.count()) > 0) await remove.click();
+        for (const [index, row] of rowsOf(value).entries()) {
+          await control.locator(`#${prefix}-scope-${field.key}-add`).click();
+          for (const column of field.columns) {
+            const cell = control.locator(`#${prefix}-scope-${field.key}-${index}-${column.key}`);
+            const text = row[column.key];
+            if (typeof text === 'boolean') await cell.setChecked(text);
+            else if (column.kind === 'enum') await cell.selectOption(text);
+            else await cell.fill(text);
+          }
+        }
       } else if (typeof value === 'boolean') await control.setChecked(value);
       else if (field.kind === 'boolean' || field.kind === 'enum' || field.key === 'credential') await control.selectOption(value);
       else await control.fill(value);
@@ -163,6 +181,16 @@ describe.skipIf(!available)('every engine’s options, from its scope schema, in
         const checked = String(value).split('\n');
         for (const option of field.options)
           expect(await control.locator(`#${prefix}-scope-${field.key}-${option}`).isChecked(), option).toBe(checked.includes(option));
+      } else if (field.kind === 'rows') {
+        const rows = rowsOf(value);
+        expect(await control.getByRole('button', { name: /^Remove row/ }).count(), field.key).toBe(rows.length);
+        for (const [index, row] of rows.entries())
+          for (const column of field.columns) {
+            const cell = control.locator(`#${prefix}-scope-${field.key}-${index}-${column.key}`);
+            const text = row[column.key];
+            if (typeof text === 'boolean') expect(await cell.isChecked(), `${field.key}.${index}.${column.key}`).toBe(text);
+            else expect(await cell.inputValue(), `${field.key}.${index}.${column.key}`).toBe(text);
+          }
       } else if (typeof value === 'boolean') expect(await control.isChecked(), field.key).toBe(value);
       else expect(await control.inputValue(), field.key).toBe(value);
     }
@@ -184,7 +212,10 @@ describe.skipIf(!available)('every engine’s options, from its scope schema, in
       const control = tile.locator(`#tile-${scanType}-scope-${field.key}`);
       expect(await control.count(), field.key).toBe(1);
       // A label names the control; a group of checkboxes (an enum's values) is named by its legend.
-      const name = field.kind === 'choices' ? control.locator('legend') : tile.locator(`label[for="tile-${scanType}-scope-${field.key}"]`);
+      const name =
+        field.kind === 'choices' || field.kind === 'rows'
+          ? control.locator('legend')
+          : tile.locator(`label[for="tile-${scanType}-scope-${field.key}"]`);
       expect(await name.textContent(), field.key).toContain(field.label);
     }
     for (const key of Object.keys(views[scanType].artifact_fields))

@@ -44,8 +44,9 @@ describe('the options form from a scope schema', () => {
       const html = render(fields);
       for (const field of fields) {
         expect(html, `${scanType}.${field.key}`).toContain(`id="t-scope-${field.key}"`);
-        // A label names the control; an enum's checkboxes are a group named by its legend.
-        if (field.kind === 'choices') expect(html, `${scanType}.${field.key}`).toContain(`<legend>${field.label}</legend>`);
+        // A label names the control; an enum's checkboxes and a list's rows are a group named by its legend.
+        if (field.kind === 'choices' || field.kind === 'rows')
+          expect(html, `${scanType}.${field.key}`).toContain(`<legend>${field.label}</legend>`);
         else expect(html, `${scanType}.${field.key}`).toContain(`for="t-scope-${field.key}"`);
       }
     }
@@ -66,8 +67,29 @@ describe('the options form from a scope schema', () => {
     const secrets = byKey('secret_scan');
     expect(secrets.get('paths_ignore')).toMatchObject({ kind: 'list', maxItems: 200 });
     expect(secrets.get('branch')!.hint).toBe("The branch to scan; default the remote's default branch.");
-    // An array of objects is a JSON text area, labelled so.
-    expect(byKey('sbom').get('ignore')).toMatchObject({ kind: 'json' });
+    // A list of flat records is a row per record, a control per column; any other object a JSON text area, labelled so.
+    expect(byKey('sbom').get('ignore')).toMatchObject({
+      kind: 'rows',
+      maxItems: 500,
+      columns: [
+        { key: 'id', label: 'ID', kind: 'string', required: true },
+        { key: 'reason', label: 'Reason', kind: 'string', required: true },
+        { key: 'until', label: 'Until', kind: 'string', required: false },
+      ],
+    });
+    expect(byKey('dast').get('ignore')).toMatchObject({
+      kind: 'rows',
+      columns: [{ key: 'rule_id', kind: 'enum' }, { key: 'path' }, { key: 'reason' }],
+    });
+    expect(byKey('ai_red_team').get('tools')).toMatchObject({
+      kind: 'rows',
+      columns: [
+        { key: 'name', kind: 'string', required: true },
+        { key: 'forbidden', kind: 'boolean', required: true },
+      ],
+    });
+    expect(byKey('ai_red_team').get('request_template')).toMatchObject({ kind: 'json' });
+    expect(render([byKey('ai_red_team').get('request_template')!])).toContain('Request template (JSON)');
     // A list of an enum's values is a checkbox per value, sent in the schema's order.
     const families = byKey('ai_red_team').get('families')!;
     expect(families).toMatchObject({ kind: 'choices', minItems: 1 });
@@ -81,7 +103,22 @@ describe('the options form from a scope schema', () => {
     expect(scopeFromDraft([ports], { dicom_ports: '104, x' }).issues).toEqual([
       { field: 'scope.dicom_ports.1', message: 'must be a number' },
     ]);
-    expect(render([byKey('sbom').get('ignore')!])).toContain('Ignore (JSON)');
+    const ignore = byKey('sbom').get('ignore')!;
+    expect(render([ignore])).toContain('<legend>Ignore</legend><p class="hint">None.</p>');
+    const twoRows = render(
+      [ignore],
+      draftOf([ignore], {
+        ignore: [
+          { id: 'CVE-1', reason: 'r' },
+          { id: 'CVE-2', reason: 's', until: '2027-01-01' },
+        ],
+      }),
+    );
+    expect(twoRows).toContain('<label for="t-scope-ignore-1-reason">Reason<span class="visually-hidden">, row 2</span></label>');
+    expect(twoRows).toContain('id="t-scope-ignore-1-until"');
+    expect(twoRows).toContain('value="2027-01-01"');
+    expect(twoRows).toContain('aria-label="Remove row 2 of Ignore"');
+    expect(twoRows).toContain('Add another row');
     expect(render([ssl.get('http')!])).toMatch(/<option value="" selected="">Default<\/option><option value="true">Yes/);
     expect(labelOf('x', { title: 'Own title' })).toBe('Own title');
   });
@@ -96,6 +133,18 @@ describe('the options form from a scope schema', () => {
         { branch: 'dev', history: false, max_commits: 5, paths_ignore: ['vendor/**', '**/*.{snap,png}'], credential: 'gitlab-ci' },
       ],
       ['sbom', { include_dev: true, license_deny: ['AGPL-3.0-only'], ignore: [{ id: 'GHSA-xxxx-yyyy-zzzz', reason: 'not reachable' }] }],
+      ['sbom', { ignore: [{ id: 'CVE-2024-1', reason: 'patched in our fork', until: '2027-06-30' }] }],
+      ['dast', { ignore: [{ rule_id: 'web.headers.csp_missing', path: '/static/**', reason: 'a CDN we do not run' }] }],
+      [
+        'ai_red_team',
+        {
+          api: 'openai_chat',
+          tools: [
+            { name: 'delete_user', forbidden: true },
+            { name: 'search', forbidden: false },
+          ],
+        },
+      ],
       ['sbom', {}],
     ];
     for (const [scanType, scope] of scopes) {
@@ -127,6 +176,18 @@ describe('the options form from a scope schema', () => {
       ['email_security', { dkim_selectors: ['s1', 'bad!'] }],
       // A list of numbers is typed as a list and checked item by item.
       ['medical', { hl7_ports: [2575, 70000], dicom_ports: [1.5] }],
+      // A list of records is checked cell by cell, at the API's path for the record.
+      [
+        'sbom',
+        {
+          ignore: [
+            { id: 'CVE-1', reason: 'ok' },
+            { id: '', reason: 'x'.repeat(501) },
+          ],
+        },
+      ],
+      ['dast', { ignore: [{ rule_id: 'web.headers.csp_missing', path: '/a', reason: 'x'.repeat(501) }] }],
+      ['ai_red_team', { api: 'openai_chat', tools: [{ name: 'bad name!', forbidden: true }] }],
     ];
     for (const [scanType, scope] of bad) {
       const fields = fieldsOf(scanType);
@@ -139,10 +200,34 @@ describe('the options form from a scope schema', () => {
   it('says what the schema cannot: text that is not a number, JSON that does not parse', () => {
     const vapt = fieldsOf('vapt');
     expect(scopeFromDraft(vapt, { ...draftOf(vapt), rate: 'fast' }).issues).toEqual([{ field: 'scope.rate', message: 'must be a number' }]);
-    const sbom = fieldsOf('sbom');
-    expect(scopeFromDraft(sbom, { ...draftOf(sbom), ignore: '[{' }).issues).toEqual([
-      { field: 'scope.ignore', message: 'must be valid JSON' },
+    const llm = fieldsOf('ai_red_team');
+    expect(scopeFromDraft(llm, { ...draftOf(llm), api: 'openai_chat', request_template: '[{' }).issues).toEqual([
+      { field: 'scope.request_template', message: 'must be valid JSON' },
     ]);
+  });
+
+  it('sends the rows of a list of records: a row left empty is dropped, an empty optional cell left out', () => {
+    const sbom = fieldsOf('sbom');
+    const rows = [
+      { id: '', reason: '', until: '' },
+      { id: ' CVE-1 ', reason: 'patched', until: '' },
+      { id: '', reason: '', until: '' },
+    ];
+    expect(scopeFromDraft(sbom, { ...draftOf(sbom), ignore: JSON.stringify(rows) })).toEqual({
+      scope: { ignore: [{ id: 'CVE-1', reason: 'patched' }] },
+      issues: [],
+    });
+    // A row with something in it but a required cell empty: "is required", where the API would say it.
+    const half = [{ id: 'CVE-1', reason: '', until: '' }];
+    expect(scopeFromDraft(sbom, { ...draftOf(sbom), ignore: JSON.stringify(half) }).issues).toEqual([
+      { field: 'scope.ignore.0.reason', message: 'is required' },
+    ]);
+    expect(apiIssues('sbom', { ignore: [{ id: 'CVE-1' }] })).toEqual([{ field: 'scope.ignore.0.reason', message: 'is required' }]);
+    // A required checkbox is sent either way: a tool is forbidden or not.
+    const llm = fieldsOf('ai_red_team');
+    expect(
+      scopeFromDraft(llm, { ...draftOf(llm), api: 'openai_chat', tools: JSON.stringify([{ name: 'search', forbidden: false }]) }).scope,
+    ).toEqual({ api: 'openai_chat', tools: [{ name: 'search', forbidden: false }] });
   });
 
   it('words an error as a sentence under its field, the same from either side', () => {

@@ -1,7 +1,18 @@
+import type { ReactNode } from 'react';
 import { FieldError } from './components.tsx';
 import { useCredentials, useScanTypes } from './queries.ts';
 import { useCan } from './session.ts';
-import { labelOf, scopeSummary, valueWords, type ScopeDraft, type ScopeField } from './scope-schema.ts';
+import {
+  emptyRow,
+  labelOf,
+  rowsOf,
+  scopeSummary,
+  valueWords,
+  type DraftRow,
+  type RowColumn,
+  type ScopeDraft,
+  type ScopeField,
+} from './scope-schema.ts';
 
 /** The control id of a scope field in a form whose ids start with `idPrefix`. */
 export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-scope-${key}`;
@@ -9,8 +20,9 @@ export const scopeControlId = (idPrefix: string, key: string) => `${idPrefix}-sc
 /**
  * A scan type's options, rendered from its scope schema (scope-schema.ts): a checkbox for a
  * boolean with a default, Default/Yes/No for one without, a select for an enum, a number box with
- * its bounds, a text box (a text area for long texts and lists, one per line), and a JSON text area
- * for what a simple control cannot hold. Each hint is the schema's description.
+ * its bounds, a text box (a text area for long texts and lists, one per line), a table of rows for a
+ * list of flat records (a control per column, Add and Remove), and a JSON text area for what a
+ * simple control cannot hold. Each hint is the schema's description.
  */
 export function ScopeFields({
   fields,
@@ -109,6 +121,19 @@ function ScopeControl({
       </fieldset>
     );
   }
+  if (field.kind === 'rows') {
+    return (
+      <RowsControl
+        field={field}
+        rows={rowsOf(value)}
+        onChange={(rows) => onChange(rows.length === 0 ? '' : JSON.stringify(rows))}
+        error={error}
+        id={id}
+        describedBy={describedBy}
+        hint={hint}
+      />
+    );
+  }
   if (field.kind === 'boolean' && field.default !== undefined) {
     return (
       <div className="check">
@@ -192,6 +217,138 @@ function ScopeControl({
       {control}
       {hint}
       <FieldError id={`${id}-error`} message={error} />
+    </div>
+  );
+}
+
+/**
+ * A list of flat records as rows: one control per column, labelled by the column and the row
+ * ("Reason, row 2"), a Remove button per row and Add below; the group is named by its legend. A row
+ * left empty is not sent (scope-schema.ts recordsOf).
+ */
+function RowsControl({
+  field,
+  rows,
+  onChange,
+  error,
+  id,
+  describedBy,
+  hint,
+}: {
+  field: Extract<ScopeField, { kind: 'rows' }>;
+  rows: DraftRow[];
+  onChange: (rows: DraftRow[]) => void;
+  error: string | undefined;
+  id: string;
+  describedBy: string | undefined;
+  hint: ReactNode;
+}) {
+  const set = (index: number, key: string, cell: string | boolean) =>
+    onChange(rows.map((row, at) => (at === index ? { ...row, [key]: cell } : row)));
+  const full = field.maxItems !== undefined && rows.length >= field.maxItems;
+  return (
+    <fieldset id={id} className="fieldset scope-rows" aria-describedby={describedBy} tabIndex={-1}>
+      <legend>{field.label}</legend>
+      {rows.length === 0 ? (
+        <p className="hint">None.</p>
+      ) : (
+        <ol className="scope-row-list">
+          {rows.map((row, index) => (
+            <li className="scope-row" key={index}>
+              {field.columns.map((column) => (
+                <RowCell
+                  key={column.key}
+                  column={column}
+                  id={`${id}-${index}-${column.key}`}
+                  row={index + 1}
+                  value={row[column.key]}
+                  invalid={!!error}
+                  onChange={(cell) => set(index, column.key, cell)}
+                />
+              ))}
+              <button
+                type="button"
+                className="button button-small"
+                aria-label={`Remove row ${index + 1} of ${field.label}`}
+                onClick={() => onChange(rows.filter((_, at) => at !== index))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
+      <button
+        type="button"
+        id={`${id}-add`}
+        className="button button-small"
+        disabled={full}
+        onClick={() => onChange([...rows, emptyRow(field.columns)])}
+      >
+        Add {rows.length === 0 ? 'a row' : 'another row'}
+      </button>
+      {hint}
+      <FieldError id={`${id}-error`} message={error} />
+    </fieldset>
+  );
+}
+
+function RowCell({
+  column,
+  id,
+  row,
+  value,
+  invalid,
+  onChange,
+}: {
+  column: RowColumn;
+  id: string;
+  row: number;
+  value: string | boolean | undefined;
+  invalid: boolean;
+  onChange: (cell: string | boolean) => void;
+}) {
+  const label = `${column.label}${column.required ? '' : ' (optional)'}`;
+  if (column.kind === 'boolean') {
+    return (
+      <div className="check scope-row-cell">
+        <input id={id} type="checkbox" aria-invalid={invalid} checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+        <label htmlFor={id}>
+          {column.label}
+          <span className="visually-hidden">, row {row}</span>
+        </label>
+      </div>
+    );
+  }
+  const text = typeof value === 'string' ? value : '';
+  return (
+    <div className="field scope-row-cell">
+      <label htmlFor={id}>
+        {label}
+        <span className="visually-hidden">, row {row}</span>
+      </label>
+      {column.kind === 'enum' ? (
+        <select id={id} aria-invalid={invalid} value={text} onChange={(e) => onChange(e.target.value)}>
+          <option value="">Choose…</option>
+          {column.options!.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input
+          id={id}
+          aria-invalid={invalid}
+          value={text}
+          inputMode={column.kind === 'number' ? 'numeric' : undefined}
+          placeholder={column.schema.format === 'date' ? 'YYYY-MM-DD' : undefined}
+          title={column.hint}
+          onChange={(e) => onChange(e.target.value)}
+          spellCheck={false}
+          autoComplete="off"
+        />
+      )}
     </div>
   );
 }

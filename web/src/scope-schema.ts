@@ -25,8 +25,29 @@ export type ScopeField = Common &
     | { kind: 'list'; item: JsonSchema; minItems?: number; maxItems?: number }
     /** A list of an enum's values (llmscan's `families`): a checkbox per value; the draft holds the checked ones, a line each. */
     | { kind: 'choices'; options: string[]; minItems?: number }
+    /**
+     * A list of flat records (sbom's and dast's `ignore`, ai_red_team's `tools`): a row per record,
+     * a control per column. The draft holds the rows as JSON text (each cell as typed), written and
+     * read only by this module and the form.
+     */
+    | { kind: 'rows'; columns: RowColumn[]; maxItems?: number }
     | { kind: 'json'; schema: JsonSchema }
   );
+
+/** One property of a `rows` field's records. */
+export interface RowColumn {
+  key: string;
+  label: string;
+  required: boolean;
+  kind: 'string' | 'enum' | 'boolean' | 'number';
+  schema: JsonSchema;
+  /** An enum's values. */
+  options?: string[];
+  hint?: string;
+}
+
+/** A row of a `rows` field as the form holds it: a cell's text, or a checkbox's state. */
+export type DraftRow = Record<string, string | boolean>;
 
 /** What the form holds: a checkbox's or a control's text, by scope key. */
 export type ScopeDraft = Record<string, string | boolean>;
@@ -199,7 +220,88 @@ function fieldOf(key: string, schema: JsonSchema): ScopeField {
       hint: hintOf(schema, []),
     };
   }
+  const columns = type === 'array' && isObject(schema.items) ? rowColumnsOf(schema.items) : null;
+  if (columns) return { key, label, kind: 'rows', columns, maxItems: num(schema.maxItems), hint: hintOf(schema, []) };
   return { key, label, kind: 'json', schema, hint: hintOf(schema, ['As JSON']) };
+}
+
+/** The columns of a record whose every property is a string, an enum, a boolean or a number; null for any other shape. */
+function rowColumnsOf(item: JsonSchema): RowColumn[] | null {
+  if (item.type !== 'object' || !isObject(item.properties)) return null;
+  const required = new Set(Array.isArray(item.required) ? item.required.map(String) : []);
+  const columns: RowColumn[] = [];
+  for (const [key, property] of Object.entries(item.properties)) {
+    if (!isObject(property)) return null;
+    const common = { key, label: labelOf(key, property), required: required.has(key), schema: property, hint: hintOf(property, []) };
+    if (property.type === 'string' && Array.isArray(property.enum))
+      columns.push({ ...common, kind: 'enum', options: property.enum.map(String) });
+    else if (property.type === 'string') columns.push({ ...common, kind: 'string' });
+    else if (property.type === 'boolean') columns.push({ ...common, kind: 'boolean' });
+    else if (isNumeric(property)) columns.push({ ...common, kind: 'number' });
+    else return null;
+  }
+  return columns.length > 0 ? columns : null;
+}
+
+/** A `rows` field's draft text as rows (none for empty or unreadable text). */
+export function rowsOf(text: string | boolean | undefined): DraftRow[] {
+  if (typeof text !== 'string' || text === '') return [];
+  try {
+    const rows: unknown = JSON.parse(text);
+    return Array.isArray(rows) ? rows.filter((row): row is DraftRow => isObject(row)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** An empty row of a `rows` field: every box empty, every checkbox off. */
+export const emptyRow = (columns: readonly RowColumn[]): DraftRow =>
+  Object.fromEntries(columns.map((column) => [column.key, column.kind === 'boolean' ? false : '']));
+
+/** A record as the form's row: each value as its text, a boolean as itself. */
+const rowOf = (columns: readonly RowColumn[], record: unknown): DraftRow =>
+  Object.fromEntries(
+    columns.map((column) => {
+      const value = isObject(record) ? record[column.key] : undefined;
+      return [column.key, column.kind === 'boolean' ? value === true : value === undefined ? '' : textOf(value)];
+    }),
+  );
+
+/**
+ * The records a `rows` field's rows say: a row left empty is dropped, an empty optional cell left
+ * out; a required cell left empty, or a number that is not one, is an issue at
+ * `scope.<key>.<record>.<column>` (the API's path for the same record).
+ */
+function recordsOf(
+  field: Extract<ScopeField, { kind: 'rows' }>,
+  rows: DraftRow[],
+): { records: Record<string, unknown>[]; issues: ScopeIssue[] } {
+  const records: Record<string, unknown>[] = [];
+  const issues: ScopeIssue[] = [];
+  for (const row of rows) {
+    const filled = field.columns.some((column) =>
+      column.kind === 'boolean' ? row[column.key] === true : String(row[column.key] ?? '').trim() !== '',
+    );
+    if (!filled) continue;
+    const at = `scope.${field.key}.${records.length}`;
+    const record: Record<string, unknown> = {};
+    for (const column of field.columns) {
+      const cell = row[column.key];
+      if (column.kind === 'boolean') {
+        if (cell === true || column.required) record[column.key] = cell === true;
+        continue;
+      }
+      const text = typeof cell === 'string' ? cell.trim() : '';
+      if (text === '') {
+        if (column.required) issues.push({ field: `${at}.${column.key}`, message: plainWords.required });
+      } else if (column.kind === 'number') {
+        if (!/^-?\d+(\.\d+)?$/.test(text)) issues.push({ field: `${at}.${column.key}`, message: plainWords.type('number') });
+        else record[column.key] = Number(text);
+      } else record[column.key] = text;
+    }
+    records.push(record);
+  }
+  return { records, issues };
 }
 
 /** The form's text for a scope (a scope the form did not write shows as it is). */
@@ -212,6 +314,8 @@ export function draftOf(fields: ScopeField[], scope: Record<string, unknown> = {
         field.default === undefined ? (value === undefined ? '' : textOf(value)) : value === undefined ? field.default : value === true;
     else if (value === undefined) draft[field.key] = '';
     else if ((field.kind === 'list' || field.kind === 'choices') && Array.isArray(value)) draft[field.key] = value.map(textOf).join('\n');
+    else if (field.kind === 'rows' && Array.isArray(value))
+      draft[field.key] = JSON.stringify(value.map((record) => rowOf(field.columns, record)));
     else if (field.kind === 'json' || typeof value === 'object') draft[field.key] = JSON.stringify(value, null, 2);
     else draft[field.key] = textOf(value);
   }
@@ -229,6 +333,12 @@ export function scopeFromDraft(fields: ScopeField[], draft: ScopeDraft): { scope
   for (const field of fields) {
     const raw = draft[field.key];
     const field_ = `scope.${field.key}`;
+    if (field.kind === 'rows') {
+      const { records, issues: rowIssues } = recordsOf(field, rowsOf(raw));
+      issues.push(...rowIssues);
+      if (records.length > 0) scope[field.key] = records;
+      continue;
+    }
     if (field.kind === 'boolean') {
       if (typeof raw === 'boolean') {
         if (raw !== (field.default ?? false)) scope[field.key] = raw;
@@ -332,6 +442,20 @@ export function checkScopeAgainst(fields: ScopeField[], scope: Record<string, un
     } else if (field.kind === 'choices' && Array.isArray(value)) {
       if (field.minItems !== undefined && value.length < field.minItems)
         issues.push({ field: at, message: plainWords.tooSmall('array', field.minItems) });
+    } else if (field.kind === 'rows' && Array.isArray(value)) {
+      if (field.maxItems !== undefined && value.length > field.maxItems)
+        issues.push({ field: at, message: plainWords.tooBig('array', field.maxItems) });
+      value.forEach((record, index) => {
+        for (const column of field.columns) {
+          const cell = isObject(record) ? record[column.key] : undefined;
+          const cellAt = `${at}.${index}.${column.key}`;
+          if (cell === undefined) continue;
+          if (column.kind === 'enum' && !column.options!.includes(textOf(cell)))
+            issues.push({ field: cellAt, message: plainWords.oneOf(column.options!) });
+          else if (column.kind === 'string' && typeof cell === 'string') issues.push(...stringIssues(column.schema, cell, cellAt));
+          else if (column.kind === 'number' && typeof cell === 'number') issues.push(...numberIssues(column.schema, cell, cellAt));
+        }
+      });
     } else if (field.kind === 'json' && field.schema.type === 'array' && !Array.isArray(value)) {
       issues.push({ field: at, message: plainWords.type('array') });
     }
@@ -422,7 +546,7 @@ export function optionsFromWords(fields: ScopeField[], words: string): Record<st
       else if (new RegExp(`\\bwith ${name}\\b`, 'i').test(text)) scope[field.key] = true;
       continue;
     }
-    if (field.kind === 'json' || field.kind === 'choices') continue;
+    if (field.kind === 'json' || field.kind === 'choices' || field.kind === 'rows') continue;
     const match = new RegExp(`\\b${name}:? (\\S+)`, 'i').exec(text);
     if (!match) continue;
     const value = match[1].replace(/[,;]+$/, '');

@@ -64,6 +64,7 @@ export const LlmScope = z.lazy(() =>
       tools: z
         .array(z.strictObject({ name: z.string().regex(TOOL_NAME, 'a tool name is 1-64 of A-Z a-z 0-9 _ -'), forbidden: z.boolean() }))
         .max(32)
+        .describe("Your application's tools, by name: a call of a forbidden one is a finding (no tool is ever run).")
         .optional(),
       /** Which probe families run (the rule id's middle segment); all by default. */
       families: z.array(z.enum(FAMILIES)).min(1).describe('The probe families to run (all by default).').optional(),

@@ -24,6 +24,7 @@ export const WebScope = z.lazy(() =>
     ignore: z
       .array(z.strictObject({ rule_id: z.enum(WEB_RULE_IDS), path: PathGlob, reason: z.string().min(1).max(500) }))
       .max(200)
+      .describe('Findings not reported: a rule on the paths a glob matches (e.g. /static/**), with the reason')
       .optional(),
     /**
      * An `http_header` credential's alias (DESIGN §16): its header goes on every request to the
