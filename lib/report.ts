@@ -264,12 +264,21 @@ export class ReportBuilder {
   /**
    * The rule's check ran and found nothing: `detail` says why it passed in words (what was read,
    * where: "TLS 1.0 refused", "SPF record read: v=spf1 -all"), never empty or a bare "ok" (issue 41
-   * item 4); `coverage` says what it examined.
+   * item 4); `coverage` says what it examined. A pass that says nothing is a bug in the engine, and
+   * throws (the frame then reports the scan's unfinished checks as errors, never a silent pass).
    */
   pass(ruleId: string, detail: string, coverage?: Coverage): this {
+    if (detail.trim() === '' || /^ok\.?$/i.test(detail.trim()))
+      throw new Error(`${ruleId} passed without saying why: a pass's detail says what was read`);
     const state = this.state(ruleId);
     state.passed.push(detail);
     if (coverage !== undefined) state.coverage = coverage;
+    return this;
+  }
+
+  /** What this rule's check examined, whatever it found (a check that failed on some places and passed on others). */
+  examined(ruleId: string, coverage: Coverage): this {
+    this.state(ruleId).coverage = coverage;
     return this;
   }
 
@@ -352,7 +361,7 @@ export class ReportBuilder {
           : status === 'error'
             ? unique(state!.errors).join('; ')
             : status === 'pass'
-              ? unique(state!.passed.filter(Boolean)).join('; ')
+              ? unique(state!.passed).join('; ')
               : (state ? unique(state.skipped) : ['not run']).join('; ');
       const coverage = status === 'pass' || status === 'fail' ? (state?.coverage ?? this.scanCoverage) : undefined;
       return { id: rule.rule_id, title: rule.title, status, detail: detail.slice(0, 10_000), ...(coverage ? { coverage } : {}) };

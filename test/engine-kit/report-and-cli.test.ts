@@ -53,6 +53,13 @@ describe('ReportBuilder', () => {
     const unfinished = builder().pass('toy.a', 'nothing to report on the toy').errorUnfinished('deadline').finish();
     expect(unfinished.checks.map((check) => check.status)).toEqual(['pass', 'error', 'error']);
   });
+
+  it('refuses a pass that does not say why, so no engine can pass a check in silence', () => {
+    const builder = () => new ReportBuilder({ scanner: { name: 'toy', version: '1' }, target: 't', catalogue });
+    for (const silent of ['', '   ', 'ok', 'OK.'])
+      expect(() => builder().pass('toy.a', silent), JSON.stringify(silent)).toThrow('toy.a passed without saying why');
+    expect(builder().pass('toy.a', 'okapi record read').finish().checks[0]).toMatchObject({ status: 'pass', detail: 'okapi record read' });
+  });
 });
 
 function io(env: Record<string, string> = {}): CliIo & { out: string[]; err: string[] } {
