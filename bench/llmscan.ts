@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engineReportSchema } from '../lib/report.ts';
-import { buildLlmscan } from '../layers/llmscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { startFakeModel, type FakeModelServer } from '../layers/llmscan/test/helpers/fake-model-server.ts';
 import { DOCUMENTS, SECRET_CANARY, SYSTEM_CANARY, SYSTEM_PROMPT } from '../layers/llmscan/test/helpers/planted.ts';
 import { PROMPTFOO, referenceCases, runPromptfoo } from '../layers/llmscan/test/helpers/promptfoo.ts';
@@ -42,7 +42,7 @@ const server: FakeModelServer = await startFakeModel({
   documents: DOCUMENTS,
   latencyMs: Number(values.latency),
 });
-const bin = await buildLlmscan(join(work, 'dist', 'bin', 'llmscan'));
+const bin = await buildEngineOf('llmscan', join(work, 'dist', 'bin', 'llmscan'));
 const hook = writePeakRssHook(work);
 const scopeFile = join(work, 'scope.json');
 await writeFile(

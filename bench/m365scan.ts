@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runEngineCli } from '../layers/engine-kit/src/cli.ts';
-import { buildM365scan } from '../layers/m365scan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { MICROSOFT_CNAME_LABELS } from '../layers/m365scan/src/checks/dangling.ts';
 import { readMx, readSpf, spfIncludesEop } from '../layers/m365scan/src/checks/mail-dns.ts';
 import { m365scan } from '../layers/m365scan/src/engine.ts';
@@ -33,7 +33,7 @@ const world = await startWorld('127.0.38.4');
 const work = await mkdtemp(join(tmpdir(), 'm365scan-bench-'));
 const scopeFile = join(work, 'scope.json');
 await writeFile(scopeFile, '{}');
-const bin = await buildM365scan(join(work, 'dist', 'bin', 'm365scan'));
+const bin = await buildEngineOf('m365scan', join(work, 'dist', 'bin', 'm365scan'));
 const nameserver = { host: '127.0.0.1', port: world.nsd.port };
 
 async function wholeScan(): Promise<number> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engineReportSchema } from '../lib/report.ts';
-import { buildMedscan } from '../layers/medscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { freePort, start, waitForPort } from '../layers/medscan/test/helpers/processes.ts';
 import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
 import { formatSpread, pairedRatios } from './paired.ts';
@@ -23,7 +23,7 @@ await mkdir(join(work, 'store'));
 const port = await freePort();
 const storescp = start('storescp', ['-od', join(work, 'store'), String(port)]);
 await waitForPort(port, storescp.child);
-const bin = await buildMedscan(join(work, 'dist', 'bin', 'medscan'));
+const bin = await buildEngineOf('medscan', join(work, 'dist', 'bin', 'medscan'));
 const hook = writePeakRssHook(work);
 
 const times = { medscan: [] as number[], nmap: [] as number[] };

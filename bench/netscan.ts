@@ -21,7 +21,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildNetscan } from '../layers/netscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { TOP_TCP_PORTS } from '../layers/netscan/src/ports/top-tcp-ports.ts';
 import { percentile } from './stats.ts';
 
@@ -115,7 +115,7 @@ function runProcess(
 }
 
 const work = await mkdtemp(join(tmpdir(), 'bench-netscan-'));
-const binary = await buildNetscan(join(work, 'dist', 'bin', 'netscan'));
+const binary = await buildEngineOf('netscan', join(work, 'dist', 'bin', 'netscan'));
 const listeners = await startListeners();
 const ports = [...TOP_TCP_PORTS.slice(0, 100), ...listeners.ports];
 const scopeFile = join(work, 'scope.json');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engineReportSchema } from '../lib/report.ts';
-import { buildNhiscan } from '../layers/nhiscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { allow, awsAccountOn, policy, SELF_READ, type AccessKey } from '../layers/nhiscan/test/helpers/aws-account.ts';
 import { startMotoServer } from '../test/helpers/moto-server.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
@@ -22,7 +22,7 @@ const count = Number(values.policies);
 const work = await mkdtemp(join(tmpdir(), 'nhiscan-bench-'));
 const moto = await startMotoServer();
 try {
-  const bin = await buildNhiscan(join(work, 'dist', 'bin', 'nhiscan'));
+  const bin = await buildEngineOf('nhiscan', join(work, 'dist', 'bin', 'nhiscan'));
   const account = await awsAccountOn(moto);
   const arns: string[] = [];
   for (let index = 0; index < count; index += 1)

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildSbomscan } from '../layers/sbomscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { startOsvServer } from '../layers/sbomscan/test/osv-server.ts';
 import { referenceTool } from '../scripts/reference-tools.ts';
 import { gitAvailable, startGitServer } from '../test/helpers/git-http-server.ts';
@@ -114,7 +114,7 @@ try {
     ),
   );
   await writeFile(join(work, 'scope.json'), '{}');
-  const bin = await buildSbomscan(join(work, 'bin', 'sbomscan'));
+  const bin = await buildEngineOf('sbomscan', join(work, 'bin', 'sbomscan'));
   const oursEnv = { ...process.env, SBOMSCAN_ALLOW_LOOPBACK: '1', SBOMSCAN_OSV_URL: osv.url, SBOMSCAN_TMPDIR: work };
   const cdxEnv = {
     ...process.env,

@@ -4,7 +4,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildSecretscan } from '../layers/secretscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { gitAvailable, startGitServer } from '../test/helpers/git-http-server.ts';
 import { pairedRatios, spread } from './paired.ts';
 import { benchRepository } from './secretscan-repo.ts';
@@ -140,7 +140,7 @@ const repository = own === undefined ? await benchRepository(tmpdir(), COMMITS, 
 const repositoryName = own === undefined ? 'bench.git' : basename(own);
 const generatedMs = performance.now() - generating;
 const server = await startGitServer({ root: repository.root });
-const binary = await buildSecretscan(join(work, 'dist', 'bin', 'secretscan'));
+const binary = await buildEngineOf('secretscan', join(work, 'dist', 'bin', 'secretscan'));
 const scopeFile = join(work, 'scope.json');
 await writeFile(scopeFile, JSON.stringify({ max_commits: COMMITS }));
 const floorScript = fileURLToPath(new URL('./secretscan-floor.ts', import.meta.url));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engineReportSchema } from '../lib/report.ts';
-import { buildTlsscan } from '../layers/tlsscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
 import { makeTestPki, writeServerFiles } from '../layers/tlsscan/test/helpers/pki.ts';
 import { PROTOCOLS, type Protocol, sslscan, testssl } from '../layers/tlsscan/test/helpers/references.ts';
@@ -28,7 +28,7 @@ const pki = await makeTestPki();
 const leaf = await pki.leaf();
 const files = await writeServerFiles(leaf, [pki.intermediate.pem]);
 const server = await startOpenSslServer([...files.args, '-cipher', 'ALL:COMPLEMENTOFALL:@SECLEVEL=0', '-dhparam', await dhParams(1024)]);
-const bin = await buildTlsscan(join(work, 'dist', 'bin', 'tlsscan'));
+const bin = await buildEngineOf('tlsscan', join(work, 'dist', 'bin', 'tlsscan'));
 const hook = writePeakRssHook(work);
 const target = `127.0.0.1:${server.port}`;
 

@@ -22,7 +22,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildVdiscan } from '../layers/vdiscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { startXrdp, startXvnc } from '../layers/vdiscan/test/helpers/desktops.ts';
 import type { EngineReport } from '../lib/report.ts';
 import { formatSpread, interleaved, pairedRatios } from './paired.ts';
@@ -66,7 +66,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 const work = await mkdtemp(join(tmpdir(), 'bench-vdiscan-'));
-const binary = await buildVdiscan(join(work, 'dist', 'bin', 'vdiscan'));
+const binary = await buildEngineOf('vdiscan', join(work, 'dist', 'bin', 'vdiscan'));
 // TigerVNC blacklists a client after five connections that end before authentication (both tools
 // make such connections every round): the bench's server has the blacklist off.
 const [rdp, vnc] = await Promise.all([startXrdp('rdp', 'low'), startXvnc('None', undefined, ['-BlacklistThreshold', '1000000'])]);

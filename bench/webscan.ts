@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { engineReportSchema } from '../lib/report.ts';
-import { buildWebscan } from '../layers/webscan/build.ts';
+import { buildEngineOf } from '../layers/build.ts';
 import { freePort, makeServerDir, startNginx, writeTree } from '../layers/webscan/test/helpers/servers.ts';
 import { prepareWapitiDir, readWapitiReport, ruleOfWapiti, wapitiArgs, OVERLAP } from '../layers/webscan/test/helpers/wapiti.ts';
 import { writePeakRssHook } from '../layers/mailscan/test/helpers/peak-rss.ts';
@@ -61,7 +61,7 @@ const nginx = await startNginx(
   [port],
 );
 const target = `http://127.0.0.1:${port}/`;
-const bin = await buildWebscan(join(work, 'dist', 'bin', 'webscan'));
+const bin = await buildEngineOf('webscan', join(work, 'dist', 'bin', 'webscan'));
 const hook = writePeakRssHook(work);
 
 const times = { webscan: [] as number[], wapiti: [] as number[] };

@@ -1,6 +1,7 @@
 /**
  * `npm run build`: every engine of layers/manifests.ts into layers/dist/ (bin/<engine>,
- * lib/<engine>/, assets/), the directory the dispatch function's layer mounts at /opt.
+ * lib/<engine>/, assets/), the directory the dispatch function's layer mounts at /opt;
+ * `npx tsx layers/build.ts medscan tlsscan` builds only those, there.
  * `buildEngines(dir)` builds them elsewhere (tests, `npm start`); `buildEngineOf(name, outfile)`
  * builds one. An engine builds from its manifest's `entry` through the kit's buildEngine, unless
  * its manifest names a build of its own (`build`, e.g. mailscan's snapshot and VMC roots).
@@ -45,5 +46,7 @@ export async function buildEngines(dist: string = LAYER_DIST): Promise<Map<strin
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const [name, bin] of await buildEngines()) process.stdout.write(`built ${name}: ${bin}\n`);
+  const names = process.argv.slice(2);
+  if (names.length === 0) for (const [name, bin] of await buildEngines()) process.stdout.write(`built ${name}: ${bin}\n`);
+  else for (const name of names) process.stdout.write(`built ${name}: ${await buildEngineOf(name, join(LAYER_DIST, 'bin', name))}\n`);
 }

@@ -1,6 +1,6 @@
 /** tlsscan's manifest (DESIGN §11, §12; docs/manifests.md): a leaf module of data. */
 import type { EngineManifest } from '../../lib/engine-manifest.ts';
-import { catalogue } from './src/catalogue.ts';
+import { catalogue } from '../engine-kit/src/tls/catalogue.ts';
 import { TlsScope } from './src/scope.ts';
 
 const manifest = {

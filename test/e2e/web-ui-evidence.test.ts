@@ -9,7 +9,7 @@ import { available, startSignedIn, type Browser } from './browser.ts';
 // Evidence as a reader wants it (issue 41 item 4): a secret's places as a table (file, line, commit,
 // date) and TLS evidence named in words, on a scan's findings and on an issue's occurrences. The
 // evidence is what secretscan and tlsscan write (layers/secretscan/src/scan.ts evidenceOf,
-// layers/tlsscan/src/scan-endpoint.ts), played by a scripted runner through the real local runtime.
+// layers/engine-kit/src/tls/scan-endpoint.ts), played by a scripted runner through the real local runtime.
 
 const COMMIT_A = '3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a098';
 const COMMIT_B = '9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildM365scan } from '../../layers/m365scan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { startWorld, type World } from '../../layers/m365scan/test/helpers/world.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import type { TestService } from '../helpers/local-service.ts';
@@ -22,7 +22,7 @@ describe.skipIf(!available)('the M365 scan in Chromium', () => {
   beforeAll(async () => {
     world = await startWorld('127.0.38.6');
     dist = await mkdtemp(join(tmpdir(), 'm365-ui-'));
-    await buildM365scan(join(dist, 'bin', 'm365scan'));
+    await buildEngineOf('m365scan', join(dist, 'bin', 'm365scan'));
     const runners = makeEngineRunners({ binDir: join(dist, 'bin'), allowLoopback: true, env: { PATH: process.env.PATH, ...world.env } });
     ({ service, browser, page } = await startSignedIn(new Map([['m365', runners.get('m365')!]]), { allowLoopbackTargets: true }));
   }, 120_000);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMedscan } from '../../layers/medscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { freePort, start, waitForPort, type Started } from '../../layers/medscan/test/helpers/processes.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import type { TestService } from '../helpers/local-service.ts';
@@ -26,7 +26,7 @@ describe.skipIf(!available)('medical scans from the UI in Chromium', () => {
     port = await freePort();
     storescp = start('storescp', ['-od', join(dir, 'store'), String(port)]);
     await waitForPort(port, storescp.child);
-    await buildMedscan(join(dir, 'dist', 'bin', 'medscan'));
+    await buildEngineOf('medscan', join(dir, 'dist', 'bin', 'medscan'));
     const runners = makeEngineRunners({ binDir: join(dir, 'dist', 'bin'), allowLoopback: true });
     ({ service, browser, page } = await startSignedIn(new Map([['medical', runners.get('medical')!]]), { allowLoopbackTargets: true }));
   }, 120_000);

@@ -3,9 +3,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { repositoryRoot } from '../../infra/paths.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 
 const CACHE = join(repositoryRoot, 'node_modules', '.cache', 'engine-builds');
-/** What an engine build reads: every engine's sources (they import the engine kit, lib/ and each other) and the locked packages. */
+/** What an engine build reads: every engine's sources (they import the engine kit and lib/) and the locked packages. */
 const INPUTS = [join(repositoryRoot, 'layers'), join(repositoryRoot, 'lib'), join(repositoryRoot, 'package-lock.json')];
 // An engine's tests (layers/<engine>/test/) are no input of its build: editing one must not rebuild every engine.
 const SKIP = new Set(['dist', 'node_modules', 'test']);
@@ -37,7 +38,10 @@ async function sourceDigest(): Promise<string> {
  * again before (mailscan: about a second of esbuild per file, in some twenty files). A build goes
  * to a folder of its own and is renamed into place whole, so a process never sees half of one.
  */
-export async function cachedEngineBuild(name: string, build: (outfile: string) => Promise<string>): Promise<string> {
+export async function cachedEngineBuild(
+  name: string,
+  build: (outfile: string) => Promise<string> = (outfile) => buildEngineOf(name, outfile),
+): Promise<string> {
   const dir = join(CACHE, `${name}-${await sourceDigest()}`);
   const bin = join(dir, 'bin', name);
   if (existsSync(bin)) return bin;

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildLlmscan } from '../../layers/llmscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { catalogue as llmCatalogue } from '../../layers/llmscan/src/index.ts';
 import { startFakeModel, type FakeModelServer } from '../../layers/llmscan/test/helpers/fake-model-server.ts';
 import { DOCUMENTS, PLANTED_SCOPE, SYSTEM_PROMPT } from '../../layers/llmscan/test/helpers/planted.ts';
@@ -25,7 +25,7 @@ describe('scheduled ai_red_team scans through the local runtime', () => {
     vulnerable = await startFakeModel({ behaviour: 'vulnerable', systemPrompt: SYSTEM_PROMPT, documents: DOCUMENTS });
     hardened = await startFakeModel({ behaviour: 'hardened', systemPrompt: SYSTEM_PROMPT, documents: DOCUMENTS, models: 'absent' });
     const dist = await mkdtemp(join(tmpdir(), 'llm-e2e-'));
-    await buildLlmscan(join(dist, 'bin', 'llmscan'));
+    await buildEngineOf('llmscan', join(dist, 'bin', 'llmscan'));
     const runners = makeEngineRunners({ binDir: join(dist, 'bin'), allowLoopback: true });
     service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['ai_red_team', runners.get('ai_red_team')!]]) });
   });

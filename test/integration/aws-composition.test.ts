@@ -28,7 +28,7 @@ import { DEFAULT_TARGET_POLICY } from '../../shared/domain/network-policy.ts';
 import { buildCli } from '../../layers/mailscan/test/helpers/cli.ts';
 import { startDnsServer, type TestDnsServer } from '../../layers/mailscan/test/helpers/dns-server.ts';
 import { zoneDir } from '../../layers/mailscan/test/helpers/fixtures.ts';
-import { buildLlmscan } from '../../layers/llmscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { startFakeModel, type FakeModelServer } from '../../layers/llmscan/test/helpers/fake-model-server.ts';
 import { DOCUMENTS, SYSTEM_CANARY, SYSTEM_PROMPT } from '../../layers/llmscan/test/helpers/planted.ts';
 import { makeDynamoDbScheduleRepository } from '../../shared/adapters/dynamodb/dynamodb-schedule-repository.ts';
@@ -194,7 +194,7 @@ beforeAll(async () => {
   const enginesDir = mkdtempSync(join(tmpdir(), 'engines-'));
   symlinkSync(await buildCli(), join(enginesDir, 'mailscan'));
   // llmscan, the engine of the long resource class (DESIGN §11), for the long-class fire below.
-  await buildLlmscan(join(enginesDir, 'llmscan'));
+  await buildEngineOf('llmscan', join(enginesDir, 'llmscan'));
   machineSettings = {
     AWS_REGION: moto.region,
     AWS_ACCESS_KEY_ID: 'testing',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSecretscan } from '../../layers/secretscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { LOCAL_TABLE_NAME } from '../../local/runtime.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import type { Logger } from '../../shared/ports/logger.ts';
@@ -92,7 +92,7 @@ describe.skipIf(!gitAvailable())('no credential leaks', () => {
     front = createServer((req, res) => res.writeHead(302, { location: `${git.origin}${req.url ?? '/'}` }).end());
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     frontOrigin = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
-    await buildSecretscan(join(work, 'dist', 'bin', 'secretscan'));
+    await buildEngineOf('secretscan', join(work, 'dist', 'bin', 'secretscan'));
     // The runner makes each run's folder under os.tmpdir(): a folder of this test's own, so what is
     // left there after the scans is this test's (process.env is this test file's worker's own).
     runTmp = join(work, 'tmp');

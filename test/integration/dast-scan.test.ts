@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWebscan } from '../../layers/webscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { catalogue as webCatalogue } from '../../layers/webscan/src/index.ts';
 import { freePort, makeServerDir, startNginx, writeTree, type RunningServer } from '../../layers/webscan/test/helpers/servers.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
@@ -66,7 +66,7 @@ describe('a scheduled dast scan through the local runtime', () => {
     await writeFile(join(dir, 'site.conf'), SITE_BAD.replace('{{PORT}}', String(port)).replaceAll('{{DIR}}', dir));
     nginx = await startNginx(dir, `include ${dir}/site.conf;`, [port]);
     dist = await mkdtemp(join(tmpdir(), 'dast-e2e-'));
-    await buildWebscan(join(dist, 'bin', 'webscan'));
+    await buildEngineOf('webscan', join(dist, 'bin', 'webscan'));
     const runners = makeEngineRunners({ binDir: join(dist, 'bin'), allowLoopback: true });
     service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['dast', runners.get('dast')!]]) });
   });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildM365scan } from '../../layers/m365scan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { catalogue as m365Catalogue } from '../../layers/m365scan/src/index.ts';
 import { startWorld, type World } from '../../layers/m365scan/test/helpers/world.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
@@ -24,7 +24,7 @@ describe('a scheduled m365 scan through the local runtime', () => {
   beforeAll(async () => {
     world = await startWorld('127.0.38.3');
     dist = await mkdtemp(join(tmpdir(), 'm365-e2e-'));
-    await buildM365scan(join(dist, 'bin', 'm365scan'));
+    await buildEngineOf('m365scan', join(dist, 'bin', 'm365scan'));
     const env = { PATH: process.env.PATH, ...world.env };
     const runners = makeEngineRunners({ binDir: join(dist, 'bin'), allowLoopback: true, env });
     service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['m365', runners.get('m365')!]]) });

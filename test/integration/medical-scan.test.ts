@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMedscan } from '../../layers/medscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { catalogue as medCatalogue } from '../../layers/medscan/src/index.ts';
 import { freePort, start, waitForPort, type Started } from '../../layers/medscan/test/helpers/processes.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
@@ -27,7 +27,7 @@ describe('a scheduled medical scan through the local runtime', () => {
     port = await freePort();
     storescp = start('storescp', ['-od', join(dir, 'store'), String(port)]);
     await waitForPort(port, storescp.child);
-    await buildMedscan(join(dir, 'dist', 'bin', 'medscan'));
+    await buildEngineOf('medscan', join(dir, 'dist', 'bin', 'medscan'));
     const runners = makeEngineRunners({ binDir: join(dir, 'dist', 'bin'), allowLoopback: true });
     service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['medical', runners.get('medical')!]]) });
   }, 120_000);

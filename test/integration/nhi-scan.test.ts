@@ -1,7 +1,5 @@
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildNhiscan } from '../../layers/nhiscan/build.ts';
-import { buildSecretscan } from '../../layers/secretscan/build.ts';
 import { awsAccountOn, SELF_READ, type AccessKey, type AwsAccount } from '../../layers/nhiscan/test/helpers/aws-account.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { cachedEngineBuild } from '../helpers/engine-build-cache.ts';
@@ -29,10 +27,7 @@ describe.skipIf(!gitAvailable())('nhi scans through the local runtime', () => {
     [git, moto] = await Promise.all([startGitServer(), startMotoServer()]);
     account = await awsAccountOn(moto);
     key = await account.createUser('ci', { inline: { read: SELF_READ } });
-    const [secretscan, nhiscan] = await Promise.all([
-      cachedEngineBuild('secretscan', buildSecretscan),
-      cachedEngineBuild('nhiscan', buildNhiscan),
-    ]);
+    const [secretscan, nhiscan] = await Promise.all([cachedEngineBuild('secretscan'), cachedEngineBuild('nhiscan')]);
     const env = { PATH: process.env.PATH, NHISCAN_AWS_ENDPOINT: moto.endpoint };
     const secretRunners = makeEngineRunners({ binDir: dirname(secretscan), env, allowLoopback: true });
     const nhiRunners = makeEngineRunners({ binDir: dirname(nhiscan), env, allowLoopback: true });

@@ -1,6 +1,5 @@
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSbomscan } from '../../layers/sbomscan/build.ts';
 import { startOsvServer, type OsvServer } from '../../layers/sbomscan/test/osv-server.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { cachedEngineBuild } from '../helpers/engine-build-cache.ts';
@@ -39,7 +38,7 @@ describe.skipIf(!gitAvailable())('scheduled sbom scans through the local runtime
   beforeAll(async () => {
     [git, osv] = await Promise.all([startGitServer(), startOsvServer()]);
     repo = await git.repository('acme/app');
-    const bin = await cachedEngineBuild('sbomscan', buildSbomscan);
+    const bin = await cachedEngineBuild('sbomscan');
     const runners = makeEngineRunners({
       binDir: dirname(bin),
       env: { PATH: process.env.PATH, SBOMSCAN_OSV_URL: osv.url },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSecretscan } from '../../layers/secretscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { LOCAL_TABLE_NAME } from '../../local/runtime.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { sha256Hex } from '../../layers/secretscan/src/secret-evidence.ts';
@@ -56,7 +56,7 @@ describe.skipIf(!gitAvailable())('a migrated Secret Scan schedule fires end to e
         `);
       },
     });
-    const bin = await buildSecretscan(join(work, 'dist', 'bin', 'secretscan'));
+    const bin = await buildEngineOf('secretscan', join(work, 'dist', 'bin', 'secretscan'));
     const runners = makeEngineRunners({ binDir: join(work, 'dist', 'bin'), env: { PATH: process.env.PATH }, allowLoopback: true });
     service = await startTestService({
       allowLoopbackTargets: true,

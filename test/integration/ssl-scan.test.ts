@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogue as tlsCatalogue } from '../../layers/tlsscan/src/index.ts';
-import { buildTlsscan } from '../../layers/tlsscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { freshTenant, startTestService, type TestService } from '../helpers/local-service.ts';
 import { expectPassesSayWhy } from '../helpers/pass-details.ts';
@@ -29,7 +29,7 @@ describe.skipIf(!hasBinary('openssl'))('a scheduled ssl scan through the local r
     const files = await writeServerFiles(leaf, [pki.intermediate.pem]);
     server = await startOpenSslServer(files.args);
     const dist = await mkdtemp(join(tmpdir(), 'ssl-e2e-'));
-    await buildTlsscan(join(dist, 'bin', 'tlsscan'));
+    await buildEngineOf('tlsscan', join(dist, 'bin', 'tlsscan'));
     const runners = makeEngineRunners({ binDir: join(dist, 'bin'), allowLoopback: true });
     service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['ssl', runners.get('ssl')!]]) });
   });

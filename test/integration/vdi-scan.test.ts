@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildVdiscan } from '../../layers/vdiscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { catalogue as vdiCatalogue } from '../../layers/vdiscan/src/index.ts';
 import { startXrdp, startXvnc, type Running } from '../../layers/vdiscan/test/helpers/desktops.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
@@ -26,7 +26,7 @@ describe('a scheduled vdi scan through the local runtime', () => {
   beforeAll(async () => {
     [xrdp, vnc] = await Promise.all([startXrdp('rdp', 'low'), startXvnc('None')]);
     dist = await mkdtemp(join(tmpdir(), 'vdi-e2e-'));
-    await buildVdiscan(join(dist, 'bin', 'vdiscan'));
+    await buildEngineOf('vdiscan', join(dist, 'bin', 'vdiscan'));
     const runners = makeEngineRunners({ binDir: join(dist, 'bin'), allowLoopback: true });
     service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['vdi', runners.get('vdi')!]]) });
   }, 120_000);

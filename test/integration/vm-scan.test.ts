@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogue as netCatalogue } from '../../layers/netscan/src/index.ts';
-import { buildNetscan } from '../../layers/netscan/build.ts';
+import { buildEngineOf } from '../../layers/build.ts';
 import { makeEngineRunners } from '../../shared/adapters/runners/engine-registry.ts';
 import { startLegacyPostgres, tenantSchemaSql, type LegacyPostgres } from '../helpers/legacy-postgres.ts';
 import { closedTcpPort } from '../helpers/closed-port.ts';
@@ -45,7 +45,7 @@ describe.skipIf(!existsSync(REDIS_SERVER))('a migrated Continuous Network schedu
       },
     });
     const dist = await mkdtemp(join(tmpdir(), 'vm-e2e-'));
-    await buildNetscan(join(dist, 'bin', 'netscan'));
+    await buildEngineOf('netscan', join(dist, 'bin', 'netscan'));
     const runners = makeEngineRunners({ binDir: join(dist, 'bin'), allowLoopback: true });
     service = await startTestService({ allowLoopbackTargets: true, runners: new Map([['vm', runners.get('vm')!]]) });
   }, 120_000);

@@ -7,7 +7,6 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineReportSchema } from '../../../lib/report.ts';
 import { cachedEngineBuild } from '../../../test/helpers/engine-build-cache.ts';
-import { buildLlmscan } from '../build.ts';
 import { catalogue } from '../src/catalogue.ts';
 import { startFakeModel, type FakeModelServer } from './helpers/fake-model-server.ts';
 
@@ -19,7 +18,7 @@ describe('the built llmscan', () => {
   let server: FakeModelServer;
 
   beforeAll(async () => {
-    bin = await cachedEngineBuild('llmscan', buildLlmscan);
+    bin = await cachedEngineBuild('llmscan');
     work = await mkdtemp(join(tmpdir(), 'llmscan-cli-'));
     server = await startFakeModel({ behaviour: 'vulnerable' });
   });

@@ -7,7 +7,6 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { cachedEngineBuild } from '../../../test/helpers/engine-build-cache.ts';
 import manifest from '../manifest.ts';
-import { buildM365scan } from '../build.ts';
 import { M365_RULE_IDS, M365Scope, catalogue } from '../src/index.ts';
 
 const run = promisify(execFile);
@@ -62,7 +61,7 @@ describe("m365scan's catalogue", () => {
   });
 
   it('prints the catalogue and its version from the built executable', async () => {
-    const bin = await cachedEngineBuild('m365scan', buildM365scan);
+    const bin = await cachedEngineBuild('m365scan');
     const rules = JSON.parse((await run(process.execPath, [bin, 'rules'])).stdout) as {
       scanner: { name: string };
       rules: { rule_id: string }[];

@@ -7,7 +7,6 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { cachedEngineBuild } from '../../../test/helpers/engine-build-cache.ts';
 import manifest from '../manifest.ts';
-import { buildMedscan } from '../build.ts';
 import { catalogue } from '../src/index.ts';
 import { DICOM_RULE_IDS, HL7_RULE_IDS, HTTP_RULE_IDS } from '../src/catalogue.ts';
 import { parseMedTarget, targetText } from '../src/target.ts';
@@ -72,7 +71,7 @@ describe("medscan's catalogue", () => {
 
   it('is what the manifest lists, and what the built executable prints', async () => {
     expect(manifest.catalogue()).toBe(catalogue);
-    const bin = await cachedEngineBuild('medscan', buildMedscan);
+    const bin = await cachedEngineBuild('medscan');
     const rules = await run(process.execPath, [bin, 'rules']);
     expect(JSON.parse(rules.stdout)).toEqual({
       scanner: { name: 'medscan', version: '0.1.0' },

@@ -3,7 +3,7 @@
  * it. Every rule gets one check in every report.
  */
 import type { Rule, RuleMetadata } from '../../../lib/report.ts';
-import { catalogue as tlsCatalogue } from '../../tlsscan/src/catalogue.ts';
+import { catalogue as tlsCatalogue } from '../../engine-kit/src/tls/catalogue.ts';
 
 export const NET_RULES = {
   portOpen: 'net.port.open',

@@ -8,7 +8,7 @@ import type { Deadline } from '../../engine-kit/src/deadline.ts';
 import type { Progress } from '../../engine-kit/src/progress.ts';
 import type { ReportBuilder } from '../../../lib/report.ts';
 import type { VettedAddress } from '../../../lib/target-policy.ts';
-import { scanTlsEndpoint, type RuleResult, type StartTls } from '../../tlsscan/src/index.ts';
+import { scanTlsEndpoint, type RuleResult, type StartTls } from '../../engine-kit/src/tls/index.ts';
 import type { ServiceIdentity } from './probe/service.ts';
 
 /** `tls.x` → `net.tls.x`. */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineReport } from '../../../lib/report.ts';
-import { buildNetscan } from '../build.ts';
+import { buildEngineOf } from '../../build.ts';
 import { closedTcpPort } from '../../../test/helpers/closed-port.ts';
 import { startAllListeners, type LabelledListener } from './helpers/all-listeners.ts';
 import { writeFile } from 'node:fs/promises';
@@ -92,7 +92,7 @@ describe('netscan against loopback listeners', () => {
     const started = await startAllListeners();
     listeners = started.listeners;
     if (started.missing.length > 0) console.warn(`netscan listeners skipped, binaries missing: ${started.missing.join(', ')}`);
-    binary = await buildNetscan(join(work, 'dist', 'bin', 'netscan'));
+    binary = await buildEngineOf('netscan', join(work, 'dist', 'bin', 'netscan'));
     closed = await closedTcpPort();
     vapt = await scan('127.0.0.1', { ports: [...listeners.map((l) => l.port), closed], mode: 'vapt' });
   }, 180_000);

@@ -3,7 +3,6 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { cachedEngineBuild } from '../../../test/helpers/engine-build-cache.ts';
-import { buildNhiscan } from '../build.ts';
 import { catalogue } from '../src/catalogue.ts';
 
 const run = promisify(execFile);
@@ -37,7 +36,7 @@ describe('the nhiscan catalogue', () => {
   });
 
   it('is what the built executable prints, with its version', async () => {
-    const bin = await cachedEngineBuild('nhiscan', buildNhiscan);
+    const bin = await cachedEngineBuild('nhiscan');
     const rules = await run(process.execPath, [bin, 'rules']);
     const version = await run(process.execPath, [bin, '--version']);
 
@@ -46,7 +45,7 @@ describe('the nhiscan catalogue', () => {
   });
 
   it('refuses a target that is no alias (exit 2)', async () => {
-    const bin = await cachedEngineBuild('nhiscan', buildNhiscan);
+    const bin = await cachedEngineBuild('nhiscan');
     const refused = await run(process.execPath, [bin, 'scan', '--', 'https://example.com']).catch(
       (error: { code: number; stderr: string }) => error,
     );

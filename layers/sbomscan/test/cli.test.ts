@@ -13,7 +13,6 @@ import { runEngineCli } from '../../engine-kit/src/cli.ts';
 import { engineReportSchema, type EngineReport } from '../../../lib/report.ts';
 import { gitAvailable, startGitServer, type GitServer } from '../../../test/helpers/git-http-server.ts';
 import { cachedEngineBuild } from '../../../test/helpers/engine-build-cache.ts';
-import { buildSbomscan } from '../build.ts';
 import { RULE_IDS } from '../src/catalogue.ts';
 import { sbomscan } from '../src/engine.ts';
 import { covers } from '../../../shared/domain/coverage.ts';
@@ -264,7 +263,7 @@ describe.skipIf(!gitAvailable())('the sbomscan CLI', () => {
   });
 
   it('runs as the built executable the layer ships', async () => {
-    const bin = await cachedEngineBuild('sbomscan', buildSbomscan);
+    const bin = await cachedEngineBuild('sbomscan');
     const { stdout } = await run(bin, ['rules']);
     expect((JSON.parse(stdout) as { rules: Array<{ rule_id: string }> }).rules.map((r) => r.rule_id)).toEqual(RULE_IDS);
     const scanned = await run(bin, ['scan', app], {

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../engine-kit/src/cli.ts';
 import { engineReportSchema, type EngineReport } from '../../../lib/report.ts';
-import { buildSecretscan } from '../build.ts';
+import { buildEngineOf } from '../../build.ts';
 import { secretscan } from '../src/engine.ts';
 import { RULE_IDS } from '../src/catalogue.ts';
 import { gitAvailable, startGitServer, type GitServer } from '../../../test/helpers/git-http-server.ts';
@@ -135,7 +135,7 @@ describe.skipIf(!gitAvailable())('the secretscan CLI', () => {
   });
 
   it('runs as the built executable', async () => {
-    const outfile = await buildSecretscan(join(work, 'dist', 'bin', 'secretscan'));
+    const outfile = await buildEngineOf('secretscan', join(work, 'dist', 'bin', 'secretscan'));
     const { stdout } = await run(process.execPath, [outfile, 'scan', `${server.origin}/leaky.git`], {
       env: { ...process.env, SECRETSCAN_ALLOW_LOOPBACK: '1', SECRETSCAN_TMPDIR: work },
       maxBuffer: 1 << 26,

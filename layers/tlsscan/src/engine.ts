@@ -4,11 +4,11 @@
  */
 import type { EngineDefinition } from '../../engine-kit/src/cli.ts';
 import { resolveTarget } from '../../../lib/target-policy.ts';
-import { catalogue } from './catalogue.ts';
-import { recordRuleResults } from './rule-results.ts';
-import { scanTlsEndpoint } from './scan-endpoint.ts';
+import { catalogue } from '../../engine-kit/src/tls/catalogue.ts';
+import { recordRuleResults } from '../../engine-kit/src/tls/rule-results.ts';
+import { scanTlsEndpoint } from '../../engine-kit/src/tls/scan-endpoint.ts';
 import { TlsScope } from './scope.ts';
-import { formatTlsTarget, parseTlsTarget } from './target.ts';
+import { formatTlsTarget, parseTlsTarget } from '../../engine-kit/src/tls/target.ts';
 import { TLSSCAN_VERSION } from './version.ts';
 
 export const tlsscan: EngineDefinition<TlsScope> = {

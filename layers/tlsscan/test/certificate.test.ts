@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
-import { evaluateChain } from '../src/certificate.ts';
+import { evaluateChain } from '../../engine-kit/src/tls/certificate.ts';
 import { DAY_MS, makeTestPki, type TestPki } from './helpers/pki.ts';
 
 let pki: TestPki;

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../engine-kit/src/cli.ts';
 import { engineReportSchema } from '../../../lib/report.ts';
-import { buildTlsscan } from '../build.ts';
+import { buildEngineOf } from '../../build.ts';
 import { tlsscan } from '../src/engine.ts';
 import { TLS_RULE_IDS, catalogue } from '../src/index.ts';
 import { makeTestPki } from './helpers/pki.ts';
@@ -93,7 +93,7 @@ describe('the tlsscan CLI', () => {
   });
 
   it('builds to one executable that runs the same scan', async () => {
-    const bin = await buildTlsscan(join(work, 'dist', 'bin', 'tlsscan'));
+    const bin = await buildEngineOf('tlsscan', join(work, 'dist', 'bin', 'tlsscan'));
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
       execFile(
         process.execPath,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dnsNameMatches, matchingNames, parseSubjectAltName } from '../src/hostname.ts';
+import { dnsNameMatches, matchingNames, parseSubjectAltName } from '../../engine-kit/src/tls/hostname.ts';
 
 describe('RFC 6125 name matching', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
-import type { TlsEndpointResult } from '../src/index.ts';
-import { SUITES } from '../src/suites.ts';
+import type { TlsEndpointResult } from '../../engine-kit/src/tls/index.ts';
+import { SUITES } from '../../engine-kit/src/tls/suites.ts';
 import { makeTestPki, writeServerFiles } from './helpers/pki.ts';
 import { startRawTlsServer } from './helpers/raw-tls-server.ts';
 import { type LocalServer, dhParams, failing, hasBinary, scanLocal, startOpenSslServer } from './helpers/servers.ts';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SUITES } from '../src/suites.ts';
+import { SUITES } from '../../engine-kit/src/tls/suites.ts';
 
 /**
  * tlsscan's suite table is typed from the IANA registry. testssl.sh ships its own mapping of codes

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { clientHelloRecord } from '../src/client-hello.ts';
-import { judgeHsts } from '../src/hsts.ts';
-import { HandshakeAssembler, NotTls, parseRecordHeader } from '../src/records.ts';
-import { bitLength, dhGroupBits, parseServerHello } from '../src/server-hello.ts';
-import { LEGACY_SUITES, SUITES, TLS13_SUITES, insecureReasons, suiteByCode } from '../src/suites.ts';
-import { defaultStartTls } from '../src/starttls.ts';
-import { formatTlsTarget, parseTlsTarget } from '../src/target.ts';
+import { clientHelloRecord } from '../../engine-kit/src/tls/client-hello.ts';
+import { judgeHsts } from '../../engine-kit/src/tls/hsts.ts';
+import { HandshakeAssembler, NotTls, parseRecordHeader } from '../../engine-kit/src/tls/records.ts';
+import { bitLength, dhGroupBits, parseServerHello } from '../../engine-kit/src/tls/server-hello.ts';
+import { LEGACY_SUITES, SUITES, TLS13_SUITES, insecureReasons, suiteByCode } from '../../engine-kit/src/tls/suites.ts';
+import { defaultStartTls } from '../../engine-kit/src/tls/starttls.ts';
+import { formatTlsTarget, parseTlsTarget } from '../../engine-kit/src/tls/target.ts';
 import { TlsScope } from '../src/scope.ts';
 
 describe('suite table', () => {

@@ -4,7 +4,7 @@
  * tlsscan's catalogue prefixed `vdi.rdp.` (one source, as netscan's `net.tls.*`).
  */
 import type { Rule, RuleMetadata } from '../../../lib/report.ts';
-import { catalogue as tlsCatalogue } from '../../tlsscan/src/catalogue.ts';
+import { catalogue as tlsCatalogue } from '../../engine-kit/src/tls/catalogue.ts';
 
 export const VDI_RULES = {
   nlaNotRequired: 'vdi.rdp.nla_not_required',

@@ -21,7 +21,7 @@ import {
 import { SocketReader } from '../../engine-kit/src/socket-reader.ts';
 import type { Deadline } from '../../engine-kit/src/deadline.ts';
 import type { FindingInput, ReportBuilder } from '../../../lib/report.ts';
-import { scanTlsEndpoint } from '../../tlsscan/src/index.ts';
+import { scanTlsEndpoint } from '../../engine-kit/src/tls/index.ts';
 import { RDP_TLS_RULE_IDS, VDI_RULES, rdpTlsRuleId } from './catalogue.ts';
 import { MAX_CONNECTION_BYTES, endpointLabel, openLink, type Link, type PortContext } from './link.ts';
 import {

@@ -3,7 +3,7 @@
  * it has a port). A port in the target means that one port is probed.
  */
 import { isIP } from 'node:net';
-import { parseTlsTarget } from '../../tlsscan/src/index.ts';
+import { parseTlsTarget } from '../../engine-kit/src/tls/target.ts';
 
 export interface VdiTarget {
   host: string;

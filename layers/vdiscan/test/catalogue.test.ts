@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../engine-kit/src/cli.ts';
-import { catalogue as tlsCatalogue } from '../../tlsscan/src/catalogue.ts';
+import { catalogue as tlsCatalogue } from '../../engine-kit/src/tls/catalogue.ts';
 import { catalogue } from '../src/catalogue.ts';
 import { vdiscanDefinition } from '../src/engine.ts';
 import { VdiScope, portsOf } from '../src/scope.ts';

@@ -7,7 +7,6 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { cachedEngineBuild } from '../../../test/helpers/engine-build-cache.ts';
 import manifest from '../manifest.ts';
-import { buildWebscan } from '../build.ts';
 import { WEB_RULE_IDS, catalogue } from '../src/index.ts';
 
 const run = promisify(execFile);
@@ -69,7 +68,7 @@ describe("webscan's catalogue", () => {
   it('is what the manifest lists, and what the built executable prints', async () => {
     expect(manifest.catalogue()).toBe(catalogue);
     expect(manifest.scope().safeParse({ max_pages: 2001 }).success).toBe(false);
-    const bin = await cachedEngineBuild('webscan', buildWebscan);
+    const bin = await cachedEngineBuild('webscan');
     const rules = await run(process.execPath, [bin, 'rules']);
     expect(JSON.parse(rules.stdout)).toEqual({
       scanner: { name: 'webscan', version: '0.1.0' },

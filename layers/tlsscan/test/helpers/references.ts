@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TlsEndpointResult } from '../../src/index.ts';
+import type { TlsEndpointResult } from '../../../engine-kit/src/tls/index.ts';
 
 /**
  * Runs the independent references (sslscan, testssl.sh) on a local port and reads their verdicts

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Deadline } from '../../../engine-kit/src/deadline.ts';
-import { type TlsEndpointOptions, type TlsEndpointResult, scanTlsEndpoint } from '../../src/index.ts';
+import { type TlsEndpointOptions, type TlsEndpointResult, scanTlsEndpoint } from '../../../engine-kit/src/tls/index.ts';
 
 const run = promisify(execFile);
 

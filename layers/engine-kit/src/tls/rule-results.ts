@@ -3,8 +3,8 @@
  * its ReportBuilder, and netscan folds each TLS port's into its own. The status follows the
  * contract: a finding makes `fail`; else an error `error`; else a pass `pass`; else `skipped`.
  */
-import type { CheckStatus } from '../../../lib/check-status.ts';
-import type { FindingInput, ReportBuilder } from '../../../lib/report.ts';
+import type { CheckStatus } from '../../../../lib/check-status.ts';
+import type { FindingInput, ReportBuilder } from '../../../../lib/report.ts';
 import { TLS_RULE_IDS, type TlsRuleId } from './catalogue.ts';
 
 export interface RuleResult {

@@ -7,7 +7,7 @@
  * HSTS is missing or its max-age is under 180 days; a response that cannot be read is an error.
  */
 import type { TLSSocket } from 'node:tls';
-import { SocketReader } from '../../engine-kit/src/socket-reader.ts';
+import { SocketReader } from '../socket-reader.ts';
 
 export const HSTS_MIN_MAX_AGE = 180 * 24 * 60 * 60;
 const MAX_HEAD = 64 * 1024;

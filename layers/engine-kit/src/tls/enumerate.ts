@@ -5,7 +5,7 @@
  * rest again, until it refuses), the groups in parallel under the per-target bound. A server that
  * accepts n suites costs about n + groups connections per version, whatever its preference order.
  */
-import { mapBounded } from '../../../lib/concurrency.ts';
+import { mapBounded } from '../../../../lib/concurrency.ts';
 import { type Connector, type ProbeTiming, probeHello, probeSslv2 } from './probe.ts';
 import { NotTls, ProtocolVersion, versionName } from './records.ts';
 import { LEGACY_SUITES, SSLV2_CIPHER_KINDS, type Suite, TLS13_SUITES, suiteByCode } from './suites.ts';

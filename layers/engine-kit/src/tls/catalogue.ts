@@ -2,7 +2,7 @@
  * tlsscan's finding catalogue (DESIGN §12): ids and severities are fixed there; `tlsscan rules`
  * prints this and docs/findings.md is generated from it.
  */
-import type { Rule, RuleMetadata } from '../../../lib/report.ts';
+import type { Rule, RuleMetadata } from '../../../../lib/report.ts';
 import { TLS_RULE_METADATA } from './rule-metadata.ts';
 
 export const TLS_RULE_IDS = [

@@ -5,10 +5,10 @@
  * probes (certificate chain, compression, Heartbleed, HSTS) side by side. Each part records its
  * rules; a part that fails records `error` for its rules and never a finding.
  */
-import { mapBounded } from '../../../lib/concurrency.ts';
-import type { Deadline } from '../../engine-kit/src/deadline.ts';
-import type { Progress } from '../../engine-kit/src/progress.ts';
-import type { VettedAddress } from '../../../lib/target-policy.ts';
+import { mapBounded } from '../../../../lib/concurrency.ts';
+import type { Deadline } from '../deadline.ts';
+import type { Progress } from '../progress.ts';
+import type { VettedAddress } from '../../../../lib/target-policy.ts';
 import { CERTIFICATE_RULES, evaluateChain } from './certificate.ts';
 import { Extension } from './client-hello.ts';
 import { type Endpoint, type ConnectionLimits, makeConnector, openNodeTls } from './connection.ts';
@@ -21,8 +21,8 @@ import type { ServerHello } from './server-hello.ts';
 import { type RuleResult, RuleResults } from './rule-results.ts';
 import { type StartTls, defaultStartTls, negotiateStartTls, preambleName } from './starttls.ts';
 import { LEGACY_SUITES, type Suite, insecureReasons } from './suites.ts';
-import { SocketReader } from '../../engine-kit/src/socket-reader.ts';
-import { connectTcp } from '../../../lib/connect.ts';
+import { SocketReader } from '../socket-reader.ts';
+import { connectTcp } from '../../../../lib/connect.ts';
 import type { TlsRuleId } from './catalogue.ts';
 import { isIP } from 'node:net';
 

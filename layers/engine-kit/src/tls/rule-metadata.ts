@@ -3,7 +3,7 @@
  * each rule, by id; catalogue.ts joins them to the rules. Every rule is what a handshake showed,
  * so every confidence is `high`.
  */
-import type { RuleMetadata } from '../../../lib/report.ts';
+import type { RuleMetadata } from '../../../../lib/report.ts';
 
 const RFC = (n: number) => `https://www.rfc-editor.org/rfc/rfc${n}`;
 const CWE = (n: number) => `https://cwe.mitre.org/data/definitions/${n}.html`;

@@ -9,8 +9,8 @@
  * is not a refusal (a flaky middlebox or an overloaded server does it as readily as a strict one):
  * the hello is sent again on a new connection, and when every attempt is cut it is thrown.
  */
-import { retry } from '../../../lib/retry.ts';
-import { ConnectionClosed, type SocketReader } from '../../engine-kit/src/socket-reader.ts';
+import { retry } from '../../../../lib/retry.ts';
+import { ConnectionClosed, type SocketReader } from '../socket-reader.ts';
 import { type ClientHelloOptions, clientHelloRecord, sslv2ClientHello } from './client-hello.ts';
 import {
   ContentType,

@@ -6,14 +6,8 @@
  * line reads, and either hands the connection over for the ClientHello or reports that the server
  * does not offer STARTTLS (a value, `tls.starttls.unavailable`), never confusing that with a failure.
  */
-import {
-  RdpProtocol,
-  connectionRequest,
-  describeAnswer,
-  parseConnectionConfirm,
-  tpktFramer,
-} from '../../engine-kit/src/rdp-negotiation.ts';
-import type { SocketReader } from '../../engine-kit/src/socket-reader.ts';
+import { RdpProtocol, connectionRequest, describeAnswer, parseConnectionConfirm, tpktFramer } from '../rdp-negotiation.ts';
+import type { SocketReader } from '../socket-reader.ts';
 
 export type StartTls = 'smtp' | 'imap' | 'pop3' | 'rdp' | 'none';
 

@@ -6,9 +6,9 @@
  */
 import type { Socket } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
-import { connectTcp } from '../../../lib/connect.ts';
-import { SocketReader } from '../../engine-kit/src/socket-reader.ts';
-import type { VettedAddress } from '../../../lib/target-policy.ts';
+import { connectTcp } from '../../../../lib/connect.ts';
+import { SocketReader } from '../socket-reader.ts';
+import type { VettedAddress } from '../../../../lib/target-policy.ts';
 import type { Connector, Link } from './probe.ts';
 import { type StartTls, StartTlsFailed, negotiateStartTls } from './starttls.ts';
 
