@@ -121,7 +121,7 @@ export async function runRua({
         ? {
             rules: ['mailscan.dmarc.rua_misalignment'],
             outcome: 'error',
-            detail: `${rollup.reports > 0 ? `${read}; ` : ''}not read: ${errors.map((error) => error.message).join('; ')}`,
+            detail: `${rollup.reports > 0 ? `${read}; ` : ''}not counted: ${errors.map((error) => error.message).join('; ')}`,
           }
         : { rules: ['mailscan.dmarc.rua_misalignment'], outcome: 'ran', detail: read };
   return {
