@@ -52,9 +52,23 @@ describe('mailscan scan: checks recorded as they ran', () => {
     expect(spf?.coverage).toEqual({ kind: 'mail', surfaces: ['posture'], selectors: expect.any(Array), lists: [] });
     expect(report.checks.find((check) => check.id === 'mailscan.spf.lookup_limit')).toMatchObject({
       status: 'pass',
-      detail: 'spf lookup limit: within limit',
+      detail: 'spf lookup limit: within limit (2 of 10 lookups)',
     });
     expect(report.checks.every((check) => check.status !== 'pass' || check.detail !== '')).toBe(true);
+  });
+
+  it('covers every DKIM selector that answered, and the weak-key check the keys it examined', async () => {
+    const { report } = await scan('dkim512.test', dns.address, NO_LISTS);
+
+    const notFound = report.checks.find((check) => check.id === 'mailscan.dkim.not_found');
+    expect(notFound?.detail).toMatch(/^\d+ selectors probed; keys at mail$/);
+    const probed = Number(/^(\d+)/.exec(notFound?.detail ?? '')?.[1]);
+    expect(notFound?.coverage).toMatchObject({ kind: 'mail', surfaces: ['posture'] });
+    expect(notFound?.coverage?.kind === 'mail' && notFound.coverage.selectors).toHaveLength(probed);
+    expect(report.checks.find((check) => check.id === 'mailscan.dkim.weak_key')).toMatchObject({
+      status: 'fail',
+      coverage: { kind: 'mail', surfaces: ['reputation'], selectors: ['mail'], lists: [] },
+    });
   });
 
   it.each(['good.test', 'bare.test', 'rep-listed.test', 'dkim512.test'])(
