@@ -123,7 +123,7 @@ export function runTechniques(
     for (const derivation of DERIVATIONS.filter((item) => item.technique.includes(technique))) {
       const read = base.filter((item) => item.rule_id === derivation.base);
       const derived = findings.filter((item) => item.rule_id === derivation.rule && item.evidence.technique === technique);
-      let detail = `${technique} read ${count(read, `${derivation.base} finding`)}`;
+      let detail = `${technique} read ${count(read, `${derivation.base} finding`)}${read.length > 0 ? ` (${named(read)})` : ''}`;
       if (derivation.rule === 'adversary.email.lookalike_phishing_infrastructure') {
         const withMx = lookalikesWithMx.filter((item) => item.mx.length > 0);
         detail += ` and ${count(lookalikesWithMx, 'registered lookalike')} (${withMx.length} receiving mail${withMx.length > 0 ? `: ${withMx.map((item) => item.lookalike).join(', ')}` : ''})`;
@@ -136,6 +136,17 @@ export function runTechniques(
     checks.push({ rules: [derivation.rule], outcome: 'skipped', detail: `derived by ${derivation.technique.join(' or ')}, not requested` });
   }
   return { findings, checks };
+}
+
+/** The base findings a technique read, by what they are about (at most ten named). */
+function named(findings: readonly ReportFinding[]): string {
+  const names = findings.map((item) => {
+    const { lookalike, list, subject, mx } = item.evidence;
+    if (typeof lookalike === 'string') return lookalike;
+    if (typeof list === 'string') return typeof subject === 'string' ? `${subject} on ${list}` : list;
+    return typeof mx === 'string' ? `MX ${mx}` : item.rule_id;
+  });
+  return names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
 }
 
 /** The identifying part of the base evidence, so two adversary findings of one rule stay distinct. */

@@ -97,8 +97,9 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
   }
 
   const reputation = await lookUpAddresses(ctx, candidates, rcptOf);
-  // Candidates a failed CT search or SOA lookup never yielded were not looked up: the lookups are incomplete.
-  const sourceErrors = errors.filter((error) => error.check === 'ct' || error.check === 'soa');
+  // Candidates a failed CT search or SOA lookup never yielded, or that an unfinished SMTP probe never
+  // saw accepted, were not looked up: the lookups are incomplete.
+  const sourceErrors = errors.filter((error) => error.check === 'ct' || error.check === 'soa' || error.check === 'smtp');
   errors.push(...reputation.errors);
   findings.push(...reputation.findings);
   const checks = [catchAllCheck(domain, smtp), addressCheck(reputation, sourceErrors, candidates.length)];
