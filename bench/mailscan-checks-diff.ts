@@ -71,8 +71,8 @@ const cases: Case[] = [
     env: {},
   },
   {
-    label: 'rua.test --rua ×4',
-    args: ['rua.test', ...rua('google.xml'), ...rua('yahoo.xml.gz'), ...rua('microsoft.zip'), ...rua('other-domain.xml')],
+    label: 'good.test --rua ×4 (one of another domain)',
+    args: ['good.test', ...rua('google.xml'), ...rua('yahoo.xml.gz'), ...rua('microsoft.zip'), ...rua('other-domain.xml')],
     env: {},
   },
   {
@@ -160,6 +160,8 @@ interface Outcome {
   statusChanges: string[];
   detailChanges: string[];
   checks: number;
+  /** Checks of the candidate that no code recorded (a rule of a surface that ran, decided by no check). */
+  unreported: string[];
 }
 
 const outcomes = await mapBounded(cases, 2, async (item): Promise<Outcome> => {
@@ -192,10 +194,12 @@ const outcomes = await mapBounded(cases, 2, async (item): Promise<Outcome> => {
         `${old.id} (${now.status}): ${old.detail} ⇒ ${now.detail}${stable(now.coverage) === stable(old.coverage) ? '' : ` | coverage ${stable(old.coverage)} ⇒ ${stable(now.coverage)}`}`,
       );
   }
-  return { label: item.label, same, different, statusChanges, detailChanges, checks: before.checks.length };
+  const unreported = after.checks.filter((check) => /no check of it reported/.test(check.detail)).map((check) => check.id);
+  return { label: item.label, same, different, statusChanges, detailChanges, checks: before.checks.length, unreported };
 });
 
 let changed = 0;
+let unreported = 0;
 for (const outcome of outcomes) {
   const line =
     outcome.different.length === 0 ? 'findings, surfaces, score, errors, status identical' : `DIFFERENT: ${outcome.different.join(', ')}`;
@@ -204,8 +208,12 @@ for (const outcome of outcomes) {
   );
   for (const change of outcome.statusChanges) process.stdout.write(`    ${change}\n`);
   if (values.verbose) for (const change of outcome.detailChanges) process.stdout.write(`    · ${change}\n`);
+  if (outcome.unreported.length > 0) process.stdout.write(`    NOT RECORDED by any check: ${outcome.unreported.join(', ')}\n`);
   changed += outcome.statusChanges.length + (outcome.different.length > 0 ? 1 : 0);
+  unreported += outcome.unreported.length;
 }
-process.stdout.write(`${cases.length} cases; ${changed} differences beyond details and coverage\n`);
+process.stdout.write(
+  `${cases.length} cases; ${changed} differences beyond details and coverage; ${unreported} checks of the candidate recorded by no check\n`,
+);
 await Promise.all([dns.close(), vendors.close(), certstream.close(), mailboxes.close(), catchAll.close()]);
 await rm(work, { recursive: true, force: true });

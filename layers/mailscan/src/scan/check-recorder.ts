@@ -120,15 +120,12 @@ export class CheckRecorder {
 
   /** The first read rule whose check could not complete, else the first that did not run, and why in words. */
   private spoiledBy(reads: readonly string[]): { status: 'error' | 'skipped'; why: string } | null {
-    if (reads.length === 0) return null;
-    const checks = this.builder.finish().checks.filter((check) => reads.includes(check.id));
     for (const status of ['error', 'skipped'] as const) {
-      const check = checks.find((item) => item.status === status);
-      if (check)
-        return {
-          status,
-          why: `${check.id}, which it reads, ${status === 'error' ? 'could not complete' : 'did not run'}: ${check.detail}`,
-        };
+      const rule = reads.find((id) => this.builder.checkStatus(id) === status);
+      if (rule === undefined) continue;
+      // The builder keeps a check's words to itself until the report is finished: read them off a draft.
+      const detail = this.builder.finish().checks.find((check) => check.id === rule)?.detail ?? '';
+      return { status, why: `${rule}, which it reads, ${status === 'error' ? 'could not complete' : 'did not run'}: ${detail}` };
     }
     return null;
   }
