@@ -1,5 +1,6 @@
 import { finding, type ReportFinding } from '../catalogue.ts';
 import { reportFingerprint } from '../finding-fingerprint.ts';
+import type { RecordedCheck } from '../reputation/context.ts';
 import type { Technique } from './technique-names.ts';
 
 /**
@@ -100,6 +101,52 @@ export function adversaryFindings(
     }
   }
   return out;
+}
+
+/**
+ * The requested techniques run on the base findings: their findings, and one check per technique
+ * and rule it derives, recorded with what it read (the base rule's findings, the registered
+ * lookalikes) and passing or failing by its own result. Each check reads its base rule, so a base
+ * check that could not complete or did not run makes it so too (CheckRecorder). A rule no requested
+ * technique derives is skipped, naming the technique that would.
+ */
+export function runTechniques(
+  domain: string,
+  techniques: readonly Technique[],
+  base: readonly ReportFinding[],
+  lookalikesWithMx: readonly LookalikeWithMx[],
+): { findings: ReportFinding[]; checks: RecordedCheck[] } {
+  const findings = adversaryFindings(domain, techniques, base, lookalikesWithMx);
+  const checks: RecordedCheck[] = [];
+  const count = (items: readonly unknown[], one: string, many = `${one}s`): string => `${items.length} ${items.length === 1 ? one : many}`;
+  for (const technique of techniques) {
+    for (const derivation of DERIVATIONS.filter((item) => item.technique.includes(technique))) {
+      const read = base.filter((item) => item.rule_id === derivation.base);
+      const derived = findings.filter((item) => item.rule_id === derivation.rule && item.evidence.technique === technique);
+      let detail = `${technique} read ${count(read, `${derivation.base} finding`)}${read.length > 0 ? ` (${named(read)})` : ''}`;
+      if (derivation.rule === 'adversary.email.lookalike_phishing_infrastructure') {
+        const withMx = lookalikesWithMx.filter((item) => item.mx.length > 0);
+        detail += ` and ${count(lookalikesWithMx, 'registered lookalike')} (${withMx.length} receiving mail${withMx.length > 0 ? `: ${withMx.map((item) => item.lookalike).join(', ')}` : ''})`;
+      }
+      detail += `: ${derived.length === 0 ? 'nothing to derive' : `${count(derived, 'finding')} derived`}`;
+      checks.push({ rules: [derivation.rule], outcome: 'ran', detail, reads: [derivation.base] });
+    }
+  }
+  for (const derivation of DERIVATIONS.filter((item) => !item.technique.some((technique) => techniques.includes(technique)))) {
+    checks.push({ rules: [derivation.rule], outcome: 'skipped', detail: `derived by ${derivation.technique.join(' or ')}, not requested` });
+  }
+  return { findings, checks };
+}
+
+/** The base findings a technique read, by what they are about (at most ten named). */
+function named(findings: readonly ReportFinding[]): string {
+  const names = findings.map((item) => {
+    const { lookalike, list, subject, mx } = item.evidence;
+    if (typeof lookalike === 'string') return lookalike;
+    if (typeof list === 'string') return typeof subject === 'string' ? `${subject} on ${list}` : list;
+    return typeof mx === 'string' ? `MX ${mx}` : item.rule_id;
+  });
+  return names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
 }
 
 /** The identifying part of the base evidence, so two adversary findings of one rule stay distinct. */

@@ -3,7 +3,7 @@ import { finding, type ReportFinding } from '../catalogue.ts';
 import { readCtEntries } from '../external/ct-entries.ts';
 import { searchCt } from '../external/ct-search.ts';
 import { EMAILREP, surfaceError, type OptInContext } from '../external/services.ts';
-import type { CheckError } from '../reputation/context.ts';
+import type { CheckError, RecordedCheck } from '../reputation/context.ts';
 import { openVendor, unavailableOutcome } from '../vendors/vendor-client.ts';
 import { buildCandidates, normaliseAddress, soaAddress, type Candidate, type CandidateSource } from './candidates.ts';
 import { probeRecipients, type MxTarget, type RcptState, type SmtpProbeData } from './smtp-probe.ts';
@@ -19,6 +19,8 @@ export interface DiscoverResult {
   data: Record<string, unknown>;
   findings: ReportFinding[];
   errors: CheckError[];
+  /** The catch-all probe and the address-reputation lookups, as they ran. */
+  checks: RecordedCheck[];
 }
 
 const emailrepSchema = z.looseObject({
@@ -95,8 +97,12 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
   }
 
   const reputation = await lookUpAddresses(ctx, candidates, rcptOf);
+  // Candidates a failed CT search or SOA lookup never yielded, or that an unfinished SMTP probe never
+  // saw accepted, were not looked up: the lookups are incomplete.
+  const sourceErrors = errors.filter((error) => error.check === 'ct' || error.check === 'soa' || error.check === 'smtp');
   errors.push(...reputation.errors);
   findings.push(...reputation.findings);
+  const checks = [catchAllCheck(domain, smtp), addressCheck(reputation, sourceErrors, candidates.length)];
 
   return {
     status: errors.length > 0 ? 'error' : 'ok',
@@ -119,6 +125,54 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
     },
     findings,
     errors,
+    checks,
+  };
+}
+
+/** The catch-all probe as it ran: which MX was asked, what it answered to a random address. */
+function catchAllCheck(domain: string, smtp: { data: SmtpProbeData; errors: string[] }): RecordedCheck {
+  const rules = ['mailscan.discover.catch_all'];
+  const { data } = smtp;
+  if (data.status === 'skipped') return { rules, outcome: 'skipped', detail: data.reason ?? 'the SMTP probe did not run' };
+  const probe = data.catch_all_probe;
+  if (data.catch_all === null || data.catch_all === undefined || probe === undefined) {
+    const why = probe
+      ? `${data.mx} answered ${probe.code ?? 'nothing'} ${probe.reply} to a random address at ${domain}`
+      : smtp.errors.join('; ');
+    return { rules, outcome: 'error', detail: `catch-all unknown: ${why || (data.reason ?? 'no answer')}` };
+  }
+  const asked = data.results?.length ?? 0;
+  return {
+    rules,
+    outcome: 'ran',
+    detail: `MX ${data.mx} (${data.address}) ${data.catch_all ? 'accepted' : 'rejected'} a random address at ${domain} (${probe.code} ${probe.reply}); ${asked} candidate${asked === 1 ? '' : 's'} asked after it${smtp.errors.length > 0 ? `, then ${smtp.errors.join('; ')}` : ''}`,
+  };
+}
+
+/** The address-reputation lookups as they ran: how many addresses, how many flagged, and what was left out. */
+function addressCheck(
+  reputation: { data: Record<string, unknown>; errors: CheckError[] },
+  sourceErrors: readonly CheckError[],
+  candidates: number,
+): RecordedCheck {
+  const rules = ['mailscan.discover.flagged_address'];
+  const data = reputation.data as {
+    status?: string;
+    reason?: string;
+    results?: { status: string; flags?: string[] }[];
+    not_looked_up?: number;
+  };
+  if (data.status === 'skipped') return { rules, outcome: 'skipped', detail: data.reason ?? 'emailrep did not run' };
+  const problems = [...reputation.errors, ...sourceErrors].map((error) => `${error.check}: ${error.message}`);
+  if (problems.length > 0) return { rules, outcome: 'error', detail: problems.join('; ') };
+  const results = data.results ?? [];
+  const flagged = results.filter((result) => (result.flags?.length ?? 0) > 0).length;
+  const unknown = results.filter((result) => result.status === 'unknown_to_vendor').length;
+  const left = data.not_looked_up ?? 0;
+  return {
+    rules,
+    outcome: 'ran',
+    detail: `emailrep asked about ${results.length} of ${candidates} candidate addresses (accepted by the MX or found in CT, the SOA or DMARC): ${flagged} flagged, ${unknown} unknown to it${left > 0 ? `; ${left} more not asked (max_addresses)` : ''}`,
   };
 }
 

@@ -4,7 +4,7 @@ import { arc } from 'mailauth/lib/arc/index.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { finding, type ReportFinding } from '../catalogue.ts';
 import type { Resolver } from '../../../../lib/dns/resolver.ts';
-import type { CheckError, SurfaceResult } from '../reputation/context.ts';
+import type { CheckError, RecordedCheck, SurfaceResult } from '../reputation/context.ts';
 import { arcStructure } from './arc-structure.ts';
 import { HEADER_LIMITS, HeaderInputError, type HeaderLimits } from '../../../../lib/mail-artifacts/header-limits.ts';
 import { mailauthResolver } from './mailauth-resolver.ts';
@@ -69,6 +69,7 @@ export async function runHeader({
     data: { file: name },
     findings: [],
     errors: [{ surface: 'header', check: 'message', message: `${name}: ${message}` }],
+    checks: [{ rules: HEADER_RULES, outcome: 'error', detail: `${name} not read: ${message}` }],
   });
   let bytes: Buffer;
   let fields: RawHeaderField[];
@@ -168,9 +169,38 @@ export async function runHeader({
       message: `${unverifiable} DKIM signatures use an unsupported algorithm or canonicalization, or lack d= or s=, and were not verified`,
     });
 
-  const arcData = await arcCryptography(verified, resolve, structure.anomalies.length === 0 && !structure.finalCvFail);
+  const structureSound = structure.anomalies.length === 0 && !structure.finalCvFail;
+  const arcData = await arcCryptography(verified, resolve, structureSound);
   if (arcData.signatureFinding !== null) findings.push(arcData.signatureFinding);
   if (arcData.error !== null) errors.push({ surface: 'header', check: 'arc', message: arcData.error });
+  const dkimErrors = errors.filter((error) => error.check === 'dkim');
+  const sets = structure.sets.length;
+  const checks: RecordedCheck[] = [
+    {
+      rules: ['mailscan.header.received_anomaly'],
+      outcome: 'ran',
+      detail: `the message's ${plural(hops.length, 'Received hop')} read in order`,
+    },
+    {
+      rules: ['mailscan.header.arc_anomaly', 'mailscan.header.arc_seal_broken'],
+      outcome: 'ran',
+      detail:
+        sets === 0
+          ? 'the message has no ARC set'
+          : `the message's ${plural(sets, 'ARC set')} read: structure ${structure.anomalies.length === 0 ? 'sound' : 'broken'}, final cv=${structure.sets.at(-1)?.cv ?? 'none'}`,
+    },
+    dkimErrors.length > 0
+      ? { rules: DKIM_RULES, outcome: 'error', detail: dkimErrors.map((error) => error.message).join('; ') }
+      : {
+          rules: DKIM_RULES,
+          outcome: 'ran',
+          detail:
+            dkim.length === 0
+              ? 'the message has no DKIM-Signature'
+              : `the message's ${plural(dkim.length, 'DKIM-Signature')} verified: ${dkim.map((item) => `${item.domain ?? '?'} s=${item.selector ?? '?'} body hash ${item.body_hash}, signature ${item.result}`).join('; ')}`,
+        },
+    arcSignatureCheck(arcData, sets, structureSound),
+  ];
 
   log('header read', { file: name, hops: hops.length, dkim: dkim.length, arc_sets: structure.sets.length, findings: findings.length });
   return {
@@ -190,6 +220,38 @@ export async function runHeader({
     },
     findings,
     errors,
+    checks,
+  };
+}
+
+const DKIM_RULES = ['mailscan.header.dkim_body_mismatch', 'mailscan.header.dkim_signature_invalid'];
+const HEADER_RULES = [
+  'mailscan.header.received_anomaly',
+  'mailscan.header.arc_anomaly',
+  'mailscan.header.arc_seal_broken',
+  ...DKIM_RULES,
+  'mailscan.header.arc_signature_invalid',
+];
+
+function plural(count: number, one: string): string {
+  return `${count} ${one}${count === 1 ? '' : 's'}`;
+}
+
+/** The ARC signatures' check: what mailauth said of the chain, or why its signatures were not judged. */
+function arcSignatureCheck(arc: ArcVerdict, sets: number, structureSound: boolean): RecordedCheck {
+  const rules = ['mailscan.header.arc_signature_invalid'];
+  if (arc.error !== null) return { rules, outcome: 'error', detail: arc.error };
+  if (arc.result === 'none') return { rules, outcome: 'ran', detail: 'the message has no ARC chain to verify' };
+  if (arc.result === 'fail' && !structureSound && arc.signatureFinding === null)
+    return {
+      rules,
+      outcome: 'skipped',
+      detail: `the ${plural(sets, 'ARC set')} do not form a sound chain (see the ARC structure check), so its signatures were not judged`,
+    };
+  return {
+    rules,
+    outcome: 'ran',
+    detail: `the ARC chain of ${plural(sets, 'set')} verified: ${arc.result}${arc.comment ? ` (${arc.comment})` : ''}; newest ARC-Message-Signature ${arc.ams ?? 'not read'}`,
   };
 }
 

@@ -23,6 +23,8 @@ export interface DkimCheck {
   errors: CheckError[];
   /** Usable keys for the reputation surface's weak-key rule. */
   keysForReputation: ReputationInput['dkimKeys'];
+  /** The selectors whose probe got an answer, a key or none: what the check examined (its coverage). */
+  selectorsAnswered: string[];
 }
 
 /** Probes every selector at once: each is one independent TXT query. */
@@ -89,6 +91,7 @@ export async function checkDkim(domain: string, selectors: readonly string[], re
     data: { status, selectors_probed: selectors.length, keys, unknown_selectors: unknown },
     findings,
     errors,
+    selectorsAnswered: selectors.filter((selector) => !unknown.includes(selector)),
     keysForReputation: usable.map((key) => ({
       selector: key.selector,
       keyType: key.key_type,

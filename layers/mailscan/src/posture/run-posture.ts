@@ -126,7 +126,8 @@ function assemble(
         DKIM_RULES,
         dkim.errors,
         `${dkim.data.selectors_probed} selectors probed; keys at ${dkim.data.keys.map((key) => key.selector).join(', ') || 'none'}`,
-        dkim.data.keys.map((key) => key.selector),
+        // Every selector that answered was examined, with a key or without: an issue at a selector whose record is gone resolves.
+        dkim.selectorsAnswered,
       ),
     ],
   };

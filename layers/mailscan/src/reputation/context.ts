@@ -60,6 +60,12 @@ export interface RecordedCheck {
   detail: string;
   selectors?: readonly string[];
   lists?: readonly string[];
+  /**
+   * The rules whose checks this one reads instead of asking anything itself (an adversary
+   * technique reads the base findings): it is no better than they are, so one of them that could
+   * not complete makes it an error and one that did not run makes it skipped.
+   */
+  reads?: readonly string[];
 }
 
 export interface SurfaceResult<T> {
@@ -67,6 +73,9 @@ export interface SurfaceResult<T> {
   data: T;
   findings: ReportFinding[];
   errors: CheckError[];
-  /** The surface's checks as they ran; a rule of the surface named by none is judged by the surface's status and errors. */
+  /**
+   * The surface's checks as they ran. A rule of the surface named by none is an error: by the
+   * surface's errors when it failed as a whole (a deadline, a fault), else "no check reported it".
+   */
   checks?: RecordedCheck[];
 }

@@ -97,9 +97,42 @@ function recordCheck(name: string, result: CheckResult<object>, ctx: ReputationC
     return [{ rules, outcome: 'error', detail }];
   }
   const lists = name === 'dnsbl' ? [...ctx.config.dnsbl.ipZones, ...ctx.config.dnsbl.domainZones] : [];
-  const verdict = typeof data.status === 'string' ? data.status.replaceAll('_', ' ') : 'checked';
-  const detail = `${name.replaceAll('_', ' ')}: ${verdict}${lists.length > 0 ? ` (${lists.length} lists asked)` : ''}`;
-  return [{ rules, outcome: 'ran', detail, ...(lists.length > 0 ? { lists } : {}) }];
+  const keys = name === 'dkim_key_hygiene' ? ((result.data as { keys?: { selector: string }[] }).keys ?? []) : [];
+  const detail = `${name.replaceAll('_', ' ')}: ${verdictInWords(name, result.data as Record<string, unknown>)}`;
+  return [
+    {
+      rules,
+      outcome: 'ran',
+      detail,
+      ...(lists.length > 0 ? { lists } : {}),
+      // The keys examined: a weak-key issue is located at its selector, so only a check that read that selector resolves it.
+      ...(name === 'dkim_key_hygiene' ? { selectors: keys.map((key) => key.selector) } : {}),
+    },
+  ];
+}
+
+/** What a reputation check that ran found out, in words: its state where it has one, what it asked. */
+function verdictInWords(name: string, data: Record<string, unknown>): string {
+  const state = typeof data.state === 'string' ? data.state : typeof data.status === 'string' ? data.status : 'checked';
+  const words = state.replaceAll('_', ' ');
+  if (name === 'dnsbl') {
+    const results = Array.isArray(data.results) ? (data.results as { subject: string; status: string; zone: string }[]) : [];
+    const listed = results.filter((result) => result.status === 'listed').length;
+    const subjects = new Set(results.map((result) => result.subject)).size;
+    const zones = new Set(results.map((result) => result.zone)).size;
+    return `${subjects} subject${subjects === 1 ? '' : 's'} (the domain, its MX addresses) asked on ${zones} list${zones === 1 ? '' : 's'}: ${listed} listing${listed === 1 ? '' : 's'}`;
+  }
+  if (name === 'dkim_key_hygiene') {
+    const keys = Array.isArray(data.keys)
+      ? (data.keys as { selector: string; key_type: string; bits: number | null; verdict: string }[])
+      : [];
+    if (keys.length === 0) return 'no usable DKIM key to examine';
+    return `${keys.length} key${keys.length === 1 ? '' : 's'} examined: ${keys.map((key) => `${key.selector} ${key.key_type}${key.bits === null ? '' : ` ${key.bits} bits`} ${key.verdict}`).join(', ')}`;
+  }
+  if (name === 'dnssec' && typeof data.zone === 'string')
+    return `${words} (zone ${data.zone}: DNSKEY ${String(data.dnskey)}, DS ${String(data.ds)})`;
+  if (name === 'spf_lookup_limit' && typeof data.lookups === 'number') return `${words} (${data.lookups} of ${String(data.limit)} lookups)`;
+  return words;
 }
 
 /** A check that throws is a bug or an infrastructure fault: it becomes that check's error, not the surface's. */

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { finding, type ReportFinding } from '../catalogue.ts';
-import type { CheckError, SurfaceResult } from '../reputation/context.ts';
+import type { CheckError, RecordedCheck, SurfaceResult } from '../reputation/context.ts';
 import { RUA_LIMITS, RuaInputError, type RuaLimits } from '../../../../lib/mail-artifacts/rua-limits.ts';
 import { parseAggregateReport, type AggregateReport } from './parse-report.ts';
 import { RuaRollup, type RollupRow } from './rollup.ts';
@@ -104,6 +104,26 @@ export async function runRua({
 
   const { rows, failing } = rollup.result(MAX_ROWS);
   const findings: ReportFinding[] = rows.filter((row) => row.dmarc_fail > 0).map(findingOf);
+  const reporters = rollup.reporters();
+  const read =
+    `${count(rollup.reports, 'aggregate report')} from ${count(summaries.length, 'file')}, ${count(rollup.messages, 'message')} ` +
+    `from ${count(rollup.ips, 'source IP')} read (reported by ${reporters.map((reporter) => reporter.org_name).join(', ') || 'nobody'}): ` +
+    `${count(failing, 'source')} failing DMARC`;
+  // Every file and report handed in is read, or the check could not complete: what was not read is its error.
+  const check: RecordedCheck =
+    rollup.reports === 0 && errors.length === 0
+      ? {
+          rules: ['mailscan.dmarc.rua_misalignment'],
+          outcome: 'error',
+          detail: `no aggregate report in ${count(summaries.length, 'file')}`,
+        }
+      : errors.length > 0
+        ? {
+            rules: ['mailscan.dmarc.rua_misalignment'],
+            outcome: 'error',
+            detail: `${rollup.reports > 0 ? `${read}; ` : ''}not counted: ${errors.map((error) => error.message).join('; ')}`,
+          }
+        : { rules: ['mailscan.dmarc.rua_misalignment'], outcome: 'ran', detail: read };
   return {
     status: rollup.reports > 0 ? 'ok' : 'error',
     data: {
@@ -126,7 +146,12 @@ export async function runRua({
     },
     findings,
     errors,
+    checks: [check],
   };
+}
+
+function count(value: number, one: string): string {
+  return `${value.toLocaleString('en-US')} ${one}${value === 1 ? '' : 's'}`;
 }
 
 function findingOf(row: RollupRow): ReportFinding {

@@ -45,10 +45,16 @@ export class CheckRecorder {
     return this;
   }
 
-  /** Checks as the code that ran them recorded them. */
+  /**
+   * Checks as the code that ran them recorded them. A check that reads other rules' checks (an
+   * adversary technique) is an error when one of them could not complete, skipped when one did not run.
+   */
   recorded(surface: Surface, checks: readonly RecordedCheck[]): this {
     for (const check of checks) {
-      if (check.outcome === 'skipped') this.builder.skip(check.rules, check.detail);
+      const spoiled = check.outcome === 'ran' ? this.spoiledBy(check.reads ?? []) : null;
+      if (spoiled?.status === 'error') this.builder.error(check.rules, `${check.detail}; but ${spoiled.why}`);
+      else if (spoiled?.status === 'skipped') this.builder.skip(check.rules, spoiled.why);
+      else if (check.outcome === 'skipped') this.builder.skip(check.rules, check.detail);
       else if (check.outcome === 'error') this.builder.error(check.rules, check.detail);
       else {
         const coverage = mailCoverage(surface, check.selectors, check.lists);
@@ -59,9 +65,11 @@ export class CheckRecorder {
   }
 
   /**
-   * A surface's result: its recorded checks, then the surface's rules that none of them decided,
-   * by the surface's status and errors (an error names a check family, `spf` → `mailscan.spf.*`;
-   * one that names no family of the surface spoils every rule of it). `null`: it did not run, for `notRun`.
+   * A surface's result: its findings and its recorded checks. A rule of the surface that none of
+   * them decided got no result from the code that should have recorded it: an error, never a pass,
+   * carrying the surface's own errors where it failed as a whole (a deadline, a fault; an error
+   * names a check family, `spf` → `mailscan.spf.*`, and one that names no family of the surface
+   * spoils every rule of it). `null`: it did not run, for `notRun`.
    */
   surface(surface: Surface, result: SurfaceResult<Record<string, unknown>> | null, notRun: string): this {
     const rules = rulesBySurface.get(surface) ?? [];
@@ -79,7 +87,7 @@ export class CheckRecorder {
       const spoiled = result.errors.filter((error) => error.check === familyOf(rule) || !families.has(error.check));
       if (spoiled.length > 0) this.builder.error(rule, spoiled.map((error) => `${error.check}: ${error.message}`).join('; '));
       else if (result.status === 'error') this.builder.error(rule, `the ${surface} surface ended in an error`);
-      else this.builder.pass(rule, `the ${surface} surface ran`, mailCoverage(surface));
+      else this.builder.error(rule, notReported(surface));
     }
     return this;
   }
@@ -96,19 +104,41 @@ export class CheckRecorder {
     return this;
   }
 
-  /** The adversary checks ran on what the other surfaces found (no lookups of their own). */
-  adversary(techniques: readonly string[], findings: readonly ReportFinding[]): this {
+  /**
+   * The adversary techniques (no lookups of their own): their findings, and each technique's
+   * checks as it recorded what it read, after the surfaces it reads, so a base check that could
+   * not complete spoils it. A rule no check decided is an error.
+   */
+  adversary(techniques: readonly string[], findings: readonly ReportFinding[], checks: readonly RecordedCheck[] = []): this {
     if (techniques.length === 0) return this.skip('adversary', 'no adversary technique requested');
-    const coverage = mailCoverage('adversary');
-    for (const rule of rulesBySurface.get('adversary') ?? [])
-      this.builder.pass(rule, `techniques ${techniques.join(', ')} applied`, coverage);
-    return this.found(findings.filter((finding) => finding.rule_id.startsWith('adversary.')));
+    this.found(findings.filter((finding) => finding.rule_id.startsWith('adversary.')));
+    this.recorded('adversary', checks);
+    const decided = new Set(checks.flatMap((check) => check.rules));
+    for (const rule of rulesBySurface.get('adversary') ?? []) if (!decided.has(rule)) this.builder.error(rule, notReported('adversary'));
+    return this;
+  }
+
+  /** The first read rule whose check could not complete, else the first that did not run, and why in words. */
+  private spoiledBy(reads: readonly string[]): { status: 'error' | 'skipped'; why: string } | null {
+    for (const status of ['error', 'skipped'] as const) {
+      const rule = reads.find((id) => this.builder.checkStatus(id) === status);
+      if (rule === undefined) continue;
+      // The builder keeps a check's words to itself until the report is finished: read them off a draft.
+      const detail = this.builder.finish().checks.find((check) => check.id === rule)?.detail ?? '';
+      return { status, why: `${rule}, which it reads, ${status === 'error' ? 'could not complete' : 'did not run'}: ${detail}` };
+    }
+    return null;
   }
 
   finish(): { checks: Check[]; status: ReportStatus } {
     const { checks, status } = this.builder.finish();
     return { checks, status };
   }
+}
+
+/** A rule of a surface that ran and that no check of it decided: a bug in that surface, never a pass. */
+function notReported(surface: Surface): string {
+  return `the ${surface} surface ran but no check of it reported on this rule`;
 }
 
 function mailCoverage(surface: Surface, selectors: readonly string[] = [], lists: readonly string[] = []): Coverage {

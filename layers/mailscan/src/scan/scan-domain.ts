@@ -2,10 +2,10 @@ import { branch } from '../dns/dependency-depth.ts';
 import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import { checkDomainExistence } from '../posture/domain-existence.ts';
 import { startPosture, type PostureSurface } from '../posture/run-posture.ts';
-import type { PendingReputationInput, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
+import type { PendingReputationInput, RecordedCheck, ReputationContext, ReputationInput, SurfaceResult } from '../reputation/context.ts';
 import { reportSchema, type Report } from '../report.ts';
 import { SCANNER_NAME, SCANNER_VERSION } from '../version.ts';
-import { adversaryFindings, type Technique } from '../adversary/techniques.ts';
+import { runTechniques, type Technique } from '../adversary/techniques.ts';
 import { probeResolver, unansweredPosture } from './resolver-health.ts';
 import { loadDiscover, loadHeader, loadLeak, loadRua } from '../on-demand.ts';
 import type { ReportFinding } from '../catalogue.ts';
@@ -174,12 +174,13 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
   const header = await headerRun;
   if (dnsDown !== null) return { kind: 'report', report: offlineReport(request, deps, startedAt, posture.surface, dnsDown, rua, header) };
 
-  const findings = withAdversaryFindings(
+  const adversary = withAdversaryFindings(
     request.domain,
     optIn?.techniques ?? [],
     [...posture.findings, ...reputation.findings, ...(discover?.findings ?? []), ...(leak?.findings ?? [])].filter(keep),
     leak,
-  ).concat(rua?.findings ?? [], header?.findings ?? []);
+  );
+  const findings = adversary.findings.concat(rua?.findings ?? [], header?.findings ?? []);
   const recorder = new CheckRecorder(request.domain, deps.now);
   const requested = requestedSurfaces(request);
   if (existence.exists) {
@@ -192,7 +193,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       .surface('reputation', request.reputation === null ? null : reputation, 'disabled with --no-reputation')
       .surface('discover', discover, 'not requested')
       .surface('leak', leak, 'not requested')
-      .adversary(optIn?.techniques ?? [], findings);
+      .adversary(optIn?.techniques ?? [], findings, adversary.checks);
   } else {
     // A domain that does not exist has no records to judge: every check that asks DNS about it is an error, never a pass.
     recorder.found(
@@ -341,21 +342,22 @@ async function runFileSurface(
   }
 }
 
-/** The adversary.email.* findings the requested techniques read off the base findings. */
+/** The base findings and the adversary.email.* ones the requested techniques read off them, with the techniques' checks. */
 function withAdversaryFindings(
   domain: string,
   techniques: readonly Technique[],
   base: ReportFinding[],
   leak: SurfaceResult<Record<string, unknown>> | null,
-): ReportFinding[] {
-  if (techniques.length === 0) return base;
+): { findings: ReportFinding[]; checks: RecordedCheck[] } {
+  if (techniques.length === 0) return { findings: base, checks: [] };
   const lookalikes = (
     (
       leak?.data.lookalikes as
         { registered_domains?: { domain: string; family: string; mx: string[]; a: string[]; aaaa: string[] }[] } | undefined
     )?.registered_domains ?? []
   ).map((item) => ({ lookalike: item.domain, family: item.family, mx: item.mx, addresses: [...item.a, ...item.aaaa] }));
-  return [...base, ...adversaryFindings(domain, techniques, base, lookalikes)];
+  const derived = runTechniques(domain, techniques, base, lookalikes);
+  return { findings: [...base, ...derived.findings], checks: derived.checks };
 }
 
 /** A surface's fault or the scan deadline costs that surface, not the report. */

@@ -7,6 +7,7 @@ import { zoneDir } from '../helpers/fixtures.ts';
 
 const NO_LISTS = ['--config', 'test/fixtures/mailscan/config/no-lists.json'];
 const ruaReport = fileURLToPath(new URL('../../../../test/fixtures/mailscan/rua/google.xml', import.meta.url));
+const message = fileURLToPath(new URL('../../../../test/fixtures/mailscan/header/received-anomalies.eml', import.meta.url));
 const REPUTATION_KEYED = ['mailscan.reputation.mx_score_low', 'mailscan.reputation.threatintel_blocked'];
 
 /**
@@ -51,10 +52,38 @@ describe('mailscan scan: checks recorded as they ran', () => {
     expect(spf?.coverage).toEqual({ kind: 'mail', surfaces: ['posture'], selectors: expect.any(Array), lists: [] });
     expect(report.checks.find((check) => check.id === 'mailscan.spf.lookup_limit')).toMatchObject({
       status: 'pass',
-      detail: 'spf lookup limit: within limit',
+      detail: 'spf lookup limit: within limit (2 of 10 lookups)',
     });
     expect(report.checks.every((check) => check.status !== 'pass' || check.detail !== '')).toBe(true);
   });
+
+  it('covers every DKIM selector that answered, and the weak-key check the keys it examined', async () => {
+    const { report } = await scan('dkim512.test', dns.address, NO_LISTS);
+
+    const notFound = report.checks.find((check) => check.id === 'mailscan.dkim.not_found');
+    expect(notFound?.detail).toMatch(/^\d+ selectors probed; keys at mail$/);
+    const probed = Number(/^(\d+)/.exec(notFound?.detail ?? '')?.[1]);
+    expect(notFound?.coverage).toMatchObject({ kind: 'mail', surfaces: ['posture'] });
+    expect(notFound?.coverage?.kind === 'mail' && notFound.coverage.selectors).toHaveLength(probed);
+    expect(report.checks.find((check) => check.id === 'mailscan.dkim.weak_key')).toMatchObject({
+      status: 'fail',
+      coverage: { kind: 'mail', surfaces: ['reputation'], selectors: ['mail'], lists: [] },
+    });
+  });
+
+  it.each(['good.test', 'bare.test', 'rep-listed.test', 'dkim512.test'])(
+    'decides every rule of a scan of %s with its files by the check that ran it',
+    async (zone) => {
+      const { report } = await scan(zone, dns.address, ['--rua', ruaReport, '--eml', message]);
+
+      expect(report.checks.filter((check) => /no check of it reported|surface ran$|applied$/.test(check.detail))).toEqual([]);
+      expect(report.checks.filter((check) => check.status === 'pass' && check.coverage === undefined)).toEqual([]);
+      expect(report.checks.find((check) => check.id === 'mailscan.header.dkim_signature_invalid')).toMatchObject({
+        status: 'pass',
+        detail: 'the message has no DKIM-Signature',
+      });
+    },
+  );
 
   it.each([0, 1, 3])('makes every DNS check an error naming the resolver when it dies after %i answers', async (answers) => {
     const dying = await startDnsServer({ zoneDir, dieAfter: answers });

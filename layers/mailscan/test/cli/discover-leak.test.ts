@@ -362,6 +362,69 @@ describe('operator keys', () => {
   });
 });
 
+describe('discover, leak and adversary checks, recorded as they ran', () => {
+  const checkOf = (report: Report, id: string) => report.checks.find((check) => check.id === id);
+
+  it('decides every rule of every scan by the check that ran it, never by the surface having run', async () => {
+    for (const [label, pending] of runs) {
+      const { report } = await pending;
+      const undecided = report.checks.filter((check) => /no check of it reported|surface ran$|applied$/.test(check.detail));
+      expect(undecided, label).toEqual([]);
+    }
+  });
+
+  it('says what each check read, and skips a keyed one without its key in words', async () => {
+    const [disc, keyless, quiet] = await Promise.all([
+      scanOnce('disc keyed', 'disc.test', [], {}),
+      scanOnce('brand keyless', 'brand.test', [], {}),
+      scanOnce('quiet keyed', 'quiet.test', [], {}),
+    ]);
+
+    expect(checkOf(disc.report, 'mailscan.discover.catch_all')).toMatchObject({
+      status: 'pass',
+      detail: 'MX mx.disc.test (127.0.0.1) rejected a random address at disc.test (550 No such user here); 19 candidates asked after it',
+      coverage: { kind: 'mail', surfaces: ['discover'], selectors: [], lists: [] },
+    });
+    expect(checkOf(keyless.report, 'mailscan.leak.code_search_hit')).toMatchObject({
+      status: 'skipped',
+      detail: 'no codesearch key in this deployment (MAILSCAN_CODESEARCH_KEY)',
+    });
+    expect(checkOf(keyless.report, 'mailscan.leak.commercial_feed')?.status).toBe('skipped');
+    expect(checkOf(quiet.report, 'mailscan.leak.lookalike')).toMatchObject({
+      status: 'pass',
+      detail: expect.stringMatching(
+        /^600 lookalike permutations of [\d,]+ generated resolved \(600 queries\): 0 registered; CT asked about 0/,
+      ),
+    });
+    expect(checkOf(quiet.report, 'mailscan.leak.commercial_feed')).toMatchObject({
+      status: 'pass',
+      detail: 'dehashed: 0 records read from 0 sources; intelx: 0 records read from 0 sources; snusbase: 0 records read from 0 sources',
+      coverage: { lists: ['dehashed', 'intelx', 'snusbase'] },
+    });
+  });
+
+  it('runs each adversary technique on the findings it reads, and skips a rule no requested technique derives', async () => {
+    const [quiet, catchAllScan] = await Promise.all([
+      scanOnce('quiet keyed', 'quiet.test', [], {}),
+      scanOnce('catchall', 'catchall.test', [], {}),
+    ]);
+
+    expect(checkOf(quiet.report, 'adversary.email.lookalike_phishing_infrastructure')).toMatchObject({
+      status: 'pass',
+      detail: 'T1598 read 0 mailscan.leak.lookalike findings and 0 registered lookalikes (0 receiving mail): nothing to derive',
+    });
+    expect(checkOf(quiet.report, 'adversary.email.catch_all_enables_enumeration')).toMatchObject({
+      status: 'skipped',
+      detail: 'derived by T1589.002, not requested',
+    });
+    expect(checkOf(catchAllScan.report, 'adversary.email.catch_all_enables_enumeration')?.status).toBe('fail');
+    expect(checkOf(catchAllScan.report, 'adversary.email.dnsbl_burned_reputation')).toMatchObject({
+      status: 'pass',
+      detail: 'T1589.002 read 0 mailscan.dnsbl.listed findings: nothing to derive',
+    });
+  });
+});
+
 describe('mailscan --format text', () => {
   it('shows the discover and leak surfaces readably', async () => {
     const run = await runCli(

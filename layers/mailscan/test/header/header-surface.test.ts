@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRawResolver } from '../../../../lib/dns/raw-resolver.ts';
 import type { Resolver } from '../../../../lib/dns/resolver.ts';
+import { catalogue } from '../../src/catalogue.ts';
 import { runHeader, type DkimSignatureVerdict } from '../../src/header/run-header.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
@@ -233,6 +234,34 @@ describe('header surface against dkimpy-signed messages', () => {
     expect(result.errors).toEqual([expect.objectContaining({ check: 'dkim', message: expect.stringContaining('no key') })]);
   });
 
+  it('records a check for each of its six rules, in words, for every message', async () => {
+    messages.set('unknown-selector', await dkimSign(BASE_MESSAGE, { selector: 'gone', domain: 'signer.test', key: keys.rsa }));
+    const headerRules = catalogue.filter((rule) => rule.surface === 'header').map((rule) => rule.rule_id);
+    const checkOf = async (name: string, rule: string) => (await ours(name)).checks?.find((check) => check.rules.includes(rule));
+
+    for (const name of messages.keys()) {
+      const recorded = (await ours(name)).checks?.flatMap((check) => check.rules) ?? [];
+      expect(new Set(recorded), name).toEqual(new Set(headerRules));
+    }
+    expect(await checkOf('valid', 'mailscan.header.dkim_signature_invalid')).toEqual({
+      rules: ['mailscan.header.dkim_body_mismatch', 'mailscan.header.dkim_signature_invalid'],
+      outcome: 'ran',
+      detail: "the message's 1 DKIM-Signature verified: signer.test s=rsa body hash pass, signature pass",
+    });
+    expect(await checkOf('unknown-selector', 'mailscan.header.dkim_body_mismatch')).toMatchObject({
+      outcome: 'error',
+      detail: expect.stringContaining('signer.test s=gone: neutral (no key'),
+    });
+    expect(await checkOf('arc-2', 'mailscan.header.arc_signature_invalid')).toMatchObject({
+      outcome: 'ran',
+      detail: expect.stringMatching(/^the ARC chain of 2 sets verified: pass/),
+    });
+    expect(await checkOf('arc-gap', 'mailscan.header.arc_signature_invalid')).toMatchObject({
+      outcome: 'skipped',
+      detail: 'the 2 ARC sets do not form a sound chain (see the ARC structure check), so its signatures were not judged',
+    });
+  });
+
   it('walks the Received chain oldest first and finds its anomalies', async () => {
     const result = await runHeader({ file: join(fixtures, 'received-anomalies.eml'), resolver, now: NOW });
     const hops = (result.data as { received: { hops: { hop: number; by: string; timestamp: string | null }[] } }).received.hops;
@@ -266,7 +295,9 @@ describe('header surface against dkimpy-signed messages', () => {
       status: 'error',
       findings: [],
       errors: [{ surface: 'header', check: 'message', message: expect.stringMatching(/^report\.xml: not an RFC 5322 message/) }],
+      checks: [{ outcome: 'error', detail: expect.stringMatching(/^report\.xml not read: not an RFC 5322 message/) }],
     });
+    expect(xml.checks?.[0].rules).toHaveLength(6);
     expect(big).toMatchObject({
       status: 'error',
       errors: [{ message: expect.stringMatching(/^huge\.eml: message is \d+ bytes, over the 52428800-byte limit/) }],

@@ -53,6 +53,15 @@ describe('rua surface', () => {
     const result = await rua(['google.xml', 'microsoft.zip', 'yahoo.xml.gz', 'dmarcbis.xml'].map(fixture));
 
     expect(result.status).toBe('ok');
+    expect(result.checks).toEqual([
+      {
+        rules: ['mailscan.dmarc.rua_misalignment'],
+        outcome: 'ran',
+        detail: expect.stringMatching(
+          /^4 aggregate reports from 4 files, 450 messages from \d+ source IPs read \(reported by .+\): \d+ sources? failing DMARC$/,
+        ),
+      },
+    ]);
     expect(result.data.formats).toEqual(['dmarcbis', 'rfc7489']);
     expect(result.data.totals).toMatchObject({
       reports: 4,
@@ -115,6 +124,15 @@ describe('rua surface', () => {
     expect(result.data.totals).toMatchObject({ reports: 1, messages: 180 });
     expect(result.errors).toEqual([
       { surface: 'rua', check: 'report', message: 'other-domain.xml: report is for other.example, not good.test; ignored' },
+    ]);
+    expect(result.checks).toEqual([
+      {
+        rules: ['mailscan.dmarc.rua_misalignment'],
+        outcome: 'error',
+        detail: expect.stringMatching(
+          /^1 aggregate report from 2 files, 180 messages from \d+ source IPs? read \(reported by [^)]+\): \d+ sources? failing DMARC; not counted: other-domain\.xml: report is for other\.example/,
+        ),
+      },
     ]);
   });
 

@@ -58,4 +58,62 @@ describe('mailscan checks, as the surfaces record them', () => {
     );
     expect(status).toBe('error');
   });
+
+  it('makes a rule of a surface that ran but that no check recorded an error saying so, never a pass', () => {
+    const { checks } = new CheckRecorder('example.test', now)
+      .surface(
+        'discover',
+        {
+          status: 'ok',
+          data: {},
+          findings: [],
+          errors: [],
+          checks: [{ rules: ['mailscan.discover.catch_all'], outcome: 'ran', detail: 'MX mx.example.test rejected a random address' }],
+        },
+        'not requested',
+      )
+      .adversary(['T1589.002'], [], [])
+      .finish();
+
+    expect(statusOf(checks, 'mailscan.discover.catch_all')).toMatchObject({ status: 'pass', coverage: { surfaces: ['discover'] } });
+    expect(statusOf(checks, 'mailscan.discover.flagged_address')).toMatchObject({
+      status: 'error',
+      detail: 'the discover surface ran but no check of it reported on this rule',
+    });
+    expect(checks.filter((check) => check.id.startsWith('adversary.')).map((check) => [check.status, check.detail])).toEqual(
+      Array(3).fill(['error', 'the adversary surface ran but no check of it reported on this rule']),
+    );
+  });
+
+  it('makes a technique that reads a check that could not complete an error, and one that did not run skipped', () => {
+    const technique = (rule: string, base: string) => ({ rules: [rule], outcome: 'ran' as const, detail: `read ${base}`, reads: [base] });
+    const { checks } = new CheckRecorder('example.test', now)
+      .recorded('discover', [{ rules: ['mailscan.discover.catch_all'], outcome: 'error', detail: 'port 25 refused' }])
+      .recorded('reputation', [{ rules: ['mailscan.dnsbl.listed'], outcome: 'ran', detail: 'dnsbl: not listed' }])
+      .skip('leak', 'not requested')
+      .adversary(
+        ['T1589.002', 'T1598'],
+        [],
+        [
+          technique('adversary.email.catch_all_enables_enumeration', 'mailscan.discover.catch_all'),
+          technique('adversary.email.dnsbl_burned_reputation', 'mailscan.dnsbl.listed'),
+          technique('adversary.email.lookalike_phishing_infrastructure', 'mailscan.leak.lookalike'),
+        ],
+      )
+      .finish();
+
+    expect(statusOf(checks, 'adversary.email.catch_all_enables_enumeration')).toMatchObject({
+      status: 'error',
+      detail: 'read mailscan.discover.catch_all; but mailscan.discover.catch_all, which it reads, could not complete: port 25 refused',
+    });
+    expect(statusOf(checks, 'adversary.email.dnsbl_burned_reputation')).toMatchObject({
+      status: 'pass',
+      detail: 'read mailscan.dnsbl.listed',
+      coverage: { surfaces: ['adversary'] },
+    });
+    expect(statusOf(checks, 'adversary.email.lookalike_phishing_infrastructure')).toMatchObject({
+      status: 'skipped',
+      detail: 'mailscan.leak.lookalike, which it reads, did not run: not requested',
+    });
+  });
 });
