@@ -92,6 +92,8 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
           reply_code: smtp.data.catch_all_probe?.code,
           reply: smtp.data.catch_all_probe?.reply,
         },
+        // The probe address is random each scan: the same catch-all MX is the same problem, one issue.
+        `mx=${smtp.data.mx}`,
       ),
     );
   }

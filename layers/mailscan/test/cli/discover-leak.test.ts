@@ -93,6 +93,7 @@ beforeAll(async () => {
     ['--technique', 'T1589.002', '--config', config('catchall', catchAll.port), '--format', 'json'],
     {},
   );
+  void scanOnce('catchall again', 'catchall.test', ['--discover', '--config', config('catchall-again', catchAll.port)], {});
   void scanOnce('brand keyed', 'brand.test', ['--leak', '--technique', 'T1598', '--config', leakConfig], VENDOR_KEYS);
   void scanOnce('brand keyless', 'brand.test', ['--leak', '--config', config('brand-keyless', mailboxes.port)], {});
   void scanOnce('quiet keyed', 'quiet.test', ['--leak', '--technique', 'T1598', '--config', config('quiet', mailboxes.port)], VENDOR_KEYS);
@@ -175,6 +176,18 @@ describe('mailscan --discover', () => {
     });
     expect(report.techniques).toEqual(['T1589.002']);
     expect(report.surfaces.leak.status).toBe('skipped');
+  });
+
+  it('keys the catch-all finding by its MX, not the random address it probed, so a second scan sees the same issue', async () => {
+    const [first, second] = await Promise.all([
+      scanOnce('catchall', 'catchall.test', [], {}),
+      scanOnce('catchall again', 'catchall.test', [], {}), // started in beforeAll, with --discover
+    ]);
+    const catchAll = (scan: Scanned) => scan.report.findings.find((item) => item.rule_id === 'mailscan.discover.catch_all')!;
+    // Before: the key was the whole evidence, random probe address included, so every scan opened a new issue.
+    expect(catchAll(first).evidence.probe_address).not.toBe(catchAll(second).evidence.probe_address);
+    expect(catchAll(first).fingerprint_key).toBe('mx=mx.catchall.test');
+    expect(catchAll(second).fingerprint_key).toBe(catchAll(first).fingerprint_key);
   });
 
   it('adds no adversary finding without its base finding', async () => {
