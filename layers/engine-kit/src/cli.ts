@@ -1,6 +1,3 @@
-// node:fs, not node:fs/promises: an engine's start-up snapshot holds this module, and fs/promises
-// brings some fifteen of node's modules into every process (docs/mailscan-startup.md).
-import { readFileSync, statSync } from 'node:fs';
 import type * as z from 'zod';
 import type { LoadedCredential } from '../../../lib/credential.ts';
 import { Deadline, DeadlineExceeded } from './deadline.ts';
@@ -8,7 +5,7 @@ import { EXIT, makeProgress, processIo, type CliIo, type Progress } from './prog
 import type { EngineReport, ReportBuilder, Rule } from '../../../lib/report.ts';
 import type { TargetPolicy } from '../../../lib/target-policy.ts';
 import { removeTempFoldersOnExit } from './temp-folders.ts';
-import { renderText, type TextLines } from './text-report.ts';
+import type { TextLines } from './text-report.ts';
 
 /** The scan cannot start at all (exit 3): the target resolves to nothing, or only to refused addresses. */
 export class CouldNotStart extends Error {
@@ -173,6 +170,9 @@ export function redactTarget(target: string): string {
 }
 
 function readJsonFile(path: string, what: string): unknown {
+  // node:fs when a file is read: imported, it is a chunk of an engine's bundle that `--version`
+  // would load too; not fs/promises, which brings some fifteen of node's modules (docs/mailscan-startup.md).
+  const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
   let text: string;
   try {
     if (statSync(path).size > MAX_INPUT_FILE_BYTES) throw new UsageError(`${what} ${path} is larger than 1 MiB`);
@@ -358,11 +358,8 @@ export async function runEngineCli<Scope, Prepared = undefined>(
     return EXIT.usage;
   }
 
-  // Loaded for a scan only: the report's module brings zod, the policy's node:dns.
-  const [{ ReportBuilder }, { policyFromEnv, TargetRefused }] = await Promise.all([
-    import('../../../lib/report.ts'),
-    import('../../../lib/target-policy.ts'),
-  ]);
+  // Loaded for a scan only (one chunk of an engine's bundle): the report's module brings zod, the policy's node:dns.
+  const { ReportBuilder, policyFromEnv, TargetRefused } = await import('./scan-support.ts');
   const report: ReportBuilder = new ReportBuilder({ scanner, target, catalogue, now: io.now });
   const deadline = new Deadline(command.timeoutSeconds * 1000);
   // A scan that ends itself at its deadline gets this long to hand in its own partial report.
@@ -403,7 +400,8 @@ export async function runEngineCli<Scope, Prepared = undefined>(
   }
   const finished = { ...report.finish(), ...own } as EngineReport & Record<string, unknown>;
   log.info('scan finished', { status: finished.status, findings: finished.findings.length, errors: finished.errors.length });
-  io.stdout(command.format === 'text' ? renderText(finished, await definition.textLines?.(finished)) : `${JSON.stringify(finished)}\n`);
+  if (command.format === 'json') io.stdout(`${JSON.stringify(finished)}\n`);
+  else io.stdout((await import('./text-report.ts')).renderText(finished, await definition.textLines?.(finished)));
   return EXIT.ok;
 }
 

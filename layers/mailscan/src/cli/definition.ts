@@ -17,17 +17,13 @@ export const mailscanDefinition: EngineDefinition<ScopeFile, PreparedScan> = {
   targetHelp: 'a domain name (an internationalised one is scanned by its punycode form)',
   // The kit's Rule shape (docs/engine-contract.md), the surface a tag.
   catalogue: async () => (await import('../catalogue.ts')).kitRules(),
-  scopeSchema: async () => {
-    // zod reads its jitless setting when a schema is built: before the scope's (cli/zod-jitless.ts).
-    await import('./zod-jitless.ts');
-    return (await import('../scope.ts')).EmailSecurityScopeFile;
-  },
+  scopeSchema: async () => (await import('./scan-entry.ts')).EmailSecurityScopeFile,
   parseTarget: (raw) => {
     const domain = normaliseDomain(raw);
     return domain === null ? { ok: false, message: 'it is not a domain name' } : { ok: true, target: domain };
   },
-  prepare: async (input) => (await import('./scan-settings.ts')).prepareScan(input),
-  scan: async (context) => (await import('./scan-command.ts')).runScan(context),
+  prepare: async (input) => (await import('./scan-entry.ts')).prepareScan(input),
+  scan: async (context) => (await import('./scan-entry.ts')).runScan(context),
   defaultTimeoutSeconds: 60,
   // The scan ends itself at the deadline (its resolver and surfaces stop on the deadline's signal)
   // with a report that says which surfaces did not finish: the frame waits for that report.
