@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Keys of lowercase letters and underscores (every key of mailscan's evidence): ordered by code unit
- * they are in localeCompare's order (test/finding-fingerprint.test.ts), without the ICU collator
- * that a process's first localeCompare builds, 6–12 ms of every scan's CPU (docs/mailscan-startup.md).
+ * Keys of lowercase letters and underscores (every key of mailscan's evidence): ordered by code
+ * unit they are in localeCompare's order (test/scan/finding-fingerprint.test.ts), without the ICU
+ * collator that a process's first localeCompare builds, 6–12 ms of every scan's CPU
+ * (docs/mailscan-startup.md).
  */
 const PLAIN_KEY = /^[a-z_]*$/;
 const byCodeUnit = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
