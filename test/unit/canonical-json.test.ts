@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/finding-fingerprint.ts';
+import { canonicalJson } from '../../lib/canonical-json.ts';
 
 /** The canonical form the stored fingerprints hashed (shared/domain/finding.ts): keys in localeCompare's order. */
 function byLocaleCompare(value: unknown): string {
