@@ -87,7 +87,7 @@ async function scanOnce() {
     trustlist: { zones: ['trust.lists.test'] },
     senderScore: { endpoint: '', timeoutMs: 1_000 },
     threatIntel: { endpoint: '', timeoutMs: 1_000 },
-    vmcRoots: [],
+    vmcRoots: () => [],
   };
   const started = performance.now();
   const { result } = await trackDepth(() =>

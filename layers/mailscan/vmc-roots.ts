@@ -9,6 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { readPemCertificates } from './src/reputation/vmc-roots.ts';
 
 export const PINNED_VMC_ROOTS: Record<string, string> = {
   'SSL.com VMC ECC Root CA 2024': '1B:82:E7:F4:91:0B:51:E3:E8:02:A4:93:AC:DC:17:FF:58:EA:C8:B9:EB:7C:09:B5:2A:C6:CD:2E:FB:83:59:8C',
@@ -43,5 +44,16 @@ export async function installVmcRoots(targetDir: string): Promise<string[]> {
   if (missing.length > 0) throw new Error(`pinned VMC roots missing from the package: ${missing.join(', ')}`);
   await mkdir(targetDir, { recursive: true });
   for (const [name, pem] of seen) await writeFile(join(targetDir, `${name.replace(/[^A-Za-z0-9.-]+/g, '-')}.pem`), pem);
+  checkInstalledVmcRoots(targetDir, seen.size);
   return [...seen.keys()];
+}
+
+/**
+ * Reads the installed roots as a scan reads them (`readPemCertificates`) and throws unless it finds
+ * each one: a scan reads them only when it validates a VMC, so a root it could not read must fail
+ * the build, not that rare scan.
+ */
+export function checkInstalledVmcRoots(targetDir: string, expected: number): void {
+  const read = readPemCertificates(targetDir);
+  if (read.length !== expected) throw new Error(`${targetDir}: a scan reads ${read.length} VMC roots, expected ${expected}`);
 }

@@ -1,9 +1,9 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PINNED_VMC_ROOTS, installVmcRoots } from '../vmc-roots.ts';
+import { PINNED_VMC_ROOTS, checkInstalledVmcRoots, installVmcRoots } from '../vmc-roots.ts';
 
 describe('bundled VMC roots', () => {
   it('installs exactly the pinned roots, each a CA certificate with its pinned fingerprint', async () => {
@@ -20,6 +20,26 @@ describe('bundled VMC roots', () => {
         expect(Object.values(PINNED_VMC_ROOTS)).toContain(certificate.fingerprint256);
         expect(certificate.verify(certificate.publicKey)).toBe(true);
       }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails the build when a scan could not read an installed root (scans read them only to validate a VMC)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vmc-roots-'));
+    try {
+      await installVmcRoots(dir);
+      expect(() => checkInstalledVmcRoots(dir, 5)).not.toThrow();
+
+      const [first] = (await readdir(dir)).filter((name) => name.endsWith('.pem'));
+      await writeFile(join(dir, first), 'not a certificate\n');
+      expect(() => checkInstalledVmcRoots(dir, 5)).toThrow('holds no PEM certificate');
+
+      await writeFile(
+        join(dir, first),
+        (await readFile(join(dir, (await readdir(dir)).filter((name) => name !== first)[0]), 'utf8')).slice(0, 200),
+      );
+      expect(() => checkInstalledVmcRoots(dir, 5)).toThrow();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

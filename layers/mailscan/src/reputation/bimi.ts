@@ -100,22 +100,34 @@ export async function checkBimi(input: ReputationInput, ctx: ReputationContext):
       : { status: 'error', error: pemFetch.message };
     if (!pemFetch.definitive) errors.push(checkError('bimi', `VMC ${authority}: ${pemFetch.message}`));
   } else if (pemFetch?.ok) {
-    // Loaded only for a VMC to validate: the X.509 stack costs ~150 ms of start-up that most scans
-    // (no BIMI authority evidence) would pay for nothing.
-    const { validateVmc } = await loadVmc();
-    const validation = await validateVmc({
-      pem: new TextDecoder().decode(pemFetch.body),
-      svg: svgFetch?.ok ? svgFetch.body : null,
-      domain: input.domain,
-      roots: ctx.config.vmcRoots,
-      now: ctx.now(),
-    });
-    vmc = { status: vmcStatus(validation, svgFetch), ...validation };
-    // A logo left uncompared is already listed as the SVG fetch error.
-    if (vmc.status === 'unverified' && validation.chain === 'not_checked')
-      errors.push(
-        checkError('bimi', `VMC ${authority}: chain not validated: no VMC trust roots are configured (see docs/mailscan-reputation.md)`),
-      );
+    let roots: string[] | Error;
+    try {
+      roots = ctx.config.vmcRoots();
+    } catch (error) {
+      roots = new Error(errorMessage(error));
+    }
+    if (roots instanceof Error) {
+      // Roots that cannot be read validate nothing: the VMC is not judged, and the check is an error.
+      vmc = { status: 'error', error: `VMC trust roots: ${roots.message}` };
+      errors.push(checkError('bimi', `VMC ${authority}: the VMC trust roots could not be read: ${roots.message}`));
+    } else {
+      // Loaded only for a VMC to validate: the X.509 stack costs ~150 ms of start-up that most scans
+      // (no BIMI authority evidence) would pay for nothing.
+      const { validateVmc } = await loadVmc();
+      const validation = await validateVmc({
+        pem: new TextDecoder().decode(pemFetch.body),
+        svg: svgFetch?.ok ? svgFetch.body : null,
+        domain: input.domain,
+        roots,
+        now: ctx.now(),
+      });
+      vmc = { status: vmcStatus(validation, svgFetch), ...validation };
+      // A logo left uncompared is already listed as the SVG fetch error.
+      if (vmc.status === 'unverified' && validation.chain === 'not_checked')
+        errors.push(
+          checkError('bimi', `VMC ${authority}: chain not validated: no VMC trust roots are configured (see docs/mailscan-reputation.md)`),
+        );
+    }
   }
 
   const findings =

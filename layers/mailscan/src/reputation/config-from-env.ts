@@ -38,11 +38,16 @@ export function reputationConfigFromEnv(
   const threatIntel = vendorConfigFromEnv(threatIntelVendor, env, fileConfig.threatintel);
   if (!threatIntel.ok) return threatIntel;
 
-  let vmcRoots: string[];
+  let vmcRoots: () => string[] = bundledRoots;
   const rootsPath = nonEmpty(env.MAILSCAN_VMC_ROOTS);
   try {
-    // MAILSCAN_VMC_ROOTS replaces the bundled roots; it exists so tests can trust their own test root.
-    vmcRoots = rootsPath !== undefined ? readPemCertificates(rootsPath) : bundledRoots();
+    // MAILSCAN_VMC_ROOTS replaces the bundled roots; it exists so tests can trust their own test
+    // root, and is read now (a usage error). The bundled roots are read when a VMC is validated:
+    // every scan would otherwise read five files for the few domains with a VMC.
+    if (rootsPath !== undefined) {
+      const roots = readPemCertificates(rootsPath);
+      vmcRoots = () => roots;
+    }
   } catch (error) {
     return {
       ok: false,

@@ -42,8 +42,12 @@ export interface ReputationContext {
     spamhausDqsKey?: string;
     senderScore: VendorConfig;
     threatIntel: VendorConfig;
-    /** PEM roots trusted for VMC validation; defaults to the bundled BIMI roots. */
-    vmcRoots: string[];
+    /**
+     * PEM roots trusted for VMC validation; defaults to the bundled BIMI roots, which are read from
+     * the layer's files only when a VMC is validated (the build checked them), not by every scan.
+     * Throws when they cannot be read: the VMC check is then an error.
+     */
+    vmcRoots: () => string[];
   };
   now: () => Date;
   log: (event: string, fields?: Record<string, unknown>) => void;

@@ -12,6 +12,8 @@ import { zoneDir } from '../helpers/fixtures.ts';
 import { startVendorFakes, VENDOR_KEYS, type VendorFakes } from '../helpers/vendor-fakes.ts';
 import { BASE_MESSAGE } from '../helpers/signed-messages.ts';
 import type * as OnDemand from '../../src/on-demand.ts';
+import { routes, sendBody, startLoopbackServer } from '../reputation/loopback-server.ts';
+import { makeRoot, makeTlsServerCert, svgLogo } from '../reputation/x509-fixtures.ts';
 
 /** A report without its two timestamps, the only fields two runs of one scan may differ in. */
 function untimed(run: CliRun): unknown {
@@ -139,32 +141,54 @@ describe('mailscan started from its start-up snapshot (docs/mailscan-startup.md)
   });
 
   it('reads the bundled VMC roots beside the executable it is started for, as the bundle does', async () => {
-    // A copy of the layer whose roots folder holds a file with no certificate: a usage error
-    // naming it, which only a CLI that looked in that folder can give.
+    // A copy of the layer whose roots folder holds a file with no certificate, and a domain whose
+    // BIMI record names a VMC on a loopback HTTPS server: the roots are read only to validate a
+    // VMC, so the BIMI check is an error naming that file, which only a CLI that looked in the
+    // copy's folder can give.
+    const tlsRoot = await makeRoot('CN=Test TLS Root');
+    const web = await startLoopbackServer(
+      routes({ '/logo.svg': sendBody(svgLogo, 'image/svg+xml'), '/vmc.pem': sendBody('any VMC: the roots are read first\n') }),
+      await makeTlsServerCert(tlsRoot, ['logo.rep-bimi.test']),
+    );
     const layer = mkdtempSync(join(tmpdir(), 'mailscan-snapshot-layer-'));
     try {
+      const origin = `https://logo.rep-bimi.test:${web.port}`;
+      dns.addZone(`default._bimi IN TXT "v=BIMI1; l=${origin}/logo.svg; a=${origin}/vmc.pem"`, 'rep-bimi.test');
       cpSync(dirname(dirname(bin)), layer, { recursive: true });
-      writeFileSync(join(layer, 'assets', 'vmc-roots', 'broken.pem'), 'not a certificate\n');
+      const broken = join(layer, 'assets', 'vmc-roots', 'broken.pem');
+      writeFileSync(broken, 'not a certificate\n');
+      writeFileSync(join(layer, 'tls-root.pem'), tlsRoot.pem);
       const copy = join(layer, 'bin', 'mailscan');
-      const args = [copy, 'scan', 'good.test', '--nameserver', dns.address];
+      const args = [copy, 'scan', 'rep-bimi.test', '--nameserver', dns.address];
+      const env = { NODE_EXTRA_CA_CERTS: join(layer, 'tls-root.pem') };
 
-      const [plain, fromSnapshot] = await Promise.all([runRaw(args), runRaw(['--snapshot-blob', snapshotBlobFor(copy), ...args])]);
+      const [plain, fromSnapshot] = await Promise.all([
+        runRaw(args, env),
+        runRaw(['--snapshot-blob', snapshotBlobFor(copy), ...args], env),
+      ]);
 
-      expect(plain.code).toBe(2);
-      expect(plain.stderr).toContain('VMC roots');
-      expect(fromSnapshot.code).toBe(2);
-      expect(fromSnapshot.stderr.replace(/"time":"[^"]+"/g, '')).toEqual(plain.stderr.replace(/"time":"[^"]+"/g, ''));
+      for (const run of [plain, fromSnapshot]) {
+        expect(run.code, run.stderr).toBe(0);
+        const report = JSON.parse(run.stdout) as { errors: { check: string; message: string }[] };
+        expect(report.errors.filter((error) => error.check === 'bimi').map((error) => error.message)).toEqual([
+          `VMC ${origin}/vmc.pem: the VMC trust roots could not be read: ${broken} holds no PEM certificate`,
+        ]);
+      }
     } finally {
       rmSync(layer, { recursive: true, force: true });
+      await web.close();
     }
   });
 });
 
-/** Runs `node ARGS` (the executable named in ARGS) with the clean environment runCli uses. */
-function runRaw(args: string[]): Promise<{ code: number; stderr: string }> {
+/** Runs `node ARGS` (the executable named in ARGS) with the clean environment runCli uses, and `env`. */
+function runRaw(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1' } }, (error, _stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
+    execFile(
+      process.execPath,
+      args,
+      { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1', ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }

@@ -37,7 +37,10 @@ afterAll(async () => {
   await server.close();
 });
 
-function bimiContext(record: string | null, options: { roots?: string[]; allowPrivate?: boolean; address?: string; name?: string } = {}) {
+function bimiContext(
+  record: string | null,
+  options: { roots?: string[] | Error; allowPrivate?: boolean; address?: string; name?: string } = {},
+) {
   const fetch = makeSafeFetch({
     timeoutMs: 300,
     maxBytes: 64 * 1024,
@@ -46,7 +49,19 @@ function bimiContext(record: string | null, options: { roots?: string[]; allowPr
     lookup: async () => [{ address: options.address ?? '127.0.0.1', family: 4 }],
   });
   const resolver = makeFakeResolver(record === null ? {} : { [`TXT ${options.name ?? 'default._bimi.brand.test'}`]: found(record) });
-  return { resolver, ctx: context({ resolver, fetch, config: { vmcRoots: options.roots ?? [root.pem] } }) };
+  return {
+    resolver,
+    ctx: context({
+      resolver,
+      fetch,
+      config: {
+        vmcRoots: () => {
+          if (options.roots instanceof Error) throw options.roots;
+          return options.roots ?? [root.pem];
+        },
+      },
+    }),
+  };
 }
 
 const record = (vmc: string, logo = 'logo.svg') => `v=BIMI1; l=${origin}/${logo}; a=${origin}/vmc/${vmc}`;
@@ -115,6 +130,20 @@ describe('checkBimi', () => {
     expect(result.findings).toEqual([]);
     expect(result.data.vmc).toMatchObject({ status: 'unverified', chain: 'not_checked' });
     expect(result.errors[0].message).toContain('no VMC trust roots');
+  });
+
+  it('makes the VMC an error, judging nothing, when the trust roots cannot be read at validation', async () => {
+    // The bundled roots are read only when a VMC is validated: a layer whose roots file went bad is an error, never a verdict.
+    const { ctx } = bimiContext(record('expired.pem'), { roots: new Error('/opt/assets/vmc-roots/x.pem holds no PEM certificate') });
+
+    const result = await checkBimi(input(), ctx);
+
+    expect(result.status).toBe('error');
+    expect(result.findings).toEqual([]);
+    expect(result.data.vmc).toEqual({ status: 'error', error: expect.stringContaining('holds no PEM certificate') });
+    expect(result.errors).toEqual([
+      { surface: 'reputation', check: 'bimi', message: expect.stringContaining('the VMC trust roots could not be read') },
+    ]);
   });
 
   it('still reports a definite failure when no trust roots are configured', async () => {

@@ -38,7 +38,7 @@ describe('reputationConfigFromEnv', () => {
         trustlist: { zones: ['list.dnswl.org'] },
         senderScore: { endpoint: '', timeoutMs: 5_000 },
         threatIntel: { endpoint: 'https://www.virustotal.com', timeoutMs: 8_000 },
-        vmcRoots: [],
+        vmcRoots: expect.any(Function),
       },
     });
   });
@@ -91,7 +91,7 @@ describe('reputationConfigFromEnv', () => {
   it('replaces the bundled roots with the PEM files of MAILSCAN_VMC_ROOTS', () => {
     const result = reputationConfigFromEnv({ MAILSCAN_VMC_ROOTS: folder }, {}, () => ['bundled']);
 
-    expect(result.ok && result.config.vmcRoots).toEqual([root.pem]);
+    expect(result.ok && result.config.vmcRoots()).toEqual([root.pem]);
   });
 
   it('refuses a MAILSCAN_VMC_ROOTS path without a certificate or that does not exist', () => {

@@ -37,7 +37,7 @@ export function context(
       trustlist: { zones: [] },
       senderScore: { endpoint: '', timeoutMs: 1_000 },
       threatIntel: { endpoint: '', timeoutMs: 1_000 },
-      vmcRoots: [],
+      vmcRoots: () => [],
       ...options.config,
     },
     now: () => NOW,

@@ -66,7 +66,7 @@ function reputationContext(config: Partial<ReputationContext['config']> = {}): R
       trustlist: { zones: [...reputationDefaults.trustlist.zones] },
       senderScore: { endpoint: '', timeoutMs: 1_000 },
       threatIntel: { endpoint: '', timeoutMs: 1_000 },
-      vmcRoots: [vmcRoot.pem],
+      vmcRoots: () => [vmcRoot.pem],
       ...config,
     },
     now: () => NOW,
