@@ -128,6 +128,34 @@ describe('runEngineCli', () => {
     expect(JSON.parse(bad.err[0]).message).toContain('depth');
   });
 
+  it("takes an engine's emptyScope for the scope {} without its schema, and the schema for any other scope", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kit-'));
+    await writeFile(join(dir, 'empty.json'), '{}');
+    await writeFile(join(dir, 'scope.json'), '{"depth": 2}');
+    const scopes: unknown[] = [];
+    let schemaLoads = 0;
+    const engine: EngineDefinition<{ depth: number }> = {
+      ...toy(async ({ scope, report }) => {
+        scopes.push(scope);
+        report.pass('toy.a', 'read').pass('toy.b', 'read').pass('toy.c', 'read');
+      }),
+      emptyScope: { depth: 1 },
+      scopeSchema: () => {
+        schemaLoads += 1;
+        return z.strictObject({ depth: z.number().int().min(1).default(1) });
+      },
+    };
+
+    expect(await runEngineCli(engine, ['scan', 'x', '--scope-json', join(dir, 'empty.json')], io())).toBe(0);
+    expect(await runEngineCli(engine, ['scan', 'x'], io())).toBe(0);
+    expect(schemaLoads).toBe(0);
+    expect(await runEngineCli(engine, ['scan', 'x', '--scope-json', join(dir, 'scope.json')], io())).toBe(0);
+    expect(schemaLoads).toBe(1);
+    expect(scopes).toEqual([{ depth: 1 }, { depth: 1 }, { depth: 2 }]);
+    // Each scan gets its own copy: a scan that changes its scope cannot change the next one's.
+    expect(scopes[0]).not.toBe(engine.emptyScope);
+  });
+
   it('hands --credential-file to the scan as context.credential, and refuses a file others may read', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kit-'));
     const file = { alias: 'ci-bot', kind: 'git_token', secret: { token: 'tok-planted-kit' }, allowed_hosts: ['example.test'] };

@@ -18,6 +18,9 @@ export const mailscanDefinition: EngineDefinition<ScopeFile, PreparedScan> = {
   // The kit's Rule shape (docs/engine-contract.md), the surface a tag.
   catalogue: async () => (await import('../catalogue.ts')).kitRules(),
   scopeSchema: async () => (await import('./scan-entry.ts')).EmailSecurityScopeFile,
+  // The runner's scope for a plain scan: every field is optional without a default, so the schema
+  // makes `{}` of `{}` (test/cli/scope-file.test.ts), and the frame need not build it.
+  emptyScope: {},
   parseTarget: (raw) => {
     const domain = normaliseDomain(raw);
     return domain === null ? { ok: false, message: 'it is not a domain name' } : { ok: true, target: domain };

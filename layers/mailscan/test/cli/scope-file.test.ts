@@ -57,6 +57,13 @@ describe('mailscan scan --scope-json', () => {
     expect(result.settings.reputation).toBeNull();
   });
 
+  it('declares as its emptyScope what its schema makes of {}, which the frame then takes without the schema', async () => {
+    const schema = await mailscanDefinition.scopeSchema();
+
+    expect(schema.parse({})).toEqual(mailscanDefinition.emptyScope);
+    expect(mailscanDefinition.emptyScope).toEqual({});
+  });
+
   it('turns on the surfaces a technique needs, as the flags do', async () => {
     expect((await prepared({ techniques: ['T1598'] })).asked).toMatchObject({ leak: true, discover: false, techniques: ['T1598'] });
     const refused = await runWith({ techniques: ['T1598'], reputation: false });
