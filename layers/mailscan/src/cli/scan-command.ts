@@ -16,9 +16,6 @@ import type { PreparedScan, ScopeFile } from './scan-settings.ts';
 const runReputationWhenCalled: RunReputation = async (input, context) =>
   (await import('../reputation/index.ts')).runReputation(input, context);
 
-/** The frame says when the scan starts and finishes: scanDomain's own lines of those would say it twice. */
-const FRAME_EVENTS = new Set(['scan started', 'scan finished']);
-
 /**
  * The composition root of `mailscan scan` (the kit frame's `scan`): real resolver, real fetch,
  * real reputation surface, all stopping at the frame's deadline; returns mailscan's report (its
@@ -26,9 +23,8 @@ const FRAME_EVENTS = new Set(['scan started', 'scan finished']);
  */
 export async function runScan(context: ScanContext<ScopeFile, PreparedScan>): Promise<ReportFields> {
   const { asked, settings } = context.prepared;
-  const log: Progress = (event, fields) => {
-    if (!FRAME_EVENTS.has(event)) context.progress(event, fields);
-  };
+  // The frame says when the scan starts and finishes; the scan's own lines are its surfaces'.
+  const log: Progress = context.progress;
   const deadline = context.deadline;
   const resolver = makeCachingResolver(makeRawResolver({ servers: settings.nameservers, ...settings.dns, signal: deadline.signal }));
   const fetch = makeSafeFetch({

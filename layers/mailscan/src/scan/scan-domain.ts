@@ -69,7 +69,6 @@ const MISSING_RECORD_RULES = new Set([
  */
 export async function scanDomain(request: ScanRequest, deps: ScanDependencies): Promise<ScanOutcome> {
   const startedAt = deps.now();
-  deps.log('scan started', { domain: request.domain, reputation: request.reputation !== null });
   // Whether any question about the domain or a name under it got an answer other than NXDOMAIN:
   // then the resolver is not one that answers NXDOMAIN for everything, whatever the root probe says.
   const heard = { otherThanNxdomain: false };
@@ -238,9 +237,7 @@ export async function scanDomain(request: ScanRequest, deps: ScanDependencies): 
       ...(header?.errors ?? []),
     ],
   });
-  const report: Report = { ...parsed, checks };
-  deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length });
-  return { kind: 'report', report };
+  return { kind: 'report', report: { ...parsed, checks } };
 }
 
 /**
@@ -287,9 +284,7 @@ function offlineReport(
     findings: [...(rua?.findings ?? []), ...(header?.findings ?? [])],
     errors: [{ surface: 'posture', check: 'dns', message }, ...(rua?.errors ?? []), ...(header?.errors ?? [])],
   });
-  const report: Report = { ...parsed, checks };
-  deps.log('scan finished', { domain: request.domain, findings: report.findings.length, errors: report.errors.length, dns: 'unavailable' });
-  return report;
+  return { ...parsed, checks };
 }
 
 /** The DNS surfaces this scan was asked to run. */
