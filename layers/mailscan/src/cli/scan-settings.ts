@@ -4,6 +4,7 @@ import { CouldNotStart, InvalidInput, type PrepareInput } from '../../../engine-
 import { parseNameservers, systemNameservers, type Nameserver } from '../../../../lib/dns/nameservers.ts';
 import { TECHNIQUE_SURFACES, type Technique } from '../adversary/technique-names.ts';
 import { selectorsToProbe } from '../posture/dkim-selectors.ts';
+import { reputationConfigFromEnv } from '../reputation/config-from-env.ts';
 import type { ReputationContext } from '../reputation/context.ts';
 import { reputationDefaults } from '../reputation/defaults.ts';
 import type { EmailSecurityScopeFile } from '../scope.ts';
@@ -106,8 +107,6 @@ export async function prepareScan(input: PrepareInput<ScopeFile>): Promise<Prepa
 
   let reputation: ScanSettings['reputation'] = null;
   if (asked.reputation) {
-    // Imported here: it loads the VMC roots and X.509, which a --no-reputation scan never needs.
-    const { reputationConfigFromEnv } = await import('../reputation/config-from-env.ts');
     const resolvedReputation = reputationConfigFromEnv(env, config);
     if (!resolvedReputation.ok) throw new InvalidInput(resolvedReputation.message);
     reputation = resolvedReputation.config;
