@@ -129,6 +129,7 @@ function run(bin: string, item: Case): Promise<Report> {
         env: {
           PATH: process.env.PATH ?? '',
           MAILSCAN_ALLOW_PRIVATE: '1',
+          MAILSCAN_ALLOW_LOOPBACK: '1',
           ...vendors.urls,
           MAILSCAN_CERTSTREAM_URL: certstream.url,
           ...item.env,

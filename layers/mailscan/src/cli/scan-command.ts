@@ -35,6 +35,7 @@ export async function runScan(context: ScanContext<ScopeFile, PreparedScan>): Pr
     timeoutMs: settings.fetchTimeoutMs,
     maxBytes: reputationDefaults.fetch.maxBytes,
     allowPrivate: settings.allowPrivate,
+    allowLoopback: settings.allowLoopback,
     lookup: lookupViaResolver(resolver),
   });
   const optIn =
@@ -51,6 +52,7 @@ export async function runScan(context: ScanContext<ScopeFile, PreparedScan>): Pr
             vendors: settings.optIn.vendors,
             settings: settings.optIn.settings,
             allowPrivate: settings.allowPrivate,
+            allowLoopback: settings.allowLoopback,
             now: context.now,
             log,
             // Discover and leak stop a little before the hard deadline, so their partial results still make the report.

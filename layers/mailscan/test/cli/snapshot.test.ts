@@ -163,7 +163,7 @@ describe('mailscan started from its start-up snapshot (docs/mailscan-startup.md)
 /** Runs `node ARGS` (the executable named in ARGS) with the clean environment runCli uses. */
 function runRaw(args: string[]): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1' } }, (error, _stdout, stderr) =>
+    execFile(process.execPath, args, { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_LOOPBACK: '1' } }, (error, _stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
     );
   });
