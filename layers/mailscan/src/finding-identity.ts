@@ -73,13 +73,14 @@ const listing: Identify = (_domain, evidence) => ({
 
 const catchAll: Identify = (domain, evidence) => ({ key: keyOf({ mx: evidence.mx }), subject: `${domain} (discover)` });
 
-/** An adversary finding: its technique on its base finding's instance (a lookalike with an MX and no certificate is the lookalike's). */
+/** An adversary finding: its base finding's instance and its technique (a lookalike with an MX and no certificate is the lookalike's). */
 const adversary =
   (base: Identify): Identify =>
   (domain, evidence) => {
     const of = base(domain, evidence);
     const technique = text(evidence.technique);
-    return { key: `${keyOf({ technique })} ${of.key}`, subject: `${technique} on ${of.subject}` };
+    const subject = of.subject.endsWith(')') ? `${of.subject.slice(0, -1)}, ${technique})` : `${of.subject} (${technique})`;
+    return { key: `${keyOf({ technique })} ${of.key}`, subject };
   };
 
 export const IDENTITIES: Readonly<Record<string, Identify>> = {
@@ -103,7 +104,7 @@ export const IDENTITIES: Readonly<Record<string, Identify>> = {
   }),
   'mailscan.leak.breachdb_breach': (_domain, evidence) => ({
     key: keyOf({ breach: evidence.breach }),
-    subject: `${text(evidence.breach)} breach`,
+    subject: `${text(evidence.breach)} (breach)`,
   }),
   'mailscan.leak.code_search_hit': (_domain, evidence) => ({
     key: keyOf({ repository: evidence.repository, path: evidence.path }),
@@ -117,7 +118,7 @@ export const IDENTITIES: Readonly<Record<string, Identify>> = {
   // The key the rule always had.
   'mailscan.dmarc.rua_misalignment': (domain, evidence) => ({
     key: keyOf({ source_ip: evidence.source_ip }),
-    subject: `${text(evidence.source_ip)} failing DMARC for ${domain}`,
+    subject: `${text(evidence.source_ip)} (sending as ${domain})`,
   }),
   'mailscan.header.received_anomaly': (_domain, evidence) =>
     inMessage(evidence, { kind: evidence.kind, hop: evidence.hop }, `Received hop ${text(evidence.hop)} (${text(evidence.kind)})`),

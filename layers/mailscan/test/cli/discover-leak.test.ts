@@ -502,8 +502,8 @@ describe('one issue per problem: each finding names its instance (DESIGN §15)',
       ['brnad.test (lookalike of brand.test)', 'lookalike=brnad.test'],
     ]);
     expect(instancesOf(brand.report, 'mailscan.leak.breachdb_breach')).toEqual([
-      ['BrandForum breach', 'breach=BrandForum'],
-      ['Collection1 breach', 'breach=Collection1'],
+      ['BrandForum (breach)', 'breach=BrandForum'],
+      ['Collection1 (breach)', 'breach=Collection1'],
     ]);
     expect(instancesOf(brand.report, 'mailscan.leak.code_search_hit')).toEqual([
       ['acme/app/app/settings.py', 'repository=acme/app path=app/settings.py'],
@@ -515,9 +515,9 @@ describe('one issue per problem: each finding names its instance (DESIGN §15)',
       ['collection_2019 in snusbase', 'feed=snusbase source=collection_2019'],
     ]);
     expect(instancesOf(brand.report, 'adversary.email.lookalike_phishing_infrastructure')).toEqual([
-      ['T1598 on brand-login.test (lookalike of brand.test)', 'technique=T1598 lookalike=brand-login.test'],
-      ['T1598 on brnad.test (lookalike of brand.test)', 'technique=T1598 lookalike=brnad.test'],
-      ['T1598 on bran.test (lookalike of brand.test)', 'technique=T1598 lookalike=bran.test'],
+      ['brand-login.test (lookalike of brand.test, T1598)', 'technique=T1598 lookalike=brand-login.test'],
+      ['brnad.test (lookalike of brand.test, T1598)', 'technique=T1598 lookalike=brnad.test'],
+      ['bran.test (lookalike of brand.test, T1598)', 'technique=T1598 lookalike=bran.test'],
     ]);
     expect(instancesOf(disc.report, 'mailscan.discover.flagged_address').sort()).toEqual([
       ['dmarc-reports@disc.test', 'address=dmarc-reports@disc.test'],
@@ -535,7 +535,9 @@ describe('one issue per problem: each finding names its instance (DESIGN §15)',
       expect(item.subject).toBe(`${String(item.evidence.subject)} on ${String(item.evidence.zone)}`);
       expect(item.fingerprint_key).toBe(`zone=${String(item.evidence.zone)} subject=${String(item.evidence.subject)}`);
     }
-    expect(burned.map((item) => item.fingerprint_key)).toEqual(listed.map((item) => `technique=T1598 ${item.fingerprint_key}`));
+    expect(burned.map((item) => [item.subject, item.fingerprint_key])).toEqual(
+      listed.map((item) => [`${item.subject} (T1598)`, `technique=T1598 ${item.fingerprint_key}`]),
+    );
   });
 
   it('gives a problem seen by two scans the same key and subject even where its evidence changed', async () => {
