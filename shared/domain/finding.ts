@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { pageQueryFields } from './page-query.ts';
 import { ScanType } from './scan-types.ts';
 import { Severity } from './scan-job.ts';
+import { canonicalJson } from '../../lib/canonical-json.ts';
 
 // Object schemas are z.lazy, built at their first parse: a Lambda function builds at cold start
 // none of the request schemas its first request does not need, and none of the response schemas,
@@ -72,16 +73,6 @@ export const FindingListQuery = z.lazy(() =>
 export type FindingListQuery = z.infer<typeof FindingListQuery>;
 
 export const FindingList = z.lazy(() => z.object({ items: z.array(Finding), next_cursor: z.string().nullable() }));
-
-/** JSON with sorted keys, so equal evidence always hashes alike. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Stable across scans (DESIGN §4): tenant, target, rule id and the evidence key. */
 export function fingerprintOf(

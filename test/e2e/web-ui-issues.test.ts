@@ -170,7 +170,7 @@ describe.skipIf(!available)('Issues page and What changed in Chromium', () => {
       .waitFor();
     const occurrences = page.getByRole('list', { name: 'Occurrences, newest first' });
     expect(await occurrences.getByRole('listitem').count()).toBe(1);
-    const scanLink = occurrences.getByRole('link', { name: /^scan scan_/ });
+    const scanLink = occurrences.getByRole('link', { name: 'Open the scan' });
     expect(await scanLink.getAttribute('href')).toMatch(/^\/scans\/scan_/);
     await browser.audit('issue');
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { runEngineCli, CouldNotStart, type EngineDefinition } from '../../layers/engine-kit/src/cli.ts';
+import { runEngineCli, CouldNotStart, InvalidInput, type EngineDefinition } from '../../layers/engine-kit/src/cli.ts';
 import type { CliIo } from '../../layers/engine-kit/src/progress.ts';
 import { engineReportSchema, ReportBuilder, type EngineReport, type Rule } from '../../lib/report.ts';
 import { resolveTarget } from '../../lib/target-policy.ts';
@@ -224,5 +224,137 @@ describe('runEngineCli', () => {
       streams,
     );
     expect(streams.out.join('')).toContain('checks: 3 passed, 0 failed, 0 errored, 0 skipped');
+  });
+});
+
+/** A toy whose scope has a list and a switch, with flags of its own that write them (and one setting). */
+type Listed = { names: string[]; loud: boolean };
+function listed(overrides: Partial<EngineDefinition<Listed, string>>): EngineDefinition<Listed, string> {
+  return {
+    name: 'listscan',
+    version: '0.0.2',
+    envPrefix: 'LISTSCAN',
+    targetHelp: 'a host name',
+    catalogue: () => catalogue,
+    scopeSchema: async () => z.strictObject({ names: z.array(z.string().regex(/^[a-z]+$/)).default([]), loud: z.boolean().default(true) }),
+    parseTarget: (raw) => ({ ok: true, target: raw }),
+    scan: async () => {},
+    flags: {
+      name: { type: 'string', multiple: true, scopeField: 'names', valueName: 'NAME', help: 'a name to list' },
+      quiet: { type: 'boolean', scopeField: 'loud', value: false, help: 'say less' },
+      server: { type: 'string', valueName: 'HOST', help: 'where to ask' },
+    },
+    ...overrides,
+  };
+}
+
+describe("runEngineCli: an engine's own options", () => {
+  it('writes scope fields from its flags, checked by the scope schema, and refuses them beside --scope-json', async () => {
+    const seen: unknown[] = [];
+    const engine = listed({ scan: async ({ scope, flags }) => void seen.push({ scope, flags }) });
+    expect(await runEngineCli(engine, ['scan', 'x', '--name', 'a', '--name', 'b', '--quiet', '--server', 'ns1'], io())).toBe(0);
+    expect(await runEngineCli(engine, ['scan', 'x'], io())).toBe(0);
+    expect(seen).toEqual([
+      { scope: { names: ['a', 'b'], loud: false }, flags: { server: 'ns1' } },
+      { scope: { names: [], loud: true }, flags: { server: undefined } },
+    ]);
+
+    const dir = await mkdtemp(join(tmpdir(), 'kit-'));
+    await writeFile(join(dir, 'scope.json'), '{}');
+    const mixed = io();
+    expect(await runEngineCli(engine, ['scan', 'x', '--scope-json', join(dir, 'scope.json'), '--quiet'], mixed)).toBe(2);
+    expect(JSON.parse(mixed.err[0]).message).toBe('--quiet cannot be given with --scope-json: the scope file says it');
+    const bad = io();
+    expect(await runEngineCli(engine, ['scan', 'x', '--name', 'NOT A NAME'], bad)).toBe(2);
+    expect(JSON.parse(bad.err[0]).message).toContain('names.0');
+    const help = io();
+    expect(await runEngineCli(engine, ['--help'], help)).toBe(0);
+    expect(help.out.join('')).toMatch(/--name NAME \.\.\. +a name to list \(scope names\)/);
+    expect(help.out.join('')).toMatch(/--server HOST +where to ask\n/);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('prepares before "scan started": its refusal is a usage error or could-not-start, its result the scan\'s', async () => {
+    const prepared: string[] = [];
+    const engine = (prepare: EngineDefinition<Listed, string>['prepare']) =>
+      listed({ prepare, scan: async (context) => void prepared.push(context.prepared) });
+    const refused = io();
+    expect(
+      await runEngineCli(
+        engine(async () => Promise.reject(new InvalidInput('no such setting'))),
+        ['scan', 'x'],
+        refused,
+      ),
+    ).toBe(2);
+    expect(refused.err.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ event: 'usage error', message: 'no such setting' }),
+    ]);
+    const dead = io();
+    expect(
+      await runEngineCli(
+        engine(async () => Promise.reject(new CouldNotStart('no resolver'))),
+        ['scan', 'x'],
+        dead,
+      ),
+    ).toBe(3);
+    expect(dead.err.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ event: 'could not start', target: 'x', message: 'no resolver' }),
+    ]);
+    expect(
+      await runEngineCli(
+        engine(async ({ scope }) => `names ${scope.names.length}`),
+        ['scan', 'x', '--name', 'a'],
+        io(),
+      ),
+    ).toBe(0);
+    expect(prepared).toEqual(['names 1']);
+  });
+
+  it("prints the fields a scan writes itself over the frame's, and its text lines around the kit's", async () => {
+    const engine = listed({
+      scan: async ({ report }) => {
+        report.pass('toy.a', 'read a').pass('toy.b', 'read b').pass('toy.c', 'read c');
+        return { surfaces: { extra: 'kept' }, target: 'x (as the engine names it)' };
+      },
+      textLines: (report) => ({ before: ['BEFORE'], details: [`surfaces: ${JSON.stringify(report.surfaces)}`] }),
+    });
+    const json = io();
+    expect(await runEngineCli(engine, ['scan', 'x'], json)).toBe(0);
+    const printed = JSON.parse(json.out.join('')) as EngineReport & { surfaces: unknown };
+    expect(printed).toMatchObject({ surfaces: { extra: 'kept' }, target: 'x (as the engine names it)', status: 'ok' });
+    expect(printed.checks.map((check) => check.status)).toEqual(['pass', 'pass', 'pass']);
+    const text = io();
+    expect(await runEngineCli(engine, ['scan', 'x', '--format', 'text'], text)).toBe(0);
+    expect(text.out.join('').split('\n').slice(0, 4)).toEqual([
+      'BEFORE',
+      'listscan 0.0.2: x (as the engine names it) (ok)',
+      'checks: 3 passed, 0 failed, 0 errored, 0 skipped',
+      'surfaces: {"extra":"kept"}',
+    ]);
+  });
+
+  it('waits its grace after the deadline for a scan that ends itself with its own partial report, and not without one', async () => {
+    const endsAtDeadline: EngineDefinition<Listed, string>['scan'] = async ({ deadline, report }) => {
+      report.pass('toy.a', 'read a');
+      await new Promise((resolve) => deadline.signal.addEventListener('abort', resolve, { once: true }));
+      report.error(['toy.b', 'toy.c'], 'stopped at the deadline by the scan');
+      return { note: "the scan's own report" };
+    };
+    const graced = io();
+    expect(await runEngineCli(listed({ scan: endsAtDeadline, deadlineGraceMs: 5_000 }), ['scan', 'x', '--timeout', '0.2'], graced)).toBe(0);
+    const own = JSON.parse(graced.out.join('')) as EngineReport & { note?: string };
+    expect(own.note).toBe("the scan's own report");
+    expect(own.errors.map((error) => error.message)).toEqual([
+      'stopped at the deadline by the scan',
+      'stopped at the deadline by the scan',
+    ]);
+
+    const cut = io();
+    expect(await runEngineCli(listed({ scan: endsAtDeadline }), ['scan', 'x', '--timeout', '0.2'], cut)).toBe(0);
+    const frames = JSON.parse(cut.out.join('')) as EngineReport & { note?: string };
+    expect(frames.note).toBeUndefined();
+    const events = (streams: { err: string[] }) => streams.err.map((line) => (JSON.parse(line) as { event: string }).event);
+    expect(events(cut)).toContain('deadline passed');
+    expect(events(graced)).not.toContain('deadline passed');
   });
 });

@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../../lib/canonical-json.ts';
 
-/** JSON with sorted keys, so equal evidence always hashes alike. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export { canonicalJson };
 
 /**
  * A finding's fingerprint within one report: domain, rule and evidence. The service, which knows

@@ -15,12 +15,20 @@ import '../cli/zod-jitless.ts';
 // the opt-in surfaces (discover, leak, rua, header) nor the X.509 stack: they are not even in this
 // script (on-demand.ts becomes snapshot-on-demand.ts, which loads them from the bundle), since a
 // larger script and heap cost every scan from the snapshot their reading and deserialisation.
+// What the kit's frame loads on demand for a scan is loaded here, so that it is in the heap saved:
+// the scan command and its settings, the scope's schema, the catalogue, the report's module.
 import '../cli/scan-command.ts';
+import '../cli/scan-settings.ts';
+import '../scope.ts';
+import '../catalogue.ts';
+import '../../../../lib/report.ts';
+import '../../../../lib/target-policy.ts';
 import '../reputation/index.ts';
 import '../config/config-file.ts';
 import '../reputation/config-from-env.ts';
 import '../external/opt-in-config.ts';
-import { runCli } from '../cli/run-cli.ts';
+import { engineMain } from '../../../engine-kit/src/cli.ts';
+import { mailscanDefinition } from '../cli/definition.ts';
 import { warmUp } from '../cli/snapshot-warm-up.ts';
 
 declare global {
@@ -35,5 +43,5 @@ startupSnapshot.setDeserializeMainFunction(() => {
   // argv[1] is the executable the runner names (bin/mailscan); the snapshot stands for the bundle
   // beside it (lib/mailscan/mailscan.js), so files found relative to it (the VMC roots) are found.
   globalThis.__mailscanModuleUrl = pathToFileURL(resolve(dirname(process.argv[1] ?? '.'), '../lib/mailscan/mailscan.js')).href;
-  void runCli(process.argv.slice(2));
+  void engineMain(mailscanDefinition);
 });

@@ -1,4 +1,5 @@
-import { runCli } from '../cli/run-cli.ts';
+import { engineMain } from '../../../engine-kit/src/cli.ts';
+import { mailscanDefinition } from '../cli/definition.ts';
 
-/** The executable (the bundle the launcher imports). */
-await runCli(process.argv.slice(2));
+/** The executable (the bundle the launcher imports): mailscan on the kit's CLI frame. */
+await engineMain(mailscanDefinition);

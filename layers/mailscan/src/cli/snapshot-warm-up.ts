@@ -5,7 +5,9 @@ import { placeFindings } from '../place-findings.ts';
 import { reportSchema } from '../report.ts';
 import { reputationConfigFromEnv } from '../reputation/config-from-env.ts';
 import { EmailSecurityScopeFile } from '../scope.ts';
-import { parseArgs } from './args.ts';
+import { parseCommandLine } from '../../../engine-kit/src/cli.ts';
+import { mailscanDefinition } from './definition.ts';
+import { askedOf } from './scan-settings.ts';
 
 /**
  * Run once while the start-up snapshot is built (bin/mailscan-snapshot.ts), so the code every scan
@@ -17,10 +19,10 @@ import { parseArgs } from './args.ts';
  * in docs/mailscan-startup.md). A scan's own checks run against real answers only.
  */
 export function warmUp(): void {
-  parseArgs(['scan', '--format=json', '--timeout=55', '--dkim-selector=s1', '--', 'example.com']);
-  // The one runner's frame: the scope file's schema, built and run once (cli/scope-file.ts reads the file).
-  parseArgs(['scan', '--scope-json=/run/scope.json', '--timeout=55', '--format=json', '--', 'example.com']);
-  EmailSecurityScopeFile.parse({ reputation: true, dkim_selectors: ['s1'], rua: ['/run/rua-0.xml'], header: '/run/eml' });
+  // The kit's frame: the runner's command line, then the scope file's schema (the frame reads the file).
+  parseCommandLine(mailscanDefinition, ['scan', '--format=json', '--timeout=55', '--dkim-selector=s1', '--', 'example.com']);
+  parseCommandLine(mailscanDefinition, ['scan', '--scope-json=/run/scope.json', '--timeout=55', '--format=json', '--', 'example.com']);
+  askedOf(EmailSecurityScopeFile.parse({ reputation: true, dkim_selectors: ['s1'], rua: ['/run/rua-0.xml'], header: '/run/eml' }));
   parseNameservers(['192.0.2.1:53']);
   selectorsToProbe(undefined, ['s1']);
   const reputation = reputationConfigFromEnv({}, {}, () => []);

@@ -30,10 +30,10 @@ describe('mailscan commands and usage errors', () => {
   });
 
   it.concurrent.each([
-    [[], 'no command given'],
+    [[], 'no command'],
     [['frobnicate'], 'unknown command "frobnicate"'],
-    [['scan'], 'scan needs a domain'],
-    [['scan', 'a.test', 'b.test'], 'scan takes exactly one domain'],
+    [['scan'], 'scan takes exactly one target'],
+    [['scan', 'a.test', 'b.test'], 'scan takes exactly one target'],
     [['scan', '192.0.2.1'], 'is not a domain name'],
     [['scan', 'https://a.test/'], 'is not a domain name'],
     [['scan', 'localhost'], 'is not a domain name'],
@@ -41,13 +41,16 @@ describe('mailscan commands and usage errors', () => {
     [['scan', 'a.test', '--format', 'xml'], '--format must be json or text'],
     [['scan', 'a.test', '--timeout', 'soon'], '--timeout must be'],
     [['scan', 'a.test', '--timeout', '0'], '--timeout must be'],
-    [['scan', 'a.test', '--dkim-selector', 'bad selector'], 'is not a DKIM selector'],
+    [['scan', 'a.test', '--dkim-selector', 'bad selector'], 'dkim_selectors.0: include "bad selector", which is not a selector'],
     [['scan', 'a.test', '--nameserver', 'dns.example.com'], 'nameservers must be'],
-    [['scan', 'a.test', '--technique', 'T1566'], 'unsupported technique T1566'],
-    [['scan', 'a.test', '--technique', 'T1598', '--no-reputation'], '--technique needs the reputation surface'],
-    [['scan', 'a.test', '--rua='], '--rua needs a file path'],
-    [['scan', 'a.test', '--eml='], '--eml needs a file path'],
-    [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/missing.json'], 'cannot read config'],
+    [['scan', 'a.test', '--technique', 'T1566'], 'techniques.0: Invalid option'],
+    [['scan', 'a.test', '--technique', 'T1598', '--no-reputation'], 'techniques need the reputation surface'],
+    [['scan', 'a.test', '--rua='], 'rua.0: Too small'],
+    [['scan', 'a.test', '--eml='], 'header: Too small'],
+    [
+      ['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/missing.json'],
+      'the config file test/fixtures/mailscan/config/missing.json cannot be read: ENOENT',
+    ],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/invalid.json'], 'dnsbl.ip_zones'],
     [['scan', 'a.test', '--config', 'test/fixtures/mailscan/config/unknown-key.json'], 'colour'],
     [['rules', 'extra'], 'rules takes no arguments'],
@@ -55,8 +58,14 @@ describe('mailscan commands and usage errors', () => {
       ['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/fast-dns.json', '--leak'],
       '--leak cannot be given with --scope-json',
     ],
-    [['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/fast-dns.json'], '--scope-json: scope'],
-    [['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/missing.json'], '--scope-json: ENOENT'],
+    [
+      ['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/fast-dns.json'],
+      'the scope is not valid: (scope): Unrecognized key: "dns"',
+    ],
+    [
+      ['scan', 'a.test', '--scope-json', 'test/fixtures/mailscan/config/missing.json'],
+      'the scope file test/fixtures/mailscan/config/missing.json cannot be read: ENOENT',
+    ],
   ])('exits 2 for %j', async (args, message) => {
     const run = await runCli(args, { MAILSCAN_NAMESERVERS: '127.0.0.1:9' });
 

@@ -44,7 +44,7 @@ describe('mailscan scan: a dead resolver is not a dead domain', () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
     expect(run.diagnostics.at(-1)).toMatchObject({
-      event: 'scan could not start',
+      event: 'could not start',
       message: expect.stringMatching(new RegExp(`resolver ${lying.address} is not resolving: .*NXDOMAIN for the root zone`)),
     });
   });
@@ -54,7 +54,7 @@ describe('mailscan scan: a dead resolver is not a dead domain', () => {
 
     expect(run.code).toBe(3);
     expect(run.diagnostics.at(-1)).toMatchObject({
-      event: 'scan could not start',
+      event: 'could not start',
       message: expect.stringMatching(new RegExp(`resolver ${unreachable} is unreachable or not resolving: .*unreachable`)),
     });
   });

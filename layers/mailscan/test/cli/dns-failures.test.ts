@@ -41,7 +41,7 @@ describe('mailscan scan: DNS that does not answer', () => {
 
     expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
-    expect(run.diagnostics.at(-1)).toMatchObject({ level: 'error', event: 'scan could not start', domain: 'dead.test' });
+    expect(run.diagnostics.at(-1)).toMatchObject({ level: 'error', event: 'could not start', target: 'dead.test' });
   });
 
   it('prints the report at the deadline with the checks still waiting listed as errors', async () => {
