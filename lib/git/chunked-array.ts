@@ -50,3 +50,4 @@ export class ChunkedArray<T extends TypedArray> {
 export const uint8s = (): ChunkedArray<Uint8Array> => new ChunkedArray((n) => new Uint8Array(n));
 export const uint32s = (): ChunkedArray<Uint32Array> => new ChunkedArray((n) => new Uint32Array(n));
 export const int32s = (fill = 0): ChunkedArray<Int32Array> => new ChunkedArray((n) => new Int32Array(n), fill);
+export const uint16s = (): ChunkedArray<Uint16Array> => new ChunkedArray((n) => new Uint16Array(n));

@@ -185,6 +185,11 @@ export class PackStore {
     return this.ids.get(oid) !== undefined;
   }
 
+  /** The ordinal of `oid`, or undefined when the pack does not hold it. */
+  find(oid: string): number | undefined {
+    return this.ids.get(oid);
+  }
+
   /** Pack order of an object (reading in this order finds delta bases in the cache). */
   ordinal(oid: string): number {
     const ordinal = this.ids.get(oid);
