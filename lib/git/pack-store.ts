@@ -89,13 +89,31 @@ const MIN_CACHED_BYTES = 256;
 /** The largest compressed stream readAt reads into its reused buffer. */
 const SCRATCH_BYTES = 1 << 20;
 /** The pass's window on the file: reads of this size, into one buffer kept for the pass. */
-const WINDOW_BYTES = 4 << 20;
+const WINDOW_BYTES = 1 << 20;
 /**
  * Objects up to this size are inflated in JavaScript (small-inflate.ts): 1.7–2 µs against node:zlib's
  * 5–6 µs a call, and no native handle (on node 24, millions of them left 50–70 MB resident). Past
  * it, deflate's dynamic Huffman blocks make the JavaScript decoder the slower (13 µs at 256 bytes).
  */
 const SMALL_OBJECT_BYTES = 128;
+/** What the index holds per object, about (chunked arrays 9–13 bytes, the id index ~28). */
+const INDEX_BYTES_PER_OBJECT = 40;
+/**
+ * The index the caches leave room for (400,000 objects). A pack declaring more gets caches smaller
+ * by what its index takes past this, down to a quarter of their budgets: memory is one budget,
+ * whatever the mix (two million objects: a 32 MiB cache and 16 MiB of kept trees peaked 40 MB over
+ * 8 and 4). The count is the server's word: a false one costs only speed.
+ */
+const INDEX_ALLOWANCE_BYTES = 16 * 1024 * 1024;
+
+/** The delta-base cache's and the kept commits' and trees' budgets for a pack declaring `count` objects. */
+export function cacheBudgets(count: number, cacheBytes: number, keptBytes: number): { cacheBytes: number; keptBytes: number } {
+  const scale = Math.max(
+    1 / 4,
+    1 - Math.max(0, count * INDEX_BYTES_PER_OBJECT - INDEX_ALLOWANCE_BYTES) / Math.max(1, cacheBytes + keptBytes),
+  );
+  return { cacheBytes: Math.floor(cacheBytes * scale), keptBytes: Math.floor(keptBytes * scale) };
+}
 /** Sizes are kept in 32 bits: an object resolved in memory is smaller (a larger one is hashed as a stream). */
 const MAX_IN_MEMORY = 2 ** 32 - 1;
 
@@ -116,8 +134,8 @@ function isTruncation(error: unknown): boolean {
 export class PackStore {
   private readonly fd: number;
   private readonly source: PackSource;
-  private readonly cache: ByteLru<number>;
-  private readonly arena: ByteArena;
+  private cache: ByteLru<number>;
+  private arena: ByteArena;
   private count = 0;
   /** Objects resolved in memory are at most this large (options.maxObjectBytes, kept to 32 bits). */
   private readonly maxInMemory: number;
@@ -180,6 +198,11 @@ export class PackStore {
 
   /** Commits and trees whose inflated pack data the pass kept (`keptBytes`). */
   keptObjects = 0;
+
+  /** The caches' budgets for this pack (smaller than asked for a pack of very many objects). */
+  get budgets(): { cacheBytes: number; keptBytes: number } {
+    return { cacheBytes: this.cache.maxBytes, keptBytes: this.arena.maxBytes };
+  }
 
   close(): void {
     this.cache.clear();
@@ -428,6 +451,9 @@ export class PackStore {
     if (version !== 2 && version !== 3) throw new CorruptPack(`version ${version}`);
     const count = header.readUInt32BE(8);
     this.count = count;
+    const budgets = cacheBudgets(count, this.options.cacheBytes, this.options.keptBytes ?? 0);
+    if (budgets.cacheBytes < this.cache.maxBytes) this.cache = new ByteLru(budgets.cacheBytes, CACHE_ENTRY_OVERHEAD_BYTES);
+    if (budgets.keptBytes < this.arena.maxBytes) this.arena = new ByteArena(budgets.keptBytes);
 
     const window = new PackWindow(this.fd, this.source);
     let position = 12;
