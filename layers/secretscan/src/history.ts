@@ -5,7 +5,8 @@ import {
   GITLINK_MODE,
   parseCommit,
   parseTree,
-  parseTreeChanges,
+  treeChanges,
+  treeEntryAt,
   TREE_MODE,
   type CommitInfo,
   type TreeEntry,
@@ -185,9 +186,10 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
     if (seenTrees.size >= SEEN_TREES) seenTrees.delete(seenTrees.values().next().value!);
     seenTrees.add(treeKey);
     const content = store.read(treeOid, 'tree');
-    const { changed, version } = parseTreeChanges(treeOid, content, previousTrees.get(prefix));
+    const { changedAt, version } = treeChanges(treeOid, content, previousTrees.get(prefix));
     const directory = blobs.directory(prefix);
-    for (const entry of changed) {
+    for (const at of changedAt) {
+      const entry = treeEntryAt(content, at);
       entries += 1;
       if (entries % ENTRIES_PER_CHECK === 0 && (await turn())) signal.throwIfAborted();
       if (entry.mode === TREE_MODE) await visit(entry.oid, prefix === '' ? entry.name : `${prefix}/${entry.name}`, commit, last);
