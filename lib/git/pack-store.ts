@@ -451,6 +451,7 @@ export class PackStore {
     if (version !== 2 && version !== 3) throw new CorruptPack(`version ${version}`);
     const count = header.readUInt32BE(8);
     this.count = count;
+    this.ids.reserve(count);
     const budgets = cacheBudgets(count, this.options.cacheBytes, this.options.keptBytes ?? 0);
     if (budgets.cacheBytes < this.cache.maxBytes) this.cache = new ByteLru(budgets.cacheBytes, CACHE_ENTRY_OVERHEAD_BYTES);
     if (budgets.keptBytes < this.arena.maxBytes) this.arena = new ByteArena(budgets.keptBytes);
