@@ -99,7 +99,7 @@ export interface EngineManifest {
   /**
    * Flags the runner starts the engine's node with, before the executable (a V8 heap flag: the
    * engine's memory should not follow the host's). Each is measured in the engine's doc; none when
-   * absent. secretscan: `--max-semi-space-size=4` (docs/secretscan.md, "Memory").
+   * absent. secretscan: `--max-semi-space-size=2` (docs/secretscan.md, "Memory").
    */
   nodeFlags?: readonly string[];
   /**
