@@ -100,7 +100,7 @@ const SMALL_OBJECT_BYTES = 128;
 const INDEX_BYTES_PER_OBJECT = 40;
 /**
  * The index the caches leave room for (400,000 objects). A pack declaring more gets caches smaller
- * by what its index takes past this, down to a quarter of their budgets: memory is one budget,
+ * by what its index takes past this, down to an eighth of their budgets: memory is one budget,
  * whatever the mix (two million objects: a 32 MiB cache and 16 MiB of kept trees peaked 40 MB over
  * 8 and 4). The count is the server's word: a false one costs only speed.
  */
@@ -109,7 +109,7 @@ const INDEX_ALLOWANCE_BYTES = 16 * 1024 * 1024;
 /** The delta-base cache's and the kept commits' and trees' budgets for a pack declaring `count` objects. */
 export function cacheBudgets(count: number, cacheBytes: number, keptBytes: number): { cacheBytes: number; keptBytes: number } {
   const scale = Math.max(
-    1 / 4,
+    1 / 8,
     1 - Math.max(0, count * INDEX_BYTES_PER_OBJECT - INDEX_ALLOWANCE_BYTES) / Math.max(1, cacheBytes + keptBytes),
   );
   return { cacheBytes: Math.floor(cacheBytes * scale), keptBytes: Math.floor(keptBytes * scale) };
