@@ -92,7 +92,7 @@ const SCRATCH_BYTES = 1 << 20;
 const WINDOW_BYTES = 1 << 20;
 /**
  * Objects up to this size are inflated in JavaScript (small-inflate.ts): 1.7–2 µs against node:zlib's
- * 5–6 µs a call, and no native handle (on node 24, millions of them left 50–70 MB resident). Past
+ * 5–6 µs a call, and no native handle (node 24 kept tens of MB of them resident in a micro-benchmark). Past
  * it, deflate's dynamic Huffman blocks make the JavaScript decoder the slower (13 µs at 256 bytes).
  */
 const SMALL_OBJECT_BYTES = 128;
@@ -101,8 +101,8 @@ const INDEX_BYTES_PER_OBJECT = 40;
 /**
  * The index the caches leave room for (400,000 objects). A pack declaring more gets caches smaller
  * by what its index takes past this, down to an eighth of their budgets: memory is one budget,
- * whatever the mix (two million objects: a 32 MiB cache and 16 MiB of kept trees peaked 40 MB over
- * 8 and 4). The count is the server's word: a false one costs only speed.
+ * whatever the mix (two million objects: with a 32 MiB cache and 16 MiB of kept trees the peak was
+ * ~40 MB over that with 8 and 8). The count is the server's word: a false one costs only speed.
  */
 const INDEX_ALLOWANCE_BYTES = 16 * 1024 * 1024;
 
