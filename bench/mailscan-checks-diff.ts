@@ -17,7 +17,9 @@ import { mapBounded } from '../lib/concurrency.ts';
 // of layers/mailscan/test/helpers; with and without the vendors' keys, with adversary techniques),
 // and the file surfaces (aggregate reports, one message). Prints per case whether the findings,
 // surfaces, score, errors and report status are identical, and every check whose status changed
-// (with both details); --verbose also the checks whose detail or coverage changed; --dump DIR writes both reports of each case. Without
+// (with both details); --verbose also the checks whose detail or coverage changed, and each finding
+// whose identity (subject, evidence and fingerprint key: src/finding-identity.ts) changed, which is
+// compared apart from the rest of the finding; --dump DIR writes both reports of each case. Without
 // --candidate the CLI of this worktree is built first. Nothing is timed: a comparison, not a benchmark.
 const { values } = parseArgs({
   options: { baseline: { type: 'string' }, candidate: { type: 'string' }, verbose: { type: 'boolean' }, dump: { type: 'string' } },
@@ -110,12 +112,13 @@ const cases: Case[] = [
   },
 ];
 
+type Finding = { rule_id: string; subject?: string; fingerprint_key?: string; evidence_key?: string } & Record<string, unknown>;
 type Report = {
   status: string;
   domain_exists: unknown;
   summary?: unknown;
   surfaces: Record<string, unknown>;
-  findings: unknown[];
+  findings: Finding[];
   errors: unknown[];
   checks: { id: string; status: string; detail: string; coverage?: unknown }[];
 };
@@ -129,6 +132,7 @@ function run(bin: string, item: Case): Promise<Report> {
         env: {
           PATH: process.env.PATH ?? '',
           MAILSCAN_ALLOW_PRIVATE: '1',
+          MAILSCAN_ALLOW_LOOPBACK: '1',
           ...vendors.urls,
           MAILSCAN_CERTSTREAM_URL: certstream.url,
           ...item.env,
@@ -153,8 +157,16 @@ function stable(value: unknown): string {
   return text.includes('RANDOM@') ? text.replace(/\b[0-9a-f]{64}\b/g, 'HASH') : text;
 }
 
+/** What names a finding's instance (the tracker's subject, the fingerprint's key), compared apart from what it says. */
+const IDENTITY_FIELDS = ['subject', 'evidence_key', 'fingerprint_key'];
+const withoutIdentity = (findings: Finding[]) =>
+  findings.map((item) => Object.fromEntries(Object.entries(item).filter(([key]) => !IDENTITY_FIELDS.includes(key))));
+const identityOf = (item: Finding) => `${item.subject ?? '(none)'} [${item.fingerprint_key ?? item.evidence_key ?? '(whole evidence)'}]`;
+
 interface Outcome {
   label: string;
+  /** Findings (in order) whose subject or key changed: rule, before ⇒ after. */
+  identityChanges: string[];
   same: string[];
   different: string[];
   statusChanges: string[];
@@ -172,13 +184,19 @@ const outcomes = await mapBounded(cases, 2, async (item): Promise<Outcome> => {
     await writeFile(`${base}.after.json`, JSON.stringify(after, null, 2));
   }
   const parts: Record<string, [unknown, unknown]> = {
-    findings: [before.findings, after.findings],
+    findings: [withoutIdentity(before.findings), withoutIdentity(after.findings)],
     surfaces: [before.surfaces, after.surfaces],
     score: [before.summary ?? null, after.summary ?? null],
     domain_exists: [before.domain_exists, after.domain_exists],
     errors: [before.errors, after.errors],
     'report status': [before.status, after.status],
   };
+  const identityChanges = before.findings.flatMap((item, index) => {
+    const now = after.findings[index];
+    if (now === undefined || now.rule_id !== item.rule_id) return [`${item.rule_id}: ${identityOf(item)} ⇒ (another finding here)`];
+    const [was, is] = [identityOf(item), identityOf(now)];
+    return stable(was) === stable(is) ? [] : [`${item.rule_id}: ${was} ⇒ ${is}`];
+  });
   const same = Object.keys(parts).filter((key) => stable(parts[key][0]) === stable(parts[key][1]));
   const different = Object.keys(parts).filter((key) => !same.includes(key));
   const afterById = new Map(after.checks.map((check) => [check.id, check]));
@@ -195,25 +213,28 @@ const outcomes = await mapBounded(cases, 2, async (item): Promise<Outcome> => {
       );
   }
   const unreported = after.checks.filter((check) => /no check of it reported/.test(check.detail)).map((check) => check.id);
-  return { label: item.label, same, different, statusChanges, detailChanges, checks: before.checks.length, unreported };
+  return { label: item.label, identityChanges, same, different, statusChanges, detailChanges, checks: before.checks.length, unreported };
 });
 
 let changed = 0;
 let unreported = 0;
+let identities = 0;
 for (const outcome of outcomes) {
   const line =
     outcome.different.length === 0 ? 'findings, surfaces, score, errors, status identical' : `DIFFERENT: ${outcome.different.join(', ')}`;
   process.stdout.write(
-    `${outcome.label}: ${line}; ${outcome.statusChanges.length} of ${outcome.checks} check statuses changed, ${outcome.detailChanges.length} details/coverage\n`,
+    `${outcome.label}: ${line}; ${outcome.statusChanges.length} of ${outcome.checks} check statuses changed, ${outcome.detailChanges.length} details/coverage; ${outcome.identityChanges.length} finding identities changed\n`,
   );
+  if (values.verbose) for (const change of outcome.identityChanges) process.stdout.write(`    ≡ ${change}\n`);
   for (const change of outcome.statusChanges) process.stdout.write(`    ${change}\n`);
   if (values.verbose) for (const change of outcome.detailChanges) process.stdout.write(`    · ${change}\n`);
   if (outcome.unreported.length > 0) process.stdout.write(`    NOT RECORDED by any check: ${outcome.unreported.join(', ')}\n`);
   changed += outcome.statusChanges.length + (outcome.different.length > 0 ? 1 : 0);
   unreported += outcome.unreported.length;
+  identities += outcome.identityChanges.length;
 }
 process.stdout.write(
-  `${cases.length} cases; ${changed} differences beyond details and coverage; ${unreported} checks of the candidate recorded by no check\n`,
+  `${cases.length} cases; ${changed} differences beyond details, coverage and finding identities; ${identities} finding identities changed; ${unreported} checks of the candidate recorded by no check\n`,
 );
 await Promise.all([dns.close(), vendors.close(), certstream.close(), mailboxes.close(), catchAll.close()]);
 await rm(work, { recursive: true, force: true });

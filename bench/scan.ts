@@ -78,7 +78,13 @@ async function scanOnce() {
     },
   };
   const { resolver, count } = makeCountingResolver(makeCachingResolver(timed));
-  const fetch = makeSafeFetch({ timeoutMs: 5_000, maxBytes: 256 * 1024, allowPrivate: true, lookup: lookupViaResolver(resolver) });
+  const fetch = makeSafeFetch({
+    timeoutMs: 5_000,
+    maxBytes: 256 * 1024,
+    allowPrivate: false,
+    allowLoopback: true,
+    lookup: lookupViaResolver(resolver),
+  });
   const config = {
     dnsbl: {
       ipZones: ['ip1.lists.test', 'ip2.lists.test', 'ip3.lists.test'],
@@ -153,9 +159,9 @@ function processScan(): Promise<number> {
     execFile(
       process.execPath,
       [bin, 'scan', domain, '--nameserver', dns.address, '--config', configFile],
-      // Loopback BIMI assets need MAILSCAN_ALLOW_PRIVATE, as in the tests; the compile cache is warm after the first run.
+      // Loopback BIMI assets need MAILSCAN_ALLOW_LOOPBACK, as in the tests; the compile cache is warm after the first run.
       {
-        env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1', MAILSCAN_COMPILE_CACHE: join(work, 'cache') },
+        env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_LOOPBACK: '1', MAILSCAN_COMPILE_CACHE: join(work, 'cache') },
         maxBuffer: 16 * 1024 * 1024,
       },
       (error) => (error ? reject(new Error(`mailscan scan failed: ${error.message}`)) : resolve(performance.now() - started)),

@@ -1,7 +1,7 @@
 /**
  * secretscan against a repository of many tiny objects (issue 33 item 7: "2 M tiny objects
  * reached 1.35 GB"): `npx tsx bench/secretscan-objects.ts [--objects 2000000] [--max-files N]
- * [--timeout 300] [--runs default|raised|both] [--node-options '--max-semi-space-size=2']`. Writes the pack (layers/secretscan/test/synthetic-pack.ts: one commit, N
+ * [--timeout 300] [--runs default|raised|both] [--node-options '--max-semi-space-size=4']`. Writes the pack (layers/secretscan/test/synthetic-pack.ts: one commit, N
  * one-line files, 1000 to a directory; written by a child process), serves it over smart HTTP on loopback, runs the built CLI
  * once with the default bounds and once with SECRETSCAN_MAX_FILES raised past N (the whole walk),
  * and prints the engine's peak RSS, wall time and verdict for each.
@@ -22,7 +22,7 @@ const { values } = parseArgs({
     'max-files': { type: 'string' },
     /** `default`, `raised` or `both`. */
     runs: { type: 'string', default: 'both' },
-    /** V8 options for the engine (NODE_OPTIONS), e.g. `--max-semi-space-size=2`. */
+    /** V8 options for the engine (NODE_OPTIONS), on top of its manifest's nodeFlags (runEngine passes those). */
     'node-options': { type: 'string' },
   },
 });

@@ -275,7 +275,12 @@ export function internalName(host: string): 'loopback' | 'cloud metadata' | null
   return METADATA_NAMES.test(name) ? 'cloud metadata' : null;
 }
 
-/** mailscan's form: `MAILSCAN_ALLOW_PRIVATE=1` (which its tests set for loopback servers) admits private and loopback alike. */
-export function blockedAddressReason(ip: string, allowPrivate: boolean): string | null {
-  return addressProblem(ip, { allowPrivate, allowLoopback: allowPrivate });
+/**
+ * Why a fetch or probe must not connect to `ip` (null when it may): private networks and loopback
+ * are separate settings (`<PREFIX>_ALLOW_PRIVATE`, `<PREFIX>_ALLOW_LOOPBACK`), so a deployment that
+ * scans private networks never lets an engine reach its own host (in Lambda, the runtime API on
+ * 127.0.0.1:9001).
+ */
+export function blockedAddressReason(ip: string, policy: { allowPrivate: boolean; allowLoopback: boolean }): string | null {
+  return addressProblem(ip, policy);
 }

@@ -97,6 +97,12 @@ export interface EngineManifest {
    */
   startupSnapshot?: boolean;
   /**
+   * Flags the runner starts the engine's node with, before the executable (a V8 heap flag: the
+   * engine's memory should not follow the host's). Each is measured in the engine's doc; none when
+   * absent. secretscan: `--max-semi-space-size=2` (docs/secretscan.md, "Memory").
+   */
+  nodeFlags?: readonly string[];
+  /**
    * The scope key the runner sets to the job's scan type, for an engine that runs more than one
    * (netscan: `mode`, `vm` or `vapt`).
    */

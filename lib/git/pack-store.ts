@@ -3,9 +3,11 @@ import { createReadStream, closeSync, fstatSync, openSync, readSync } from 'node
 import { createInflate, inflateSync } from 'node:zlib';
 import { ByteArena } from './byte-arena.ts';
 import { ByteLru } from './byte-lru.ts';
+import { int32s, uint32s, uint8s } from './chunked-array.ts';
 import { applyDelta, CorruptPack, deltaTargetSize } from './delta.ts';
 import { eventLoopTurns } from './event-loop-turns.ts';
 import { OidIndex } from './oid-index.ts';
+import { inflateSmall, InflateInvalid } from './small-inflate.ts';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 const TYPE_NAMES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
@@ -86,6 +88,34 @@ const MIN_CACHED_BYTES = 256;
 
 /** The largest compressed stream readAt reads into its reused buffer. */
 const SCRATCH_BYTES = 1 << 20;
+/** The pass's window on the file: reads of this size, into one buffer kept for the pass. */
+const WINDOW_BYTES = 1 << 20;
+/**
+ * Objects up to this size are inflated in JavaScript (small-inflate.ts): 1.7–2 µs against node:zlib's
+ * 5–6 µs a call, and no native handle (node 24 kept tens of MB of them resident in a micro-benchmark). Past
+ * it, deflate's dynamic Huffman blocks make the JavaScript decoder the slower (13 µs at 256 bytes).
+ */
+const SMALL_OBJECT_BYTES = 128;
+/** What the index holds per object, about (chunked arrays 9–13 bytes, the id index ~28). */
+const INDEX_BYTES_PER_OBJECT = 40;
+/**
+ * The index the caches leave room for (400,000 objects). A pack declaring more gets caches smaller
+ * by what its index takes past this, down to an eighth of their budgets: memory is one budget,
+ * whatever the mix (two million objects: with a 32 MiB cache and 16 MiB of kept trees the peak was
+ * ~40 MB over that with 8 and 8). The count is the server's word: a false one costs only speed.
+ */
+const INDEX_ALLOWANCE_BYTES = 16 * 1024 * 1024;
+
+/** The delta-base cache's and the kept commits' and trees' budgets for a pack declaring `count` objects. */
+export function cacheBudgets(count: number, cacheBytes: number, keptBytes: number): { cacheBytes: number; keptBytes: number } {
+  const scale = Math.max(
+    1 / 8,
+    1 - Math.max(0, count * INDEX_BYTES_PER_OBJECT - INDEX_ALLOWANCE_BYTES) / Math.max(1, cacheBytes + keptBytes),
+  );
+  return { cacheBytes: Math.floor(cacheBytes * scale), keptBytes: Math.floor(keptBytes * scale) };
+}
+/** Sizes are kept in 32 bits: an object resolved in memory is smaller (a larger one is hashed as a stream). */
+const MAX_IN_MEMORY = 2 ** 32 - 1;
 
 function isTruncation(error: unknown): boolean {
   return (error as { code?: string }).code === 'Z_BUF_ERROR';
@@ -96,30 +126,37 @@ function isTruncation(error: unknown): boolean {
  * (`index()`): each object inflated with node:zlib, deltas (OFS and REF) resolved against a base
  * cache bounded in bytes, each object hashed once for its id. What stays in memory is per object
  * a few numbers and its id; contents are read back by offset (`read()`), a delta's base from the
- * cache or, when it was evicted, re-read from the file. Per object that is about 70 bytes
- * (typed arrays by ordinal and the id index), so two million tiny objects hold about 140 MB.
+ * cache or, when it was evicted, re-read from the file (its header parsed again there). Per
+ * object that is about 40 bytes: 9 in chunked typed arrays by ordinal (offset, type, size; a
+ * delta's base 4 more) and about 30 in the id index, so two million tiny objects hold about 80 MB
+ * (it was ~70 bytes an object, in arrays grown by doubling: 180 MB at the peak).
  */
 export class PackStore {
   private readonly fd: number;
   private readonly source: PackSource;
-  private readonly cache: ByteLru<number>;
-  private readonly arena: ByteArena;
+  private cache: ByteLru<number>;
+  private arena: ByteArena;
   private count = 0;
-  /** Per object, in pack order: where its header starts, and its length (the zlib stream follows). */
-  private offsets = new Float64Array(0);
-  private headerLengths = new Uint8Array(0);
-  /** The pack type (1–4, 6 OFS, 7 REF), the resolved type (1–4), the resolved size. */
-  private kinds = new Uint8Array(0);
-  private types = new Uint8Array(0);
-  private sizes = new Float64Array(0);
-  /** A delta's base, as an ordinal (-1 until a REF_DELTA's base is known). */
-  private bases = new Int32Array(0);
-  /** A delta's own inflated size (its header's, at most maxObjectBytes), for re-reads. */
-  private deltaSizes = new Uint32Array(0);
-  /** Where the arena holds the object's inflated pack data, plus one (0: not kept; the arena is far under 4 GiB). */
-  private kept = new Uint32Array(0);
-  /** Objects over maxObjectBytes: known by id and size only. */
-  private readonly large = new Set<number>();
+  /** Objects resolved in memory are at most this large (options.maxObjectBytes, kept to 32 bits). */
+  private readonly maxInMemory: number;
+  /**
+   * Per object, in pack order: where its header starts (the zlib stream follows), modulo 4 GiB;
+   * `wraps[k]` is the first ordinal at or past (k + 1) × 4 GiB.
+   */
+  private readonly offsets = uint32s();
+  private readonly wraps: number[] = [];
+  /** The pack type (1–4, 6 OFS, 7 REF) in the low three bits, the resolved type (1–4) above them. */
+  private readonly kinds = uint8s();
+  /** The resolved size (an object over maxInMemory: in `large`). */
+  private readonly sizes = uint32s();
+  /** A delta's base, as an ordinal (-1 until a REF_DELTA's base is known; no chunk where there is no delta). */
+  private readonly bases = int32s(-1);
+  /** Commits and trees whose inflated pack data the arena holds: their ordinals (ascending), where, how long. */
+  private readonly keptOrdinals = uint32s();
+  private readonly keptAt = uint32s();
+  private readonly keptLengths = uint32s();
+  /** Objects over maxInMemory: known by id and size only. */
+  private readonly large = new Map<number, number>();
   private readonly ids = new OidIndex();
   private readonly pendingRefs = new Map<number, string>();
 
@@ -128,6 +165,7 @@ export class PackStore {
     private readonly options: PackStoreOptions,
     source: PackSource | undefined,
   ) {
+    this.maxInMemory = Math.min(options.maxObjectBytes, MAX_IN_MEMORY);
     this.fd = openSync(path, 'r');
     this.source = source ?? completeFile(fstatSync(this.fd).size);
     this.cache = new ByteLru(options.cacheBytes, CACHE_ENTRY_OVERHEAD_BYTES);
@@ -161,6 +199,11 @@ export class PackStore {
   /** Commits and trees whose inflated pack data the pass kept (`keptBytes`). */
   keptObjects = 0;
 
+  /** The caches' budgets for this pack (smaller than asked for a pack of very many objects). */
+  get budgets(): { cacheBytes: number; keptBytes: number } {
+    return { cacheBytes: this.cache.maxBytes, keptBytes: this.arena.maxBytes };
+  }
+
   close(): void {
     this.cache.clear();
     this.arena.clear();
@@ -170,6 +213,11 @@ export class PackStore {
 
   has(oid: string): boolean {
     return this.ids.get(oid) !== undefined;
+  }
+
+  /** The ordinal of `oid`, or undefined when the pack does not hold it. */
+  find(oid: string): number | undefined {
+    return this.ids.get(oid);
   }
 
   /** Pack order of an object (reading in this order finds delta bases in the cache). */
@@ -186,19 +234,68 @@ export class PackStore {
   }
 
   typeOf(oid: string): ObjectType {
-    return TYPE_NAMES[this.types[this.ordinal(oid)]]!;
+    return TYPE_NAMES[this.typeAt(this.ordinal(oid))]!;
   }
 
   sizeOf(oid: string): number {
-    return this.sizes[this.ordinal(oid)];
+    return this.sizeAt(this.ordinal(oid));
+  }
+
+  /** Bytes of the per-object arrays and the id index (what grows with the object count). */
+  get indexBytes(): number {
+    return (
+      this.offsets.byteLength +
+      this.kinds.byteLength +
+      this.sizes.byteLength +
+      this.bases.byteLength +
+      this.keptOrdinals.byteLength * 3 +
+      this.ids.bytes
+    );
+  }
+
+  private kindAt(ordinal: number): number {
+    return this.kinds.get(ordinal) & 7;
+  }
+
+  private typeAt(ordinal: number): number {
+    return this.kinds.get(ordinal) >> 3;
+  }
+
+  private sizeAt(ordinal: number): number {
+    return this.large.get(ordinal) ?? this.sizes.get(ordinal);
+  }
+
+  private offsetAt(ordinal: number): number {
+    let wrapped = 0;
+    while (wrapped < this.wraps.length && this.wraps[wrapped] <= ordinal) wrapped += 1;
+    return this.offsets.get(ordinal) + wrapped * 2 ** 32;
+  }
+
+  private setOffset(ordinal: number, position: number): void {
+    while (this.wraps.length < Math.floor(position / 2 ** 32)) this.wraps.push(ordinal);
+    this.offsets.set(ordinal, position % 2 ** 32);
+  }
+
+  /** Where the arena's copy of `ordinal` is listed (keptOrdinals), or -1. */
+  private keptIndex(ordinal: number): number {
+    let low = 0;
+    let high = this.keptObjects - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const value = this.keptOrdinals.get(middle);
+      if (value === ordinal) return middle;
+      if (value < ordinal) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
   }
 
   /** The object's content, resolved; `expected` fails a type mismatch (a tree id that names a blob). */
   read(oid: string, expected?: ObjectType): Buffer {
     const ordinal = this.ordinal(oid);
-    const type = TYPE_NAMES[this.types[ordinal]];
+    const type = TYPE_NAMES[this.typeAt(ordinal)];
     if (expected !== undefined && type !== expected) throw new CorruptPack(`${oid} is a ${type}, not a ${expected}`);
-    if (this.large.has(ordinal)) throw new ObjectTooLarge(this.sizes[ordinal], this.options.maxObjectBytes);
+    if (this.large.has(ordinal)) throw new ObjectTooLarge(this.sizeAt(ordinal), this.maxInMemory);
     const content = this.resolve(ordinal);
     // A view, not a copy: callers only read (the cache shares it).
     return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
@@ -224,16 +321,44 @@ export class PackStore {
     return buffer;
   }
 
-  /** The inflated stream of object `ordinal` (its whole compressed length is known after indexing). */
-  private inflateAt(ordinal: number, size: number): Buffer {
-    const kept = this.kept[ordinal];
-    if (kept > 0) return this.arena.view(kept - 1, size);
-    const start = this.offsets[ordinal] + this.headerLengths[ordinal];
-    const stop = ordinal + 1 < this.count ? this.offsets[ordinal + 1] : this.end;
-    return this.inflate(this.readAt(start, stop - start), size);
+  /**
+   * The inflated stream of object `ordinal` (a whole object's content, or a delta's instructions),
+   * from the arena or from the file: its header (checked by the pass) is read again for the size
+   * and where the stream starts, rather than kept for every object.
+   */
+  private inflateAt(ordinal: number): Buffer {
+    const kept = this.keptIndex(ordinal);
+    if (kept >= 0) return this.arena.view(this.keptAt.get(kept), this.keptLengths.get(kept));
+    const start = this.offsetAt(ordinal);
+    const stop = ordinal + 1 < this.count ? this.offsetAt(ordinal + 1) : this.end;
+    const bytes = this.readAt(start, stop - start);
+    let at = 0;
+    let byte = bytes[at++];
+    const kind = (byte >> 4) & 7;
+    let size = byte & 15;
+    let shift = 16;
+    while (byte & 0x80) {
+      byte = bytes[at++];
+      size += (byte & 0x7f) * shift;
+      shift *= 128;
+    }
+    if (kind === OFS_DELTA) while (bytes[at++] & 0x80);
+    else if (kind === REF_DELTA) at += 20;
+    return this.inflate(bytes.subarray(at), size);
   }
 
   private inflate(compressed: Buffer, size: number): Buffer {
+    if (size <= SMALL_OBJECT_BYTES) {
+      try {
+        const { bytes, consumed } = inflateSmall(compressed, size);
+        this.consumed = consumed;
+        return bytes;
+      } catch (error) {
+        // A cut stream (Z_BUF_ERROR, as node:zlib's) is the caller's to read further.
+        if (error instanceof InflateInvalid) throw new CorruptPack(error.message);
+        throw error;
+      }
+    }
     let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
     try {
       // The header's size bounds the output: an object that lies about it (a zlib bomb) stops at the lie.
@@ -260,6 +385,8 @@ export class PackStore {
    */
   private remember(ordinal: number, content: Uint8Array): void {
     if (content.length < MIN_CACHED_BYTES) return;
+    // A whole object the arena holds is read from there, inflated already: a copy would be twice its bytes.
+    if (this.kindAt(ordinal) < OFS_DELTA && this.keptIndex(ordinal) >= 0) return;
     let own = content;
     if (content.buffer.byteLength > content.length * 2) {
       // zlib's small outputs are views of node's shared pool: a cached one would pin a whole slab.
@@ -277,20 +404,20 @@ export class PackStore {
     const chain: number[] = [];
     let at = ordinal;
     let content = this.cache.get(at);
-    while (content === undefined && this.kinds[at] >= OFS_DELTA) {
+    while (content === undefined && this.kindAt(at) >= OFS_DELTA) {
       chain.push(at);
-      at = this.bases[at];
+      at = this.bases.get(at);
       if (at < 0) throw new CorruptPack('a delta whose base is not in the pack');
-      if (this.large.has(at)) throw new ObjectTooLarge(this.sizes[at], this.options.maxObjectBytes);
+      if (this.large.has(at)) throw new ObjectTooLarge(this.sizeAt(at), this.maxInMemory);
       content = this.cache.get(at);
     }
     if (content === undefined) {
-      content = this.inflateAt(at, this.sizes[at]);
+      content = this.inflateAt(at);
       this.remember(at, content);
     }
     for (let step = chain.length - 1; step >= 0; step -= 1) {
       const delta = chain[step];
-      content = applyDelta(content, this.inflateAt(delta, this.deltaSizes[delta]));
+      content = applyDelta(content, this.inflateAt(delta));
       this.remember(delta, content);
     }
     return content;
@@ -303,30 +430,10 @@ export class PackStore {
   }
 
   private record(ordinal: number, type: number, size: number, id: Uint8Array): void {
-    this.types[ordinal] = type;
-    this.sizes[ordinal] = size;
+    this.kinds.set(ordinal, this.kindAt(ordinal) | (type << 3));
+    // A large object's size may pass 32 bits: `large` holds it.
+    if (!this.large.has(ordinal)) this.sizes.set(ordinal, size);
     this.ids.add(ordinal, id);
-  }
-
-  /** Room for `ordinal` in the per-object arrays (grown as the pass goes: the count is the server's word). */
-  private reserve(ordinal: number): void {
-    if (ordinal < this.offsets.length) return;
-    const size = Math.min(this.count, Math.max(1024, this.offsets.length * 2));
-    const grow = <T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(old: T, make: (n: number) => T): T => {
-      const next = make(size);
-      next.set(old);
-      return next;
-    };
-    this.offsets = grow(this.offsets, (n) => new Float64Array(n));
-    this.headerLengths = grow(this.headerLengths, (n) => new Uint8Array(n));
-    this.kinds = grow(this.kinds, (n) => new Uint8Array(n));
-    this.types = grow(this.types, (n) => new Uint8Array(n));
-    this.sizes = grow(this.sizes, (n) => new Float64Array(n));
-    this.deltaSizes = grow(this.deltaSizes, (n) => new Uint32Array(n));
-    this.kept = grow(this.kept, (n) => new Uint32Array(n));
-    const bases = new Int32Array(size).fill(-1);
-    bases.set(this.bases);
-    this.bases = bases;
   }
 
   /** Waits until the file holds `bytes` (or is complete). */
@@ -344,6 +451,10 @@ export class PackStore {
     if (version !== 2 && version !== 3) throw new CorruptPack(`version ${version}`);
     const count = header.readUInt32BE(8);
     this.count = count;
+    this.ids.reserve(count);
+    const budgets = cacheBudgets(count, this.options.cacheBytes, this.options.keptBytes ?? 0);
+    if (budgets.cacheBytes < this.cache.maxBytes) this.cache = new ByteLru(budgets.cacheBytes, CACHE_ENTRY_OVERHEAD_BYTES);
+    if (budgets.keptBytes < this.arena.maxBytes) this.arena = new ByteArena(budgets.keptBytes);
 
     const window = new PackWindow(this.fd, this.source);
     let position = 12;
@@ -352,8 +463,7 @@ export class PackStore {
       if ((ordinal & 63) === 0 && (await turn())) this.options.signal.throwIfAborted();
       await this.need(position + 64);
       if (position >= this.end) throw new CorruptPack(`the pack ends after ${ordinal} of ${count} objects`);
-      this.reserve(ordinal);
-      this.offsets[ordinal] = position;
+      this.setOffset(ordinal, position);
       let head = window.bytes(position, 32);
       let at = 0;
       let byte = head[at++];
@@ -367,7 +477,7 @@ export class PackStore {
         shift *= 128;
       }
       if (kind === 0 || kind === 5) throw new CorruptPack(`object ${ordinal} has the unknown type ${kind}`);
-      this.kinds[ordinal] = kind;
+      this.kinds.set(ordinal, kind);
       if (kind === OFS_DELTA) {
         if (at >= head.length) throw new CorruptPack('a delta offset is cut');
         byte = head[at++];
@@ -377,36 +487,34 @@ export class PackStore {
           byte = head[at++];
           back = (back + 1) * 128 + (byte & 0x7f);
         }
-        this.bases[ordinal] = this.ordinalAt(position - back, ordinal);
+        this.bases.set(ordinal, this.ordinalAt(position - back, ordinal));
       } else if (kind === REF_DELTA) {
         head = window.bytes(position, at + 20);
         if (head.length < at + 20) throw new CorruptPack('a delta base id is cut');
         const base = this.ids.find(head.subarray(at, at + 20));
         if (base === undefined) this.pendingRefs.set(ordinal, head.toString('hex', at, at + 20));
-        else this.bases[ordinal] = base;
+        else this.bases.set(ordinal, base);
         at += 20;
       }
       const dataStart = position + at;
-      this.headerLengths[ordinal] = at;
 
-      if (kind < OFS_DELTA && size > this.options.maxObjectBytes) {
+      if (kind < OFS_DELTA && size > this.maxInMemory) {
         // Rare: read as a stream from the file once it is complete.
         await this.need(Number.POSITIVE_INFINITY);
         position = dataStart + (await this.hashLarge(ordinal, kind, size, dataStart));
         continue;
       }
-      if (size > this.options.maxObjectBytes) throw new ObjectTooLarge(size, this.options.maxObjectBytes);
+      if (size > this.maxInMemory) throw new ObjectTooLarge(size, this.maxInMemory);
       const data = await this.inflateFromWindow(window, dataStart, size);
       position = dataStart + this.consumed;
       if (kind < OFS_DELTA) {
-        this.remember(ordinal, data);
         this.hash(ordinal, kind, data);
         this.keep(ordinal, data);
+        this.remember(ordinal, data);
       } else {
-        this.deltaSizes[ordinal] = size;
         const target = deltaTargetSize(data);
-        if (target > this.options.maxObjectBytes) throw new ObjectTooLarge(target, this.options.maxObjectBytes);
-        if (this.bases[ordinal] >= 0) {
+        if (target > this.maxInMemory) throw new ObjectTooLarge(target, this.maxInMemory);
+        if (this.bases.get(ordinal) >= 0) {
           this.resolveDelta(ordinal, data);
           this.keep(ordinal, data);
         }
@@ -420,21 +528,24 @@ export class PackStore {
 
   /** Keeps a commit's or a tree's inflated pack data (`data`: its content, or its delta) while the budget lasts. */
   private keep(ordinal: number, data: Uint8Array): void {
-    const type = this.types[ordinal];
+    const type = this.typeAt(ordinal);
     if (type !== COMMIT && type !== TREE) return;
     const at = this.arena.add(data);
     if (at < 0) return;
-    this.kept[ordinal] = at + 1;
+    // In pack order: ascending, for keptIndex's search.
+    this.keptOrdinals.set(this.keptObjects, ordinal);
+    this.keptAt.set(this.keptObjects, at);
+    this.keptLengths.set(this.keptObjects, data.length);
     this.keptObjects += 1;
   }
 
   /** A delta met in the pass: its base resolved (cached, or re-read), applied, hashed, cached. */
   private resolveDelta(ordinal: number, delta: Buffer): void {
-    const base = this.bases[ordinal];
-    if (this.large.has(base)) throw new ObjectTooLarge(this.sizes[base], this.options.maxObjectBytes);
+    const base = this.bases.get(ordinal);
+    if (this.large.has(base)) throw new ObjectTooLarge(this.sizeAt(base), this.maxInMemory);
     const content = applyDelta(this.resolve(base), delta);
     this.remember(ordinal, content);
-    this.hash(ordinal, this.types[base], content);
+    this.hash(ordinal, this.typeAt(base), content);
   }
 
   /** REF_DELTAs whose base came later in the pack (or never): resolved now, or the pack is refused. */
@@ -446,9 +557,9 @@ export class PackStore {
         if (await turn()) this.options.signal.throwIfAborted();
         const base = this.ids.get(baseOid);
         if (base === undefined) continue;
-        this.bases[ordinal] = base;
+        this.bases.set(ordinal, base);
         this.pendingRefs.delete(ordinal);
-        this.resolveDelta(ordinal, this.inflateAt(ordinal, this.deltaSizes[ordinal]));
+        this.resolveDelta(ordinal, this.inflateAt(ordinal));
         progressed = true;
       }
       if (!progressed) throw new CorruptPack(`${this.pendingRefs.size} deltas on a base that is not in the pack (a thin pack)`);
@@ -461,7 +572,7 @@ export class PackStore {
     let high = before - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      const value = this.offsets[middle];
+      const value = this.offsetAt(middle);
       if (value === offset) return middle;
       if (value < offset) low = middle + 1;
       else high = middle - 1;
@@ -511,7 +622,7 @@ export class PackStore {
     source.unpipe(inflater);
     source.destroy();
     if (inflated !== size) throw new CorruptPack(`an object inflates to ${inflated} bytes, not the ${size} its header says`);
-    this.large.add(ordinal);
+    this.large.set(ordinal, size);
     this.record(ordinal, kind, size, hash.digest());
     return inflater.bytesWritten;
   }
@@ -524,6 +635,8 @@ export class PackStore {
  */
 class PackWindow {
   private buffer = Buffer.alloc(0);
+  /** What `buffer` views: one allocation for the pass, not one per load (the loads were garbage for GC to find). */
+  private storage = Buffer.alloc(0);
   private start = 0;
   private readonly hash = createHash('sha1');
   private hashed = 0;
@@ -561,7 +674,11 @@ class PackWindow {
     if (offset < this.start || stop > this.start + this.buffer.length) {
       // Loads start at or before the first byte not yet hashed, so every byte is hashed exactly once.
       const from = Math.min(offset, this.hashed);
-      const buffer = Buffer.allocUnsafeSlow(Math.max(0, Math.min(Math.max(stop - from, 4 << 20), available - from)));
+      const length = Math.max(0, Math.min(Math.max(stop - from, WINDOW_BYTES), available - from));
+      // A load overwrites the last: callers use what `bytes` returns before they ask again. A
+      // stream longer than the window (a large object) gets a buffer of its own, not kept.
+      if (this.storage.length < length && length <= WINDOW_BYTES) this.storage = Buffer.allocUnsafeSlow(WINDOW_BYTES);
+      const buffer = length <= WINDOW_BYTES ? this.storage.subarray(0, length) : Buffer.allocUnsafeSlow(length);
       let done = 0;
       while (done < buffer.length) {
         const read = readSync(this.fd, buffer, done, buffer.length - done, from + done);

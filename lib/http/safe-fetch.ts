@@ -47,10 +47,12 @@ export interface SafeFetchOptions {
   /** Default body cap; a call may lower or raise it. */
   maxBytes: number;
   /**
-   * MAILSCAN_ALLOW_PRIVATE=1: permits private/loopback addresses AND plain http:, because the
-   * loopback servers tests run speak plain HTTP. Link-local (cloud metadata) stays refused.
+   * `<PREFIX>_ALLOW_PRIVATE=1`: permits private-network addresses (RFC 1918 and the like) and plain
+   * http:. Loopback is not private: it needs `allowLoopback`. Link-local (cloud metadata) stays refused.
    */
   allowPrivate: boolean;
+  /** `<PREFIX>_ALLOW_LOOPBACK=1` (local runs and tests only): permits loopback addresses and plain http:. */
+  allowLoopback?: boolean;
   /** Host resolution; the system resolver by default, `lookupViaResolver` to share the scan's DNS. */
   lookup?: HostLookup;
   /** Replaces the system CA store for https: (tests trust their loopback server's test CA). */
@@ -68,7 +70,8 @@ export function makeSafeFetch(options: SafeFetchOptions): Fetch {
   const maxRedirects = options.maxRedirects ?? 3;
 
   async function vet(target: URL): Promise<HostAddress> {
-    const schemeAllowed = target.protocol === 'https:' || (target.protocol === 'http:' && options.allowPrivate);
+    const policy = { allowPrivate: options.allowPrivate, allowLoopback: options.allowLoopback ?? false };
+    const schemeAllowed = target.protocol === 'https:' || (target.protocol === 'http:' && (policy.allowPrivate || policy.allowLoopback));
     if (!schemeAllowed) throw new FetchError('scheme_not_allowed', `${target.protocol} URLs are not fetched; only https:`);
     const hostname = bareHost(target);
     const family = isIP(hostname);
@@ -76,7 +79,7 @@ export function makeSafeFetch(options: SafeFetchOptions): Fetch {
     if (addresses.length === 0) throw new FetchError('host_not_found', `${hostname} has no address`);
     // Every address is checked, not just the one used: a host mixing public and private addresses is suspect.
     for (const { address } of addresses) {
-      const reason = blockedAddressReason(address, options.allowPrivate);
+      const reason = blockedAddressReason(address, policy);
       if (reason) throw new FetchError('address_blocked', `${hostname} resolves to ${address} (${reason})`);
     }
     return addresses[0];

@@ -30,7 +30,7 @@ describe.skipIf(!available)('web UI uploads in Chromium: DMARC reports and an .e
     const text = readFileSync(join(zoneDir, 'good.test.zone'), 'utf8').replaceAll('good.test', 'goodmail.com');
     dns = await startDnsServer({ zones: [{ text, origin: 'goodmail.com' }] });
     const [uiDir, bin] = await Promise.all([ensureUiBuilt(), buildCli()]);
-    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
+    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_LOOPBACK: '1' };
     service = await startTestService({
       uiDir,
       runners: ({ artifacts }) => new Map([['email_security', runnerOf(mailscan, { bin, env, artifacts })]]),

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EngineReport, engineReportSchema } from '../../lib/report.ts';
 import { cachedEngineBuild } from './engine-build-cache.ts';
+import { MANIFESTS } from '../../layers/manifests.ts';
 
 /** The engines the hostile-server regressions drive (issue 33). */
 export type KitEngine = 'tlsscan' | 'netscan' | 'secretscan';
@@ -54,7 +55,8 @@ export async function runEngine(name: KitEngine, args: string[], options: RunOpt
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(
         process.execPath,
-        ['--require', hook, bin, ...args],
+        // The manifest's node flags, as the runner passes them (engine-registry.ts).
+        [...(MANIFESTS.find((manifest) => manifest.name === name)?.nodeFlags ?? []), '--require', hook, bin, ...args],
         { env: { PATH: process.env.PATH ?? '', ...options.env }, timeout: options.killAfterMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
         (error, out, err) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout: out, stderr: err }),
       ),

@@ -44,7 +44,7 @@ describe('adversary steps through the local runtime', () => {
     const env = {
       PATH: process.env.PATH,
       MAILSCAN_NAMESERVERS: dns.address,
-      MAILSCAN_ALLOW_PRIVATE: '1',
+      MAILSCAN_ALLOW_LOOPBACK: '1',
       MAILSCAN_CONFIG: configFile,
       ...vendors.urls,
       ...VENDOR_KEYS,

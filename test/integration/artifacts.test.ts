@@ -40,7 +40,7 @@ describe('artifacts through the local server', () => {
     const text = readFileSync(join(zoneDir, 'good.test.zone'), 'utf8').replaceAll('good.test', 'goodmail.com');
     dns = await startDnsServer({ zones: [{ text, origin: 'goodmail.com' }] });
     const bin = await buildCli();
-    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
+    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_LOOPBACK: '1' };
     service = await startTestService({
       runners: ({ artifacts }) => new Map([['email_security', runnerOf(mailscan, { bin, env, artifacts })]]),
     });

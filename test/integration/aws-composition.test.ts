@@ -203,7 +203,7 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     ENGINES_DIR: enginesDir,
     MAILSCAN_NAMESERVERS: dns.address,
-    MAILSCAN_ALLOW_PRIVATE: '1',
+    MAILSCAN_ALLOW_LOOPBACK: '1',
     // The loopback model server stands in for the tenant's assistant (no test touches the internet).
     LLMSCAN_ALLOW_LOOPBACK: '1',
     LOG_LEVEL: 'SILENT',

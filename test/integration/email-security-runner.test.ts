@@ -50,7 +50,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
       ],
     });
     bin = await buildCli();
-    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' };
+    const env = { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_LOOPBACK: '1' };
     service = await startTestService({ runners: new Map([['email_security', runnerOf(mailscan, { bin, env })]]) });
   });
   afterAll(async () => {
@@ -127,7 +127,7 @@ describe('email_security runner (the real mailscan CLI against a loopback DNS se
             env: {
               PATH: process.env.PATH,
               MAILSCAN_NAMESERVERS: dns.address,
-              MAILSCAN_ALLOW_PRIVATE: '1',
+              MAILSCAN_ALLOW_LOOPBACK: '1',
               MAILSCAN_CONFIG: 'test/fixtures/mailscan/config/unknown-lists.json',
             },
           }),

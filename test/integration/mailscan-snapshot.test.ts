@@ -85,7 +85,7 @@ describe('mailscan runner: the start-up snapshot', () => {
     const runner = runnerOf(mailscan, {
       bin,
       node,
-      env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_PRIVATE: '1' },
+      env: { PATH: process.env.PATH, MAILSCAN_NAMESERVERS: dns.address, MAILSCAN_ALLOW_LOOPBACK: '1' },
       snapshotCache: cache,
     });
     return runner.run({

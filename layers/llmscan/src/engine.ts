@@ -88,7 +88,8 @@ export function makeLlmscan(options: { clock?: Clock } = {}): EngineDefinition<L
       const transport = vettedTransport({
         host: url.hostname,
         address,
-        allowPrivate: policy.allowPrivate || policy.allowLoopback,
+        allowPrivate: policy.allowPrivate,
+        allowLoopback: policy.allowLoopback,
         maxBytes: maxAnswerBytes,
         ca,
         credential: headers && { headers, origin: url.origin },

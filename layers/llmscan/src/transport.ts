@@ -43,8 +43,10 @@ export interface TransportOptions {
   /** The target's host name and the address it was vetted to. */
   host: string;
   address: VettedAddress;
-  /** Whether the target policy admits private or loopback addresses (the client then speaks plain http: too). */
+  /** Whether the target policy admits private addresses (the client then speaks plain http: too). */
   allowPrivate: boolean;
+  /** Whether it admits loopback addresses (local runs: plain http: too). */
+  allowLoopback: boolean;
   /** Largest answer read, in bytes. */
   maxBytes: number;
   /** Trust anchors for https: (Node's roots plus EXTRA_CA_FILE), when EXTRA_CA_FILE is set. */
@@ -68,12 +70,13 @@ function failure(error: FetchError): TransportError {
   }
 }
 
-export function vettedTransport({ host, address, allowPrivate, maxBytes, ca, credential }: TransportOptions): Transport {
+export function vettedTransport({ host, address, allowPrivate, allowLoopback, maxBytes, ca, credential }: TransportOptions): Transport {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   const fetch = makeSafeFetch({
     timeoutMs: 60_000,
     maxBytes,
     allowPrivate,
+    allowLoopback,
     maxRedirects: 0,
     userAgent: 'llmscan',
     tlsCa: ca,

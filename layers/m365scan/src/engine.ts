@@ -85,7 +85,8 @@ async function scanTenant({ target, scope, deadline, policy, report, progress, e
   const fetchOptions = {
     timeoutMs: settings.requestTimeoutMs,
     maxBytes: MAX_BODY_BYTES,
-    allowPrivate: allowsPrivate(policy),
+    allowPrivate: policy.allowPrivate,
+    allowLoopback: policy.allowLoopback,
     tlsCa: settings.tlsCa,
     maxRedirects: 0,
     userAgent: `m365scan/${M365SCAN_VERSION}`,
@@ -126,14 +127,6 @@ const systemLookup: HostLookup = async (hostname) => {
     throw new FetchError('dns_failed', `${hostname}: ${code ?? 'lookup failed'}`);
   }
 };
-
-/**
- * The vetted client's own switch (loopback and private together); policyLookup and DomainHttp
- * then hold every address to the exact target policy.
- */
-function allowsPrivate(policy: TargetPolicy): boolean {
-  return policy.allowLoopback || policy.allowPrivate;
-}
 
 async function scanDomain(domain: string, scope: M365Scope, deps: Deps, outcomes: Outcomes): Promise<void> {
   const { resolver, settings } = deps;

@@ -1,31 +1,43 @@
+import { createHash } from 'node:crypto';
 import { catalogue } from './catalogue.ts';
+import { identityOf } from './finding-identity.ts';
 import { canonicalJson, reportFingerprint } from './finding-fingerprint.ts';
 import type { Report } from './report.ts';
 
 /**
- * Each finding's subject (the record in words) and locations (its surface, and its DKIM selector
- * when it has one), so a later scan resolves it only when it ran that surface and read that selector;
- * its kit `fingerprint_key`, and its `ref` for the adversary findings that name it.
+ * Each finding's identity (src/finding-identity.ts): its evidence key and kit `fingerprint_key`,
+ * what makes two scans' sightings one problem, and its subject, that instance in words (the tracker
+ * keeps one issue per rule and subject). Its locations: its surface, and its DKIM selector when it
+ * has one, so a later scan resolves it only when it ran that surface and read that selector. Its
+ * `ref` for the adversary findings that name it.
  */
 export function placeFindings<T extends Pick<Report, 'domain' | 'findings'>>(report: T): T {
   const surfaceOf = new Map(catalogue.map((rule) => [rule.rule_id, rule.surface]));
   return {
     ...report,
     findings: report.findings.map((finding) => {
-      const family = finding.rule_id.split('.')[1] ?? '';
       const selector = typeof finding.evidence.selector === 'string' ? finding.evidence.selector : undefined;
-      const subject =
-        selector !== undefined
-          ? `${selector}._domainkey.${report.domain}`
-          : family === 'dmarc'
-            ? `_dmarc.${report.domain}`
-            : family === 'mta_sts'
-              ? `_mta-sts.${report.domain}`
-              : `${report.domain} (${family})`;
+      const identity = identityOf(report.domain, finding, () => canonicalJson(finding.evidence));
+      const key = bounded(identity.key);
+      const subject = identity.subject.slice(0, MAX_NAME);
       const locations = [`mail:${surfaceOf.get(finding.rule_id) ?? 'posture'}`, ...(selector !== undefined ? [`dkim:${selector}`] : [])];
-      // The kit's key is what the stored fingerprint always hashed: the evidence key, else the whole evidence.
-      const fingerprintKey = finding.evidence_key ?? canonicalJson(finding.evidence);
-      return { ...finding, subject, locations, fingerprint_key: fingerprintKey, ref: reportFingerprint(report.domain, finding) };
+      return {
+        ...finding,
+        evidence_key: key,
+        subject,
+        locations,
+        fingerprint_key: key,
+        ref: reportFingerprint(report.domain, finding),
+      };
     }),
   };
+}
+
+/** The report's limit on an evidence key and a subject (report.ts). */
+const MAX_NAME = 1000;
+
+/** A key over the limit (a long Message-ID or repository path) keeps its start and names the rest by its hash, so it stays unique. */
+function bounded(key: string): string {
+  if (key.length <= MAX_NAME) return key;
+  return `${key.slice(0, MAX_NAME - 80)} sha256=${createHash('sha256').update(key).digest('hex')}`;
 }

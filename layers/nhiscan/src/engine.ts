@@ -109,7 +109,8 @@ export function makeNhiscan(): EngineDefinition<NhiScope> {
         timeoutMs: settings.requestTimeoutMs,
         maxBytes: 1024 * 1024,
         // The API bases are the operator's; loopback ones only under the local loopback setting.
-        allowPrivate: policy.allowPrivate || policy.allowLoopback,
+        allowPrivate: policy.allowPrivate,
+        allowLoopback: policy.allowLoopback,
         tlsCa: ca,
         maxRedirects: 0,
         userAgent: `nhiscan/${NHISCAN_VERSION}`,

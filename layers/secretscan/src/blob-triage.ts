@@ -1,4 +1,5 @@
 import { mayHoldSecrets } from './detect.ts';
+import { uint8s } from '../../../lib/git/chunked-array.ts';
 import { isBinary, looksMinified } from './path-guards.ts';
 
 const INSPECTED = 1;
@@ -29,8 +30,8 @@ export interface BlobVerdict {
  * not looked at (the scan skips them unread); a blob with no verdict is read as before.
  */
 export class BlobTriage {
-  /** Flags by pack ordinal, one byte an object (a Map cost ~30 bytes an entry: 60 MB for two million blobs). */
-  #verdicts = new Uint8Array(0);
+  /** Flags by pack ordinal, one byte an object, chunked (a Map cost ~30 bytes an entry: 60 MB for two million blobs). */
+  readonly #verdicts = uint8s();
 
   constructor(private readonly maxBlobBytes: number) {}
 
@@ -43,17 +44,12 @@ export class BlobTriage {
       if (looksMinified(text)) flags |= MINIFIED;
       if (mayHoldSecrets(text)) flags |= MAY_HOLD_SECRETS;
     }
-    if (ordinal >= this.#verdicts.length) {
-      const grown = new Uint8Array(Math.max(ordinal + 1, Math.min(this.#verdicts.length * 2, ordinal + (1 << 24)), 1 << 16));
-      grown.set(this.#verdicts);
-      this.#verdicts = grown;
-    }
-    this.#verdicts[ordinal] = flags;
+    this.#verdicts.set(ordinal, flags);
   };
 
   /** The verdict on the blob at `ordinal` in the pack, if the pass gave one. */
   verdict(ordinal: number): BlobVerdict | undefined {
-    const flags = ordinal < this.#verdicts.length ? this.#verdicts[ordinal] : 0;
+    const flags = this.#verdicts.get(ordinal);
     if (flags === 0) return undefined;
     return { binary: (flags & BINARY) !== 0, minified: (flags & MINIFIED) !== 0, mayHoldSecrets: (flags & MAY_HOLD_SECRETS) !== 0 };
   }

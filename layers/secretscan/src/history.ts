@@ -5,31 +5,27 @@ import {
   GITLINK_MODE,
   parseCommit,
   parseTree,
-  parseTreeChanges,
+  treeChanges,
+  treeEntryAt,
   TREE_MODE,
   type CommitInfo,
   type TreeEntry,
   type TreeVersion,
 } from '../../../lib/git/git-objects.ts';
 import type { PackStore } from '../../../lib/git/pack-store.ts';
+import { BlobSightings } from './sightings.ts';
 
-/** Where a blob was seen: the first (oldest walked) commit that holds it at this path. */
-export interface BlobSighting {
-  path: string;
-  commit: string;
-  /** The commit's author date, ISO 8601 in UTC. */
-  authorDate: string;
-}
+export type { BlobSighting } from './sightings.ts';
 
 export interface HistoryWalk {
   /** Commits walked, newest first. */
   commits: number;
   /**
    * Every distinct blob, by its pack ordinal, with the paths it was seen at (oldest sighting per
-   * path; at most MAX_SIGHTINGS_PER_BLOB, the rest counted in `sightingsLeftOut`). One sighting is
-   * held as itself, not in an array: most blobs have one.
+   * path; at most MAX_SIGHTINGS_PER_BLOB, the rest counted in `sightingsLeftOut`), held compactly
+   * (sightings.ts).
    */
-  blobs: Map<number, BlobSighting | BlobSighting[]>;
+  blobs: BlobSightings;
   /** Paths of blobs met past MAX_SIGHTINGS_PER_BLOB, not kept (a path met again may count twice). */
   sightingsLeftOut: number;
   /** Whether the tip's tree holds this blob at this path: what `in_head` means (looked up, not collected). */
@@ -72,11 +68,6 @@ export const MAX_SIGHTINGS_PER_BLOB = 64;
 const SEEN_TREES = 100_000;
 /** Tree entries between two looks at the deadline inside one commit's tree. */
 const ENTRIES_PER_CHECK = 1024;
-
-/** The sightings of a blob as a list. */
-export function sightingsOf(value: BlobSighting | BlobSighting[]): BlobSighting[] {
-  return Array.isArray(value) ? value : [value];
-}
 
 interface LoggedCommit {
   oid: string;
@@ -176,7 +167,7 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   // A shallow boundary is ours only where our own depth put it, past `maxCommits`; inside the walk, the server cut it.
   const walked = new Set(commits.map((commit) => commit.oid));
   const cutAt = commits.length < options.maxCommits ? boundary.filter((oid) => walked.has(oid)) : [];
-  const blobs = new Map<number, BlobSighting | BlobSighting[]>();
+  const blobs = new BlobSightings();
   let sightingsLeftOut = 0;
   // `treeOrdinal \0 path` of subtrees visited, forgotten oldest first past SEEN_TREES (a Set keeps insertion order).
   const seenTrees = new Set<string>();
@@ -186,47 +177,44 @@ export async function walkHistory(options: WalkOptions): Promise<HistoryWalk> {
   const turn = eventLoopTurns();
   let entries = 0;
 
-  const see = (ordinal: number, sighting: BlobSighting): void => {
-    const known = blobs.get(ordinal);
-    if (known === undefined) {
-      if (blobs.size >= options.maxBlobs) throw new TooManyFiles(options.maxBlobs);
-      blobs.set(ordinal, sighting);
-    } else if (!Array.isArray(known)) {
-      if (known.path !== sighting.path) blobs.set(ordinal, [known, sighting]);
-    } else if (!known.some((other) => other.path === sighting.path)) {
-      if (known.length < MAX_SIGHTINGS_PER_BLOB) known.push(sighting);
-      else sightingsLeftOut += 1;
-    }
-  };
-
   // Long synchronous work (one commit may hold millions of files): the deadline is looked at every
-  // ENTRIES_PER_CHECK entries, not only between commits.
-  const visit = async (treeOid: string, prefix: string, commit: string, authorDate: string): Promise<void> => {
+  // ENTRIES_PER_CHECK entries, not only between commits. `last`: the tip's tree, the last visited,
+  // whose versions no later commit compares with (a scan of the tip alone keeps none).
+  const visit = async (treeOid: string, prefix: string, commit: string, last: boolean): Promise<void> => {
     const treeKey = `${store.ordinal(treeOid)}\u0000${prefix}`;
     if (seenTrees.has(treeKey)) return;
     if (seenTrees.size >= SEEN_TREES) seenTrees.delete(seenTrees.values().next().value!);
     seenTrees.add(treeKey);
     const content = store.read(treeOid, 'tree');
-    const { changed, version } = parseTreeChanges(treeOid, content, previousTrees.get(prefix));
-    for (const entry of changed) {
+    const { changedAt, version } = treeChanges(treeOid, content, previousTrees.get(prefix));
+    const directory = blobs.directory(prefix);
+    for (const at of changedAt) {
+      const entry = treeEntryAt(content, at);
       entries += 1;
       if (entries % ENTRIES_PER_CHECK === 0 && (await turn())) signal.throwIfAborted();
-      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.mode === TREE_MODE) await visit(entry.oid, path, commit, authorDate);
-      else if (entry.mode === GITLINK_MODE) submodules.add(path);
+      if (entry.mode === TREE_MODE) await visit(entry.oid, prefix === '' ? entry.name : `${prefix}/${entry.name}`, commit, last);
+      else if (entry.mode === GITLINK_MODE) submodules.add(prefix === '' ? entry.name : `${prefix}/${entry.name}`);
       else {
+        const ordinal = store.find(entry.oid);
         // A file of a walked commit that the pack does not hold is history not read: never clean.
-        if (!store.has(entry.oid)) throw new CorruptPack(`${path} (${entry.oid}) of commit ${commit} is not in the pack`);
-        see(store.ordinal(entry.oid), { path, commit, authorDate });
+        if (ordinal === undefined) {
+          throw new CorruptPack(
+            `${prefix === '' ? entry.name : `${prefix}/${entry.name}`} (${entry.oid}) of commit ${commit} is not in the pack`,
+          );
+        }
+        if (!blobs.has(ordinal) && blobs.size >= options.maxBlobs) throw new TooManyFiles(options.maxBlobs);
+        if (blobs.add(ordinal, directory, entry.name, MAX_SIGHTINGS_PER_BLOB) === 'dropped') sightingsLeftOut += 1;
       }
     }
-    previousTrees.set(prefix, version);
+    if (!last) previousTrees.set(prefix, version);
   };
 
-  for (const { oid, info } of [...commits].reverse()) {
+  const oldestFirst = [...commits].reverse();
+  for (const [at, { oid, info }] of oldestFirst.entries()) {
     await turn();
     signal.throwIfAborted();
-    await visit(info.tree, '', oid, new Date(info.authorTime * 1000).toISOString());
+    blobs.startCommit(oid, new Date(info.authorTime * 1000).toISOString());
+    await visit(info.tree, '', oid, at === oldestFirst.length - 1);
   }
 
   return {

@@ -3,7 +3,7 @@ import type { ClonedRepository } from '../../../lib/git/clone.ts';
 import { decodeBlob, type BlobTriage } from './blob-triage.ts';
 import { detectSecrets } from './detect.ts';
 import { eventLoopTurns } from '../../../lib/git/event-loop-turns.ts';
-import { sightingsOf, type BlobSighting, type HistoryWalk } from './history.ts';
+import type { BlobSighting, HistoryWalk } from './history.ts';
 import { entropyGuardForPath, isBinary, looksMinified, type EntropyGuard } from './path-guards.ts';
 import { digestSecret, type SecretDigest } from './secret-evidence.ts';
 
@@ -69,15 +69,15 @@ export async function scanBlobs(repo: ClonedRepository, walk: HistoryWalk, optio
   const found = new Map<string, FoundSecret>();
   const total = walk.blobs.size;
   const { store } = repo;
-  const order = [...walk.blobs.keys()].sort((a, b) => a - b);
   let index = 0;
   const turn = eventLoopTurns();
-  for (const ordinal of order) {
+  // Pack order (keys are ascending).
+  for (const ordinal of walk.blobs.keys()) {
     await turn();
     if (options.signal.aborted) return { secrets: [...found.values()], stats, unfinished: { scanned: index, total } };
     index += 1;
     const oid = store.oidOf(ordinal);
-    const allSightings = sightingsOf(walk.blobs.get(ordinal)!);
+    const allSightings = walk.blobs.get(ordinal)!;
     const sightings = allSightings.filter(({ path }) => !options.pathsIgnore.some((glob) => matchesGlob(path, glob)));
     if (sightings.length === 0) {
       stats.skippedIgnoredPath += 1;

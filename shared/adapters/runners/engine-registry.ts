@@ -62,10 +62,15 @@ export function runnerOf(
   const mapping = mappingOf(manifest);
   const env = options.env ?? process.env;
   const cacheDir = snapshotCache ?? (env[`${mapping.envPrefix}_SNAPSHOT_CACHE`] || join(tmpdir(), `${manifest.name}-snapshot`));
+  const flags = manifest.nodeFlags ?? [];
   return makeEngineRunner({
     ...rest,
     mapping,
-    ...(manifest.startupSnapshot ? { nodeOptions: (node, bin, logger) => snapshotNodeOptions(node, bin, { cacheDir, logger }) } : {}),
+    ...(manifest.startupSnapshot
+      ? { nodeOptions: async (node, bin, logger) => [...flags, ...(await snapshotNodeOptions(node, bin, { cacheDir, logger }))] }
+      : flags.length > 0
+        ? { nodeOptions: () => Promise.resolve([...flags]) }
+        : {}),
   });
 }
 

@@ -31,6 +31,7 @@ export async function runScan(context: ScanContext<ScopeFile, PreparedScan>): Pr
     timeoutMs: settings.fetchTimeoutMs,
     maxBytes: reputationDefaults.fetch.maxBytes,
     allowPrivate: settings.allowPrivate,
+    allowLoopback: settings.allowLoopback,
     lookup: lookupViaResolver(resolver),
   });
   const optIn =
@@ -47,6 +48,7 @@ export async function runScan(context: ScanContext<ScopeFile, PreparedScan>): Pr
             vendors: settings.optIn.vendors,
             settings: settings.optIn.settings,
             allowPrivate: settings.allowPrivate,
+            allowLoopback: settings.allowLoopback,
             now: context.now,
             log,
             // Discover and leak stop a little before the hard deadline, so their partial results still make the report.

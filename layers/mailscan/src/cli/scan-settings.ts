@@ -40,6 +40,8 @@ export interface ScanSettings {
   reputation: ReputationContext['config'] | null;
   fetchTimeoutMs: number;
   allowPrivate: boolean;
+  /** MAILSCAN_ALLOW_LOOPBACK=1 (local runs, tests): loopback addresses too; private networks do not imply it. */
+  allowLoopback: boolean;
   /** Vendors and settings of discover and leak; null when neither runs (nothing of theirs is read). */
   optIn: Extract<OptInConfigResult, { ok: true }> | null;
 }
@@ -129,6 +131,7 @@ export async function prepareScan(input: PrepareInput<ScopeFile>): Promise<Prepa
       dkimSelectors: selectorsToProbe(config.dkim?.selectors, input.scope.dkim_selectors ?? []),
       fetchTimeoutMs: config.fetch?.timeout_ms ?? reputationDefaults.fetch.timeoutMs,
       allowPrivate: env.MAILSCAN_ALLOW_PRIVATE === '1',
+      allowLoopback: env.MAILSCAN_ALLOW_LOOPBACK === '1',
       reputation,
     },
   };

@@ -72,7 +72,7 @@ export async function runDiscover(input: DiscoverInput, ctx: OptInContext): Prom
     domain,
     input.mx,
     candidates.map((candidate) => candidate.address),
-    { ...ctx.settings.smtp, allowPrivate: ctx.allowPrivate },
+    { ...ctx.settings.smtp, allowPrivate: ctx.allowPrivate, allowLoopback: ctx.allowLoopback },
     ctx.signal,
   );
   for (const message of smtp.errors) errors.push(surfaceError('discover', 'smtp', message));

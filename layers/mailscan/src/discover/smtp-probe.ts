@@ -17,6 +17,7 @@ export interface SmtpProbeConfig {
   timeoutMs: number;
   pauseMs: number;
   allowPrivate: boolean;
+  allowLoopback: boolean;
 }
 
 export interface MxTarget {
@@ -59,13 +60,16 @@ function stateOf(reply: SmtpReply): 'accepted' | 'rejected' | 'unknown' {
 }
 
 /** The MX hosts' addresses in preference order, each vetted like an HTTP host (SSRF guard). */
-function addressesToTry(mx: readonly MxTarget[], allowPrivate: boolean): { host: string; address: string; blocked: string | null }[] {
+function addressesToTry(
+  mx: readonly MxTarget[],
+  policy: { allowPrivate: boolean; allowLoopback: boolean },
+): { host: string; address: string; blocked: string | null }[] {
   return [...mx]
     .sort((a, b) => a.preference - b.preference)
     .flatMap((host) =>
       [...host.ipv4, ...host.ipv6]
         .filter((address) => isIP(address) !== 0)
-        .map((address) => ({ host: host.host, address, blocked: blockedAddressReason(address, allowPrivate) })),
+        .map((address) => ({ host: host.host, address, blocked: blockedAddressReason(address, policy) })),
     );
 }
 
@@ -80,7 +84,7 @@ export async function probeRecipients(
   const errors: string[] = [];
   let session: SmtpSession | null = null;
   let used: { host: string; address: string } | null = null;
-  for (const target of addressesToTry(mx, config.allowPrivate)) {
+  for (const target of addressesToTry(mx, config)) {
     if (target.blocked) {
       errors.push(`${target.host} ${target.address}: not probed (${target.blocked})`);
       continue;

@@ -83,6 +83,8 @@ export interface OptInContext {
   vendors: Record<OptInVendorName, VendorConfig>;
   settings: OptInSettings;
   allowPrivate: boolean;
+  /** Loopback addresses (MAILSCAN_ALLOW_LOOPBACK, local runs and tests): never implied by allowPrivate. */
+  allowLoopback: boolean;
   now: () => Date;
   log: (event: string, fields?: Record<string, unknown>) => void;
   signal?: AbortSignal;

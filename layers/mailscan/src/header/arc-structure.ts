@@ -22,6 +22,10 @@ export interface ArcAnomaly {
   severity: 'high' | 'medium';
   detail: string;
   kind: 'gap' | 'missing_component' | 'duplicate_component' | 'bad_instance' | 'cv_misuse';
+  /** Where in the chain, so two anomalies of one kind are told apart: the set, the header, the instance as written. */
+  i: number | null;
+  component: string | null;
+  instance?: string;
 }
 
 export interface ArcStructure {
@@ -49,6 +53,9 @@ export function arcStructure(fields: readonly RawHeaderField[], limits: HeaderLi
       anomalies.push({
         kind: 'bad_instance',
         severity: 'medium',
+        i: null,
+        component: SHORT[key],
+        instance: instanceText ?? '',
         detail: `${SHORT[key]} with instance "${instanceText ?? ''}" outside 1..${limits.maxArcSets}`,
       });
       continue;
@@ -71,17 +78,28 @@ export function arcStructure(fields: readonly RawHeaderField[], limits: HeaderLi
       anomalies.push({
         kind: 'gap',
         severity: 'high',
+        i,
+        component: null,
         detail: `ARC set i=${i} is missing: the chain has instances ${instances.join(', ')}`,
       });
       continue;
     }
     for (const component of COMPONENTS) {
       const count = set.components.get(component) ?? 0;
-      if (count === 0) anomalies.push({ kind: 'missing_component', severity: 'high', detail: `ARC set i=${i} has no ${SHORT[component]}` });
+      if (count === 0)
+        anomalies.push({
+          kind: 'missing_component',
+          severity: 'high',
+          i,
+          component: SHORT[component],
+          detail: `ARC set i=${i} has no ${SHORT[component]}`,
+        });
       if (count > 1)
         anomalies.push({
           kind: 'duplicate_component',
           severity: 'high',
+          i,
+          component: SHORT[component],
           detail: `ARC set i=${i} has ${count} ${SHORT[component]} headers`,
         });
     }
@@ -90,10 +108,18 @@ export function arcStructure(fields: readonly RawHeaderField[], limits: HeaderLi
         anomalies.push({
           kind: 'cv_misuse',
           severity: 'medium',
+          i,
+          component: 'AS',
           detail: `ARC set i=1 has cv=${set.cv ?? '(none given)'}; the first seal must say cv=none`,
         });
       if (i > 1 && set.cv === 'none')
-        anomalies.push({ kind: 'cv_misuse', severity: 'medium', detail: `ARC set i=${i} has cv=none, which only i=1 may carry` });
+        anomalies.push({
+          kind: 'cv_misuse',
+          severity: 'medium',
+          i,
+          component: 'AS',
+          detail: `ARC set i=${i} has cv=none, which only i=1 may carry`,
+        });
     }
   }
   return {

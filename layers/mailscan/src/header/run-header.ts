@@ -97,7 +97,15 @@ export async function runHeader({
 
   const structure = arcStructure(fields, limits);
   for (const anomaly of structure.anomalies) {
-    findings.push(finding('mailscan.header.arc_anomaly', anomaly.severity, anomaly.detail, { kind: anomaly.kind, sets: structure.sets }));
+    findings.push(
+      finding('mailscan.header.arc_anomaly', anomaly.severity, anomaly.detail, {
+        kind: anomaly.kind,
+        i: anomaly.i,
+        component: anomaly.component,
+        ...(anomaly.instance === undefined ? {} : { instance: anomaly.instance }),
+        sets: structure.sets,
+      }),
+    );
   }
   if (structure.finalCvFail) {
     const last = structure.sets.at(-1);
@@ -202,12 +210,15 @@ export async function runHeader({
     arcSignatureCheck(arcData, sets, structureSound),
   ];
 
+  // Each finding names its message, so the same anomaly in two messages is two problems (src/finding-identity.ts).
+  const message = messageSummary(fields, bytes.length);
+  const placed = findings.map((item) => ({ ...item, evidence: { ...item.evidence, message_id: message.message_id } }));
   log('header read', { file: name, hops: hops.length, dkim: dkim.length, arc_sets: structure.sets.length, findings: findings.length });
   return {
     status: 'ok',
     data: {
       file: name,
-      message: messageSummary(fields, bytes.length),
+      message,
       received: { hops },
       dkim,
       arc: {
@@ -218,7 +229,7 @@ export async function runHeader({
         ams: arcData.ams,
       },
     },
-    findings,
+    findings: placed,
     errors,
     checks,
   };

@@ -47,6 +47,7 @@ export interface CertstreamOptions {
   seconds: number;
   maxMessages: number;
   allowPrivate: boolean;
+  allowLoopback: boolean;
   resolver: Resolver;
   signal?: AbortSignal;
 }
@@ -62,7 +63,7 @@ async function vetEndpoint(endpoint: string, options: CertstreamOptions): Promis
   } catch {
     return 'the certstream endpoint is not a URL';
   }
-  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && options.allowPrivate))
+  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && (options.allowPrivate || options.allowLoopback)))
     return `${url.protocol} endpoints are not used; only wss:`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
@@ -73,7 +74,7 @@ async function vetEndpoint(endpoint: string, options: CertstreamOptions): Promis
     if (addresses.length === 0) return `${host} has no address`;
   }
   for (const address of addresses) {
-    const reason = blockedAddressReason(address, options.allowPrivate);
+    const reason = blockedAddressReason(address, options);
     if (reason) return `${host} resolves to ${address} (${reason})`;
   }
   return null;

@@ -33,6 +33,7 @@ export async function runLeak(ctx: OptInContext): Promise<LeakResult> {
     seconds: ctx.settings.certstream.seconds,
     maxMessages: ctx.settings.certstream.maxMessages,
     allowPrivate: ctx.allowPrivate,
+    allowLoopback: ctx.allowLoopback,
     resolver: ctx.resolver,
     signal: ctx.signal,
   });

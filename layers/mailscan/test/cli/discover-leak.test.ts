@@ -3,6 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineReportSchema } from '../../../../lib/report.ts';
+import { resultOfEngineReport } from '../../../../shared/adapters/runners/engine-runner.ts';
+import { fingerprintOf } from '../../../../shared/domain/finding.ts';
+import { trackIssues, type TargetRun } from '../../../../shared/domain/issue-tracking.ts';
+import type { IssueRecord } from '../../../../shared/domain/issue.ts';
 import { reportSchema, type Report } from '../../src/report.ts';
 import { runCli, type CliRun } from '../helpers/cli.ts';
 import { startDnsServerProcess, type DnsServerProcess } from '../helpers/dns-server-process.ts';
@@ -435,6 +440,174 @@ describe('discover, leak and adversary checks, recorded as they ran', () => {
       status: 'pass',
       detail: 'T1589.002 read 0 mailscan.dnsbl.listed findings: nothing to derive',
     });
+  });
+});
+
+/** A scan's report as the service reads it (the engine runner's mapping, its fingerprints) and what the issue tracker makes of it. */
+function trackedRun(scan: Scanned, scanId: string): TargetRun {
+  const result = resultOfEngineReport(engineReportSchema().parse(JSON.parse(scan.run.stdout)));
+  const target = scan.report.domain;
+  const now = scan.report.finished_at;
+  return {
+    target,
+    complete: scan.report.status === 'ok',
+    checks: new Map(
+      (result.checks ?? []).map((check) => [check.id, { status: check.status, ...(check.coverage ? { coverage: check.coverage } : {}) }]),
+    ),
+    findings: result.findings.map((item) => {
+      const fingerprint = fingerprintOf('acme', target, item);
+      return {
+        id: `fnd_${scanId}${fingerprint.slice(0, 20)}`,
+        tenant: 'acme',
+        scan_id: scanId,
+        schedule_id: null,
+        scan_type: 'email_security' as const,
+        target,
+        rule_id: item.rule_id,
+        subject: item.subject ?? item.evidence_key ?? '',
+        locations: item.locations ?? [],
+        severity: item.severity,
+        title: item.title,
+        description: item.description,
+        evidence: item.evidence,
+        remediation: item.remediation,
+        fingerprint,
+        first_seen_at: now,
+        last_seen_at: now,
+        created_at: now,
+      };
+    }),
+  };
+}
+
+describe('one issue per problem: each finding names its instance (DESIGN §15)', () => {
+  const instancesOf = (report: Report, rule: string) =>
+    report.findings.filter((item) => item.rule_id === rule).map((item) => [item.subject, item.fingerprint_key]);
+
+  it('gives every finding of every scan its own subject and key within its rule', async () => {
+    for (const [label, pending] of runs) {
+      const { report } = await pending;
+      const subjects = report.findings.map((item) => `${item.rule_id} ${item.subject}`);
+      const keys = report.findings.map((item) => `${item.rule_id} ${item.fingerprint_key}`);
+      expect(new Set(subjects).size, `${label}: ${subjects.join(', ')}`).toBe(report.findings.length);
+      expect(new Set(keys).size, label).toBe(report.findings.length);
+    }
+  });
+
+  it('names each lookalike, breach, code-search file, feed source and flagged address, and keys it by that alone', async () => {
+    const [brand, disc] = await Promise.all([scanOnce('brand keyed', 'brand.test', [], {}), scanOnce('disc keyed', 'disc.test', [], {})]);
+
+    expect(instancesOf(brand.report, 'mailscan.leak.lookalike')).toEqual([
+      ['brand-login.test (lookalike of brand.test)', 'lookalike=brand-login.test'],
+      ['brnad.test (lookalike of brand.test)', 'lookalike=brnad.test'],
+    ]);
+    expect(instancesOf(brand.report, 'mailscan.leak.breachdb_breach')).toEqual([
+      ['BrandForum (breach)', 'breach=BrandForum'],
+      ['Collection1 (breach)', 'breach=Collection1'],
+    ]);
+    expect(instancesOf(brand.report, 'mailscan.leak.code_search_hit')).toEqual([
+      ['acme/app/app/settings.py', 'repository=acme/app path=app/settings.py'],
+    ]);
+    expect(instancesOf(brand.report, 'mailscan.leak.commercial_feed')).toEqual([
+      ['LinkedIn2016 in dehashed', 'feed=dehashed source=LinkedIn2016'],
+      ['MarketingList in dehashed', 'feed=dehashed source=MarketingList'],
+      ['pastes in intelx', 'feed=intelx source=pastes'],
+      ['collection_2019 in snusbase', 'feed=snusbase source=collection_2019'],
+    ]);
+    expect(instancesOf(brand.report, 'adversary.email.lookalike_phishing_infrastructure')).toEqual([
+      ['brand-login.test (lookalike of brand.test, T1598)', 'technique=T1598 lookalike=brand-login.test'],
+      ['brnad.test (lookalike of brand.test, T1598)', 'technique=T1598 lookalike=brnad.test'],
+      ['bran.test (lookalike of brand.test, T1598)', 'technique=T1598 lookalike=bran.test'],
+    ]);
+    expect(instancesOf(disc.report, 'mailscan.discover.flagged_address').sort()).toEqual([
+      ['dmarc-reports@disc.test', 'address=dmarc-reports@disc.test'],
+      ['jane.roe@disc.test', 'address=jane.roe@disc.test'],
+    ]);
+  });
+
+  it('names each block-list listing by list and listed name, and its burned-reputation finding by both and the technique', async () => {
+    const { report } = await scanOnce('listed', 'rep-listed.test', [], {});
+    const listed = report.findings.filter((item) => item.rule_id === 'mailscan.dnsbl.listed');
+    const burned = report.findings.filter((item) => item.rule_id === 'adversary.email.dnsbl_burned_reputation');
+
+    expect(listed.length).toBeGreaterThan(1);
+    for (const item of listed) {
+      expect(item.subject).toBe(`${String(item.evidence.subject)} on ${String(item.evidence.zone)}`);
+      expect(item.fingerprint_key).toBe(`zone=${String(item.evidence.zone)} subject=${String(item.evidence.subject)}`);
+    }
+    expect(burned.map((item) => [item.subject, item.fingerprint_key])).toEqual(
+      listed.map((item) => [`${item.subject} (T1598)`, `technique=T1598 ${item.fingerprint_key}`]),
+    );
+  });
+
+  it('gives a problem seen by two scans the same key and subject even where its evidence changed', async () => {
+    const [keyless, keyed] = await Promise.all([
+      scanOnce('brand keyless', 'brand.test', [], {}),
+      scanOnce('brand keyed', 'brand.test', [], {}),
+    ]);
+    const named = (scan: Scanned, rule: string, field: string, value: string) =>
+      scan.report.findings.find((item) => item.rule_id === rule && item.evidence[field] === value)!;
+
+    // The site breach: the keyless scan cannot ask which addresses are in it, the keyed one counts one.
+    const [site1, site2] = [keyless, keyed].map((scan) => named(scan, 'mailscan.leak.breachdb_breach', 'breach', 'BrandForum'));
+    expect(site1.evidence.addresses).not.toEqual(site2.evidence.addresses);
+    expect([site2.subject, site2.fingerprint_key]).toEqual([site1.subject, site1.fingerprint_key]);
+    const [brnad1, brnad2] = [keyless, keyed].map((scan) => named(scan, 'mailscan.leak.lookalike', 'lookalike', 'brnad.test'));
+    expect([brnad2.subject, brnad2.fingerprint_key]).toEqual([brnad1.subject, brnad1.fingerprint_key]);
+  });
+
+  it('keeps the subject a rule with one instance per domain always had, so the issues it opened before keep matching', async () => {
+    const single = /^mailscan\.(spf|dmarc\.(missing|policy_none)|dkim|dnssec|bimi|reputation\.threatintel|discover\.catch_all)/;
+    const before = (domain: string, item: Report['findings'][number]) => {
+      const family = item.rule_id.split('.')[1];
+      if (typeof item.evidence.selector === 'string') return `${item.evidence.selector}._domainkey.${domain}`;
+      return family === 'dmarc' ? `_dmarc.${domain}` : `${domain} (${family})`;
+    };
+    let seen = 0;
+    for (const pending of runs.values()) {
+      const { report } = await pending;
+      for (const item of report.findings.filter((candidate) => single.test(candidate.rule_id))) {
+        expect(item.subject).toBe(before(report.domain, item));
+        seen += 1;
+      }
+    }
+    expect(seen).toBeGreaterThan(5);
+  });
+
+  it('opens an issue for a lookalike that appears in the second scan, and sees the first one again', async () => {
+    // The keyless scan listens to no certificate stream: it finds brnad.test (CT) only; the keyed one also brand-login.test.
+    const [first, second] = await Promise.all([
+      scanOnce('brand keyless', 'brand.test', [], {}),
+      scanOnce('brand keyed', 'brand.test', [], {}),
+    ]);
+    expect(
+      first.report.findings.filter((item) => item.rule_id === 'mailscan.leak.lookalike').map((item) => item.evidence.lookalike),
+    ).toEqual(['brnad.test']);
+    const job = (id: string) => ({ id, tenant: 'acme', scan_type: 'email_security' as const, schedule_id: null });
+    const SCAN_1 = 'scan_01HZ0000000000000000000001';
+    const SCAN_2 = 'scan_01HZ0000000000000000000002';
+
+    const one = trackIssues({ job: job(SCAN_1), now: first.report.finished_at, runs: [trackedRun(first, SCAN_1)], existing: [] });
+    const two = trackIssues({ job: job(SCAN_2), now: second.report.finished_at, runs: [trackedRun(second, SCAN_2)], existing: one.writes });
+    const stored = new Map<string, IssueRecord>([...one.writes, ...two.writes].map((issue) => [issue.id, issue]));
+    const lookalikes = (ids: string[]) =>
+      ids
+        .map((id) => stored.get(id)!)
+        .filter((issue) => issue.rule_id === 'mailscan.leak.lookalike')
+        .map((issue) => issue.subject);
+
+    const counts = (tracked: typeof one) => ({
+      new: lookalikes(tracked.changes.new).length,
+      unchanged: lookalikes(tracked.changes.unchanged).length,
+    });
+    // Before: every lookalike's subject was "brand.test (leak)", so brand-login.test was a sighting of brnad.test's issue: 0 new.
+    expect([counts(one), counts(two)]).toEqual([
+      { new: 1, unchanged: 0 },
+      { new: 1, unchanged: 1 },
+    ]);
+    expect(lookalikes(one.changes.new)).toEqual(['brnad.test (lookalike of brand.test)']);
+    expect(lookalikes(two.changes.new)).toEqual(['brand-login.test (lookalike of brand.test)']);
+    expect(lookalikes(two.changes.unchanged)).toEqual(['brnad.test (lookalike of brand.test)']);
   });
 });
 

@@ -70,7 +70,7 @@ describe('mailscan scan --rua: memory and warnings', () => {
       const bin = await buildCli();
 
       const { stderr } = await run(SYSTEM_NODE, [bin, 'scan', 'good.test', '--nameserver', dns.address, '--rua', largest], {
-        env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1' },
+        env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_LOOPBACK: '1' },
         maxBuffer: 64 * MIB,
       });
 

@@ -187,7 +187,7 @@ function runRaw(args: string[], env: Record<string, string> = {}): Promise<{ cod
     execFile(
       process.execPath,
       args,
-      { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1', ...env } },
+      { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_LOOPBACK: '1', ...env } },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });

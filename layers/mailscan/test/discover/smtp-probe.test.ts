@@ -19,7 +19,8 @@ const config = (port: number, overrides: Partial<SmtpProbeConfig> = {}): SmtpPro
   maxProbes: 20,
   timeoutMs: 2_000,
   pauseMs: 0,
-  allowPrivate: true,
+  allowPrivate: false,
+  allowLoopback: true,
   ...overrides,
 });
 const mx = [{ host: 'mx.acme.test', preference: 10, ipv4: ['127.0.0.1'], ipv6: [] }];
@@ -93,10 +94,14 @@ describe('SMTP RCPT probing', () => {
     expect(outcome.data.not_probed).toBe(2);
   });
 
-  it('refuses a private MX address without MAILSCAN_ALLOW_PRIVATE and never connects', async () => {
+  it.each([
+    ['neither setting', { allowPrivate: false, allowLoopback: false }],
+    // Before: MAILSCAN_ALLOW_PRIVATE admitted loopback too, so an MX at 127.0.0.1 was probed where private networks are scanned.
+    ['only MAILSCAN_ALLOW_PRIVATE', { allowPrivate: true, allowLoopback: false }],
+  ])('refuses a loopback MX address with %s and never connects', async (_, policy) => {
     const server = await fake({ catchAll: true });
 
-    const outcome = await probeRecipients('acme.test', mx, ['a@acme.test'], config(server.port, { allowPrivate: false }));
+    const outcome = await probeRecipients('acme.test', mx, ['a@acme.test'], config(server.port, policy));
 
     expect(outcome.data).toMatchObject({ status: 'error', catch_all: null });
     expect(outcome.errors[0]).toContain('loopback');

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,8 @@ import { makeRawResolver } from '../../../../lib/dns/raw-resolver.ts';
 import type { Resolver } from '../../../../lib/dns/resolver.ts';
 import { catalogue } from '../../src/catalogue.ts';
 import { runHeader, type DkimSignatureVerdict } from '../../src/header/run-header.ts';
+import { placeFindings } from '../../src/place-findings.ts';
+import type { Report } from '../../src/report.ts';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.ts';
 import { zoneDir } from '../helpers/fixtures.ts';
 import { arcSeal, BASE_MESSAGE, closeDkimpy, dkimpyVerify, dkimSign, makeTestKeys, type TestKeys } from '../helpers/signed-messages.ts';
@@ -220,7 +222,14 @@ describe('header surface against dkimpy-signed messages', () => {
       expect.objectContaining({
         rule_id: 'mailscan.header.arc_seal_broken',
         severity: 'high',
-        evidence: { i: 2, d: 'fwd2.test', s: 'arc', cv: 'fail' },
+        // The message it is in names the finding's instance (src/finding-identity.ts).
+        evidence: {
+          i: 2,
+          d: 'fwd2.test',
+          s: 'arc',
+          cv: 'fail',
+          message_id: (result.data as unknown as { message: { message_id: string | null } }).message.message_id,
+        },
       }),
     ]);
   });
@@ -281,6 +290,31 @@ describe('header surface against dkimpy-signed messages', () => {
       ['long_delay', 5, 'medium'],
     ]);
     expect(result.findings.every((item) => item.rule_id === 'mailscan.header.received_anomaly')).toBe(true);
+  });
+
+  it('names each anomaly by its message and its place in it, so two of one kind, or one in two messages, are two problems', async () => {
+    const original = join(fixtures, 'received-anomalies.eml');
+    const other = join(work, 'received-anomalies-other.eml');
+    writeFileSync(other, replace(readFileSync(original), '<invoice-1@example.org>', '<invoice-2@example.org>'));
+    const [one, two] = await Promise.all(
+      [original, other].map(async (file) =>
+        placeFindings<Pick<Report, 'domain' | 'findings'>>({
+          domain: 'example.com',
+          findings: (await runHeader({ file, resolver, now: NOW })).findings,
+        }),
+      ),
+    );
+
+    expect(one.findings.map((item) => item.subject)).toEqual([
+      'Received hop 1 (missing_date) in message <invoice-1@example.org>',
+      'Received hop 3 (backwards_time) in message <invoice-1@example.org>',
+      'Received hop 3 (loopback_helo) in message <invoice-1@example.org>',
+      'Received hop 4 (private_helo) in message <invoice-1@example.org>',
+      'Received hop 5 (long_delay) in message <invoice-1@example.org>',
+    ]);
+    expect(one.findings[1].fingerprint_key).toBe('message=<invoice-1@example.org> kind=backwards_time hop=3');
+    const keys = [...one.findings, ...two.findings].map((item) => item.fingerprint_key);
+    expect(new Set(keys).size).toBe(10);
   });
 
   it('refuses what is not a message, and a message over the size limit, as error entries', async () => {

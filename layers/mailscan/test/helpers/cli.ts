@@ -30,7 +30,7 @@ export interface CliRun {
 
 /**
  * Runs the CLI with a clean environment: nothing from the developer's MAILSCAN_* leaks in, and
- * MAILSCAN_ALLOW_PRIVATE=1 lets HTTP checks reach loopback fixtures.
+ * MAILSCAN_ALLOW_LOOPBACK=1 lets HTTP checks reach loopback fixtures (MAILSCAN_ALLOW_PRIVATE does not: private networks are not this host).
  */
 export async function runCli(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<CliRun> {
   const bin = await buildCli();
@@ -38,7 +38,7 @@ export async function runCli(args: string[], env: Record<string, string> = {}, n
     execFile(
       process.execPath,
       [...nodeArgs, bin, ...args],
-      { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_PRIVATE: '1', ...env }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+      { env: { PATH: process.env.PATH ?? '', MAILSCAN_ALLOW_LOOPBACK: '1', ...env }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         const diagnostics = stderr

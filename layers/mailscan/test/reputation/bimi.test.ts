@@ -44,7 +44,8 @@ function bimiContext(
   const fetch = makeSafeFetch({
     timeoutMs: 300,
     maxBytes: 64 * 1024,
-    allowPrivate: options.allowPrivate ?? true,
+    allowPrivate: options.allowPrivate ?? false,
+    allowLoopback: options.allowPrivate ?? true,
     tlsCa: [tlsRoot.pem],
     lookup: async () => [{ address: options.address ?? '127.0.0.1', family: 4 }],
   });

@@ -11,7 +11,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-const fetch = makeSafeFetch({ timeoutMs: 2_000, maxBytes: 64 * 1024, allowPrivate: true });
+const fetch = makeSafeFetch({ timeoutMs: 2_000, maxBytes: 64 * 1024, allowPrivate: false, allowLoopback: true });
 const mx = [{ host: 'mx1.brand.test', preference: 10, ipv4: ['203.0.113.10'], ipv6: [] }];
 const lists = { dnsbl: { ipZones: ['zen.spamhaus.org'], domainZones: ['dbl.spamhaus.org'] }, trustlist: { zones: ['list.dnswl.org'] } };
 

@@ -4,6 +4,8 @@ import { FetchError, makeSafeFetch, type HostLookup } from '../../../../lib/http
 import { routes, sendBody, startLoopbackServer, type LoopbackServer } from './loopback-server.ts';
 import { makeRoot, makeTlsServerCert } from './x509-fixtures.ts';
 
+const NEITHER = { allowPrivate: false, allowLoopback: false };
+
 const servers: LoopbackServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
@@ -67,27 +69,34 @@ describe('blockedAddressReason', () => {
     ['127.1', 'not an IP address'],
     ['0x7f.0.0.1', 'not an IP address'],
   ])('refuses %s as %s', (ip, reason) => {
-    expect(blockedAddressReason(ip, false)).toBe(reason);
+    expect(blockedAddressReason(ip, NEITHER)).toBe(reason);
   });
 
   it.each(['93.184.215.14', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8'])('allows the public address %s', (ip) => {
-    expect(blockedAddressReason(ip, false)).toBeNull();
+    expect(blockedAddressReason(ip, NEITHER)).toBeNull();
   });
 
-  it('allows private and loopback addresses with allowPrivate but never link-local', () => {
-    expect(blockedAddressReason('127.0.0.1', true)).toBeNull();
-    expect(blockedAddressReason('10.0.0.1', true)).toBeNull();
-    expect(blockedAddressReason('::1', true)).toBeNull();
-    expect(blockedAddressReason('169.254.169.254', true)).toBe('link-local');
-    expect(blockedAddressReason('::ffff:169.254.169.254', true)).toBe('link-local (embedded 169.254.169.254)');
-    expect(blockedAddressReason('fd00:ec2::254', true)).toBe('cloud metadata');
+  it('allows private addresses with allowPrivate and loopback only with allowLoopback, never link-local', () => {
+    const privateOnly = { allowPrivate: true, allowLoopback: false };
+    expect(blockedAddressReason('10.0.0.1', privateOnly)).toBeNull();
+    // A deployment that scans private networks must not reach its own host (Lambda's runtime API on 127.0.0.1:9001).
+    expect(blockedAddressReason('127.0.0.1', privateOnly)).toBe('loopback');
+    expect(blockedAddressReason('::1', privateOnly)).toBe('loopback');
+    const loopbackOnly = { allowPrivate: false, allowLoopback: true };
+    expect(blockedAddressReason('127.0.0.1', loopbackOnly)).toBeNull();
+    expect(blockedAddressReason('::1', loopbackOnly)).toBeNull();
+    expect(blockedAddressReason('10.0.0.1', loopbackOnly)).toBe('private');
+    const both = { allowPrivate: true, allowLoopback: true };
+    expect(blockedAddressReason('169.254.169.254', both)).toBe('link-local');
+    expect(blockedAddressReason('::ffff:169.254.169.254', both)).toBe('link-local (embedded 169.254.169.254)');
+    expect(blockedAddressReason('fd00:ec2::254', both)).toBe('cloud metadata');
   });
 });
 
 describe('makeSafeFetch', () => {
-  it('returns status, headers and body from a loopback server when private addresses are allowed', async () => {
+  it('returns status, headers and body from a loopback server when loopback is allowed', async () => {
     const server = await serve(sendBody('hello', 'text/plain'));
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true });
+    const fetch = makeSafeFetch({ ...base, allowPrivate: false, allowLoopback: true });
 
     const response = await fetch(`${server.origin}/x`, { headers: { 'x-test': '1' } });
 
@@ -95,6 +104,18 @@ describe('makeSafeFetch', () => {
     expect(response.headers['content-type']).toBe('text/plain');
     expect(new TextDecoder().decode(response.body)).toBe('hello');
     expect(server.requests[0]).toMatchObject({ method: 'GET', url: '/x', headers: { 'x-test': '1' } });
+  });
+
+  it('refuses a loopback server when only private networks are allowed, and sends it nothing', async () => {
+    const server = await serve(sendBody('hello', 'text/plain'));
+    // Before: allowPrivate admitted loopback too, so a deployment scanning private networks fetched from its own host.
+    const fetch = makeSafeFetch({ ...base, allowPrivate: true });
+
+    const error = await fetchError(fetch(`${server.origin}/x`));
+
+    expect(error.code).toBe('address_blocked');
+    expect(error.message).toContain('loopback');
+    expect(server.requests).toHaveLength(0);
   });
 
   it('refuses plain http without allowPrivate and sends nothing', async () => {
@@ -139,7 +160,7 @@ describe('makeSafeFetch', () => {
   it('connects to the address it vetted without resolving the host again', async () => {
     const server = await serve(sendBody('pinned'));
     const lookup = fixedLookup({ 'vendor.test': ['127.0.0.1'] });
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true, lookup });
+    const fetch = makeSafeFetch({ ...base, allowPrivate: false, allowLoopback: true, lookup });
 
     const response = await fetch(`http://vendor.test:${server.port}/v1`);
 
@@ -153,7 +174,8 @@ describe('makeSafeFetch', () => {
     const server = await serve(sendBody('secure'), await makeTlsServerCert(root, ['logo.brand.test']));
     const fetch = makeSafeFetch({
       ...base,
-      allowPrivate: true,
+      allowPrivate: false,
+      allowLoopback: true,
       lookup: fixedLookup({ 'logo.brand.test': ['127.0.0.1'] }),
       tlsCa: [root.pem],
     });
@@ -175,7 +197,7 @@ describe('makeSafeFetch', () => {
         },
       }),
     );
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true });
+    const fetch = makeSafeFetch({ ...base, allowPrivate: false, allowLoopback: true });
 
     const declared = await fetchError(fetch(`${server.origin}/declared`));
     const chunked = await fetchError(fetch(`${server.origin}/chunked`));
@@ -188,7 +210,7 @@ describe('makeSafeFetch', () => {
 
   it('gives up with a timeout when the server never answers', async () => {
     const server = await serve(() => undefined);
-    const fetch = makeSafeFetch({ ...base, timeoutMs: 100, allowPrivate: true });
+    const fetch = makeSafeFetch({ ...base, timeoutMs: 100, allowPrivate: false, allowLoopback: true });
 
     const error = await fetchError(fetch(`${server.origin}/slow`));
 
@@ -200,7 +222,7 @@ describe('makeSafeFetch', () => {
       res.writeHead(200);
       res.write('partial');
     });
-    const fetch = makeSafeFetch({ ...base, timeoutMs: 10_000, allowPrivate: true });
+    const fetch = makeSafeFetch({ ...base, timeoutMs: 10_000, allowPrivate: false, allowLoopback: true });
 
     const error = await fetchError(fetch(`${server.origin}/stall`, { timeoutMs: 100 }));
 
@@ -213,7 +235,7 @@ describe('makeSafeFetch', () => {
     const server = await serve(
       routes({ '/1': hop('/2'), '/2': hop('/3'), '/3': hop('/final'), '/4': hop('/1'), '/final': sendBody('done') }),
     );
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true });
+    const fetch = makeSafeFetch({ ...base, allowPrivate: false, allowLoopback: true });
 
     const followed = await fetch(`${server.origin}/1`);
     const tooMany = await fetchError(fetch(`${server.origin}/4`));
@@ -222,7 +244,7 @@ describe('makeSafeFetch', () => {
     expect(tooMany.code).toBe('too_many_redirects');
   });
 
-  it('re-vets every redirect target, refusing metadata addresses even with allowPrivate', async () => {
+  it('re-vets every redirect target, refusing metadata addresses even with allowLoopback', async () => {
     const server = await serve(
       routes({
         '/literal': (_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end(),
@@ -230,7 +252,12 @@ describe('makeSafeFetch', () => {
         '/scheme': (_req, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end(),
       }),
     );
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true, lookup: fixedLookup({ 'metadata.test': ['169.254.169.254'] }) });
+    const fetch = makeSafeFetch({
+      ...base,
+      allowPrivate: false,
+      allowLoopback: true,
+      lookup: fixedLookup({ 'metadata.test': ['169.254.169.254'] }),
+    });
 
     const literal = await fetchError(fetch(`${server.origin}/literal`));
     const named = await fetchError(fetch(`${server.origin}/named`));
@@ -250,7 +277,7 @@ describe('makeSafeFetch', () => {
         '/away': (_req, res) => res.writeHead(302, { location: `${target.origin}/` }).end(),
       }),
     );
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true });
+    const fetch = makeSafeFetch({ ...base, allowPrivate: false, allowLoopback: true });
 
     await fetch(`${start.origin}/same`, { headers: { 'x-api-key': 'secret' } });
     await fetch(`${start.origin}/away`, { headers: { 'x-api-key': 'secret' } });
@@ -268,7 +295,7 @@ describe('makeSafeFetch', () => {
     );
     const other = await serve(routes({ '/bounce': (_req, res) => res.writeHead(302, { location: `${api.origin}/back` }).end() }));
     const unbound = await serve(sendBody('unbound'));
-    const fetch = makeSafeFetch({ ...base, allowPrivate: true, userAgent: 'test-engine' });
+    const fetch = makeSafeFetch({ ...base, allowPrivate: false, allowLoopback: true, userAgent: 'test-engine' });
     const credential = { headers: { authorization: 'Bearer tenant-token' }, origins: [`${api.origin}/`] };
 
     await fetch(`${api.origin}/start`, { credential });

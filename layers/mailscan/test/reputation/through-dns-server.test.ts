@@ -57,7 +57,8 @@ function reputationContext(config: Partial<ReputationContext['config']> = {}): R
     fetch: makeSafeFetch({
       timeoutMs: 2_000,
       maxBytes: 256 * 1024,
-      allowPrivate: true,
+      allowPrivate: false,
+      allowLoopback: true,
       lookup: lookupViaResolver(resolver),
       tlsCa: [tlsRoot.pem],
     }),

@@ -16,7 +16,7 @@ async function vendor(handler: Handler): Promise<LoopbackServer> {
   return server;
 }
 
-const fetch = makeSafeFetch({ timeoutMs: 2_000, maxBytes: 64 * 1024, allowPrivate: true });
+const fetch = makeSafeFetch({ timeoutMs: 2_000, maxBytes: 64 * 1024, allowPrivate: false, allowLoopback: true });
 const mx = [
   { host: 'mx1.brand.test', preference: 10, ipv4: ['203.0.113.10', '203.0.113.11'], ipv6: ['2001:db8::10'] },
   { host: 'mx2.brand.test', preference: 20, ipv4: ['203.0.113.11'], ipv6: [] },

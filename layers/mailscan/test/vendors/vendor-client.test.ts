@@ -17,7 +17,7 @@ async function vendor(handler: Handler): Promise<LoopbackServer> {
   return server;
 }
 
-const fetch = makeSafeFetch({ timeoutMs: 2_000, maxBytes: 64 * 1024, allowPrivate: true });
+const fetch = makeSafeFetch({ timeoutMs: 2_000, maxBytes: 64 * 1024, allowPrivate: false, allowLoopback: true });
 const use = { fetch, surface: 'leak', check: 'breach' };
 const searchVendor: VendorDefinition = {
   name: 'dehashed',
