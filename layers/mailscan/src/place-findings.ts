@@ -7,9 +7,10 @@ import type { Report } from './report.ts';
 /**
  * Each finding's identity (src/finding-identity.ts): its evidence key and kit `fingerprint_key`,
  * what makes two scans' sightings one problem, and its subject, that instance in words (the tracker
- * keeps one issue per rule and subject). Its locations: its surface, and its DKIM selector when it
- * has one, so a later scan resolves it only when it ran that surface and read that selector. Its
- * `ref` for the adversary findings that name it.
+ * keeps one issue per rule and subject). Its locations: its surface, its DKIM selector when it has
+ * one, and the block list or commercial feed that reported it, so a later scan resolves it only when
+ * it ran that surface, read that selector and asked that list. Its `ref` for the adversary findings
+ * that name it.
  */
 export function placeFindings<T extends Pick<Report, 'domain' | 'findings'>>(report: T): T {
   const surfaceOf = new Map(catalogue.map((rule) => [rule.rule_id, rule.surface]));
@@ -20,7 +21,12 @@ export function placeFindings<T extends Pick<Report, 'domain' | 'findings'>>(rep
       const identity = identityOf(report.domain, finding, () => canonicalJson(finding.evidence));
       const key = bounded(identity.key);
       const subject = identity.subject.slice(0, MAX_NAME);
-      const locations = [`mail:${surfaceOf.get(finding.rule_id) ?? 'posture'}`, ...(selector !== undefined ? [`dkim:${selector}`] : [])];
+      const list = listOf(finding);
+      const locations = [
+        `mail:${surfaceOf.get(finding.rule_id) ?? 'posture'}`,
+        ...(selector !== undefined ? [`dkim:${selector}`] : []),
+        ...(list !== undefined ? [`list:${list}`] : []),
+      ];
       return {
         ...finding,
         evidence_key: key,
@@ -31,6 +37,17 @@ export function placeFindings<T extends Pick<Report, 'domain' | 'findings'>>(rep
       };
     }),
   };
+}
+
+/** The block list (its zone) or commercial feed a finding came from: a check that did not ask it cannot resolve it. */
+function listOf(finding: { rule_id: string; evidence: Record<string, unknown> }): string | undefined {
+  const name =
+    finding.rule_id === 'mailscan.dnsbl.listed'
+      ? finding.evidence.zone
+      : finding.rule_id === 'mailscan.leak.commercial_feed'
+        ? finding.evidence.feed
+        : undefined;
+  return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
 /** The report's limit on an evidence key and a subject (report.ts). */

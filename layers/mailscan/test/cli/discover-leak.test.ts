@@ -8,6 +8,7 @@ import { resultOfEngineReport } from '../../../../shared/adapters/runners/engine
 import { fingerprintOf } from '../../../../shared/domain/finding.ts';
 import { trackIssues, type TargetRun } from '../../../../shared/domain/issue-tracking.ts';
 import type { IssueRecord } from '../../../../shared/domain/issue.ts';
+import { covers } from '../../../../shared/domain/coverage.ts';
 import { reportSchema, type Report } from '../../src/report.ts';
 import { runCli, type CliRun } from '../helpers/cli.ts';
 import { startDnsServerProcess, type DnsServerProcess } from '../helpers/dns-server-process.ts';
@@ -538,6 +539,29 @@ describe('one issue per problem: each finding names its instance (DESIGN §15)',
     expect(burned.map((item) => [item.subject, item.fingerprint_key])).toEqual(
       listed.map((item) => [`${item.subject} (T1598)`, `technique=T1598 ${item.fingerprint_key}`]),
     );
+  });
+
+  it('locates a listing at its block list and a feed record at its feed, so a check that did not ask that list resolves neither', async () => {
+    const [listedScan, brand] = await Promise.all([
+      scanOnce('listed', 'rep-listed.test', [], {}),
+      scanOnce('brand keyed', 'brand.test', [], {}),
+    ]);
+    const listing = listedScan.report.findings.find((item) => item.rule_id === 'mailscan.dnsbl.listed')!;
+    const feedRecord = brand.report.findings.find(
+      (item) => item.rule_id === 'mailscan.leak.commercial_feed' && item.evidence.feed === 'dehashed',
+    )!;
+    const checkOfRule = (report: Report, id: string) => report.checks.find((check) => check.id === id)!;
+
+    expect(listing.locations).toEqual(['mail:reputation', `list:${String(listing.evidence.zone)}`]);
+    expect(feedRecord.locations).toEqual(['mail:leak', 'list:dehashed']);
+    // The checks that found them asked those lists: they cover them.
+    expect(covers(checkOfRule(listedScan.report, 'mailscan.dnsbl.listed').coverage, listing.locations!)).toBe(true);
+    expect(covers(checkOfRule(brand.report, 'mailscan.leak.commercial_feed').coverage, feedRecord.locations!)).toBe(true);
+    // Before: located at the surface alone, a later scan that asked only intelx resolved the dehashed record's issue.
+    const onlyIntelx = { kind: 'mail' as const, surfaces: ['leak'], selectors: [], lists: ['intelx'] };
+    expect(covers(onlyIntelx, feedRecord.locations!)).toBe(false);
+    const otherZone = { kind: 'mail' as const, surfaces: ['reputation'], selectors: [], lists: ['bl.example.net'] };
+    expect(covers(otherZone, listing.locations!)).toBe(false);
   });
 
   it('gives a problem seen by two scans the same key and subject even where its evidence changed', async () => {
