@@ -50,6 +50,32 @@ export function errorChecks(context: ReviewContext, rules: readonly NhiRuleId[],
   context.report.error(rules, context.redact(message));
 }
 
+/**
+ * The verdict when a provider's first call (whoami) failed: a rejected credential fails
+ * `nhi.credential.invalid` and skips the provider's other rules; anything else is an error on all of
+ * them, never a pass. `why` follows the provider's message ("the vault entry is stale."); `evidence`
+ * names the provider (and, for AWS, the masked key id).
+ */
+export function firstCallFailed(
+  context: ReviewContext,
+  rules: readonly NhiRuleId[],
+  error: unknown,
+  failure: { why: string; evidence: Record<string, unknown> },
+): 'invalid' | 'unknown' {
+  if (error instanceof CredentialRejected) {
+    context.report.fail('nhi.credential.invalid', {
+      detail: `${error.message}: ${failure.why}`,
+      evidence: failure.evidence,
+      fingerprint_key: 'credential',
+      subject: 'the credential',
+    });
+    context.report.skip(rules, 'the provider rejects the credential (nhi.credential.invalid)');
+    return 'invalid';
+  }
+  errorChecks(context, ['nhi.credential.invalid', ...rules], error);
+  return 'unknown';
+}
+
 export const days = (ms: number): number => Math.floor(ms / DAY_MS);
 
 export const isoDay = (date: Date): string => date.toISOString().slice(0, 10);

@@ -27,6 +27,7 @@ import {
   DAY_MS,
   days,
   errorChecks,
+  firstCallFailed,
   isoDay,
   ProviderError,
   SelfInspectionDenied,
@@ -120,18 +121,10 @@ export async function reviewAws(
   try {
     identity = await send(clients.sts as never, new GetCallerIdentityCommand({}), 'sts:GetCallerIdentity');
   } catch (error) {
-    if (error instanceof CredentialRejected) {
-      report.fail('nhi.credential.invalid', {
-        detail: `${error.message}: the vault entry is stale.`,
-        evidence: { provider: 'aws', access_key_id: maskKeyId(secret.access_key_id) },
-        fingerprint_key: 'credential',
-        subject: 'the credential',
-      });
-      report.skip(aws, 'the provider rejects the credential (nhi.credential.invalid)');
-      return 'invalid';
-    }
-    errorChecks(context, ['nhi.credential.invalid', ...aws], error);
-    return 'unknown';
+    return firstCallFailed(context, aws, error, {
+      why: 'the vault entry is stale.',
+      evidence: { provider: 'aws', access_key_id: maskKeyId(secret.access_key_id) },
+    });
   }
   const arn = identity.Arn ?? '';
   if (!arn.startsWith('arn:')) {

@@ -5,7 +5,7 @@
  */
 import type { Fetch } from '../../../../lib/http/fetch.ts';
 import { rulesOf } from '../catalogue.ts';
-import { CredentialRejected, days, errorChecks, isoDay, ProviderError, type ReviewContext } from '../review.ts';
+import { days, errorChecks, firstCallFailed, isoDay, ProviderError, type ReviewContext } from '../review.ts';
 import { callApi, objectOf, scopesOf } from './http-api.ts';
 
 export const GITHUB_PRIVILEGED = ['admin:org', 'admin:enterprise', 'delete_repo', 'admin:repo_hook', 'workflow', 'site_admin'];
@@ -31,18 +31,10 @@ export async function reviewGithub(
     answer = await callApi({ fetch, base, path: '/user', authorization: { authorization: `Bearer ${token}` }, provider: 'GitHub' });
     objectOf(answer.json, 'GitHub /user');
   } catch (error) {
-    if (error instanceof CredentialRejected) {
-      report.fail('nhi.credential.invalid', {
-        detail: `${error.message}: the token is revoked, expired or mistyped; the vault entry is stale.`,
-        evidence: { provider: 'github' },
-        fingerprint_key: 'credential',
-        subject: 'the credential',
-      });
-      report.skip(rules, 'the provider rejects the credential (nhi.credential.invalid)');
-      return 'invalid';
-    }
-    errorChecks(context, ['nhi.credential.invalid', ...rules], error);
-    return 'unknown';
+    return firstCallFailed(context, rules, error, {
+      why: 'the token is revoked, expired or mistyped; the vault entry is stale.',
+      evidence: { provider: 'github' },
+    });
   }
   const user = objectOf(answer.json, 'GitHub /user');
   const login = typeof user.login === 'string' ? user.login : 'unknown';

@@ -5,7 +5,7 @@
  */
 import type { Fetch } from '../../../../lib/http/fetch.ts';
 import { rulesOf } from '../catalogue.ts';
-import { CredentialRejected, errorChecks, ProviderError, type ReviewContext } from '../review.ts';
+import { CredentialRejected, errorChecks, firstCallFailed, ProviderError, type ReviewContext } from '../review.ts';
 import { callApi, objectOf } from './http-api.ts';
 
 export const GITLAB_PRIVILEGED = ['api', 'sudo', 'admin_mode', 'write_repository'];
@@ -24,18 +24,10 @@ export async function reviewGitlab(
     const answer = await callApi({ fetch, base, path: '/personal_access_tokens/self', authorization, provider: 'GitLab' });
     self = objectOf(answer.json, 'GitLab personal_access_tokens/self');
   } catch (error) {
-    if (error instanceof CredentialRejected) {
-      report.fail('nhi.credential.invalid', {
-        detail: `${error.message}: the token is revoked, expired or mistyped; the vault entry is stale.`,
-        evidence: { provider: 'gitlab' },
-        fingerprint_key: 'credential',
-        subject: 'the credential',
-      });
-      report.skip(rules, 'the provider rejects the credential (nhi.credential.invalid)');
-      return 'invalid';
-    }
-    errorChecks(context, ['nhi.credential.invalid', ...rules], error);
-    return 'unknown';
+    return firstCallFailed(context, rules, error, {
+      why: 'the token is revoked, expired or mistyped; the vault entry is stale.',
+      evidence: { provider: 'gitlab' },
+    });
   }
   if (self.revoked === true || self.active === false) {
     report.fail('nhi.credential.invalid', {

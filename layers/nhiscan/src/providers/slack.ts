@@ -4,7 +4,7 @@
  */
 import type { Fetch } from '../../../../lib/http/fetch.ts';
 import { rulesOf } from '../catalogue.ts';
-import { CredentialRejected, errorChecks, ProviderError, type ReviewContext } from '../review.ts';
+import { CredentialRejected, errorChecks, firstCallFailed, ProviderError, type ReviewContext } from '../review.ts';
 import { callApi, objectOf, scopesOf } from './http-api.ts';
 
 const REJECTED = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'account_inactive', 'token_expired']);
@@ -41,18 +41,7 @@ export async function reviewSlack(
       throw new ProviderError(`Slack auth.test answered ok: false (${code.slice(0, 60)})`);
     }
   } catch (error) {
-    if (error instanceof CredentialRejected) {
-      report.fail('nhi.credential.invalid', {
-        detail: `${error.message}: the vault entry is stale.`,
-        evidence: { provider: 'slack' },
-        fingerprint_key: 'credential',
-        subject: 'the credential',
-      });
-      report.skip(rules, 'the provider rejects the credential (nhi.credential.invalid)');
-      return 'invalid';
-    }
-    errorChecks(context, ['nhi.credential.invalid', ...rules], error);
-    return 'unknown';
+    return firstCallFailed(context, rules, error, { why: 'the vault entry is stale.', evidence: { provider: 'slack' } });
   }
   const team = typeof body.team === 'string' ? body.team : 'unknown';
   const user = typeof body.user === 'string' ? body.user : 'unknown';
