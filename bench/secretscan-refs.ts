@@ -11,6 +11,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { deflateSync } from 'node:zlib';
+import { FLUSH, pktLine } from '../lib/git/pkt-line.ts';
+import { objectHeader, objectId } from '../layers/secretscan/test/pack-writer.ts';
 import { scanWithEngine } from '../test/helpers/built-engine.ts';
 
 const { values } = parseArgs({
@@ -25,31 +27,14 @@ const RUNS = Number(values.runs);
 const TIMEOUT = Number(values.timeout);
 const MIB = 1024 * 1024;
 
-const pkt = (text: string | Buffer): Buffer => {
-  const body = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
-  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0'), 'latin1'), body]);
-};
-const FLUSH = Buffer.from('0000', 'latin1');
-
-function objectHeader(type: number, size: number): Buffer {
-  const bytes = [(type << 4) | (size & 0x0f)];
-  let rest = size >> 4;
-  while (rest > 0) {
-    bytes[bytes.length - 1] |= 0x80;
-    bytes.push(rest & 0x7f);
-    rest >>= 7;
-  }
-  return Buffer.from(bytes);
-}
-const oidOf = (type: string, content: Buffer): string =>
-  createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
+const pkt = pktLine;
 
 /** commit → tree → README.md: a repository with nothing to find. */
 function smallPack(): { pack: Buffer; tip: string } {
   const blob = Buffer.from('# a repository with many tags\n', 'latin1');
-  const tree = Buffer.concat([Buffer.from('100644 README.md\0', 'latin1'), Buffer.from(oidOf('blob', blob), 'hex')]);
+  const tree = Buffer.concat([Buffer.from('100644 README.md\0', 'latin1'), Buffer.from(objectId('blob', blob), 'hex')]);
   const commit = Buffer.from(
-    `tree ${oidOf('tree', tree)}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\nfirst\n`,
+    `tree ${objectId('tree', tree)}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\nfirst\n`,
     'latin1',
   );
   const body = Buffer.concat([
@@ -62,7 +47,7 @@ function smallPack(): { pack: Buffer; tip: string } {
     objectHeader(3, blob.length),
     deflateSync(blob),
   ]);
-  return { pack: Buffer.concat([body, createHash('sha1').update(body).digest()]), tip: oidOf('commit', commit) };
+  return { pack: Buffer.concat([body, createHash('sha1').update(body).digest()]), tip: objectId('commit', commit) };
 }
 
 const { pack, tip } = smallPack();

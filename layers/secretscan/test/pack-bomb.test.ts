@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLUSH, pktLine } from '../../../lib/git/pkt-line.ts';
 import { scanWithEngine } from '../../../test/helpers/built-engine.ts';
+import { objectHeader, objectId } from './pack-writer.ts';
 
 /**
  * Issue 33 item 7, memory: a pack of about half a megabyte whose blob says it holds 100 bytes and
@@ -16,32 +18,13 @@ import { scanWithEngine } from '../../../test/helpers/built-engine.ts';
 const MIB = 1024 * 1024;
 const DEADLINE_SECONDS = 20;
 
-const pkt = (text: string | Buffer): Buffer => {
-  const body = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
-  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0'), 'latin1'), body]);
-};
-const FLUSH = Buffer.from('0000', 'latin1');
-
-/** A pack object's header: type and size, the size in little-endian 7-bit groups (4 bits first). */
-function objectHeader(type: number, size: number): Buffer {
-  const bytes = [(type << 4) | (size & 0x0f)];
-  let rest = size >> 4;
-  while (rest > 0) {
-    bytes[bytes.length - 1] |= 0x80;
-    bytes.push(rest & 0x7f);
-    rest >>= 7;
-  }
-  return Buffer.from(bytes);
-}
-
-const oidOf = (type: string, content: Buffer): string =>
-  createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
+const pkt = pktLine;
 
 /** commit → tree → one blob that declares 100 bytes and inflates to 512 MiB of zeros. */
 async function bombPack(): Promise<{ pack: Buffer; tip: string }> {
   const declared = Buffer.alloc(100);
-  const tree = Buffer.concat([Buffer.from('100644 bomb.txt\0', 'latin1'), Buffer.from(oidOf('blob', declared), 'hex')]);
-  const treeOid = oidOf('tree', tree);
+  const tree = Buffer.concat([Buffer.from('100644 bomb.txt\0', 'latin1'), Buffer.from(objectId('blob', declared), 'hex')]);
+  const treeOid = objectId('tree', tree);
   const commit = Buffer.from(
     `tree ${treeOid}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\nbomb\n`,
     'latin1',
@@ -68,7 +51,7 @@ async function bombPack(): Promise<{ pack: Buffer; tip: string }> {
     bomb,
   );
   const body = Buffer.concat(parts);
-  return { pack: Buffer.concat([body, createHash('sha1').update(body).digest()]), tip: oidOf('commit', commit) };
+  return { pack: Buffer.concat([body, createHash('sha1').update(body).digest()]), tip: objectId('commit', commit) };
 }
 
 describe('secretscan against a pack bomb', () => {

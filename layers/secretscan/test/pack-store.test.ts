@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDelta, CorruptPack } from '../../../lib/git/delta.ts';
+import { objectHeader } from './pack-writer.ts';
 import { walkHistory } from '../src/history.ts';
 import { ObjectTooLarge, PackStore, type PackStoreOptions } from '../../../lib/git/pack-store.ts';
 import { PackFileWriter } from '../../../lib/git/upload-pack.ts';
@@ -42,18 +43,6 @@ function verifyPack(repo: TestRepository, pack: string): { objects: Map<string, 
 
 function sha1Object(type: string, content: Buffer): string {
   return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
-}
-
-/** A pack object header: type and size, git's variable-length encoding. */
-function objectHeader(type: number, size: number): Buffer {
-  const bytes = [(type << 4) | (size & 15)];
-  let rest = Math.floor(size / 16);
-  while (rest > 0) {
-    bytes[bytes.length - 1] |= 0x80;
-    bytes.push(rest & 0x7f);
-    rest = Math.floor(rest / 128);
-  }
-  return Buffer.from(bytes);
 }
 
 function varint(value: number): Buffer {

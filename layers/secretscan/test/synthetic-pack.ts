@@ -11,6 +11,8 @@ import { open } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync } from 'node:zlib';
+import { FLUSH, pktLine } from '../../../lib/git/pkt-line.ts';
+import { objectHeader, objectIdBytes } from './pack-writer.ts';
 
 /** A zlib stream of one stored (uncompressed) block (RFC 1950, RFC 1951 §3.2.4): no zlib call, so millions are quick. */
 function storedZlib(content: Buffer): Buffer {
@@ -30,20 +32,6 @@ function storedZlib(content: Buffer): Buffer {
   out.writeUInt32BE(((b << 16) | a) >>> 0, 7 + content.length);
   return out;
 }
-
-/** A pack object's header: type and size, the size in little-endian 7-bit groups (4 bits first). */
-function objectHeader(type: number, size: number): Buffer {
-  const bytes = [(type << 4) | (size & 0x0f)];
-  let rest = size >> 4;
-  while (rest > 0) {
-    bytes[bytes.length - 1] |= 0x80;
-    bytes.push(rest & 0x7f);
-    rest >>= 7;
-  }
-  return Buffer.from(bytes);
-}
-
-const oidOf = (type: string, content: Buffer): Buffer => createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest();
 
 export interface SyntheticPack {
   path: string;
@@ -89,16 +77,16 @@ export async function writeSyntheticPack(path: string, blobs: number, perTree = 
     for (let n = t * perTree; n < Math.min(blobs, (t + 1) * perTree); n += 1) {
       const content = Buffer.from(`file ${n} holds line ${n}\n`, 'latin1');
       await putObject(3, content);
-      entries.push(Buffer.from(`100644 f${n}.txt\0`, 'latin1'), oidOf('blob', content));
+      entries.push(Buffer.from(`100644 f${n}.txt\0`, 'latin1'), objectIdBytes('blob', content));
     }
     const tree = Buffer.concat(entries);
     await putObject(2, tree);
-    rootEntries.push(Buffer.from(`40000 d${String(t).padStart(6, '0')}\0`, 'latin1'), oidOf('tree', tree));
+    rootEntries.push(Buffer.from(`40000 d${String(t).padStart(6, '0')}\0`, 'latin1'), objectIdBytes('tree', tree));
   }
   const root = Buffer.concat(rootEntries);
   await putObject(2, root);
   const commit = Buffer.from(
-    `tree ${oidOf('tree', root).toString('hex')}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\nmany files\n`,
+    `tree ${objectIdBytes('tree', root).toString('hex')}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\nmany files\n`,
     'latin1',
   );
   await putObject(1, commit);
@@ -106,12 +94,11 @@ export async function writeSyntheticPack(path: string, blobs: number, perTree = 
   const trailer = hash.digest();
   out.end(trailer);
   await new Promise<void>((resolve, reject) => out.once('finish', () => resolve()).once('error', reject));
-  return { path, tip: oidOf('commit', commit).toString('hex'), objects, bytes: bytes + 20 };
+  return { path, tip: objectIdBytes('commit', commit).toString('hex'), objects, bytes: bytes + 20 };
 }
 
-const pkt = (body: Buffer): Buffer => Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0'), 'latin1'), body]);
+const pkt = pktLine;
 const text = (value: string) => pkt(Buffer.from(value, 'latin1'));
-const FLUSH = Buffer.from('0000', 'latin1');
 
 /** Serves the pack as `/many.git` over smart HTTP; every fetch gets the whole pack. */
 export async function serveSyntheticPack(pack: SyntheticPack): Promise<{ url: string; close(): Promise<void> }> {
