@@ -1,33 +1,12 @@
 /** Loopback servers as child processes (dcmtk, Orthanc), on free ports, stopped by their own pid. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { freePort, waitForListening } from '../../../../test/helpers/loopback-ports.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Resolves once the port accepts a connection (polled on connection events, no fixed sleep). */
-export async function waitForPort(port: number, child: ChildProcess, withinMs = 15_000): Promise<void> {
-  const until = Date.now() + withinMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before listening on ${port}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > until) throw new Error(`nothing listened on ${port} within ${withinMs} ms`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+export const waitForPort = (port: number, child: ChildProcess, withinMs = 15_000): Promise<void> =>
+  waitForListening(child, [port], { what: 'the server', withinMs });
 
 export interface Started {
   child: ChildProcess;

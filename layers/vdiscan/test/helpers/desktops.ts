@@ -6,20 +6,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
+import { freePort, waitForListening } from '../../../../test/helpers/loopback-ports.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface Running {
   port: number;
@@ -66,26 +58,8 @@ function waitFor(child: ChildProcess, output: () => string, predicate: (text: st
   });
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function waitForPort(child: ChildProcess, output: () => string, port: number, what: string): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${what} exited: ${output().slice(-2000)}`);
-    if (await accepts(port)) return;
-    if (Date.now() - started > 45_000) throw new Error(`${what} did not listen within 45 s: ${output().slice(-2000)}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+const waitForPort = (child: ChildProcess, output: () => string, port: number, what: string): Promise<void> =>
+  waitForListening(child, [port], { what, output, withinMs: 45_000 });
 
 export type SecurityLayer = 'rdp' | 'tls' | 'negotiate';
 export type CryptLevel = 'none' | 'low' | 'medium' | 'high' | 'fips';

@@ -6,42 +6,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { freePort, waitForListening } from '../../../../test/helpers/loopback-ports.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
+export { freePort };
 
 /** Waits until every port accepts, or the process exits (its stderr is the error). */
-async function waitForPorts(child: ChildProcess, ports: readonly number[], stderr: () => string): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}): ${stderr()}`);
-    if ((await Promise.all(ports.map(accepts))).every(Boolean)) return;
-    if (Date.now() - started > 15_000) throw new Error(`the server did not listen within 15 s: ${stderr()}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+const waitForPorts = (child: ChildProcess, ports: readonly number[], stderr: () => string): Promise<void> =>
+  waitForListening(child, ports, { what: 'the server', output: stderr });
 
 export interface AccessLogEntry {
   /** When the request arrived: seconds since the epoch, with milliseconds. */
